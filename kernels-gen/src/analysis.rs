@@ -1,0 +1,356 @@
+//! What the schedules that split a tile's atoms across threads need to know about a tile body: which
+//! variables the atom loop reduces into (its *accumulators*) and with which operator, and whether the
+//! body has the shape the schedule can lower.
+
+use std::collections::HashSet;
+
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+
+/// An associative, commutative operator an accumulator is combined with across threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CombineOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl CombineOp {
+    /// `a op b` in CUDA.
+    pub fn combine(self, a: &str, b: &str) -> String {
+        match self {
+            CombineOp::Add => format!("({a} + {b})"),
+            CombineOp::Mul => format!("({a} * {b})"),
+            CombineOp::Min => format!("loops_min({a}, {b})"),
+            CombineOp::Max => format!("loops_max({a}, {b})"),
+            CombineOp::BitAnd => format!("({a} & {b})"),
+            CombineOp::BitOr => format!("({a} | {b})"),
+            CombineOp::BitXor => format!("({a} ^ {b})"),
+        }
+    }
+
+    /// The identity of the operator for `ty`, in CUDA: what a thread with no atoms contributes.
+    pub fn identity(self, ty: &Ty) -> String {
+        let c = ty.cuda_name();
+        match self {
+            CombineOp::Add | CombineOp::BitOr | CombineOp::BitXor => format!("(({c})0)"),
+            CombineOp::Mul => format!("(({c})1)"),
+            CombineOp::BitAnd => format!("(({c})~0ull)"),
+            CombineOp::Min => format!("loops_highest<{c}>()"),
+            CombineOp::Max => format!("loops_lowest<{c}>()"),
+        }
+    }
+}
+
+/// A tile-scope variable that an atom loop reduces into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Accumulator {
+    pub name: String,
+    pub ty: Ty,
+    pub op: CombineOp,
+}
+
+/// The accumulators of one atom loop: every variable declared outside the loop and assigned inside
+/// it. Each must be updated only as `acc op= e`, `acc = acc op e` or `acc = min/max(acc, e)`, with one
+/// operator, and read nowhere else in the loop: then partial results of disjoint atom ranges combine
+/// into the same value the sequential loop computes (up to float rounding).
+pub fn accumulators(
+    atom_body: &[Stmt],
+    atom_var: &str,
+    schedule: &str,
+) -> DResult<Vec<Accumulator>> {
+    let mut inner: HashSet<String> = HashSet::from([atom_var.to_string()]);
+    collect_declared(atom_body, &mut inner);
+    let mut found: Vec<(Accumulator, proc_macro2::Span)> = Vec::new();
+    let mut update_reads: Vec<String> = Vec::new();
+    visit_stmts(atom_body, &mut |stmt| {
+        let StmtKind::Assign { place, op, value } = &stmt.kind else {
+            return Ok(());
+        };
+        let ExprKind::Var(name) = &place.kind else {
+            return Ok(());
+        };
+        if inner.contains(name) {
+            return Ok(());
+        }
+        let (cop, operand) = classify_update(name, *op, value).ok_or_else(|| {
+            crate::diag::Diagnostic::new(
+                stmt.span,
+                format!(
+                    "`{name}` is assigned inside the atom loop in a way the `{schedule}` schedule cannot split: \
+                     it runs a tile's atoms on several threads and combines their partial results, so a \
+                     variable from outside the loop may only be updated as `{name} += e`, `-=`, `*=`, `|=`, \
+                     `&=`, `^=`, or `{name} = min({name}, e)` / `max`"
+                ),
+            )
+        })?;
+        if mentions(operand, name) {
+            bail!(stmt.span, "the update of `{name}` reads `{name}` again; the `{schedule}` schedule needs `{name} op= e` with `e` free of `{name}`");
+        }
+        if place.ty == Ty::Bool {
+            bail!(stmt.span, "`{name}` is a bool reduced across threads under `{schedule}`: use an integer and `|=`");
+        }
+        if op.is_none() {
+            update_reads.push(name.clone());
+        }
+        match found.iter().find(|(a, _)| a.name == *name) {
+            Some((a, _)) if a.op != cop => bail!(
+                stmt.span,
+                "`{name}` is combined with two different operators inside the atom loop; the `{schedule}` schedule needs one"
+            ),
+            Some(_) => {}
+            None => found.push((Accumulator { name: name.clone(), ty: place.ty.clone(), op: cop }, stmt.span)),
+        }
+        Ok(())
+    })?;
+    // An accumulator's partial value means nothing to a single thread: it may not be read in the loop
+    // except by its own updates.
+    for (acc, span) in &found {
+        let reads = count_reads(atom_body, &acc.name);
+        let allowed = update_reads.iter().filter(|n| **n == acc.name).count();
+        if reads > allowed {
+            bail!(
+                *span,
+                "`{}` is read inside the atom loop; under `{schedule}` each thread sees only its share of the tile, \
+                 so an accumulator can only be read after the loop",
+                acc.name
+            );
+        }
+    }
+    Ok(found.into_iter().map(|(a, _)| a).collect())
+}
+
+/// `(operator, the other operand)` of an accumulator update, if it is one.
+fn classify_update<'e>(
+    name: &str,
+    op: Option<BinOp>,
+    value: &'e Expr,
+) -> Option<(CombineOp, &'e Expr)> {
+    let is_acc = |e: &Expr| matches!(&e.kind, ExprKind::Var(v) if v == name);
+    match op {
+        Some(BinOp::Add) | Some(BinOp::Sub) => Some((CombineOp::Add, value)),
+        Some(BinOp::Mul) => Some((CombineOp::Mul, value)),
+        Some(BinOp::BitAnd) => Some((CombineOp::BitAnd, value)),
+        Some(BinOp::BitOr) => Some((CombineOp::BitOr, value)),
+        Some(BinOp::BitXor) => Some((CombineOp::BitXor, value)),
+        Some(_) => None,
+        None => match &value.kind {
+            ExprKind::Call {
+                builtin: b @ (Builtin::Min | Builtin::Max),
+                args,
+            } => {
+                let cop = if *b == Builtin::Min {
+                    CombineOp::Min
+                } else {
+                    CombineOp::Max
+                };
+                match (is_acc(&args[0]), is_acc(&args[1])) {
+                    (true, false) => Some((cop, &args[1])),
+                    (false, true) => Some((cop, &args[0])),
+                    _ => None,
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let cop = match op {
+                    BinOp::Add => CombineOp::Add,
+                    BinOp::Mul => CombineOp::Mul,
+                    BinOp::BitAnd => CombineOp::BitAnd,
+                    BinOp::BitOr => CombineOp::BitOr,
+                    BinOp::BitXor => CombineOp::BitXor,
+                    _ => return None,
+                };
+                match (is_acc(lhs), is_acc(rhs)) {
+                    (true, false) => Some((cop, &**rhs)),
+                    (false, true) => Some((cop, &**lhs)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+    }
+}
+
+fn collect_declared(block: &[Stmt], out: &mut HashSet<String>) {
+    for s in block {
+        match &s.kind {
+            StmtKind::Let { name, .. } => {
+                out.insert(name.clone());
+            }
+            StmtKind::ForRange { var, body, .. } => {
+                out.insert(var.clone());
+                collect_declared(body, out);
+            }
+            StmtKind::If {
+                then, otherwise, ..
+            } => {
+                collect_declared(then, out);
+                collect_declared(otherwise, out);
+            }
+            StmtKind::ForAtoms { var, body, .. } => {
+                out.insert(var.clone());
+                collect_declared(body, out);
+            }
+            StmtKind::Assign { .. } | StmtKind::Expr(_) => {}
+        }
+    }
+}
+
+/// Calls `f` on every statement of a block, nested ones included.
+pub fn visit_stmts(block: &[Stmt], f: &mut dyn FnMut(&Stmt) -> DResult<()>) -> DResult<()> {
+    for s in block {
+        f(s)?;
+        match &s.kind {
+            StmtKind::If {
+                then, otherwise, ..
+            } => {
+                visit_stmts(then, f)?;
+                visit_stmts(otherwise, f)?;
+            }
+            StmtKind::ForRange { body, .. } | StmtKind::ForAtoms { body, .. } => {
+                visit_stmts(body, f)?
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f` on every expression of a statement (not of nested statements), sub-expressions included.
+pub fn stmt_exprs<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
+    let mut walk = |e: &'s Expr| visit_expr(e, f);
+    match &stmt.kind {
+        StmtKind::Let { init, .. } => walk(init),
+        StmtKind::Assign { place, value, .. } => {
+            walk(place);
+            walk(value);
+        }
+        StmtKind::Expr(e) => walk(e),
+        StmtKind::If { cond, .. } => walk(cond),
+        StmtKind::ForRange { start, end, .. } => {
+            walk(start);
+            walk(end);
+        }
+        StmtKind::ForAtoms { tile, .. } => walk(tile),
+    }
+}
+
+pub fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Index { index, .. } => visit_expr(index, f),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            visit_expr(lhs, f);
+            visit_expr(rhs, f);
+        }
+        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => visit_expr(expr, f),
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit_expr(a, f)),
+        ExprKind::Lit(_)
+        | ExprKind::Var(_)
+        | ExprKind::SetProperty { .. }
+        | ExprKind::SliceLen(_) => {}
+    }
+}
+
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut hit = false;
+    visit_expr(e, &mut |x| {
+        hit |= matches!(&x.kind, ExprKind::Var(v) if v == name)
+    });
+    hit
+}
+
+/// Reads of `name` in a block: every `Var(name)` except assignment targets.
+fn count_reads(block: &[Stmt], name: &str) -> usize {
+    let mut n = 0;
+    let _ = visit_stmts(block, &mut |s| {
+        let mut count = |e: &Expr| {
+            if matches!(&e.kind, ExprKind::Var(v) if v == name) {
+                n += 1;
+            }
+        };
+        match &s.kind {
+            StmtKind::Assign { place, value, .. } => {
+                if !matches!(place.kind, ExprKind::Var(_)) {
+                    visit_expr(place, &mut count);
+                }
+                visit_expr(value, &mut count);
+            }
+            _ => stmt_exprs(s, &mut count),
+        }
+        Ok(())
+    });
+    n
+}
+
+/// True if the expression calls an atomic anywhere.
+pub fn has_atomic(e: &Expr) -> bool {
+    let mut hit = false;
+    visit_expr(
+        e,
+        &mut |x| hit |= matches!(&x.kind, ExprKind::Call { builtin, .. } if builtin.is_atomic()),
+    );
+    hit
+}
+
+/// A tile body split the way the carry schedules need it: side-effect-free `let`s, one atom loop, and
+/// the epilogue.
+pub struct PrologueAtomsEpilogue<'k> {
+    pub prologue: &'k [Stmt],
+    pub atoms: &'k Stmt,
+    pub epilogue: &'k [Stmt],
+}
+
+/// Splits a tile body into prologue, atom loop and epilogue, or says why the `schedule` cannot.
+pub fn split_tile_body<'k>(body: &'k Block, schedule: &str) -> DResult<PrologueAtomsEpilogue<'k>> {
+    let at = body
+        .iter()
+        .position(|s| matches!(s.kind, StmtKind::ForAtoms { .. }));
+    let Some(at) = at else {
+        // The front end guarantees an atom loop; it is nested in a `for` or an `if`.
+        let nested = body
+            .iter()
+            .find(|s| contains_atoms(s))
+            .expect("a tile body has an atom loop");
+        bail!(
+            nested.span,
+            "under `{schedule}` the atom loop must stand at the top of the tile body, run once per tile: \
+             the schedule splits a tile's atoms across threads and combines one set of partial results per \
+             tile. This atom loop is inside a `for` or `if`: use the `thread` or `group` schedule"
+        );
+    };
+    for s in &body[at + 1..] {
+        if contains_atoms(s) {
+            bail!(s.span, "under `{schedule}` a tile body has one atom loop; this is a second one (use `thread` or `group`)");
+        }
+    }
+    for s in &body[..at] {
+        let StmtKind::Let { init, .. } = &s.kind else {
+            bail!(
+                s.span,
+                "under `{schedule}` the statements before the atom loop must be `let`s: they run once on every \
+                 thread that shares the tile, so they cannot store or branch; move this after the atom loop"
+            );
+        };
+        if has_atomic(init) {
+            bail!(s.span, "under `{schedule}` the statements before the atom loop run on every thread that shares the tile: no atomics there");
+        }
+    }
+    Ok(PrologueAtomsEpilogue {
+        prologue: &body[..at],
+        atoms: &body[at],
+        epilogue: &body[at + 1..],
+    })
+}
+
+fn contains_atoms(s: &Stmt) -> bool {
+    let mut hit = false;
+    let _ = visit_stmts(std::slice::from_ref(s), &mut |x| {
+        hit |= matches!(x.kind, StmtKind::ForAtoms { .. });
+        Ok(())
+    });
+    hit
+}

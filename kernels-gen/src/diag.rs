@@ -1,0 +1,52 @@
+//! Errors that point at the user's code.
+
+use proc_macro2::Span;
+
+/// A message about a construct of the kernel body, with its span. The macro turns it into a
+/// `compile_error!` at that span.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub span: Span,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            span,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+#[cfg(feature = "frontend")]
+impl From<Diagnostic> for syn::Error {
+    fn from(d: Diagnostic) -> Self {
+        syn::Error::new(d.span, d.message)
+    }
+}
+
+#[cfg(feature = "frontend")]
+impl From<syn::Error> for Diagnostic {
+    fn from(e: syn::Error) -> Self {
+        Diagnostic::new(e.span(), e.to_string())
+    }
+}
+
+pub type DResult<T> = Result<T, Diagnostic>;
+
+/// Shorthand for an early return with a spanned error.
+macro_rules! bail {
+    ($span:expr, $($fmt:tt)*) => {
+        return Err($crate::diag::Diagnostic::new($span, format!($($fmt)*)))
+    };
+}
+pub(crate) use bail;

@@ -1,0 +1,273 @@
+//! What `#[load_balanced]` expands to: a module holding the generated CUDA and the kernel's spec,
+//! and a launch wrapper with the function's name that takes device buffers.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::diag::DResult;
+use crate::ir::*;
+use crate::schedule::{Schedule, ScheduleConfig};
+
+/// The whole macro: attribute and item in, tokens out (a `compile_error!` at the span on failure).
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match try_expand(attr, item) {
+        Ok(tokens) => tokens,
+        Err(d) => syn::Error::from(d).to_compile_error(),
+    }
+}
+
+fn try_expand(attr: TokenStream, item: TokenStream) -> DResult<TokenStream> {
+    let func: syn::ItemFn = syn::parse2(item)?;
+    let config = super::parse_attr(attr)?;
+    let file = func.sig.ident.span().file();
+    let kernel = super::lower_fn(&func, config, &file)?;
+    let emitted = crate::emit::emit_kernel(&kernel)?;
+    Ok(wrapper(&func, &kernel, &emitted))
+}
+
+fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
+    let source = &emitted.source;
+    let scratch = emitted.scratch_slots_per_block;
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let name_str = name.to_string();
+    let docs: Vec<&syn::Attribute> = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let config = config_tokens(&kernel.config);
+    let schedule_name = kernel.config.name();
+
+    let generics: Vec<TokenStream> = kernel
+        .type_params
+        .iter()
+        .map(|t| {
+            let t = format_ident!("{}", t);
+            quote!(#t: ::loops::Float)
+        })
+        .collect();
+    let mut params = Vec::new();
+    let mut pushes = Vec::new();
+    let mut tile_set = None;
+    for p in &kernel.params {
+        let ident = format_ident!("{}", p.name);
+        match &p.kind {
+            ParamKind::Csr { elem } => {
+                let elem = ty_tokens(elem);
+                params.push(quote!(#ident: &::loops::DeviceCsr<#elem>));
+                pushes.push(quote!(args.csr(#ident);));
+                if p.name == kernel.body.set {
+                    tile_set = Some(ident.clone());
+                }
+            }
+            ParamKind::Slice { elem, mutable } => {
+                let elem = ty_tokens(elem);
+                if *mutable {
+                    params.push(quote!(#ident: &mut ::loops::DeviceBuffer<#elem>));
+                    pushes.push(quote!(args.slice_mut(#ident);));
+                } else {
+                    params.push(quote!(#ident: &::loops::DeviceBuffer<#elem>));
+                    pushes.push(quote!(args.slice(#ident);));
+                }
+            }
+            ParamKind::Scalar(ty) => {
+                let t = ty_tokens(ty);
+                params.push(quote!(#ident: #t));
+                pushes.push(quote!(args.scalar(#ident);));
+            }
+        }
+    }
+    let set = tile_set.expect("the front end checked the tile set is a parameter");
+    let checks = length_checks(kernel);
+
+    let entries: Vec<TokenStream> = kernel
+        .instantiations()
+        .iter()
+        .map(|inst| {
+            let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
+            let key = types.join("_");
+            let entry = &inst.entry;
+            quote!((#key, #entry))
+        })
+        .collect();
+    let entry_key = if kernel.type_params.is_empty() {
+        quote!("")
+    } else {
+        let t = format_ident!("{}", kernel.type_params[0]);
+        quote!(<#t as ::loops::Element>::RUST_NAME)
+    };
+
+    let doc_wrapper = format!(
+        "Launches the `{name_str}` kernel (schedule \"{schedule_name}\") on `gpu`'s stream. The first call \
+         in a process compiles it with NVRTC; later calls reuse the compiled module."
+    );
+    let doc_mod = format!("The generated CUDA and launch spec of the `{name_str}` kernel.");
+    quote! {
+        #[doc = #doc_mod]
+        #[allow(non_snake_case, dead_code)]
+        #vis mod #name {
+            /// The CUDA C++ this kernel compiles to; `#line` directives point at the Rust source.
+            pub const CUDA_SOURCE: &str = #source;
+            /// Entry points, by element type.
+            pub const ENTRIES: &[(&str, &str)] = &[#(#entries),*];
+            /// What the runtime needs to compile and launch the kernel.
+            pub const KERNEL: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
+                name: #name_str,
+                source: CUDA_SOURCE,
+                config: #config,
+                scratch_slots_per_block: #scratch,
+            };
+        }
+
+        #(#docs)*
+        #[doc = ""]
+        #[doc = #doc_wrapper]
+        #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
+            let entry = ::loops::__private::entry_for(#name::ENTRIES, #entry_key);
+            #(#checks)*
+            let mut args = ::loops::__private::KernelArgs::new();
+            #(#pushes)*
+            gpu.launch(&#name::KERNEL, entry, #set.shape(), args)
+        }
+    }
+}
+
+fn ty_tokens(ty: &Ty) -> TokenStream {
+    let ident = format_ident!("{}", ty.rust_name());
+    quote!(#ident)
+}
+
+fn config_tokens(config: &ScheduleConfig) -> TokenStream {
+    let schedule = match config.schedule {
+        Schedule::Thread => quote!(::loops::__private::Schedule::Thread),
+        Schedule::Group { group_size } => {
+            quote!(::loops::__private::Schedule::Group { group_size: #group_size })
+        }
+        Schedule::WorkOriented { items_per_thread } => {
+            quote!(::loops::__private::Schedule::WorkOriented { items_per_thread: #items_per_thread })
+        }
+        Schedule::MergePath { items_per_thread } => {
+            quote!(::loops::__private::Schedule::MergePath { items_per_thread: #items_per_thread })
+        }
+    };
+    let block = config.block_size;
+    quote!(::loops::__private::ScheduleConfig { schedule: #schedule, block_size: #block })
+}
+
+/// What a slice is indexed by decides the length it needs: a slice indexed by the tile variable needs
+/// one element per tile, by a column index one per column, by the atom variable one per atom. These are
+/// checked on the host before launch, so a short buffer is an error, not an out-of-bounds access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Extent {
+    Rows,
+    Cols,
+    Nnz,
+}
+
+fn length_checks(kernel: &Kernel) -> Vec<TokenStream> {
+    let mut needs: Vec<(String, Extent)> = Vec::new();
+    let tl = &kernel.body;
+    let mut atom_vars = Vec::new();
+    collect_block(&tl.body, tl, &mut atom_vars, &mut needs);
+    needs.sort();
+    needs.dedup();
+    let kname = &kernel.name;
+    needs
+        .into_iter()
+        .map(|(slice, extent)| {
+            let ident = format_ident!("{}", slice);
+            let set = format_ident!("{}", tl.set);
+            let (method, why) = match extent {
+                Extent::Rows => (quote!(rows), format!("it is indexed by the tiles of `{}`", tl.set)),
+                Extent::Cols => (quote!(cols), format!("it is indexed by column indices of `{}`", tl.set)),
+                Extent::Nnz => (quote!(nnz), format!("it is indexed by the atoms of `{}`", tl.set)),
+            };
+            quote!(::loops::__private::check_len(#kname, #slice, #ident.len(), #set.#method(), #why)?;)
+        })
+        .collect()
+}
+
+fn collect_block(
+    block: &Block,
+    tl: &TileLoop,
+    atom_vars: &mut Vec<String>,
+    out: &mut Vec<(String, Extent)>,
+) {
+    for stmt in block {
+        match &stmt.kind {
+            StmtKind::Let { init, .. } => collect_expr(init, tl, atom_vars, out),
+            StmtKind::Assign { place, value, .. } => {
+                collect_expr(place, tl, atom_vars, out);
+                collect_expr(value, tl, atom_vars, out);
+            }
+            StmtKind::Expr(e) => collect_expr(e, tl, atom_vars, out),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                collect_expr(cond, tl, atom_vars, out);
+                collect_block(then, tl, atom_vars, out);
+                collect_block(otherwise, tl, atom_vars, out);
+            }
+            StmtKind::ForRange {
+                start, end, body, ..
+            } => {
+                collect_expr(start, tl, atom_vars, out);
+                collect_expr(end, tl, atom_vars, out);
+                collect_block(body, tl, atom_vars, out);
+            }
+            StmtKind::ForAtoms { var, body, .. } => {
+                atom_vars.push(var.clone());
+                collect_block(body, tl, atom_vars, out);
+                atom_vars.pop();
+            }
+        }
+    }
+}
+
+fn collect_expr(e: &Expr, tl: &TileLoop, atom_vars: &[String], out: &mut Vec<(String, Extent)>) {
+    match &e.kind {
+        ExprKind::Index { base, index } => {
+            if let Indexed::Slice(s) = base {
+                if let Some(extent) = extent_of(index, tl, atom_vars) {
+                    out.push((s.clone(), extent));
+                }
+            }
+            collect_expr(index, tl, atom_vars, out);
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            collect_expr(lhs, tl, atom_vars, out);
+            collect_expr(rhs, tl, atom_vars, out);
+        }
+        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => {
+            collect_expr(expr, tl, atom_vars, out)
+        }
+        ExprKind::Call { args, .. } => args
+            .iter()
+            .for_each(|a| collect_expr(a, tl, atom_vars, out)),
+        ExprKind::Lit(_)
+        | ExprKind::Var(_)
+        | ExprKind::SetProperty { .. }
+        | ExprKind::SliceLen(_) => {}
+    }
+}
+
+/// The extent an index ranges over, when it is one of the three the runtime knows.
+fn extent_of(index: &Expr, tl: &TileLoop, atom_vars: &[String]) -> Option<Extent> {
+    match &index.kind {
+        ExprKind::Cast { expr, .. } => extent_of(expr, tl, atom_vars),
+        ExprKind::Var(v) if *v == tl.tile => Some(Extent::Rows),
+        ExprKind::Var(v) if atom_vars.contains(v) => Some(Extent::Nnz),
+        ExprKind::Index {
+            base:
+                Indexed::SetArray {
+                    set,
+                    array: SetArray::ColIndices,
+                },
+            ..
+        } if *set == tl.set => Some(Extent::Cols),
+        _ => None,
+    }
+}

@@ -1,0 +1,215 @@
+//! `group` (and its aliases `warp` = 32 and `block` = the block size): a group of `group_size`
+//! threads takes one tile at a time, grid-stride over tiles. Every lane runs the tile body, so values
+//! outside the atom loops are the same on every lane and control flow stays uniform in the group;
+//! stores and atomics outside the atom loops run on the group's leader only. The lanes stride over the
+//! tile's atoms together; after the loop each accumulator is reduced across the group (warp shuffles up
+//! to 32 lanes, shared memory and a barrier above) and every lane gets the total. So the code after the
+//! atom loop runs once per tile, on the complete accumulator, whatever the body looks like.
+
+use super::TileSetShape;
+
+/// Blocks needed to give every tile its own group.
+pub fn blocks_wanted(shape: TileSetShape, block: u32, group_size: u32) -> u64 {
+    (shape.tiles * group_size as u64).div_ceil(block as u64)
+}
+
+/// CUDA has 16 named barriers per block, and barrier 0 is `__syncthreads`: groups of more than a
+/// warp but less than a block each take one of the other 15.
+pub const MAX_GROUPS_WITH_BARRIERS: u32 = 15;
+
+/// The model of the mapping: the tiles group `group` visits when `groups` groups run over `tiles`,
+/// and, for one tile, the atoms lane `lane` visits.
+pub fn model_tiles_of_group(group: u64, groups: u64, tiles: u64) -> impl Iterator<Item = u64> {
+    (group..tiles).step_by(groups.max(1) as usize)
+}
+
+pub fn model_atoms_of_lane(
+    lane: u64,
+    group_size: u64,
+    begin: u64,
+    end: u64,
+) -> impl Iterator<Item = u64> {
+    (begin + lane..end).step_by(group_size as usize)
+}
+
+#[cfg(feature = "frontend")]
+pub use lowering::GroupLowering;
+
+#[cfg(feature = "frontend")]
+mod lowering {
+    use crate::analysis::{accumulators, has_atomic, stmt_exprs};
+    use crate::diag::{bail, DResult};
+    use crate::emit::{AtomLoop, Cx};
+    use crate::ir::{Kernel, StmtKind, TileLoop};
+    use crate::schedule::Lowering;
+
+    pub struct GroupLowering {
+        pub group_size: u32,
+        pub block_size: u32,
+    }
+
+    impl GroupLowering {
+        fn barrier(&self) -> String {
+            if self.group_size == self.block_size {
+                "__syncthreads();".into()
+            } else {
+                format!("asm volatile(\"bar.sync %0, %1;\" :: \"r\"(loops_barrier), \"r\"({}) : \"memory\");", self.group_size)
+            }
+        }
+    }
+
+    impl Lowering for GroupLowering {
+        fn check(&self, kernel: &Kernel) -> DResult<()> {
+            // Outside the atom loops only the leader runs atomics, so their results exist on one lane.
+            check_tile_scope(&kernel.body.body)
+        }
+
+        fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
+            let g = self.group_size;
+            let set = &tiles.set;
+            cx.line_directive(tiles.line);
+            cx.line(format!(
+                "const unsigned int loops_lane = threadIdx.x & {}u;",
+                g - 1
+            ));
+            if g < 32 {
+                cx.line(format!(
+                    "const unsigned int loops_mask = 0x{:x}u << ((threadIdx.x & 31u) & ~{}u);",
+                    (1u64 << g) - 1,
+                    g - 1
+                ));
+            } else if g == 32 {
+                cx.line("const unsigned int loops_mask = 0xffffffffu;");
+            } else if g < self.block_size {
+                cx.line(format!(
+                    "const unsigned int loops_barrier = 1u + threadIdx.x / {g}u;"
+                ));
+            }
+            cx.open(format!(
+                "for (long long loops_t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {g}; loops_t < {set}_rows; \
+                 loops_t += (long long)gridDim.x * (blockDim.x / {g}))"
+            ));
+            cx.line(format!("const int {} = (int)loops_t;", tiles.tile));
+            let outer = cx.guard.replace("loops_lane == 0u".into());
+            let result = cx.block(&tiles.body);
+            cx.guard = outer;
+            result?;
+            cx.close();
+            Ok(())
+        }
+
+        fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            let g = self.group_size;
+            let name = cx.kernel.config.name();
+            let accs = accumulators(atoms.body, atoms.var, name)?;
+            // Lane 0 carries the value from before the loop; the others start from the identity.
+            for a in &accs {
+                cx.line(format!(
+                    "if (loops_lane != 0u) {} = {};",
+                    a.name,
+                    a.op.identity(&a.ty)
+                ));
+            }
+            let (set, var) = (atoms.set, atoms.var);
+            let tile = cx.expr(atoms.tile);
+            let end = cx.fresh("end");
+            cx.open(format!(
+                "for (int {var} = {set}_offsets[{tile}] + (int)loops_lane, {end} = {set}_offsets[{tile} + 1]; {var} < {end}; {var} += {g})"
+            ));
+            let outer = cx.guard.take();
+            let result = cx.block(atoms.body);
+            cx.guard = outer;
+            result?;
+            cx.close();
+            if accs.is_empty() {
+                return Ok(());
+            }
+            if g <= 32 {
+                cx.open(format!(
+                    "for (int loops_o = {}; loops_o > 0; loops_o >>= 1)",
+                    g / 2
+                ));
+                for a in &accs {
+                    let other = format!("__shfl_down_sync(loops_mask, {}, loops_o, {g})", a.name);
+                    cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
+                }
+                cx.close();
+                for a in &accs {
+                    cx.line(format!(
+                        "{0} = __shfl_sync(loops_mask, {0}, 0, {g});",
+                        a.name
+                    ));
+                }
+                return Ok(());
+            }
+            // Above a warp: reduce in each warp, meet in shared memory, every lane combines the warps of
+            // its group in the same order (so all lanes hold bit-identical totals).
+            cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
+            for a in &accs {
+                let other = format!("__shfl_down_sync(0xffffffffu, {}, loops_o)", a.name);
+                cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
+            }
+            cx.close();
+            let warps_in_block = self.block_size / 32;
+            let mut slots = Vec::new();
+            for a in &accs {
+                let slot = cx.fresh(&format!("partials_{}_", a.name));
+                cx.line(format!(
+                    "__shared__ {} {slot}[{warps_in_block}];",
+                    a.ty.cuda_name()
+                ));
+                cx.line(format!(
+                    "if ((threadIdx.x & 31u) == 0u) {slot}[threadIdx.x >> 5] = {};",
+                    a.name
+                ));
+                slots.push(slot);
+            }
+            cx.line(self.barrier());
+            cx.line(format!(
+                "const unsigned int loops_first_warp = (threadIdx.x >> 5) & ~{}u;",
+                g / 32 - 1
+            ));
+            for (a, slot) in accs.iter().zip(&slots) {
+                cx.line(format!("{} = {slot}[loops_first_warp];", a.name));
+                cx.open(format!(
+                    "for (unsigned int loops_w = 1; loops_w < {}u; ++loops_w)",
+                    g / 32
+                ));
+                let other = format!("{slot}[loops_first_warp + loops_w]");
+                cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
+                cx.close();
+            }
+            // The slots are reused by the next tile: nobody writes them before everyone has read.
+            cx.line(self.barrier());
+            Ok(())
+        }
+    }
+
+    fn check_tile_scope(block: &crate::ir::Block) -> DResult<()> {
+        for s in block {
+            match &s.kind {
+                StmtKind::ForAtoms { .. } => continue,
+                StmtKind::Expr(_) => continue,
+                StmtKind::If {
+                    then, otherwise, ..
+                } => {
+                    check_tile_scope(then)?;
+                    check_tile_scope(otherwise)?;
+                }
+                StmtKind::ForRange { body, .. } => check_tile_scope(body)?,
+                _ => {}
+            }
+            let mut atomic = false;
+            stmt_exprs(s, &mut |e| atomic |= has_atomic(e));
+            if atomic {
+                bail!(
+                    s.span,
+                    "under `group`, code outside the atom loop runs on every lane of the group but its stores and \
+                     atomics on the leader only, so an atomic's result is not available here: make the atomic a \
+                     statement of its own or move it into the atom loop"
+                );
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! `merge_path`: an equal share of tiles + atoms per thread along the merge path of the tile ends and
+//! the atoms (Merrill and Garland, "Merge-based Parallel Sparse Matrix-Vector Multiplication", SC'16).
+//! Each thread finds its start by a diagonal binary search over the offsets, so long tiles and runs of
+//! empty tiles both spread evenly. Cut tiles are finished by the carry fix-up of [`super::carry`].
+
+pub use super::carry::Partition;
+
+/// The partition this schedule uses.
+pub const PARTITION: Partition = Partition::MergePath;

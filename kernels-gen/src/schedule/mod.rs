@@ -1,0 +1,174 @@
+//! Schedules: how the tiles and atoms of a tile set are mapped onto GPU threads.
+//!
+//! Every schedule is one module behind [`Lowering`]. A module owns everything about its mapping:
+//! its CUDA lowering of the tile and atom loops, its launch geometry, and its pure-Rust model (which
+//! thread visits which tile and atom), so the model, the runtime and the emitted code share one source
+//! for every constant.
+
+pub mod carry;
+pub mod group;
+pub mod merge_path;
+pub mod thread;
+pub mod work_oriented;
+
+/// The shape of a tile set at launch time: what the launch geometry depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileSetShape {
+    /// Number of tiles (rows of a CSR matrix).
+    pub tiles: u64,
+    /// Number of atoms (nonzeros).
+    pub atoms: u64,
+}
+
+/// What the launch geometry needs to know about the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub sm_count: u32,
+    pub max_threads_per_sm: u32,
+}
+
+/// Grid and block of one launch, and the dynamic shared memory it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDims {
+    pub grid: u32,
+    pub block: u32,
+    pub shared_bytes: u32,
+}
+
+/// The schedule named by the attribute, with its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
+    Thread,
+    /// One tile per group of `group_size` threads (a power of two up to the block size); the group
+    /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
+    Group { group_size: u32 },
+    /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
+    WorkOriented { items_per_thread: u32 },
+    /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
+    MergePath { items_per_thread: u32 },
+}
+
+/// Items per thread of the carry schedules unless the attribute says otherwise.
+pub const DEFAULT_ITEMS_PER_THREAD: u32 = 8;
+
+/// A schedule and the block size it is launched with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScheduleConfig {
+    pub schedule: Schedule,
+    pub block_size: u32,
+}
+
+/// The default threads per block: a multiple of the warp size that keeps several blocks resident per
+/// SM on every architecture from Volta on.
+pub const DEFAULT_BLOCK_SIZE: u32 = 256;
+
+/// The largest grid any schedule launches: enough resident blocks to fill the device several times
+/// over; grid-stride loops cover the rest. Bounded so the grid always fits CUDA's x-dimension limit.
+fn resident_grid(limits: DeviceLimits, block: u32) -> u32 {
+    let per_sm = (limits.max_threads_per_sm / block.max(1)).max(1);
+    (limits.sm_count.max(1) * per_sm * 4).min(i32::MAX as u32)
+}
+
+impl ScheduleConfig {
+    pub const fn new(schedule: Schedule) -> Self {
+        ScheduleConfig {
+            schedule,
+            block_size: DEFAULT_BLOCK_SIZE,
+        }
+    }
+
+    /// The schedule's name as written in the attribute.
+    pub fn name(&self) -> &'static str {
+        match self.schedule {
+            Schedule::Thread => "thread",
+            Schedule::Group { .. } => "group",
+            Schedule::WorkOriented { .. } => "work_oriented",
+            Schedule::MergePath { .. } => "merge_path",
+        }
+    }
+
+    /// The name with its arguments, for tables and generated-code headers.
+    pub fn describe(&self) -> String {
+        match self.schedule {
+            Schedule::Thread => "thread".into(),
+            Schedule::Group { group_size } => format!("group {group_size}"),
+            Schedule::WorkOriented { items_per_thread } => {
+                format!("work_oriented {items_per_thread}/thread")
+            }
+            Schedule::MergePath { items_per_thread } => {
+                format!("merge_path {items_per_thread}/thread")
+            }
+        }
+    }
+
+    /// Grid and block for a launch over a tile set of this shape. Never a zero grid: an empty tile set
+    /// still gets one block, which finds no work.
+    pub fn launch_dims(&self, shape: TileSetShape, limits: DeviceLimits) -> LaunchDims {
+        let block = self.block_size;
+        let grid =
+            match self.schedule {
+                // Grid-stride schedules: no more blocks than the device holds at once.
+                Schedule::Thread => {
+                    thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
+                }
+                Schedule::Group { group_size } => group::blocks_wanted(shape, block, group_size)
+                    .min(resident_grid(limits, block) as u64),
+                // Segment schedules: one segment per thread, every thread launched.
+                Schedule::WorkOriented { items_per_thread } => carry::Partition::WorkOriented
+                    .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
+                Schedule::MergePath { items_per_thread } => carry::Partition::MergePath
+                    .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
+            };
+        LaunchDims {
+            grid: grid.clamp(1, i32::MAX as u64) as u32,
+            block,
+            shared_bytes: 0,
+        }
+    }
+}
+
+/// How a schedule lowers the two loops that differ between schedules. Everything else (parameters,
+/// statements, expressions, the prelude) is the emitter's.
+#[cfg(feature = "frontend")]
+pub trait Lowering {
+    /// Rejects, with a span, what this schedule cannot lower correctly.
+    fn check(&self, _kernel: &crate::ir::Kernel) -> crate::diag::DResult<()> {
+        Ok(())
+    }
+    /// Emits the loop that runs the tile body once per tile.
+    fn tile_loop(
+        &self,
+        cx: &mut crate::emit::Cx<'_>,
+        tiles: &crate::ir::TileLoop,
+    ) -> crate::diag::DResult<()>;
+    /// Emits one atom loop inside the tile body.
+    fn atom_loop(
+        &self,
+        cx: &mut crate::emit::Cx<'_>,
+        atoms: crate::emit::AtomLoop<'_>,
+    ) -> crate::diag::DResult<()>;
+}
+
+/// The lowering of a configured schedule.
+#[cfg(feature = "frontend")]
+pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
+    let block_size = config.block_size;
+    match config.schedule {
+        Schedule::Thread => Box::new(thread::ThreadLowering),
+        Schedule::Group { group_size } => Box::new(group::GroupLowering {
+            group_size,
+            block_size,
+        }),
+        Schedule::WorkOriented { items_per_thread } => Box::new(carry::CarryLowering {
+            partition: carry::Partition::WorkOriented,
+            items_per_thread,
+            block_size,
+        }),
+        Schedule::MergePath { items_per_thread } => Box::new(carry::CarryLowering {
+            partition: carry::Partition::MergePath,
+            items_per_thread,
+            block_size,
+        }),
+    }
+}

@@ -1,0 +1,55 @@
+//! `thread`: one tile per thread, grid-stride over tiles; each thread runs its tile's atoms in order.
+
+use super::TileSetShape;
+
+/// Blocks needed to give every tile its own thread.
+pub fn blocks_wanted(shape: TileSetShape, block: u32) -> u64 {
+    shape.tiles.div_ceil(block as u64)
+}
+
+/// The pure-Rust model of the mapping: the tiles thread `thread` visits, in order, when `threads`
+/// threads run over `tiles` tiles. Every atom of a visited tile is visited by that thread.
+pub fn model_tiles_of_thread(thread: u64, threads: u64, tiles: u64) -> impl Iterator<Item = u64> {
+    (thread..tiles).step_by(threads.max(1) as usize)
+}
+
+#[cfg(feature = "frontend")]
+pub use lowering::ThreadLowering;
+
+#[cfg(feature = "frontend")]
+mod lowering {
+    use crate::diag::DResult;
+    use crate::emit::{AtomLoop, Cx};
+    use crate::ir::TileLoop;
+    use crate::schedule::Lowering;
+
+    pub struct ThreadLowering;
+
+    impl Lowering for ThreadLowering {
+        fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
+            let set = &tiles.set;
+            cx.line_directive(tiles.line);
+            // 64-bit counter: `t + stride` must not overflow near 2^31 tiles.
+            cx.open(format!(
+                "for (long long loops_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_t < {set}_rows; \
+                 loops_t += (long long)blockDim.x * gridDim.x)"
+            ));
+            cx.line(format!("const int {} = (int)loops_t;", tiles.tile));
+            cx.block(&tiles.body)?;
+            cx.close();
+            Ok(())
+        }
+
+        fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            let (set, var) = (atoms.set, atoms.var);
+            let tile = cx.expr(atoms.tile);
+            let end = cx.fresh("end");
+            cx.open(format!(
+                "for (int {var} = {set}_offsets[{tile}], {end} = {set}_offsets[{tile} + 1]; {var} < {end}; ++{var})"
+            ));
+            cx.block(atoms.body)?;
+            cx.close();
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The front end on its own: what it accepts, how it types, and what it rejects (with which message).
+
+use kernels_gen::cuda_for;
+
+fn lower(attr: &str, body: &str) -> Result<String, String> {
+    let item: syn::ItemFn = syn::parse_str(body).expect("test source parses as Rust");
+    let attr: proc_macro2::TokenStream = attr.parse().unwrap();
+    cuda_for(attr, &item, "k.rs").map_err(|d| d.message)
+}
+
+fn spmv_with(sig: &str, tile_body: &str) -> String {
+    format!("fn k{sig} {{ for row in a.tiles() {{ {tile_body} }} }}")
+}
+
+const SPMV_SIG: &str = "<T: Float>(a: Csr<T>, x: &[T], y: &mut [T])";
+const SPMV_BODY: &str = "let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz] * x[a.col_indices[nz] as usize]; } y[row] = sum;";
+
+fn ok(tile_body: &str) -> String {
+    lower(r#"schedule = "thread""#, &spmv_with(SPMV_SIG, tile_body)).unwrap()
+}
+
+fn err(sig: &str, tile_body: &str) -> String {
+    lower(r#"schedule = "thread""#, &spmv_with(sig, tile_body)).unwrap_err()
+}
+
+#[test]
+fn untyped_float_literal_takes_the_element_type() {
+    let src = ok(SPMV_BODY);
+    assert!(src.contains("T sum = T(0.0);"), "{src}");
+}
+
+#[test]
+fn untyped_literal_takes_the_other_operands_type() {
+    let src = ok(&format!("{SPMV_BODY} y[row] = 2.0 * y[row] + 1.5;"));
+    assert!(src.contains("((T(2.0) * y[row]) + T(1.5))"), "{src}");
+    let src = lower(
+        r#"schedule = "thread""#,
+        &spmv_with(
+            "(a: Csr<f32>, y: &mut [f32], n: u32)",
+            "let k = 3; let m = n + 1; for nz in a.atoms(row) { y[row] += 0.5 * a.values[nz]; }",
+        ),
+    )
+    .unwrap();
+    assert!(src.contains("const int k = 3;"), "{src}");
+    assert!(src.contains("const unsigned int m = (n + 1u);"), "{src}");
+    assert!(src.contains("(0.5f * a_values[nz])"), "{src}");
+}
+
+#[test]
+fn suffixed_literals_keep_their_type() {
+    let src = lower(r#"schedule = "thread""#, &spmv_with("(a: Csr<f64>, y: &mut [f64])", "let mut s = 0.0f64; let c = 7u64; for nz in a.atoms(row) { s += a.values[nz]; } y[row] = s + (c as f64);")).unwrap();
+    assert!(src.contains("double s = 0.0;"), "{src}");
+    assert!(src.contains("const unsigned long long c = 7ull;"), "{src}");
+}
+
+#[test]
+fn builtins_as_functions_and_methods() {
+    let src = ok("let mut m = 0.0; for nz in a.atoms(row) { m = max(m, a.values[nz].abs()); m = m.min(x[row].sqrt()); } y[row] = m;");
+    assert!(
+        src.contains("loops_max(m, loops_abs(a_values[nz]))"),
+        "{src}"
+    );
+    assert!(src.contains("loops_min(m, loops_sqrt(x[row]))"), "{src}");
+}
+
+#[test]
+fn ranges_if_else_and_atomics() {
+    let src = lower(
+        r#"schedule = "thread""#,
+        &spmv_with(
+            "(a: Csr<f32>, b: &[f32], c: &mut [f32], k: usize, hits: &mut [u32])",
+            "for j in 0..k { let mut s = 0.0f32; for nz in a.atoms(row) { s += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j]; } if s > 0.0 { c[row * k + j] = s; } else if s < 0.0 { c[row * k + j] = -s; } else { atomic_add(&mut hits[0], 1); } }",
+        ),
+    )
+    .unwrap();
+    assert!(
+        src.contains("for (unsigned long long j = 0ull; j < loops_end"),
+        "{src}"
+    );
+    assert!(
+        src.contains("(void)loops_atomic_add(&hits[0ull], 1u);"),
+        "{src}"
+    );
+    assert!(src.contains("else {"), "{src}");
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let cases: &[(&str, &str, &str)] = &[
+        (SPMV_SIG, "let mut sum = 0.0f32; let s2 = 1.0f64; for nz in a.atoms(row) { sum += s2; } y[row] = sum;", "mismatched types"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = x[nz].foo(); }", "`foo` is not a method"),
+        (SPMV_SIG, "for nz in a.atoms(row) { let f = |v: f32| v; }", "closures are not supported"),
+        (SPMV_SIG, "y[row] = 1.0;", "has no atom loop"),
+        (SPMV_SIG, "for nz in a.atoms(row) { for m in a.atoms(row) { y[row] = 1.0; } }", "cannot nest"),
+        (SPMV_SIG, "let s = 0.0; for nz in a.atoms(row) { s += a.values[nz]; }", "immutable variable `s`"),
+        (SPMV_SIG, "for nz in a.atoms(row) { x[row] = 1.0; }", "it is a `&` slice"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = q; }", "cannot find `q`"),
+        (SPMV_SIG, "for nz in a.atoms(row) { let row = 1; }", "shadowing is not supported"),
+        (SPMV_SIG, "for nz in a.atoms(row) { let loops_x = 1; }", "reserved"),
+        (SPMV_SIG, "for nz in a.atoms(row) { let x_len = 1; }", "generated name"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = T::zero(); }", "paths"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[1.5] = 1.0; }", "float literal"),
+        (SPMV_SIG, "for nz in a.atoms(row) { a.values[nz] = 1.0; }", "read-only"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = a.tile_of(3); }", "current atom"),
+        ("(a: Csr<f32>, s: String)", "for nz in a.atoms(row) {}", "unsupported type `String`"),
+        ("(a: Csr<i32>)", "for nz in a.atoms(row) {}", "must be `f32`, `f64`"),
+        ("(a: Csr<f32>, v: Vec<f32>)", "for nz in a.atoms(row) {}", "unsupported type"),
+    ];
+    for (sig, body, expected) in cases {
+        let message = err(sig, body);
+        assert!(
+            message.contains(expected),
+            "for `{body}`: expected a message containing {expected:?}, got {message:?}"
+        );
+    }
+}
+
+#[test]
+fn attribute_errors() {
+    let body = spmv_with(SPMV_SIG, SPMV_BODY);
+    for (attr, expected) in [
+        (r#"schedule = "nope""#, "unknown schedule `nope`"),
+        (
+            r#"schedule = "thread", group = 3"#,
+            "unknown argument `group`",
+        ),
+        (r#"block_size = 64"#, "needs a schedule"),
+        (
+            r#"schedule = "thread", block_size = 2000"#,
+            "multiple of 32",
+        ),
+        (r#"schedule = thread"#, "takes a string"),
+        (r#"schedule = "thread", schedule = "thread""#, "given twice"),
+    ] {
+        let message = lower(attr, &body).unwrap_err();
+        assert!(message.contains(expected), "for `{attr}`: got {message:?}");
+    }
+}
+
+#[test]
+fn body_must_be_one_tile_loop() {
+    let message = lower(r#"schedule = "thread""#, "fn k(a: Csr<f32>) { let z = 1; }").unwrap_err();
+    assert!(
+        message.contains("must be one `for tile in a.tiles()"),
+        "{message}"
+    );
+    let message = lower(r#"schedule = "thread""#, "fn k(a: Csr<f32>, b: Csr<f32>, y: &mut [f32]) { for r in a.tiles() { for nz in b.atoms(r) { y[r] = 1.0; } } }").unwrap_err();
+    assert!(message.contains("the tile loop is over `a`"), "{message}");
+}
