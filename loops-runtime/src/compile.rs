@@ -1,0 +1,432 @@
+//! Run-time compilation of generated CUDA C++ with NVRTC.
+//!
+//! Needs libnvrtc, not a GPU: CI compiles every generated kernel for `sm_90` on machines with no
+//! driver. cudarc loads libnvrtc lazily and *panics* when it cannot, so every entry point here first
+//! makes sure the library is there ([`nvrtc_available`]) and turns its absence into
+//! [`LoopsError::NvrtcMissing`].
+//!
+//! Finding the library: if the environment variable `LOOPS_NVRTC_LIB` names a file, that file is
+//! loaded first (globally, and never unloaded), so that cudarc's own load by soname
+//! (`libnvrtc.so.13`) finds the library already in the process. Otherwise the dynamic loader's usual
+//! search applies (`LD_LIBRARY_PATH`, the system's library folders).
+
+use std::ffi::{c_char, CString};
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use cudarc::nvrtc::{result as nvrtc, sys};
+
+use crate::error::{LoopsError, Result};
+
+/// The environment variable that may name the libnvrtc file to use.
+pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
+
+/// A GPU architecture: a compute capability such as 9.0 (Hopper).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Arch {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl Arch {
+    /// Hopper (H100, H200): the architecture of the GPU machine, and what CI compiles for.
+    pub const SM_90: Arch = Arch::new(9, 0);
+
+    pub const fn new(major: u32, minor: u32) -> Arch {
+        Arch { major, minor }
+    }
+
+    /// The architecture as NVRTC numbers it: 9.0 -> 90.
+    pub const fn number(self) -> u32 {
+        self.major * 10 + self.minor
+    }
+
+    /// The real architecture, `sm_90`: what a cubin is compiled for.
+    pub fn sm(self) -> String {
+        format!("sm_{}", self.number())
+    }
+
+    /// The virtual architecture, `compute_90`: what PTX is compiled for.
+    pub fn compute(self) -> String {
+        format!("compute_{}", self.number())
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}", self.number())
+    }
+}
+
+/// What NVRTC produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Output {
+    /// PTX for the virtual architecture (`compute_XY`); the driver JIT-compiles it at module load.
+    Ptx,
+    /// A cubin for the real architecture (`sm_XY`); loads without JIT, only on that architecture.
+    Cubin,
+}
+
+/// A compiled kernel, ready to be loaded into a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelImage {
+    /// PTX text (without the trailing NUL).
+    Ptx(String),
+    /// An ELF cubin.
+    Cubin(Vec<u8>),
+}
+
+impl KernelImage {
+    /// The PTX text, if this is PTX.
+    pub fn ptx(&self) -> Option<&str> {
+        match self {
+            KernelImage::Ptx(s) => Some(s),
+            KernelImage::Cubin(_) => None,
+        }
+    }
+
+    /// The image as cudarc's loader takes it.
+    pub fn into_cudarc(self) -> cudarc::nvrtc::Ptx {
+        match self {
+            KernelImage::Ptx(s) => cudarc::nvrtc::Ptx::from_src(s),
+            KernelImage::Cubin(b) => cudarc::nvrtc::Ptx::from_binary(b),
+        }
+    }
+}
+
+/// What is known about the loaded libnvrtc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NvrtcInfo {
+    /// `nvrtcVersion()`: (major, minor), e.g. (13, 0).
+    pub version: (u32, u32),
+    /// The real architectures this NVRTC can compile for, as numbers (75, 80, ..., 90, ...).
+    pub supported_archs: Vec<u32>,
+    /// The file named by `LOOPS_NVRTC_LIB`, when it was set and loaded.
+    pub preloaded: Option<PathBuf>,
+    /// Whether the library cudarc uses is the preloaded one (false when `LOOPS_NVRTC_LIB` was not used,
+    /// or when another libnvrtc earlier in cudarc's list of names was found first).
+    pub preloaded_in_use: bool,
+}
+
+impl NvrtcInfo {
+    /// Whether NVRTC can compile a cubin for `arch`.
+    pub fn supports(&self, arch: Arch) -> bool {
+        self.supported_archs.contains(&arch.number())
+    }
+}
+
+/// Loads libnvrtc (once per process) and reports its version; [`LoopsError::NvrtcMissing`] if it
+/// cannot be loaded. Never panics.
+pub fn nvrtc_available() -> Result<NvrtcInfo> {
+    static STATE: OnceLock<std::result::Result<NvrtcInfo, Vec<String>>> = OnceLock::new();
+    STATE
+        .get_or_init(probe)
+        .clone()
+        .map_err(|searched| LoopsError::NvrtcMissing { searched })
+}
+
+/// The handle of the library named by `LOOPS_NVRTC_LIB`, kept (leaked) for the life of the process.
+#[cfg(unix)]
+type Preloaded = libloading::os::unix::Library;
+#[cfg(not(unix))]
+type Preloaded = libloading::Library;
+
+fn preload(path: &std::path::Path) -> std::result::Result<Preloaded, libloading::Error> {
+    #[cfg(unix)]
+    unsafe {
+        use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+        Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL)
+    }
+    #[cfg(not(unix))]
+    unsafe {
+        libloading::Library::new(path)
+    }
+}
+
+/// libnvrtc loads `libnvrtc-builtins.so.X.Y` by name when it first compiles, which fails when its
+/// folder is not on the loader's search path. Loading the builtins next to the named libnvrtc first
+/// (globally, never unloaded) lets that later load find them by soname. Failures are left for NVRTC
+/// to report.
+fn preload_builtins(nvrtc: &std::path::Path) {
+    let (Some(dir), Some(name)) = (nvrtc.parent(), nvrtc.file_name().and_then(|n| n.to_str()))
+    else {
+        return;
+    };
+    let prefix = if name.contains(".alt.") {
+        "libnvrtc-builtins.alt."
+    } else {
+        "libnvrtc-builtins."
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let shared_object =
+            file.contains(".so") || file.ends_with(".dll") || file.ends_with(".dylib");
+        if file.starts_with(prefix) && shared_object {
+            if let Ok(lib) = preload(&entry.path()) {
+                std::mem::forget(lib);
+            }
+        }
+    }
+}
+
+fn probe() -> std::result::Result<NvrtcInfo, Vec<String>> {
+    let mut searched = Vec::new();
+    let mut preloaded: Option<(PathBuf, &'static Preloaded)> = None;
+    if let Some(path) = std::env::var_os(NVRTC_LIB_ENV).map(PathBuf::from) {
+        if path.is_file() {
+            match preload(&path) {
+                // Leaked on purpose: the library must stay loaded for cudarc's later load by name.
+                Ok(lib) => {
+                    preload_builtins(&path);
+                    preloaded = Some((path, Box::leak(Box::new(lib))));
+                }
+                Err(e) => searched.push(format!(
+                    "{} (${NVRTC_LIB_ENV}; could not load: {e})",
+                    path.display()
+                )),
+            }
+        } else {
+            searched.push(format!("{} (${NVRTC_LIB_ENV}; not a file)", path.display()));
+        }
+    }
+    for name in cudarc::get_lib_name_candidates("nvrtc") {
+        if !searched.contains(&name) {
+            searched.push(name);
+        }
+    }
+    // SAFETY: only loads and unloads the library; cudarc's loader panics unless this returned true.
+    if !unsafe { sys::is_culib_present() } {
+        if let Some((path, _)) = &preloaded {
+            let note = "loaded, but cudarc loads libnvrtc by name and its soname is none of the names below";
+            searched.insert(0, format!("{} (${NVRTC_LIB_ENV}; {note})", path.display()));
+        }
+        return Err(searched);
+    }
+
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: the library is present (checked above); the out-pointers are valid.
+    let version = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    if version.result().is_err() {
+        searched.push(format!(
+            "(a libnvrtc was found, but nvrtcVersion failed: {version:?})"
+        ));
+        return Err(searched);
+    }
+
+    let mut supported_archs = Vec::new();
+    let mut count = 0;
+    // SAFETY: the library is present; the buffer has room for `count` ints.
+    unsafe {
+        if sys::nvrtcGetNumSupportedArchs(&mut count).result().is_ok() && count > 0 {
+            let mut archs = vec![0; count as usize];
+            if sys::nvrtcGetSupportedArchs(archs.as_mut_ptr())
+                .result()
+                .is_ok()
+            {
+                supported_archs = archs.into_iter().map(|a| a as u32).collect();
+            }
+        }
+    }
+
+    let preloaded_in_use = preloaded.as_ref().is_some_and(|(_, lib)| {
+        // SAFETY: looking up a symbol address; the symbol is not called.
+        unsafe {
+            let ours = lib.get::<*const ()>(b"nvrtcVersion").map(|s| *s);
+            let theirs = sys::culib().get::<*const ()>(b"nvrtcVersion").map(|s| *s);
+            matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
+        }
+    });
+
+    Ok(NvrtcInfo {
+        version: (major as u32, minor as u32),
+        supported_archs,
+        preloaded: preloaded.map(|(p, _)| p),
+        preloaded_in_use,
+    })
+}
+
+/// The NVRTC options a kernel is compiled with. Generated code includes no headers, so there are no
+/// include paths.
+pub fn compile_options(arch: Arch, output: Output) -> Vec<String> {
+    let gpu_arch = match output {
+        Output::Ptx => arch.compute(),
+        Output::Cubin => arch.sm(),
+    };
+    vec![
+        "--std=c++17".into(),
+        "-lineinfo".into(),
+        format!("--gpu-architecture={gpu_arch}"),
+    ]
+}
+
+/// Compiles `source` to PTX for `arch` (as `compute_XY`). `kernel_name` names the kernel in errors
+/// and is the program's file name in NVRTC's log (`kernel_name.cu(LINE): error: ...`).
+pub fn compile_ptx(kernel_name: &str, source: &str, arch: Arch) -> Result<String> {
+    match compile(kernel_name, source, arch, Output::Ptx)? {
+        KernelImage::Ptx(ptx) => Ok(ptx),
+        KernelImage::Cubin(_) => unreachable!("asked for PTX"),
+    }
+}
+
+/// Compiles `source` for `arch` to the requested output. On rejection the error is
+/// [`LoopsError::Compile`] with NVRTC's log and the source.
+pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> Result<KernelImage> {
+    nvrtc_available()?;
+    let fail = |log: String| LoopsError::Compile {
+        kernel: kernel_name.to_string(),
+        log,
+        source_code: source.to_string(),
+    };
+    let src = CString::new(source).map_err(|e| {
+        fail(format!(
+            "the source contains a NUL byte at offset {}",
+            e.nul_position()
+        ))
+    })?;
+    let file =
+        CString::new(format!("{}.cu", kernel_name.replace('\0', "_"))).expect("NUL bytes replaced");
+
+    let prog = nvrtc::create_program(&src, Some(&file))
+        .map_err(|e| fail(format!("nvrtcCreateProgram failed: {e:?}")))?;
+    let prog = Program(prog);
+    let options = compile_options(arch, output);
+    // SAFETY: `prog` is a live program (destroyed only by `Program`'s drop); the options hold no NUL.
+    let compiled = unsafe { nvrtc::compile_program(prog.0, &options) };
+    // SAFETY: as above.
+    let log = unsafe { nvrtc::get_program_log(prog.0) }
+        .map(|l| c_text(&l))
+        .unwrap_or_default();
+    if let Err(e) = compiled {
+        let log = if e.0 == sys::nvrtcResult::NVRTC_ERROR_COMPILATION {
+            log
+        } else {
+            format!(
+                "nvrtcCompileProgram failed: {e:?} (options: {})\n{log}",
+                options.join(" ")
+            )
+        };
+        return Err(fail(log));
+    }
+
+    match output {
+        Output::Ptx => {
+            // SAFETY: `prog` is live and compiled.
+            let ptx = unsafe { nvrtc::get_ptx(prog.0) }
+                .map_err(|e| fail(format!("nvrtcGetPTX failed: {e:?}")))?;
+            Ok(KernelImage::Ptx(c_text(&ptx)))
+        }
+        Output::Cubin => {
+            // SAFETY: `prog` is live and compiled; the buffer has the size NVRTC reported.
+            let cubin = unsafe {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog.0, &mut size)
+                    .result()
+                    .map_err(|e| fail(format!("nvrtcGetCUBINSize failed: {e:?}")))?;
+                let mut buf = vec![0u8; size];
+                sys::nvrtcGetCUBIN(prog.0, buf.as_mut_ptr().cast())
+                    .result()
+                    .map_err(|e| fail(format!("nvrtcGetCUBIN failed: {e:?}")))?;
+                buf
+            };
+            if cubin.is_empty() {
+                return Err(fail(format!("NVRTC produced no cubin for {arch}")));
+            }
+            Ok(KernelImage::Cubin(cubin))
+        }
+    }
+}
+
+/// Owns an `nvrtcProgram` and destroys it on drop.
+struct Program(sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: created by `create_program`, destroyed only here. A failure leaks the program; there
+        // is nothing better to do in a drop.
+        let _ = unsafe { nvrtc::destroy_program(self.0) };
+    }
+}
+
+/// NUL-terminated C text (as NVRTC returns logs and PTX) to a `String`.
+fn c_text(bytes: &[c_char]) -> String {
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// A 64-bit FNV-1a hash of a kernel's source: the module cache's key. Deterministic across processes
+/// and builds (unlike `DefaultHasher`), so it can also name an on-disk cache entry later.
+pub fn source_hash(source: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in source.as_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The environment variable that makes a missing libnvrtc fatal for [`nvrtc_or_skip`]. CI sets it.
+pub const REQUIRE_NVRTC_ENV: &str = "LOOPS_REQUIRE_NVRTC";
+
+/// For test suites that compile kernels without a GPU: the NVRTC in use, or `None` after saying
+/// loudly on stderr that `what` is skipped because libnvrtc is not installed. With
+/// `LOOPS_REQUIRE_NVRTC=1` a missing libnvrtc panics instead, so CI cannot pass by skipping.
+pub fn nvrtc_or_skip(what: &str) -> Option<NvrtcInfo> {
+    match nvrtc_available() {
+        Ok(info) => Some(info),
+        Err(e) if std::env::var(REQUIRE_NVRTC_ENV).is_ok_and(|v| v == "1") => {
+            panic!("{REQUIRE_NVRTC_ENV}=1 but NVRTC cannot be loaded: {e}")
+        }
+        Err(e) => {
+            eprintln!(
+                "SKIPPED {what}: {e}\n  (set {REQUIRE_NVRTC_ENV}=1 to make this a failure; .ci/run does)"
+            );
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_names() {
+        assert_eq!(Arch::SM_90.sm(), "sm_90");
+        assert_eq!(Arch::new(8, 6).compute(), "compute_86");
+        assert_eq!(Arch::new(12, 0).to_string(), "sm_120");
+    }
+
+    #[test]
+    fn options() {
+        assert_eq!(
+            compile_options(Arch::SM_90, Output::Ptx),
+            ["--std=c++17", "-lineinfo", "--gpu-architecture=compute_90"]
+        );
+        assert_eq!(
+            compile_options(Arch::SM_90, Output::Cubin)[2],
+            "--gpu-architecture=sm_90"
+        );
+    }
+
+    #[test]
+    fn hash_is_fnv1a() {
+        assert_eq!(source_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(source_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_ne!(source_hash("ab"), source_hash("ba"));
+    }
+
+    #[test]
+    fn c_text_stops_at_nul() {
+        let raw: Vec<c_char> = b"hello\0junk".iter().map(|&b| b as c_char).collect();
+        assert_eq!(c_text(&raw), "hello");
+    }
+}

@@ -1,0 +1,677 @@
+//! The device handle, device buffers, and the per-device kernel cache.
+//!
+//! # One stream, no event tracking
+//!
+//! A [`Gpu`] owns one CUDA context handle and one stream, and does *all* its work on that stream:
+//! allocations (stream-ordered `cuMemAllocAsync`), copies, memsets, launches, and frees (a dropped
+//! buffer is freed with `cuMemFreeAsync` on the same stream). Stream order alone therefore orders every
+//! use of every buffer, which is all the synchronization there is to have. cudarc's per-slice event
+//! tracking (two `CUevent`s per allocation, a wait and a record around every use) exists to order
+//! uses across *several* streams; here it would only add driver calls to every launch, so `Gpu::new`
+//! turns it off on its own context handle before allocating anything. What that makes our job
+//! (cudarc's safety conditions for `disable_event_tracking`): never use a buffer on another stream.
+//! Each `Gpu` has its own context handle and stream, so a buffer made by one `Gpu` handed to another
+//! (even one on the same device) is refused with [`LoopsError::ForeignBuffer`] rather than raced.
+//!
+//! # Zero-length buffers
+//!
+//! CUDA refuses 0-byte allocations, so an empty [`DeviceBuffer`] holds no allocation at all; kernels
+//! receive a null pointer with length 0, copies and fills of it do nothing.
+//!
+//! # Kernel cache
+//!
+//! Each generated source is compiled at most once per process per device: modules are cached by
+//! (FNV-1a hash of the source, architecture), under a lock held across the compile. In front of that,
+//! loaded entry points are cached by the address of the `&'static str` source, so a launch of an
+//! already-loaded kernel does not hash its source again.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cudarc::driver::sys::{self, CUdevice_attribute, CUresult};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError,
+};
+use kernels_gen::schedule::{DeviceLimits, TileSetShape};
+
+use crate::compile::{self, Arch, Output};
+use crate::element::{Element, Float};
+use crate::error::{LoopsError, Result};
+
+/// What NVRTC produces for a device. PTX (for `compute_XY`) now; cubins where NVRTC supports the
+/// device's architecture are a later step and only need this to change.
+const OUTPUT: Output = Output::Ptx;
+
+/// Whether libcuda can be loaded. cudarc panics at first use when it cannot, so this is asked before
+/// any driver call.
+pub fn driver_available() -> Result<()> {
+    static PRESENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: only loads and unloads the library.
+    if *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() }) {
+        Ok(())
+    } else {
+        let mut searched = Vec::new();
+        let names: &[&str] = if cfg!(windows) {
+            &["cuda", "nvcuda"]
+        } else {
+            &["cuda"]
+        };
+        for name in names
+            .iter()
+            .flat_map(|n| cudarc::get_lib_name_candidates(n))
+        {
+            if !searched.contains(&name) {
+                searched.push(name);
+            }
+        }
+        Err(LoopsError::NoDriver {
+            detail: format!("libcuda could not be loaded; searched {searched:?}"),
+        })
+    }
+}
+
+/// A CUDA device: a context handle, the one stream all work of this handle goes to, what the launch
+/// geometry needs to know about the device, and the cache of compiled kernels. `Send + Sync`; share
+/// it by reference or `Arc`.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    name: String,
+    arch: Arch,
+    limits: DeviceLimits,
+    driver_version: i32,
+    /// Compiled modules by (source hash, architecture).
+    modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
+    /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
+    functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
+    /// Global scratch of the segment schedules' carries (see `launch`), grown on demand.
+    scratch: Mutex<DeviceBuffer<u64>>,
+}
+
+/// The loaded entry points of one source, by name.
+type EntryPoints = HashMap<String, Arc<LoadedFunction>>;
+
+/// A loaded entry point and the sizes of its parameters (when the driver can tell: CUDA 12.4+).
+pub(crate) struct LoadedFunction {
+    pub(crate) func: CudaFunction,
+    pub(crate) param_sizes: Option<Vec<usize>>,
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu")
+            .field("ordinal", &self.ordinal)
+            .field("name", &self.name)
+            .field("arch", &self.arch)
+            .field("limits", &self.limits)
+            .field("driver_version", &self.driver_version)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The maps are only ever inserted into whole, so a panic elsewhere cannot leave them half-updated.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Gpu {
+    /// Opens device `ordinal`: [`LoopsError::NoDriver`] if libcuda cannot be loaded,
+    /// [`LoopsError::NoDevice`] if there is no such device. Never panics for want of a driver.
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        let count = Gpu::count()?;
+        if ordinal >= count {
+            return Err(LoopsError::NoDevice { ordinal, count });
+        }
+
+        let ctx = CudaContext::new(ordinal).map_err(LoopsError::driver(format!(
+            "creating a context on device {ordinal}"
+        )))?;
+        // SAFETY: see the module documentation: every buffer of this context handle is allocated, used
+        // and freed on `stream` only (buffers of other handles are refused), so stream order replaces
+        // the events. Turned off before anything is allocated, and this handle is ours alone.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().map_err(LoopsError::driver(format!(
+            "creating a stream on device {ordinal}"
+        )))?;
+
+        let attr = |a: CUdevice_attribute, what: &str| {
+            ctx.attribute(a).map_err(LoopsError::driver(format!(
+                "querying {what} of device {ordinal}"
+            )))
+        };
+        let name = ctx.name().map_err(LoopsError::driver(format!(
+            "querying the name of device {ordinal}"
+        )))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(LoopsError::driver(format!(
+                "querying the compute capability of device {ordinal}"
+            )))?;
+        let sm_count = attr(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            "the SM count",
+        )?;
+        let max_threads_per_sm = attr(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            "the threads per SM",
+        )?;
+        let mut driver_version = 0;
+        // SAFETY: the driver is loaded and initialized; the out-pointer is valid.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .map_err(LoopsError::driver("querying the driver version"))?;
+
+        Ok(Gpu {
+            ctx,
+            stream,
+            ordinal,
+            name,
+            arch: Arch::new(major as u32, minor as u32),
+            limits: DeviceLimits {
+                sm_count: sm_count as u32,
+                max_threads_per_sm: max_threads_per_sm as u32,
+            },
+            driver_version,
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+            scratch: Mutex::new(DeviceBuffer::empty()),
+        })
+    }
+
+    /// The number of CUDA devices; [`LoopsError::NoDriver`] without a driver, 0 without a device.
+    pub fn count() -> Result<usize> {
+        driver_available()?;
+        match cudarc::driver::result::init() {
+            Ok(()) => {}
+            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => return Ok(0),
+            Err(e) => {
+                return Err(LoopsError::driver("initializing the CUDA driver (cuInit)")(
+                    e,
+                ))
+            }
+        }
+        let count = cudarc::driver::result::device::get_count()
+            .map_err(LoopsError::driver("counting CUDA devices"))?;
+        Ok(count.max(0) as usize)
+    }
+
+    /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device ordinal this handle was opened with.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// (major, minor), e.g. (9, 0) for Hopper.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        (self.arch.major, self.arch.minor)
+    }
+
+    /// The architecture kernels are compiled for.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// What the launch geometry needs to know about the device.
+    pub fn limits(&self) -> DeviceLimits {
+        self.limits
+    }
+
+    /// The CUDA version the driver supports, as `cuDriverGetVersion` reports it (13000 for 13.0).
+    pub fn driver_version(&self) -> i32 {
+        self.driver_version
+    }
+
+    /// The stream all work of this handle goes to, for interoperation (e.g. a cuSPARSE baseline).
+    /// Work put on it by hand is ordered with this handle's work; work on any other stream is not.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Errors if `buf`'s allocation was not made by this handle.
+    pub(crate) fn check_own(
+        &self,
+        stream: Option<&Arc<CudaStream>>,
+        context: impl FnOnce() -> String,
+    ) -> Result<()> {
+        match stream {
+            Some(s) if !Arc::ptr_eq(s, &self.stream) => {
+                Err(LoopsError::ForeignBuffer { context: context() })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Copies `host` to a new device buffer.
+    pub fn upload<T: Element>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
+        if host.is_empty() {
+            return Ok(DeviceBuffer::empty());
+        }
+        let slice = self
+            .stream
+            .clone_htod(host)
+            .map_err(LoopsError::driver(format!(
+                "uploading {} elements of {}",
+                host.len(),
+                T::RUST_NAME
+            )))?;
+        Ok(DeviceBuffer { slice: Some(slice) })
+    }
+
+    /// A new device buffer of `len` zeros.
+    pub fn zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        if len == 0 {
+            return Ok(DeviceBuffer::empty());
+        }
+        let slice = self
+            .stream
+            .alloc_zeros::<T>(len)
+            .map_err(LoopsError::driver(format!(
+                "allocating {len} zeroed elements of {}",
+                T::RUST_NAME
+            )))?;
+        Ok(DeviceBuffer { slice: Some(slice) })
+    }
+
+    /// Sets every element of `buf` to `value` (a device-side memset; e.g. to poison an output with
+    /// `Float::POISON` before a run).
+    pub fn fill<T: Element>(&self, buf: &mut DeviceBuffer<T>, value: T) -> Result<()> {
+        let what = format!(
+            "filling {} elements of {} with {value:?}",
+            buf.len(),
+            T::RUST_NAME
+        );
+        let context = || what.clone();
+        self.check_own(buf.cuda_stream(), context)?;
+        let Some(slice) = buf.slice.as_mut() else {
+            return Ok(());
+        };
+        let len = slice.len();
+        let ptr = raw_ptr(slice);
+        let size = std::mem::size_of::<T>();
+        // SAFETY: `value` is a plain `Copy` value of `size` bytes; reading its bytes is fine for the
+        // element types (primitives, no padding).
+        let bytes = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
+        let word = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+        let s = self.stream.cu_stream();
+        self.ctx
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: `ptr` is a live allocation of `len * size` bytes made on this stream, and every memset
+        // below stays inside it.
+        let result = unsafe {
+            match size {
+                1 => sys::cuMemsetD8Async(ptr, bytes[0], len, s).result(),
+                2 => sys::cuMemsetD16Async(ptr, u16::from_ne_bytes([bytes[0], bytes[1]]), len, s)
+                    .result(),
+                4 => sys::cuMemsetD32Async(ptr, word(0), len, s).result(),
+                8 if word(0) == word(4) => sys::cuMemsetD32Async(ptr, word(0), 2 * len, s).result(),
+                // Two strided 32-bit memsets: the first and the second word of every element.
+                8 => sys::cuMemsetD2D32Async(ptr, 8, word(0), 1, len, s)
+                    .result()
+                    .and_then(|()| {
+                        sys::cuMemsetD2D32Async(ptr + 4, 8, word(4), 1, len, s).result()
+                    }),
+                _ => {
+                    let host = vec![value; len];
+                    self.stream.memcpy_htod(&host, slice)
+                }
+            }
+        };
+        result.map_err(LoopsError::driver(context()))
+    }
+
+    /// Copies `buf` back to the host; waits for all work queued before it on this handle's stream.
+    pub fn download<T: Element>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        let context = || format!("downloading {} elements of {}", buf.len(), T::RUST_NAME);
+        self.check_own(buf.cuda_stream(), context)?;
+        let Some(slice) = buf.slice.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let host = self
+            .stream
+            .clone_dtoh(slice)
+            .map_err(LoopsError::driver(context()))?;
+        self.stream
+            .synchronize()
+            .map_err(LoopsError::driver(context()))?;
+        Ok(host)
+    }
+
+    /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
+    pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
+        let host = crate::host::Csr32::from_sprs(m)?;
+        Ok(DeviceCsr {
+            rows: host.rows,
+            cols: host.cols,
+            nnz: host.nnz(),
+            offsets: self.upload(&host.offsets)?,
+            indices: self.upload(&host.indices)?,
+            values: self.upload(&host.values)?,
+        })
+    }
+
+    /// Waits for all work queued on this handle's stream. Also reports an error that cudarc recorded
+    /// where it could not return one (in a drop).
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(LoopsError::driver("synchronizing the stream"))?;
+        self.ctx.check_err().map_err(LoopsError::driver(
+            "an earlier asynchronous operation (reported late)",
+        ))
+    }
+
+    /// The entry point `entry` of the kernel `source`, compiled (once per process per device, for this
+    /// device's architecture) and loaded. `kernel_name` names the kernel in errors.
+    pub fn function(
+        &self,
+        kernel_name: &str,
+        source: &'static str,
+        entry: &str,
+    ) -> Result<CudaFunction> {
+        Ok(self
+            .loaded_function(kernel_name, source, entry)?
+            .func
+            .clone())
+    }
+
+    pub(crate) fn loaded_function(
+        &self,
+        kernel_name: &str,
+        source: &'static str,
+        entry: &str,
+    ) -> Result<Arc<LoadedFunction>> {
+        let key = (source.as_ptr() as usize, source.len());
+        if let Some(f) = lock(&self.functions).get(&key).and_then(|m| m.get(entry)) {
+            return Ok(f.clone());
+        }
+        let module = self.module(kernel_name, source)?;
+        let context = || format!("loading entry point `{entry}` of kernel `{kernel_name}`");
+        if entry.contains('\0') {
+            return Err(LoopsError::driver(context())(DriverError(
+                CUresult::CUDA_ERROR_INVALID_VALUE,
+            )));
+        }
+        let func = module
+            .load_function(entry)
+            .map_err(LoopsError::driver(context()))?;
+        let param_sizes = param_sizes(&func);
+        let loaded = Arc::new(LoadedFunction { func, param_sizes });
+        lock(&self.functions)
+            .entry(key)
+            .or_default()
+            .entry(entry.to_string())
+            .or_insert(loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The module of `source` for this device, compiled on first use. The lock is held across the
+    /// compile, so concurrent first uses compile once.
+    fn module(&self, kernel_name: &str, source: &str) -> Result<Arc<CudaModule>> {
+        let key = (compile::source_hash(source), self.arch);
+        let mut modules = lock(&self.modules);
+        if let Some(m) = modules.get(&key) {
+            return Ok(m.clone());
+        }
+        let image = compile::compile(kernel_name, source, self.arch, OUTPUT)?;
+        let module = self.ctx.load_module(image.into_cudarc()).map_err(|e| {
+            let hint = if e.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
+                format!(
+                    " (the driver, CUDA {}, is older than NVRTC)",
+                    version_text(self.driver_version)
+                )
+            } else {
+                String::new()
+            };
+            LoopsError::driver(format!(
+                "loading the module of kernel `{kernel_name}` for {}{hint}",
+                self.arch
+            ))(e)
+        })?;
+        modules.insert(key, module.clone());
+        Ok(module)
+    }
+
+    /// The scratch area with at least `slots` 8-byte slots, all 0 when new (kernels leave the ticket
+    /// counter in slot 0 at 0). Held locked by the caller until its launch is queued.
+    pub(crate) fn scratch(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
+        let mut scratch = lock(&self.scratch);
+        if scratch.len() < slots {
+            // Grow geometrically so that a sequence of larger launches reallocates rarely.
+            let slots = slots.max(2 * scratch.len());
+            *scratch = self.zeros::<u64>(slots).map_err(|e| match e {
+                LoopsError::Driver { context, source } => LoopsError::Driver {
+                    context: format!("{context} (global scratch of the carry schedules)"),
+                    source,
+                },
+                e => e,
+            })?;
+        }
+        Ok(scratch)
+    }
+
+    /// A pair of CUDA events on this handle's stream, for timing.
+    pub fn timer(&self) -> Result<GpuTimer> {
+        let event = || {
+            self.ctx
+                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(LoopsError::driver("creating a timing event"))
+        };
+        Ok(GpuTimer {
+            start: event()?,
+            stop: event()?,
+            stream: self.stream.clone(),
+        })
+    }
+}
+
+fn version_text(v: i32) -> String {
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+/// The byte sizes of `func`'s parameters, in order, by `cuFuncGetParamInfo` (CUDA 12.4+); `None` where
+/// the driver lacks it.
+pub(crate) fn param_sizes(func: &CudaFunction) -> Option<Vec<usize>> {
+    // SAFETY: a symbol lookup; the driver library is loaded (a function exists).
+    let present = unsafe { sys::culib().get::<*const ()>(b"cuFuncGetParamInfo").is_ok() };
+    if !present {
+        return None;
+    }
+    let mut sizes = Vec::new();
+    loop {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: `func` is a loaded function; the out-pointers are valid. The driver answers
+        // CUDA_ERROR_INVALID_VALUE past the last parameter.
+        let r = unsafe {
+            sys::cuFuncGetParamInfo(func.cu_function(), sizes.len(), &mut offset, &mut size)
+        };
+        match r {
+            CUresult::CUDA_SUCCESS => sizes.push(size),
+            CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
+            _ => return None,
+        }
+        if sizes.len() > 4096 {
+            return None;
+        }
+    }
+}
+
+/// The device address of a buffer's allocation.
+fn raw_ptr<T>(slice: &CudaSlice<T>) -> sys::CUdeviceptr {
+    use cudarc::driver::DevicePtr;
+    // With event tracking off the returned guard records nothing; any stream will do.
+    let (ptr, _guard) = slice.device_ptr(slice.stream());
+    ptr
+}
+
+/// CUDA events recorded on a [`Gpu`]'s stream: `start()`, the work, `stop()`, then `elapsed_ms()`.
+pub struct GpuTimer {
+    start: CudaEvent,
+    stop: CudaEvent,
+    stream: Arc<CudaStream>,
+}
+
+impl GpuTimer {
+    /// Records the start event.
+    pub fn start(&self) -> Result<()> {
+        self.start
+            .record(&self.stream)
+            .map_err(LoopsError::driver("recording the timer's start event"))
+    }
+
+    /// Records the stop event.
+    pub fn stop(&self) -> Result<()> {
+        self.stop
+            .record(&self.stream)
+            .map_err(LoopsError::driver("recording the timer's stop event"))
+    }
+
+    /// Milliseconds between the last `start()` and `stop()`; waits for the stop event.
+    pub fn elapsed_ms(&self) -> Result<f32> {
+        self.start
+            .elapsed_ms(&self.stop)
+            .map_err(LoopsError::driver(
+                "reading the timer (was start() and stop() called?)",
+            ))
+    }
+}
+
+/// A `Vec<T>` in device memory, made by a [`Gpu`]. An empty buffer holds no allocation.
+pub struct DeviceBuffer<T> {
+    slice: Option<CudaSlice<T>>,
+}
+
+impl<T> DeviceBuffer<T> {
+    fn empty() -> Self {
+        DeviceBuffer { slice: None }
+    }
+
+    pub fn len(&self) -> usize {
+        self.slice.as_ref().map_or(0, |s| s.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The cudarc allocation, `None` for an empty buffer. For interoperation; work on it must go to
+    /// [`Gpu::stream`].
+    pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        self.slice.as_ref()
+    }
+
+    /// The device address (0 for an empty buffer), as a kernel parameter.
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.slice.as_ref().map_or(0, raw_ptr)
+    }
+
+    /// The stream of the handle that made the allocation (`None` for an empty buffer).
+    pub(crate) fn cuda_stream(&self) -> Option<&Arc<CudaStream>> {
+        self.slice.as_ref().map(|s| s.stream())
+    }
+}
+
+impl<T> fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceBuffer<{}>[{}]",
+            std::any::type_name::<T>(),
+            self.len()
+        )
+    }
+}
+
+/// A CSR matrix in device memory: `rows + 1` offsets, and `nnz` column indices and values (32-bit
+/// offsets and indices).
+pub struct DeviceCsr<T> {
+    rows: usize,
+    cols: usize,
+    nnz: usize,
+    offsets: DeviceBuffer<i32>,
+    indices: DeviceBuffer<i32>,
+    values: DeviceBuffer<T>,
+}
+
+impl<T> DeviceCsr<T> {
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The tile set of the matrix: one tile per row, one atom per nonzero.
+    pub fn shape(&self) -> TileSetShape {
+        TileSetShape {
+            tiles: self.rows as u64,
+            atoms: self.nnz as u64,
+        }
+    }
+
+    pub fn offsets(&self) -> &DeviceBuffer<i32> {
+        &self.offsets
+    }
+
+    pub fn indices(&self) -> &DeviceBuffer<i32> {
+        &self.indices
+    }
+
+    pub fn values(&self) -> &DeviceBuffer<T> {
+        &self.values
+    }
+}
+
+impl<T> fmt::Debug for DeviceCsr<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceCsr<{}>({}x{}, {} nonzeros)",
+            std::any::type_name::<T>(),
+            self.rows,
+            self.cols,
+            self.nnz
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn handles_are_send_and_sync() {
+        assert_send_sync::<Gpu>();
+        assert_send_sync::<DeviceBuffer<f32>>();
+        assert_send_sync::<DeviceCsr<f64>>();
+        assert_send_sync::<GpuTimer>();
+    }
+
+    #[test]
+    fn empty_buffer_needs_no_device() {
+        let b = DeviceBuffer::<f32>::empty();
+        assert_eq!(b.len(), 0);
+        assert!(b.is_empty());
+        assert_eq!(b.device_ptr(), 0);
+        assert!(b.cuda_slice().is_none());
+    }
+
+    #[test]
+    fn driver_version_text() {
+        assert_eq!(version_text(13000), "13.0");
+        assert_eq!(version_text(12040), "12.4");
+    }
+}

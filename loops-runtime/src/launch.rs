@@ -1,0 +1,416 @@
+//! Launching a generated kernel: the argument builder the macro's Rust wrapper fills, and the launch.
+//!
+//! The kernel ABI (order and C types of the generated `extern "C" __global__` parameters):
+//! - `Csr<T>` named `a`: `int a_rows, int a_cols, int a_nnz, const int* a_offsets,
+//!   const int* a_indices, const T* a_values`;
+//! - `&[T]` named `x`: `const T* __restrict__ x, unsigned long long x_len`; `&mut [T]` named `y`:
+//!   `T* y, unsigned long long y_len`;
+//! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
+//!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
+//! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
+//!   the segment schedules: `1 + grid * scratch_slots_per_block` 8-byte slots, slot 0 a ticket counter
+//!   that is 0 when a kernel starts and that the kernel leaves at 0. [`Gpu::launch`] appends it (a
+//!   null pointer when the kernel needs none); one scratch area per [`Gpu`], grown on demand and
+//!   shared by its launches, which its one stream runs one after another.
+//!
+//! An empty buffer is passed as a null pointer with length 0.
+//!
+//! Where the driver can report the parameter sizes of an entry point (CUDA 12.4+), every launch checks
+//! the arguments against them, so a wrapper and a kernel that disagree give
+//! [`LoopsError::KernelArguments`] instead of a kernel reading garbage.
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
+
+use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::element::{Element, Float};
+use crate::error::{LoopsError, Result};
+
+/// A generated kernel: its name (for errors), its CUDA source, the schedule it was generated for
+/// (which decides the launch geometry), and the global scratch its schedule needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSpec {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub config: ScheduleConfig,
+    /// 8-byte slots of global scratch per block (besides the one ticket counter); 0 for none.
+    pub scratch_slots_per_block: u32,
+}
+
+/// A value a kernel takes by value. Implemented for the element types, `bool` (1 byte, C++ `bool`)
+/// and `usize` (passed as `unsigned long long`).
+pub trait ScalarArg: Copy + sealed::Sealed {
+    /// The CUDA C++ spelling of the parameter's type.
+    const CUDA_NAME: &'static str;
+    /// Writes the value's bytes, as the kernel reads them, to the start of `slot`; returns how many.
+    fn store(self, slot: &mut u64) -> usize;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Writes `v` at the start of `slot` (as the kernel reads it: the driver copies `size_of::<T>()`
+/// bytes from the slot's address).
+fn store_raw<T: Copy>(v: T, slot: &mut u64) -> usize {
+    const { assert!(std::mem::size_of::<T>() <= 8 && std::mem::align_of::<T>() <= 8) };
+    // SAFETY: `T` fits in the slot and its alignment is at most the slot's (asserted above).
+    unsafe { (slot as *mut u64).cast::<T>().write(v) };
+    std::mem::size_of::<T>()
+}
+
+macro_rules! scalar_arg {
+    ($($t:ty => $cuda:literal),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl ScalarArg for $t {
+            const CUDA_NAME: &'static str = $cuda;
+            fn store(self, slot: &mut u64) -> usize {
+                store_raw(self, slot)
+            }
+        }
+    )*};
+}
+scalar_arg!(f32 => "float", f64 => "double", i32 => "int", u32 => "unsigned int",
+            i64 => "long long", u64 => "unsigned long long", bool => "bool");
+
+impl sealed::Sealed for usize {}
+impl ScalarArg for usize {
+    const CUDA_NAME: &'static str = "unsigned long long";
+    fn store(self, slot: &mut u64) -> usize {
+        store_raw(self as u64, slot)
+    }
+}
+
+/// The arguments of one launch, in parameter order. Holds the buffers borrowed (shared or exclusive,
+/// as the kernel reads or writes them) until the launch.
+#[derive(Default)]
+pub struct KernelArgs<'a> {
+    /// One 8-byte slot per parameter; the driver reads `sizes[i]` bytes from the start of slot `i`.
+    slots: Vec<u64>,
+    sizes: Vec<usize>,
+    /// What each parameter is, for error messages.
+    what: Vec<Param>,
+    /// (parameter, address of the stream of the buffer's allocation): to refuse buffers of another
+    /// handle.
+    streams: Vec<(usize, usize)>,
+    _borrows: PhantomData<&'a mut ()>,
+}
+
+impl<'a> KernelArgs<'a> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of parameters pushed so far.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The byte size of each parameter pushed so far.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    fn push_value<S: ScalarArg>(&mut self, v: S, what: Param) {
+        let mut slot = 0u64;
+        let size = v.store(&mut slot);
+        self.slots.push(slot);
+        self.sizes.push(size);
+        self.what.push(what);
+    }
+
+    fn push_buffer<T>(&mut self, b: &DeviceBuffer<T>, what: Param) {
+        if let Some(s) = b.cuda_slice() {
+            self.streams
+                .push((self.slots.len(), Arc::as_ptr(s.stream()) as usize));
+        }
+        self.push_value(b.device_ptr(), what);
+    }
+
+    /// A CSR matrix: rows, cols, nnz (`int`), offsets, indices, values (pointers).
+    pub fn csr<T: Float>(&mut self, m: &'a DeviceCsr<T>) -> &mut Self {
+        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+        self.push_value(int(m.rows()), Param::Csr("int rows"));
+        self.push_value(int(m.cols()), Param::Csr("int cols"));
+        self.push_value(int(m.nnz()), Param::Csr("int nnz"));
+        self.push_buffer(m.offsets(), Param::Csr("const int* offsets"));
+        self.push_buffer(m.indices(), Param::Csr("const int* indices"));
+        self.push_buffer(m.values(), Param::CsrValues(T::CUDA_NAME));
+        self
+    }
+
+    /// A buffer the kernel reads: pointer, then length (`unsigned long long`).
+    pub fn slice<T: Element>(&mut self, b: &'a DeviceBuffer<T>) -> &mut Self {
+        self.push_buffer(
+            b,
+            Param::Ptr {
+                ty: T::CUDA_NAME,
+                mutable: false,
+            },
+        );
+        self.push_value(b.len() as u64, Param::Len);
+        self
+    }
+
+    /// A buffer the kernel writes: pointer, then length (`unsigned long long`).
+    pub fn slice_mut<T: Element>(&mut self, b: &'a mut DeviceBuffer<T>) -> &mut Self {
+        self.push_buffer(
+            b,
+            Param::Ptr {
+                ty: T::CUDA_NAME,
+                mutable: true,
+            },
+        );
+        self.push_value(b.len() as u64, Param::Len);
+        self
+    }
+
+    /// A value.
+    pub fn scalar<T: ScalarArg>(&mut self, v: T) -> &mut Self {
+        self.push_value(v, Param::Scalar(T::CUDA_NAME));
+        self
+    }
+}
+
+/// What a parameter is, for error messages.
+#[derive(Clone, Copy, Debug)]
+enum Param {
+    Scalar(&'static str),
+    Ptr { ty: &'static str, mutable: bool },
+    Len,
+    Csr(&'static str),
+    CsrValues(&'static str),
+    Scratch,
+}
+
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Param::Scalar(ty) => write!(f, "{ty}"),
+            Param::Ptr { ty, mutable: false } => write!(f, "const {ty}*"),
+            Param::Ptr { ty, mutable: true } => write!(f, "{ty}*"),
+            Param::Len => write!(f, "unsigned long long len"),
+            Param::Csr(what) => write!(f, "{what}"),
+            Param::CsrValues(ty) => write!(f, "const {ty}* values"),
+            Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
+        }
+    }
+}
+
+/// [`LoopsError::BufferTooShort`] if `len < required`.
+pub fn check_len(kernel: &str, param: &str, len: usize, required: usize, why: &str) -> Result<()> {
+    if len < required {
+        return Err(LoopsError::BufferTooShort {
+            kernel: kernel.to_string(),
+            param: param.to_string(),
+            len,
+            required,
+            why: why.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// With `LOOPS_SYNC_LAUNCH=1` every launch waits for its kernel, so a fault is reported by the launch
+/// of the kernel that caused it (for debugging; slow).
+fn sync_each_launch() -> bool {
+    static SYNC: OnceLock<bool> = OnceLock::new();
+    *SYNC
+        .get_or_init(|| std::env::var("LOOPS_SYNC_LAUNCH").is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// Checks `args` against the entry point's parameter sizes.
+fn check_args(kernel: &str, entry: &str, sizes: &[usize], args: &KernelArgs<'_>) -> Result<()> {
+    let mismatch = |detail: String| LoopsError::KernelArguments {
+        kernel: kernel.to_string(),
+        detail,
+    };
+    if sizes.len() != args.sizes.len() {
+        return Err(mismatch(format!(
+            "entry point `{entry}` has {} parameters, {} arguments were given ({})",
+            sizes.len(),
+            args.sizes.len(),
+            args.what
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    for (i, (&want, &have)) in sizes.iter().zip(&args.sizes).enumerate() {
+        if want != have {
+            return Err(mismatch(format!(
+                "parameter {i} of `{entry}` is {want} bytes, argument {i} ({}) is {have}",
+                args.what[i]
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Gpu {
+    /// Compiles (once) and launches `entry` of `spec` over a tile set of `shape`, with the geometry
+    /// `spec.config.launch_dims(shape, self.limits())`. Returns once the launch is queued; errors of
+    /// the kernel's execution surface at the next synchronizing call (e.g. [`Gpu::download`]).
+    pub fn launch(
+        &self,
+        spec: &KernelSpec,
+        entry: &str,
+        shape: TileSetShape,
+        mut args: KernelArgs<'_>,
+    ) -> Result<()> {
+        let dims = spec.config.launch_dims(shape, self.limits());
+        let f = self.loaded_function(spec.name, spec.source, entry)?;
+        // The scratch lock is held until the launch is queued: growing the area frees the old one
+        // (stream-ordered), which must come after every launch that was given it.
+        let _scratch = if spec.scratch_slots_per_block > 0 {
+            let slots = 1 + dims.grid as usize * spec.scratch_slots_per_block as usize;
+            let scratch = self.scratch(slots)?;
+            args.push_value(scratch.device_ptr(), Param::Scratch);
+            Some(scratch)
+        } else {
+            args.push_value(0u64, Param::Scratch);
+            None
+        };
+        if let Some(sizes) = &f.param_sizes {
+            check_args(spec.name, entry, sizes, &args)?;
+        }
+        self.launch_raw(spec.name, entry, &f.func, dims, args)
+    }
+
+    /// Launches a function obtained from [`Gpu::function`] with explicit geometry: for hand-written
+    /// kernels (baselines, tests). The arguments are checked as in [`Gpu::launch`].
+    pub fn launch_function(
+        &self,
+        kernel_name: &str,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        args: KernelArgs<'_>,
+    ) -> Result<()> {
+        if let Some(sizes) = crate::device::param_sizes(func) {
+            check_args(kernel_name, kernel_name, &sizes, &args)?;
+        }
+        self.launch_raw(kernel_name, kernel_name, func, dims, args)
+    }
+
+    fn launch_raw(
+        &self,
+        kernel: &str,
+        entry: &str,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        mut args: KernelArgs<'_>,
+    ) -> Result<()> {
+        let ours = Arc::as_ptr(self.stream()) as usize;
+        if let Some(&(i, _)) = args.streams.iter().find(|&&(_, s)| s != ours) {
+            return Err(LoopsError::ForeignBuffer {
+                context: format!(
+                    "launching kernel `{kernel}`: argument {i} ({})",
+                    args.what[i]
+                ),
+            });
+        }
+        let context = || {
+            format!(
+                "launching kernel `{kernel}` (entry `{entry}`, grid {}, block {}, {} B dynamic shared memory)",
+                dims.grid, dims.block, dims.shared_bytes
+            )
+        };
+        // Beyond 48 KiB, dynamic shared memory must be opted into per function.
+        if dims.shared_bytes > 48 * 1024 {
+            use cudarc::driver::sys::CUfunction_attribute;
+            func.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dims.shared_bytes as i32,
+            )
+            .map_err(LoopsError::driver(context()))?;
+        }
+        let mut params: Vec<*mut c_void> = args
+            .slots
+            .iter_mut()
+            .map(|s| (s as *mut u64).cast())
+            .collect();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: `params` points at one live slot per parameter, holding a value of the parameter's
+        // size (checked against the entry point where the driver reports sizes). Device pointers come
+        // from buffers borrowed by `args` for the call and allocated on this handle's stream, which
+        // orders the kernel after their uploads and before their frees. Staying inside the buffers is
+        // the kernel's contract with the lengths it is passed (`check_len` in the generated wrapper).
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                func.cu_function(),
+                (dims.grid, 1, 1),
+                (dims.block, 1, 1),
+                dims.shared_bytes,
+                self.stream().cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(LoopsError::driver(context()))?;
+        if sync_each_launch() {
+            self.stream()
+                .synchronize()
+                .map_err(LoopsError::driver(format!(
+                    "running kernel `{kernel}` (entry `{entry}`)"
+                )))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_take_their_c_size() {
+        let mut args = KernelArgs::new();
+        args.scalar(1.5f32)
+            .scalar(2.5f64)
+            .scalar(-3i32)
+            .scalar(4u32)
+            .scalar(true)
+            .scalar(7usize)
+            .scalar(-8i64);
+        assert_eq!(args.sizes(), [4, 8, 4, 4, 1, 8, 8]);
+        assert_eq!(args.len(), 7);
+        let bytes = |i: usize| args.slots[i].to_ne_bytes();
+        assert_eq!(f32::from_ne_bytes(bytes(0)[..4].try_into().unwrap()), 1.5);
+        assert_eq!(f64::from_ne_bytes(bytes(1)), 2.5);
+        assert_eq!(i32::from_ne_bytes(bytes(2)[..4].try_into().unwrap()), -3);
+        assert_eq!(bytes(4)[0], 1);
+        assert_eq!(u64::from_ne_bytes(bytes(5)), 7);
+        assert_eq!(i64::from_ne_bytes(bytes(6)), -8);
+        assert_eq!(<usize as ScalarArg>::CUDA_NAME, "unsigned long long");
+        assert_eq!(<bool as ScalarArg>::CUDA_NAME, "bool");
+    }
+
+    #[test]
+    fn argument_check() {
+        let mut args = KernelArgs::new();
+        args.scalar(1.0f32).scalar(2u64);
+        assert!(check_args("k", "k_f32", &[4, 8], &args).is_ok());
+        let e = check_args("k", "k_f32", &[4, 8, 8], &args).unwrap_err();
+        assert!(
+            e.to_string().contains("has 3 parameters, 2 arguments"),
+            "{e}"
+        );
+        let e = check_args("k", "k_f32", &[8, 8], &args).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("parameter 0 of `k_f32` is 8 bytes, argument 0 (float) is 4"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! loops-runtime: everything that happens at run time. It knows schedules only as launch geometry
+//! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
+
+pub mod compile;
+pub mod device;
+pub mod element;
+pub mod error;
+pub mod generate;
+pub mod host;
+pub mod launch;
+pub mod mtx;
+pub mod verify;
+
+/// Schedules as the runtime sees them: launch geometry and CPU models.
+pub use kernels_gen::schedule;
+
+pub use element::{Element, Float};
+pub use error::{LoopsError, Result};
