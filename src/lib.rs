@@ -1,0 +1,51 @@
+//! # loops for Rust
+//!
+//! Write an irregular GPU computation once, as nested loops over the *tiles* and *atoms* of a tile set
+//! (rows and nonzeros of a sparse matrix), and choose how the work is spread over GPU threads with one
+//! attribute:
+//!
+//! ```ignore
+//! use loops::prelude::*;
+//!
+//! #[load_balanced(schedule = "thread")]
+//! pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
+//!     for row in a.tiles() {
+//!         let mut sum = 0.0;
+//!         for nz in a.atoms(row) {
+//!             sum += a.values[nz] * x[a.col_indices[nz] as usize];
+//!         }
+//!         y[row] = sum;
+//!     }
+//! }
+//! ```
+//!
+//! This crate is a facade: the attribute comes from `loops-macros`, everything that runs from
+//! `loops-runtime`.
+
+pub use loops_macros::load_balanced;
+pub use loops_runtime as runtime;
+pub use loops_runtime::device::{DeviceBuffer, DeviceCsr, Gpu};
+pub use loops_runtime::{generate, mtx, Element, Float, LoopsError, Result};
+
+/// What a kernel file needs: the attribute, the device handle and buffers, and the element traits.
+pub mod prelude {
+    pub use crate::{load_balanced, DeviceBuffer, DeviceCsr, Element, Float, Gpu, LoopsError};
+}
+
+/// Used by the code `#[load_balanced]` expands to; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use loops_runtime::launch::{check_len, KernelArgs, KernelSpec};
+    pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
+
+    /// The entry point of a kernel for an element type (`""` for a kernel that is not generic).
+    /// The generic parameter is bound by `Float`, which only f32 and f64 implement, and the macro
+    /// emits an entry for both, so the lookup cannot miss.
+    pub fn entry_for(entries: &'static [(&'static str, &'static str)], key: &str) -> &'static str {
+        entries
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, e)| *e)
+            .unwrap_or(entries[0].1)
+    }
+}
