@@ -1,0 +1,46 @@
+//! The project's kernels, one file each, each body written once and instantiated under every schedule
+//! it supports (one module per schedule: `spmv::merge_path::spmv`). The examples run them; the tests
+//! snapshot, compile and check them on the GPU; the benchmarks time them. A test includes this folder
+//! with `#[path = "../examples/kernels/mod.rs"] mod kernels;`.
+#![allow(dead_code)]
+
+/// Instantiates a kernel under each named schedule, one module per schedule, and writes `SCHEDULES`
+/// and `launch(schedule, gpu, args..)`. `$kernel` is a `macro_rules!` that takes the attribute's
+/// arguments and defines the kernel function of the same name.
+macro_rules! under_schedules {
+    ($kernel:ident ( $($arg:ident : $ty:ty),* $(,)? ) : $($schedule:ident),+ $(,)?) => {
+        $( under_schedules!(@module $kernel $schedule); )+
+
+        /// The schedules this kernel is instantiated with (module names).
+        pub const SCHEDULES: &[&str] = &[$(stringify!($schedule)),+];
+
+        /// The generated CUDA of each instantiation, by schedule.
+        pub const SOURCES: &[(&str, &str)] = &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE)),+];
+
+        under_schedules!(@launch $kernel [$($schedule)+] schedule
+            (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
+    };
+    // `$which` is the name of the schedule parameter, passed in so that it has the hygiene of `$params`.
+    (@launch $kernel:ident [$($schedule:ident)+] $which:ident $params:tt $args:tt) => {
+        /// Launches the kernel under the schedule with this module name (one of [`SCHEDULES`]).
+        pub fn launch<T: loops::Float> $params -> loops::Result<()> {
+            match $which {
+                $( stringify!($schedule) => $schedule::$kernel $args, )+
+                other => panic!("`{}` has no schedule `{other}`; it has {SCHEDULES:?}", stringify!($kernel)),
+            }
+        }
+    };
+    (@module $kernel:ident thread) => { pub mod thread { use super::*; $kernel!(schedule = "thread"); } };
+    (@module $kernel:ident group2) => { pub mod group2 { use super::*; $kernel!(schedule = "group", group_size = 2); } };
+    (@module $kernel:ident warp) => { pub mod warp { use super::*; $kernel!(schedule = "warp"); } };
+    (@module $kernel:ident group64) => { pub mod group64 { use super::*; $kernel!(schedule = "group", group_size = 64); } };
+    (@module $kernel:ident block) => { pub mod block { use super::*; $kernel!(schedule = "block"); } };
+    (@module $kernel:ident work_oriented) => { pub mod work_oriented { use super::*; $kernel!(schedule = "work_oriented"); } };
+    (@module $kernel:ident merge_path) => { pub mod merge_path { use super::*; $kernel!(schedule = "merge_path"); } };
+}
+
+pub mod column_sums;
+pub mod row_max_abs;
+pub mod spmm;
+pub mod spmv;
+pub mod spmv_axpby;

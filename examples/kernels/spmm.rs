@@ -1,0 +1,25 @@
+//! `C = A B` with a dense row-major `B` of `k` columns (the paper's Listing 4): a plain loop between
+//! the tile loop and the atom loop. The carry schedules (`work_oriented`, `merge_path`) need the atom
+//! loop at the top of the tile body and reject this one at compile time.
+
+use loops::prelude::*;
+
+macro_rules! spmm {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
+            for row in a.tiles() {
+                for j in 0..k {
+                    let mut sum = 0.0;
+                    for nz in a.atoms(row) {
+                        sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
+                    }
+                    c[row * k + j] = sum;
+                }
+            }
+        }
+    };
+}
+
+under_schedules!(spmm(a: &DeviceCsr<T>, b: &DeviceBuffer<T>, c: &mut DeviceBuffer<T>, k: usize):
+    thread, group2, warp, group64, block);

@@ -1,0 +1,105 @@
+//! Shared by the GPU tests: the matrices every kernel runs on, fresh random inputs, and the device.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use loops::prelude::*;
+use sprs::CsMat;
+
+/// The real matrices: `$LOOPS_DATA_DIR` (set by `.device/run-all`), else `../shared/data/matrices`
+/// beside the checkout. Missing data is a failure: a test that found nothing to check must not pass.
+pub fn data_dir() -> PathBuf {
+    let dir = std::env::var_os("LOOPS_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/matrices")
+        });
+    assert!(
+        dir.is_dir(),
+        "matrix folder {} not found (set LOOPS_DATA_DIR)",
+        dir.display()
+    );
+    dir
+}
+
+/// Every `.mtx` file of the data folder, by name, symmetric forms expanded.
+pub fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(data_dir())
+        .expect("readable matrix folder")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mtx"))
+        .collect();
+    paths.sort();
+    assert!(
+        !paths.is_empty(),
+        "no .mtx files in {}",
+        data_dir().display()
+    );
+    paths
+        .into_iter()
+        .map(|p| {
+            let m =
+                loops::mtx::read_csr::<T>(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.file_name().unwrap().to_string_lossy().into_owned(), m)
+        })
+        .collect()
+}
+
+/// The generated shapes the issues name: uniform, power-law, one huge row, many empty rows, no
+/// nonzeros, 1x1, and sizes around the block boundaries.
+pub fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
+    use loops::generate as g;
+    vec![
+        (
+            "uniform 10000x8000 x12".into(),
+            g::uniform(10_000, 8_000, 12, seed),
+        ),
+        (
+            "power-law 20000 mean 8".into(),
+            g::power_law(20_000, 20_000, 8.0, 2.0, false, seed + 1),
+        ),
+        (
+            "power-law contiguous 5000".into(),
+            g::power_law(5_000, 5_000, 16.0, 2.0, true, seed + 2),
+        ),
+        (
+            "one huge row 3000 (2^17 atoms)".into(),
+            g::one_huge_row(3_000, 1 << 17, 1 << 17, seed + 3),
+        ),
+        (
+            "many empty rows 50000".into(),
+            g::with_empty_rows(50_000, 50_000, 0.9, 4, seed + 4),
+        ),
+        ("0 nnz 1000x1000".into(), g::empty(1_000, 1_000)),
+        ("0 rows".into(), g::empty(0, 10)),
+        ("1x1".into(), g::uniform(1, 1, 1, seed + 5)),
+        (
+            "257 rows (block + 1)".into(),
+            g::uniform(257, 300, 5, seed + 6),
+        ),
+        ("rmat scale 12".into(), g::rmat(12, 8, seed + 7)),
+        ("arrow 3000".into(), g::arrow(3_000, seed + 8)),
+        ("banded 40000 x16".into(), g::banded(40_000, 16, seed + 9)),
+        ("grid 100x90".into(), g::grid2d(100, 90, seed + 10)),
+    ]
+}
+
+/// A seed that differs on every run (printed by the tests, so a failure can be replayed with
+/// `LOOPS_SEED`).
+pub fn fresh_seed() -> u64 {
+    if let Some(s) = std::env::var("LOOPS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return s;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+/// The device. No GPU is a failure: the GPU tests never skip.
+pub fn gpu() -> Gpu {
+    Gpu::new(0).unwrap_or_else(|e| panic!("the `gpu` feature's tests need a CUDA device: {e}"))
+}

@@ -1,0 +1,100 @@
+//! SpMV on the GPU against the f64 CPU reference: every generated shape and every real matrix, f32
+//! and f64, outputs poisoned (NaN) before each run, fresh random `x` every run.
+#![cfg(feature = "gpu")]
+
+mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use kernels::spmv::thread::spmv;
+use loops::prelude::*;
+use loops::runtime::verify;
+
+/// Runs `spmv` on one matrix and returns a line for the table, or the failure.
+fn run_one<T: Float>(
+    gpu: &Gpu,
+    name: &str,
+    a: &sprs::CsMat<T>,
+    seed: u64,
+) -> Result<String, String> {
+    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let da = gpu.upload_csr(a).map_err(|e| e.to_string())?;
+    let dx = gpu.upload(&x).map_err(|e| e.to_string())?;
+    let mut dy = gpu.zeros::<T>(a.rows()).map_err(|e| e.to_string())?;
+    gpu.fill(&mut dy, T::POISON).map_err(|e| e.to_string())?;
+    spmv(gpu, &da, &dx, &mut dy).map_err(|e| e.to_string())?;
+    let y = gpu.download(&dy).map_err(|e| e.to_string())?;
+    let check = verify::check_spmv(a, &x, &y);
+    let line = format!(
+        "{name:<40} {:>8} {:>9} {:<4} {check}",
+        a.rows(),
+        a.nnz(),
+        T::RUST_NAME
+    );
+    if check.passed() {
+        Ok(line)
+    } else {
+        Err(line)
+    }
+}
+
+fn run_all<T: Float>(matrices: Vec<(String, sprs::CsMat<T>)>) {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); device {}",
+        gpu.name()
+    );
+    let mut failures = Vec::new();
+    for (i, (name, a)) in matrices.iter().enumerate() {
+        match run_one(&gpu, name, a, seed.wrapping_add(i as u64)) {
+            Ok(line) => println!("ok   {line}"),
+            Err(line) => {
+                println!("FAIL {line}");
+                failures.push(line);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} matrices failed:\n{}",
+        failures.len(),
+        matrices.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn spmv_thread_generated_f32() {
+    run_all(common::generated_matrices::<f32>(common::fresh_seed()));
+}
+
+#[test]
+fn spmv_thread_generated_f64() {
+    run_all(common::generated_matrices::<f64>(common::fresh_seed()));
+}
+
+#[test]
+fn spmv_thread_real_matrices_f32() {
+    run_all(common::real_matrices::<f32>());
+}
+
+#[test]
+fn spmv_thread_real_matrices_f64() {
+    run_all(common::real_matrices::<f64>());
+}
+
+/// A buffer shorter than the matrix needs is an error before launch, naming the parameter.
+#[test]
+fn short_x_is_an_error_before_launch() {
+    let gpu = common::gpu();
+    let a = loops::generate::uniform::<f32>(100, 80, 4, 1);
+    let da = gpu.upload_csr(&a).unwrap();
+    let dx = gpu.upload(&vec![1.0f32; 79]).unwrap();
+    let mut dy = gpu.zeros::<f32>(100).unwrap();
+    let err = spmv(&gpu, &da, &dx, &mut dy).unwrap_err().to_string();
+    assert!(
+        err.contains("`x` has 79 elements but needs at least 80"),
+        "{err}"
+    );
+}

@@ -1,0 +1,54 @@
+//! NVRTC compiles the generated CUDA of every kernel under every schedule, for sm_90, on a machine
+//! with no GPU. Needs libnvrtc (see README); without it the test says SKIPPED, unless
+//! LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
+
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use loops::runtime::compile::{compile_ptx, nvrtc_or_skip, Arch};
+
+#[test]
+fn every_generated_kernel_compiles_for_sm90() {
+    let Some(info) = nvrtc_or_skip("NVRTC compile of every generated kernel") else {
+        return;
+    };
+    let all = [
+        ("spmv", kernels::spmv::SOURCES),
+        ("spmv_axpby", kernels::spmv_axpby::SOURCES),
+        ("spmm", kernels::spmm::SOURCES),
+        ("row_max_abs", kernels::row_max_abs::SOURCES),
+        ("column_sums", kernels::column_sums::SOURCES),
+    ];
+    let mut compiled = 0;
+    let mut failures = Vec::new();
+    for (kernel, sources) in all {
+        for (schedule, source) in sources {
+            let started = std::time::Instant::now();
+            match compile_ptx(kernel, source, Arch::SM_90) {
+                Ok(ptx) => {
+                    // Generic kernels: one entry per element type.
+                    for ty in ["f32", "f64"] {
+                        let entry = format!(".entry {kernel}__{ty}(");
+                        assert!(
+                            ptx.contains(&entry),
+                            "{kernel}/{schedule}: no `{entry}` in the PTX"
+                        );
+                    }
+                    println!(
+                        "{kernel:<12} {schedule:<14} {:>7.1} ms",
+                        started.elapsed().as_secs_f64() * 1e3
+                    );
+                    compiled += 1;
+                }
+                Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(compiled, 33);
+}
