@@ -83,7 +83,8 @@ pub struct Gpu {
     limits: DeviceLimits,
     driver_version: i32,
     /// Compiled modules by (source hash, architecture).
-    modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
+    /// Loaded modules, with the parameter count of each entry point read from the PTX.
+    modules: Mutex<HashMap<(u64, Arch), LoadedModule>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
     /// Global scratch of the segment schedules' carries (see `launch`), grown on demand.
@@ -94,6 +95,9 @@ pub struct Gpu {
 type EntryPoints = HashMap<String, Arc<LoadedFunction>>;
 
 /// A loaded entry point and the sizes of its parameters (when the driver can tell: CUDA 12.4+).
+/// A loaded module and the parameter count of each of its entry points.
+type LoadedModule = (Arc<CudaModule>, Arc<HashMap<String, usize>>);
+
 pub(crate) struct LoadedFunction {
     pub(crate) func: CudaFunction,
     pub(crate) param_sizes: Option<Vec<usize>>,
@@ -391,7 +395,7 @@ impl Gpu {
         if let Some(f) = lock(&self.functions).get(&key).and_then(|m| m.get(entry)) {
             return Ok(f.clone());
         }
-        let module = self.module(kernel_name, source)?;
+        let (module, param_counts) = self.module(kernel_name, source)?;
         let context = || format!("loading entry point `{entry}` of kernel `{kernel_name}`");
         if entry.contains('\0') {
             return Err(LoopsError::driver(context())(DriverError(
@@ -401,7 +405,7 @@ impl Gpu {
         let func = module
             .load_function(entry)
             .map_err(LoopsError::driver(context()))?;
-        let param_sizes = param_sizes(&func);
+        let param_sizes = param_counts.get(entry).and_then(|&n| param_sizes(&func, n));
         let loaded = Arc::new(LoadedFunction { func, param_sizes });
         lock(&self.functions)
             .entry(key)
@@ -413,13 +417,14 @@ impl Gpu {
 
     /// The module of `source` for this device, compiled on first use. The lock is held across the
     /// compile, so concurrent first uses compile once.
-    fn module(&self, kernel_name: &str, source: &str) -> Result<Arc<CudaModule>> {
+    fn module(&self, kernel_name: &str, source: &str) -> Result<LoadedModule> {
         let key = (compile::source_hash(source), self.arch);
         let mut modules = lock(&self.modules);
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
         let image = compile::compile(kernel_name, source, self.arch, OUTPUT)?;
+        let param_counts = Arc::new(image.ptx().map(ptx_param_counts).unwrap_or_default());
         let module = self.ctx.load_module(image.into_cudarc()).map_err(|e| {
             let hint = if e.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
                 format!(
@@ -434,8 +439,8 @@ impl Gpu {
                 self.arch
             ))(e)
         })?;
-        modules.insert(key, module.clone());
-        Ok(module)
+        modules.insert(key, (module.clone(), param_counts.clone()));
+        Ok((module, param_counts))
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new (kernels leave the ticket
@@ -475,30 +480,52 @@ fn version_text(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
 
-/// The byte sizes of `func`'s parameters, in order, by `cuFuncGetParamInfo` (CUDA 12.4+); `None` where
-/// the driver lacks it.
-pub(crate) fn param_sizes(func: &CudaFunction) -> Option<Vec<usize>> {
+/// The number of parameters of each `.entry` in a PTX module, read from its signature.
+pub(crate) fn ptx_param_counts(ptx: &str) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        rest = &rest[at + ".entry ".len()..];
+        let name_end = rest.find(['(', ' ', '\n']).unwrap_or(rest.len());
+        let name = rest[..name_end].trim().to_string();
+        let signature_end = rest.find(')').unwrap_or(rest.len());
+        counts.insert(name, rest[..signature_end].matches(".param").count());
+        rest = &rest[signature_end..];
+    }
+    counts
+}
+
+/// The byte sizes of `func`'s `count` parameters, in order, by `cuFuncGetParamInfo` (CUDA 12.4+);
+/// `None` where the driver lacks it. Only valid indices are asked for: a query past the last
+/// parameter is an API error that compute-sanitizer reports, in every user's program.
+pub(crate) fn param_sizes(func: &CudaFunction, count: usize) -> Option<Vec<usize>> {
     // SAFETY: a symbol lookup; the driver library is loaded (a function exists).
     let present = unsafe { sys::culib().get::<*const ()>(b"cuFuncGetParamInfo").is_ok() };
     if !present {
         return None;
     }
-    let mut sizes = Vec::new();
-    loop {
+    let mut sizes = Vec::with_capacity(count);
+    for index in 0..count {
         let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: `func` is a loaded function; the out-pointers are valid. The driver answers
-        // CUDA_ERROR_INVALID_VALUE past the last parameter.
-        let r = unsafe {
-            sys::cuFuncGetParamInfo(func.cu_function(), sizes.len(), &mut offset, &mut size)
-        };
-        match r {
-            CUresult::CUDA_SUCCESS => sizes.push(size),
-            CUresult::CUDA_ERROR_INVALID_VALUE => return Some(sizes),
-            _ => return None,
-        }
-        if sizes.len() > 4096 {
+        // SAFETY: `func` is a loaded function with `count` parameters; the out-pointers are valid.
+        let r =
+            unsafe { sys::cuFuncGetParamInfo(func.cu_function(), index, &mut offset, &mut size) };
+        if r != CUresult::CUDA_SUCCESS {
             return None;
         }
+        sizes.push(size);
+    }
+    Some(sizes)
+}
+
+#[cfg(test)]
+mod ptx_tests {
+    #[test]
+    fn counts_entry_parameters() {
+        let ptx = ".visible .entry spmv__f32(\n\t.param .u32 spmv__f32_param_0,\n\t.param .u64 .ptr .align 1 spmv__f32_param_1\n)\n{\n}\n.visible .entry empty()\n{\n}\n";
+        let counts = super::ptx_param_counts(ptx);
+        assert_eq!(counts["spmv__f32"], 2);
+        assert_eq!(counts["empty"], 0);
     }
 }
 

@@ -8,7 +8,8 @@
 //! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
 //!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
 //! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
-//!   the segment schedules: `1 + grid * scratch_slots_per_block` 8-byte slots, slot 0 a ticket counter
+//!   the segment schedules: `1 + grid * scratch_slots_per_block` 8-byte slots per carry round, the
+//!   first of each round a ticket counter
 //!   that is 0 when a kernel starts and that the kernel leaves at 0. [`Gpu::launch`] appends it (a
 //!   null pointer when the kernel needs none); one scratch area per [`Gpu`], grown on demand and
 //!   shared by its launches, which its one stream runs one after another.
@@ -97,12 +98,22 @@ pub struct KernelArgs<'a> {
     /// (parameter, address of the stream of the buffer's allocation): to refuse buffers of another
     /// handle.
     streams: Vec<(usize, usize)>,
+    /// Rounds of the carry fix-up (a tile-invariant loop around the atom loop runs one per
+    /// iteration); each needs its own scratch region. 0 means 1.
+    carry_rounds: u64,
     _borrows: PhantomData<&'a mut ()>,
 }
 
 impl<'a> KernelArgs<'a> {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the number of carry rounds the kernel runs (the trip count of the tile-invariant loop
+    /// around its atom loop, for the segment schedules); the runtime gives each its own scratch.
+    pub fn carry_rounds(&mut self, rounds: u64) -> &mut Self {
+        self.carry_rounds = rounds;
+        self
     }
 
     /// The number of parameters pushed so far.
@@ -272,7 +283,8 @@ impl Gpu {
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let _scratch = if spec.scratch_slots_per_block > 0 {
-            let slots = 1 + dims.grid as usize * spec.scratch_slots_per_block as usize;
+            let per_round = 1 + dims.grid as usize * spec.scratch_slots_per_block as usize;
+            let slots = per_round * args.carry_rounds.max(1) as usize;
             let scratch = self.scratch(slots)?;
             args.push_value(scratch.device_ptr(), Param::Scratch);
             Some(scratch)
@@ -295,7 +307,9 @@ impl Gpu {
         dims: LaunchDims,
         args: KernelArgs<'_>,
     ) -> Result<()> {
-        if let Some(sizes) = crate::device::param_sizes(func) {
+        // A hand-written kernel's PTX is not at hand: its sizes are checked for the arguments given,
+        // not its count.
+        if let Some(sizes) = crate::device::param_sizes(func, args.sizes.len()) {
             check_args(kernel_name, kernel_name, &sizes, &args)?;
         }
         self.launch_raw(kernel_name, kernel_name, func, dims, args)
