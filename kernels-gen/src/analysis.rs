@@ -297,29 +297,85 @@ pub fn has_atomic(e: &Expr) -> bool {
 }
 
 /// A tile body split the way the carry schedules need it: side-effect-free `let`s, one atom loop, and
-/// the epilogue.
-pub struct PrologueAtomsEpilogue<'k> {
+/// the epilogue, optionally inside a loop whose bounds are the same for every tile.
+pub struct CarryBody<'k> {
+    pub rounds: Option<Rounds<'k>>,
     pub prologue: &'k [Stmt],
     pub atoms: &'k Stmt,
     pub epilogue: &'k [Stmt],
 }
 
-/// Splits a tile body into prologue, atom loop and epilogue, or says why the `schedule` cannot.
-pub fn split_tile_body<'k>(body: &'k Block, schedule: &str) -> DResult<PrologueAtomsEpilogue<'k>> {
+/// `for var in start..end` around the rest of a tile body, with tile-invariant bounds: the carry
+/// schedules run the whole fix-up once per iteration (a *round*), with its own scratch.
+pub struct Rounds<'k> {
+    pub var: &'k str,
+    pub ty: &'k Ty,
+    pub start: &'k Expr,
+    pub end: &'k Expr,
+    pub line: usize,
+}
+
+/// Splits a tile body for a carry schedule (`schedule` names it in errors), or says why it cannot.
+pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DResult<CarryBody<'k>> {
+    if let [stmt @ Stmt {
+        kind:
+            StmtKind::ForRange {
+                var,
+                ty,
+                start,
+                end,
+                inclusive,
+                body: inner,
+            },
+        ..
+    }] = body
+    {
+        if contains_atoms(stmt) {
+            for bound in [start, end] {
+                if let Some(span) = tile_variant(kernel, bound) {
+                    bail!(
+                        span,
+                        "under `{schedule}` a loop around the atom loop runs as rounds of the whole grid, so its \
+                         bounds must be the same for every tile: kernel parameters, literals, `a.rows()`, `x.len()`"
+                    );
+                }
+            }
+            if *inclusive {
+                bail!(stmt.span, "under `{schedule}` a loop around the atom loop must be `start..end` (not `..=`)");
+            }
+            let rounds = Rounds {
+                var,
+                ty,
+                start,
+                end,
+                line: stmt.line,
+            };
+            let mut split = carry_body(kernel, inner, schedule)?;
+            if split.rounds.is_some() {
+                bail!(
+                    stmt.span,
+                    "under `{schedule}` only one loop may stand around the atom loop"
+                );
+            }
+            split.rounds = Some(rounds);
+            return Ok(split);
+        }
+    }
     let at = body
         .iter()
         .position(|s| matches!(s.kind, StmtKind::ForAtoms { .. }));
     let Some(at) = at else {
-        // The front end guarantees an atom loop; it is nested in a `for` or an `if`.
+        // The front end guarantees an atom loop; it is nested in an `if` or a `for` with other code.
         let nested = body
             .iter()
             .find(|s| contains_atoms(s))
             .expect("a tile body has an atom loop");
         bail!(
             nested.span,
-            "under `{schedule}` the atom loop must stand at the top of the tile body, run once per tile: \
-             the schedule splits a tile's atoms across threads and combines one set of partial results per \
-             tile. This atom loop is inside a `for` or `if`: use the `thread` or `group` schedule"
+            "under `{schedule}` the atom loop must stand at the top of the tile body (or alone in one `for` \
+             loop with tile-invariant bounds), run once per tile: the schedule splits a tile's atoms across \
+             threads and combines one set of partial results per tile. This atom loop is inside an `if` or \
+             beside other statements in a loop: use the `thread` or `group` schedule"
         );
     };
     for s in &body[at + 1..] {
@@ -339,11 +395,33 @@ pub fn split_tile_body<'k>(body: &'k Block, schedule: &str) -> DResult<PrologueA
             bail!(s.span, "under `{schedule}` the statements before the atom loop run on every thread that shares the tile: no atomics there");
         }
     }
-    Ok(PrologueAtomsEpilogue {
+    Ok(CarryBody {
+        rounds: None,
         prologue: &body[..at],
         atoms: &body[at],
         epilogue: &body[at + 1..],
     })
+}
+
+/// The span of the first part of `e` that may differ between tiles: anything but literals, scalar
+/// parameters, tile-set sizes and slice lengths.
+fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
+    let mut found = None;
+    visit_expr(e, &mut |x| {
+        let invariant = match &x.kind {
+            ExprKind::Lit(_) | ExprKind::SetProperty { .. } | ExprKind::SliceLen(_) => true,
+            ExprKind::Var(v) => {
+                matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
+            }
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => true,
+            ExprKind::Call { builtin, .. } => !builtin.is_atomic(),
+            ExprKind::Index { .. } => false,
+        };
+        if !invariant && found.is_none() {
+            found = Some(x.span);
+        }
+    });
+    found
 }
 
 fn contains_atoms(s: &Stmt) -> bool {

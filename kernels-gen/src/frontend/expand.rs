@@ -80,6 +80,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     }
     let set = tile_set.expect("the front end checked the tile set is a parameter");
     let checks = length_checks(kernel);
+    let rounds = carry_rounds(kernel);
 
     let entries: Vec<TokenStream> = kernel
         .instantiations()
@@ -128,6 +129,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             #(#checks)*
             let mut args = ::loops::__private::KernelArgs::new();
             #(#pushes)*
+            #rounds
             gpu.launch(&#name::KERNEL, entry, #set.shape(), args)
         }
     }
@@ -269,5 +271,81 @@ fn extent_of(index: &Expr, tl: &TileLoop, atom_vars: &[String]) -> Option<Extent
             ..
         } if *set == tl.set => Some(Extent::Cols),
         _ => None,
+    }
+}
+
+/// For a carry schedule whose atom loop sits in a tile-invariant `for` loop: the number of rounds the
+/// kernel runs, computed on the host from the same bounds, so the runtime gives each its scratch.
+fn carry_rounds(kernel: &Kernel) -> TokenStream {
+    let carries = matches!(
+        kernel.config.schedule,
+        Schedule::WorkOriented { .. } | Schedule::MergePath { .. }
+    );
+    if !carries {
+        return TokenStream::new();
+    }
+    let Ok(crate::analysis::CarryBody {
+        rounds: Some(r), ..
+    }) = crate::analysis::carry_body(kernel, &kernel.body.body, kernel.config.name())
+    else {
+        return TokenStream::new();
+    };
+    let ty = ty_tokens(r.ty);
+    let start: syn::Expr =
+        syn::parse_str(&rust_expr(r.start)).expect("rust_expr writes valid Rust");
+    let end: syn::Expr = syn::parse_str(&rust_expr(r.end)).expect("rust_expr writes valid Rust");
+    quote! {
+        let (loops_start, loops_end): (#ty, #ty) = (#start, #end);
+        args.carry_rounds(if loops_end > loops_start { (loops_end - loops_start) as u64 } else { 0 });
+    }
+}
+
+/// Rust for a tile-invariant expression (literals, scalar parameters, sizes, arithmetic, casts,
+/// min/max/abs/sqrt), evaluated in the launch wrapper where the parameters are in scope.
+fn rust_expr(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Lit(text) => match &e.ty {
+            Ty::Bool => text.clone(),
+            Ty::Param(p) => {
+                let inner = text.trim_start_matches(p.as_str()).trim_matches(['(', ')']);
+                format!("<{p} as ::loops::Float>::from_f64({inner})")
+            }
+            ty => {
+                let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                format!("({digits}{})", ty.rust_name())
+            }
+        },
+        ExprKind::Var(v) => v.clone(),
+        ExprKind::SetProperty { set, property } => {
+            let method = match property {
+                SetProperty::Rows => "rows",
+                SetProperty::Cols => "cols",
+                SetProperty::Nnz => "nnz",
+            };
+            format!("{set}.{method}()")
+        }
+        ExprKind::SliceLen(s) => format!("{s}.len()"),
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!("({} {} {})", rust_expr(lhs), op.cuda(), rust_expr(rhs))
+        }
+        ExprKind::Unary { op, expr } => {
+            let sign = match op {
+                UnOp::Neg => "-",
+                UnOp::Not => "!",
+            };
+            format!("({sign}{})", rust_expr(expr))
+        }
+        ExprKind::Cast { expr, to } => format!("({} as {})", rust_expr(expr), to.rust_name()),
+        ExprKind::Call { builtin, args } => {
+            let receiver = rust_expr(&args[0]);
+            match builtin {
+                Builtin::Min => format!("{receiver}.min({})", rust_expr(&args[1])),
+                Builtin::Max => format!("{receiver}.max({})", rust_expr(&args[1])),
+                Builtin::Abs => format!("{receiver}.abs()"),
+                Builtin::Sqrt => format!("{receiver}.sqrt()"),
+                _ => unreachable!("tile-invariant expressions have no atomics"),
+            }
+        }
+        ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
     }
 }

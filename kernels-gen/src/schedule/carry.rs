@@ -218,7 +218,7 @@ pub use lowering::CarryLowering;
 #[cfg(feature = "frontend")]
 mod lowering {
     use super::Partition;
-    use crate::analysis::{accumulators, split_tile_body, Accumulator};
+    use crate::analysis::{accumulators, carry_body, Accumulator};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
     use crate::ir::{Kernel, Stmt, StmtKind, TileLoop};
@@ -237,19 +237,19 @@ mod lowering {
 
     impl Lowering for CarryLowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
-            split_tile_body(&kernel.body.body, kernel.config.name()).map(|_| ())
+            carry_body(kernel, &kernel.body.body, kernel.config.name()).map(|_| ())
         }
 
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
             let name = cx.kernel.config.name();
-            let parts = split_tile_body(&tiles.body, name)?;
+            let parts = carry_body(cx.kernel, &tiles.body, name)?;
             let StmtKind::ForAtoms {
                 var,
                 body: atom_body,
                 ..
             } = &parts.atoms.kind
             else {
-                unreachable!("split_tile_body returns the atom loop")
+                unreachable!("carry_body returns the atom loop")
             };
             let accs = accumulators(atom_body, var, name)?;
             let set = tiles.set.as_str();
@@ -258,6 +258,26 @@ mod lowering {
             self.segment(cx, set);
             // Without an epilogue there is nothing to finish: atoms do their own work.
             let fixup = !parts.epilogue.is_empty();
+            let slots = slots_per_block(accs.len());
+            // Each round (iteration of a tile-invariant loop around the atom loop) is the whole
+            // protocol again, with its own scratch region.
+            if let Some(r) = &parts.rounds {
+                let (start, end) = (cx.expr(r.start), cx.expr(r.end));
+                let t = r.ty.cuda_name();
+                cx.line_directive(r.line);
+                cx.line(format!("const {t} loops_round_end = {end};"));
+                cx.open(format!(
+                    "for ({t} {0} = {start}, loops_round = 0; {0} < loops_round_end; ++{0}, ++loops_round)",
+                    r.var
+                ));
+                if fixup {
+                    cx.line(format!(
+                        "unsigned long long* const loops_round_scratch = loops_scratch + (long long)loops_round * (1 + (long long)gridDim.x * {slots});"
+                    ));
+                }
+            } else if fixup {
+                cx.line("unsigned long long* const loops_round_scratch = loops_scratch;");
+            }
             if fixup {
                 for a in &accs {
                     let (ty, id) = (a.ty.cuda_name(), a.op.identity(&a.ty));
@@ -312,8 +332,11 @@ mod lowering {
             }
             cx.close();
             if fixup {
-                cx.scratch_slots_per_block = slots_per_block(accs.len());
+                cx.scratch_slots_per_block = slots;
                 self.fixup(cx, set, tile, parts.prologue, parts.epilogue, &accs)?;
+            }
+            if parts.rounds.is_some() {
+                cx.close();
             }
             Ok(())
         }
@@ -412,7 +435,7 @@ mod lowering {
                 ));
             }
             // Scratch: slot 0 is the ticket counter; then per block [head tile, heads.., tail tile, tails..].
-            cx.line(format!("unsigned long long* const loops_mine = loops_scratch + 1 + (long long)blockIdx.x * {slots};"));
+            cx.line(format!("unsigned long long* const loops_mine = loops_round_scratch + 1 + (long long)blockIdx.x * {slots};"));
             cx.open("if (threadIdx.x == 0)");
             cx.line("loops_block_y0 = loops_y0;");
             cx.line("loops_mine[0] = (unsigned long long)(long long)-1;");
@@ -493,14 +516,14 @@ mod lowering {
             // The last block to get here finishes the tiles that cross block boundaries.
             cx.line("__threadfence();");
             cx.line("__syncthreads();");
-            cx.line("if (threadIdx.x == 0) loops_last_block = atomicAdd(reinterpret_cast<unsigned int*>(loops_scratch), 1u) == gridDim.x - 1;");
+            cx.line("if (threadIdx.x == 0) loops_last_block = atomicAdd(reinterpret_cast<unsigned int*>(loops_round_scratch), 1u) == gridDim.x - 1;");
             cx.line("__syncthreads();");
             cx.open("if (loops_last_block)");
             cx.line("__threadfence();");
             cx.open(
                 "for (long long loops_b = threadIdx.x; loops_b < gridDim.x; loops_b += blockDim.x)",
             );
-            cx.line(format!("const unsigned long long* const loops_theirs = loops_scratch + 1 + loops_b * {slots};"));
+            cx.line(format!("const unsigned long long* const loops_theirs = loops_round_scratch + 1 + loops_b * {slots};"));
             cx.line("const int loops_cross_tile = (int)(long long)__ldcg(&loops_theirs[0]);");
             cx.line("if (loops_cross_tile < 0) continue;");
             for (i, a) in accs.iter().enumerate() {
@@ -508,12 +531,12 @@ mod lowering {
                 cx.line(format!("{ty} loops_part_{} = __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}]));", a.name, 1 + i));
             }
             cx.open(format!(
-                "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_scratch[1 + loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
+                "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_round_scratch[1 + loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
                 1 + n
             ));
             for (i, a) in accs.iter().enumerate() {
                 let ty = a.ty.cuda_name();
-                let theirs = format!("__ldcg(reinterpret_cast<const {ty}*>(&loops_scratch[1 + loops_c * {slots} + {}]))", 2 + n as usize + i);
+                let theirs = format!("__ldcg(reinterpret_cast<const {ty}*>(&loops_round_scratch[1 + loops_c * {slots} + {}]))", 2 + n as usize + i);
                 let c = a.op.combine(&theirs, &format!("loops_part_{}", a.name));
                 cx.line(format!("loops_part_{} = {c};", a.name));
             }
@@ -521,7 +544,9 @@ mod lowering {
             self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();
             // Ready for the next launch.
-            cx.line("if (threadIdx.x == 0) *reinterpret_cast<unsigned int*>(loops_scratch) = 0u;");
+            cx.line(
+                "if (threadIdx.x == 0) *reinterpret_cast<unsigned int*>(loops_round_scratch) = 0u;",
+            );
             cx.close();
             Ok(())
         }
