@@ -50,5 +50,5 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 33);
+    assert_eq!(compiled, 5 * 7);
 }

@@ -35,21 +35,22 @@ pub fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
         "no .mtx files in {}",
         data_dir().display()
     );
-    paths
+    let all = paths
         .into_iter()
         .map(|p| {
             let m =
                 loops::mtx::read_csr::<T>(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.file_name().unwrap().to_string_lossy().into_owned(), m)
         })
-        .collect()
+        .collect();
+    filtered(all)
 }
 
 /// The generated shapes the issues name: uniform, power-law, one huge row, many empty rows, no
 /// nonzeros, 1x1, and sizes around the block boundaries.
 pub fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
     use loops::generate as g;
-    vec![
+    filtered(vec![
         (
             "uniform 10000x8000 x12".into(),
             g::uniform(10_000, 8_000, 12, seed),
@@ -81,7 +82,24 @@ pub fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
         ("arrow 3000".into(), g::arrow(3_000, seed + 8)),
         ("banded 40000 x16".into(), g::banded(40_000, 16, seed + 9)),
         ("grid 100x90".into(), g::grid2d(100, 90, seed + 10)),
-    ]
+    ])
+}
+
+/// `LOOPS_MATRIX_FILTER=a,b` keeps the matrices whose name contains one of the parts: for slow tools
+/// such as compute-sanitizer. Unset, every matrix runs.
+pub fn filtered<T>(matrices: Vec<(String, CsMat<T>)>) -> Vec<(String, CsMat<T>)> {
+    let Ok(filter) = std::env::var("LOOPS_MATRIX_FILTER") else {
+        return matrices;
+    };
+    let kept: Vec<_> = matrices
+        .into_iter()
+        .filter(|(name, _)| filter.split(',').any(|part| name.contains(part)))
+        .collect();
+    assert!(
+        !kept.is_empty(),
+        "LOOPS_MATRIX_FILTER={filter} keeps no matrix"
+    );
+    kept
 }
 
 /// A seed that differs on every run (printed by the tests, so a failure can be replayed with
