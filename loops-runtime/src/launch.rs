@@ -8,8 +8,8 @@
 //! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
 //!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
 //! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
-//!   the segment schedules: `1 + grid * scratch_slots_per_block` 8-byte slots per carry round, the
-//!   first of each round a ticket counter
+//!   the segment schedules: one ticket counter per carry round, then `grid * scratch_slots_per_block`
+//!   8-byte slots per round; each counter
 //!   that is 0 when a kernel starts and that the kernel leaves at 0. [`Gpu::launch`] appends it (a
 //!   null pointer when the kernel needs none); one scratch area per [`Gpu`], grown on demand and
 //!   shared by its launches, which its one stream runs one after another.
@@ -283,9 +283,16 @@ impl Gpu {
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let _scratch = if spec.scratch_slots_per_block > 0 {
-            let per_round = 1 + dims.grid as usize * spec.scratch_slots_per_block as usize;
-            let slots = per_round * args.carry_rounds.max(1) as usize;
+            // Layout: one ticket counter per round first, then each round's per-block slots.
+            let rounds = args.carry_rounds.max(1) as usize;
+            let slots = rounds * (1 + dims.grid as usize * spec.scratch_slots_per_block as usize);
             let scratch = self.scratch(slots)?;
+            // Every round's last block leaves its counter at 0, but with several rounds the counters
+            // reach into slots that an earlier launch (another grid) used for data. Slot 0 is a counter
+            // in every layout, so one round needs no reset.
+            if rounds > 1 {
+                self.zero_scratch_counters(&scratch, rounds)?;
+            }
             args.push_value(scratch.device_ptr(), Param::Scratch);
             Some(scratch)
         } else {

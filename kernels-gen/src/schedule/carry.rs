@@ -270,13 +270,20 @@ mod lowering {
                     "for ({t} {0} = {start}, loops_round = 0; {0} < loops_round_end; ++{0}, ++loops_round)",
                     r.var
                 ));
+                // Scratch: every round's ticket counter first (the runtime zeroes them), then each
+                // round's per-block slots.
                 if fixup {
+                    cx.line(
+                        "unsigned long long* const loops_counter = loops_scratch + loops_round;",
+                    );
                     cx.line(format!(
-                        "unsigned long long* const loops_round_scratch = loops_scratch + (long long)loops_round * (1 + (long long)gridDim.x * {slots});"
+                        "unsigned long long* const loops_data = loops_scratch + (loops_round_end > {start} ? loops_round_end - {start} : 0) \
+                         + (long long)loops_round * gridDim.x * {slots};"
                     ));
                 }
             } else if fixup {
-                cx.line("unsigned long long* const loops_round_scratch = loops_scratch;");
+                cx.line("unsigned long long* const loops_counter = loops_scratch;");
+                cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
             }
             if fixup {
                 for a in &accs {
@@ -434,8 +441,8 @@ mod lowering {
                     a.name
                 ));
             }
-            // Scratch: slot 0 is the ticket counter; then per block [head tile, heads.., tail tile, tails..].
-            cx.line(format!("unsigned long long* const loops_mine = loops_round_scratch + 1 + (long long)blockIdx.x * {slots};"));
+            // Scratch (`loops_data`): per block [head tile, heads.., tail tile, tails..].
+            cx.line(format!("unsigned long long* const loops_mine = loops_data + (long long)blockIdx.x * {slots};"));
             cx.open("if (threadIdx.x == 0)");
             cx.line("loops_block_y0 = loops_y0;");
             cx.line("loops_mine[0] = (unsigned long long)(long long)-1;");
@@ -516,14 +523,16 @@ mod lowering {
             // The last block to get here finishes the tiles that cross block boundaries.
             cx.line("__threadfence();");
             cx.line("__syncthreads();");
-            cx.line("if (threadIdx.x == 0) loops_last_block = atomicAdd(reinterpret_cast<unsigned int*>(loops_round_scratch), 1u) == gridDim.x - 1;");
+            cx.line("if (threadIdx.x == 0) loops_last_block = atomicAdd(reinterpret_cast<unsigned int*>(loops_counter), 1u) == gridDim.x - 1;");
             cx.line("__syncthreads();");
             cx.open("if (loops_last_block)");
             cx.line("__threadfence();");
             cx.open(
                 "for (long long loops_b = threadIdx.x; loops_b < gridDim.x; loops_b += blockDim.x)",
             );
-            cx.line(format!("const unsigned long long* const loops_theirs = loops_round_scratch + 1 + loops_b * {slots};"));
+            cx.line(format!(
+                "const unsigned long long* const loops_theirs = loops_data + loops_b * {slots};"
+            ));
             cx.line("const int loops_cross_tile = (int)(long long)__ldcg(&loops_theirs[0]);");
             cx.line("if (loops_cross_tile < 0) continue;");
             for (i, a) in accs.iter().enumerate() {
@@ -531,12 +540,15 @@ mod lowering {
                 cx.line(format!("{ty} loops_part_{} = __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}]));", a.name, 1 + i));
             }
             cx.open(format!(
-                "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_round_scratch[1 + loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
+                "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_data[loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
                 1 + n
             ));
             for (i, a) in accs.iter().enumerate() {
                 let ty = a.ty.cuda_name();
-                let theirs = format!("__ldcg(reinterpret_cast<const {ty}*>(&loops_round_scratch[1 + loops_c * {slots} + {}]))", 2 + n as usize + i);
+                let theirs = format!(
+                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_data[loops_c * {slots} + {}]))",
+                    2 + n as usize + i
+                );
                 let c = a.op.combine(&theirs, &format!("loops_part_{}", a.name));
                 cx.line(format!("loops_part_{} = {c};", a.name));
             }
@@ -544,9 +556,7 @@ mod lowering {
             self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();
             // Ready for the next launch.
-            cx.line(
-                "if (threadIdx.x == 0) *reinterpret_cast<unsigned int*>(loops_round_scratch) = 0u;",
-            );
+            cx.line("if (threadIdx.x == 0) *reinterpret_cast<unsigned int*>(loops_counter) = 0u;");
             cx.close();
             Ok(())
         }
