@@ -84,7 +84,7 @@ pub struct Gpu {
     driver_version: i32,
     /// Compiled modules by (source hash, architecture).
     /// Loaded modules, with the parameter count of each entry point read from the PTX.
-    modules: Mutex<HashMap<(u64, Arch), LoadedModule>>,
+    modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
     /// Global scratch of the segment schedules' carries (see `launch`), grown on demand.
@@ -95,9 +95,6 @@ pub struct Gpu {
 type EntryPoints = HashMap<String, Arc<LoadedFunction>>;
 
 /// A loaded entry point and the sizes of its parameters (when the driver can tell: CUDA 12.4+).
-/// A loaded module and the parameter count of each of its entry points.
-type LoadedModule = (Arc<CudaModule>, Arc<HashMap<String, usize>>);
-
 pub(crate) struct LoadedFunction {
     pub(crate) func: CudaFunction,
     pub(crate) param_sizes: Option<Vec<usize>>,
@@ -403,22 +400,25 @@ impl Gpu {
         entry: &str,
     ) -> Result<CudaFunction> {
         Ok(self
-            .loaded_function(kernel_name, source, entry)?
+            .loaded_function(kernel_name, source, entry, None)?
             .func
             .clone())
     }
 
+    /// `param_count`, where the caller knows it (generated kernels), lets each launch check its
+    /// arguments against the entry point's parameter sizes.
     pub(crate) fn loaded_function(
         &self,
         kernel_name: &str,
         source: &'static str,
         entry: &str,
+        param_count: Option<usize>,
     ) -> Result<Arc<LoadedFunction>> {
         let key = (source.as_ptr() as usize, source.len());
         if let Some(f) = lock(&self.functions).get(&key).and_then(|m| m.get(entry)) {
             return Ok(f.clone());
         }
-        let (module, param_counts) = self.module(kernel_name, source)?;
+        let module = self.module(kernel_name, source)?;
         let context = || format!("loading entry point `{entry}` of kernel `{kernel_name}`");
         if entry.contains('\0') {
             return Err(LoopsError::driver(context())(DriverError(
@@ -428,7 +428,7 @@ impl Gpu {
         let func = module
             .load_function(entry)
             .map_err(LoopsError::driver(context()))?;
-        let param_sizes = param_counts.get(entry).and_then(|&n| param_sizes(&func, n));
+        let param_sizes = param_count.and_then(|n| param_sizes(&func, n));
         let loaded = Arc::new(LoadedFunction { func, param_sizes });
         lock(&self.functions)
             .entry(key)
@@ -440,14 +440,13 @@ impl Gpu {
 
     /// The module of `source` for this device, compiled on first use. The lock is held across the
     /// compile, so concurrent first uses compile once.
-    fn module(&self, kernel_name: &str, source: &str) -> Result<LoadedModule> {
+    fn module(&self, kernel_name: &str, source: &str) -> Result<Arc<CudaModule>> {
         let key = (compile::source_hash(source), self.arch);
         let mut modules = lock(&self.modules);
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
         let image = compile::compile(kernel_name, source, self.arch, OUTPUT)?;
-        let param_counts = Arc::new(image.ptx().map(ptx_param_counts).unwrap_or_default());
         let module = self.ctx.load_module(image.into_cudarc()).map_err(|e| {
             let hint = if e.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
                 format!(
@@ -462,8 +461,8 @@ impl Gpu {
                 self.arch
             ))(e)
         })?;
-        modules.insert(key, (module.clone(), param_counts.clone()));
-        Ok((module, param_counts))
+        modules.insert(key, module.clone());
+        Ok(module)
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new (kernels leave the ticket
@@ -503,21 +502,6 @@ fn version_text(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
 
-/// The number of parameters of each `.entry` in a PTX module, read from its signature.
-pub(crate) fn ptx_param_counts(ptx: &str) -> HashMap<String, usize> {
-    let mut counts = HashMap::new();
-    let mut rest = ptx;
-    while let Some(at) = rest.find(".entry ") {
-        rest = &rest[at + ".entry ".len()..];
-        let name_end = rest.find(['(', ' ', '\n']).unwrap_or(rest.len());
-        let name = rest[..name_end].trim().to_string();
-        let signature_end = rest.find(')').unwrap_or(rest.len());
-        counts.insert(name, rest[..signature_end].matches(".param").count());
-        rest = &rest[signature_end..];
-    }
-    counts
-}
-
 /// The byte sizes of `func`'s `count` parameters, in order, by `cuFuncGetParamInfo` (CUDA 12.4+);
 /// `None` where the driver lacks it. Only valid indices are asked for: a query past the last
 /// parameter is an API error that compute-sanitizer reports, in every user's program.
@@ -539,17 +523,6 @@ pub(crate) fn param_sizes(func: &CudaFunction, count: usize) -> Option<Vec<usize
         sizes.push(size);
     }
     Some(sizes)
-}
-
-#[cfg(test)]
-mod ptx_tests {
-    #[test]
-    fn counts_entry_parameters() {
-        let ptx = ".visible .entry spmv__f32(\n\t.param .u32 spmv__f32_param_0,\n\t.param .u64 .ptr .align 1 spmv__f32_param_1\n)\n{\n}\n.visible .entry empty()\n{\n}\n";
-        let counts = super::ptx_param_counts(ptx);
-        assert_eq!(counts["spmv__f32"], 2);
-        assert_eq!(counts["empty"], 0);
-    }
 }
 
 /// The device address of a buffer's allocation.

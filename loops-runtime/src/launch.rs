@@ -40,6 +40,9 @@ pub struct KernelSpec {
     pub config: ScheduleConfig,
     /// 8-byte slots of global scratch per block (besides the one ticket counter); 0 for none.
     pub scratch_slots_per_block: u32,
+    /// The number of parameters of every entry point, `loops_scratch` included: each launch's
+    /// arguments are checked against the entry's parameter sizes.
+    pub param_count: usize,
 }
 
 /// A value a kernel takes by value. Implemented for the element types, `bool` (1 byte, C++ `bool`)
@@ -279,7 +282,7 @@ impl Gpu {
         mut args: KernelArgs<'_>,
     ) -> Result<()> {
         let dims = spec.config.launch_dims(shape, self.limits());
-        let f = self.loaded_function(spec.name, spec.source, entry)?;
+        let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let _scratch = if spec.scratch_slots_per_block > 0 {

@@ -97,18 +97,21 @@ const SAXPY_SPEC: KernelSpec = KernelSpec {
     source: SAXPY,
     config: THREAD,
     scratch_slots_per_block: 0,
+    param_count: 6,
 };
 const SPMV_SPEC: KernelSpec = KernelSpec {
     name: "spmv",
     source: SPMV,
     config: THREAD,
     scratch_slots_per_block: 0,
+    param_count: 17,
 };
 const TICKET_SPEC: KernelSpec = KernelSpec {
     name: "ticket",
     source: TICKET,
     config: THREAD,
     scratch_slots_per_block: 2,
+    param_count: 3,
 };
 
 fn saxpy_args<'a>(

@@ -28,6 +28,13 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> DResult<TokenStream> {
 fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
     let source = &emitted.source;
     let scratch = emitted.scratch_slots_per_block;
+    // The entry's parameters: each kernel parameter's parts, then `loops_scratch`.
+    let param_count = kernel
+        .params
+        .iter()
+        .map(|p| crate::emit::derived_param_names(p).len())
+        .sum::<usize>()
+        + 1;
     let vis = &func.vis;
     let name = &func.sig.ident;
     let name_str = name.to_string();
@@ -118,6 +125,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 source: CUDA_SOURCE,
                 config: #config,
                 scratch_slots_per_block: #scratch,
+                param_count: #param_count,
             };
         }
 
