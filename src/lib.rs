@@ -35,7 +35,7 @@ pub mod prelude {
 /// Used by the code `#[load_balanced]` expands to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use loops_runtime::launch::{check_len, KernelArgs, KernelSpec};
+    pub use loops_runtime::launch::{check_len, checked_mode, KernelArgs, KernelSpec};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
 
     /// The entry point of a kernel for an element type (`""` for a kernel that is not generic).

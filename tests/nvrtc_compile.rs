@@ -1,4 +1,5 @@
-//! NVRTC compiles the generated CUDA of every kernel under every schedule, for sm_90, on a machine
+//! NVRTC compiles the generated CUDA of every kernel under every schedule, plain and bounds-checked,
+//! for sm_90, on a machine
 //! with no GPU. Needs libnvrtc (see README); without it the test says SKIPPED, unless
 //! LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
 
@@ -12,12 +13,18 @@ fn every_generated_kernel_compiles_for_sm90() {
     let Some(info) = nvrtc_or_skip("NVRTC compile of every generated kernel") else {
         return;
     };
+    // Each kernel's plain and bounds-checked variants.
     let all = [
         ("spmv", kernels::spmv::SOURCES),
         ("spmv_axpby", kernels::spmv_axpby::SOURCES),
         ("spmm", kernels::spmm::SOURCES),
         ("row_max_abs", kernels::row_max_abs::SOURCES),
         ("column_sums", kernels::column_sums::SOURCES),
+        ("spmv", kernels::spmv::CHECKED_SOURCES),
+        ("spmv_axpby", kernels::spmv_axpby::CHECKED_SOURCES),
+        ("spmm", kernels::spmm::CHECKED_SOURCES),
+        ("row_max_abs", kernels::row_max_abs::CHECKED_SOURCES),
+        ("column_sums", kernels::column_sums::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -50,5 +57,5 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 5 * 7);
+    assert_eq!(compiled, 2 * 5 * 7);
 }

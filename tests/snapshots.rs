@@ -35,6 +35,20 @@ fn every_kernel_under_every_schedule() {
     assert_eq!(count, 5 * 7);
 }
 
+/// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
+/// through a checked pointer.
+#[test]
+fn checked_variants() {
+    let spmv = kernels::spmv::thread::spmv::CUDA_SOURCE_CHECKED;
+    assert!(spmv.contains(
+        "loops_load(loops_ptr(x, (long long)(((unsigned long long)loops_load(loops_ptr(a_indices"
+    ));
+    insta::assert_snapshot!("spmv__thread__checked", spmv);
+    let sums = kernels::column_sums::merge_path::column_sums::CUDA_SOURCE_CHECKED;
+    assert!(sums.contains("loops_checked_atomic_add(loops_ptr(colsum,"));
+    insta::assert_snapshot!("column_sums__merge_path__checked", sums);
+}
+
 /// A concrete f64 kernel (no type parameter), a custom block size, and an epilogue with scalars.
 #[load_balanced(schedule = "thread", block_size = 128)]
 pub fn spmv_axpby_f64(a: Csr<f64>, x: &[f64], y: &mut [f64], alpha: f64, beta: f64) {

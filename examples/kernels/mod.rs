@@ -17,6 +17,10 @@ macro_rules! under_schedules {
         /// The generated CUDA of each instantiation, by schedule.
         pub const SOURCES: &[(&str, &str)] = &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE)),+];
 
+        /// The bounds-checked variant of each instantiation, by schedule.
+        pub const CHECKED_SOURCES: &[(&str, &str)] =
+            &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE_CHECKED)),+];
+
         under_schedules!(@launch $kernel [$($schedule)+] schedule
             (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
     };

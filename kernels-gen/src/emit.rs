@@ -12,6 +12,17 @@ use crate::schedule::Lowering;
 /// The CUDA C++ source of a kernel: one template holding the body, and one `extern "C"` entry point
 /// per instantiation (see [`Kernel::instantiations`]).
 pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
+    let (source, scratch_slots_per_block) = emit_variant(kernel, false)?;
+    let (checked_source, _) = emit_variant(kernel, true)?;
+    Ok(Emitted {
+        source,
+        checked_source,
+        scratch_slots_per_block,
+        fault_sites: fault_sites(kernel),
+    })
+}
+
+fn emit_variant(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
     let lowering = crate::schedule::lowering(&kernel.config);
     lowering.check(kernel)?;
     let mut cx = Cx {
@@ -22,23 +33,49 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
         fresh: 0,
         guard: None,
         scratch_slots_per_block: 0,
+        checked,
+        line: 0,
     };
     cx.header();
     cx.out.push_str(PRELUDE);
+    if checked {
+        cx.out.push_str(CHECKED_PRELUDE);
+    }
     cx.body_template()?;
     for inst in kernel.instantiations() {
         cx.entry_point(&inst);
     }
-    Ok(Emitted {
-        source: cx.out,
-        scratch_slots_per_block: cx.scratch_slots_per_block,
-    })
+    Ok((cx.out, cx.scratch_slots_per_block))
+}
+
+/// What each bounds-check site code of the checked variant indexes, by code: every slice
+/// parameter, and `values`, `col_indices`, `row_offsets` of every tile set, in parameter order.
+pub fn fault_sites(kernel: &Kernel) -> Vec<String> {
+    let mut sites = Vec::new();
+    for p in &kernel.params {
+        match p.kind {
+            ParamKind::Slice { .. } => sites.push(p.name.clone()),
+            ParamKind::Csr { .. } => {
+                for a in [SetArray::Values, SetArray::ColIndices, SetArray::RowOffsets] {
+                    sites.push(format!("{}.{}", p.name, a.rust_name()));
+                }
+            }
+            ParamKind::Scalar(_) => {}
+        }
+    }
+    sites
 }
 
 /// A kernel's CUDA source and what its launch needs besides its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
     pub source: String,
+    /// The same kernel with every index of a slice or tile-set array bounds-checked: an
+    /// out-of-range access is not made, and the first one is recorded in `loops_fault` (see
+    /// [`CHECKED_PRELUDE`]).
+    pub checked_source: String,
+    /// What each site code of the checked variant names (see [`fault_sites`]).
+    pub fault_sites: Vec<String>,
     /// 8-byte slots of global scratch per block (plus one for a counter) that the schedule's carries
     /// need; the runtime passes it as the last kernel argument, `loops_scratch`.
     pub scratch_slots_per_block: u32,
@@ -56,6 +93,10 @@ pub struct Cx<'a> {
     pub guard: Option<String>,
     /// Set by a schedule that keeps carries in global scratch.
     pub scratch_slots_per_block: u32,
+    /// Emitting the bounds-checked variant.
+    checked: bool,
+    /// The Rust line of the statement being emitted, for the checked variant's fault records.
+    line: usize,
 }
 
 impl<'a> Cx<'a> {
@@ -134,6 +175,9 @@ impl<'a> Cx<'a> {
                 ParamKind::Scalar(ty) => parts.push(format!("const {} {n}", subst(ty))),
             }
         }
+        if self.checked {
+            parts.push("unsigned long long* __restrict__ loops_fault".into());
+        }
         parts.push("unsigned long long* __restrict__ loops_scratch".into());
         parts.join(", ")
     }
@@ -145,6 +189,9 @@ impl<'a> Cx<'a> {
             .iter()
             .flat_map(derived_param_names)
             .collect();
+        if self.checked {
+            args.push("loops_fault".into());
+        }
         args.push("loops_scratch".into());
         args.join(", ")
     }
@@ -212,6 +259,7 @@ impl<'a> Cx<'a> {
 
     pub fn stmt(&mut self, stmt: &Stmt) -> DResult<()> {
         self.line_directive(stmt.line);
+        self.line = stmt.line;
         match &stmt.kind {
             StmtKind::Let {
                 name,
@@ -224,13 +272,21 @@ impl<'a> Cx<'a> {
                 self.line(format!("{c}{} {name} = {init};", ty.cuda_name()));
             }
             StmtKind::Assign { place, op, value } => {
+                let op = op.map(|o| o.cuda()).unwrap_or("");
+                if let (true, ExprKind::Index { base, index }) = (self.checked, &place.kind) {
+                    // The element's address, or null (and a fault record) when out of range.
+                    let guard = self.guard_prefix();
+                    let ptr = self.checked_ptr(base, index);
+                    let value = self.expr(value);
+                    self.line(format!("{guard}{{ auto* const loops_p = {ptr}; if (loops_p) *loops_p {op}= {value}; }}"));
+                    return Ok(());
+                }
                 let guard = match place.kind {
                     ExprKind::Index { .. } => self.guard_prefix(),
                     _ => String::new(),
                 };
                 let place = self.expr(place);
                 let value = self.expr(value);
-                let op = op.map(|o| o.cuda()).unwrap_or("");
                 self.line(format!("{guard}{place} {op}= {value};"));
             }
             StmtKind::Expr(e) => {
@@ -313,11 +369,43 @@ impl<'a> Cx<'a> {
             .unwrap_or_default()
     }
 
+    /// `loops_ptr(...)`: the checked address of `base[index]` in the checked variant.
+    fn checked_ptr(&mut self, base: &Indexed, index: &Expr) -> String {
+        let index = self.expr(index);
+        let sites = fault_sites(self.kernel);
+        let (ptr, len, site) = match base {
+            Indexed::Slice(s) => (s.clone(), format!("{s}_len"), s.clone()),
+            Indexed::SetArray { set, array } => {
+                let len = match array {
+                    SetArray::RowOffsets => format!("(unsigned long long){set}_rows + 1ull"),
+                    _ => format!("(unsigned long long){set}_nnz"),
+                };
+                (
+                    format!("{set}_{}", array.param_suffix()),
+                    len,
+                    format!("{set}.{}", array.rust_name()),
+                )
+            }
+        };
+        let code = sites
+            .iter()
+            .position(|x| *x == site)
+            .expect("every indexed array has a site");
+        format!(
+            "loops_ptr({ptr}, (long long)({index}), {len}, {code}, {}, loops_fault)",
+            self.line
+        )
+    }
+
     /// CUDA text of an expression, fully parenthesised where precedence could differ from Rust's.
     pub fn expr(&mut self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(text) => text.clone(),
             ExprKind::Var(name) => name.clone(),
+            ExprKind::Index { base, index } if self.checked => {
+                let ptr = self.checked_ptr(base, index);
+                format!("loops_load({ptr})")
+            }
             ExprKind::Index { base, index } => {
                 let index = self.expr(index);
                 match base {
@@ -343,6 +431,18 @@ impl<'a> Cx<'a> {
             ExprKind::Cast { expr, to } => {
                 let inner = self.expr(expr);
                 format!("(({}){inner})", to.cuda_name())
+            }
+            ExprKind::Call { builtin, args } if self.checked && builtin.is_atomic() => {
+                let ExprKind::Index { base, index } = &args[0].kind else {
+                    unreachable!("the front end makes an atomic's target a slice element")
+                };
+                let ptr = self.checked_ptr(base, index);
+                let value = self.expr(&args[1]);
+                // A skipped atomic returns 0 as the old value.
+                format!(
+                    "loops_checked_{}({ptr}, {value})",
+                    builtin.cuda().trim_start_matches("loops_")
+                )
             }
             ExprKind::Call { builtin, args } => {
                 let mut parts = Vec::new();
@@ -585,5 +685,35 @@ template <> __device__ __forceinline__ long long loops_lowest<long long>() { ret
 template <> __device__ __forceinline__ unsigned long long loops_highest<unsigned long long>() { return ~0ull; }
 template <> __device__ __forceinline__ unsigned long long loops_lowest<unsigned long long>() { return 0ull; }
 // ---- end of prelude ----
+
+"#;
+
+/// The bounds checks of the checked variant. `loops_fault` is five 8-byte slots, zero when the
+/// launch starts: [fault flag, site code, index, length, Rust line]. The first out-of-range access
+/// of the launch wins the flag and fills the rest; every out-of-range access is skipped (a read
+/// yields 0, a store or an atomic does nothing and returns 0), so the kernel never touches memory
+/// out of bounds.
+pub const CHECKED_PRELUDE: &str = r#"
+// ---- loops checked mode: bounds checks ----
+template <typename T>
+__device__ __forceinline__ T* loops_ptr(T* base, long long i, unsigned long long len, int site, int line,
+                                        unsigned long long* fault) {
+    if (i >= 0 && (unsigned long long)i < len) return base + i;
+    if (atomicCAS(fault, 0ull, 1ull) == 0ull) {
+        fault[1] = (unsigned long long)site;
+        fault[2] = (unsigned long long)i;
+        fault[3] = len;
+        fault[4] = (unsigned long long)line;
+    }
+    return nullptr;
+}
+template <typename T> __device__ __forceinline__ T loops_load(const T* p) { return p ? *p : T(0); }
+#define LOOPS_CHECKED_ATOMIC(NAME) \
+    template <typename T> __device__ __forceinline__ T loops_checked_##NAME(T* p, T v) { return p ? loops_##NAME(p, v) : T(0); }
+LOOPS_CHECKED_ATOMIC(atomic_add)
+LOOPS_CHECKED_ATOMIC(atomic_min)
+LOOPS_CHECKED_ATOMIC(atomic_max)
+#undef LOOPS_CHECKED_ATOMIC
+// ---- end of checked mode ----
 
 "#;

@@ -279,29 +279,6 @@ impl Gpu {
         Ok(DeviceBuffer { slice: Some(slice) })
     }
 
-    /// Zeroes the first `count` slots of the scratch area (stream-ordered): the ticket counters of a
-    /// launch of several carry rounds, whose places earlier launches may have used for data.
-    pub(crate) fn zero_scratch_counters(
-        &self,
-        scratch: &DeviceBuffer<u64>,
-        count: usize,
-    ) -> Result<()> {
-        let context = || format!("zeroing {count} carry counters in the scratch area");
-        debug_assert!(count <= scratch.len());
-        if count == 0 || scratch.is_empty() {
-            return Ok(());
-        }
-        self.ctx
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
-        // SAFETY: the scratch area is a live allocation on this stream of at least `count` u64s.
-        unsafe {
-            sys::cuMemsetD32Async(scratch.device_ptr(), 0, 2 * count, self.stream.cu_stream())
-                .result()
-        }
-        .map_err(LoopsError::driver(context()))
-    }
-
     /// Sets every element of `buf` to `value` (a device-side memset; e.g. to poison an output with
     /// `Float::POISON` before a run).
     pub fn fill<T: Element>(&self, buf: &mut DeviceBuffer<T>, value: T) -> Result<()> {

@@ -59,6 +59,18 @@ pub enum LoopsError {
     )]
     KernelArguments { kernel: String, detail: String },
 
+    /// A checked kernel (debug builds, or `LOOPS_CHECKED=1`) indexed out of range. The access was
+    /// not made.
+    #[error("kernel `{kernel}` indexed `{array}` at {index}, out of bounds for length {len}, at {file}:{line}")]
+    IndexOutOfBounds {
+        kernel: String,
+        array: String,
+        index: i64,
+        len: u64,
+        file: String,
+        line: u64,
+    },
+
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
     InvalidMatrix(#[from] crate::host::MatrixError),

@@ -43,6 +43,49 @@ pub struct KernelSpec {
     /// The number of parameters of every entry point, `loops_scratch` included: each launch's
     /// arguments are checked against the entry's parameter sizes.
     pub param_count: usize,
+    /// The bounds-checked variant: it takes `loops_fault` before `loops_scratch`, and its launch
+    /// waits for the kernel and reports the first out-of-range index as an error.
+    pub checked: bool,
+    /// What each bounds-check site code names (`x`, `a.col_indices`), for the checked variant's errors.
+    pub fault_sites: &'static [&'static str],
+    /// The Rust source file of the kernel body.
+    pub file: &'static str,
+}
+
+/// Slots at the front of the scratch area that hold the fault record of checked launches
+/// (`[flag, site code, index, length, line]`, zero between launches); carries start after them.
+const FAULT_SLOTS: usize = 8;
+
+/// Forces checked mode on or off for this process (`None`: back to the default); for tests.
+pub fn set_checked_mode(mode: Option<bool>) {
+    CHECKED_OVERRIDE.store(
+        match mode {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        },
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+static CHECKED_OVERRIDE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether a generated kernel runs its bounds-checked variant: [`set_checked_mode`] if called, else
+/// `LOOPS_CHECKED=1` / `0` if set, else `default` (the calling crate's `cfg!(debug_assertions)`).
+pub fn checked_mode(default: bool) -> bool {
+    static FROM_ENV: OnceLock<Option<bool>> = OnceLock::new();
+    match CHECKED_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => return false,
+        2 => return true,
+        _ => {}
+    }
+    FROM_ENV
+        .get_or_init(|| match std::env::var("LOOPS_CHECKED").as_deref() {
+            Ok("1") | Ok("on") | Ok("true") => Some(true),
+            Ok("0") | Ok("off") | Ok("false") => Some(false),
+            _ => None,
+        })
+        .unwrap_or(default)
 }
 
 /// A value a kernel takes by value. Implemented for the element types, `bool` (1 byte, C++ `bool`)
@@ -203,6 +246,7 @@ enum Param {
     Csr(&'static str),
     CsrValues(&'static str),
     Scratch,
+    Fault,
 }
 
 impl std::fmt::Display for Param {
@@ -215,6 +259,7 @@ impl std::fmt::Display for Param {
             Param::Csr(what) => write!(f, "{what}"),
             Param::CsrValues(ty) => write!(f, "const {ty}* values"),
             Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
+            Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }
 }
@@ -285,18 +330,27 @@ impl Gpu {
         let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
-        let _scratch = if spec.scratch_slots_per_block > 0 {
-            // Layout: one ticket counter per round first, then each round's per-block slots.
+        let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {
+            // Layout: the fault record, one ticket counter per round, then each round's per-block
+            // slots.
             let rounds = args.carry_rounds.max(1) as usize;
-            let slots = rounds * (1 + dims.grid as usize * spec.scratch_slots_per_block as usize);
-            let scratch = self.scratch(slots)?;
+            let carries = rounds * (1 + dims.grid as usize * spec.scratch_slots_per_block as usize);
+            let scratch = self.scratch(FAULT_SLOTS + carries)?;
+            let base = scratch.device_ptr();
             // Every round's last block leaves its counter at 0, but with several rounds the counters
-            // reach into slots that an earlier launch (another grid) used for data. Slot 0 is a counter
-            // in every layout, so one round needs no reset.
-            if rounds > 1 {
-                self.zero_scratch_counters(&scratch, rounds)?;
+            // reach into slots that an earlier launch (another grid) used for data. The first counter
+            // is a counter in every layout, so one round needs no reset.
+            if rounds > 1 && spec.scratch_slots_per_block > 0 {
+                self.zero_slots(
+                    base + (FAULT_SLOTS * 8) as u64,
+                    rounds,
+                    "zeroing the carry counters",
+                )?;
             }
-            args.push_value(scratch.device_ptr(), Param::Scratch);
+            if spec.checked {
+                args.push_value(base, Param::Fault);
+            }
+            args.push_value(base + (FAULT_SLOTS * 8) as u64, Param::Scratch);
             Some(scratch)
         } else {
             args.push_value(0u64, Param::Scratch);
@@ -305,7 +359,76 @@ impl Gpu {
         if let Some(sizes) = &f.param_sizes {
             check_args(spec.name, entry, sizes, &args)?;
         }
-        self.launch_raw(spec.name, entry, &f.func, dims, args)
+        self.launch_raw(spec.name, entry, &f.func, dims, args)?;
+        match scratch {
+            Some(scratch) if spec.checked => self.take_fault(spec, scratch.device_ptr()),
+            _ => Ok(()),
+        }
+    }
+
+    /// After a checked launch: waits for the kernel and turns its first out-of-range index, if any,
+    /// into an error (and clears the record for the next launch).
+    fn take_fault(
+        &self,
+        spec: &KernelSpec,
+        record: cudarc::driver::sys::CUdeviceptr,
+    ) -> Result<()> {
+        let mut fault = [0u64; 5];
+        let context = || format!("reading the bounds-check record of kernel `{}`", spec.name);
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: `record` is the start of the live scratch area (at least FAULT_SLOTS u64s) of this
+        // stream; the copy is ordered after the launch and waited for before `fault` is read.
+        unsafe {
+            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
+                fault.as_mut_ptr() as *mut c_void,
+                record,
+                std::mem::size_of_val(&fault),
+                self.stream().cu_stream(),
+            )
+            .result()
+            .map_err(LoopsError::driver(context()))?;
+        }
+        self.synchronize()?;
+        if fault[0] == 0 {
+            return Ok(());
+        }
+        self.zero_slots(record, 5, "clearing the bounds-check record")?;
+        Err(LoopsError::IndexOutOfBounds {
+            kernel: spec.name.to_string(),
+            array: spec
+                .fault_sites
+                .get(fault[1] as usize)
+                .copied()
+                .unwrap_or("?")
+                .to_string(),
+            index: fault[2] as i64,
+            len: fault[3],
+            file: spec.file.to_string(),
+            line: fault[4],
+        })
+    }
+
+    /// Zeroes `count` 8-byte slots at `ptr` on this stream.
+    fn zero_slots(
+        &self,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        count: usize,
+        what: &str,
+    ) -> Result<()> {
+        let context = || what.to_string();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: callers pass a range inside the live scratch area of this stream.
+        unsafe {
+            cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, self.stream().cu_stream())
+                .result()
+        }
+        .map_err(LoopsError::driver(context()))
     }
 
     /// Launches a function obtained from [`Gpu::function`] with explicit geometry: for hand-written

@@ -98,6 +98,9 @@ const SAXPY_SPEC: KernelSpec = KernelSpec {
     config: THREAD,
     scratch_slots_per_block: 0,
     param_count: 6,
+    checked: false,
+    fault_sites: &[],
+    file: "tests/gpu_runtime.rs",
 };
 const SPMV_SPEC: KernelSpec = KernelSpec {
     name: "spmv",
@@ -105,6 +108,9 @@ const SPMV_SPEC: KernelSpec = KernelSpec {
     config: THREAD,
     scratch_slots_per_block: 0,
     param_count: 17,
+    checked: false,
+    fault_sites: &[],
+    file: "tests/gpu_runtime.rs",
 };
 const TICKET_SPEC: KernelSpec = KernelSpec {
     name: "ticket",
@@ -112,6 +118,9 @@ const TICKET_SPEC: KernelSpec = KernelSpec {
     config: THREAD,
     scratch_slots_per_block: 2,
     param_count: 3,
+    checked: false,
+    fault_sites: &[],
+    file: "tests/gpu_runtime.rs",
 };
 
 fn saxpy_args<'a>(

@@ -27,6 +27,9 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> DResult<TokenStream> {
 
 fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
     let source = &emitted.source;
+    let checked_source = &emitted.checked_source;
+    let fault_sites = &emitted.fault_sites;
+    let file = &kernel.file;
     let scratch = emitted.scratch_slots_per_block;
     // The entry's parameters: each kernel parameter's parts, then `loops_scratch`.
     let param_count = kernel
@@ -119,6 +122,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             pub const CUDA_SOURCE: &str = #source;
             /// Entry points, by element type.
             pub const ENTRIES: &[(&str, &str)] = &[#(#entries),*];
+            /// The same kernel with every slice and tile-set index bounds-checked on the GPU.
+            pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
             /// What the runtime needs to compile and launch the kernel.
             pub const KERNEL: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
                 name: #name_str,
@@ -126,6 +131,16 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 config: #config,
                 scratch_slots_per_block: #scratch,
                 param_count: #param_count,
+                checked: false,
+                fault_sites: &[#(#fault_sites),*],
+                file: #file,
+            };
+            /// The checked variant's spec: launched in debug builds, or when `LOOPS_CHECKED=1`.
+            pub const KERNEL_CHECKED: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
+                source: CUDA_SOURCE_CHECKED,
+                checked: true,
+                param_count: #param_count + 1,
+                ..KERNEL
             };
         }
 
@@ -138,7 +153,13 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             let mut args = ::loops::__private::KernelArgs::new();
             #(#pushes)*
             #rounds
-            gpu.launch(&#name::KERNEL, entry, #set.shape(), args)
+            // Checked by default where Rust checks overflow: in the calling crate's debug builds.
+            let spec = if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
+                &#name::KERNEL_CHECKED
+            } else {
+                &#name::KERNEL
+            };
+            gpu.launch(spec, entry, #set.shape(), args)
         }
     }
 }
