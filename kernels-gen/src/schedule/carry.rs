@@ -356,6 +356,48 @@ mod lowering {
         }
     }
 
+    /// `T loops_part_<acc> = <from(acc, i)>;` for each accumulator: a partial result being combined.
+    fn declare_parts(
+        cx: &mut Cx<'_>,
+        accs: &[Accumulator],
+        from: impl Fn(&Accumulator, usize) -> String,
+    ) {
+        for (i, a) in accs.iter().enumerate() {
+            cx.line(format!(
+                "{} loops_part_{} = {};",
+                a.ty.cuda_name(),
+                a.name,
+                from(a, i)
+            ));
+        }
+    }
+
+    /// `loops_part_<acc> = <earlier(acc, i)> op loops_part_<acc>;`: folds in the partial of an earlier
+    /// thread or block (earlier first, the order of the sequential loop).
+    fn fold_earlier(
+        cx: &mut Cx<'_>,
+        accs: &[Accumulator],
+        earlier: impl Fn(&Accumulator, usize) -> String,
+    ) {
+        for (i, a) in accs.iter().enumerate() {
+            let c =
+                a.op.combine(&earlier(a, i), &format!("loops_part_{}", a.name));
+            cx.line(format!("loops_part_{} = {c};", a.name));
+        }
+    }
+
+    /// Stores each `loops_part_<acc>` in its 8-byte scratch slot, `target[first + i]`.
+    fn store_parts(cx: &mut Cx<'_>, accs: &[Accumulator], target: &str, first: usize) {
+        for (i, a) in accs.iter().enumerate() {
+            cx.line(format!(
+                "*reinterpret_cast<{}*>(&{target}[{}]) = loops_part_{};",
+                a.ty.cuda_name(),
+                first + i,
+                a.name
+            ));
+        }
+    }
+
     impl CarryLowering {
         /// Declares `loops_x0, loops_y0, loops_x1, loops_y1`: this thread's segment.
         fn segment(&self, cx: &mut Cx<'_>, set: &str) {
@@ -451,37 +493,18 @@ mod lowering {
 
             // A head: this thread holds the end of a tile that began before its segment.
             cx.open("if (loops_head_tile >= 0)");
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_part_{1} = loops_head_{1};",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            declare_parts(cx, accs, |a, _| format!("loops_head_{}", a.name));
             cx.line("int loops_j = (int)threadIdx.x - 1;");
             cx.open(
                 "for (; loops_j >= 0 && loops_tail_tiles[loops_j] == loops_head_tile; --loops_j)",
             );
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_tails_{}[loops_j]", a.name),
-                    &format!("loops_part_{}", a.name),
-                );
-                cx.line(format!("loops_part_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
             cx.close();
             cx.open(format!(
                 "if (loops_j < 0 && {set}_offsets[loops_head_tile] < loops_block_y0)"
             ));
             cx.line("loops_mine[0] = (unsigned long long)(long long)loops_head_tile;");
-            for (i, a) in accs.iter().enumerate() {
-                cx.line(format!(
-                    "*reinterpret_cast<{}*>(&loops_mine[{}]) = loops_part_{};",
-                    a.ty.cuda_name(),
-                    1 + i,
-                    a.name
-                ));
-            }
+            store_parts(cx, accs, "loops_mine", 1);
             cx.close();
             cx.open("else");
             self.finish_tile(cx, tile, "loops_head_tile", prologue, epilogue, accs)?;
@@ -490,34 +513,15 @@ mod lowering {
 
             // The block's tail: the tile in progress at the block's end, for the block after it.
             cx.open("if (threadIdx.x == blockDim.x - 1)");
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_part_{1} = loops_tail_{1};",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            declare_parts(cx, accs, |a, _| format!("loops_tail_{}", a.name));
             cx.open("for (int loops_j = (int)threadIdx.x - 1; loops_tail_tile >= 0 && loops_j >= 0 && loops_tail_tiles[loops_j] == loops_tail_tile; --loops_j)");
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_tails_{}[loops_j]", a.name),
-                    &format!("loops_part_{}", a.name),
-                );
-                cx.line(format!("loops_part_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
             cx.close();
             cx.line(format!(
                 "loops_mine[{}] = (unsigned long long)(long long)loops_tail_tile;",
                 1 + n
             ));
-            for (i, a) in accs.iter().enumerate() {
-                cx.line(format!(
-                    "*reinterpret_cast<{}*>(&loops_mine[{}]) = loops_part_{};",
-                    a.ty.cuda_name(),
-                    2 + n as usize + i,
-                    a.name
-                ));
-            }
+            store_parts(cx, accs, "loops_mine", 2 + n as usize);
             cx.close();
 
             // The last block to get here finishes the tiles that cross block boundaries.
@@ -535,23 +539,24 @@ mod lowering {
             ));
             cx.line("const int loops_cross_tile = (int)(long long)__ldcg(&loops_theirs[0]);");
             cx.line("if (loops_cross_tile < 0) continue;");
-            for (i, a) in accs.iter().enumerate() {
+            declare_parts(cx, accs, |a, i| {
                 let ty = a.ty.cuda_name();
-                cx.line(format!("{ty} loops_part_{} = __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}]));", a.name, 1 + i));
-            }
+                format!(
+                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}]))",
+                    1 + i
+                )
+            });
             cx.open(format!(
                 "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_data[loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
                 1 + n
             ));
-            for (i, a) in accs.iter().enumerate() {
+            fold_earlier(cx, accs, |a, i| {
                 let ty = a.ty.cuda_name();
-                let theirs = format!(
+                format!(
                     "__ldcg(reinterpret_cast<const {ty}*>(&loops_data[loops_c * {slots} + {}]))",
                     2 + n as usize + i
-                );
-                let c = a.op.combine(&theirs, &format!("loops_part_{}", a.name));
-                cx.line(format!("loops_part_{} = {c};", a.name));
-            }
+                )
+            });
             cx.close();
             self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();
