@@ -82,7 +82,41 @@ pub fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
         ("arrow 3000".into(), g::arrow(3_000, seed + 8)),
         ("banded 40000 x16".into(), g::banded(40_000, 16, seed + 9)),
         ("grid 100x90".into(), g::grid2d(100, 90, seed + 10)),
+        ("10x0 (no columns)".into(), g::empty(10, 0)),
+        (
+            "rows at group/block boundaries".into(),
+            boundary_rows(seed + 11),
+        ),
     ])
+}
+
+/// Rows of exactly 0, 1, and one less, equal and one more than every power of two from 32 to 2048
+/// atoms: the sizes where a group, a warp, a block or a merge-path segment ends.
+pub fn boundary_rows<T: Float>(seed: u64) -> CsMat<T> {
+    let mut lengths = vec![0usize, 1];
+    for p in [32usize, 64, 128, 256, 512, 1024, 2048] {
+        lengths.extend([p - 1, p, p + 1]);
+    }
+    let lengths: Vec<usize> = lengths
+        .iter()
+        .cycle()
+        .take(3 * lengths.len())
+        .copied()
+        .collect();
+    let cols = 4096;
+    let values: Vec<T> = loops::generate::random_vector(lengths.iter().sum(), seed);
+    let mut offsets = vec![0usize];
+    let mut indices = Vec::new();
+    for (r, &len) in lengths.iter().enumerate() {
+        // Distinct sorted columns, shifted per row so rows do not all read the same x.
+        indices.extend(
+            (0..len)
+                .map(|i| (i * 2 + r) % cols)
+                .collect::<std::collections::BTreeSet<_>>(),
+        );
+        offsets.push(indices.len());
+    }
+    CsMat::new((lengths.len(), cols), offsets, indices, values)
 }
 
 /// `LOOPS_MATRIX_FILTER=a,b` keeps the matrices whose name contains one of the parts: for slow tools
