@@ -1,0 +1,226 @@
+//! The SpMV benchmark's parts (`examples/bench_spmv.rs` is the binary): the matrix sets, the cuSPARSE
+//! baseline, the results and what is written from them (CSV, SVG plots, the table). Everything but
+//! `cusparse` works without a GPU; `tests/bench_support.rs` includes this folder with
+//! `#[path = "../examples/bench/mod.rs"] mod bench;`.
+#![allow(dead_code)]
+
+pub mod corpus;
+pub mod csv;
+pub mod cusparse;
+pub mod plot;
+pub mod report;
+
+use loops::runtime::host::{expected_error_bound, spmv_reference};
+use loops::runtime::verify::{self, RowCheck};
+use loops::Float;
+
+/// The kernel name of cuSPARSE `cusparseSpMV` with `CUSPARSE_SPMV_CSR_ALG1`: the baseline.
+pub const ALG1: &str = "cusparse_alg1";
+/// The kernel name of cuSPARSE `cusparseSpMV` with `CUSPARSE_SPMV_CSR_ALG2` (deterministic).
+pub const ALG2: &str = "cusparse_alg2";
+/// The kernel name of the device-to-device copy moving the model's bytes: the ceiling.
+pub const COPY: &str = "copy";
+
+/// What a measured kernel is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A schedule of the loops `spmv` kernel.
+    Schedule,
+    /// A cuSPARSE algorithm.
+    Cusparse,
+    /// The copy ceiling.
+    Copy,
+}
+
+/// How a median was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// One CUDA event pair around each launch; `samples` launches.
+    PerLaunch { samples: usize },
+    /// One event pair around `launches` back-to-back launches, divided by `launches`; `samples` batches.
+    Batch { launches: usize, samples: usize },
+    /// Not timed (the check failed or the kernel could not run).
+    NotTimed,
+}
+
+impl Timing {
+    /// For the CSV and the table: `per-launch`, `batch-of-20`, `-`.
+    pub fn label(&self) -> String {
+        match self {
+            Timing::PerLaunch { .. } => "per-launch".to_string(),
+            Timing::Batch { launches, .. } => format!("batch-of-{launches}"),
+            Timing::NotTimed => "-".to_string(),
+        }
+    }
+
+    pub fn samples(&self) -> usize {
+        match *self {
+            Timing::PerLaunch { samples } | Timing::Batch { samples, .. } => samples,
+            Timing::NotTimed => 0,
+        }
+    }
+}
+
+/// One kernel on one matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    pub kernel: String,
+    pub kind: Kind,
+    /// The reported median in milliseconds (per launch); `None` when not timed.
+    pub median_ms: Option<f64>,
+    /// The median of per-launch event pairs, also when `timing` is a batch; `None` when not timed.
+    pub per_launch_ms: Option<f64>,
+    pub timing: Timing,
+    /// `None` when the result was within its error bound and timed; else what went wrong.
+    pub failure: Option<String>,
+}
+
+impl Measurement {
+    pub fn failed(kernel: &str, kind: Kind, why: impl Into<String>) -> Measurement {
+        Measurement {
+            kernel: kernel.to_string(),
+            kind,
+            median_ms: None,
+            per_launch_ms: None,
+            timing: Timing::NotTimed,
+            failure: Some(why.into()),
+        }
+    }
+
+    pub fn status(&self) -> &str {
+        self.failure.as_deref().unwrap_or("ok")
+    }
+}
+
+/// Every kernel on one matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixResult {
+    pub name: String,
+    pub rows: usize,
+    pub cols: usize,
+    pub nnz: usize,
+    /// "f32" or "f64".
+    pub precision: &'static str,
+    /// Bytes by the model (`verify::spmv_bytes`): what effective bandwidth is computed from.
+    pub bytes: u64,
+    pub kernels: Vec<Measurement>,
+}
+
+impl MatrixResult {
+    pub fn new<T: Float>(name: &str, rows: usize, cols: usize, nnz: usize) -> MatrixResult {
+        MatrixResult {
+            name: name.to_string(),
+            rows,
+            cols,
+            nnz,
+            precision: T::RUST_NAME,
+            bytes: verify::spmv_bytes::<T>(rows, cols, nnz),
+            kernels: Vec::new(),
+        }
+    }
+
+    /// The median of a kernel that was timed.
+    pub fn ms(&self, kernel: &str) -> Option<f64> {
+        self.kernels
+            .iter()
+            .find(|m| m.kernel == kernel)
+            .and_then(|m| m.median_ms)
+    }
+
+    pub fn alg1_ms(&self) -> Option<f64> {
+        self.ms(ALG1)
+    }
+
+    pub fn copy_ms(&self) -> Option<f64> {
+        self.ms(COPY)
+    }
+
+    /// The fastest timed schedule: (name, ms).
+    pub fn best_schedule(&self) -> Option<(&str, f64)> {
+        self.kernels
+            .iter()
+            .filter(|m| m.kind == Kind::Schedule)
+            .filter_map(|m| m.median_ms.map(|t| (m.kernel.as_str(), t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// Effective bandwidth in GB/s of a run of `ms` milliseconds, by the byte model.
+    pub fn gb_per_s(&self, ms: f64) -> f64 {
+        self.bytes as f64 / (ms * 1e-3) / 1e9
+    }
+
+    /// How much faster than cuSPARSE ALG1 a run of `ms` is (> 1: faster).
+    pub fn speedup(&self, ms: f64) -> Option<f64> {
+        self.alg1_ms().map(|alg1| alg1 / ms)
+    }
+
+    /// The share of the copy's bandwidth a run of `ms` reaches, in percent.
+    pub fn pct_of_copy(&self, ms: f64) -> Option<f64> {
+        self.copy_ms().map(|copy| 100.0 * copy / ms)
+    }
+
+    /// Kernels whose check failed or that could not run.
+    pub fn failures(&self) -> impl Iterator<Item = &Measurement> {
+        self.kernels.iter().filter(|m| m.failure.is_some())
+    }
+}
+
+/// The kernels that appear in `results`, in order: schedules as first seen, then ALG1, ALG2, other
+/// cuSPARSE lines, the copy.
+pub fn kernel_order(results: &[MatrixResult]) -> Vec<(String, Kind)> {
+    let mut out: Vec<(String, Kind)> = Vec::new();
+    for r in results {
+        for m in &r.kernels {
+            if !out.iter().any(|(k, _)| *k == m.kernel) {
+                out.push((m.kernel.clone(), m.kind));
+            }
+        }
+    }
+    let rank = |k: &(String, Kind)| match (k.1, k.0.as_str()) {
+        (Kind::Schedule, _) => 0,
+        (_, ALG1) => 1,
+        (_, ALG2) => 2,
+        (Kind::Cusparse, _) => 3,
+        (Kind::Copy, _) => 4,
+    };
+    out.sort_by_key(rank); // stable: schedules keep their order
+    out
+}
+
+/// The geometric mean of the positive, finite values; `None` if there are none.
+pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values
+        .into_iter()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((0.0, 0usize), |(s, n), v| (s + v.ln(), n + 1));
+    (n > 0).then(|| (sum / n as f64).exp())
+}
+
+/// The f64 CPU reference of `y = A x` and each row's error bound, computed once per matrix and
+/// checked against every kernel's result: `verify::check_spmv` split in two, so that a 100M-nonzero
+/// reference is not recomputed for each of the nine kernels. Same reference, same bound, same rule.
+pub struct Reference {
+    want: Vec<f64>,
+    bound: Vec<f64>,
+}
+
+impl Reference {
+    pub fn new<T: Float>(a: &sprs::CsMat<T>, x: &[T]) -> Reference {
+        let (want, scale) = spmv_reference(a, x);
+        let csr;
+        let a = if a.is_csr() {
+            a
+        } else {
+            csr = a.to_csr();
+            &csr
+        };
+        let bound = (0..a.rows())
+            .map(|r| expected_error_bound::<T>(a.outer_view(r).map_or(0, |v| v.nnz()), scale[r]))
+            .collect();
+        Reference { want, bound }
+    }
+
+    pub fn check<T: Float>(&self, y: &[T]) -> RowCheck {
+        verify::check_rows(y, &self.want, &self.bound)
+    }
+}

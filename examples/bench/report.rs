@@ -1,0 +1,114 @@
+//! The table printed while the benchmark runs, and the closing summary (geometric means).
+
+use std::fmt::Write as _;
+
+use super::{geomean, kernel_order, MatrixResult, ALG1};
+
+/// Matrices with at least this many nonzeros make the second geomean.
+pub const LARGE_NNZ: usize = 1_000_000;
+
+fn ms_text(ms: Option<f64>) -> String {
+    ms.map_or_else(|| "-".to_string(), |t| format!("{t:.4}"))
+}
+
+/// The table's header (two lines: names and a rule).
+pub fn table_header() -> String {
+    let head = format!(
+        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7}  {}",
+        "matrix", "nnz", "best schedule", "best ms", "alg1 ms", "speedup", "% copy", "notes"
+    );
+    let rule = "-".repeat(head.len() + 8);
+    format!("{head}\n{rule}")
+}
+
+/// One line per matrix: its best schedule against cuSPARSE ALG1 and the copy ceiling; `notes` lists
+/// the kernels that failed their check or could not run.
+pub fn table_row(r: &MatrixResult) -> String {
+    let best = r.best_schedule();
+    let best_ms = best.map(|b| b.1);
+    let speedup = best_ms.and_then(|t| r.speedup(t));
+    let pct = best_ms.and_then(|t| r.pct_of_copy(t));
+    let notes: Vec<String> = r
+        .failures()
+        .map(|m| format!("{}: {}", m.kernel, m.status()))
+        .collect();
+    let mut name = r.name.clone();
+    if name.chars().count() > 28 {
+        name = name.chars().take(27).collect::<String>() + "~";
+    }
+    format!(
+        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7}  {}",
+        name,
+        r.nnz,
+        best.map_or("-", |b| b.0),
+        ms_text(best_ms),
+        ms_text(r.alg1_ms()),
+        speedup.map_or_else(|| "-".to_string(), |s| format!("{s:.2}x")),
+        pct.map_or_else(|| "-".to_string(), |p| format!("{p:.0}%")),
+        notes.join("; ")
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// Speedups vs ALG1 of the best schedule of each matrix that has both, for matrices with at least
+/// `min_nnz` nonzeros.
+pub fn best_speedups(results: &[MatrixResult], min_nnz: usize) -> Vec<f64> {
+    results
+        .iter()
+        .filter(|r| r.nnz >= min_nnz)
+        .filter_map(|r| r.best_schedule().and_then(|(_, t)| r.speedup(t)))
+        .collect()
+}
+
+/// Speedups vs ALG1 of one kernel over the matrices with at least `min_nnz` nonzeros.
+pub fn kernel_speedups(results: &[MatrixResult], kernel: &str, min_nnz: usize) -> Vec<f64> {
+    results
+        .iter()
+        .filter(|r| r.nnz >= min_nnz)
+        .filter_map(|r| r.ms(kernel).and_then(|t| r.speedup(t)))
+        .collect()
+}
+
+fn geomean_text(values: &[f64]) -> String {
+    match geomean(values.iter().copied()) {
+        Some(g) => format!("{g:.3}x over {}", values.len()),
+        None => "-".to_string(),
+    }
+}
+
+/// The closing summary: the geomean speedup of the best schedule vs cuSPARSE ALG1 over the set and
+/// over the matrices with >= 1e6 nonzeros, then the same for each kernel.
+pub fn summary(results: &[MatrixResult]) -> String {
+    let mut s = String::new();
+    if results.iter().all(|r| r.alg1_ms().is_none()) {
+        s.push_str("geomean speedup vs cuSPARSE ALG1: no cuSPARSE ALG1 results, no speedups\n");
+        return s;
+    }
+    let all = best_speedups(results, 0);
+    let large = best_speedups(results, LARGE_NNZ);
+    let _ = writeln!(
+        s,
+        "geomean speedup of the best schedule vs cuSPARSE ALG1: {} matrices; {} matrices with >= 1e6 nonzeros",
+        geomean_text(&all),
+        geomean_text(&large)
+    );
+    let _ = writeln!(
+        s,
+        "geomean speedup vs cuSPARSE ALG1 by kernel:\n  {:<16} {:>20} | {:>20}",
+        "", "all", ">= 1e6 nonzeros"
+    );
+    for (k, _) in kernel_order(results) {
+        if k == ALG1 {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "  {:<16} {:>20} | {:>20}",
+            k,
+            geomean_text(&kernel_speedups(results, &k, 0)),
+            geomean_text(&kernel_speedups(results, &k, LARGE_NNZ))
+        );
+    }
+    s
+}
