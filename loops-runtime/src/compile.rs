@@ -9,10 +9,14 @@
 //! loaded first (globally, and never unloaded), so that cudarc's own load by soname
 //! (`libnvrtc.so.13`) finds the library already in the process. Otherwise the dynamic loader's usual
 //! search applies (`LD_LIBRARY_PATH`, the system's library folders).
+//!
+//! A device's kernels are compiled for its own architecture: a cubin (`sm_XY`) where this NVRTC
+//! supports it, else PTX for the newest virtual architecture NVRTC supports that is not newer than the
+//! device ([`target_for`]). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::cache`].
 
 use std::ffi::{c_char, CString};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudarc::nvrtc::{result as nvrtc, sys};
@@ -42,6 +46,11 @@ impl Arch {
         self.major * 10 + self.minor
     }
 
+    /// The architecture NVRTC numbers `n`: 90 -> 9.0, 120 -> 12.0.
+    pub const fn from_number(n: u32) -> Arch {
+        Arch::new(n / 10, n % 10)
+    }
+
     /// The real architecture, `sm_90`: what a cubin is compiled for.
     pub fn sm(self) -> String {
         format!("sm_{}", self.number())
@@ -68,6 +77,55 @@ pub enum Output {
     Cubin,
 }
 
+impl fmt::Display for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Output::Ptx => "ptx",
+            Output::Cubin => "cubin",
+        })
+    }
+}
+
+/// What a kernel is compiled to: an architecture and an output kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub arch: Arch,
+    pub output: Output,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.output {
+            Output::Cubin => write!(f, "{} cubin", self.arch.sm()),
+            Output::Ptx => write!(f, "{} ptx", self.arch.compute()),
+        }
+    }
+}
+
+/// What to compile for a `device`, given the real architectures an NVRTC supports (as numbers): a
+/// cubin for the device's own architecture where it is supported (no JIT at module load); else PTX
+/// for the newest supported architecture not newer than the device (the driver JIT-compiles it for a
+/// device newer than NVRTC); else (a device older than every supported architecture) PTX for the
+/// device's own, which NVRTC rejects with a message naming it.
+pub fn target_for(supported_archs: &[u32], device: Arch) -> Target {
+    if supported_archs.contains(&device.number()) {
+        return Target {
+            arch: device,
+            output: Output::Cubin,
+        };
+    }
+    let arch = supported_archs
+        .iter()
+        .copied()
+        .filter(|&n| n <= device.number())
+        .max()
+        .map_or(device, Arch::from_number);
+    Target {
+        arch,
+        output: Output::Ptx,
+    }
+}
+
 /// A compiled kernel, ready to be loaded into a module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelImage {
@@ -83,6 +141,22 @@ impl KernelImage {
         match self {
             KernelImage::Ptx(s) => Some(s),
             KernelImage::Cubin(_) => None,
+        }
+    }
+
+    /// The PTX text or the cubin's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            KernelImage::Ptx(s) => s.as_bytes(),
+            KernelImage::Cubin(b) => b,
+        }
+    }
+
+    /// What kind of output this is.
+    pub fn output(&self) -> Output {
+        match self {
+            KernelImage::Ptx(_) => Output::Ptx,
+            KernelImage::Cubin(_) => Output::Cubin,
         }
     }
 
@@ -107,6 +181,8 @@ pub struct NvrtcInfo {
     /// Whether the library cudarc uses is the preloaded one (false when `LOOPS_NVRTC_LIB` was not used,
     /// or when another libnvrtc earlier in cudarc's list of names was found first).
     pub preloaded_in_use: bool,
+    /// The file of the libnvrtc in use, as the dynamic loader found it (`None` where it cannot tell).
+    pub library: Option<PathBuf>,
 }
 
 impl NvrtcInfo {
@@ -114,16 +190,29 @@ impl NvrtcInfo {
     pub fn supports(&self, arch: Arch) -> bool {
         self.supported_archs.contains(&arch.number())
     }
+
+    /// What kernels for `device` are compiled to with this NVRTC (see [`target_for`]).
+    pub fn target(&self, device: Arch) -> Target {
+        target_for(&self.supported_archs, device)
+    }
 }
+
+/// The result of the one attempt to load libnvrtc in this process.
+static NVRTC: OnceLock<std::result::Result<NvrtcInfo, Vec<String>>> = OnceLock::new();
 
 /// Loads libnvrtc (once per process) and reports its version; [`LoopsError::NvrtcMissing`] if it
 /// cannot be loaded. Never panics.
 pub fn nvrtc_available() -> Result<NvrtcInfo> {
-    static STATE: OnceLock<std::result::Result<NvrtcInfo, Vec<String>>> = OnceLock::new();
-    STATE
+    NVRTC
         .get_or_init(probe)
         .clone()
         .map_err(|searched| LoopsError::NvrtcMissing { searched })
+}
+
+/// Whether libnvrtc has been loaded in this process (by [`nvrtc_available`] or a compile). Loading it
+/// costs milliseconds, so a launch served from the disk cache does not; this tells whether it did.
+pub fn nvrtc_loaded() -> bool {
+    matches!(NVRTC.get(), Some(Ok(_)))
 }
 
 /// The handle of the library named by `LOOPS_NVRTC_LIB`, kept (leaked) for the life of the process.
@@ -247,7 +336,32 @@ fn probe() -> std::result::Result<NvrtcInfo, Vec<String>> {
         supported_archs,
         preloaded: preloaded.map(|(p, _)| p),
         preloaded_in_use,
+        library: loaded_library_file(),
     })
+}
+
+/// The file the libnvrtc that cudarc uses was loaded from, by `dladdr` on one of its symbols.
+#[cfg(unix)]
+fn loaded_library_file() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: the library is loaded (checked by the caller); the symbol's address is only passed to
+    // dladdr, which writes `info`; `dli_fname`, when not null, is a NUL-terminated string owned by the
+    // loader, valid while the library stays loaded (cudarc never unloads it), and copied at once.
+    unsafe {
+        let symbol = sys::culib().get::<*const ()>(b"nvrtcVersion").ok()?;
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(*symbol as *const libc::c_void, &mut info) == 0 || info.dli_fname.is_null()
+        {
+            return None;
+        }
+        let name = std::ffi::CStr::from_ptr(info.dli_fname);
+        Some(PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes())))
+    }
+}
+
+#[cfg(not(unix))]
+fn loaded_library_file() -> Option<PathBuf> {
+    None
 }
 
 /// The NVRTC options a kernel is compiled with. Generated code includes no headers, so there are no
@@ -269,55 +383,122 @@ pub fn compile_options(arch: Arch, output: Output) -> Vec<String> {
 pub fn compile_ptx(kernel_name: &str, source: &str, arch: Arch) -> Result<String> {
     match compile(kernel_name, source, arch, Output::Ptx)? {
         KernelImage::Ptx(ptx) => Ok(ptx),
-        KernelImage::Cubin(_) => unreachable!("asked for PTX"),
+        KernelImage::Cubin(_) => Err(LoopsError::Compile {
+            kernel: kernel_name.to_string(),
+            log: "asked NVRTC for PTX and got a cubin".into(),
+            source_code: source.to_string(),
+        }),
     }
 }
 
 /// Compiles `source` for `arch` to the requested output. On rejection the error is
-/// [`LoopsError::Compile`] with NVRTC's log and the source.
+/// [`LoopsError::Compile`] with NVRTC's log and the source. With `LOOPS_DUMP_DIR` set (see
+/// [`crate::cache`]), the source and NVRTC's log are also written there.
 pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> Result<KernelImage> {
-    nvrtc_available()?;
-    let fail = |log: String| LoopsError::Compile {
+    let dump_dir = crate::cache::CacheConfig::global().dump_dir.as_deref();
+    compile_with_dump(kernel_name, source, arch, output, dump_dir)
+}
+
+/// [`compile`], with the dump folder given: when `dump_dir` is `Some`, `NAME-HASH.cu` (the source)
+/// and `NAME-HASH.log` (NVRTC's version, the options, the outcome and NVRTC's log) are written there,
+/// whether the compile succeeds or fails ([`crate::cache::dump_file_stem`] gives `NAME-HASH`). A dump
+/// that cannot be written is a warning on stderr, never an error.
+pub fn compile_with_dump(
+    kernel_name: &str,
+    source: &str,
+    arch: Arch,
+    output: Output,
+    dump_dir: Option<&Path>,
+) -> Result<KernelImage> {
+    let info = nvrtc_available()?;
+    let options = compile_options(arch, output);
+    let (result, log) = compile_program(kernel_name, source, arch, output, &options);
+    if let Some(dir) = dump_dir {
+        crate::cache::dump_compile(
+            dir,
+            kernel_name,
+            source,
+            &crate::cache::CompileRecord {
+                nvrtc_version: info.version,
+                target: Target { arch, output },
+                options: &options,
+                outcome: result
+                    .as_ref()
+                    .map(|image| image.bytes().len())
+                    .map_err(String::as_str),
+                log: &log,
+            },
+        );
+    }
+    result.map_err(|log| LoopsError::Compile {
         kernel: kernel_name.to_string(),
         log,
         source_code: source.to_string(),
-    };
-    let src = CString::new(source).map_err(|e| {
-        fail(format!(
-            "the source contains a NUL byte at offset {}",
-            e.nul_position()
-        ))
-    })?;
-    let file =
-        CString::new(format!("{}.cu", kernel_name.replace('\0', "_"))).expect("NUL bytes replaced");
+    })
+}
 
-    let prog = nvrtc::create_program(&src, Some(&file))
-        .map_err(|e| fail(format!("nvrtcCreateProgram failed: {e:?}")))?;
-    let prog = Program(prog);
-    let options = compile_options(arch, output);
+/// Runs NVRTC (which must be loaded): the image or the error text, and NVRTC's log (empty when it
+/// has none).
+fn compile_program(
+    kernel_name: &str,
+    source: &str,
+    arch: Arch,
+    output: Output,
+    options: &[String],
+) -> (std::result::Result<KernelImage, String>, String) {
+    let src = match CString::new(source) {
+        Ok(src) => src,
+        Err(e) => {
+            let why = format!(
+                "the source contains a NUL byte at offset {}",
+                e.nul_position()
+            );
+            return (Err(why), String::new());
+        }
+    };
+    // NUL bytes replaced, so this cannot fail; an empty name would do if it did.
+    let file = CString::new(format!("{}.cu", kernel_name.replace('\0', "_"))).unwrap_or_default();
+
+    let prog = match nvrtc::create_program(&src, Some(&file)) {
+        Ok(prog) => Program(prog),
+        Err(e) => {
+            return (
+                Err(format!("nvrtcCreateProgram failed: {e:?}")),
+                String::new(),
+            )
+        }
+    };
     // SAFETY: `prog` is a live program (destroyed only by `Program`'s drop); the options hold no NUL.
-    let compiled = unsafe { nvrtc::compile_program(prog.0, &options) };
+    let compiled = unsafe { nvrtc::compile_program(prog.0, options) };
     // SAFETY: as above.
     let log = unsafe { nvrtc::get_program_log(prog.0) }
         .map(|l| c_text(&l))
         .unwrap_or_default();
     if let Err(e) = compiled {
-        let log = if e.0 == sys::nvrtcResult::NVRTC_ERROR_COMPILATION {
-            log
+        let error = if e.0 == sys::nvrtcResult::NVRTC_ERROR_COMPILATION {
+            log.clone()
         } else {
             format!(
                 "nvrtcCompileProgram failed: {e:?} (options: {})\n{log}",
                 options.join(" ")
             )
         };
-        return Err(fail(log));
+        return (Err(error), log);
     }
+    (read_output(&prog, arch, output), log)
+}
 
+/// The PTX or cubin of a compiled program.
+fn read_output(
+    prog: &Program,
+    arch: Arch,
+    output: Output,
+) -> std::result::Result<KernelImage, String> {
     match output {
         Output::Ptx => {
             // SAFETY: `prog` is live and compiled.
             let ptx = unsafe { nvrtc::get_ptx(prog.0) }
-                .map_err(|e| fail(format!("nvrtcGetPTX failed: {e:?}")))?;
+                .map_err(|e| format!("nvrtcGetPTX failed: {e:?}"))?;
             Ok(KernelImage::Ptx(c_text(&ptx)))
         }
         Output::Cubin => {
@@ -326,15 +507,15 @@ pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> R
                 let mut size = 0usize;
                 sys::nvrtcGetCUBINSize(prog.0, &mut size)
                     .result()
-                    .map_err(|e| fail(format!("nvrtcGetCUBINSize failed: {e:?}")))?;
+                    .map_err(|e| format!("nvrtcGetCUBINSize failed: {e:?}"))?;
                 let mut buf = vec![0u8; size];
                 sys::nvrtcGetCUBIN(prog.0, buf.as_mut_ptr().cast())
                     .result()
-                    .map_err(|e| fail(format!("nvrtcGetCUBIN failed: {e:?}")))?;
+                    .map_err(|e| format!("nvrtcGetCUBIN failed: {e:?}"))?;
                 buf
             };
             if cubin.is_empty() {
-                return Err(fail(format!("NVRTC produced no cubin for {arch}")));
+                return Err(format!("NVRTC produced no cubin for {arch}"));
             }
             Ok(KernelImage::Cubin(cubin))
         }
@@ -362,8 +543,9 @@ fn c_text(bytes: &[c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// A 64-bit FNV-1a hash of a kernel's source: the module cache's key. Deterministic across processes
-/// and builds (unlike `DefaultHasher`), so it can also name an on-disk cache entry later.
+/// A 64-bit FNV-1a hash of a kernel's source: the in-process module cache's key, and part of the
+/// names of `LOOPS_DUMP_DIR` files. Deterministic across processes and builds (unlike
+/// `DefaultHasher`). The on-disk cache keys on SHA-256 instead.
 pub fn source_hash(source: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in source.as_bytes() {
@@ -415,6 +597,22 @@ mod tests {
             compile_options(Arch::SM_90, Output::Cubin)[2],
             "--gpu-architecture=sm_90"
         );
+    }
+
+    #[test]
+    fn targets() {
+        let cuda13 = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
+        let t = target_for(&cuda13, Arch::SM_90);
+        assert_eq!((t.arch, t.output), (Arch::SM_90, Output::Cubin));
+        assert_eq!(t.to_string(), "sm_90 cubin");
+        // A device newer than NVRTC: PTX for the newest architecture NVRTC knows below it.
+        let t = target_for(&[75, 80, 86, 89, 90], Arch::new(12, 0));
+        assert_eq!((t.arch, t.output), (Arch::SM_90, Output::Ptx));
+        assert_eq!(t.to_string(), "compute_90 ptx");
+        // Older than everything: PTX for itself (NVRTC will say it is unsupported).
+        let t = target_for(&cuda13, Arch::new(6, 0));
+        assert_eq!((t.arch, t.output), (Arch::new(6, 0), Output::Ptx));
+        assert_eq!(Arch::from_number(121), Arch::new(12, 1));
     }
 
     #[test]

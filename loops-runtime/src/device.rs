@@ -20,10 +20,12 @@
 //!
 //! # Kernel cache
 //!
-//! Each generated source is compiled at most once per process per device: modules are cached by
+//! Each generated source is loaded at most once per process per device: modules are cached by
 //! (FNV-1a hash of the source, architecture), under a lock held across the compile. In front of that,
 //! loaded entry points are cached by the address of the `&'static str` source, so a launch of an
-//! already-loaded kernel does not hash its source again.
+//! already-loaded kernel does not hash its source again. Behind it, the disk cache
+//! ([`crate::cache`]) keeps compiled kernels across processes: a cubin for the device's architecture
+//! where NVRTC supports it (PTX otherwise), read back without loading NVRTC.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -35,13 +37,10 @@ use cudarc::driver::{
 };
 use kernels_gen::schedule::{DeviceLimits, TileSetShape};
 
-use crate::compile::{self, Arch, Output};
+use crate::cache::{self, CacheConfig, Origin};
+use crate::compile::{self, Arch, KernelImage, Output};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
-
-/// What NVRTC produces for a device. PTX (for `compute_XY`) now; cubins where NVRTC supports the
-/// device's architecture are a later step and only need this to change.
-const OUTPUT: Output = Output::Ptx;
 
 /// Whether libcuda can be loaded. cudarc panics at first use when it cannot, so this is asked before
 /// any driver call.
@@ -82,8 +81,7 @@ pub struct Gpu {
     arch: Arch,
     limits: DeviceLimits,
     driver_version: i32,
-    /// Compiled modules by (source hash, architecture).
-    /// Loaded modules, with the parameter count of each entry point read from the PTX.
+    /// Loaded modules by (source hash, architecture).
     modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
@@ -369,7 +367,8 @@ impl Gpu {
     }
 
     /// The entry point `entry` of the kernel `source`, compiled (once per process per device, for this
-    /// device's architecture) and loaded. `kernel_name` names the kernel in errors.
+    /// device's architecture; or read from the disk cache) and loaded. `kernel_name` names the kernel
+    /// in errors.
     pub fn function(
         &self,
         kernel_name: &str,
@@ -415,31 +414,51 @@ impl Gpu {
         Ok(loaded)
     }
 
-    /// The module of `source` for this device, compiled on first use. The lock is held across the
-    /// compile, so concurrent first uses compile once.
+    /// The module of `source` for this device, loaded on first use: from the disk cache, else
+    /// compiled. The lock is held across the compile, so concurrent first uses compile once.
     fn module(&self, kernel_name: &str, source: &str) -> Result<Arc<CudaModule>> {
         let key = (compile::source_hash(source), self.arch);
         let mut modules = lock(&self.modules);
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
-        let image = compile::compile(kernel_name, source, self.arch, OUTPUT)?;
-        let module = self.ctx.load_module(image.into_cudarc()).map_err(|e| {
-            let hint = if e.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
-                format!(
-                    " (the driver, CUDA {}, is older than NVRTC)",
-                    version_text(self.driver_version)
-                )
-            } else {
-                String::new()
-            };
-            LoopsError::driver(format!(
-                "loading the module of kernel `{kernel_name}` for {}{hint}",
-                self.arch
-            ))(e)
-        })?;
+        let config = CacheConfig::global();
+        let kernel = cache::load_or_compile(kernel_name, source, self.arch, config)?;
+        let module = match self.load_image(kernel_name, kernel.image) {
+            Ok(module) => module,
+            // An entry the driver refuses (it was valid for its key, so this is unexpected) is
+            // compiled afresh and replaced; only the fresh image's failure is reported.
+            Err(_) if kernel.origin == Origin::DiskCache => {
+                let fresh = cache::compile_fresh(kernel_name, source, self.arch, config)?;
+                self.load_image(kernel_name, fresh.image)?
+            }
+            Err(e) => return Err(e),
+        };
         modules.insert(key, module.clone());
         Ok(module)
+    }
+
+    /// Loads a compiled kernel into a module of this handle's context.
+    fn load_image(&self, kernel_name: &str, image: KernelImage) -> Result<Arc<CudaModule>> {
+        let output = image.output();
+        self.ctx.load_module(image.into_cudarc()).map_err(|e| {
+            let hint = match (e.0, output) {
+                (CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, _) => format!(
+                    " (the driver, CUDA {}, is older than NVRTC)",
+                    version_text(self.driver_version)
+                ),
+                (CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU, Output::Cubin) => format!(
+                    " (a cubin for {} that the driver cannot load: is it, CUDA {}, older than NVRTC?)",
+                    self.arch,
+                    version_text(self.driver_version)
+                ),
+                _ => String::new(),
+            };
+            LoopsError::driver(format!(
+                "loading the module ({output}) of kernel `{kernel_name}` for {}{hint}",
+                self.arch
+            ))(e)
+        })
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new (kernels leave the ticket

@@ -1,0 +1,982 @@
+//! The on-disk cache of compiled kernels, and source dumps for inspection.
+//!
+//! # Settings (read once per process, by [`CacheConfig::from_env`])
+//!
+//! - `LOOPS_CACHE_DIR=DIR`: the cache folder. Default: `loops-for-rust` in the platform's cache folder
+//!   (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
+//!   Windows).
+//! - `LOOPS_CACHE=off` (or `0`, `false`, `no`): no disk cache at all: nothing is read or written.
+//! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source) and `NAME-HASH.log`
+//!   (NVRTC's version, the options, the outcome and NVRTC's log) there, whether NVRTC accepts it or
+//!   not; a kernel served from the disk cache writes its `.cu` and a `.log` naming the cache file.
+//!
+//! The API takes a [`CacheConfig`] explicitly ([`load_or_compile`]); only [`crate::device::Gpu`]
+//! and [`crate::compile::compile`] use the process-wide one, [`CacheConfig::global`].
+//!
+//! # Key
+//!
+//! An entry is keyed by everything that changes the binary: the kernel name (NVRTC's program name,
+//! which line info records), the SHA-256 of the source, the device's architecture, the target
+//! ([`crate::compile::target_for`]: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
+//! (path, size, modification time: a patch release changes the file, not always the version), and
+//! the NVRTC options. The key's full text is stored in the entry and compared on every read; its
+//! SHA-256 names the file: `NAME-DIGEST.cubin` or `.ptx`.
+//!
+//! # Not loading NVRTC on a hit
+//!
+//! Loading libnvrtc (about 100 MB) costs several milliseconds, more than everything else a warm start
+//! does. To build the key without it, the NVRTC identity (version, supported architectures, library
+//! file) is remembered in `nvrtc-FINGERPRINT.id`, where the fingerprint covers what decides which
+//! libnvrtc the dynamic loader picks: the executable (path, size, time), `LOOPS_NVRTC_LIB`,
+//! `LD_LIBRARY_PATH` (and the times of its folders), `/etc/ld.so.cache` and the system library
+//! folders' times, and cudarc's list of names. The memo is used only while the library file it names
+//! still has the recorded size, time and inode. A miss loads NVRTC, compiles with it, and refreshes
+//! the memo if it was stale.
+//!
+//! # File format (little-endian)
+//!
+//! ```text
+//! 0   magic  "LOOPSKC\0"          8 bytes
+//! 8   format version (1)          u32
+//! 12  kind: 1 PTX, 2 cubin, 3 NVRTC identity; then 3 zero bytes
+//! 16  key text length K           u32
+//! 20  payload length P            u64
+//! 28  CRC-32 of the payload       u32
+//! 32  CRC-32 of bytes 0..32 and the key text   u32
+//! 36  key text (UTF-8), then the payload; the file is exactly 36 + K + P bytes
+//! ```
+//!
+//! A reader checks all of it (magic, version, kind, both lengths against the file's, both CRCs, the
+//! key text against its own, PTX being UTF-8 without NUL) and treats any mismatch as a miss: the
+//! kernel is compiled again and the entry replaced. Nothing read from the cache can panic.
+//!
+//! # Atomicity and concurrency
+//!
+//! A writer writes `.NAME.PID-N.tmp` in the cache folder (created exclusively), fsyncs it, renames it
+//! over the entry (atomic on POSIX), and fsyncs the folder. Readers open entries by their exact name
+//! only, so they see a complete old entry, a complete new one, or none; a crashed writer leaves a
+//! `.tmp` file that nothing reads and that a later miss removes once it is an hour old. Two processes
+//! compiling the same kernel both succeed; the last rename wins, and both entries are valid. A cache
+//! that cannot be read or written is at most one warning on stderr per process, never an error.
+
+use std::ffi::OsString;
+use std::fmt::{self, Write as _};
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
+
+use crate::compile::{self, Arch, KernelImage, Output, Target};
+use crate::error::Result;
+
+/// `LOOPS_CACHE=off` turns the disk cache off.
+pub const CACHE_ENV: &str = "LOOPS_CACHE";
+/// `LOOPS_CACHE_DIR=DIR` puts the disk cache in `DIR`.
+pub const CACHE_DIR_ENV: &str = "LOOPS_CACHE_DIR";
+/// `LOOPS_DUMP_DIR=DIR` writes every generated source and its NVRTC log to `DIR`.
+pub const DUMP_DIR_ENV: &str = "LOOPS_DUMP_DIR";
+/// The cache's folder name inside the platform's cache folder.
+pub const APP_DIR_NAME: &str = "loops-for-rust";
+
+const MAGIC: [u8; 8] = *b"LOOPSKC\0";
+const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 36;
+const KIND_PTX: u8 = 1;
+const KIND_CUBIN: u8 = 2;
+const KIND_IDENTITY: u8 = 3;
+const TEMP_SUFFIX: &str = ".tmp";
+/// Temporary files older than this are a crashed writer's, and removed.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
+
+/// Where the disk cache and the source dumps go. `dir: None` turns the disk cache off.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// The folder of the disk cache; `None`: no disk cache.
+    pub dir: Option<PathBuf>,
+    /// Where every compiled kernel's source and NVRTC log are written; `None`: nowhere.
+    pub dump_dir: Option<PathBuf>,
+}
+
+impl CacheConfig {
+    /// No disk cache, no dumps.
+    pub fn disabled() -> CacheConfig {
+        CacheConfig::default()
+    }
+
+    /// A disk cache in `dir`, no dumps.
+    pub fn in_dir(dir: impl Into<PathBuf>) -> CacheConfig {
+        CacheConfig {
+            dir: Some(dir.into()),
+            dump_dir: None,
+        }
+    }
+
+    /// The same, dumping sources and logs to `dir`.
+    pub fn with_dump_dir(self, dir: impl Into<PathBuf>) -> CacheConfig {
+        CacheConfig {
+            dump_dir: Some(dir.into()),
+            ..self
+        }
+    }
+
+    /// The settings of the process's environment (see the module documentation).
+    pub fn from_env() -> CacheConfig {
+        CacheConfig::from_vars(|name| std::env::var_os(name))
+    }
+
+    /// The settings that the variables `var` returns describe: the one place where they are parsed.
+    /// An empty variable counts as unset.
+    pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> CacheConfig {
+        let get = |name: &str| var(name).filter(|v| !v.is_empty());
+        let off = get(CACHE_ENV).is_some_and(|v| {
+            matches!(
+                v.to_string_lossy().trim().to_ascii_lowercase().as_str(),
+                "off" | "0" | "false" | "no"
+            )
+        });
+        let dir = if off {
+            None
+        } else {
+            get(CACHE_DIR_ENV).map(PathBuf::from).or_else(default_dir)
+        };
+        CacheConfig {
+            dir,
+            dump_dir: get(DUMP_DIR_ENV).map(PathBuf::from),
+        }
+    }
+
+    /// The process-wide settings, read from the environment on first use.
+    pub fn global() -> &'static CacheConfig {
+        static GLOBAL: OnceLock<CacheConfig> = OnceLock::new();
+        GLOBAL.get_or_init(CacheConfig::from_env)
+    }
+}
+
+/// The default cache folder: `loops-for-rust` in the platform's cache folder (`None` where the
+/// platform has none, e.g. no home folder).
+pub fn default_dir() -> Option<PathBuf> {
+    dirs::cache_dir().map(|d| d.join(APP_DIR_NAME))
+}
+
+/// A cache file that could not be written (or a folder that could not be made).
+#[derive(Debug, thiserror::Error)]
+#[error("kernel cache: could not {action} {}: {source}", path.display())]
+pub struct CacheError {
+    pub action: &'static str,
+    pub path: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
+
+impl CacheError {
+    fn new(action: &'static str, path: &Path, source: io::Error) -> CacheError {
+        CacheError {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// A libnvrtc file, as it was when its identity was taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryFile {
+    /// The path the dynamic loader found it at.
+    pub path: PathBuf,
+    pub size: u64,
+    /// Modification time, nanoseconds since 1970 (0 where the platform cannot tell).
+    pub modified_ns: u128,
+    /// (device, inode) on Unix.
+    pub file_id: Option<(u64, u64)>,
+}
+
+impl LibraryFile {
+    /// The file at `path` as it is now (following links); `None` if it cannot be read.
+    pub fn stat(path: &Path) -> Option<LibraryFile> {
+        let meta = fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let file_id = {
+            use std::os::unix::fs::MetadataExt;
+            Some((meta.dev(), meta.ino()))
+        };
+        #[cfg(not(unix))]
+        let file_id = None;
+        Some(LibraryFile {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            modified_ns: modified_ns(&meta),
+            file_id,
+        })
+    }
+}
+
+fn modified_ns(meta: &fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Which NVRTC compiles: what goes into the key, and what decides the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NvrtcIdentity {
+    /// `nvrtcVersion()`, e.g. (13, 0).
+    pub version: (u32, u32),
+    /// The real architectures it compiles for, as numbers (90 for sm_90).
+    pub supported_archs: Vec<u32>,
+    /// The library file, where the loader can tell (Unix).
+    pub library: Option<LibraryFile>,
+}
+
+impl NvrtcIdentity {
+    /// The NVRTC of this process, loading it if need be ([`crate::LoopsError::NvrtcMissing`] if it
+    /// cannot be loaded).
+    pub fn of_loaded() -> Result<NvrtcIdentity> {
+        static LOADED: OnceLock<NvrtcIdentity> = OnceLock::new();
+        let info = compile::nvrtc_available()?;
+        Ok(LOADED
+            .get_or_init(|| NvrtcIdentity {
+                version: info.version,
+                supported_archs: info.supported_archs.clone(),
+                library: info.library.as_deref().and_then(LibraryFile::stat),
+            })
+            .clone())
+    }
+
+    /// What a kernel for `device` is compiled to.
+    pub fn target(&self, device: Arch) -> Target {
+        compile::target_for(&self.supported_archs, device)
+    }
+
+    fn key_text(&self) -> String {
+        let (major, minor) = self.version;
+        match &self.library {
+            Some(lib) => format!(
+                "{major}.{minor}, {:?} ({} bytes, modified {}.{:09})",
+                lib.path,
+                lib.size,
+                lib.modified_ns / 1_000_000_000,
+                lib.modified_ns % 1_000_000_000
+            ),
+            None => format!("{major}.{minor}, library file unknown"),
+        }
+    }
+
+    /// The memo's payload; `None` when there is nothing to check it against later.
+    fn to_memo(&self) -> Option<String> {
+        let lib = self.library.as_ref()?;
+        let path = lib.path.to_str().filter(|p| !p.contains('\n'))?;
+        let archs: Vec<String> = self.supported_archs.iter().map(u32::to_string).collect();
+        let id = lib
+            .file_id
+            .map_or("-".to_string(), |(dev, ino)| format!("{dev} {ino}"));
+        Some(format!(
+            "version {} {}\narchs {}\nsize {}\nmodified {}\nid {id}\npath {path}\n",
+            self.version.0,
+            self.version.1,
+            archs.join(" "),
+            lib.size,
+            lib.modified_ns,
+        ))
+    }
+
+    /// Parses a memo and checks that its library file is still the same file.
+    fn from_memo(text: &str) -> Option<NvrtcIdentity> {
+        let mut fields = std::collections::HashMap::new();
+        for line in text.lines() {
+            let (name, value) = line.split_once(' ')?;
+            fields.insert(name, value);
+        }
+        let numbers = |name: &str| -> Option<Vec<u128>> {
+            fields
+                .get(name)?
+                .split_whitespace()
+                .map(|n| n.parse().ok())
+                .collect()
+        };
+        let version = match numbers("version")?.as_slice() {
+            &[major, minor] => (u32::try_from(major).ok()?, u32::try_from(minor).ok()?),
+            _ => return None,
+        };
+        let supported_archs = numbers("archs")?
+            .into_iter()
+            .map(|a| u32::try_from(a).ok())
+            .collect::<Option<Vec<u32>>>()?;
+        let file_id = match fields.get("id").copied()? {
+            "-" => None,
+            _ => match numbers("id")?.as_slice() {
+                &[dev, ino] => Some((u64::try_from(dev).ok()?, u64::try_from(ino).ok()?)),
+                _ => return None,
+            },
+        };
+        let recorded = LibraryFile {
+            path: PathBuf::from(fields.get("path")?),
+            size: fields.get("size")?.parse().ok()?,
+            modified_ns: fields.get("modified")?.parse().ok()?,
+            file_id,
+        };
+        let now = LibraryFile::stat(&recorded.path)?;
+        (now == recorded).then_some(NvrtcIdentity {
+            version,
+            supported_archs,
+            library: Some(recorded),
+        })
+    }
+}
+
+/// An entry's key: the text of everything that changes the binary, and the file name its digest
+/// gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheKey {
+    text: String,
+    file_name: String,
+    target: Target,
+}
+
+impl CacheKey {
+    /// The key of `source`, compiled by `nvrtc` under the name `kernel_name` for `device`.
+    pub fn new(kernel_name: &str, source: &str, device: Arch, nvrtc: &NvrtcIdentity) -> CacheKey {
+        let target = nvrtc.target(device);
+        let options = compile::compile_options(target.arch, target.output);
+        let text = format!(
+            "loops-for-rust kernel\nkernel: {kernel_name:?}\nsource: {} bytes, sha256 {}\n\
+             device: {device}\ntarget: {target}\nnvrtc: {}\noptions: {:?}\n",
+            source.len(),
+            hex(&Sha256::digest(source.as_bytes())),
+            nvrtc.key_text(),
+            options,
+        );
+        let digest = Sha256::digest(text.as_bytes());
+        let file_name = format!(
+            "{}-{}.{}",
+            file_safe(kernel_name),
+            hex(&digest[..16]),
+            target.output
+        );
+        CacheKey {
+            text,
+            file_name,
+            target,
+        }
+    }
+
+    /// The full key, as stored in the entry and compared on reading.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The entry's file name: `NAME-DIGEST.cubin` or `NAME-DIGEST.ptx`.
+    pub fn file_name(&self) -> &str {
+        &self.file_name
+    }
+
+    /// What the entry holds.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+}
+
+/// What a cache read found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// A verified entry.
+    Hit(KernelImage),
+    /// No entry.
+    Missing,
+    /// A file that is not a valid entry for this key (corrupt, truncated, foreign, unreadable): it is
+    /// not used, and the next store replaces it.
+    Rejected(String),
+}
+
+/// A cache folder.
+#[derive(Clone, Debug)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+impl DiskCache {
+    pub fn new(dir: impl Into<PathBuf>) -> DiskCache {
+        DiskCache { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the entry of `key` is.
+    pub fn path(&self, key: &CacheKey) -> PathBuf {
+        self.dir.join(key.file_name())
+    }
+
+    /// Reads and verifies the entry of `key`.
+    pub fn load(&self, key: &CacheKey) -> Lookup {
+        let path = self.path(key);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Missing,
+            Err(e) => return Lookup::Rejected(format!("cannot read {}: {e}", path.display())),
+        };
+        let kind = kind_of(key.target.output);
+        match decode(&bytes, kind, &key.text) {
+            Err(why) => Lookup::Rejected(format!("{}: {why}", path.display())),
+            Ok(payload) => match key.target.output {
+                Output::Cubin => Lookup::Hit(KernelImage::Cubin(payload.to_vec())),
+                Output::Ptx => match std::str::from_utf8(payload) {
+                    Ok(ptx) if !ptx.contains('\0') => {
+                        Lookup::Hit(KernelImage::Ptx(ptx.to_string()))
+                    }
+                    _ => Lookup::Rejected(format!(
+                        "{}: the PTX is not UTF-8 text without NUL",
+                        path.display()
+                    )),
+                },
+            },
+        }
+    }
+
+    /// Writes the entry of `key` atomically (replacing any file there); returns its path.
+    pub fn store(&self, key: &CacheKey, image: &KernelImage) -> Result<PathBuf, CacheError> {
+        if image.output() != key.target.output {
+            let why = format!(
+                "a {} image under a key for {}",
+                image.output(),
+                key.target.output
+            );
+            return Err(CacheError::new(
+                "store",
+                &self.path(key),
+                io::Error::new(io::ErrorKind::InvalidInput, why),
+            ));
+        }
+        let bytes = encode(kind_of(image.output()), &key.text, image.bytes());
+        write_atomic(&self.dir, key.file_name(), &bytes)
+    }
+
+    /// Removes the temporary files of writers that crashed (those older than `age`); returns how many.
+    pub fn remove_stale_temp_files(&self, age: Duration) -> usize {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let now = SystemTime::now();
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !(name.starts_with('.') && name.ends_with(TEMP_SUFFIX)) {
+                continue;
+            }
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|elapsed| elapsed >= age);
+            if old && fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+        removed
+    }
+}
+
+fn kind_of(output: Output) -> u8 {
+    match output {
+        Output::Ptx => KIND_PTX,
+        Output::Cubin => KIND_CUBIN,
+    }
+}
+
+/// An entry: the header, the key text, the payload.
+fn encode(kind: u8, key: &str, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + key.len() + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&[kind, 0, 0, 0]);
+    out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    let mut header_crc = crc32fast::Hasher::new();
+    header_crc.update(&out);
+    header_crc.update(key.as_bytes());
+    out.extend_from_slice(&header_crc.finalize().to_le_bytes());
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload of an entry of `kind` for `key`, or why `bytes` is not one.
+fn decode<'a>(bytes: &'a [u8], kind: u8, key: &str) -> std::result::Result<&'a [u8], String> {
+    let header = bytes
+        .get(..HEADER_LEN)
+        .ok_or_else(|| format!("{} bytes: shorter than a header", bytes.len()))?;
+    let u32_at = |at: usize| {
+        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    if header[..8] != MAGIC {
+        return Err("not a loops kernel cache file (wrong magic)".into());
+    }
+    if u32_at(8) != FORMAT_VERSION {
+        return Err(format!(
+            "format version {}, not {FORMAT_VERSION}",
+            u32_at(8)
+        ));
+    }
+    if header[12] != kind || header[13..16] != [0, 0, 0] {
+        return Err(format!("kind {} where {kind} was expected", header[12]));
+    }
+    let key_len = u64::from(u32_at(16));
+    let mut payload_len = [0u8; 8];
+    payload_len.copy_from_slice(&header[20..28]);
+    let payload_len = u64::from_le_bytes(payload_len);
+    let expected = (HEADER_LEN as u64)
+        .checked_add(key_len)
+        .and_then(|n| n.checked_add(payload_len));
+    if expected != Some(bytes.len() as u64) {
+        return Err(format!(
+            "{} bytes where the header says {HEADER_LEN} + {key_len} + {payload_len} (truncated or extended)",
+            bytes.len()
+        ));
+    }
+    // The lengths add up to the file's, so they fit in usize.
+    let key_end = HEADER_LEN + key_len as usize;
+    let (stored_key, payload) = (&bytes[HEADER_LEN..key_end], &bytes[key_end..]);
+    let mut header_crc = crc32fast::Hasher::new();
+    header_crc.update(&header[..32]);
+    header_crc.update(stored_key);
+    if header_crc.finalize() != u32_at(32) {
+        return Err("the header's checksum does not match".into());
+    }
+    if stored_key != key.as_bytes() {
+        return Err("an entry for another key".into());
+    }
+    if crc32fast::hash(payload) != u32_at(28) {
+        return Err("the payload's checksum does not match".into());
+    }
+    Ok(payload)
+}
+
+/// Writes `bytes` to `dir/name` so that readers see the whole file or none: a temporary file in the
+/// same folder, fsync, rename, fsync of the folder.
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, CacheError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    fs::create_dir_all(dir).map_err(|e| CacheError::new("create the folder", dir, e))?;
+    let path = dir.join(name);
+    let temp = dir.join(format!(
+        ".{name}.{}-{}{TEMP_SUFFIX}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        });
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(CacheError::new("write", &temp, e));
+    }
+    if let Err(e) = fs::rename(&temp, &path) {
+        let _ = fs::remove_file(&temp);
+        return Err(CacheError::new("rename a new entry to", &path, e));
+    }
+    // The rename is durable once the folder is synced; a failure here loses at most the entry.
+    #[cfg(unix)]
+    if let Ok(folder) = fs::File::open(dir) {
+        let _ = folder.sync_all();
+    }
+    Ok(path)
+}
+
+/// Prints `message` on stderr, the first time `flag` is raised in this process.
+fn warn_once(flag: &AtomicBool, message: fmt::Arguments<'_>) {
+    if !flag.swap(true, Ordering::Relaxed) {
+        eprintln!("loops: warning: {message}");
+    }
+}
+
+static STORE_WARNED: AtomicBool = AtomicBool::new(false);
+static DUMP_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// What decides which libnvrtc the dynamic loader picks in this process (see the module docs).
+fn loader_fingerprint() -> &'static str {
+    static FINGERPRINT: OnceLock<String> = OnceLock::new();
+    FINGERPRINT.get_or_init(|| {
+        let stamp = |p: &Path| match fs::metadata(p) {
+            Ok(m) => format!("{} bytes, modified {}", m.len(), modified_ns(&m)),
+            Err(_) => "absent".to_string(),
+        };
+        let mut s = String::from("loops-for-rust: which libnvrtc this process loads\n");
+        if let Ok(exe) = std::env::current_exe() {
+            let _ = writeln!(s, "exe {:?} ({})", exe, stamp(&exe));
+        }
+        let lib = std::env::var_os(compile::NVRTC_LIB_ENV);
+        let _ = writeln!(s, "{} {:?}", compile::NVRTC_LIB_ENV, lib);
+        if let Some(lib) = lib {
+            let _ = writeln!(s, "  ({})", stamp(Path::new(&lib)));
+        }
+        let path_vars: &[&str] = if cfg!(windows) {
+            &["PATH"]
+        } else {
+            &[
+                "LD_LIBRARY_PATH",
+                "DYLD_LIBRARY_PATH",
+                "DYLD_FALLBACK_LIBRARY_PATH",
+            ]
+        };
+        for var in path_vars {
+            let value = std::env::var_os(var);
+            let _ = writeln!(s, "{var} {value:?}");
+            for dir in value.iter().flat_map(std::env::split_paths) {
+                let _ = writeln!(s, "  {:?} ({})", dir, stamp(&dir));
+            }
+        }
+        if cfg!(target_os = "linux") {
+            for p in [
+                "/etc/ld.so.cache",
+                "/lib",
+                "/lib64",
+                "/usr/lib",
+                "/usr/lib64",
+                "/lib/x86_64-linux-gnu",
+                "/usr/lib/x86_64-linux-gnu",
+                "/lib/aarch64-linux-gnu",
+                "/usr/lib/aarch64-linux-gnu",
+            ] {
+                let _ = writeln!(s, "{p} ({})", stamp(Path::new(p)));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "names {}",
+            cudarc::get_lib_name_candidates("nvrtc").join(" ")
+        );
+        s
+    })
+}
+
+fn memo_name() -> String {
+    format!(
+        "nvrtc-{}.id",
+        hex(&Sha256::digest(loader_fingerprint().as_bytes())[..8])
+    )
+}
+
+/// The NVRTC identity remembered in `cache` for this process's loader fingerprint, if its library
+/// file is unchanged.
+fn remembered_identity(cache: &DiskCache) -> Option<NvrtcIdentity> {
+    let bytes = fs::read(cache.dir.join(memo_name())).ok()?;
+    let payload = decode(&bytes, KIND_IDENTITY, loader_fingerprint()).ok()?;
+    NvrtcIdentity::from_memo(std::str::from_utf8(payload).ok()?)
+}
+
+fn remember_identity(cache: &DiskCache, id: &NvrtcIdentity) -> Result<(), CacheError> {
+    let Some(memo) = id.to_memo() else {
+        return Ok(());
+    };
+    let bytes = encode(KIND_IDENTITY, loader_fingerprint(), memo.as_bytes());
+    write_atomic(&cache.dir, &memo_name(), &bytes).map(|_| ())
+}
+
+/// Where a kernel came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// NVRTC compiled it in this call.
+    Compiled,
+    /// Read from the disk cache (NVRTC not needed).
+    DiskCache,
+}
+
+/// A kernel image for a device, and where it came from.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    pub image: KernelImage,
+    pub target: Target,
+    pub origin: Origin,
+    /// The cache entry read, or written (`None`: no disk cache, or it could not be written).
+    pub cache_file: Option<PathBuf>,
+}
+
+/// The image of `source` for a `device`: from the disk cache of `config` when it holds a valid entry
+/// (without loading NVRTC when the NVRTC identity is remembered), else compiled by NVRTC and stored.
+/// Errors are NVRTC's (missing, or the source rejected); the cache's own problems are at most a
+/// warning.
+pub fn load_or_compile(
+    kernel_name: &str,
+    source: &str,
+    device: Arch,
+    config: &CacheConfig,
+) -> Result<CompiledKernel> {
+    if let Some(dir) = &config.dir {
+        let cache = DiskCache::new(dir);
+        let identity = if compile::nvrtc_loaded() {
+            NvrtcIdentity::of_loaded().ok()
+        } else {
+            remembered_identity(&cache)
+        };
+        if let Some(identity) = identity {
+            let key = CacheKey::new(kernel_name, source, device, &identity);
+            // A rejected file is compiled again below, and replaced.
+            if let Lookup::Hit(image) = cache.load(&key) {
+                let path = cache.path(&key);
+                if let Some(dump) = &config.dump_dir {
+                    dump_cache_hit(dump, kernel_name, source, &key, &path);
+                }
+                return Ok(CompiledKernel {
+                    image,
+                    target: key.target(),
+                    origin: Origin::DiskCache,
+                    cache_file: Some(path),
+                });
+            }
+        }
+    }
+    compile_fresh(kernel_name, source, device, config)
+}
+
+/// Compiles `source` for `device` with NVRTC (never reading the disk cache) and stores the result in
+/// the disk cache of `config`, replacing any entry: for a cached image that the driver refused.
+pub fn compile_fresh(
+    kernel_name: &str,
+    source: &str,
+    device: Arch,
+    config: &CacheConfig,
+) -> Result<CompiledKernel> {
+    let identity = NvrtcIdentity::of_loaded()?;
+    let target = identity.target(device);
+    let image = compile::compile_with_dump(
+        kernel_name,
+        source,
+        target.arch,
+        target.output,
+        config.dump_dir.as_deref(),
+    )?;
+    let mut cache_file = None;
+    if let Some(dir) = &config.dir {
+        let cache = DiskCache::new(dir);
+        let key = CacheKey::new(kernel_name, source, device, &identity);
+        let stored = cache.store(&key, &image).and_then(|path| {
+            cache_file = Some(path);
+            if remembered_identity(&cache).as_ref() != Some(&identity) {
+                remember_identity(&cache, &identity)?;
+            }
+            Ok(())
+        });
+        match stored {
+            Ok(()) => {
+                cache.remove_stale_temp_files(STALE_TEMP_AGE);
+            }
+            Err(e) => warn_once(
+                &STORE_WARNED,
+                format_args!(
+                    "{e} (kernels are compiled without the disk cache; {CACHE_ENV}=off silences this)"
+                ),
+            ),
+        }
+    }
+    Ok(CompiledKernel {
+        image,
+        target,
+        origin: Origin::Compiled,
+        cache_file,
+    })
+}
+
+/// `NAME-HASH`: the stem of a kernel's files in `LOOPS_DUMP_DIR` (the kernel name made safe for a
+/// file name, and the 64-bit FNV-1a hash of its source, [`compile::source_hash`]).
+pub fn dump_file_stem(kernel_name: &str, source: &str) -> String {
+    format!(
+        "{}-{:016x}",
+        file_safe(kernel_name),
+        compile::source_hash(source)
+    )
+}
+
+/// What a compile did, for its `.log` in the dump folder.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CompileRecord<'a> {
+    pub(crate) nvrtc_version: (u32, u32),
+    pub(crate) target: Target,
+    pub(crate) options: &'a [String],
+    /// The image's size, or the error.
+    pub(crate) outcome: std::result::Result<usize, &'a str>,
+    pub(crate) log: &'a str,
+}
+
+/// Writes the source and the NVRTC log of a compile to `dir`; a failure is a warning.
+pub(crate) fn dump_compile(
+    dir: &Path,
+    kernel_name: &str,
+    source: &str,
+    record: &CompileRecord<'_>,
+) {
+    let (major, minor) = record.nvrtc_version;
+    let mut log = format!(
+        "kernel: {kernel_name}\nnvrtc: {major}.{minor}\ntarget: {}\noptions: {}\n",
+        record.target,
+        record.options.join(" ")
+    );
+    match record.outcome {
+        Ok(size) => {
+            let _ = writeln!(
+                log,
+                "result: compiled ({size} bytes of {})",
+                record.target.output
+            );
+        }
+        Err(error) if error == record.log => log.push_str("result: FAILED\n"),
+        Err(error) => {
+            let _ = writeln!(log, "result: FAILED: {error}");
+        }
+    }
+    log.push_str("--- NVRTC log ---\n");
+    log.push_str(record.log);
+    dump(dir, kernel_name, source, &log);
+}
+
+fn dump_cache_hit(dir: &Path, kernel_name: &str, source: &str, key: &CacheKey, path: &Path) {
+    let log = format!(
+        "kernel: {kernel_name}\nresult: loaded from the kernel cache, not compiled: {}\n\
+         ({CACHE_ENV}=off compiles it and records NVRTC's log)\n--- key ---\n{}",
+        path.display(),
+        key.text()
+    );
+    dump(dir, kernel_name, source, &log);
+}
+
+fn dump(dir: &Path, kernel_name: &str, source: &str, log: &str) {
+    let stem = dump_file_stem(kernel_name, source);
+    let written = write_atomic(dir, &format!("{stem}.cu"), source.as_bytes())
+        .and_then(|_| write_atomic(dir, &format!("{stem}.log"), log.as_bytes()));
+    if let Err(e) = written {
+        warn_once(&DUMP_WARNED, format_args!("{DUMP_DIR_ENV}: {e}"));
+    }
+}
+
+/// `name` with every character but ASCII letters, digits, `_` and `-` replaced by `_`, at most 64
+/// characters, never empty.
+fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() {
+        "kernel".to_string()
+    } else {
+        safe
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let pairs: Vec<(String, OsString)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn config_from_vars() {
+        let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, "/x/cache")]));
+        assert_eq!(c, CacheConfig::in_dir("/x/cache"));
+        for off in ["off", "OFF", "0", "false", "no"] {
+            let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, "/x"), (CACHE_ENV, off)]));
+            assert_eq!(c.dir, None, "{off}");
+        }
+        let c = CacheConfig::from_vars(vars(&[
+            (CACHE_DIR_ENV, "/x"),
+            (CACHE_ENV, "on"),
+            (DUMP_DIR_ENV, "/d"),
+        ]));
+        assert_eq!(c, CacheConfig::in_dir("/x").with_dump_dir("/d"));
+        // Unset or empty: the platform's folder (when there is one), no dumps.
+        let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, ""), (DUMP_DIR_ENV, "")]));
+        assert_eq!(c.dir, default_dir());
+        assert_eq!(c.dump_dir, None);
+        if let Some(dir) = c.dir {
+            assert!(dir.ends_with(APP_DIR_NAME), "{dir:?}");
+        }
+    }
+
+    #[test]
+    fn encode_decode() {
+        let bytes = encode(KIND_CUBIN, "key", b"payload");
+        assert_eq!(bytes.len(), HEADER_LEN + 3 + 7);
+        assert_eq!(decode(&bytes, KIND_CUBIN, "key"), Ok(&b"payload"[..]));
+        assert!(decode(&bytes, KIND_PTX, "key").is_err());
+        assert!(decode(&bytes, KIND_CUBIN, "kez").is_err());
+        // Every truncation and every single flipped bit is rejected.
+        for len in 0..bytes.len() {
+            assert!(decode(&bytes[..len], KIND_CUBIN, "key").is_err(), "{len}");
+        }
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(decode(&b, KIND_CUBIN, "key").is_err(), "byte {i} bit {bit}");
+            }
+        }
+        // Lengths that overflow are rejected, not computed with.
+        let mut b = bytes.clone();
+        b[20..28].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(decode(&b, KIND_CUBIN, "key").is_err());
+    }
+
+    #[test]
+    fn identity_memo_round_trip() {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let id = NvrtcIdentity {
+            version: (13, 0),
+            supported_archs: vec![75, 90],
+            library: LibraryFile::stat(&exe),
+        };
+        let memo = id.to_memo().expect("a library file");
+        assert_eq!(NvrtcIdentity::from_memo(&memo), Some(id.clone()));
+        // A library file that changed (here: another size) invalidates the memo.
+        let size = id.library.as_ref().map_or(0, |l| l.size);
+        let changed = memo.replace(&format!("size {size}"), "size 1");
+        assert_eq!(NvrtcIdentity::from_memo(&changed), None);
+        assert_eq!(NvrtcIdentity::from_memo("version 13\n"), None);
+        assert_eq!(NvrtcIdentity::from_memo(""), None);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(file_safe("spmv"), "spmv");
+        assert_eq!(file_safe("a/b c\n"), "a_b_c_");
+        assert_eq!(file_safe(""), "kernel");
+        assert_eq!(file_safe(&"x".repeat(100)).len(), 64);
+        assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
+        assert_eq!(dump_file_stem("spmv", ""), "spmv-cbf29ce484222325");
+    }
+}
