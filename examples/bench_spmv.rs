@@ -98,6 +98,11 @@ fn chain(e: &dyn Error) -> String {
     s
 }
 
+/// Host-side time one kernel's timing may take on one matrix before it gets fewer samples.
+const KERNEL_BUDGET_MS: f64 = 3000.0;
+/// The fewest samples a kernel's median is taken over.
+const MIN_REPS: usize = 5;
+
 /// Timing parameters.
 struct Plan {
     reps: usize,
@@ -374,10 +379,27 @@ fn time_launches(
     batch: bool,
     launch: &mut dyn FnMut() -> Result<(), BoxError>,
 ) -> Result<(f64, f64, Timing), BoxError> {
-    for _ in 0..plan.warmup {
+    let timer = gpu.timer()?;
+    // A kernel that is pathological on this matrix (one thread walking a million-entry row) gets
+    // fewer samples: all of them would take minutes. The samples taken are reported.
+    timer.start()?;
+    launch()?;
+    timer.stop()?;
+    let first = timer.elapsed_ms()? as f64;
+    let reps = if first * (plan.warmup + plan.reps) as f64 > KERNEL_BUDGET_MS {
+        ((KERNEL_BUDGET_MS / first.max(1e-3)) as usize).clamp(MIN_REPS, plan.reps)
+    } else {
+        plan.reps
+    };
+    let warmup = if reps < plan.reps { 0 } else { plan.warmup };
+    for _ in 0..warmup {
         launch()?;
     }
-    let timer = gpu.timer()?;
+    let plan = &Plan {
+        reps,
+        warmup,
+        batch: plan.batch,
+    };
     let mut times = Vec::with_capacity(plan.reps);
     for _ in 0..plan.reps {
         timer.start()?;
