@@ -93,32 +93,15 @@ fn spmm_k<T: Float>(
     Ok(check_rows(&gpu.download(&dc)?, &want, &bound))
 }
 
-fn spmm_1<T: Float>(
+/// SpMM with `K` columns in `B`, as a [`Check`].
+fn spmm<T: Float, const K: usize>(
     gpu: &Gpu,
     s: &str,
     a: &CsMat<T>,
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    spmm_k(gpu, s, a, da, seed, 1)
-}
-fn spmm_7<T: Float>(
-    gpu: &Gpu,
-    s: &str,
-    a: &CsMat<T>,
-    da: &DeviceCsr<T>,
-    seed: u64,
-) -> loops::Result<RowCheck> {
-    spmm_k(gpu, s, a, da, seed, 7)
-}
-fn spmm_32<T: Float>(
-    gpu: &Gpu,
-    s: &str,
-    a: &CsMat<T>,
-    da: &DeviceCsr<T>,
-    seed: u64,
-) -> loops::Result<RowCheck> {
-    spmm_k(gpu, s, a, da, seed, 32)
+    spmm_k(gpu, s, a, da, seed, K)
 }
 
 fn row_max_abs<T: Float>(
@@ -184,9 +167,9 @@ fn checks<T: Float>() -> Vec<(&'static str, Check<T>, &'static [&'static str])> 
             spmv_axpby::<T>,
             kernels::spmv_axpby::SCHEDULES,
         ),
-        ("spmm k=1", spmm_1::<T>, kernels::spmm::SCHEDULES),
-        ("spmm k=7", spmm_7::<T>, kernels::spmm::SCHEDULES),
-        ("spmm k=32", spmm_32::<T>, kernels::spmm::SCHEDULES),
+        ("spmm k=1", spmm::<T, 1>, kernels::spmm::SCHEDULES),
+        ("spmm k=7", spmm::<T, 7>, kernels::spmm::SCHEDULES),
+        ("spmm k=32", spmm::<T, 32>, kernels::spmm::SCHEDULES),
         (
             "row_max_abs",
             row_max_abs::<T>,
