@@ -234,6 +234,22 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// Runs `body` in a new scope where the loop variable `name` (immutable, of type `ty`) is declared.
+    fn with_loop_var<R>(
+        &mut self,
+        name: &str,
+        span: Span,
+        ty: Ty,
+        body: impl FnOnce(&mut Self) -> DResult<R>,
+    ) -> DResult<R> {
+        self.scopes.push(HashMap::new());
+        let result = self
+            .declare(name, span, Var { ty, mutable: false })
+            .and_then(|()| body(self));
+        self.scopes.pop();
+        result
+    }
+
     fn csr_set(&self, expr: &syn::Expr) -> DResult<String> {
         if let syn::Expr::Path(p) = expr {
             if let Some(id) = p.path.get_ident() {
@@ -280,18 +296,9 @@ impl Lowerer<'_> {
         let line = line_of(f.for_token.span);
         match call.method.to_string().as_str() {
             "tiles" => {
-                self.scopes.push(HashMap::new());
-                self.declare(
-                    &var,
-                    f.pat.span(),
-                    Var {
-                        ty: Ty::Usize,
-                        mutable: false,
-                    },
-                )?;
                 self.tile = Some((set.clone(), var.clone()));
-                let body = self.block(&f.body)?;
-                self.scopes.pop();
+                let body =
+                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
                 if !contains_atom_loop(&body) {
                     bail!(
                         f.body.span(),
@@ -312,21 +319,10 @@ impl Lowerer<'_> {
                 // lowers it as it lowers any tile loop.
                 let tile = "loops_tile".to_string();
                 self.tile = Some((set.clone(), tile.clone()));
-                self.scopes.push(HashMap::new());
-                self.scopes.push(HashMap::new());
-                self.declare(
-                    &var,
-                    f.pat.span(),
-                    Var {
-                        ty: Ty::Usize,
-                        mutable: false,
-                    },
-                )?;
                 self.atom_var = Some(var.clone());
-                let atom_body = self.block(&f.body)?;
+                let atom_body =
+                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
                 self.atom_var = None;
-                self.scopes.pop();
-                self.scopes.pop();
                 let tile_expr = Expr {
                     kind: ExprKind::Var(tile.clone()),
                     ty: Ty::Usize,
@@ -570,10 +566,7 @@ impl Lowerer<'_> {
                     bail!(r.span(), "a range loop runs over integers, not `{}`", start.ty.rust_name());
                 }
                 let ty = start.ty.clone();
-                self.scopes.push(HashMap::new());
-                self.declare(&var, f.pat.span(), Var { ty: ty.clone(), mutable: false })?;
-                let body = self.block(&f.body)?;
-                self.scopes.pop();
+                let body = self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.block(&f.body))?;
                 let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
                 Ok(StmtKind::ForRange { var, ty, start, end, inclusive, body })
             }
@@ -596,12 +589,9 @@ impl Lowerer<'_> {
                     bail!(arg.span(), "an atom loop runs over the current tile's atoms: `{set}.atoms({tile_var})`");
                 }
                 let tile = Expr { kind: ExprKind::Var(tile_var), ty: Ty::Usize, span: arg.span() };
-                self.scopes.push(HashMap::new());
-                self.declare(&var, f.pat.span(), Var { ty: Ty::Usize, mutable: false })?;
                 self.atom_var = Some(var.clone());
-                let body = self.block(&f.body);
+                let body = self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body));
                 self.atom_var = None;
-                self.scopes.pop();
                 Ok(StmtKind::ForAtoms { var, set, tile, body: body? })
             }
             syn::Expr::MethodCall(call) if call.method == "tiles" || call.method == "all_atoms" => {
