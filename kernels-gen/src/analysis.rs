@@ -125,7 +125,7 @@ pub fn accumulators(
 }
 
 /// `(operator, the other operand)` of an accumulator update, if it is one.
-fn classify_update<'e>(
+pub(crate) fn classify_update<'e>(
     name: &str,
     op: Option<BinOp>,
     value: &'e Expr,
@@ -431,4 +431,68 @@ fn contains_atoms(s: &Stmt) -> bool {
         Ok(())
     });
     hit
+}
+
+/// One accumulator update of an atom loop whose operand depends on the atom alone: a schedule may
+/// compute the operands of a range of atoms ahead, in any order (coalesced), and fold them in later.
+pub struct StagedUpdate<'k> {
+    /// The accumulator.
+    pub acc: &'k str,
+    pub ty: &'k Ty,
+    /// The update as written: `acc op= operand` (`Some(op)`), or `acc = combine(acc, operand)`.
+    pub op: Option<BinOp>,
+    pub combine: CombineOp,
+    /// The operand: reads only the atom variable, `invariants`, scalar parameters and read-only arrays.
+    pub operand: &'k Expr,
+}
+
+/// The atom loop's updates, if its body is nothing but accumulator updates whose operands depend on
+/// the atom alone (and on `invariants`: names that are the same for every tile, like a round's
+/// variable), read no array that the kernel writes, and call no atomic. `None` otherwise.
+pub fn staged_updates<'k>(
+    kernel: &Kernel,
+    atom_body: &'k [Stmt],
+    atom_var: &str,
+    invariants: &[&str],
+) -> Option<Vec<StagedUpdate<'k>>> {
+    let mut out = Vec::new();
+    for stmt in atom_body {
+        let StmtKind::Assign { place, op, value } = &stmt.kind else {
+            return None;
+        };
+        let ExprKind::Var(acc) = &place.kind else {
+            return None;
+        };
+        let (combine, operand) = classify_update(acc, *op, value)?;
+        let mut pure = true;
+        visit_expr(operand, &mut |e| {
+            pure &= match &e.kind {
+                ExprKind::Var(v) => {
+                    v == atom_var
+                        || invariants.contains(&v.as_str())
+                        || matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
+                }
+                ExprKind::Index {
+                    base: Indexed::Slice(s),
+                    ..
+                } => matches!(
+                    kernel.param(s).map(|p| &p.kind),
+                    Some(ParamKind::Slice { mutable: false, .. })
+                ),
+                ExprKind::Call { builtin, .. } => !builtin.is_atomic(),
+                _ => true,
+            }
+        });
+        if !pure {
+            return None;
+        }
+        out.push(StagedUpdate {
+            acc,
+            ty: &place.ty,
+            op: *op,
+            combine,
+            operand,
+        });
+    }
+    (!out.is_empty()).then_some(out)
 }

@@ -461,8 +461,8 @@ impl Gpu {
         })
     }
 
-    /// The scratch area with at least `slots` 8-byte slots, all 0 when new (kernels leave the ticket
-    /// counter in slot 0 at 0). Held locked by the caller until its launch is queued.
+    /// The scratch area with at least `slots` 8-byte slots, all 0 when new: a fresh epoch with no
+    /// records (see the kernel ABI in `launch`). Held locked by the caller until its launch is queued.
     pub(crate) fn scratch(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
         let mut scratch = lock(&self.scratch);
         if scratch.len() < slots {

@@ -8,11 +8,13 @@
 //! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
 //!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
 //! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
-//!   the segment schedules: one ticket counter per carry round, then `grid * scratch_slots_per_block`
-//!   8-byte slots per round; each counter
-//!   that is 0 when a kernel starts and that the kernel leaves at 0. [`Gpu::launch`] appends it (a
-//!   null pointer when the kernel needs none); one scratch area per [`Gpu`], grown on demand and
-//!   shared by its launches, which its one stream runs one after another.
+//!   the segment schedules: one counter (the launch epoch in its high half, the next block ticket in
+//!   its low half; kernels leave the ticket at 0 and move to the next epoch), then
+//!   `grid * scratch_slots_per_block` 8-byte slots per carry round, the blocks' records, stamped
+//!   with the epoch so that no launch mistakes an earlier one's records for its own.
+//!   [`Gpu::launch`] appends it (a null pointer when the kernel needs none); one scratch area per
+//!   [`Gpu`], zeroed when allocated, grown on demand and shared by its launches, which its one
+//!   stream runs one after another.
 //!
 //! An empty buffer is passed as a null pointer with length 0.
 //!
@@ -331,22 +333,11 @@ impl Gpu {
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {
-            // Layout: the fault record, one ticket counter per round, then each round's per-block
-            // slots.
+            // Layout: the fault record, the counter, then each round's per-block records.
             let rounds = args.carry_rounds.max(1) as usize;
-            let carries = rounds * (1 + dims.grid as usize * spec.scratch_slots_per_block as usize);
+            let carries = 1 + rounds * dims.grid as usize * spec.scratch_slots_per_block as usize;
             let scratch = self.scratch(FAULT_SLOTS + carries)?;
             let base = scratch.device_ptr();
-            // Every round's last block leaves its counter at 0, but with several rounds the counters
-            // reach into slots that an earlier launch (another grid) used for data. The first counter
-            // is a counter in every layout, so one round needs no reset.
-            if rounds > 1 && spec.scratch_slots_per_block > 0 {
-                self.zero_slots(
-                    base + (FAULT_SLOTS * 8) as u64,
-                    rounds,
-                    "zeroing the carry counters",
-                )?;
-            }
             if spec.checked {
                 args.push_value(base, Param::Fault);
             }

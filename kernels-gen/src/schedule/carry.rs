@@ -1,17 +1,24 @@
-//! What `merge_path` and `work_oriented` share: each thread gets one contiguous *segment* of the tile
-//! set (tiles `x0..=x1`, atoms `y0..y1`), and a tile cut by a segment boundary is finished by a carry
-//! fix-up, so the tile's epilogue runs exactly once, with the complete accumulators:
+//! What `merge_path` and `work_oriented` share: each block takes one contiguous *range* of the tile
+//! set, each of its threads one contiguous *segment* of that range (tiles `x0..=x1`, atoms `y0..y1`),
+//! and a tile cut by a segment boundary is finished by a carry fix-up, so the tile's epilogue runs
+//! exactly once, with the complete accumulators:
 //!
-//! 1. Each thread runs its segment. A tile it holds whole gets its epilogue at once. For a tile cut at
+//! 1. The block finds its range with a block-wide search of the offsets (a few rounds of
+//!    `__syncthreads_count`), copies the range's offsets to shared memory, and each thread finds its
+//!    segment there. Where the atom loop only folds operands that depend on the atom, the block
+//!    first computes those operands for its atoms into shared memory, coalesced.
+//! 2. Each thread runs its segment. A tile it holds whole gets its epilogue at once. For a tile cut at
 //!    the segment's start whose end is in the segment (its *head*), and for the tile in progress at the
 //!    segment's end (its *tail*), it keeps the partial accumulators, started from the operator's
 //!    identity.
-//! 2. In the block, the thread holding a head combines the tails of the threads before it that hold
+//! 3. In the block, the thread holding a head combines the tails of the threads before it that hold
 //!    the same tile, recomputes the tile's prologue (side-effect-free `let`s) for the initial values,
-//!    and runs the epilogue. If the tile began in an earlier block, it leaves the partial in global
-//!    scratch instead, and the block's last thread leaves the block's tail there too.
-//! 3. The last block to finish (a ticket counter in scratch) combines the cross-block heads with the
-//!    tails of the blocks before and runs their epilogues. No block ever waits for another.
+//!    and runs the epilogue. The block publishes a *record* in global scratch: the partial of the tile
+//!    in progress at its end, marked complete when the tile began in the block.
+//! 4. A head whose tile began in an earlier block is finished by a *look-back* (Merrill and Garland's
+//!    single-pass scan): the block's first warp adds the records before it, 32 at a time, back to the
+//!    nearest complete one. Blocks take their place in the order from a ticket when they start, so a
+//!    block only ever waits for blocks that are already running, and those never wait for it.
 //!
 //! The partition is the only difference between the two schedules; [`model_run`] replays the whole
 //! protocol in Rust for the property tests.
@@ -133,14 +140,18 @@ pub fn model_run(
         epilogues: vec![0; tiles],
         epilogue_sums: vec![0; tiles],
     };
-    // Per block: (head tile, partial) and (tail tile, partial), as in global scratch.
+    // Per block: the head of a tile begun in an earlier block, and the block's record: the partial of
+    // the tile in progress at its end, and whether that partial is complete from the tile's start
+    // (the block holds a tile's end) or the block lies inside one tile.
     let mut block_heads: Vec<Option<(u64, u64)>> = vec![None; blocks as usize];
-    let mut block_tails: Vec<Option<(u64, u64)>> = vec![None; blocks as usize];
+    let mut records: Vec<(bool, u64)> = vec![(false, 0); blocks as usize];
     for b in 0..blocks {
         let first = b * block as u64;
         let mut tails: Vec<Option<(u64, u64)>> = Vec::new();
         let mut heads: Vec<Option<(u64, u64)>> = Vec::new();
-        let block_y0 = partition.segment(first, items_per_thread, offsets).y0;
+        let block_start = partition.segment(first, items_per_thread, offsets);
+        let block_end = partition.segment(first + block as u64 - 1, items_per_thread, offsets);
+        let block_y0 = block_start.y0;
         for lane in 0..block as u64 {
             let seg = partition.segment(first + lane, items_per_thread, offsets);
             let (mut head, mut tail) = (None, None);
@@ -188,23 +199,27 @@ pub fn model_run(
             }
         }
         let last_lane = block as usize - 1;
-        if let Some((t, mut part)) = tails[last_lane] {
+        let mut part = 0;
+        if let Some((t, p)) = tails[last_lane] {
+            part = p;
             let mut j = last_lane as i64 - 1;
             while j >= 0 && tails[j as usize].map(|(tt, _)| tt) == Some(t) {
                 part += tails[j as usize].unwrap().1;
                 j -= 1;
             }
-            block_tails[b as usize] = Some((t, part));
         }
+        records[b as usize] = (block_start.x0 != block_end.x1, part);
     }
+    // The look-back: back to the nearest complete record, adding every partial on the way.
     for (b, head) in block_heads.iter().enumerate() {
         let Some((t, mut part)) = *head else {
             continue;
         };
-        let mut c = b as i64 - 1;
-        while c >= 0 && block_tails[c as usize].map(|(tt, _)| tt) == Some(t) {
-            part += block_tails[c as usize].unwrap().1;
-            c -= 1;
+        for &(complete, p) in records[..b].iter().rev() {
+            part += p;
+            if complete {
+                break;
+            }
         }
         run.epilogues[t as usize] += 1;
         run.epilogue_sums[t as usize] = part;
@@ -218,7 +233,7 @@ pub use lowering::CarryLowering;
 #[cfg(feature = "frontend")]
 mod lowering {
     use super::Partition;
-    use crate::analysis::{accumulators, carry_body, Accumulator};
+    use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator, StagedUpdate};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
     use crate::ir::{Kernel, Stmt, StmtKind, TileLoop};
@@ -230,9 +245,27 @@ mod lowering {
         pub block_size: u32,
     }
 
-    /// Scratch slots per block: head tile, head partials, tail tile, tail partials.
+    /// Scratch slots per block and round: the record's flag, then one partial per accumulator.
     pub fn slots_per_block(accumulators: usize) -> u32 {
-        2 + 2 * accumulators as u32
+        1 + accumulators as u32
+    }
+
+    /// Static shared memory a block may take (of CUDA's 48 KiB), so that several blocks stay
+    /// resident per SM.
+    const SHARED_BUDGET: u32 = 40 * 1024;
+
+    /// The shared-memory search of a block's segment: the largest `x` in `lo..=hi` with
+    /// `offsets[x] + slope * x <= bound`, where `off(x)` reads the offsets.
+    fn search(off: &dyn Fn(&str) -> String, lo: &str, hi: &str, bound: &str, slope: u32) -> String {
+        let lhs = if slope == 0 {
+            format!("(long long){}", off("mid"))
+        } else {
+            format!("(long long){} + mid", off("mid"))
+        };
+        format!(
+            "[&]() {{ int lo = (int)({lo}), hi = (int)({hi}); while (lo < hi) {{ const int mid = (lo + hi + 1) >> 1; \
+             if ({lhs} <= {bound}) lo = mid; else hi = mid - 1; }} return lo; }}()"
+        )
     }
 
     impl Lowering for CarryLowering {
@@ -254,13 +287,25 @@ mod lowering {
             let accs = accumulators(atom_body, var, name)?;
             let set = tiles.set.as_str();
             let tile = tiles.tile.as_str();
-            cx.line_directive(tiles.line);
-            self.segment(cx, set);
             // Without an epilogue there is nothing to finish: atoms do their own work.
             let fixup = !parts.epilogue.is_empty();
             let slots = slots_per_block(accs.len());
+            let invariants: Vec<&str> = parts.rounds.iter().map(|r| r.var).collect();
+            let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
+                .filter(|s| self.stage_fits(s.len(), accs.len()));
+            cx.line_directive(tiles.line);
+            self.block_range(cx, set, fixup);
+            let windowed = self.partition == Partition::MergePath;
+            let off = move |i: &str| {
+                if windowed {
+                    format!("loops_offs[({i}) - loops_bx0]")
+                } else {
+                    format!("(loops_windowed ? loops_offs[({i}) - loops_bx0] : {set}_offsets[{i}])")
+                }
+            };
+            self.thread_segment(cx, set, &off);
             // Each round (iteration of a tile-invariant loop around the atom loop) is the whole
-            // protocol again, with its own scratch region.
+            // protocol again, with its own records in scratch.
             if let Some(r) = &parts.rounds {
                 let (start, end) = (cx.expr(r.start), cx.expr(r.end));
                 let t = r.ty.cuda_name();
@@ -270,20 +315,16 @@ mod lowering {
                     "for ({t} {0} = {start}, loops_round = 0; {0} < loops_round_end; ++{0}, ++loops_round)",
                     r.var
                 ));
-                // Scratch: every round's ticket counter first (the runtime zeroes them), then each
-                // round's per-block slots.
                 if fixup {
-                    cx.line(
-                        "unsigned long long* const loops_counter = loops_scratch + loops_round;",
-                    );
                     cx.line(format!(
-                        "unsigned long long* const loops_data = loops_scratch + (loops_round_end > {start} ? loops_round_end - {start} : 0) \
-                         + (long long)loops_round * gridDim.x * {slots};"
+                        "unsigned long long* const loops_data = loops_scratch + 1 + (long long)loops_round * gridDim.x * {slots};"
                     ));
                 }
             } else if fixup {
-                cx.line("unsigned long long* const loops_counter = loops_scratch;");
                 cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
+            }
+            if let Some(staged) = &staged {
+                self.stage(cx, var, staged);
             }
             if fixup {
                 for a in &accs {
@@ -299,12 +340,11 @@ mod lowering {
             cx.open(format!("for (int loops_t = loops_x0; loops_t <= loops_x1 && loops_t < {set}_rows; ++loops_t)"));
             cx.line(format!("const int {tile} = loops_t;"));
             cx.block(parts.prologue)?;
-            cx.line(format!(
-                "const bool loops_cut = {set}_offsets[loops_t] < loops_y0;"
-            ));
+            cx.line(format!("const bool loops_cut = {} < loops_y0;", off("loops_t")));
             cx.line("const bool loops_is_tail = loops_t == loops_x1;");
             cx.line(format!(
-                "const int loops_stop = loops_is_tail ? loops_y1 : {set}_offsets[loops_t + 1];"
+                "const int loops_stop = loops_is_tail ? loops_y1 : {};",
+                off("loops_t + 1")
             ));
             if fixup && !accs.is_empty() {
                 cx.open("if (loops_cut || loops_is_tail)");
@@ -315,8 +355,21 @@ mod lowering {
             }
             cx.line_directive(parts.atoms.line);
             cx.open("for (; loops_nz < loops_stop; ++loops_nz)");
-            cx.line(format!("const int {var} = loops_nz;"));
-            cx.block(atom_body)?;
+            match &staged {
+                Some(staged) => {
+                    for (i, u) in staged.iter().enumerate() {
+                        let v = format!("loops_stage_{i}[loops_nz - loops_by0]");
+                        match u.op {
+                            Some(op) => cx.line(format!("{} {}= {v};", u.acc, op.cuda())),
+                            None => cx.line(format!("{} = {};", u.acc, u.combine.combine(u.acc, &v))),
+                        }
+                    }
+                }
+                None => {
+                    cx.line(format!("const int {var} = loops_nz;"));
+                    cx.block(atom_body)?;
+                }
+            }
             cx.close();
             if fixup {
                 cx.open("if (loops_is_tail)");
@@ -340,9 +393,11 @@ mod lowering {
             cx.close();
             if fixup {
                 cx.scratch_slots_per_block = slots;
-                self.fixup(cx, set, tile, parts.prologue, parts.epilogue, &accs)?;
+                self.fixup(cx, tile, &off, parts.prologue, parts.epilogue, &accs)?;
             }
             if parts.rounds.is_some() {
+                // The next round reuses the block's shared arrays.
+                cx.line("__syncthreads();");
                 cx.close();
             }
             Ok(())
@@ -386,96 +441,200 @@ mod lowering {
         }
     }
 
-    /// Stores each `loops_part_<acc>` in its 8-byte scratch slot, `target[first + i]`.
-    fn store_parts(cx: &mut Cx<'_>, accs: &[Accumulator], target: &str, first: usize) {
-        for (i, a) in accs.iter().enumerate() {
-            cx.line(format!(
-                "*reinterpret_cast<{}*>(&{target}[{}]) = loops_part_{};",
-                a.ty.cuda_name(),
-                first + i,
-                a.name
-            ));
-        }
-    }
-
     impl CarryLowering {
-        /// Declares `loops_x0, loops_y0, loops_x1, loops_y1`: this thread's segment.
-        fn segment(&self, cx: &mut Cx<'_>, set: &str) {
-            let s = self.items_per_thread;
-            cx.line(
-                "const long long loops_thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
-            );
-            // The search of `Partition::segment`: the largest x in lo..=hi with offsets[x] <= bound(x).
-            let search = |lo: &str, hi: &str, bound: &str| {
-                format!(
-                    "[&]() {{ long long lo = {lo}, hi = {hi}; while (lo < hi) {{ const long long mid = (lo + hi + 1) >> 1; \
-                     if ((long long){set}_offsets[mid] <= {bound}) lo = mid; else hi = mid - 1; }} return (int)lo; }}()"
-                )
-            };
+        /// Items (tiles + atoms, or atoms) of one block's range.
+        fn block_items(&self) -> u32 {
+            self.block_size * self.items_per_thread
+        }
+
+        /// Shared memory of everything but the staged operands: the offsets window and the tails.
+        fn fixed_shared(&self, accs: usize) -> u32 {
+            (self.block_items() + 2) * 4 + self.block_size * (4 + 8 * accs as u32)
+        }
+
+        /// Whether `updates` staged operands (8 bytes each at most) fit beside the rest.
+        fn stage_fits(&self, updates: usize, accs: usize) -> bool {
+            self.fixed_shared(accs) + updates as u32 * self.block_items() * 8 <= SHARED_BUDGET
+        }
+
+        /// Declares the block's range of the tile set, found by the whole block together:
+        /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends), and the
+        /// offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`). With a carry fix-up, a
+        /// block takes its place in the order (`loops_chunk`) from a ticket, so that every block it
+        /// looks back at has started; otherwise it is `blockIdx.x`.
+        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool) {
+            let items = self.block_items();
+            cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
+            if fixup {
+                // Scratch slot 0: the launch's epoch (high half) and the next ticket (low half). The
+                // last block to take a ticket starts the next epoch with ticket 0.
+                cx.line("__shared__ unsigned long long loops_ticket;");
+                cx.open("if (threadIdx.x == 0)");
+                cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
+                cx.line("if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);");
+                cx.line("loops_ticket = loops_t;");
+                cx.close();
+                cx.line("__syncthreads();");
+                cx.line("const long long loops_chunk = (long long)(unsigned int)loops_ticket;");
+                cx.line("const unsigned long long loops_epoch = (loops_ticket >> 32) + 1ull;");
+            } else {
+                cx.line("const long long loops_chunk = blockIdx.x;");
+            }
+            // The largest x in lo..=hi with offsets[x] + slope * x <= bound, by the whole block: each
+            // round every thread tests one of blockDim.x evenly spaced candidates, and the count of
+            // passes narrows the range by that factor (three rounds for 2^24 tiles).
+            cx.line(format!(
+                "auto loops_block_search = [&](long long lo, long long hi, long long bound, int slope) {{ \
+                 while (lo < hi) {{ const long long span = hi - lo, n = blockDim.x; \
+                 const long long at = lo + 1 + (span - 1) * (long long)threadIdx.x / (n - 1); \
+                 const int passed = __syncthreads_count((long long){set}_offsets[at] + slope * at <= bound); \
+                 if (passed == 0) hi = lo; else if (passed == n) lo = hi; \
+                 else {{ const long long next = lo + 1 + (span - 1) * passed / (n - 1); lo = lo + 1 + (span - 1) * (passed - 1) / (n - 1); hi = next - 1; }} }} \
+                 return (int)lo; }};"
+            ));
             match self.partition {
                 Partition::MergePath => {
                     cx.line(format!(
                         "const long long loops_total = (long long){set}_rows + {set}_nnz;"
                     ));
-                    for (which, d) in [
-                        ("0", format!("loops_thread * {s}")),
-                        ("1", format!("loops_thread * {s} + {s}")),
-                    ] {
-                        cx.line(format!(
-                            "const long long loops_d{which} = min({d}, loops_total);"
-                        ));
+                    cx.line(format!(
+                        "const long long loops_bd0 = min(loops_chunk * {items}, loops_total);"
+                    ));
+                    cx.line(format!(
+                        "const long long loops_bd1 = min(loops_bd0 + {items}, loops_total);"
+                    ));
+                    cx.line(format!("const int loops_bx0 = loops_block_search(max(0ll, loops_bd0 - {set}_nnz), min(loops_bd0, (long long){set}_rows), loops_bd0, 1);"));
+                    // The block's end is at most `items` tiles further.
+                    cx.line(format!("const int loops_bx1 = loops_block_search(max((long long)loops_bx0, loops_bd1 - {set}_nnz), min(loops_bd1, (long long){set}_rows), loops_bd1, 1);"));
+                    cx.line("const int loops_by0 = (int)(loops_bd0 - loops_bx0);");
+                    cx.line("const int loops_by1 = (int)(loops_bd1 - loops_bx1);");
+                }
+                Partition::WorkOriented => {
+                    cx.line(format!(
+                        "const int loops_by0 = (int)min(loops_chunk * {items}, (long long){set}_nnz);"
+                    ));
+                    cx.line(format!(
+                        "const int loops_by1 = (int)min((long long)loops_by0 + {items}, (long long){set}_nnz);"
+                    ));
+                    // A tile belongs to the range holding its end; the first range also takes the
+                    // empty tiles before the first atom, the last one those after the last atom.
+                    cx.line(format!("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_block_search(0, {set}_rows, loops_by0, 0);"));
+                    cx.line(format!("const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_block_search(loops_bx0, {set}_rows, loops_by1, 0);"));
+                }
+            }
+            let window = format!("min(loops_bx1 + 1, {set}_rows) - loops_bx0 + 1");
+            match self.partition {
+                Partition::MergePath => cx.line(format!("const int loops_window = {window};")),
+                Partition::WorkOriented => {
+                    // A range of atoms may hold any number of empty tiles: past the window's size,
+                    // the offsets are read from global memory.
+                    cx.line(format!("const int loops_window = {window};"));
+                    cx.line(format!(
+                        "const bool loops_windowed = loops_window <= {};",
+                        items + 2
+                    ));
+                }
+            }
+            let guard = match self.partition {
+                Partition::MergePath => "",
+                Partition::WorkOriented => "if (loops_windowed) ",
+            };
+            cx.line(format!("{guard}for (int loops_i = threadIdx.x; loops_i < loops_window; loops_i += blockDim.x) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i];"));
+            cx.line("__syncthreads();");
+        }
+
+        /// Declares `loops_x0, loops_y0, loops_x1, loops_y1`: this thread's segment of the block's
+        /// range, by binary search in the shared offsets.
+        fn thread_segment(&self, cx: &mut Cx<'_>, set: &str, off: &dyn Fn(&str) -> String) {
+            let s = self.items_per_thread;
+            match self.partition {
+                Partition::MergePath => {
+                    cx.line(format!(
+                        "const long long loops_d0 = min(loops_bd0 + (long long)threadIdx.x * {s}, loops_bd1);"
+                    ));
+                    cx.line(format!(
+                        "const long long loops_d1 = min(loops_d0 + {s}, loops_bd1);"
+                    ));
+                    for which in ["0", "1"] {
+                        let d = format!("loops_d{which}");
                         let x = search(
-                            &format!("max(0ll, loops_d{which} - {set}_nnz)"),
-                            &format!("min(loops_d{which}, (long long){set}_rows)"),
-                            &format!("loops_d{which} - mid"),
+                            off,
+                            &format!("max((long long)loops_bx0, {d} - {set}_nnz)"),
+                            &format!("min((long long)loops_bx1, {d})"),
+                            &d,
+                            1,
                         );
                         cx.line(format!("const int loops_x{which} = {x};"));
                         cx.line(format!(
-                            "const int loops_y{which} = (int)(loops_d{which} - loops_x{which});"
+                            "const int loops_y{which} = (int)({d} - loops_x{which});"
                         ));
                     }
                 }
                 Partition::WorkOriented => {
-                    cx.line(format!("const long long loops_threads = max(1ll, ((long long){set}_nnz + {}) / {s});", s - 1));
-                    cx.line("const bool loops_active = loops_thread < loops_threads;");
-                    cx.line(format!("const int loops_y0 = loops_active ? (int)(loops_thread * {s}) : {set}_nnz;"));
-                    cx.line(format!("const int loops_y1 = loops_active ? (int)min(loops_thread * {s} + {s}, (long long){set}_nnz) : {set}_nnz;"));
-                    let ended_by = |p: &str| search("0", &format!("{set}_rows"), p);
                     cx.line(format!(
-                        "const int loops_x0 = !loops_active ? {set}_rows : loops_thread == 0 ? 0 : {};",
+                        "const int loops_last_thread = max(0, (loops_by1 - loops_by0 + {}) / {s} - 1);",
+                        s - 1
+                    ));
+                    cx.line("const bool loops_active = (int)threadIdx.x <= loops_last_thread;");
+                    cx.line(format!(
+                        "const int loops_y0 = loops_active ? loops_by0 + (int)threadIdx.x * {s} : loops_by1;"
+                    ));
+                    cx.line(format!(
+                        "const int loops_y1 = loops_active ? min(loops_y0 + {s}, loops_by1) : loops_by1;"
+                    ));
+                    let ended_by = |p: &str| search(off, "loops_bx0", "loops_bx1", p, 0);
+                    cx.line(format!(
+                        "const int loops_x0 = !loops_active ? loops_bx1 : threadIdx.x == 0 ? loops_bx0 : {};",
                         ended_by("loops_y0")
                     ));
                     cx.line(format!(
-                        "const int loops_x1 = (!loops_active || loops_thread == loops_threads - 1) ? {set}_rows : {};",
+                        "const int loops_x1 = (!loops_active || (int)threadIdx.x == loops_last_thread) ? loops_bx1 : {};",
                         ended_by("loops_y1")
                     ));
                 }
             }
         }
 
-        /// Steps 2 and 3 of the protocol: in-block heads, cross-block heads by the last block.
+        /// Computes the operands of the block's atoms into shared memory, each atom by the thread
+        /// `atom % blockDim.x` (coalesced), for the segments to fold in.
+        fn stage(&self, cx: &mut Cx<'_>, var: &str, staged: &[StagedUpdate<'_>]) {
+            for (i, u) in staged.iter().enumerate() {
+                cx.line(format!(
+                    "__shared__ {} loops_stage_{i}[{}];",
+                    u.ty.cuda_name(),
+                    self.block_items()
+                ));
+            }
+            cx.open("for (int loops_k = threadIdx.x; loops_k < loops_by1 - loops_by0; loops_k += blockDim.x)");
+            cx.line(format!("const int {var} = loops_by0 + loops_k;"));
+            for (i, u) in staged.iter().enumerate() {
+                let v = cx.expr(u.operand);
+                cx.line(format!("loops_stage_{i}[loops_k] = {v};"));
+            }
+            cx.close();
+            cx.line("__syncthreads();");
+        }
+
+        /// Steps 2 and 3 of the protocol: in-block heads; the block's record; the head of a tile
+        /// that began in an earlier block, finished after a look-back over the earlier records.
         fn fixup(
             &self,
             cx: &mut Cx<'_>,
-            set: &str,
             tile: &str,
+            off: &dyn Fn(&str) -> String,
             prologue: &[Stmt],
             epilogue: &[Stmt],
             accs: &[Accumulator],
         ) -> DResult<()> {
             let b = self.block_size;
-            let n = accs.len() as u32;
             let slots = slots_per_block(accs.len());
             cx.line(format!("__shared__ int loops_tail_tiles[{b}];"));
             for a in accs {
-                cx.line(format!(
-                    "__shared__ {} loops_tails_{}[{b}];",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
+                let ty = a.ty.cuda_name();
+                cx.line(format!("__shared__ {ty} loops_tails_{}[{b}];", a.name));
+                cx.line(format!("__shared__ {ty} loops_cross_{};", a.name));
             }
-            cx.line("__shared__ int loops_block_y0;");
-            cx.line("__shared__ bool loops_last_block;");
+            cx.line("__shared__ int loops_cross_tile;");
             cx.line("loops_tail_tiles[threadIdx.x] = loops_tail_tile;");
             for a in accs {
                 cx.line(format!(
@@ -483,12 +642,7 @@ mod lowering {
                     a.name
                 ));
             }
-            // Scratch (`loops_data`): per block [head tile, heads.., tail tile, tails..].
-            cx.line(format!("unsigned long long* const loops_mine = loops_data + (long long)blockIdx.x * {slots};"));
-            cx.open("if (threadIdx.x == 0)");
-            cx.line("loops_block_y0 = loops_y0;");
-            cx.line("loops_mine[0] = (unsigned long long)(long long)-1;");
-            cx.close();
+            cx.line("if (threadIdx.x == 0) loops_cross_tile = -1;");
             cx.line("__syncthreads();");
 
             // A head: this thread holds the end of a tile that began before its segment.
@@ -501,67 +655,95 @@ mod lowering {
             fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
             cx.close();
             cx.open(format!(
-                "if (loops_j < 0 && {set}_offsets[loops_head_tile] < loops_block_y0)"
+                "if (loops_j < 0 && {} < loops_by0)",
+                off("loops_head_tile")
             ));
-            cx.line("loops_mine[0] = (unsigned long long)(long long)loops_head_tile;");
-            store_parts(cx, accs, "loops_mine", 1);
+            cx.line("loops_cross_tile = loops_head_tile;");
+            for a in accs {
+                cx.line(format!("loops_cross_{0} = loops_part_{0};", a.name));
+            }
             cx.close();
             cx.open("else");
             self.finish_tile(cx, tile, "loops_head_tile", prologue, epilogue, accs)?;
             cx.close();
             cx.close();
 
-            // The block's tail: the tile in progress at the block's end, for the block after it.
+            // The block's record, for the blocks after it: the partials of the tile in progress at
+            // the block's end, flagged complete (its start is in this block) or not (the block is
+            // inside one tile), and stamped with the launch's epoch.
             cx.open("if (threadIdx.x == blockDim.x - 1)");
             declare_parts(cx, accs, |a, _| format!("loops_tail_{}", a.name));
             cx.open("for (int loops_j = (int)threadIdx.x - 1; loops_tail_tile >= 0 && loops_j >= 0 && loops_tail_tiles[loops_j] == loops_tail_tile; --loops_j)");
             fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
             cx.close();
             cx.line(format!(
-                "loops_mine[{}] = (unsigned long long)(long long)loops_tail_tile;",
-                1 + n
+                "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
             ));
-            store_parts(cx, accs, "loops_mine", 2 + n as usize);
+            for (i, a) in accs.iter().enumerate() {
+                cx.line(format!(
+                    "*reinterpret_cast<{}*>(&loops_mine[{}]) = loops_part_{};",
+                    a.ty.cuda_name(),
+                    1 + i,
+                    a.name
+                ));
+            }
+            cx.line("__threadfence();");
+            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + (loops_bx0 == loops_bx1 ? 0ull : 1ull);");
             cx.close();
+            cx.line("__syncthreads();");
 
-            // The last block to get here finishes the tiles that cross block boundaries.
-            cx.line("__threadfence();");
-            cx.line("__syncthreads();");
-            cx.line("if (threadIdx.x == 0) loops_last_block = atomicAdd(reinterpret_cast<unsigned int*>(loops_counter), 1u) == gridDim.x - 1;");
-            cx.line("__syncthreads();");
-            cx.open("if (loops_last_block)");
-            cx.line("__threadfence();");
-            cx.open(
-                "for (long long loops_b = threadIdx.x; loops_b < gridDim.x; loops_b += blockDim.x)",
-            );
+            // The look-back, by the first warp: 32 earlier records at a time, each waited for (its
+            // block has started, and waits only on blocks before it), summed up to the nearest
+            // complete one.
+            cx.open("if (loops_cross_tile >= 0 && threadIdx.x < 32)");
+            for a in accs {
+                cx.line(format!(
+                    "{} loops_look_{} = {};",
+                    a.ty.cuda_name(),
+                    a.name,
+                    a.op.identity(&a.ty)
+                ));
+            }
+            cx.open("for (long long loops_c0 = loops_chunk - 1; ; loops_c0 -= 32)");
+            cx.line("const long long loops_c = loops_c0 - (long long)threadIdx.x;");
             cx.line(format!(
-                "const unsigned long long* const loops_theirs = loops_data + loops_b * {slots};"
+                "const unsigned long long* const loops_theirs = loops_data + max(loops_c, 0ll) * {slots};"
             ));
-            cx.line("const int loops_cross_tile = (int)(long long)__ldcg(&loops_theirs[0]);");
-            cx.line("if (loops_cross_tile < 0) continue;");
+            cx.line("unsigned long long loops_flag = 1ull;");
+            cx.open("if (loops_c >= 0)");
+            cx.line("while (((loops_flag = *reinterpret_cast<const volatile unsigned long long*>(loops_theirs)) >> 1) != loops_epoch) __nanosleep(32);");
+            cx.close();
+            cx.line("__threadfence();");
+            cx.line("const unsigned int loops_stops = __ballot_sync(0xffffffffu, (loops_flag & 1ull) != 0ull);");
+            cx.line("const bool loops_in = loops_c >= 0 && (loops_stops == 0u || (int)threadIdx.x <= __ffs(loops_stops) - 1);");
             declare_parts(cx, accs, |a, i| {
                 let ty = a.ty.cuda_name();
                 format!(
-                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}]))",
-                    1 + i
+                    "loops_in ? __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}])) : {}",
+                    1 + i,
+                    a.op.identity(&a.ty)
                 )
             });
-            cx.open(format!(
-                "for (long long loops_c = loops_b - 1; loops_c >= 0 && (int)(long long)__ldcg(&loops_data[loops_c * {slots} + {}]) == loops_cross_tile; --loops_c)",
-                1 + n
-            ));
-            fold_earlier(cx, accs, |a, i| {
-                let ty = a.ty.cuda_name();
-                format!(
-                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_data[loops_c * {slots} + {}]))",
-                    2 + n as usize + i
-                )
-            });
+            cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
+            for a in accs {
+                let other = format!("__shfl_xor_sync(0xffffffffu, loops_part_{}, loops_o)", a.name);
+                let c = a.op.combine(&format!("loops_part_{}", a.name), &other);
+                cx.line(format!("loops_part_{} = {c};", a.name));
+            }
             cx.close();
+            for a in accs {
+                let c =
+                    a.op.combine(&format!("loops_part_{}", a.name), &format!("loops_look_{}", a.name));
+                cx.line(format!("loops_look_{} = {c};", a.name));
+            }
+            cx.line("if (loops_stops != 0u) break;");
+            cx.close();
+            cx.open("if (threadIdx.x == 0)");
+            declare_parts(cx, accs, |a, _| {
+                a.op.combine(&format!("loops_look_{}", a.name), &format!("loops_cross_{}", a.name))
+            });
             self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();
-            // Ready for the next launch.
-            cx.line("if (threadIdx.x == 0) *reinterpret_cast<unsigned int*>(loops_counter) = 0u;");
             cx.close();
             Ok(())
         }
