@@ -30,6 +30,7 @@ use loops::runtime::verify;
 
 use bench::corpus::{self, Entry};
 use bench::cusparse::{Alg, Cusparse, SpMv};
+use bench::handwritten::{self, Handwritten};
 use bench::{report, Kind, MatrixResult, Measurement, Reference, Timing, COPY};
 use kernels::spmv;
 
@@ -185,7 +186,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     print!("{head}\n{}\n", report::table_header());
     let mut log = format!("{head}\n{}\n", report::table_header());
 
-    let steps = 1 + spmv::SCHEDULES.len() + if cusparse.is_some() { 2 } else { 0 };
+    let steps = 2 + spmv::SCHEDULES.len() + if cusparse.is_some() { 2 } else { 0 };
     let pb = ProgressBar::new((entries.len() * steps) as u64);
     if let Ok(style) = ProgressStyle::with_template(
         "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} {wide_msg}",
@@ -317,6 +318,18 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
     }
     fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
         Ok(gpu.download(self.y)?)
+    }
+}
+
+impl<T: Float> Subject<T> for Handwritten<'_, T> {
+    fn poison(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        self.fill_y(gpu, T::POISON)
+    }
+    fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        Handwritten::launch(self, gpu)
+    }
+    fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
+        Ok(gpu.download(self.y())?)
     }
 }
 
@@ -563,6 +576,25 @@ fn bench_matrix<T: Float>(
         result.kernels.push(m);
         pb.inc(1);
     }
+    // The control for the abstraction's cost: merge-path SpMV written by hand.
+    pb.set_message(format!("{name}: {}", handwritten::NAME));
+    let m = match Handwritten::new(gpu, &da, &dx, &mut dy) {
+        Ok(mut hw) => {
+            measure(
+                gpu,
+                handwritten::NAME,
+                Kind::Handwritten,
+                &mut hw,
+                &reference,
+                plan,
+                batch,
+            )
+            .0
+        }
+        Err(e) => Measurement::failed(handwritten::NAME, Kind::Handwritten, chain(e.as_ref())),
+    };
+    result.kernels.push(m);
+    pb.inc(1);
     drop(dy);
     if first_launches.is_none() {
         let text: Vec<String> = firsts

@@ -36,6 +36,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use loops_runtime::launch::{check_len, checked_mode, KernelArgs, KernelSpec};
+    pub use loops_runtime::schedule::auto::{choose as choose_schedule, TileStats};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
 
     /// The entry point of a kernel for an element type (`""` for a kernel that is not generic).

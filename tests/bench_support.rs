@@ -383,3 +383,21 @@ fn corpus_from_a_folder() {
     assert!(corpus::set_name(Some(&dir)).starts_with("bench_support_"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The hand-written merge-path control compiles with the generated kernels' NVRTC path.
+#[test]
+fn handwritten_merge_path_compiles() {
+    use loops::runtime::compile::{compile_ptx, nvrtc_or_skip, Arch};
+    if nvrtc_or_skip("NVRTC compile of the hand-written merge-path SpMV").is_none() {
+        return;
+    }
+    let ptx = compile_ptx(
+        bench::handwritten::NAME,
+        bench::handwritten::SOURCE,
+        Arch::SM_90,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for entry in ["handwritten_merge_path_f32", "handwritten_merge_path_f64"] {
+        assert!(ptx.contains(&format!(".entry {entry}(")), "no {entry}");
+    }
+}

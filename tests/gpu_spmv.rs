@@ -98,3 +98,51 @@ fn short_x_is_an_error_before_launch() {
         "{err}"
     );
 }
+
+/// `schedule = "auto"` launches one candidate per tile set; this launches every candidate of the
+/// `auto` SpMV directly (the spec and entry the wrapper would pick), on every generated and real
+/// matrix, f32 and f64, so that each schedule `auto` may choose is checked on every shape.
+#[test]
+fn spmv_auto_every_candidate() {
+    use kernels::spmv::auto::spmv as auto;
+    use loops::runtime::launch::KernelArgs;
+    fn run<T: Float>(gpu: &Gpu, seed: u64) -> Vec<String> {
+        let mut failures = Vec::new();
+        let mut matrices = common::filtered(common::generated_matrices::<T>(seed));
+        matrices.extend(common::filtered(common::real_matrices::<T>()));
+        for (i, (name, a)) in matrices.iter().enumerate() {
+            let x: Vec<T> = loops::generate::random_vector(a.cols(), seed.wrapping_add(i as u64));
+            let da = gpu.upload_csr(a).expect("upload");
+            let dx = gpu.upload(&x).expect("upload");
+            let mut dy = gpu.zeros::<T>(a.rows()).expect("alloc");
+            for (c, spec) in auto::KERNELS.iter().enumerate() {
+                gpu.fill(&mut dy, T::POISON).expect("fill");
+                let entry = loops::__private::entry_for(auto::ENTRIES[c], T::RUST_NAME);
+                let mut args = KernelArgs::new();
+                args.csr(&da).slice(&dx).slice_mut(&mut dy);
+                let launched = gpu.launch(spec, entry, da.shape(), args);
+                let y = launched.and_then(|()| gpu.download(&dy));
+                let schedule = auto::CANDIDATES[c].short_name();
+                match y {
+                    Ok(y) => {
+                        let check = verify::check_spmv(a, &x, &y);
+                        if !check.passed() {
+                            failures.push(format!("{name} {schedule} {}: {check}", T::RUST_NAME));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{name} {schedule} {}: {e}", T::RUST_NAME)),
+                }
+            }
+        }
+        failures
+    }
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); candidates {:?}",
+        auto::CANDIDATES.map(|c| c.short_name())
+    );
+    let mut failures = run::<f32>(&gpu, seed);
+    failures.extend(run::<f64>(&gpu, seed));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

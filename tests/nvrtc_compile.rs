@@ -1,4 +1,5 @@
-//! NVRTC compiles the generated CUDA of every kernel under every schedule, plain and bounds-checked,
+//! NVRTC compiles the generated CUDA of every kernel under every schedule (`auto`: all its
+//! candidates in one source), plain and bounds-checked,
 //! for sm_90, on a machine
 //! with no GPU. Needs libnvrtc (see README); without it the test says SKIPPED, unless
 //! LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
@@ -33,9 +34,14 @@ fn every_generated_kernel_compiles_for_sm90() {
             let started = std::time::Instant::now();
             match compile_ptx(kernel, source, Arch::SM_90) {
                 Ok(ptx) => {
-                    // Generic kernels: one entry per element type.
-                    for ty in ["f32", "f64"] {
-                        let entry = format!(".entry {kernel}__{ty}(");
+                    // Generic kernels: one entry per element type (under `auto`, per candidate).
+                    let stems = if *schedule == "auto" {
+                        vec![format!("{kernel}_thread"), format!("{kernel}_group32")]
+                    } else {
+                        vec![kernel.to_string()]
+                    };
+                    for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
+                        let entry = format!(".entry {stem}__{ty}(");
                         assert!(
                             ptx.contains(&entry),
                             "{kernel}/{schedule}: no `{entry}` in the PTX"
@@ -57,5 +63,5 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * 5 * 7);
+    assert_eq!(compiled, 2 * 5 * 8);
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{geomean, kernel_order, MatrixResult, ALG1};
+use super::{geomean, kernel_order, MatrixResult, ALG1, AUTO};
 
 /// Matrices with at least this many nonzeros make the second geomean.
 pub const LARGE_NNZ: usize = 1_000_000;
@@ -93,6 +93,32 @@ pub fn summary(results: &[MatrixResult]) -> String {
         geomean_text(&all),
         geomean_text(&large)
     );
+    // `auto` against the best schedule of each matrix: 1.0 is a perfect choice.
+    let auto: Vec<f64> = results
+        .iter()
+        .filter_map(|r| Some(r.best_schedule()?.1 / r.ms(AUTO)?))
+        .collect();
+    if !auto.is_empty() {
+        let _ = writeln!(
+            s,
+            "auto vs the best schedule (best ms / auto ms), geomean over {} matrices: {}",
+            auto.len(),
+            geomean(auto.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
+        );
+    }
+    // The abstraction's cost: the generated merge_path against the same algorithm by hand.
+    let overhead: Vec<f64> = results
+        .iter()
+        .filter_map(|r| Some(r.ms("merge_path")? / r.ms(super::handwritten::NAME)?))
+        .collect();
+    if !overhead.is_empty() {
+        let _ = writeln!(
+            s,
+            "merge_path (generated) vs merge-path by hand (generated ms / hand ms), geomean over {} matrices: {}",
+            overhead.len(),
+            geomean(overhead.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
+        );
+    }
     let _ = writeln!(
         s,
         "geomean speedup vs cuSPARSE ALG1 by kernel:\n  {:<16} {:>20} | {:>20}",

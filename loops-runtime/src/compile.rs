@@ -437,6 +437,69 @@ pub fn compile_with_dump(
     })
 }
 
+/// What ptxas reports of each entry point of `source` compiled to a cubin for `arch`: registers,
+/// spills, shared and constant memory, stack. Needs libnvrtc, not a GPU.
+pub fn resource_usage(kernel_name: &str, source: &str, arch: Arch) -> Result<Vec<ResourceUsage>> {
+    nvrtc_available()?;
+    let mut options = compile_options(arch, Output::Cubin);
+    options.push("--ptxas-options=-v".into());
+    let (result, log) = compile_program(kernel_name, source, arch, Output::Cubin, &options);
+    result.map_err(|log| LoopsError::Compile {
+        kernel: kernel_name.to_string(),
+        log,
+        source_code: source.to_string(),
+    })?;
+    Ok(ResourceUsage::parse_log(&log))
+}
+
+/// One entry point's resources, as ptxas reports them with `-v`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceUsage {
+    pub entry: String,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    pub stack_bytes: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+}
+
+impl ResourceUsage {
+    /// Reads ptxas's `-v` lines: `Compiling entry function 'NAME'`, then
+    /// `N bytes stack frame, N bytes spill stores, N bytes spill loads` and
+    /// `Used N registers, ... N bytes smem, ...`.
+    pub fn parse_log(log: &str) -> Vec<ResourceUsage> {
+        let number_before = |line: &str, unit: &str| -> u32 {
+            let Some(at) = line.find(unit) else { return 0 };
+            line[..at]
+                .trim_end()
+                .rsplit(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        };
+        let mut out: Vec<ResourceUsage> = Vec::new();
+        for line in log.lines() {
+            if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+                let entry = rest.split('\'').next().unwrap_or_default().to_string();
+                out.push(ResourceUsage {
+                    entry,
+                    ..Default::default()
+                });
+            } else if let Some(current) = out.last_mut() {
+                if line.contains("stack frame") {
+                    current.stack_bytes = number_before(line, "bytes stack frame");
+                    current.spill_stores = number_before(line, "bytes spill stores");
+                    current.spill_loads = number_before(line, "bytes spill loads");
+                } else if line.contains("Used") && line.contains("registers") {
+                    current.registers = number_before(line, "registers");
+                    current.shared_bytes = number_before(line, "bytes smem");
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Runs NVRTC (which must be loaded): the image or the error text, and NVRTC's log (empty when it
 /// has none).
 fn compile_program(
@@ -578,6 +641,32 @@ pub fn nvrtc_or_skip(what: &str) -> Option<NvrtcInfo> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ptxas_verbose_log_is_read() {
+        let log = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'spmv__f32' for 'sm_90'\n\
+ptxas info    : Function properties for spmv__f32\n\
+    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+ptxas info    : Used 40 registers, used 1 barriers, 19480 bytes smem, 432 bytes cmem[0]\n\
+ptxas info    : Compiling entry function 'spmv__f64' for 'sm_90'\n\
+ptxas info    : Used 32 registers, 380 bytes cmem[0]\n";
+        let usage = ResourceUsage::parse_log(log);
+        assert_eq!(usage.len(), 2);
+        assert_eq!(
+            usage[0],
+            ResourceUsage {
+                entry: "spmv__f32".into(),
+                registers: 40,
+                shared_bytes: 19480,
+                stack_bytes: 8,
+                spill_stores: 4,
+                spill_loads: 12,
+            }
+        );
+        assert_eq!(usage[1].registers, 32);
+        assert_eq!(usage[1].shared_bytes, 0);
+    }
+
     use super::*;
 
     #[test]

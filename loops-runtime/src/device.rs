@@ -35,6 +35,7 @@ use cudarc::driver::sys::{self, CUdevice_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError,
 };
+use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::{DeviceLimits, TileSetShape};
 
 use crate::cache::{self, CacheConfig, Origin};
@@ -345,10 +346,17 @@ impl Gpu {
     /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
     pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
         let host = crate::host::Csr32::from_sprs(m)?;
+        let max_row = host
+            .offsets
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as u64)
+            .max()
+            .unwrap_or(0);
         Ok(DeviceCsr {
             rows: host.rows,
             cols: host.cols,
             nnz: host.nnz(),
+            max_row,
             offsets: self.upload(&host.offsets)?,
             indices: self.upload(&host.indices)?,
             values: self.upload(&host.values)?,
@@ -613,6 +621,8 @@ pub struct DeviceCsr<T> {
     rows: usize,
     cols: usize,
     nnz: usize,
+    /// Nonzeros of the longest row, counted on upload: `schedule = "auto"` looks at it.
+    max_row: u64,
     offsets: DeviceBuffer<i32>,
     indices: DeviceBuffer<i32>,
     values: DeviceBuffer<T>,
@@ -636,6 +646,15 @@ impl<T> DeviceCsr<T> {
         TileSetShape {
             tiles: self.rows as u64,
             atoms: self.nnz as u64,
+        }
+    }
+
+    /// What `schedule = "auto"` chooses by: rows, nonzeros and the longest row's nonzeros.
+    pub fn stats(&self) -> TileStats {
+        TileStats {
+            tiles: self.rows as u64,
+            atoms: self.nnz as u64,
+            max_tile_atoms: self.max_row,
         }
     }
 

@@ -16,6 +16,7 @@ const SCHEDULES: &[&str] = &[
     "block",
     "work_oriented",
     "merge_path",
+    "auto",
 ];
 
 /// Parses the attribute's arguments into a schedule configuration.
@@ -41,9 +42,8 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                     );
                 }
                 schedule = Some(match name.as_str() {
-                    "thread" | "group" | "warp" | "block" | "work_oriented" | "merge_path" => {
-                        (name, span)
-                    }
+                    "thread" | "group" | "warp" | "block" | "work_oriented" | "merge_path"
+                    | "auto" => (name, span),
                     other => bail!(
                         span,
                         "unknown schedule `{other}`; expected one of: {}",
@@ -99,6 +99,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
     }
     let schedule = match name.as_str() {
         "thread" => Schedule::Thread,
+        "auto" => Schedule::Auto,
         "warp" => Schedule::Group { group_size: 32 },
         "block" => Schedule::Group {
             group_size: block_size,

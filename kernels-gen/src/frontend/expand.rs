@@ -114,6 +114,103 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
          in a process compiles it with NVRTC; later calls reuse the compiled module."
     );
     let doc_mod = format!("The generated CUDA and launch spec of the `{name_str}` kernel.");
+    let entries_of = |k: &Kernel| -> Vec<TokenStream> {
+        k.instantiations()
+            .iter()
+            .map(|inst| {
+                let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
+                let key = types.join("_");
+                let entry = &inst.entry;
+                quote!((#key, #entry))
+            })
+            .collect()
+    };
+    if !emitted.candidates.is_empty() {
+        // `auto`: one source, a spec and an entry table per candidate, the choice at each launch.
+        let mut schedules = Vec::new();
+        let mut specs = Vec::new();
+        let mut entry_tables = Vec::new();
+        for c in &emitted.candidates {
+            let mut k = kernel.clone();
+            k.name = c.name.clone();
+            let entries = entries_of(&k);
+            entry_tables.push(quote!(&[#(#entries),*]));
+            let config = config_tokens(&c.config);
+            schedules.push(config.clone());
+            let slots = c.scratch_slots_per_block;
+            specs.push(quote! {
+                ::loops::__private::KernelSpec {
+                    name: #name_str,
+                    source: CUDA_SOURCE,
+                    config: #config,
+                    scratch_slots_per_block: #slots,
+                    param_count: #param_count,
+                    checked: false,
+                    fault_sites: &[#(#fault_sites),*],
+                    file: #file,
+                }
+            });
+        }
+        let count = emitted.candidates.len();
+        let doc_wrapper = format!(
+            "Launches the `{name_str}` kernel on `gpu`'s stream under the schedule `auto` picks for \
+             this tile set (see `{name_str}::CANDIDATES`). The first call in a process compiles every \
+             candidate at once with NVRTC; later calls reuse the module."
+        );
+        return quote! {
+            #[doc = #doc_mod]
+            #[allow(non_snake_case, dead_code)]
+            #vis mod #name {
+                /// The CUDA C++ of every candidate schedule, in one source; `#line` directives point
+                /// at the Rust source.
+                pub const CUDA_SOURCE: &str = #source;
+                /// The same kernels with every slice and tile-set index bounds-checked on the GPU.
+                pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
+                /// The schedules `auto` chooses from, in the order of [`KERNELS`].
+                pub const CANDIDATES: [::loops::__private::ScheduleConfig; #count] = [#(#schedules),*];
+                /// Entry points of each candidate, by element type.
+                pub const ENTRIES: [&[(&str, &str)]; #count] = [#(#entry_tables),*];
+                /// What the runtime needs to compile and launch each candidate.
+                pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
+                /// The index in [`CANDIDATES`] that a launch over a tile set with these statistics uses.
+                pub fn choose(stats: &::loops::__private::TileStats) -> usize {
+                    let schedules: [::loops::__private::Schedule; #count] = {
+                        let mut s = [::loops::__private::Schedule::Thread; #count];
+                        let mut i = 0;
+                        while i < #count {
+                            s[i] = CANDIDATES[i].schedule;
+                            i += 1;
+                        }
+                        s
+                    };
+                    ::loops::__private::choose_schedule(&schedules, stats)
+                }
+            }
+
+            #(#docs)*
+            #[doc = ""]
+            #[doc = #doc_wrapper]
+            #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
+                let pick = #name::choose(&#set.stats());
+                let entry = ::loops::__private::entry_for(#name::ENTRIES[pick], #entry_key);
+                #(#checks)*
+                let mut args = ::loops::__private::KernelArgs::new();
+                #(#pushes)*
+                #rounds
+                let spec = &#name::KERNELS[pick];
+                if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
+                    let checked = ::loops::__private::KernelSpec {
+                        source: #name::CUDA_SOURCE_CHECKED,
+                        checked: true,
+                        param_count: #param_count + 1,
+                        ..*spec
+                    };
+                    return gpu.launch(&checked, entry, #set.shape(), args);
+                }
+                gpu.launch(spec, entry, #set.shape(), args)
+            }
+        };
+    }
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, dead_code)]
@@ -181,6 +278,7 @@ fn config_tokens(config: &ScheduleConfig) -> TokenStream {
         Schedule::MergePath { items_per_thread } => {
             quote!(::loops::__private::Schedule::MergePath { items_per_thread: #items_per_thread })
         }
+        Schedule::Auto => quote!(::loops::__private::Schedule::Auto),
     };
     let block = config.block_size;
     quote!(::loops::__private::ScheduleConfig { schedule: #schedule, block_size: #block })
@@ -308,7 +406,7 @@ fn extent_of(index: &Expr, tl: &TileLoop, atom_vars: &[String]) -> Option<Extent
 fn carry_rounds(kernel: &Kernel) -> TokenStream {
     let carries = matches!(
         kernel.config.schedule,
-        Schedule::WorkOriented { .. } | Schedule::MergePath { .. }
+        Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Auto
     );
     if !carries {
         return TokenStream::new();

@@ -3,8 +3,7 @@
 //! and a tile cut by a segment boundary is finished by a carry fix-up, so the tile's epilogue runs
 //! exactly once, with the complete accumulators:
 //!
-//! 1. The block finds its range with a block-wide search of the offsets (a few rounds of
-//!    `__syncthreads_count`), copies the range's offsets to shared memory, and each thread finds its
+//! 1. The block finds its range with two 32-way warp searches of the offsets, copies the range's offsets to shared memory, and each thread finds its
 //!    segment there. Where the atom loop only folds operands that depend on the atom, the block
 //!    first computes those operands for its atoms into shared memory, coalesced.
 //! 2. Each thread runs its segment. A tile it holds whole gets its epilogue at once. For a tile cut at
@@ -340,7 +339,10 @@ mod lowering {
             cx.open(format!("for (int loops_t = loops_x0; loops_t <= loops_x1 && loops_t < {set}_rows; ++loops_t)"));
             cx.line(format!("const int {tile} = loops_t;"));
             cx.block(parts.prologue)?;
-            cx.line(format!("const bool loops_cut = {} < loops_y0;", off("loops_t")));
+            cx.line(format!(
+                "const bool loops_cut = {} < loops_y0;",
+                off("loops_t")
+            ));
             cx.line("const bool loops_is_tail = loops_t == loops_x1;");
             cx.line(format!(
                 "const int loops_stop = loops_is_tail ? loops_y1 : {};",
@@ -358,10 +360,14 @@ mod lowering {
             match &staged {
                 Some(staged) => {
                     for (i, u) in staged.iter().enumerate() {
-                        let v = format!("loops_stage_{i}[loops_nz - loops_by0]");
+                        let v = format!(
+                            "loops_stage_{i}[loops_nz - loops_by0 + ((loops_nz - loops_by0) >> 5)]"
+                        );
                         match u.op {
                             Some(op) => cx.line(format!("{} {}= {v};", u.acc, op.cuda())),
-                            None => cx.line(format!("{} = {};", u.acc, u.combine.combine(u.acc, &v))),
+                            None => {
+                                cx.line(format!("{} = {};", u.acc, u.combine.combine(u.acc, &v)))
+                            }
                         }
                     }
                 }
@@ -454,10 +460,11 @@ mod lowering {
 
         /// Whether `updates` staged operands (8 bytes each at most) fit beside the rest.
         fn stage_fits(&self, updates: usize, accs: usize) -> bool {
-            self.fixed_shared(accs) + updates as u32 * self.block_items() * 8 <= SHARED_BUDGET
+            self.fixed_shared(accs) + updates as u32 * (self.block_items() * 33 / 32) * 8
+                <= SHARED_BUDGET
         }
 
-        /// Declares the block's range of the tile set, found by the whole block together:
+        /// Declares the block's range of the tile set, found by two warps:
         /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends), and the
         /// offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`). With a carry fix-up, a
         /// block takes its place in the order (`loops_chunk`) from a ticket, so that every block it
@@ -480,18 +487,22 @@ mod lowering {
             } else {
                 cx.line("const long long loops_chunk = blockIdx.x;");
             }
-            // The largest x in lo..=hi with offsets[x] + slope * x <= bound, by the whole block: each
-            // round every thread tests one of blockDim.x evenly spaced candidates, and the count of
-            // passes narrows the range by that factor (three rounds for 2^24 tiles).
+            // The largest x in lo..=hi with offsets[x] + slope * x <= bound, by one warp: each round
+            // every lane tests one of 32 evenly spaced candidates, and the count of passes narrows
+            // the range 31-fold (five rounds for 2^24 tiles, 32 sectors of L2 traffic each; a
+            // block-wide search would move eight times the bytes).
             cx.line(format!(
-                "auto loops_block_search = [&](long long lo, long long hi, long long bound, int slope) {{ \
-                 while (lo < hi) {{ const long long span = hi - lo, n = blockDim.x; \
-                 const long long at = lo + 1 + (span - 1) * (long long)threadIdx.x / (n - 1); \
-                 const int passed = __syncthreads_count((long long){set}_offsets[at] + slope * at <= bound); \
-                 if (passed == 0) hi = lo; else if (passed == n) lo = hi; \
-                 else {{ const long long next = lo + 1 + (span - 1) * passed / (n - 1); lo = lo + 1 + (span - 1) * (passed - 1) / (n - 1); hi = next - 1; }} }} \
+                "auto loops_warp_search = [&](long long lo, long long hi, long long bound, int slope) {{ \
+                 const long long lane = threadIdx.x & 31; \
+                 while (lo < hi) {{ const long long span = hi - lo; \
+                 const long long at = lo + 1 + (span - 1) * lane / 31; \
+                 const int passed = __popc(__ballot_sync(0xffffffffu, (long long){set}_offsets[at] + slope * at <= bound)); \
+                 if (passed == 0) hi = lo; else if (passed == 32) lo = hi; \
+                 else {{ const long long next = lo + 1 + (span - 1) * passed / 31; lo = lo + 1 + (span - 1) * (passed - 1) / 31; hi = next - 1; }} }} \
                  return (int)lo; }};"
             ));
+            // The first warp finds where the block's range starts, the second where it ends.
+            cx.line("__shared__ int loops_range[2];");
             match self.partition {
                 Partition::MergePath => {
                     cx.line(format!(
@@ -503,9 +514,13 @@ mod lowering {
                     cx.line(format!(
                         "const long long loops_bd1 = min(loops_bd0 + {items}, loops_total);"
                     ));
-                    cx.line(format!("const int loops_bx0 = loops_block_search(max(0ll, loops_bd0 - {set}_nnz), min(loops_bd0, (long long){set}_rows), loops_bd0, 1);"));
-                    // The block's end is at most `items` tiles further.
-                    cx.line(format!("const int loops_bx1 = loops_block_search(max((long long)loops_bx0, loops_bd1 - {set}_nnz), min(loops_bd1, (long long){set}_rows), loops_bd1, 1);"));
+                    self.two_warp_searches(
+                        cx,
+                        "const long long loops_d = loops_end ? loops_bd1 : loops_bd0;",
+                        &format!("loops_warp_search(max(0ll, loops_d - {set}_nnz), min(loops_d, (long long){set}_rows), loops_d, 1)"),
+                    );
+                    cx.line("__syncthreads();");
+                    cx.line("const int loops_bx0 = loops_range[0], loops_bx1 = loops_range[1];");
                     cx.line("const int loops_by0 = (int)(loops_bd0 - loops_bx0);");
                     cx.line("const int loops_by1 = (int)(loops_bd1 - loops_bx1);");
                 }
@@ -518,8 +533,14 @@ mod lowering {
                     ));
                     // A tile belongs to the range holding its end; the first range also takes the
                     // empty tiles before the first atom, the last one those after the last atom.
-                    cx.line(format!("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_block_search(0, {set}_rows, loops_by0, 0);"));
-                    cx.line(format!("const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_block_search(loops_bx0, {set}_rows, loops_by1, 0);"));
+                    self.two_warp_searches(
+                        cx,
+                        "const int loops_p = loops_end ? loops_by1 : loops_by0;",
+                        &format!("loops_warp_search(0, {set}_rows, loops_p, 0)"),
+                    );
+                    cx.line("__syncthreads();");
+                    cx.line("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_range[0];");
+                    cx.line(format!("const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_range[1];"));
                 }
             }
             let window = format!("min(loops_bx1 + 1, {set}_rows) - loops_bx0 + 1");
@@ -541,6 +562,26 @@ mod lowering {
             };
             cx.line(format!("{guard}for (int loops_i = threadIdx.x; loops_i < loops_window; loops_i += blockDim.x) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i];"));
             cx.line("__syncthreads();");
+        }
+
+        /// Runs `search` for the range's start (`loops_end` false) and end (true) into
+        /// `loops_range[0]` and `[1]`: on two warps at once, or one after the other in a block of one
+        /// warp. `bound` declares what `search` reads from `loops_end`.
+        fn two_warp_searches(&self, cx: &mut Cx<'_>, bound: &str, search: &str) {
+            if self.block_size >= 64 {
+                cx.open("if (threadIdx.x < 64)");
+                cx.line("const bool loops_end = threadIdx.x >= 32;");
+                cx.line(bound);
+                cx.line(format!("const int loops_x = {search};"));
+                cx.line("if ((threadIdx.x & 31) == 0) loops_range[loops_end] = loops_x;");
+                cx.close();
+            } else {
+                cx.open("for (int loops_end = 0; loops_end < 2; ++loops_end)");
+                cx.line(bound);
+                cx.line(format!("const int loops_x = {search};"));
+                cx.line("if (threadIdx.x == 0) loops_range[loops_end] = loops_x;");
+                cx.close();
+            }
         }
 
         /// Declares `loops_x0, loops_y0, loops_x1, loops_y1`: this thread's segment of the block's
@@ -599,17 +640,19 @@ mod lowering {
         /// `atom % blockDim.x` (coalesced), for the segments to fold in.
         fn stage(&self, cx: &mut Cx<'_>, var: &str, staged: &[StagedUpdate<'_>]) {
             for (i, u) in staged.iter().enumerate() {
+                // One pad slot per 32: threads read their segments' operands at a stride of about
+                // `items_per_thread`, which would otherwise fall into a few banks.
                 cx.line(format!(
                     "__shared__ {} loops_stage_{i}[{}];",
                     u.ty.cuda_name(),
-                    self.block_items()
+                    self.block_items() + self.block_items() / 32
                 ));
             }
             cx.open("for (int loops_k = threadIdx.x; loops_k < loops_by1 - loops_by0; loops_k += blockDim.x)");
             cx.line(format!("const int {var} = loops_by0 + loops_k;"));
             for (i, u) in staged.iter().enumerate() {
                 let v = cx.expr(u.operand);
-                cx.line(format!("loops_stage_{i}[loops_k] = {v};"));
+                cx.line(format!("loops_stage_{i}[loops_k + (loops_k >> 5)] = {v};"));
             }
             cx.close();
             cx.line("__syncthreads();");
@@ -726,21 +769,29 @@ mod lowering {
             });
             cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
             for a in accs {
-                let other = format!("__shfl_xor_sync(0xffffffffu, loops_part_{}, loops_o)", a.name);
+                let other = format!(
+                    "__shfl_xor_sync(0xffffffffu, loops_part_{}, loops_o)",
+                    a.name
+                );
                 let c = a.op.combine(&format!("loops_part_{}", a.name), &other);
                 cx.line(format!("loops_part_{} = {c};", a.name));
             }
             cx.close();
             for a in accs {
-                let c =
-                    a.op.combine(&format!("loops_part_{}", a.name), &format!("loops_look_{}", a.name));
+                let c = a.op.combine(
+                    &format!("loops_part_{}", a.name),
+                    &format!("loops_look_{}", a.name),
+                );
                 cx.line(format!("loops_look_{} = {c};", a.name));
             }
             cx.line("if (loops_stops != 0u) break;");
             cx.close();
             cx.open("if (threadIdx.x == 0)");
             declare_parts(cx, accs, |a, _| {
-                a.op.combine(&format!("loops_look_{}", a.name), &format!("loops_cross_{}", a.name))
+                a.op.combine(
+                    &format!("loops_look_{}", a.name),
+                    &format!("loops_cross_{}", a.name),
+                )
             });
             self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();

@@ -5,6 +5,7 @@
 //! thread visits which tile and atom), so the model, the runtime and the emitted code share one source
 //! for every constant.
 
+pub mod auto;
 pub mod carry;
 pub mod group;
 pub mod merge_path;
@@ -47,6 +48,8 @@ pub enum Schedule {
     WorkOriented { items_per_thread: u32 },
     /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
     MergePath { items_per_thread: u32 },
+    /// Emitted under each of [`auto::candidates`]; each launch picks one with [`auto::choose`].
+    Auto,
 }
 
 /// Items per thread of the carry schedules unless the attribute says otherwise.
@@ -85,6 +88,7 @@ impl ScheduleConfig {
             Schedule::Group { .. } => "group",
             Schedule::WorkOriented { .. } => "work_oriented",
             Schedule::MergePath { .. } => "merge_path",
+            Schedule::Auto => "auto",
         }
     }
 
@@ -99,6 +103,15 @@ impl ScheduleConfig {
             Schedule::MergePath { items_per_thread } => {
                 format!("merge_path {items_per_thread}/thread")
             }
+            Schedule::Auto => "auto".into(),
+        }
+    }
+
+    /// A short name that tells candidates apart (`group16`), usable in an identifier.
+    pub fn short_name(&self) -> String {
+        match self.schedule {
+            Schedule::Group { group_size } => format!("group{group_size}"),
+            _ => self.name().into(),
         }
     }
 
@@ -119,6 +132,10 @@ impl ScheduleConfig {
                     .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
                 Schedule::MergePath { items_per_thread } => carry::Partition::MergePath
                     .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
+                // An `auto` kernel launches one of its candidates, each with its own geometry.
+                Schedule::Auto => {
+                    thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
+                }
             };
         LaunchDims {
             grid: grid.clamp(1, i32::MAX as u64) as u32,
@@ -150,12 +167,13 @@ pub trait Lowering {
     ) -> crate::diag::DResult<()>;
 }
 
-/// The lowering of a configured schedule.
+/// The lowering of a configured schedule (`auto` is lowered candidate by candidate; asked for
+/// itself, it is lowered as `thread`).
 #[cfg(feature = "frontend")]
 pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
     let block_size = config.block_size;
     match config.schedule {
-        Schedule::Thread => Box::new(thread::ThreadLowering),
+        Schedule::Thread | Schedule::Auto => Box::new(thread::ThreadLowering),
         Schedule::Group { group_size } => Box::new(group::GroupLowering {
             group_size,
             block_size,

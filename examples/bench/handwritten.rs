@@ -1,0 +1,188 @@
+//! A merge-path SpMV written by hand in CUDA, the control for the abstraction's cost: the same
+//! algorithm as the generated `merge_path` schedule (warp searches for the block's range, row ends
+//! and products in shared memory, one segment of the merge path per thread, a look-back for rows
+//! that cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y`
+//! written in place. It is compiled through the same NVRTC path as the generated kernels.
+
+use loops::runtime::launch::KernelArgs;
+use loops::runtime::schedule::LaunchDims;
+use loops::{DeviceBuffer, DeviceCsr, Float, Gpu};
+
+type BoxError = Box<dyn std::error::Error>;
+
+/// The kernel's name in tables and the CSV.
+pub const NAME: &str = "handwritten_merge_path";
+
+const THREADS: u32 = 256;
+const ITEMS_PER_THREAD: u32 = 8;
+
+pub const SOURCE: &str = r#"
+template <typename T>
+__device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ends_all,
+    const int* __restrict__ cols, const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y,
+    unsigned long long* __restrict__ scratch) {
+    constexpr int THREADS = 256, ITEMS = 8, TILE = THREADS * ITEMS;
+    __shared__ int s_ends[TILE + 2];
+    __shared__ T s_prod[TILE + TILE / 32];
+    __shared__ int s_range[2];
+    __shared__ unsigned long long s_ticket;
+    __shared__ int s_tail_row[THREADS];
+    __shared__ T s_tail_sum[THREADS];
+    __shared__ int s_cross_row;
+    __shared__ T s_cross_sum;
+    const int tid = threadIdx.x, lane = tid & 31;
+    if (tid == 0) {
+        unsigned long long t = atomicAdd(scratch, 1ull);
+        if ((unsigned)t == gridDim.x - 1u) atomicAdd(scratch, (1ull << 32) - gridDim.x);
+        s_ticket = t;
+        s_cross_row = -1;
+    }
+    __syncthreads();
+    const long long block = (unsigned)s_ticket;
+    const unsigned long long epoch = (s_ticket >> 32) + 1ull;
+    const long long total = (long long)rows + nnz;
+    const long long d_begin = min(block * TILE, total), d_end = min(d_begin + TILE, total);
+    // Warp 0 finds the block's start on the merge path, warp 1 its end (32-way search).
+    if (tid < 64) {
+        const long long d = tid < 32 ? d_begin : d_end;
+        long long lo = max(0ll, d - nnz), hi = min(d, (long long)rows);
+        while (lo < hi) {
+            const long long span = hi - lo, at = lo + 1 + (span - 1) * lane / 31;
+            const int n = __popc(__ballot_sync(~0u, (long long)row_ends_all[at] + at <= d));
+            if (n == 0) hi = lo;
+            else if (n == 32) lo = hi;
+            else { const long long next = lo + 1 + (span - 1) * n / 31; lo = lo + 1 + (span - 1) * (n - 1) / 31; hi = next - 1; }
+        }
+        if (lane == 0) s_range[tid >> 5] = (int)lo;
+    }
+    __syncthreads();
+    const int r0 = s_range[0], r1 = s_range[1];
+    const int z0 = (int)(d_begin - r0), z1 = (int)(d_end - r1);
+    // Row offsets r0..=r1+1 and the block's products, coalesced.
+    for (int i = tid; i <= min(r1 + 1, rows) - r0; i += THREADS) s_ends[i] = row_ends_all[r0 + i];
+    for (int k = tid; k < z1 - z0; k += THREADS) s_prod[k + (k >> 5)] = vals[z0 + k] * x[cols[z0 + k]];
+    __syncthreads();
+    // This thread's segment of the block's path.
+    const long long d0 = min(d_begin + (long long)tid * ITEMS, d_end), d1 = min(d0 + ITEMS, d_end);
+    auto find = [&](long long d) {
+        int lo = (int)max((long long)r0, d - nnz), hi = (int)min((long long)r1, d);
+        while (lo < hi) { const int mid = (lo + hi + 1) >> 1; if ((long long)s_ends[mid - r0] + mid <= d) lo = mid; else hi = mid - 1; }
+        return lo;
+    };
+    const int x0 = find(d0), x1 = find(d1);
+    const int y0 = (int)(d0 - x0), y1 = (int)(d1 - x1);
+    int head_row = -1, tail_row = -1, k = y0;
+    T head_sum = T(0), tail_sum = T(0);
+    for (int row = x0; row <= x1 && row < rows; ++row) {
+        const bool cut = s_ends[row - r0] < y0, tail = row == x1;
+        const int stop = tail ? y1 : s_ends[row + 1 - r0];
+        T sum = T(0);
+        for (; k < stop; ++k) sum += s_prod[(k - z0) + ((k - z0) >> 5)];
+        if (tail) { tail_row = row; tail_sum = sum; }
+        else if (cut) { head_row = row; head_sum = sum; }
+        else y[row] = sum;
+    }
+    s_tail_row[tid] = tail_row;
+    s_tail_sum[tid] = tail_sum;
+    __syncthreads();
+    if (head_row >= 0) {
+        T sum = head_sum;
+        int j = tid - 1;
+        for (; j >= 0 && s_tail_row[j] == head_row; --j) sum += s_tail_sum[j];
+        if (j < 0 && s_ends[head_row - r0] < z0) { s_cross_row = head_row; s_cross_sum = sum; }
+        else y[head_row] = sum;
+    }
+    unsigned long long* const records = scratch + 1;
+    if (tid == THREADS - 1) {
+        T sum = tail_sum;
+        for (int j = tid - 1; tail_row >= 0 && j >= 0 && s_tail_row[j] == tail_row; --j) sum += s_tail_sum[j];
+        *reinterpret_cast<T*>(&records[block * 2 + 1]) = sum;
+        __threadfence();
+        *reinterpret_cast<volatile unsigned long long*>(&records[block * 2]) = epoch * 2ull + (r0 != r1);
+    }
+    __syncthreads();
+    // A row begun in an earlier block: add the earlier blocks' partials back to the nearest block
+    // where a row ended (its partial starts at the row's start).
+    if (s_cross_row >= 0 && tid < 32) {
+        T sum = T(0);
+        for (long long base = block - 1;; base -= 32) {
+            const long long c = base - lane;
+            unsigned long long flag = 1ull;
+            if (c >= 0) while (((flag = *reinterpret_cast<const volatile unsigned long long*>(&records[c * 2])) >> 1) != epoch) __nanosleep(32);
+            __threadfence();
+            const unsigned stops = __ballot_sync(~0u, flag & 1ull);
+            const bool in = c >= 0 && (stops == 0u || lane <= __ffs(stops) - 1);
+            T part = in ? __ldcg(reinterpret_cast<const T*>(&records[c * 2 + 1])) : T(0);
+            for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(~0u, part, o);
+            sum += part;
+            if (stops) break;
+        }
+        if (lane == 0) y[s_cross_row] = sum + s_cross_sum;
+    }
+}
+
+#define ENTRY(T, NAME) \
+extern "C" __global__ void __launch_bounds__(256) NAME(int rows, int cols_count, int nnz, const int* offsets, \
+    const int* cols, const T* vals, const T* x, unsigned long long x_len, T* y, unsigned long long y_len, \
+    unsigned long long* scratch, unsigned long long scratch_len) { \
+    merge_path_spmv<T>(rows, nnz, offsets, cols, vals, x, y, scratch); }
+ENTRY(float, handwritten_merge_path_f32)
+ENTRY(double, handwritten_merge_path_f64)
+"#;
+
+/// The hand-written kernel with its scratch (an epoch/ticket counter and two slots per block),
+/// sized for one matrix.
+pub struct Handwritten<'a, T: Float> {
+    a: &'a DeviceCsr<T>,
+    x: &'a DeviceBuffer<T>,
+    y: &'a mut DeviceBuffer<T>,
+    scratch: DeviceBuffer<u64>,
+    grid: u32,
+}
+
+impl<'a, T: Float> Handwritten<'a, T> {
+    pub fn new(
+        gpu: &Gpu,
+        a: &'a DeviceCsr<T>,
+        x: &'a DeviceBuffer<T>,
+        y: &'a mut DeviceBuffer<T>,
+    ) -> Result<Self, BoxError> {
+        let items = (a.rows() + a.nnz()) as u64;
+        let grid = items
+            .div_ceil((THREADS * ITEMS_PER_THREAD) as u64)
+            .max(1)
+            .try_into()?;
+        let scratch = gpu.zeros::<u64>(1 + 2 * grid as usize)?;
+        Ok(Handwritten {
+            a,
+            x,
+            y,
+            scratch,
+            grid,
+        })
+    }
+
+    pub fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        let entry = format!("{NAME}_{}", T::RUST_NAME);
+        let f = gpu.function(NAME, SOURCE, &entry)?;
+        let mut args = KernelArgs::new();
+        args.csr(self.a)
+            .slice(self.x)
+            .slice_mut(self.y)
+            .slice_mut(&mut self.scratch);
+        let dims = LaunchDims {
+            grid: self.grid,
+            block: THREADS,
+            shared_bytes: 0,
+        };
+        Ok(gpu.launch_function(NAME, &f, dims, args)?)
+    }
+
+    pub fn fill_y(&mut self, gpu: &Gpu, value: T) -> Result<(), BoxError> {
+        Ok(gpu.fill(self.y, value)?)
+    }
+
+    pub fn y(&self) -> &DeviceBuffer<T> {
+        self.y
+    }
+}

@@ -1,0 +1,173 @@
+//! `schedule = "auto"`: the kernel is emitted under several candidate schedules, into one source
+//! (one compile, one module), and each launch picks one from the tile set's shape.
+//!
+//! The rule starts from the paper's heuristic (merge-path unless the matrix is tiny) and is tuned
+//! on this project's benchmark (`examples/bench_spmv.rs`, which times `auto` beside every
+//! schedule): see [`preferred`].
+
+use super::{Schedule, ScheduleConfig, DEFAULT_ITEMS_PER_THREAD};
+
+/// What the choice looks at: sizes a tile set knows without touching the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileStats {
+    pub tiles: u64,
+    pub atoms: u64,
+    /// Atoms of the largest tile.
+    pub max_tile_atoms: u64,
+}
+
+/// The schedules an `auto` kernel is emitted under, in this order (those the body cannot be lowered
+/// under are left out at compile time).
+pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
+    let schedules = [
+        Schedule::Thread,
+        Schedule::Group { group_size: 2 },
+        Schedule::Group { group_size: 4 },
+        Schedule::Group { group_size: 8 },
+        Schedule::Group { group_size: 32 },
+        Schedule::MergePath {
+            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
+        },
+    ];
+    schedules
+        .into_iter()
+        .map(|schedule| ScheduleConfig {
+            schedule,
+            block_size,
+        })
+        .collect()
+}
+
+/// Below this many atoms a launch is dominated by its fixed latency (a few microseconds): the
+/// merge path's extra phases cost more than its balance saves.
+pub const SMALL_ATOMS: u64 = 200_000;
+
+/// The schedule the rule wants for this shape, before looking at what was emitted.
+///
+/// Measured on an H100 (benchmark of the generated set and 23 real matrices): tiles of fewer than
+/// 8 atoms on average run best one per thread (2-D grid, 5 per row: thread 0.085 ms, group4 0.196);
+/// regular tiles of 8 to 64 atoms in small groups (banded, 16 per row: group2 0.43 ms, group16
+/// 0.69); one tile far longer than the rest, or long tiles everywhere, on the merge path (R-MAT:
+/// 0.44 ms, warp 0.91), except on small sets, where a warp per tile wins (Groebner: warp 7.3 us,
+/// merge path 15).
+pub fn preferred(stats: &TileStats) -> Schedule {
+    let TileStats {
+        tiles,
+        atoms,
+        max_tile_atoms,
+    } = *stats;
+    if tiles == 0 || atoms == 0 {
+        return Schedule::Thread;
+    }
+    let mean = atoms as f64 / tiles as f64;
+    // One tile far longer than the mean would leave its group (and its block) working long after
+    // the others: only the merge path cuts it.
+    let skewed = max_tile_atoms as f64 > 64.0 * mean.max(1.0) && max_tile_atoms > 4096;
+    if skewed || mean > 64.0 {
+        if atoms < SMALL_ATOMS {
+            return Schedule::Group { group_size: 32 };
+        }
+        return Schedule::MergePath {
+            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
+        };
+    }
+    if mean < 8.0 {
+        return Schedule::Thread;
+    }
+    // A group of about an eighth of the mean tile: each lane reads runs of several atoms.
+    let group_size = ((mean / 8.0).ceil() as u32).next_power_of_two().clamp(2, 32);
+    Schedule::Group { group_size }
+}
+
+/// The index in `candidates` of the schedule to launch: the preferred one if it was emitted, else the
+/// closest that was (a group of another size, then the widest group, then the first candidate).
+pub fn choose(candidates: &[Schedule], stats: &TileStats) -> usize {
+    let want = preferred(stats);
+    if let Some(i) = candidates.iter().position(|c| *c == want) {
+        return i;
+    }
+    let group_distance = |c: &Schedule| match (c, want) {
+        (Schedule::Group { group_size: g }, Schedule::Group { group_size: w }) => {
+            Some(g.ilog2().abs_diff(w.ilog2()))
+        }
+        (Schedule::Group { group_size: g }, _) => Some(5u32.abs_diff(g.ilog2())),
+        _ => None,
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| group_distance(c).map(|d| (d, i)))
+        .min()
+        .map(|(_, i)| i)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(tiles: u64, atoms: u64, max: u64) -> TileStats {
+        TileStats {
+            tiles,
+            atoms,
+            max_tile_atoms: max,
+        }
+    }
+
+    fn all() -> Vec<Schedule> {
+        candidates(256).into_iter().map(|c| c.schedule).collect()
+    }
+
+    #[test]
+    fn shapes_get_their_schedules() {
+        let mp = Schedule::MergePath {
+            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
+        };
+        assert_eq!(preferred(&stats(0, 0, 0)), Schedule::Thread);
+        assert_eq!(preferred(&stats(10, 0, 0)), Schedule::Thread);
+        // One dense row in a million sparse ones.
+        assert_eq!(preferred(&stats(1 << 20, 4 << 20, 1 << 20)), mp);
+        // Banded, 16 per row.
+        assert_eq!(
+            preferred(&stats(1 << 23, 16 << 23, 16)),
+            Schedule::Group { group_size: 2 }
+        );
+        // 2-D grid, 5 per row.
+        assert_eq!(preferred(&stats(1 << 22, 5 << 22, 5)), Schedule::Thread);
+        // Long rows on average: the merge path, or a warp per row when the set is small.
+        assert_eq!(preferred(&stats(10_000, 1_000_000, 300)), mp);
+        assert_eq!(
+            preferred(&stats(1000, 100_000, 300)),
+            Schedule::Group { group_size: 32 }
+        );
+        // 48 per row: groups of 8.
+        assert_eq!(
+            preferred(&stats(100_000, 4_800_000, 60)),
+            Schedule::Group { group_size: 8 }
+        );
+        // Nearly one entry per row.
+        assert_eq!(preferred(&stats(1000, 1200, 3)), Schedule::Thread);
+    }
+
+    #[test]
+    fn a_missing_candidate_falls_back_to_the_nearest_group() {
+        let without_merge_path: Vec<Schedule> = all()
+            .into_iter()
+            .filter(|s| !matches!(s, Schedule::MergePath { .. }))
+            .collect();
+        let arrow = stats(1 << 20, 4 << 20, 1 << 20);
+        let i = choose(&without_merge_path, &arrow);
+        assert_eq!(without_merge_path[i], Schedule::Group { group_size: 32 });
+        let banded = stats(1 << 23, 16 << 23, 16);
+        let only = [Schedule::Thread, Schedule::Group { group_size: 8 }];
+        assert_eq!(
+            only[choose(&only, &banded)],
+            Schedule::Group { group_size: 8 }
+        );
+        assert_eq!(choose(&[Schedule::Thread], &banded), 0);
+        assert_eq!(
+            all()[choose(&all(), &banded)],
+            Schedule::Group { group_size: 2 }
+        );
+    }
+}
