@@ -343,7 +343,10 @@ impl Gpu {
     }
 
     /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
+    /// A matrix too large for 32-bit offsets and indices is [`LoopsError::TooLarge`], before anything
+    /// is allocated.
     pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
+        crate::formats::check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         let host = crate::host::Csr32::from_sprs(m)?;
         Ok(DeviceCsr {
             rows: host.rows,
@@ -567,7 +570,7 @@ pub struct DeviceBuffer<T> {
 }
 
 impl<T> DeviceBuffer<T> {
-    fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         DeviceBuffer { slice: None }
     }
 
@@ -628,6 +631,16 @@ impl<T> DeviceCsr<T> {
     }
 
     pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The number of tiles: the rows.
+    pub fn num_tiles(&self) -> usize {
+        self.rows
+    }
+
+    /// The number of atoms: the nonzeros.
+    pub fn num_atoms(&self) -> usize {
         self.nnz
     }
 
