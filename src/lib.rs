@@ -25,16 +25,21 @@
 pub use loops_macros::load_balanced;
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, DeviceCsr, Gpu};
+pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceOffsets};
 pub use loops_runtime::{generate, mtx, Element, Float, LoopsError, Result};
 
 /// What a kernel file needs: the attribute, the device handle and buffers, and the element traits.
 pub mod prelude {
-    pub use crate::{load_balanced, DeviceBuffer, DeviceCsr, Element, Float, Gpu, LoopsError};
+    pub use crate::{
+        load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, Element,
+        Float, Gpu, LoopsError,
+    };
 }
 
 /// Used by the code `#[load_balanced]` expands to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use loops_runtime::formats::subset_shape;
     pub use loops_runtime::launch::{check_len, checked_mode, KernelArgs, KernelSpec};
     pub use loops_runtime::schedule::auto::{choose as choose_schedule, TileStats};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig};

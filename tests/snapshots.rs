@@ -21,7 +21,7 @@ pub fn all_sources() -> Vec<(&'static str, &'static [(&'static str, &'static str
 #[test]
 fn every_kernel_under_every_schedule() {
     let mut count = 0;
-    for (kernel, sources) in all_sources() {
+    for (kernel, sources) in all_sources().into_iter().chain(format_sources()) {
         for (schedule, source) in sources {
             // One body, both element types: each generic kernel holds an f32 and an f64 entry point
             // (under `auto`, one pair per candidate, `thread` always among them).
@@ -38,7 +38,9 @@ fn every_kernel_under_every_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 5 * 8);
+    // Ten kernels under all 8 schedules (`auto` included), the tile subset (`spmv_frontier`) under
+    // the 6 that take one.
+    assert_eq!(count, 10 * 8 + 6);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
@@ -103,4 +105,17 @@ fn line_directives_point_at_the_rust_source() {
         after.trim_start().starts_with("sum += "),
         "{directive} is followed by {after:.60}"
     );
+}
+
+/// The kernels over the other tile-set formats (CSC, COO, offsets) and a tile subset. (Listed here,
+/// below the kernels above, so that their `#line` snapshots keep their numbers.)
+pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static str)])> {
+    vec![
+        ("spmv_csc_t", kernels::spmv_csc::transposed::SOURCES),
+        ("spmv_csc", kernels::spmv_csc::scatter::SOURCES),
+        ("spmv_coo", kernels::spmv_coo::rows::SOURCES),
+        ("spmv_coo_atoms", kernels::spmv_coo::atoms::SOURCES),
+        ("segment_sums", kernels::segment_sums::SOURCES),
+        ("spmv_frontier", kernels::spmv_frontier::SOURCES),
+    ]
 }

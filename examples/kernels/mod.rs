@@ -46,6 +46,10 @@ macro_rules! under_schedules {
 
 pub mod column_sums;
 pub mod row_max_abs;
+pub mod segment_sums;
 pub mod spmm;
 pub mod spmv;
 pub mod spmv_axpby;
+pub mod spmv_coo;
+pub mod spmv_csc;
+pub mod spmv_frontier;

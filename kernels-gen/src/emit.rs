@@ -129,14 +129,15 @@ pub struct Candidate {
 }
 
 /// What each bounds-check site code of the checked variant indexes, by code: every slice
-/// parameter, and `values`, `col_indices`, `row_offsets` of every tile set, in parameter order.
+/// parameter, and the arrays of every tile set ([`Format::arrays`]: `values`, `col_indices`,
+/// `row_offsets` of a CSR matrix), in parameter order.
 pub fn fault_sites(kernel: &Kernel) -> Vec<String> {
     let mut sites = Vec::new();
     for p in &kernel.params {
         match p.kind {
             ParamKind::Slice { .. } => sites.push(p.name.clone()),
-            ParamKind::Csr { .. } => {
-                for a in [SetArray::Values, SetArray::ColIndices, SetArray::RowOffsets] {
+            ParamKind::TileSet { format, .. } => {
+                for a in format.arrays() {
                     sites.push(format!("{}.{}", p.name, a.rust_name()));
                 }
             }
@@ -232,13 +233,17 @@ impl<'a> Cx<'a> {
         for p in &self.kernel.params {
             let n = &p.name;
             match &p.kind {
-                ParamKind::Csr { elem } => {
-                    parts.push(format!("const int {n}_rows"));
-                    parts.push(format!("const int {n}_cols"));
-                    parts.push(format!("const int {n}_nnz"));
-                    parts.push(format!("const int* __restrict__ {n}_offsets"));
-                    parts.push(format!("const int* __restrict__ {n}_indices"));
-                    parts.push(format!("const {}* __restrict__ {n}_values", subst(elem)));
+                ParamKind::TileSet { format, elem } => {
+                    for part in format.cuda_parts() {
+                        parts.push(match *part {
+                            "rows" | "cols" | "nnz" => format!("const int {n}_{part}"),
+                            "values" => format!(
+                                "const {}* __restrict__ {n}_values",
+                                subst(elem.as_ref().expect("a format with values has a type"))
+                            ),
+                            _ => format!("const int* __restrict__ {n}_{part}"),
+                        });
+                    }
                 }
                 ParamKind::Slice { elem, mutable } => {
                     let c = if *mutable { "" } else { "const " };
@@ -285,6 +290,30 @@ impl<'a> Cx<'a> {
             "static __device__ __forceinline__ void {}_body({params})",
             k.name
         ));
+        for p in &k.params {
+            if let ParamKind::TileSet { format, .. } = p.kind {
+                if format != Format::Csr {
+                    let n = &p.name;
+                    self.line(format!(
+                        "// tile set `{n}`, format {} ({}): {n}_rows counts its tiles, {n}_nnz its \
+                         atoms, {n}_offsets holds its {n}_rows + 1 tile offsets",
+                        format.rust_name(),
+                        format.describe()
+                    ));
+                }
+            }
+        }
+        if let Some(sub) = &k.body.subset {
+            // The schedule loops over the positions of the subset's list; the body reads the tile id.
+            self.line(format!(
+                "// `{}.tiles_in({})`: the tile loop runs over the positions of `{}`",
+                sub.set, sub.list, sub.list
+            ));
+            self.line(format!(
+                "const long long {SUBSET_SET}_rows = (long long){}_len;",
+                sub.list
+            ));
+        }
         let l = self.lowering;
         l.tile_loop(self, &k.body)?;
         self.close();
@@ -448,13 +477,14 @@ impl<'a> Cx<'a> {
         let sites = fault_sites(self.kernel);
         let (ptr, len, site) = match base {
             Indexed::Slice(s) => (s.clone(), format!("{s}_len"), s.clone()),
-            Indexed::SetArray { set, array } => {
-                let len = match array {
-                    SetArray::RowOffsets => format!("(unsigned long long){set}_rows + 1ull"),
-                    _ => format!("(unsigned long long){set}_nnz"),
+            Indexed::SetArray { set, format, array } => {
+                let len = if array.is_offsets() {
+                    format!("(unsigned long long){set}_rows + 1ull")
+                } else {
+                    format!("(unsigned long long){set}_nnz")
                 };
                 (
-                    format!("{set}_{}", array.param_suffix()),
+                    format!("{set}_{}", format.cuda_suffix(*array)),
                     len,
                     format!("{set}.{}", array.rust_name()),
                 )
@@ -483,8 +513,8 @@ impl<'a> Cx<'a> {
                 let index = self.expr(index);
                 match base {
                     Indexed::Slice(s) => format!("{s}[{index}]"),
-                    Indexed::SetArray { set, array } => {
-                        format!("{set}_{}[{index}]", array.param_suffix())
+                    Indexed::SetArray { set, format, array } => {
+                        format!("{set}_{}[{index}]", format.cuda_suffix(*array))
                     }
                 }
             }
@@ -530,12 +560,11 @@ impl<'a> Cx<'a> {
                 format!("{}({})", builtin.cuda(), parts.join(", "))
             }
             ExprKind::SetProperty { set, property } => {
-                let field = match property {
-                    SetProperty::Rows => "rows",
-                    SetProperty::Cols => "cols",
-                    SetProperty::Nnz => "nnz",
+                let format = match self.kernel.param(set).map(|p| &p.kind) {
+                    Some(ParamKind::TileSet { format, .. }) => *format,
+                    _ => unreachable!("the front end checked `{set}` is a tile set"),
                 };
-                format!("((unsigned long long){set}_{field})")
+                format.cuda_property(set, *property)
             }
             ExprKind::SliceLen(s) => format!("{s}_len"),
         }
@@ -554,7 +583,8 @@ pub struct AtomLoop<'b> {
 pub fn derived_param_names(p: &Param) -> Vec<String> {
     let n = &p.name;
     match p.kind {
-        ParamKind::Csr { .. } => ["rows", "cols", "nnz", "offsets", "indices", "values"]
+        ParamKind::TileSet { format, .. } => format
+            .cuda_parts()
             .iter()
             .map(|s| format!("{n}_{s}"))
             .collect(),

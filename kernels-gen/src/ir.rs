@@ -70,12 +70,128 @@ pub struct Param {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
-    /// A sparse matrix in CSR: tiles are rows, atoms are nonzeros.
-    Csr { elem: Ty },
+    /// A tile set: a sparse matrix (`Csr<T>`, `Csc<T>`, `Coo<T>`) or a plain `Offsets` layout. Every
+    /// format has the same core the schedules read (tile count, atom count, tile offsets) and its own
+    /// named arrays; `elem` is the value type (`None` for `Offsets`, which has no values).
+    TileSet { format: Format, elem: Option<Ty> },
     /// A device buffer, read-only or written.
     Slice { elem: Ty, mutable: bool },
     /// A value passed by copy.
     Scalar(Ty),
+}
+
+/// The layout of a tile set parameter. In the generated CUDA every tile set `a` has the same core,
+/// which is all a schedule reads: `a_rows` (the number of **tiles**), `a_nnz` (the number of
+/// **atoms**) and `a_offsets` (`a_rows + 1` tile offsets); then the format's own arrays. So every
+/// schedule lowers every format unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Compressed sparse rows: tiles are rows, atoms are nonzeros.
+    Csr,
+    /// Compressed sparse columns: tiles are columns, atoms are nonzeros. The core's `a_rows` is the
+    /// number of columns (tiles) and `a_cols` the number of rows: a CSC matrix is the CSR of its
+    /// transpose.
+    Csc,
+    /// Coordinates: atoms are entries, tiles are rows (entries sorted by row on upload, which builds
+    /// the row offsets).
+    Coo,
+    /// Tiles given by an offsets array alone: atoms are the indices `offsets[t]..offsets[t + 1]`,
+    /// for user-defined work on user arrays.
+    Offsets,
+}
+
+impl Format {
+    pub fn from_rust(name: &str) -> Option<Format> {
+        Some(match name {
+            "Csr" => Format::Csr,
+            "Csc" => Format::Csc,
+            "Coo" => Format::Coo,
+            "Offsets" => Format::Offsets,
+            _ => return None,
+        })
+    }
+
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Format::Csr => "Csr",
+            Format::Csc => "Csc",
+            Format::Coo => "Coo",
+            Format::Offsets => "Offsets",
+        }
+    }
+
+    /// What the tiles and atoms of this format are, for error messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Csr => "tiles are rows, atoms are nonzeros",
+            Format::Csc => "tiles are columns, atoms are nonzeros",
+            Format::Coo => "tiles are rows, atoms are entries",
+            Format::Offsets => "tiles are given by an offsets array, atoms are indices",
+        }
+    }
+
+    /// Whether the format holds values (a matrix) and so takes a value type: `Csr<T>`.
+    pub fn has_values(self) -> bool {
+        !matches!(self, Format::Offsets)
+    }
+
+    /// A matrix has `rows()`, `cols()` and `nnz()`; every tile set has `num_tiles()`, `num_atoms()`.
+    pub fn is_matrix(self) -> bool {
+        self.has_values()
+    }
+
+    /// The arrays a kernel body may index, in bounds-check site order.
+    pub fn arrays(self) -> &'static [SetArray] {
+        match self {
+            Format::Csr => &[SetArray::Values, SetArray::ColIndices, SetArray::RowOffsets],
+            Format::Csc => &[SetArray::Values, SetArray::RowIndices, SetArray::ColOffsets],
+            Format::Coo => &[SetArray::Values, SetArray::RowIndices, SetArray::ColIndices],
+            Format::Offsets => &[SetArray::Offsets],
+        }
+    }
+
+    /// The suffixes of the generated CUDA parameters, in kernel-argument order: the core first
+    /// (`rows`, `cols` for matrices, `nnz`, `offsets`), then the format's arrays.
+    pub fn cuda_parts(self) -> &'static [&'static str] {
+        match self {
+            Format::Csr | Format::Csc => &["rows", "cols", "nnz", "offsets", "indices", "values"],
+            Format::Coo => &[
+                "rows",
+                "cols",
+                "nnz",
+                "offsets",
+                "row_indices",
+                "col_indices",
+                "values",
+            ],
+            Format::Offsets => &["rows", "nnz", "offsets"],
+        }
+    }
+
+    /// The suffix of the CUDA parameter that carries `array` (`a_offsets`, `a_indices`).
+    pub fn cuda_suffix(self, array: SetArray) -> &'static str {
+        match (self, array) {
+            (_, SetArray::Values) => "values",
+            (_, SetArray::RowOffsets | SetArray::ColOffsets | SetArray::Offsets) => "offsets",
+            (Format::Coo, SetArray::RowIndices) => "row_indices",
+            (Format::Coo, SetArray::ColIndices) => "col_indices",
+            (_, SetArray::RowIndices | SetArray::ColIndices) => "indices",
+        }
+    }
+
+    /// The CUDA spelling of a property of a tile set of this format named `set`.
+    pub fn cuda_property(self, set: &str, property: SetProperty) -> String {
+        let field = match (self, property) {
+            (_, SetProperty::Tiles) => "rows",
+            (_, SetProperty::Atoms | SetProperty::Nnz) => "nnz",
+            // The core's `rows` counts tiles: a CSC matrix's columns.
+            (Format::Csc, SetProperty::Rows) => "cols",
+            (Format::Csc, SetProperty::Cols) => "rows",
+            (_, SetProperty::Rows) => "rows",
+            (_, SetProperty::Cols) => "cols",
+        };
+        format!("((unsigned long long){set}_{field})")
+    }
 }
 
 /// Scalar types of the kernel-body language.
@@ -161,6 +277,25 @@ pub struct TileLoop {
     pub body: Block,
     pub span: Span,
     pub line: usize,
+    /// `for v in a.tiles_in(list)`: the loop runs over the tile ids in a slice parameter. Then `set`
+    /// is [`SUBSET_SET`] (its `_rows` is the list's length), `tile` the position in the list, and the
+    /// body starts with `let v = list[tile] as usize; if v < a.num_tiles() { .. }`.
+    pub subset: Option<Subset>,
+}
+
+/// The name the generated CUDA gives a tile subset: the schedules loop over its `_rows` positions.
+pub const SUBSET_SET: &str = "loops_subset";
+
+/// A tile loop over a subset of a tile set's tiles.
+#[derive(Clone, Debug)]
+pub struct Subset {
+    /// The tile set (`a`).
+    pub set: String,
+    /// The slice parameter holding the tile ids (`frontier`).
+    pub list: String,
+    /// The user's tile variable (`v`).
+    pub tile: String,
+    pub span: Span,
 }
 
 pub type Block = Vec<Stmt>;
@@ -246,7 +381,7 @@ pub enum ExprKind {
         builtin: Builtin,
         args: Vec<Expr>,
     },
-    /// A property of a tile set: `a.rows()`, `a.cols()`, `a.nnz()`.
+    /// A property of a tile set: `a.rows()`, `a.cols()`, `a.nnz()`, `a.num_tiles()`, `a.num_atoms()`.
     SetProperty {
         set: String,
         property: SetProperty,
@@ -259,9 +394,11 @@ pub enum ExprKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Indexed {
     Slice(String),
-    /// One of a tile set's own arrays: `a.values`, `a.col_indices`, `a.row_offsets`.
+    /// One of a tile set's own arrays: `a.values`, `a.col_indices`, `a.row_offsets`, ... (see
+    /// [`Format::arrays`]).
     SetArray {
         set: String,
+        format: Format,
         array: SetArray,
     },
 }
@@ -270,7 +407,11 @@ pub enum Indexed {
 pub enum SetArray {
     Values,
     ColIndices,
+    RowIndices,
     RowOffsets,
+    ColOffsets,
+    /// The tile offsets of an `Offsets` layout.
+    Offsets,
 }
 
 impl SetArray {
@@ -278,25 +419,66 @@ impl SetArray {
         match self {
             SetArray::Values => "values",
             SetArray::ColIndices => "col_indices",
+            SetArray::RowIndices => "row_indices",
             SetArray::RowOffsets => "row_offsets",
+            SetArray::ColOffsets => "col_offsets",
+            SetArray::Offsets => "offsets",
         }
     }
 
-    /// The suffix of the kernel parameter that carries the array (`a_offsets`).
-    pub fn param_suffix(self) -> &'static str {
-        match self {
-            SetArray::Values => "values",
-            SetArray::ColIndices => "indices",
-            SetArray::RowOffsets => "offsets",
-        }
+    pub fn from_rust(name: &str) -> Option<SetArray> {
+        Some(match name {
+            "values" => SetArray::Values,
+            "col_indices" => SetArray::ColIndices,
+            "row_indices" => SetArray::RowIndices,
+            "row_offsets" => SetArray::RowOffsets,
+            "col_offsets" => SetArray::ColOffsets,
+            "offsets" => SetArray::Offsets,
+            _ => return None,
+        })
+    }
+
+    /// The tile offsets (one more than the tiles) rather than one element per atom.
+    pub fn is_offsets(self) -> bool {
+        matches!(
+            self,
+            SetArray::RowOffsets | SetArray::ColOffsets | SetArray::Offsets
+        )
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SetProperty {
+    /// A matrix's rows, columns and stored entries.
     Rows,
     Cols,
     Nnz,
+    /// Any tile set's tiles and atoms.
+    Tiles,
+    Atoms,
+}
+
+impl SetProperty {
+    pub fn from_rust(name: &str) -> Option<SetProperty> {
+        Some(match name {
+            "rows" => SetProperty::Rows,
+            "cols" => SetProperty::Cols,
+            "nnz" => SetProperty::Nnz,
+            "num_tiles" => SetProperty::Tiles,
+            "num_atoms" => SetProperty::Atoms,
+            _ => return None,
+        })
+    }
+
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            SetProperty::Rows => "rows",
+            SetProperty::Cols => "cols",
+            SetProperty::Nnz => "nnz",
+            SetProperty::Tiles => "num_tiles",
+            SetProperty::Atoms => "num_atoms",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

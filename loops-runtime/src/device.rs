@@ -344,14 +344,12 @@ impl Gpu {
     }
 
     /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
+    /// A matrix too large for 32-bit offsets and indices is [`LoopsError::TooLarge`], before anything
+    /// is allocated.
     pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
+        crate::formats::check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         let host = crate::host::Csr32::from_sprs(m)?;
-        let max_row = host
-            .offsets
-            .windows(2)
-            .map(|w| (w[1] - w[0]) as u64)
-            .max()
-            .unwrap_or(0);
+        let max_row = crate::formats::longest_tile(&host.offsets);
         Ok(DeviceCsr {
             rows: host.rows,
             cols: host.cols,
@@ -575,7 +573,7 @@ pub struct DeviceBuffer<T> {
 }
 
 impl<T> DeviceBuffer<T> {
-    fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         DeviceBuffer { slice: None }
     }
 
@@ -638,6 +636,16 @@ impl<T> DeviceCsr<T> {
     }
 
     pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// The number of tiles: the rows.
+    pub fn num_tiles(&self) -> usize {
+        self.rows
+    }
+
+    /// The number of atoms: the nonzeros.
+    pub fn num_atoms(&self) -> usize {
         self.nnz
     }
 

@@ -71,6 +71,23 @@ pub enum LoopsError {
         line: u64,
     },
 
+    /// A tile set too large for the device formats, whose offsets and indices are 32-bit (64-bit
+    /// offsets are not implemented). Returned by every upload before anything is allocated. For an
+    /// `Offsets` layout, `rows` counts its tiles, `cols` is 0 and `nnz` counts its atoms.
+    #[error("{format} with {rows} rows, {cols} columns and {nnz} stored entries does not fit the device format: its {what} exceeds i32::MAX = {max} (offsets and indices are 32-bit)", max = i32::MAX)]
+    TooLarge {
+        format: &'static str,
+        rows: usize,
+        cols: usize,
+        nnz: usize,
+        what: crate::host::Dimension,
+    },
+
+    /// The list of a tile subset (`a.tiles_in(list)`) has more entries than a launch indexes with
+    /// 32 bits.
+    #[error("kernel `{kernel}`: the tile subset's list has {len} entries, more than i32::MAX = {max}", max = i32::MAX)]
+    SubsetTooLarge { kernel: String, len: usize },
+
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
     InvalidMatrix(#[from] crate::host::MatrixError),

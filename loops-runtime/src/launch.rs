@@ -178,7 +178,7 @@ impl<'a> KernelArgs<'a> {
         &self.sizes
     }
 
-    fn push_value<S: ScalarArg>(&mut self, v: S, what: Param) {
+    pub(crate) fn push_value<S: ScalarArg>(&mut self, v: S, what: Param) {
         let mut slot = 0u64;
         let size = v.store(&mut slot);
         self.slots.push(slot);
@@ -186,7 +186,7 @@ impl<'a> KernelArgs<'a> {
         self.what.push(what);
     }
 
-    fn push_buffer<T>(&mut self, b: &DeviceBuffer<T>, what: Param) {
+    pub(crate) fn push_buffer<T>(&mut self, b: &DeviceBuffer<T>, what: Param) {
         if let Some(s) = b.cuda_slice() {
             self.streams
                 .push((self.slots.len(), Arc::as_ptr(s.stream()) as usize));
@@ -241,7 +241,7 @@ impl<'a> KernelArgs<'a> {
 
 /// What a parameter is, for error messages.
 #[derive(Clone, Copy, Debug)]
-enum Param {
+pub(crate) enum Param {
     Scalar(&'static str),
     Ptr { ty: &'static str, mutable: bool },
     Len,

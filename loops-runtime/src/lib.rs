@@ -6,6 +6,7 @@ pub mod compile;
 pub mod device;
 pub mod element;
 pub mod error;
+pub mod formats;
 pub mod generate;
 pub mod host;
 pub mod launch;

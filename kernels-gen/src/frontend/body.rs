@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
-use crate::schedule::ScheduleConfig;
+use crate::schedule::{Schedule, ScheduleConfig};
 
 /// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.
 pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResult<Kernel> {
@@ -79,6 +79,19 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         default_float,
     };
     let body = lowerer.tile_loop(&item.block)?;
+    if let (Some(subset), Schedule::WorkOriented { .. } | Schedule::MergePath { .. }) =
+        (&body.subset, config.schedule)
+    {
+        bail!(
+            subset.span,
+            "a tile subset (`{}.tiles_in({})`) is not supported under `{}`: that schedule splits the atoms of \
+             the whole tile set by searching its offsets, and a subset's atoms are not contiguous; use \
+             `thread`, `group`, `warp` or `block`",
+            subset.set,
+            subset.list,
+            config.name()
+        );
+    }
     Ok(Kernel {
         name: sig.ident.to_string(),
         type_params,
@@ -129,32 +142,45 @@ fn param_kind(ty: &syn::Type, type_params: &[String]) -> DResult<ParamKind> {
         }
         syn::Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("a path has a segment");
-            if last.ident == "Csr" {
+            if let Some(format) = Format::from_rust(&last.ident.to_string()) {
+                let f = format.rust_name();
+                if !format.has_values() {
+                    if !last.arguments.is_empty() {
+                        bail!(
+                            last.arguments.span(),
+                            "`{f}` takes no type argument: it holds offsets only"
+                        );
+                    }
+                    return Ok(ParamKind::TileSet { format, elem: None });
+                }
                 let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
                     bail!(
                         last.span(),
-                        "`Csr` needs its value type: `Csr<f32>`, `Csr<f64>` or `Csr<T>`"
+                        "`{f}` needs its value type: `{f}<f32>`, `{f}<f64>` or `{f}<T>`"
                     );
                 };
                 let [syn::GenericArgument::Type(elem)] = args.args.iter().collect::<Vec<_>>()[..]
                 else {
-                    bail!(args.span(), "`Csr` takes one type argument: its value type");
+                    bail!(args.span(), "`{f}` takes one type argument: its value type");
                 };
                 let elem = scalar_type(elem, type_params)?;
                 if !elem.is_float() {
                     bail!(
                         args.span(),
-                        "`Csr` values must be `f32`, `f64` or a type parameter"
+                        "`{f}` values must be `f32`, `f64` or a type parameter"
                     );
                 }
-                Ok(ParamKind::Csr { elem })
+                Ok(ParamKind::TileSet {
+                    format,
+                    elem: Some(elem),
+                })
             } else {
                 Ok(ParamKind::Scalar(scalar_type(ty, type_params)?))
             }
         }
         other => bail!(
             other.span(),
-            "unsupported parameter type: a kernel takes `Csr<T>`, `&[T]`, `&mut [T]` and scalars"
+            "unsupported parameter type: a kernel takes tile sets (`Csr<T>`, `Csc<T>`, `Coo<T>`, `Offsets`), `&[T]`, `&mut [T]` and scalars"
         ),
     }
 }
@@ -250,25 +276,31 @@ impl Lowerer<'_> {
         result
     }
 
-    fn csr_set(&self, expr: &syn::Expr) -> DResult<String> {
+    /// The tile-set parameter `expr` names, and its format.
+    fn tile_set(&self, expr: &syn::Expr) -> DResult<(String, Format)> {
         if let syn::Expr::Path(p) = expr {
             if let Some(id) = p.path.get_ident() {
                 let name = id.to_string();
                 if let Some(Param {
-                    kind: ParamKind::Csr { .. },
+                    kind: ParamKind::TileSet { format, .. },
                     ..
                 }) = self.param(&name)
                 {
-                    return Ok(name);
+                    if self.lookup(&name).is_none() {
+                        return Ok((name, *format));
+                    }
                 }
             }
         }
-        bail!(expr.span(), "expected a `Csr` parameter here")
+        bail!(
+            expr.span(),
+            "expected a tile-set parameter here (`Csr<T>`, `Csc<T>`, `Coo<T>` or `Offsets`)"
+        )
     }
 
-    fn set_elem(&self, set: &str) -> Ty {
+    fn set_elem(&self, set: &str) -> Option<Ty> {
         match &self.param(set).expect("checked tile set").kind {
-            ParamKind::Csr { elem } => elem.clone(),
+            ParamKind::TileSet { elem, .. } => elem.clone(),
             _ => unreachable!("checked tile set"),
         }
     }
@@ -289,7 +321,10 @@ impl Lowerer<'_> {
         let syn::Expr::MethodCall(call) = &*f.expr else {
             bail!(f.expr.span(), "{hint}");
         };
-        let set = self.csr_set(&call.receiver)?;
+        let (set, _) = self.tile_set(&call.receiver)?;
+        if call.method == "tiles_in" {
+            return self.subset_loop(f, call, set, var);
+        }
         if !call.args.is_empty() {
             bail!(call.args.span(), "`{}()` takes no arguments", call.method);
         }
@@ -311,6 +346,7 @@ impl Lowerer<'_> {
                     body,
                     span: f.span(),
                     line,
+                    subset: None,
                 })
             }
             "all_atoms" => {
@@ -344,13 +380,119 @@ impl Lowerer<'_> {
                     body: vec![atoms],
                     span: f.span(),
                     line,
+                    subset: None,
                 })
             }
             other => bail!(
                 call.method.span(),
-                "expected `{set}.tiles()` or `{set}.all_atoms()`, not `{other}`"
+                "expected `{set}.tiles()`, `{set}.tiles_in(list)` or `{set}.all_atoms()`, not `{other}`"
             ),
         }
+    }
+
+    /// `for v in a.tiles_in(list) { body }`: the tiles whose ids are in the slice parameter `list`
+    /// (`&[u32]`, `&[i32]`, `&[usize]`, ...), in list order. Lowered as a tile loop over the list's
+    /// positions whose body reads the tile id and skips an id outside the tile set:
+    /// `let v = list[pos] as usize; if v < a.num_tiles() { body }`.
+    fn subset_loop(
+        &mut self,
+        f: &syn::ExprForLoop,
+        call: &syn::ExprMethodCall,
+        set: String,
+        var: String,
+    ) -> DResult<TileLoop> {
+        let line = line_of(f.for_token.span);
+        let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+            bail!(
+                call.span(),
+                "`{set}.tiles_in(..)` takes one argument: a slice parameter of tile ids, e.g. `frontier: &[u32]`"
+            );
+        };
+        let list = match arg {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let elem = match list.as_deref().and_then(|l| self.param(l)).map(|p| &p.kind) {
+            Some(ParamKind::Slice { elem, .. }) if elem.is_integer() => elem.clone(),
+            _ => bail!(
+                arg.span(),
+                "`{set}.tiles_in(..)` takes a slice parameter of integer tile ids, e.g. `frontier: &[u32]`"
+            ),
+        };
+        let list = list.expect("checked");
+        let span = call.span();
+        let pos = "loops_pos".to_string();
+        self.tile = Some((set.clone(), var.clone()));
+        let user_body =
+            self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
+        if !contains_atom_loop(&user_body) {
+            bail!(
+                f.body.span(),
+                "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
+            );
+        }
+        let mk = |kind, ty| Expr { kind, ty, span };
+        let id = mk(
+            ExprKind::Cast {
+                expr: Box::new(mk(
+                    ExprKind::Index {
+                        base: Indexed::Slice(list.clone()),
+                        index: Box::new(mk(ExprKind::Var(pos.clone()), Ty::Usize)),
+                    },
+                    elem,
+                )),
+                to: Ty::Usize,
+            },
+            Ty::Usize,
+        );
+        let in_set = mk(
+            ExprKind::Binary {
+                op: BinOp::Lt,
+                lhs: Box::new(mk(ExprKind::Var(var.clone()), Ty::Usize)),
+                rhs: Box::new(mk(
+                    ExprKind::SetProperty {
+                        set: set.clone(),
+                        property: SetProperty::Tiles,
+                    },
+                    Ty::Usize,
+                )),
+            },
+            Ty::Bool,
+        );
+        let body = vec![
+            Stmt {
+                kind: StmtKind::Let {
+                    name: var.clone(),
+                    mutable: false,
+                    ty: Ty::Usize,
+                    init: id,
+                },
+                span,
+                line,
+            },
+            Stmt {
+                kind: StmtKind::If {
+                    cond: in_set,
+                    then: user_body,
+                    otherwise: vec![],
+                },
+                span,
+                line,
+            },
+        ];
+        Ok(TileLoop {
+            set: SUBSET_SET.to_string(),
+            tile: pos,
+            body,
+            span: f.span(),
+            line,
+            subset: Some(Subset {
+                set,
+                list,
+                tile: var,
+                span,
+            }),
+        })
     }
 
     fn block(&mut self, block: &syn::Block) -> DResult<Block> {
@@ -525,7 +667,7 @@ impl Lowerer<'_> {
                                 bail!(e.span(), "cannot assign through `{s}`: it is a `&` slice; declare it `&mut [..]`");
                             }
                         }
-                        Indexed::SetArray { set, array } => {
+                        Indexed::SetArray { set, array, .. } => {
                             bail!(
                                 e.span(),
                                 "`{set}.{}` is read-only in a kernel",
@@ -571,7 +713,7 @@ impl Lowerer<'_> {
                 Ok(StmtKind::ForRange { var, ty, start, end, inclusive, body })
             }
             syn::Expr::MethodCall(call) if call.method == "atoms" => {
-                let set = self.csr_set(&call.receiver)?;
+                let (set, _) = self.tile_set(&call.receiver)?;
                 let Some((tile_set, tile_var)) = self.tile.clone() else {
                     bail!(call.span(), "an atom loop must be inside a tile loop");
                 };
@@ -594,7 +736,7 @@ impl Lowerer<'_> {
                 self.atom_var = None;
                 Ok(StmtKind::ForAtoms { var, set, tile, body: body? })
             }
-            syn::Expr::MethodCall(call) if call.method == "tiles" || call.method == "all_atoms" => {
+            syn::Expr::MethodCall(call) if call.method == "tiles" || call.method == "all_atoms" || call.method == "tiles_in" => {
                 bail!(call.span(), "a kernel has one tile loop, at the top of its body")
             }
             other => bail!(
@@ -683,7 +825,7 @@ impl Lowerer<'_> {
                 match self.param(&name).map(|p| &p.kind) {
                     Some(ParamKind::Scalar(ty)) => mk(ExprKind::Var(name), ty.clone()),
                     Some(ParamKind::Slice { .. }) => bail!(span, "`{name}` is a slice: index it (`{name}[i]`) or take `{name}.len()`"),
-                    Some(ParamKind::Csr { .. }) => bail!(span, "`{name}` is a tile set: use `{name}.values[nz]`, `{name}.col_indices[nz]`, `{name}.rows()`, ..."),
+                    Some(ParamKind::TileSet { format, .. }) => bail!(span, "`{name}` is a tile set: use its arrays ({}) and sizes ({})", arrays_list(*format), properties_list(*format)),
                     None => bail!(span, "cannot find `{name}` in this kernel"),
                 }
             }
@@ -771,16 +913,17 @@ impl Lowerer<'_> {
             if let Some(recv) = p.path.get_ident().map(|i| i.to_string()) {
                 if self.lookup(&recv).is_none() {
                     match self.param(&recv).map(|p| p.kind.clone()) {
-                        Some(ParamKind::Csr { .. }) => {
+                        Some(ParamKind::TileSet { format, .. }) => {
                             let property = match method.as_str() {
-                                "rows" => SetProperty::Rows,
-                                "cols" => SetProperty::Cols,
-                                "nnz" => SetProperty::Nnz,
                                 "tile_of" => {
                                     return self.tile_of(&recv, m);
                                 }
-                                "tiles" | "atoms" | "all_atoms" => bail!(span, "`{recv}.{method}()` is only a `for` loop's range"),
-                                _ => bail!(m.method.span(), "no method `{method}` on tile set `{recv}`; it has rows(), cols(), nnz(), tiles(), atoms(tile), all_atoms(), tile_of(atom)"),
+                                "tiles" | "atoms" | "all_atoms" | "tiles_in" => bail!(span, "`{recv}.{method}()` is only a `for` loop's range"),
+                                name => match SetProperty::from_rust(name) {
+                                    Some(p) if format.is_matrix() || matches!(p, SetProperty::Tiles | SetProperty::Atoms) => p,
+                                    Some(_) => bail!(m.method.span(), "`{recv}` is an `Offsets` tile set, not a matrix: it has no `{name}()`; use {}", properties_list(format)),
+                                    None => bail!(m.method.span(), "no method `{method}` on tile set `{recv}`; it has {}, tiles(), tiles_in(list), atoms(tile), all_atoms(), tile_of(atom)", properties_list(format)),
+                                },
                             };
                             if !m.args.is_empty() {
                                 bail!(m.args.span(), "`{recv}.{method}()` takes no arguments");
@@ -835,7 +978,13 @@ impl Lowerer<'_> {
                 "`tile_of` looks up the current atom's tile: `{set}.tile_of({atom})`"
             );
         }
-        let (_, tile) = self.tile.clone().expect("inside an atom loop");
+        let (tile_set, tile) = self.tile.clone().expect("inside an atom loop");
+        if tile_set != set {
+            bail!(
+                m.receiver.span(),
+                "this atom belongs to `{tile_set}`, not `{set}`: write `{tile_set}.tile_of({atom})`"
+            );
+        }
         Ok(Expr {
             kind: ExprKind::Var(tile),
             ty: Ty::Usize,
@@ -941,24 +1090,30 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Field(f) => {
-                let set = self.csr_set(&f.base)?;
+                let (set, format) = self.tile_set(&f.base)?;
+                let fmt = format.rust_name();
                 let syn::Member::Named(field) = &f.member else {
                     bail!(
                         f.member.span(),
-                        "a tile set has the arrays `values`, `col_indices`, `row_offsets`"
+                        "`{set}` (a `{fmt}` tile set) has the arrays {}",
+                        arrays_list(format)
                     );
                 };
-                let array = match field.to_string().as_str() {
-                    "values" => SetArray::Values,
-                    "col_indices" => SetArray::ColIndices,
-                    "row_offsets" => SetArray::RowOffsets,
-                    other => bail!(field.span(), "no array `{other}` in tile set `{set}`; it has `values`, `col_indices`, `row_offsets`"),
+                let name = field.to_string();
+                let array = match SetArray::from_rust(&name) {
+                    Some(a) if format.arrays().contains(&a) => a,
+                    _ => bail!(
+                        field.span(),
+                        "no array `{name}` in `{set}`, a `{fmt}` tile set ({}); it has {}",
+                        format.describe(),
+                        arrays_list(format)
+                    ),
                 };
                 let elem = match array {
-                    SetArray::Values => self.set_elem(&set),
-                    SetArray::ColIndices | SetArray::RowOffsets => Ty::I32,
+                    SetArray::Values => self.set_elem(&set).expect("a format with values"),
+                    _ => Ty::I32,
                 };
-                (Indexed::SetArray { set, array }, elem)
+                (Indexed::SetArray { set, format, array }, elem)
             }
             other => bail!(
                 other.span(),
@@ -1040,6 +1195,25 @@ impl Lowerer<'_> {
             ty,
             span,
         })
+    }
+}
+
+/// `` `values`, `col_indices`, `row_offsets` ``: a format's arrays, for messages.
+fn arrays_list(format: Format) -> String {
+    let names: Vec<String> = format
+        .arrays()
+        .iter()
+        .map(|a| format!("`{}`", a.rust_name()))
+        .collect();
+    names.join(", ")
+}
+
+/// `rows(), cols(), nnz(), num_tiles(), num_atoms()`: a format's size methods, for messages.
+fn properties_list(format: Format) -> &'static str {
+    if format.is_matrix() {
+        "rows(), cols(), nnz(), num_tiles(), num_atoms()"
+    } else {
+        "num_tiles(), num_atoms()"
     }
 }
 

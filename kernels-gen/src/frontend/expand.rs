@@ -63,11 +63,22 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     for p in &kernel.params {
         let ident = format_ident!("{}", p.name);
         match &p.kind {
-            ParamKind::Csr { elem } => {
-                let elem = ty_tokens(elem);
-                params.push(quote!(#ident: &::loops::DeviceCsr<#elem>));
-                pushes.push(quote!(args.csr(#ident);));
-                if p.name == kernel.body.set {
+            ParamKind::TileSet { format, elem } => {
+                let (ty, push) = match format {
+                    Format::Csr => (quote!(DeviceCsr), quote!(csr)),
+                    Format::Csc => (quote!(DeviceCsc), quote!(csc)),
+                    Format::Coo => (quote!(DeviceCoo), quote!(coo)),
+                    Format::Offsets => (quote!(DeviceOffsets), quote!(offsets)),
+                };
+                match elem {
+                    Some(elem) => {
+                        let elem = ty_tokens(elem);
+                        params.push(quote!(#ident: &::loops::#ty<#elem>));
+                    }
+                    None => params.push(quote!(#ident: &::loops::#ty)),
+                }
+                pushes.push(quote!(args.#push(#ident);));
+                if p.name == set_name(kernel) {
                     tile_set = Some(ident.clone());
                 }
             }
@@ -89,6 +100,14 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         }
     }
     let set = tile_set.expect("the front end checked the tile set is a parameter");
+    // A subset's launch covers the positions of its list.
+    let shape = match &kernel.body.subset {
+        Some(sub) => {
+            let list = format_ident!("{}", sub.list);
+            quote!(::loops::__private::subset_shape(#name_str, #set.shape(), #list.len())?)
+        }
+        None => quote!(#set.shape()),
+    };
     let checks = length_checks(kernel);
     let rounds = carry_rounds(kernel);
 
@@ -256,7 +275,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             } else {
                 &#name::KERNEL
             };
-            gpu.launch(spec, entry, #set.shape(), args)
+            gpu.launch(spec, entry, #shape, args)
         }
     }
 }
@@ -289,37 +308,70 @@ fn config_tokens(config: &ScheduleConfig) -> TokenStream {
 /// checked on the host before launch, so a short buffer is an error, not an out-of-bounds access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Extent {
-    Rows,
+    /// The tiles (a CSR matrix's rows, a CSC matrix's columns).
+    Tiles,
+    /// A matrix's columns (indexed by `col_indices`).
     Cols,
-    Nnz,
+    /// A matrix's rows (indexed by `row_indices`).
+    Rows,
+    /// The atoms.
+    Atoms,
+}
+
+/// The tile set the kernel's tile loop runs over (for a subset, the set it is a subset of).
+fn set_name(kernel: &Kernel) -> &str {
+    match &kernel.body.subset {
+        Some(sub) => &sub.set,
+        None => &kernel.body.set,
+    }
+}
+
+/// The user's tile variable (for a subset, not the position in the list).
+fn tile_var(kernel: &Kernel) -> &str {
+    match &kernel.body.subset {
+        Some(sub) => &sub.tile,
+        None => &kernel.body.tile,
+    }
 }
 
 fn length_checks(kernel: &Kernel) -> Vec<TokenStream> {
     let mut needs: Vec<(String, Extent)> = Vec::new();
     let tl = &kernel.body;
+    let view = SetView {
+        set: set_name(kernel),
+        tile: tile_var(kernel),
+    };
     let mut atom_vars = Vec::new();
-    collect_block(&tl.body, tl, &mut atom_vars, &mut needs);
+    collect_block(&tl.body, &view, &mut atom_vars, &mut needs);
     needs.sort();
     needs.dedup();
     let kname = &kernel.name;
+    let set_str = view.set;
     needs
         .into_iter()
         .map(|(slice, extent)| {
             let ident = format_ident!("{}", slice);
-            let set = format_ident!("{}", tl.set);
+            let set = format_ident!("{}", set_str);
             let (method, why) = match extent {
-                Extent::Rows => (quote!(rows), format!("it is indexed by the tiles of `{}`", tl.set)),
-                Extent::Cols => (quote!(cols), format!("it is indexed by column indices of `{}`", tl.set)),
-                Extent::Nnz => (quote!(nnz), format!("it is indexed by the atoms of `{}`", tl.set)),
+                Extent::Tiles => (quote!(num_tiles), format!("it is indexed by the tiles of `{set_str}`")),
+                Extent::Cols => (quote!(cols), format!("it is indexed by column indices of `{set_str}`")),
+                Extent::Rows => (quote!(rows), format!("it is indexed by row indices of `{set_str}`")),
+                Extent::Atoms => (quote!(num_atoms), format!("it is indexed by the atoms of `{set_str}`")),
             };
             quote!(::loops::__private::check_len(#kname, #slice, #ident.len(), #set.#method(), #why)?;)
         })
         .collect()
 }
 
+/// What the length checks need of the tile loop: the tile set's name and the user's tile variable.
+struct SetView<'k> {
+    set: &'k str,
+    tile: &'k str,
+}
+
 fn collect_block(
     block: &Block,
-    tl: &TileLoop,
+    tl: &SetView<'_>,
     atom_vars: &mut Vec<String>,
     out: &mut Vec<(String, Extent)>,
 ) {
@@ -356,7 +408,7 @@ fn collect_block(
     }
 }
 
-fn collect_expr(e: &Expr, tl: &TileLoop, atom_vars: &[String], out: &mut Vec<(String, Extent)>) {
+fn collect_expr(e: &Expr, tl: &SetView<'_>, atom_vars: &[String], out: &mut Vec<(String, Extent)>) {
     match &e.kind {
         ExprKind::Index { base, index } => {
             if let Indexed::Slice(s) = base {
@@ -384,19 +436,19 @@ fn collect_expr(e: &Expr, tl: &TileLoop, atom_vars: &[String], out: &mut Vec<(St
 }
 
 /// The extent an index ranges over, when it is one of the three the runtime knows.
-fn extent_of(index: &Expr, tl: &TileLoop, atom_vars: &[String]) -> Option<Extent> {
+fn extent_of(index: &Expr, tl: &SetView<'_>, atom_vars: &[String]) -> Option<Extent> {
     match &index.kind {
         ExprKind::Cast { expr, .. } => extent_of(expr, tl, atom_vars),
-        ExprKind::Var(v) if *v == tl.tile => Some(Extent::Rows),
-        ExprKind::Var(v) if atom_vars.contains(v) => Some(Extent::Nnz),
+        ExprKind::Var(v) if *v == tl.tile => Some(Extent::Tiles),
+        ExprKind::Var(v) if atom_vars.contains(v) => Some(Extent::Atoms),
         ExprKind::Index {
-            base:
-                Indexed::SetArray {
-                    set,
-                    array: SetArray::ColIndices,
-                },
+            base: Indexed::SetArray { set, array, .. },
             ..
-        } if *set == tl.set => Some(Extent::Cols),
+        } if *set == tl.set => match array {
+            SetArray::ColIndices => Some(Extent::Cols),
+            SetArray::RowIndices => Some(Extent::Rows),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -443,14 +495,7 @@ fn rust_expr(e: &Expr) -> String {
             }
         },
         ExprKind::Var(v) => v.clone(),
-        ExprKind::SetProperty { set, property } => {
-            let method = match property {
-                SetProperty::Rows => "rows",
-                SetProperty::Cols => "cols",
-                SetProperty::Nnz => "nnz",
-            };
-            format!("{set}.{method}()")
-        }
+        ExprKind::SetProperty { set, property } => format!("{set}.{}()", property.rust_name()),
         ExprKind::SliceLen(s) => format!("{s}.len()"),
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", rust_expr(lhs), op.cuda(), rust_expr(rhs))

@@ -75,7 +75,9 @@ pub fn preferred(stats: &TileStats) -> Schedule {
         return Schedule::Thread;
     }
     // A group of about an eighth of the mean tile: each lane reads runs of several atoms.
-    let group_size = ((mean / 8.0).ceil() as u32).next_power_of_two().clamp(2, 32);
+    let group_size = ((mean / 8.0).ceil() as u32)
+        .next_power_of_two()
+        .clamp(2, 32);
     Schedule::Group { group_size }
 }
 

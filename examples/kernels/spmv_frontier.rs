@@ -1,0 +1,24 @@
+//! SpMV restricted to a tile subset: only the rows listed in `frontier` (a device buffer of row
+//! ids) are computed; the other entries of `y` are not touched. The shape of a graph kernel that
+//! processes the active vertices only. The segment schedules (`work_oriented`, `merge_path`) reject
+//! a subset at compile time.
+
+use loops::prelude::*;
+
+macro_rules! spmv_frontier {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn spmv_frontier<T: Float>(a: Csr<T>, frontier: &[u32], x: &[T], y: &mut [T]) {
+            for row in a.tiles_in(frontier) {
+                let mut sum = 0.0;
+                for nz in a.atoms(row) {
+                    sum += a.values[nz] * x[a.col_indices[nz] as usize];
+                }
+                y[row] = sum;
+            }
+        }
+    };
+}
+
+under_schedules!(spmv_frontier(a: &DeviceCsr<T>, frontier: &DeviceBuffer<u32>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
+    thread, group2, warp, group64, block, auto);
