@@ -42,14 +42,19 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
 /// merge path's extra phases cost more than its balance saves.
 pub const SMALL_ATOMS: u64 = 200_000;
 
+/// A tile longer than this keeps one warp busy for more than 256 steps: only the merge path
+/// splits it.
+pub const LONG_TILE: u64 = 8192;
+
 /// The schedule the rule wants for this shape, before looking at what was emitted.
 ///
 /// Measured on an H100 (benchmark of the generated set and 23 real matrices): tiles of fewer than
 /// 8 atoms on average run best one per thread (2-D grid, 5 per row: thread 0.085 ms, group4 0.196);
-/// regular tiles of 8 to 64 atoms in small groups (banded, 16 per row: group2 0.43 ms, group16
-/// 0.69); one tile far longer than the rest, or long tiles everywhere, on the merge path (R-MAT:
-/// 0.44 ms, warp 0.91), except on small sets, where a warp per tile wins (Groebner: warp 7.3 us,
-/// merge path 15).
+/// regular tiles of 8 to 32 atoms in small groups (banded, 16 per row: group2 0.43 ms, group16
+/// 0.69); long tiles a warp each (bcsstk13, 42 per row: warp 4.5 us, group8 10); a tile too long
+/// for one warp on the merge path (R-MAT 21: 0.44 ms, warp 0.91; arrow with a 46,500-entry row:
+/// 20 us, warp 104), except on small sets where the longest tile is moderate (Groebner, 174K
+/// entries: warp 5.6 us, merge path 14.7).
 pub fn preferred(stats: &TileStats) -> Schedule {
     let TileStats {
         tiles,
@@ -63,8 +68,10 @@ pub fn preferred(stats: &TileStats) -> Schedule {
     // One tile far longer than the mean would leave its group (and its block) working long after
     // the others: only the merge path cuts it.
     let skewed = max_tile_atoms as f64 > 64.0 * mean.max(1.0) && max_tile_atoms > 4096;
-    if skewed || mean > 64.0 {
-        if atoms < SMALL_ATOMS {
+    if skewed || mean > 32.0 {
+        // A warp per tile while the longest tile takes a warp a few hundred steps at most, or the
+        // set is too small for the merge path's phases to pay off.
+        if max_tile_atoms <= LONG_TILE || (atoms < SMALL_ATOMS && max_tile_atoms <= 4 * LONG_TILE) {
             return Schedule::Group { group_size: 32 };
         }
         return Schedule::MergePath {
@@ -136,16 +143,23 @@ mod tests {
         );
         // 2-D grid, 5 per row.
         assert_eq!(preferred(&stats(1 << 22, 5 << 22, 5)), Schedule::Thread);
-        // Long rows on average: the merge path, or a warp per row when the set is small.
-        assert_eq!(preferred(&stats(10_000, 1_000_000, 300)), mp);
+        // Long rows: a warp each, unless one is too long for a warp.
         assert_eq!(
-            preferred(&stats(1000, 100_000, 300)),
+            preferred(&stats(10_000, 1_000_000, 300)),
             Schedule::Group { group_size: 32 }
         );
-        // 48 per row: groups of 8.
+        assert_eq!(preferred(&stats(10_000, 1_000_000, 100_000)), mp);
+        // Small and skewed: a warp while the longest row is moderate (Groebner-like), the merge
+        // path past that (arrow-like).
         assert_eq!(
-            preferred(&stats(100_000, 4_800_000, 60)),
-            Schedule::Group { group_size: 8 }
+            preferred(&stats(5000, 170_000, 20_000)),
+            Schedule::Group { group_size: 32 }
+        );
+        assert_eq!(preferred(&stats(46_500, 139_500, 46_500)), mp);
+        // 24 per row: groups of 4.
+        assert_eq!(
+            preferred(&stats(100_000, 2_400_000, 30)),
+            Schedule::Group { group_size: 4 }
         );
         // Nearly one entry per row.
         assert_eq!(preferred(&stats(1000, 1200, 3)), Schedule::Thread);
