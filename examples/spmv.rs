@@ -30,12 +30,16 @@ struct Args {
     /// Mean nonzeros per row of the generated matrix.
     #[arg(long, default_value_t = 16.0)]
     mean_nnz: f64,
+    /// Give each generated row one run of contiguous columns (streaming reads of x) instead of
+    /// random columns.
+    #[arg(long)]
+    contiguous: bool,
     /// Seed of the generated matrix and of x.
     #[arg(long, default_value_t = 2024)]
     seed: u64,
-    /// The schedule: a module of `examples/kernels/spmv.rs`. The default, `warp`, was the fastest on
-    /// the default matrix on an H100.
-    #[arg(long, default_value = "warp", value_parser = clap::builder::PossibleValuesParser::new(spmv::SCHEDULES))]
+    /// The schedule: a module of `examples/kernels/spmv.rs`. The default, `auto`, picks one from the
+    /// matrix's shape.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(spmv::SCHEDULES))]
     schedule: String,
     /// Double precision instead of single.
     #[arg(long)]
@@ -74,15 +78,22 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
         Some(path) => (path.display().to_string(), loops::mtx::read_csr::<T>(path)?),
         None => (
             format!(
-                "power-law {} rows, mean {} nnz/row (seed {})",
-                args.rows, args.mean_nnz, args.seed
+                "power-law {} rows, mean {} nnz/row, {} columns (seed {})",
+                args.rows,
+                args.mean_nnz,
+                if args.contiguous {
+                    "contiguous"
+                } else {
+                    "random"
+                },
+                args.seed
             ),
             loops::generate::power_law::<T>(
                 args.rows,
                 args.rows,
                 args.mean_nnz,
                 2.0,
-                false,
+                args.contiguous,
                 args.seed,
             ),
         ),
@@ -105,6 +116,13 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
     gpu.fill(&mut dy, T::POISON)?;
 
     let schedule = args.schedule.as_str();
+    if schedule == "auto" {
+        let pick = spmv::auto::spmv::choose(&da.stats());
+        println!(
+            "auto     picks {} for this matrix",
+            spmv::auto::spmv::CANDIDATES[pick].describe()
+        );
+    }
     let first = Instant::now();
     spmv::launch(schedule, &gpu, &da, &dx, &mut dy)?;
     gpu.synchronize()?;

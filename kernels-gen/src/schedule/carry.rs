@@ -517,7 +517,10 @@ mod lowering {
                     self.two_warp_searches(
                         cx,
                         "const long long loops_d = loops_end ? loops_bd1 : loops_bd0;",
-                        &format!("loops_warp_search(max(0ll, loops_d - {set}_nnz), min(loops_d, (long long){set}_rows), loops_d, 1)"),
+                        // Over all tiles, not only those the diagonal can reach: every block's
+                        // search then walks the same tree of probes from the top, whose upper
+                        // levels stay in L1 for the blocks after the first on an SM.
+                        &format!("loops_warp_search(0, {set}_rows, loops_d, 1)"),
                     );
                     cx.line("__syncthreads();");
                     cx.line("const int loops_bx0 = loops_range[0], loops_bx1 = loops_range[1];");
