@@ -59,8 +59,11 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
     const int r0 = s_range[0], r1 = s_range[1];
     const int z0 = (int)(d_begin - r0), z1 = (int)(d_end - r1);
     // Row offsets r0..=r1+1 and the block's products, coalesced.
-    for (int i = tid; i <= min(r1 + 1, rows) - r0; i += THREADS) s_ends[i] = row_ends_all[r0 + i];
-    for (int k = tid; k < z1 - z0; k += THREADS) s_prod[k + (k >> 5)] = vals[z0 + k] * x[cols[z0 + k]];
+    const int window = min(r1 + 1, rows) - r0 + 1;
+    #pragma unroll
+    for (int r = 0; r < ITEMS + 1; ++r) { const int i = tid + r * THREADS; if (i < window) s_ends[i] = row_ends_all[r0 + i]; }
+    #pragma unroll
+    for (int r = 0; r < ITEMS; ++r) { const int k = tid + r * THREADS; if (k < z1 - z0) s_prod[k + (k >> 5)] = vals[z0 + k] * x[cols[z0 + k]]; }
     __syncthreads();
     // This thread's segment of the block's path.
     const long long d0 = min(d_begin + (long long)tid * ITEMS, d_end), d1 = min(d0 + ITEMS, d_end);

@@ -563,7 +563,14 @@ mod lowering {
                 Partition::MergePath => "",
                 Partition::WorkOriented => "if (loops_windowed) ",
             };
-            cx.line(format!("{guard}for (int loops_i = threadIdx.x; loops_i < loops_window; loops_i += blockDim.x) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i];"));
+            // A fixed trip count, unrolled: every thread issues all its loads before the first
+            // one returns (a loop bounded by `loops_window` waited for each load in turn).
+            let b = self.block_size;
+            let trips = (self.block_items() + 2).div_ceil(b);
+            cx.line(format!("{guard}{{"));
+            cx.line("#pragma unroll");
+            cx.line(format!("for (int loops_r = 0; loops_r < {trips}; ++loops_r) {{ const int loops_i = (int)threadIdx.x + loops_r * {b}; if (loops_i < loops_window) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i]; }}"));
+            cx.line("}");
             cx.line("__syncthreads();");
         }
 
@@ -651,12 +658,24 @@ mod lowering {
                     self.block_items() + self.block_items() / 32
                 ));
             }
-            cx.open("for (int loops_k = threadIdx.x; loops_k < loops_by1 - loops_by0; loops_k += blockDim.x)");
+            // `items_per_thread` trips, unrolled, so that each thread's loads (and the gathers that
+            // depend on them) are all in flight at once.
+            cx.line("#pragma unroll");
+            cx.open(format!(
+                "for (int loops_r = 0; loops_r < {}; ++loops_r)",
+                self.items_per_thread
+            ));
+            cx.line(format!(
+                "const int loops_k = (int)threadIdx.x + loops_r * {};",
+                self.block_size
+            ));
+            cx.open("if (loops_k < loops_by1 - loops_by0)");
             cx.line(format!("const int {var} = loops_by0 + loops_k;"));
             for (i, u) in staged.iter().enumerate() {
                 let v = cx.expr(u.operand);
                 cx.line(format!("loops_stage_{i}[loops_k + (loops_k >> 5)] = {v};"));
             }
+            cx.close();
             cx.close();
             cx.line("__syncthreads();");
         }
