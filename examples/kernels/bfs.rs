@@ -1,0 +1,30 @@
+//! Breadth-first search, one level-synchronous push step over a frontier: every unvisited neighbour
+//! `u` of a frontier vertex gets level `depth + 1`; the thread whose `atomic_min` took it from
+//! "unvisited" (`u32::MAX`) flags it for the next frontier, so each vertex enters a frontier once.
+//! The host loop is `loops::graph::FrontierLoop`.
+
+use loops::prelude::*;
+
+macro_rules! bfs {
+    ($($schedule:tt)*) => {
+        /// One BFS level: `frontier` holds the vertices at level `depth`.
+        #[load_balanced($($schedule)*)]
+        pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32], depth: u32) {
+            for v in g.tiles_in(frontier) {
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    if levels[u] > depth + 1 {
+                        let old = atomic_min(&mut levels[u], depth + 1);
+                        if old > depth + 1 {
+                            next[u] = 1;
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+under_schedules!(concrete bfs(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
+    levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
+    thread, group2, warp, group64, block, auto);

@@ -1,0 +1,35 @@
+//! Single-source shortest paths, one relaxation step over a frontier (the paper's Listing 5, written
+//! tile-major over a tile subset): for each edge `v -> u` of each frontier vertex `v`, lower
+//! `dist[u]` to `dist[v] + w` with `atomic_min` and, when that lowered it, flag `u` for the next
+//! frontier. Integer (u32) weights and distances, so results are exact; `u32::MAX` is "unreached".
+//! The host loop (flags compacted into the next frontier on the GPU, until it is empty) is
+//! `loops::graph::FrontierLoop`.
+
+use loops::prelude::*;
+
+macro_rules! sssp {
+    ($($schedule:tt)*) => {
+        /// One Bellman-Ford step restricted to the frontier: `g` is the graph's adjacency (vertex `v`'s
+        /// edges are atoms `g.atoms(v)`), `adj[e]` an edge's head and `weights[e]` its weight.
+        #[load_balanced($($schedule)*)]
+        pub fn sssp(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], next: &mut [u32]) {
+            for v in g.tiles_in(frontier) {
+                let dv = dist[v];
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    let nd = dv + weights[e];
+                    if nd < dist[u] {
+                        let old = atomic_min(&mut dist[u], nd);
+                        if nd < old {
+                            next[u] = 1;
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
+    frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
+    thread, group2, warp, group64, block, auto);
