@@ -28,3 +28,31 @@ macro_rules! bfs {
 under_schedules!(concrete bfs(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
     levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
     thread, group2, warp, group64, block, auto);
+
+/// BFS levels from `source` into `levels` (one element per vertex), the `bfs` step under
+/// `schedule` run by `frontier` level by level. `levels` is initialized here.
+pub fn run(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::FrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    gpu.fill(levels, loops::graph::UNREACHED)?;
+    if (source as usize) < levels.len() {
+        gpu.write_at(levels, source as usize, &[0])?;
+    }
+    frontier.run(gpu, &[source], |gpu, current, next, depth| {
+        launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            current,
+            levels,
+            next,
+            depth,
+        )
+    })
+}

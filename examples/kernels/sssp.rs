@@ -33,3 +33,31 @@ macro_rules! sssp {
 under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
     frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
     thread, group2, warp, group64, block, auto);
+
+/// Shortest-path distances from `source` into `dist` (one element per vertex), the `sssp` step
+/// under `schedule` run by `frontier` until no distance changes. `dist` is initialized here.
+pub fn run(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::FrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    gpu.fill(dist, loops::graph::UNREACHED)?;
+    if (source as usize) < dist.len() {
+        gpu.write_at(dist, source as usize, &[0])?;
+    }
+    frontier.run(gpu, &[source], |gpu, current, next, _| {
+        launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            g.weights(),
+            current,
+            dist,
+            next,
+        )
+    })
+}
