@@ -751,6 +751,16 @@ mod tests {
         assert!(b.is_empty());
         assert_eq!(b.device_ptr(), 0);
         assert!(b.cuda_slice().is_none());
+        assert_eq!(b.capacity(), 0);
+    }
+
+    #[test]
+    fn set_len_stays_within_capacity() {
+        let mut b = DeviceBuffer::<u32>::empty();
+        b.set_len(0);
+        assert_eq!(b.len(), 0);
+        let r = std::panic::catch_unwind(move || b.set_len(1));
+        assert!(r.is_err());
     }
 
     #[test]
