@@ -79,3 +79,56 @@ fn every_generated_kernel_compiles_for_sm90() {
     // the 6 that take one.
     assert_eq!(compiled, 2 * (10 * 8 + 6));
 }
+
+/// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
+/// runtime's frontier compaction kernel.
+#[test]
+fn graph_kernels_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip("NVRTC compile of the graph kernels") else {
+        return;
+    };
+    let all = [
+        ("sssp", kernels::sssp::SOURCES),
+        ("bfs", kernels::bfs::SOURCES),
+        ("sssp", kernels::sssp::CHECKED_SOURCES),
+        ("bfs", kernels::bfs::CHECKED_SOURCES),
+    ];
+    let mut compiled = 0;
+    let mut failures = Vec::new();
+    for (kernel, sources) in all {
+        for (schedule, source) in sources {
+            match compile_ptx(kernel, source, Arch::SM_90) {
+                Ok(ptx) => {
+                    let entries = if *schedule == "auto" {
+                        vec![format!("{kernel}_thread"), format!("{kernel}_group32")]
+                    } else {
+                        vec![kernel.to_string()]
+                    };
+                    for e in entries {
+                        assert!(
+                            ptx.contains(&format!(".entry {e}(")),
+                            "{kernel}/{schedule}: no `{e}`"
+                        );
+                    }
+                    compiled += 1;
+                }
+                Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+            }
+        }
+    }
+    match compile_ptx(
+        "loops_compact_flags",
+        loops::graph::COMPACT_SOURCE,
+        Arch::SM_90,
+    ) {
+        Ok(ptx) => assert!(ptx.contains(".entry loops_compact_flags(")),
+        Err(e) => failures.push(format!("loops_compact_flags: {e}")),
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(compiled, 2 * 2 * 6);
+}

@@ -119,3 +119,31 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
         ("spmv_frontier", kernels::spmv_frontier::SOURCES),
     ]
 }
+
+/// The graph kernels (integer, not generic: one entry point each) over a frontier, under the 6
+/// schedules that take a tile subset.
+#[test]
+fn graph_kernels_under_every_frontier_schedule() {
+    let mut count = 0;
+    for (kernel, sources) in [
+        ("sssp", kernels::sssp::SOURCES),
+        ("bfs", kernels::bfs::SOURCES),
+    ] {
+        for (schedule, source) in sources {
+            let entry = if *schedule == "auto" {
+                format!("{kernel}_thread(")
+            } else {
+                format!("{kernel}(")
+            };
+            assert!(source.contains(&format!("__global__ void __launch_bounds__(256) {entry}")));
+            assert!(
+                !source.contains("__f32"),
+                "{kernel}/{schedule} is not generic"
+            );
+            assert!(source.contains("loops_atomic_min(&"));
+            insta::assert_snapshot!(format!("{kernel}__{schedule}"), source);
+            count += 1;
+        }
+    }
+    assert_eq!(count, 2 * 6);
+}

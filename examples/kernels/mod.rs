@@ -24,6 +24,33 @@ macro_rules! under_schedules {
         under_schedules!(@launch $kernel [$($schedule)+] schedule
             (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
     };
+    // A kernel with no type parameter (e.g. integer graph kernels): `launch` is not generic.
+    (concrete $kernel:ident ( $($arg:ident : $ty:ty),* $(,)? ) : $($schedule:ident),+ $(,)?) => {
+        $( under_schedules!(@module $kernel $schedule); )+
+
+        /// The schedules this kernel is instantiated with (module names).
+        pub const SCHEDULES: &[&str] = &[$(stringify!($schedule)),+];
+
+        /// The generated CUDA of each instantiation, by schedule.
+        pub const SOURCES: &[(&str, &str)] = &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE)),+];
+
+        /// The bounds-checked variant of each instantiation, by schedule.
+        pub const CHECKED_SOURCES: &[(&str, &str)] =
+            &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE_CHECKED)),+];
+
+        under_schedules!(@launch_concrete $kernel [$($schedule)+] schedule
+            (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
+    };
+    (@launch_concrete $kernel:ident [$($schedule:ident)+] $which:ident $params:tt $args:tt) => {
+        /// Launches the kernel under the schedule with this module name (one of [`SCHEDULES`]).
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch $params -> loops::Result<()> {
+            match $which {
+                $( stringify!($schedule) => $schedule::$kernel $args, )+
+                other => panic!("`{}` has no schedule `{other}`; it has {SCHEDULES:?}", stringify!($kernel)),
+            }
+        }
+    };
     // `$which` is the name of the schedule parameter, passed in so that it has the hygiene of `$params`.
     (@launch $kernel:ident [$($schedule:ident)+] $which:ident $params:tt $args:tt) => {
         /// Launches the kernel under the schedule with this module name (one of [`SCHEDULES`]).
@@ -44,6 +71,7 @@ macro_rules! under_schedules {
     (@module $kernel:ident auto) => { pub mod auto { use super::*; $kernel!(schedule = "auto"); } };
 }
 
+pub mod bfs;
 pub mod column_sums;
 pub mod row_max_abs;
 pub mod segment_sums;
@@ -53,3 +81,4 @@ pub mod spmv_axpby;
 pub mod spmv_coo;
 pub mod spmv_csc;
 pub mod spmv_frontier;
+pub mod sssp;

@@ -260,7 +260,7 @@ impl Gpu {
                 host.len(),
                 T::RUST_NAME
             )))?;
-        Ok(DeviceBuffer { slice: Some(slice) })
+        Ok(DeviceBuffer::whole(slice))
     }
 
     /// A new device buffer of `len` zeros.
@@ -275,7 +275,7 @@ impl Gpu {
                 "allocating {len} zeroed elements of {}",
                 T::RUST_NAME
             )))?;
-        Ok(DeviceBuffer { slice: Some(slice) })
+        Ok(DeviceBuffer::whole(slice))
     }
 
     /// Sets every element of `buf` to `value` (a device-side memset; e.g. to poison an output with
@@ -288,10 +288,10 @@ impl Gpu {
         );
         let context = || what.clone();
         self.check_own(buf.cuda_stream(), context)?;
-        let Some(slice) = buf.slice.as_mut() else {
+        let len = buf.len;
+        let Some(slice) = buf.slice.as_mut().filter(|_| len > 0) else {
             return Ok(());
         };
-        let len = slice.len();
         let ptr = raw_ptr(slice);
         let size = std::mem::size_of::<T>();
         // SAFETY: `value` is a plain `Copy` value of `size` bytes; reading its bytes is fine for the
@@ -319,7 +319,7 @@ impl Gpu {
                     }),
                 _ => {
                     let host = vec![value; len];
-                    self.stream.memcpy_htod(&host, slice)
+                    self.stream.memcpy_htod(&host, &mut slice.slice_mut(..len))
                 }
             }
         };
@@ -330,12 +330,12 @@ impl Gpu {
     pub fn download<T: Element>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let context = || format!("downloading {} elements of {}", buf.len(), T::RUST_NAME);
         self.check_own(buf.cuda_stream(), context)?;
-        let Some(slice) = buf.slice.as_ref() else {
+        let Some(slice) = buf.slice.as_ref().filter(|_| buf.len > 0) else {
             return Ok(Vec::new());
         };
         let host = self
             .stream
-            .clone_dtoh(slice)
+            .clone_dtoh(&slice.slice(..buf.len))
             .map_err(LoopsError::driver(context()))?;
         self.stream
             .synchronize()
@@ -568,17 +568,50 @@ impl GpuTimer {
 }
 
 /// A `Vec<T>` in device memory, made by a [`Gpu`]. An empty buffer holds no allocation.
+///
+/// Its length may be shorter than its allocation ([`DeviceBuffer::set_len`]): a kernel, a download
+/// and a fill see the first `len()` elements only. A frontier uses that: one allocation of one
+/// element per vertex, holding a different number of vertices each iteration.
 pub struct DeviceBuffer<T> {
     slice: Option<CudaSlice<T>>,
+    len: usize,
 }
 
 impl<T> DeviceBuffer<T> {
     pub(crate) fn empty() -> Self {
-        DeviceBuffer { slice: None }
+        DeviceBuffer {
+            slice: None,
+            len: 0,
+        }
     }
 
+    fn whole(slice: CudaSlice<T>) -> Self {
+        let len = slice.len();
+        DeviceBuffer {
+            slice: Some(slice),
+            len,
+        }
+    }
+
+    /// The number of elements in use (at most [`capacity`](Self::capacity)).
     pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The number of elements allocated.
+    pub fn capacity(&self) -> usize {
         self.slice.as_ref().map_or(0, |s| s.len())
+    }
+
+    /// Sets the number of elements in use; the elements keep whatever the device holds. Kernels are
+    /// passed this length, downloads and fills cover this many. Panics if `len > capacity()`.
+    pub fn set_len(&mut self, len: usize) {
+        assert!(
+            len <= self.capacity(),
+            "DeviceBuffer::set_len({len}) beyond its capacity {}",
+            self.capacity()
+        );
+        self.len = len;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -589,6 +622,11 @@ impl<T> DeviceBuffer<T> {
     /// [`Gpu::stream`].
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
         self.slice.as_ref()
+    }
+
+    /// The whole allocation, for writes (`None` for an empty buffer).
+    pub(crate) fn slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        self.slice.as_mut()
     }
 
     /// The device address (0 for an empty buffer), as a kernel parameter.
@@ -713,6 +751,16 @@ mod tests {
         assert!(b.is_empty());
         assert_eq!(b.device_ptr(), 0);
         assert!(b.cuda_slice().is_none());
+        assert_eq!(b.capacity(), 0);
+    }
+
+    #[test]
+    fn set_len_stays_within_capacity() {
+        let mut b = DeviceBuffer::<u32>::empty();
+        b.set_len(0);
+        assert_eq!(b.len(), 0);
+        let r = std::panic::catch_unwind(move || b.set_len(1));
+        assert!(r.is_err());
     }
 
     #[test]

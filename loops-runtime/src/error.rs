@@ -88,6 +88,14 @@ pub enum LoopsError {
     #[error("kernel `{kernel}`: the tile subset's list has {len} entries, more than i32::MAX = {max}", max = i32::MAX)]
     SubsetTooLarge { kernel: String, len: usize },
 
+    /// A graph that breaks the invariants of `graph::Graph`, or a frontier run given bad input.
+    #[error("invalid graph: {detail}")]
+    InvalidGraph { detail: String },
+
+    /// A frontier loop still had work after its iteration limit (e.g. a distance that keeps falling).
+    #[error("the frontier loop did not converge: {iterations} iterations, the frontier still holds {frontier} vertices")]
+    NoConvergence { iterations: u64, frontier: usize },
+
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
     InvalidMatrix(#[from] crate::host::MatrixError),

@@ -8,6 +8,7 @@ pub mod element;
 pub mod error;
 pub mod formats;
 pub mod generate;
+pub mod graph;
 pub mod host;
 pub mod launch;
 pub mod mtx;

@@ -1,0 +1,63 @@
+//! Single-source shortest paths, one relaxation step over a frontier (the paper's Listing 5, written
+//! tile-major over a tile subset): for each edge `v -> u` of each frontier vertex `v`, lower
+//! `dist[u]` to `dist[v] + w` with `atomic_min` and, when that lowered it, flag `u` for the next
+//! frontier. Integer (u32) weights and distances, so results are exact; `u32::MAX` is "unreached".
+//! The host loop (flags compacted into the next frontier on the GPU, until it is empty) is
+//! `loops::graph::FrontierLoop`.
+
+use loops::prelude::*;
+
+macro_rules! sssp {
+    ($($schedule:tt)*) => {
+        /// One Bellman-Ford step restricted to the frontier: `g` is the graph's adjacency (vertex `v`'s
+        /// edges are atoms `g.atoms(v)`), `adj[e]` an edge's head and `weights[e]` its weight.
+        #[load_balanced($($schedule)*)]
+        pub fn sssp(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], next: &mut [u32]) {
+            for v in g.tiles_in(frontier) {
+                let dv = dist[v];
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    let nd = dv + weights[e];
+                    if nd < dist[u] {
+                        let old = atomic_min(&mut dist[u], nd);
+                        if nd < old {
+                            next[u] = 1;
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
+    frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
+    thread, group2, warp, group64, block, auto);
+
+/// Shortest-path distances from `source` into `dist` (one element per vertex), the `sssp` step
+/// under `schedule` run by `frontier` until no distance changes. `dist` is initialized here.
+pub fn run(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::FrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    gpu.fill(dist, loops::graph::UNREACHED)?;
+    if (source as usize) < dist.len() {
+        gpu.write_at(dist, source as usize, &[0])?;
+    }
+    frontier.run(gpu, &[source], |gpu, current, next, _| {
+        launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            g.weights(),
+            current,
+            dist,
+            next,
+        )
+    })
+}

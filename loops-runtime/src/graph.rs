@@ -1,0 +1,630 @@
+//! Graph traversal on frontiers: a weighted directed graph on the host and the device, CPU
+//! references (Dijkstra, BFS levels), and [`FrontierLoop`], the host loop every frontier algorithm
+//! shares (frontier in, frontier out, until it is empty).
+//!
+//! A graph is a tile set of the `Offsets` format: vertex `v` is a tile, its out-edges are the atoms
+//! `offsets[v]..offsets[v + 1]`, which index the edge arrays `adj` (the edge's head) and `weights`.
+//! A step kernel (`examples/kernels/sssp.rs`, `bfs.rs`) runs over the current frontier with
+//! `g.tiles_in(frontier)` and marks the vertices of the next one by storing a non-zero flag in
+//! `next[u]`. [`FrontierLoop`] then compacts the flags into the next frontier on the GPU (a
+//! hand-written kernel, one atomic per block, clearing the flags as it reads them) and reads back only
+//! the 4-byte count; the frontier itself never leaves the device.
+//!
+//! Distances are `u32`, weights `u32`, [`UNREACHED`] (`u32::MAX`) marks a vertex not reached. A
+//! graph whose longest possible path, `(vertices - 1) * max weight`, does not fit below `u32::MAX`
+//! is refused by [`Graph::check_distances_fit`] (called by [`Gpu::upload_graph`]), so a kernel's
+//! `dist[v] + w` cannot wrap.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::LaunchDims;
+use rand::{Rng, SeedableRng};
+
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{LoopsError, Result};
+use crate::formats::DeviceOffsets;
+use crate::launch::{KernelArgs, Param};
+
+/// The distance or level of a vertex no path reaches.
+pub const UNREACHED: u32 = u32::MAX;
+
+/// A directed graph with `u32` edge weights, in CSR form: the out-edges of vertex `v` are
+/// `offsets[v]..offsets[v + 1]`. Self-loops and repeated edges are kept as they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    offsets: Vec<usize>,
+    adj: Vec<u32>,
+    weights: Vec<u32>,
+}
+
+impl Graph {
+    /// A graph from its CSR arrays. Errors if the offsets are not a non-decreasing sequence from 0 to
+    /// the edge count, the arrays' lengths disagree, or a head is not a vertex.
+    pub fn new(offsets: Vec<usize>, adj: Vec<u32>, weights: Vec<u32>) -> Result<Graph> {
+        let bad = |detail: String| Err(LoopsError::InvalidGraph { detail });
+        if offsets.is_empty() || offsets[0] != 0 {
+            return bad("the offsets must start with 0".into());
+        }
+        if offsets.windows(2).any(|w| w[0] > w[1]) {
+            return bad("the offsets must not decrease".into());
+        }
+        let edges = *offsets.last().expect("non-empty");
+        if adj.len() != edges || weights.len() != edges {
+            return bad(format!(
+                "the offsets end at {edges} edges, but there are {} heads and {} weights",
+                adj.len(),
+                weights.len()
+            ));
+        }
+        let n = offsets.len() - 1;
+        if let Some(e) = adj.iter().position(|&u| u as usize >= n) {
+            return bad(format!(
+                "edge {e} goes to vertex {}, the graph has {n} vertices",
+                adj[e]
+            ));
+        }
+        Ok(Graph {
+            offsets,
+            adj,
+            weights,
+        })
+    }
+
+    /// A graph on `vertices` vertices from `(from, to, weight)` triples, in any order; the edges of a
+    /// vertex keep their order in `edges`. Self-loops and duplicates stay.
+    pub fn from_edges(vertices: usize, edges: &[(u32, u32, u32)]) -> Result<Graph> {
+        let mut offsets = vec![0usize; vertices + 1];
+        for &(from, to, _) in edges {
+            if from as usize >= vertices || to as usize >= vertices {
+                return Err(LoopsError::InvalidGraph {
+                    detail: format!("edge {from} -> {to} outside a graph of {vertices} vertices"),
+                });
+            }
+            offsets[from as usize + 1] += 1;
+        }
+        for v in 0..vertices {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut next = offsets.clone();
+        let mut adj = vec![0u32; edges.len()];
+        let mut weights = vec![0u32; edges.len()];
+        for &(from, to, w) in edges {
+            let slot = &mut next[from as usize];
+            adj[*slot] = to;
+            weights[*slot] = w;
+            *slot += 1;
+        }
+        Graph::new(offsets, adj, weights)
+    }
+
+    /// The graph of a sparse matrix's pattern (an edge `r -> c` per stored entry `(r, c)`, in either
+    /// storage order; values ignored), on `max(rows, cols)` vertices, with weights drawn uniformly
+    /// from `1..=max_weight` by a generator seeded with `seed` (all 1 if `max_weight` is 1).
+    pub fn from_pattern<T: Clone + Default>(
+        m: &sprs::CsMat<T>,
+        max_weight: u32,
+        seed: u64,
+    ) -> Result<Graph> {
+        let n = m.rows().max(m.cols());
+        let csr;
+        let m = if m.is_csr() {
+            m
+        } else {
+            csr = m.to_csr();
+            &csr
+        };
+        let mut offsets: Vec<usize> = m.indptr().raw_storage().to_vec();
+        // Columns beyond the rows: vertices with no out-edges.
+        offsets.resize(n + 1, *offsets.last().unwrap_or(&0));
+        let adj: Vec<u32> = m.indices().iter().map(|&c| c as u32).collect();
+        let weights = random_weights(adj.len(), max_weight, seed);
+        Graph::new(offsets, adj, weights)
+    }
+
+    /// The number of vertices.
+    pub fn vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The number of edges.
+    pub fn edges(&self) -> usize {
+        self.adj.len()
+    }
+
+    /// The out-degree of `v`.
+    pub fn degree(&self, v: usize) -> usize {
+        self.offsets[v + 1] - self.offsets[v]
+    }
+
+    /// `vertices + 1` edge offsets.
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// The head of each edge.
+    pub fn adj(&self) -> &[u32] {
+        &self.adj
+    }
+
+    /// The weight of each edge.
+    pub fn weights(&self) -> &[u32] {
+        &self.weights
+    }
+
+    /// The out-edges of `v`: `(head, weight)`.
+    pub fn out_edges(&self, v: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let r = self.offsets[v]..self.offsets[v + 1];
+        self.adj[r.clone()]
+            .iter()
+            .zip(&self.weights[r])
+            .map(|(&u, &w)| (u as usize, w))
+    }
+
+    /// The same graph with every weight replaced by 1 (for BFS, whose levels are unit distances).
+    pub fn unit_weights(&self) -> Graph {
+        Graph {
+            offsets: self.offsets.clone(),
+            adj: self.adj.clone(),
+            weights: vec![1; self.adj.len()],
+        }
+    }
+
+    /// A vertex of greatest out-degree (the smallest such id), a source that reaches much of a
+    /// power-law graph; `None` for a graph with no vertices.
+    pub fn max_degree_vertex(&self) -> Option<u32> {
+        (0..self.vertices())
+            .max_by_key(|&v| (self.degree(v), Reverse(v)))
+            .map(|v| v as u32)
+    }
+
+    /// Errors unless every distance a path can have, at most `(vertices - 1) * max weight`, is below
+    /// [`UNREACHED`], so that `dist[v] + w` in a kernel cannot wrap.
+    pub fn check_distances_fit(&self) -> Result<()> {
+        let max_w = self.weights.iter().copied().max().unwrap_or(0) as u128;
+        let longest = (self.vertices().saturating_sub(1) as u128) * max_w;
+        // `dist[v] + w` is formed before it is compared, so one more weight must fit as well.
+        if longest + max_w >= UNREACHED as u128 {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "a path may be as long as {longest} (vertices - 1 times the largest weight {max_w}), \
+                     which does not fit the u32 distances"
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `len` weights drawn uniformly from `1..=max_weight` (ChaCha8 seeded with `seed`: the same on
+/// every platform). `max_weight` 0 is taken as 1.
+pub fn random_weights(len: usize, max_weight: u32, seed: u64) -> Vec<u32> {
+    let max_weight = max_weight.max(1);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_3e16_4750_0000);
+    (0..len).map(|_| rng.random_range(1..=max_weight)).collect()
+}
+
+/// Shortest-path distances from `source` by Dijkstra's algorithm (a binary heap), [`UNREACHED`]
+/// where no path goes. Panics if `source` is not a vertex.
+pub fn dijkstra(g: &Graph, source: u32) -> Vec<u32> {
+    let n = g.vertices();
+    assert!(
+        (source as usize) < n,
+        "source {source} of a graph of {n} vertices"
+    );
+    let mut dist = vec![u64::MAX; n];
+    let mut heap = BinaryHeap::new();
+    dist[source as usize] = 0;
+    heap.push(Reverse((0u64, source as usize)));
+    while let Some(Reverse((d, v))) = heap.pop() {
+        if d > dist[v] {
+            continue;
+        }
+        for (u, w) in g.out_edges(v) {
+            let nd = d + w as u64;
+            if nd < dist[u] {
+                dist[u] = nd;
+                heap.push(Reverse((nd, u)));
+            }
+        }
+    }
+    dist.into_iter()
+        .map(|d| u32::try_from(d).unwrap_or(UNREACHED))
+        .collect()
+}
+
+/// BFS levels from `source` (the source is level 0), [`UNREACHED`] where no path goes. Panics if
+/// `source` is not a vertex.
+pub fn bfs_levels(g: &Graph, source: u32) -> Vec<u32> {
+    let n = g.vertices();
+    assert!(
+        (source as usize) < n,
+        "source {source} of a graph of {n} vertices"
+    );
+    let mut level = vec![UNREACHED; n];
+    let mut queue = std::collections::VecDeque::new();
+    level[source as usize] = 0;
+    queue.push_back(source as usize);
+    while let Some(v) = queue.pop_front() {
+        for (u, _) in g.out_edges(v) {
+            if level[u] == UNREACHED {
+                level[u] = level[v] + 1;
+                queue.push_back(u);
+            }
+        }
+    }
+    level
+}
+
+/// The edges a traversal that reached the vertices with `dist[v] != UNREACHED` examined: the sum of
+/// their out-degrees. The "edges traversed" of MTEPS (as Graph500 counts the edges of the reached
+/// component).
+pub fn traversed_edges(g: &Graph, dist: &[u32]) -> u64 {
+    (0..g.vertices())
+        .filter(|&v| dist[v] != UNREACHED)
+        .map(|v| g.degree(v) as u64)
+        .sum()
+}
+
+/// The first vertex where `got` differs from `want`, as an error message naming `what`.
+pub fn compare(what: &str, want: &[u32], got: &[u32]) -> std::result::Result<(), String> {
+    if want.len() != got.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    let wrong = want.iter().zip(got).filter(|(w, g)| w != g).count();
+    match want.iter().zip(got).position(|(w, g)| w != g) {
+        None => Ok(()),
+        Some(v) => {
+            let show = |x: u32| {
+                if x == UNREACHED {
+                    "unreached".to_string()
+                } else {
+                    x.to_string()
+                }
+            };
+            Err(format!(
+                "{what}: {wrong} of {} vertices differ; first at vertex {v}: got {}, expected {}",
+                want.len(),
+                show(got[v]),
+                show(want[v])
+            ))
+        }
+    }
+}
+
+/// A [`Graph`] in device memory: its offsets as an `Offsets` tile set (a tile per vertex, an atom per
+/// edge), the edges' heads and weights.
+pub struct DeviceGraph {
+    offsets: DeviceOffsets,
+    adj: DeviceBuffer<u32>,
+    weights: DeviceBuffer<u32>,
+}
+
+impl DeviceGraph {
+    /// The tile set: vertex `v`'s edges are atoms `offsets[v]..offsets[v + 1]`.
+    pub fn offsets(&self) -> &DeviceOffsets {
+        &self.offsets
+    }
+
+    /// The head of each edge.
+    pub fn adj(&self) -> &DeviceBuffer<u32> {
+        &self.adj
+    }
+
+    /// The weight of each edge.
+    pub fn weights(&self) -> &DeviceBuffer<u32> {
+        &self.weights
+    }
+
+    pub fn vertices(&self) -> usize {
+        self.offsets.num_tiles()
+    }
+
+    pub fn edges(&self) -> usize {
+        self.offsets.num_atoms()
+    }
+}
+
+impl Gpu {
+    /// Uploads a graph. Errors if its distances may not fit `u32`
+    /// ([`Graph::check_distances_fit`]) or it is too large for 32-bit offsets.
+    pub fn upload_graph(&self, g: &Graph) -> Result<DeviceGraph> {
+        g.check_distances_fit()?;
+        Ok(DeviceGraph {
+            offsets: self.upload_offsets(&g.offsets)?,
+            adj: self.upload(&g.adj)?,
+            weights: self.upload(&g.weights)?,
+        })
+    }
+
+    /// Copies `host` into `buf` from element `offset` on (e.g. one vertex's initial distance),
+    /// ordered on this handle's stream like every other operation. Panics if it does not fit in the
+    /// buffer's length.
+    pub fn write_at<T: crate::Element>(
+        &self,
+        buf: &mut DeviceBuffer<T>,
+        offset: usize,
+        host: &[T],
+    ) -> Result<()> {
+        assert!(
+            offset + host.len() <= buf.len(),
+            "write_at: {} elements at {offset} into a buffer of {}",
+            host.len(),
+            buf.len()
+        );
+        let context = || format!("writing {} elements at {offset}", host.len());
+        self.check_own(buf.cuda_stream(), context)?;
+        if host.is_empty() {
+            return Ok(());
+        }
+        let slice = buf
+            .slice_mut()
+            .expect("a non-empty range has an allocation");
+        self.stream()
+            .memcpy_htod(host, &mut slice.slice_mut(offset..offset + host.len()))
+            .map_err(LoopsError::driver(context()))
+    }
+}
+
+/// The frontier compaction kernel: reads the flags of all `n` vertices, clears the set ones and
+/// appends their ids to `out` at `*count` (a warp ballot and a shared-memory scan per block of 256,
+/// one global atomic per block that found any). The order of the ids in `out` is not specified.
+pub const COMPACT_SOURCE: &str = r#"// loops for Rust: frontier compaction (loops-runtime/src/graph.rs).
+extern "C" __global__ void __launch_bounds__(256) loops_compact_flags(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* __restrict__ count)
+{
+    __shared__ unsigned int warp_base[8];
+    __shared__ unsigned int block_base;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    for (unsigned long long start = (unsigned long long)blockIdx.x * 256ull; start < n;
+         start += (unsigned long long)gridDim.x * 256ull) {
+        const unsigned long long i = start + threadIdx.x;
+        unsigned int f = 0u;
+        if (i < n) {
+            f = flags[i];
+            if (f != 0u) flags[i] = 0u;
+        }
+        const unsigned int ballot = __ballot_sync(0xffffffffu, f != 0u);
+        if (lane == 0u) warp_base[warp] = __popc(ballot);
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            unsigned int total = 0u;
+            for (unsigned int w = 0u; w < 8u; ++w) {
+                const unsigned int c = warp_base[w];
+                warp_base[w] = total;
+                total += c;
+            }
+            block_base = total != 0u ? atomicAdd(count, total) : 0u;
+        }
+        __syncthreads();
+        if (f != 0u) {
+            out[block_base + warp_base[warp] + __popc(ballot & ((1u << lane) - 1u))] = (unsigned int)i;
+        }
+        // warp_base and block_base are rewritten by the next round.
+        __syncthreads();
+    }
+}
+"#;
+
+/// The blocks of one compaction launch: enough for the device to be full, each then strides.
+fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
+    let limits = gpu.limits();
+    let full = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
+    let grid = n.div_ceil(256).clamp(1, full * 4) as u32;
+    LaunchDims {
+        grid,
+        block: 256,
+        shared_bytes: 0,
+    }
+}
+
+/// What a [`FrontierLoop::run`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopStats {
+    /// Steps run (frontiers processed).
+    pub iterations: u32,
+    /// The frontiers' sizes added up: vertices processed, a vertex counted once per frontier it is in.
+    pub frontier_vertices: u64,
+    /// The largest frontier.
+    pub max_frontier: usize,
+}
+
+/// The host loop of a frontier algorithm, reusable across runs on graphs of up to `vertices`
+/// vertices: it owns the two frontier buffers (current and next, one slot per vertex each), the
+/// flag array the step kernel marks the next frontier in, and the device counter of the compaction.
+///
+/// ```ignore
+/// let mut frontier = FrontierLoop::new(&gpu, g.vertices())?;
+/// let stats = frontier.run(&gpu, &[source], |gpu, current, next_flags, _iteration| {
+///     sssp(gpu, g.offsets(), g.adj(), g.weights(), current, &mut dist, next_flags)
+/// })?;
+/// ```
+///
+/// Each iteration: the step (given the current frontier, whose `len()` is its size, and the flags,
+/// all 0), the compaction of the flags into the next frontier on the GPU (clearing them), and a
+/// 4-byte read of its size, which waits for the GPU; the frontiers themselves stay on the device.
+/// The loop ends when a frontier is empty, or with [`LoopsError::NoConvergence`] after
+/// `max_iterations` (default: a step per vertex plus one, more than any monotone relaxation needs
+/// unless a distance can decrease forever, e.g. a negative cycle).
+pub struct FrontierLoop {
+    vertices: usize,
+    current: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    flags: DeviceBuffer<u32>,
+    count: DeviceBuffer<u32>,
+    compact: CudaFunction,
+    max_iterations: Option<u64>,
+}
+
+impl FrontierLoop {
+    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
+    /// disk cache) the compaction kernel.
+    pub fn new(gpu: &Gpu, vertices: usize) -> Result<FrontierLoop> {
+        if vertices > i32::MAX as usize {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
+            });
+        }
+        Ok(FrontierLoop {
+            vertices,
+            current: gpu.zeros(vertices)?,
+            next: gpu.zeros(vertices)?,
+            flags: gpu.zeros(vertices)?,
+            count: gpu.zeros(1)?,
+            compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
+            max_iterations: None,
+        })
+    }
+
+    /// The vertices this loop was made for.
+    pub fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// Stops a run with [`LoopsError::NoConvergence`] after `max` iterations (`None`: the default, a
+    /// step per vertex plus one).
+    pub fn set_max_iterations(&mut self, max: Option<u64>) {
+        self.max_iterations = max;
+    }
+
+    /// Runs `step` from the frontier `sources` until a frontier is empty. `step(gpu, frontier,
+    /// next_flags, iteration)` must set `next_flags[u]` to a non-zero value for each vertex `u` of
+    /// the next frontier (a vertex flagged several times enters it once) and touch no other
+    /// element of the flags; `iteration` counts from 0. The sources are taken as given (a repeated
+    /// one is processed twice in the first step). Errors if a source is not a vertex.
+    pub fn run<F>(&mut self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
+    where
+        F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, u32) -> Result<()>,
+    {
+        let n = self.vertices;
+        if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("source {s} of a graph of {n} vertices"),
+            });
+        }
+        if sources.len() > n {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("{} sources for {n} vertices", sources.len()),
+            });
+        }
+        // A run that failed half-way may have left flags set.
+        self.flags.set_len(n);
+        gpu.fill(&mut self.flags, 0)?;
+        self.current.set_len(sources.len());
+        gpu.write_at(&mut self.current, 0, sources)?;
+        let max = self.max_iterations.unwrap_or(n as u64 + 1);
+        let dims = compact_dims(gpu, n);
+        let mut stats = LoopStats::default();
+        let mut iteration = 0u64;
+        while !self.current.is_empty() {
+            if iteration >= max {
+                return Err(LoopsError::NoConvergence {
+                    iterations: iteration,
+                    frontier: self.current.len(),
+                });
+            }
+            stats.frontier_vertices += self.current.len() as u64;
+            stats.max_frontier = stats.max_frontier.max(self.current.len());
+            step(gpu, &self.current, &mut self.flags, iteration as u32)?;
+            gpu.fill(&mut self.count, 0)?;
+            self.next.set_len(n);
+            let mut args = KernelArgs::new();
+            let ptr = Param::Ptr {
+                ty: "unsigned int",
+                mutable: true,
+            };
+            args.push_buffer(&self.flags, ptr);
+            args.scalar(n as u32);
+            args.push_buffer(&self.next, ptr);
+            args.push_buffer(&self.count, ptr);
+            gpu.launch_function("loops_compact_flags", &self.compact, dims, args)?;
+            let size = gpu.download(&self.count)?[0] as usize;
+            if size > n {
+                return Err(LoopsError::InvalidGraph {
+                    detail: format!("the compaction counted {size} vertices of {n}"),
+                });
+            }
+            std::mem::swap(&mut self.current, &mut self.next);
+            self.current.set_len(size);
+            iteration += 1;
+        }
+        stats.iterations = iteration as u32;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diamond() -> Graph {
+        // 0 -> 1 (4), 0 -> 2 (1), 2 -> 1 (2), 1 -> 3 (1), 3 -> 3 (5: self-loop), 2 -> 1 (7: repeat);
+        // 4 unreachable.
+        Graph::from_edges(
+            5,
+            &[
+                (0, 1, 4),
+                (0, 2, 1),
+                (2, 1, 2),
+                (1, 3, 1),
+                (3, 3, 5),
+                (2, 1, 7),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn dijkstra_and_bfs_on_a_small_graph() {
+        let g = diamond();
+        assert_eq!(g.vertices(), 5);
+        assert_eq!(g.edges(), 6);
+        assert_eq!(dijkstra(&g, 0), [0, 3, 1, 4, UNREACHED]);
+        assert_eq!(bfs_levels(&g, 0), [0, 1, 1, 2, UNREACHED]);
+        assert_eq!(
+            dijkstra(&g, 4),
+            [UNREACHED, UNREACHED, UNREACHED, UNREACHED, 0]
+        );
+        assert_eq!(traversed_edges(&g, &dijkstra(&g, 0)), 6);
+        assert_eq!(g.max_degree_vertex(), Some(0));
+    }
+
+    #[test]
+    fn from_pattern_pads_rectangular_matrices_and_is_seeded() {
+        let m: sprs::CsMat<f32> =
+            sprs::CsMat::new((2, 4), vec![0, 2, 3], vec![1, 3, 0], vec![1.0; 3]);
+        let g = Graph::from_pattern(&m, 10, 7).unwrap();
+        assert_eq!(g.vertices(), 4);
+        assert_eq!(g.offsets(), [0, 2, 3, 3, 3]);
+        assert_eq!(g.adj(), [1, 3, 0]);
+        assert!(g.weights().iter().all(|&w| (1..=10).contains(&w)));
+        assert_eq!(g, Graph::from_pattern(&m, 10, 7).unwrap());
+        assert_eq!(Graph::from_pattern(&m, 1, 7).unwrap().weights(), [1, 1, 1]);
+        assert_eq!(Graph::from_pattern(&m.to_csc(), 10, 7).unwrap(), g);
+    }
+
+    #[test]
+    fn invalid_graphs_are_refused() {
+        assert!(Graph::new(vec![0, 2], vec![0], vec![1]).is_err());
+        assert!(Graph::new(vec![0, 1], vec![1], vec![1]).is_err());
+        assert!(Graph::new(vec![1, 1], vec![], vec![]).is_err());
+        assert!(Graph::from_edges(2, &[(0, 2, 1)]).is_err());
+        let heavy = Graph::from_edges(3, &[(0, 1, u32::MAX / 2), (1, 2, u32::MAX / 2)]).unwrap();
+        assert!(heavy.check_distances_fit().is_err());
+        assert!(diamond().check_distances_fit().is_ok());
+    }
+
+    #[test]
+    fn compare_names_the_first_difference() {
+        assert!(compare("d", &[1, 2], &[1, 2]).is_ok());
+        let e = compare("d", &[1, UNREACHED], &[1, 5]).unwrap_err();
+        assert!(e.contains("vertex 1: got 5, expected unreached"), "{e}");
+    }
+}
