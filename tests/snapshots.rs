@@ -40,7 +40,7 @@ fn every_kernel_under_every_schedule() {
     }
     // Ten kernels under all 8 schedules (`auto` included), the tile subset (`spmv_frontier`) under
     // the 6 that take one.
-    assert_eq!(count, 10 * 8 + 6);
+    assert_eq!(count, 10 * 8 + 6 + 2); // + spmv under work_oriented and merge_path with 12 items per thread
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics

@@ -68,6 +68,8 @@ macro_rules! under_schedules {
     (@module $kernel:ident block) => { pub mod block { use super::*; $kernel!(schedule = "block"); } };
     (@module $kernel:ident work_oriented) => { pub mod work_oriented { use super::*; $kernel!(schedule = "work_oriented"); } };
     (@module $kernel:ident merge_path) => { pub mod merge_path { use super::*; $kernel!(schedule = "merge_path"); } };
+    (@module $kernel:ident work_oriented12) => { pub mod work_oriented12 { use super::*; $kernel!(schedule = "work_oriented", items_per_thread = 12); } };
+    (@module $kernel:ident merge_path12) => { pub mod merge_path12 { use super::*; $kernel!(schedule = "merge_path", items_per_thread = 12); } };
     (@module $kernel:ident auto) => { pub mod auto { use super::*; $kernel!(schedule = "auto"); } };
 }
 

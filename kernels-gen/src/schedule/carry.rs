@@ -249,9 +249,9 @@ mod lowering {
         1 + accumulators as u32
     }
 
-    /// Static shared memory a block may take (of CUDA's 48 KiB), so that several blocks stay
-    /// resident per SM.
-    const SHARED_BUDGET: u32 = 40 * 1024;
+    /// Static shared memory a block may take (of CUDA's 48 KiB per block without opting in to
+    /// more): enough to stage the operands of 12 items per thread in f64.
+    const SHARED_BUDGET: u32 = 46 * 1024;
 
     /// The shared-memory search of a block's segment: the largest `x` in `lo..=hi` with
     /// `offsets[x] + slope * x <= bound`, where `off(x)` reads the offsets.
