@@ -262,44 +262,21 @@ fn run_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
         gpu.name(),
         T::RUST_NAME
     );
-    let mut failures = Vec::new();
-    let mut table: Vec<(String, usize, usize)> = Vec::new();
+    let mut tally = common::Tally::default();
     for (i, (name, a)) in matrices.iter().enumerate() {
         let s = seed.wrapping_add(i as u64);
         let m = upload(&gpu, a, s).unwrap_or_else(|e| panic!("{name}: {e}"));
         for (kernel, check, schedules) in checks::<T>() {
             for schedule in schedules {
                 let key = format!("{kernel:<15} {schedule}");
-                let entry = match table.iter_mut().find(|(k, _, _)| *k == key) {
-                    Some(e) => e,
-                    None => {
-                        table.push((key.clone(), 0, 0));
-                        table.last_mut().unwrap()
-                    }
-                };
-                entry.2 += 1;
-                match check(&gpu, schedule, a, &m, s) {
-                    Ok(c) if c.passed() => entry.1 += 1,
-                    Ok(c) => failures.push(format!("{name} / {key}: {c}")),
-                    Err(e) => failures.push(format!("{name} / {key}: error: {e}")),
-                }
+                let outcome = check(&gpu, schedule, a, &m, s)
+                    .map(|c| (c.passed(), c.to_string()))
+                    .map_err(|e| e.to_string());
+                tally.record(name, &key, outcome);
             }
         }
     }
-    println!(
-        "{:<31} passed / run  ({} matrices)",
-        "kernel / schedule",
-        matrices.len()
-    );
-    for (key, passed, run) in &table {
-        println!("{key:<31} {passed} / {run}");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    tally.finish(matrices.len());
 }
 
 #[test]

@@ -151,3 +151,54 @@ pub fn fresh_seed() -> u64 {
 pub fn gpu() -> Gpu {
     Gpu::new(0).unwrap_or_else(|e| panic!("the `gpu` feature's tests need a CUDA device: {e}"))
 }
+
+/// Checks counted by kernel and schedule, and the failures named by matrix: a GPU test runs every
+/// check, then prints the table and fails if any check did.
+#[derive(Default)]
+pub struct Tally {
+    rows: Vec<(String, usize, usize)>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    /// Records one check of `key` (kernel and schedule) on `matrix`: passed, or its report.
+    pub fn record(&mut self, matrix: &str, key: &str, outcome: Result<(bool, String), String>) {
+        let row = match self.rows.iter().position(|(k, _, _)| k == key) {
+            Some(i) => &mut self.rows[i],
+            None => {
+                self.rows.push((key.to_string(), 0, 0));
+                self.rows.last_mut().expect("just pushed")
+            }
+        };
+        row.2 += 1;
+        match outcome {
+            Ok((true, _)) => row.1 += 1,
+            Ok((false, report)) => self.failures.push(format!("{matrix} / {key}: {report}")),
+            Err(e) => self.failures.push(format!("{matrix} / {key}: error: {e}")),
+        }
+    }
+
+    /// Prints passed / run per key and panics with every failure, if any.
+    pub fn finish(self, matrices: usize) {
+        let width = self
+            .rows
+            .iter()
+            .map(|(k, _, _)| k.len())
+            .max()
+            .unwrap_or(0)
+            .max(17);
+        println!(
+            "{:<width$} passed / run  ({matrices} matrices)",
+            "kernel / schedule"
+        );
+        for (key, passed, run) in &self.rows {
+            println!("{key:<width$} {passed} / {run}");
+        }
+        assert!(
+            self.failures.is_empty(),
+            "{} failures:\n{}",
+            self.failures.len(),
+            self.failures.join("\n")
+        );
+    }
+}

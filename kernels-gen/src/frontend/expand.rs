@@ -111,16 +111,19 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let checks = length_checks(kernel);
     let rounds = carry_rounds(kernel);
 
-    let entries: Vec<TokenStream> = kernel
-        .instantiations()
-        .iter()
-        .map(|inst| {
-            let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
-            let key = types.join("_");
-            let entry = &inst.entry;
-            quote!((#key, #entry))
-        })
-        .collect();
+    // `(element type, entry point)` of each instantiation of a kernel.
+    let entries_of = |k: &Kernel| -> Vec<TokenStream> {
+        k.instantiations()
+            .iter()
+            .map(|inst| {
+                let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
+                let key = types.join("_");
+                let entry = &inst.entry;
+                quote!((#key, #entry))
+            })
+            .collect()
+    };
+    let entries = entries_of(kernel);
     let entry_key = if kernel.type_params.is_empty() {
         quote!("")
     } else {
@@ -133,17 +136,6 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
          in a process compiles it with NVRTC; later calls reuse the compiled module."
     );
     let doc_mod = format!("The generated CUDA and launch spec of the `{name_str}` kernel.");
-    let entries_of = |k: &Kernel| -> Vec<TokenStream> {
-        k.instantiations()
-            .iter()
-            .map(|inst| {
-                let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
-                let key = types.join("_");
-                let entry = &inst.entry;
-                quote!((#key, #entry))
-            })
-            .collect()
-    };
     if !emitted.candidates.is_empty() {
         // `auto`: one source, a spec and an entry table per candidate, the choice at each launch.
         let mut schedules = Vec::new();
