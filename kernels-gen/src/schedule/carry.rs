@@ -293,7 +293,13 @@ mod lowering {
             let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
                 .filter(|s| self.stage_fits(s.len(), accs.len()));
             cx.line_directive(tiles.line);
-            self.block_range(cx, set, fixup);
+            // Without rounds the operands are staged together with the offsets window: one
+            // round trip to memory and one barrier fewer per block.
+            let early_stage = parts.rounds.is_none() && staged.is_some();
+            self.block_range(cx, set, fixup, !early_stage);
+            if let (true, Some(staged)) = (early_stage, &staged) {
+                self.stage(cx, var, staged);
+            }
             let windowed = self.partition == Partition::MergePath;
             let off = move |i: &str| {
                 if windowed {
@@ -322,7 +328,7 @@ mod lowering {
             } else if fixup {
                 cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
             }
-            if let Some(staged) = &staged {
+            if let (false, Some(staged)) = (early_stage, &staged) {
                 self.stage(cx, var, staged);
             }
             if fixup {
@@ -466,10 +472,11 @@ mod lowering {
 
         /// Declares the block's range of the tile set, found by two warps:
         /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends), and the
-        /// offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`). With a carry fix-up, a
+        /// offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`), followed by a barrier
+        /// when `sync` (else the caller's next barrier covers it). With a carry fix-up, a
         /// block takes its place in the order (`loops_chunk`) from a ticket, so that every block it
         /// looks back at has started; otherwise it is `blockIdx.x`.
-        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool) {
+        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool, sync: bool) {
             let items = self.block_items();
             cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
             if fixup {
@@ -571,7 +578,9 @@ mod lowering {
             cx.line("#pragma unroll");
             cx.line(format!("for (int loops_r = 0; loops_r < {trips}; ++loops_r) {{ const int loops_i = (int)threadIdx.x + loops_r * {b}; if (loops_i < loops_window) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i]; }}"));
             cx.line("}");
-            cx.line("__syncthreads();");
+            if sync {
+                cx.line("__syncthreads();");
+            }
         }
 
         /// Runs `search` for the range's start (`loops_end` false) and end (true) into
