@@ -529,6 +529,17 @@ impl Gpu {
         ))
     }
 
+    /// Waits for all work on every stream of this device's context: this handle's, its siblings'
+    /// (see [`Gpu::fork`]) and any other handle's of the device (`cuCtxSynchronize`).
+    pub fn synchronize_device(&self) -> Result<()> {
+        self.shared.ctx.synchronize().map_err(LoopsError::driver(
+            "synchronizing the device (every stream)",
+        ))?;
+        self.shared.ctx.check_err().map_err(LoopsError::driver(
+            "an earlier asynchronous operation (reported late)",
+        ))
+    }
+
     /// The entry point `entry` of the kernel `source`, compiled (once per process per device, for this
     /// device's architecture; or read from the disk cache) and loaded. `kernel_name` names the kernel
     /// in errors.
