@@ -110,6 +110,15 @@ struct Shared {
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
 }
 
+impl Drop for Shared {
+    /// The last handle of a context is going: its modules are unloaded after this, so let every
+    /// kernel queued on any of its streams finish first.
+    fn drop(&mut self) {
+        let r = self.ctx.synchronize();
+        self.ctx.record_err(r);
+    }
+}
+
 /// The loaded entry points of one source, by name.
 type EntryPoints = HashMap<String, Arc<LoadedFunction>>;
 
@@ -809,8 +818,8 @@ impl<T> DeviceBuffer<T> {
         self.len() == 0
     }
 
-    /// The cudarc allocation, `None` for an empty buffer. For interoperation; work on it must go to
-    /// [`Gpu::stream`].
+    /// The cudarc allocation, `None` for an empty buffer. For interoperation; work on it by hand must
+    /// go to the stream of the handle that made it (`cuda_slice().stream()`), or be ordered with it.
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
         self.slice.as_ref()
     }
