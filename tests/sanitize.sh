@@ -18,6 +18,9 @@
 # Exit status: 0 if every tool of every binary passed (no reported error, every test passed, no
 # timeout), else 1.
 set -u
+# Binaries and folders named on the command line, made absolute before moving to the checkout's root.
+args=()
+for arg in "$@"; do args+=("$(realpath "$arg")"); done
 cd "$(dirname "$0")/.."
 out=${LOOPS_SANITIZE_OUT:-/tmp/sanitize}
 mkdir -p "$out"
@@ -32,8 +35,8 @@ tools=${LOOPS_SANITIZE_TOOLS:-memcheck racecheck synccheck}
 jobs=${LOOPS_SANITIZE_JOBS:-3}
 
 bins=()
-if [ $# -eq 0 ]; then set -- .device/tests; fi
-for arg in "$@"; do
+[ ${#args[@]} -gt 0 ] || args=("$PWD/.device/tests")
+for arg in "${args[@]}"; do
   if [ -d "$arg" ]; then
     for b in "$arg"/gpu_*; do
       [ -x "$b" ] && [ "$(basename "$b")" != gpu_soak ] && bins+=("$b")
