@@ -57,6 +57,8 @@ run_tool() {
   timeout "$limit" "$cs" --tool "$tool" --error-exitcode 9 "$bin" "${filters[@]}" \
     --skip out_of_memory --test-threads=1 >"$log" 2>&1
   rc=$?
+  # A failed test whose exit status the tool did not pass on still fails.
+  [ $rc -eq 0 ] && grep -q '^test result: FAILED' "$log" && rc=101
   case $rc in
     0) status=ok ;;
     124) status=TIMEOUT ;;
