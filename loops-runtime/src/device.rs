@@ -1,17 +1,28 @@
 //! The device handle, device buffers, and the per-device kernel cache.
 //!
-//! # One stream, no event tracking
+//! # Streams: one per handle, buffers ordered across sibling handles
 //!
-//! A [`Gpu`] owns one CUDA context handle and one stream, and does *all* its work on that stream:
-//! allocations (stream-ordered `cuMemAllocAsync`), copies, memsets, launches, and frees (a dropped
-//! buffer is freed with `cuMemFreeAsync` on the same stream). Stream order alone therefore orders every
-//! use of every buffer, which is all the synchronization there is to have. cudarc's per-slice event
-//! tracking (two `CUevent`s per allocation, a wait and a record around every use) exists to order
-//! uses across *several* streams; here it would only add driver calls to every launch, so `Gpu::new`
-//! turns it off on its own context handle before allocating anything. What that makes our job
-//! (cudarc's safety conditions for `disable_event_tracking`): never use a buffer on another stream.
-//! Each `Gpu` has its own context handle and stream, so a buffer made by one `Gpu` handed to another
-//! (even one on the same device) is refused with [`LoopsError::ForeignBuffer`] rather than raced.
+//! A [`Gpu`] owns one stream and does *all* its work on it: allocations (stream-ordered
+//! `cuMemAllocAsync`), copies, memsets, launches, and frees (a dropped buffer is freed with
+//! `cuMemFreeAsync` on the stream of the handle that made it). Stream order alone orders every use of
+//! a handle's own buffers, so those uses cost no synchronization at all. cudarc's per-slice event
+//! tracking (two `CUevent`s per allocation, a wait and a record around every use) is turned off on
+//! the context handle before anything is allocated: it would add driver calls to every launch.
+//!
+//! [`Gpu::fork`] makes a *sibling* handle: the same context, device facts and compiled kernels
+//! (modules and entry points are cached once, behind an `Arc`, for every sibling), but its own stream
+//! and its own scratch area, so siblings run concurrently, from one host thread or many. The carry
+//! schedules' scratch (see [`crate::launch`]) is never shared by two streams.
+//!
+//! A buffer may be used by any handle of the same CUDA context (its siblings, and other [`Gpu::new`]
+//! handles of the same device, which share its primary context). When a call on handle `B` uses a
+//! buffer made by handle `A`, the runtime orders it as if both ran on one stream, with two events:
+//! before `B`'s work, `B`'s stream waits for everything queued on `A`'s stream so far (so the
+//! allocation, the upload and every earlier kernel on `A` are done); after it, `A`'s stream waits for
+//! `B`'s work (so `A`'s later work, and the buffer's stream-ordered free, come after). That is what
+//! cudarc's event tracking would do, done only where a buffer crosses streams. It couples the two
+//! streams at that point: for concurrency, give each handle its own buffers. A buffer of another
+//! device (another context) is refused with [`LoopsError::ForeignBuffer`].
 //!
 //! # Zero-length buffers
 //!
@@ -73,10 +84,21 @@ pub fn driver_available() -> Result<()> {
 
 /// A CUDA device: a context handle, the one stream all work of this handle goes to, what the launch
 /// geometry needs to know about the device, and the cache of compiled kernels. `Send + Sync`; share
-/// it by reference or `Arc`.
+/// it by reference or `Arc`, or [`fork`](Gpu::fork) it into handles with their own streams that
+/// share its context and compiled kernels.
 pub struct Gpu {
-    ctx: Arc<CudaContext>,
+    shared: Arc<Shared>,
     stream: Arc<CudaStream>,
+    /// Global scratch of the segment schedules' carries and the checked kernels' fault record (see
+    /// `launch`), grown on demand. One per handle: only this handle's stream ever uses it, so its
+    /// launches use it one after another.
+    scratch: Mutex<DeviceBuffer<u64>>,
+}
+
+/// What the handles of one device context share: the context, the device's facts and the compiled
+/// kernels.
+struct Shared {
+    ctx: Arc<CudaContext>,
     ordinal: usize,
     name: String,
     arch: Arch,
@@ -86,8 +108,15 @@ pub struct Gpu {
     modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
-    /// Global scratch of the segment schedules' carries (see `launch`), grown on demand.
-    scratch: Mutex<DeviceBuffer<u64>>,
+}
+
+impl Drop for Shared {
+    /// The last handle of a context is going: its modules are unloaded after this, so let every
+    /// kernel queued on any of its streams finish first.
+    fn drop(&mut self) {
+        let r = self.ctx.synchronize();
+        self.ctx.record_err(r);
+    }
 }
 
 /// The loaded entry points of one source, by name.
@@ -102,11 +131,11 @@ pub(crate) struct LoadedFunction {
 impl fmt::Debug for Gpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gpu")
-            .field("ordinal", &self.ordinal)
-            .field("name", &self.name)
-            .field("arch", &self.arch)
-            .field("limits", &self.limits)
-            .field("driver_version", &self.driver_version)
+            .field("ordinal", &self.shared.ordinal)
+            .field("name", &self.shared.name)
+            .field("arch", &self.shared.arch)
+            .field("limits", &self.shared.limits)
+            .field("driver_version", &self.shared.driver_version)
             .finish_non_exhaustive()
     }
 }
@@ -164,20 +193,93 @@ impl Gpu {
             .map_err(LoopsError::driver("querying the driver version"))?;
 
         Ok(Gpu {
-            ctx,
+            shared: Arc::new(Shared {
+                ctx,
+                ordinal,
+                name,
+                arch: Arch::new(major as u32, minor as u32),
+                limits: DeviceLimits {
+                    sm_count: sm_count as u32,
+                    max_threads_per_sm: max_threads_per_sm as u32,
+                },
+                driver_version,
+                modules: Mutex::new(HashMap::new()),
+                functions: Mutex::new(HashMap::new()),
+            }),
             stream,
-            ordinal,
-            name,
-            arch: Arch::new(major as u32, minor as u32),
-            limits: DeviceLimits {
-                sm_count: sm_count as u32,
-                max_threads_per_sm: max_threads_per_sm as u32,
-            },
-            driver_version,
-            modules: Mutex::new(HashMap::new()),
-            functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(DeviceBuffer::empty()),
         })
+    }
+
+    /// A sibling handle with its own stream: the same device, context and compiled kernels (a kernel
+    /// compiled or loaded by one sibling is loaded for all), and its own scratch area for the carry
+    /// schedules, so that siblings' launches may run concurrently (e.g. one handle per host thread).
+    /// Its work is not ordered with this handle's, except where a call uses a buffer of the other
+    /// (see the module documentation: the runtime then orders the two streams at that call).
+    #[doc(alias = "with_new_stream")]
+    pub fn fork(&self) -> Result<Gpu> {
+        let ordinal = self.shared.ordinal;
+        let stream = self
+            .shared
+            .ctx
+            .new_stream()
+            .map_err(LoopsError::driver(format!(
+                "creating a stream on device {ordinal}"
+            )))?;
+        Ok(Gpu {
+            shared: self.shared.clone(),
+            stream,
+            scratch: Mutex::new(DeviceBuffer::empty()),
+        })
+    }
+
+    /// Whether `other` shares this handle's context and compiled kernels (it was made by
+    /// [`fork`](Gpu::fork) from this handle or from a sibling of it, or is this handle).
+    pub fn is_sibling(&self, other: &Gpu) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo`), for the whole device: other handles'
+    /// and other processes' allocations count too. Memory freed by dropped buffers returns to the
+    /// device at the next synchronization of the stream that freed it.
+    pub fn memory_info(&self) -> Result<MemoryInfo> {
+        let (free, total) = self.shared.ctx.mem_get_info().map_err(LoopsError::driver(
+            "querying free device memory (cuMemGetInfo)",
+        ))?;
+        Ok(MemoryInfo {
+            free_bytes: free as u64,
+            total_bytes: total as u64,
+        })
+    }
+
+    /// An allocation failure as an error: [`LoopsError::OutOfMemory`] (with the device's free memory
+    /// at the time) when the device is out of memory, else a driver error.
+    fn alloc_error(
+        &self,
+        what: String,
+        requested_bytes: u64,
+    ) -> impl FnOnce(DriverError) -> LoopsError + '_ {
+        move |e| match e.0 {
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY => self.out_of_memory(what, requested_bytes),
+            _ => LoopsError::driver(what)(e),
+        }
+    }
+
+    fn out_of_memory(&self, what: String, requested_bytes: u64) -> LoopsError {
+        let info = self.memory_info().ok();
+        LoopsError::OutOfMemory {
+            what,
+            requested_bytes,
+            free_bytes: info.map(|i| i.free_bytes),
+            total_bytes: info.map(|i| i.total_bytes),
+        }
+    }
+
+    /// The bytes of `len` elements of `T`, or [`LoopsError::OutOfMemory`] if that overflows.
+    fn bytes_of<T>(&self, len: usize, what: impl FnOnce() -> String) -> Result<u64> {
+        len.checked_mul(std::mem::size_of::<T>())
+            .map(|b| b as u64)
+            .ok_or_else(|| self.out_of_memory(format!("{} (the size overflows)", what()), u64::MAX))
     }
 
     /// The number of CUDA devices; [`LoopsError::NoDriver`] without a driver, 0 without a device.
@@ -199,32 +301,32 @@ impl Gpu {
 
     /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
     pub fn name(&self) -> &str {
-        &self.name
+        &self.shared.name
     }
 
     /// The device ordinal this handle was opened with.
     pub fn ordinal(&self) -> usize {
-        self.ordinal
+        self.shared.ordinal
     }
 
     /// (major, minor), e.g. (9, 0) for Hopper.
     pub fn compute_capability(&self) -> (u32, u32) {
-        (self.arch.major, self.arch.minor)
+        (self.shared.arch.major, self.shared.arch.minor)
     }
 
     /// The architecture kernels are compiled for.
     pub fn arch(&self) -> Arch {
-        self.arch
+        self.shared.arch
     }
 
     /// What the launch geometry needs to know about the device.
     pub fn limits(&self) -> DeviceLimits {
-        self.limits
+        self.shared.limits
     }
 
     /// The CUDA version the driver supports, as `cuDriverGetVersion` reports it (13000 for 13.0).
     pub fn driver_version(&self) -> i32 {
-        self.driver_version
+        self.shared.driver_version
     }
 
     /// The stream all work of this handle goes to, for interoperation (e.g. a cuSPARSE baseline).
@@ -233,48 +335,92 @@ impl Gpu {
         &self.stream
     }
 
-    /// Errors if `buf`'s allocation was not made by this handle.
-    pub(crate) fn check_own(
+    /// Orders work about to be queued on this stream after the work queued so far on `streams` (the
+    /// streams of buffers the work uses, `None` for empty buffers), where they are not this handle's:
+    /// see the module documentation. Returns the other streams, to pass to [`Gpu::leave_foreign`]
+    /// once the work is queued. [`LoopsError::ForeignBuffer`] for a stream of another context, with
+    /// `context(i)` naming the `i`th buffer.
+    pub(crate) fn enter_foreign<'s>(
         &self,
-        stream: Option<&Arc<CudaStream>>,
-        context: impl FnOnce() -> String,
-    ) -> Result<()> {
-        match stream {
-            Some(s) if !Arc::ptr_eq(s, &self.stream) => {
-                Err(LoopsError::ForeignBuffer { context: context() })
+        streams: impl IntoIterator<Item = (usize, Option<&'s Arc<CudaStream>>)>,
+        context: impl Fn(usize) -> String,
+    ) -> Result<Vec<&'s Arc<CudaStream>>> {
+        let mut foreign: Vec<&'s Arc<CudaStream>> = Vec::new();
+        for (i, s) in streams {
+            let Some(s) = s else { continue };
+            if Arc::ptr_eq(s, &self.stream) || foreign.iter().any(|f| Arc::ptr_eq(f, s)) {
+                continue;
             }
-            _ => Ok(()),
+            if s.context().cu_ctx() != self.shared.ctx.cu_ctx() {
+                return Err(LoopsError::ForeignBuffer {
+                    context: context(i),
+                });
+            }
+            self.stream.join(s).map_err(LoopsError::driver(format!(
+                "{}: ordering this handle's stream after the stream of the buffer's handle",
+                context(i)
+            )))?;
+            foreign.push(s);
         }
+        Ok(foreign)
     }
 
-    /// Copies `host` to a new device buffer.
+    /// After work that used buffers of the `foreign` streams was queued on this stream: orders their
+    /// later work (and the buffers' frees) after it.
+    pub(crate) fn leave_foreign(&self, foreign: &[&Arc<CudaStream>], what: &str) -> Result<()> {
+        for s in foreign {
+            s.join(&self.stream).map_err(LoopsError::driver(format!(
+                "{what}: ordering the stream of a buffer's handle after this handle's stream"
+            )))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `work` (which queues work on this stream using a buffer of `stream`) between
+    /// [`Gpu::enter_foreign`] and [`Gpu::leave_foreign`].
+    pub(crate) fn with_buffer_of<R>(
+        &self,
+        stream: Option<&Arc<CudaStream>>,
+        context: impl Fn() -> String,
+        work: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
+        let foreign = self.enter_foreign([(0, stream)], |_| context())?;
+        let result = work();
+        let left = self.leave_foreign(&foreign, &context());
+        let r = result?;
+        left?;
+        Ok(r)
+    }
+
+    /// Copies `host` to a new device buffer. [`LoopsError::OutOfMemory`] if the device has no room.
     pub fn upload<T: Element>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
         if host.is_empty() {
             return Ok(DeviceBuffer::empty());
         }
-        let slice = self
-            .stream
-            .clone_htod(host)
-            .map_err(LoopsError::driver(format!(
-                "uploading {} elements of {}",
-                host.len(),
-                T::RUST_NAME
-            )))?;
+        let what = || format!("uploading {} elements of {}", host.len(), T::RUST_NAME);
+        let bytes = self.bytes_of::<T>(host.len(), what)?;
+        // SAFETY: every element is written by the copy below before anything reads the buffer.
+        let mut slice = unsafe { self.stream.alloc::<T>(host.len()) }
+            .map_err(self.alloc_error(what(), bytes))?;
+        self.stream
+            .memcpy_htod(host, &mut slice)
+            .map_err(LoopsError::driver(what()))?;
         Ok(DeviceBuffer::whole(slice))
     }
 
-    /// A new device buffer of `len` zeros.
+    /// A new device buffer of `len` zeros. [`LoopsError::OutOfMemory`] if the device has no room.
     pub fn zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         if len == 0 {
             return Ok(DeviceBuffer::empty());
         }
-        let slice = self
-            .stream
-            .alloc_zeros::<T>(len)
-            .map_err(LoopsError::driver(format!(
-                "allocating {len} zeroed elements of {}",
-                T::RUST_NAME
-            )))?;
+        let what = || format!("allocating {len} zeroed elements of {}", T::RUST_NAME);
+        let bytes = self.bytes_of::<T>(len, what)?;
+        // SAFETY: zeroed below, before anything reads it.
+        let mut slice =
+            unsafe { self.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
+        self.stream
+            .memset_zeros(&mut slice)
+            .map_err(LoopsError::driver(what()))?;
         Ok(DeviceBuffer::whole(slice))
     }
 
@@ -287,11 +433,28 @@ impl Gpu {
             T::RUST_NAME
         );
         let context = || what.clone();
-        self.check_own(buf.cuda_stream(), context)?;
         let len = buf.len;
-        let Some(slice) = buf.slice.as_mut().filter(|_| len > 0) else {
+        if len == 0 {
             return Ok(());
-        };
+        }
+        let owner = buf.cuda_stream().cloned();
+        let slice = buf
+            .slice
+            .as_mut()
+            .expect("a non-empty buffer has an allocation");
+        self.with_buffer_of(owner.as_ref(), context, || {
+            self.fill_slice(slice, len, value, &what)
+        })
+    }
+
+    fn fill_slice<T: Element>(
+        &self,
+        slice: &mut CudaSlice<T>,
+        len: usize,
+        value: T,
+        what: &str,
+    ) -> Result<()> {
+        let context = || what.to_string();
         let ptr = raw_ptr(slice);
         let size = std::mem::size_of::<T>();
         // SAFETY: `value` is a plain `Copy` value of `size` bytes; reading its bytes is fine for the
@@ -299,11 +462,13 @@ impl Gpu {
         let bytes = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
         let word = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
         let s = self.stream.cu_stream();
-        self.ctx
+        self.shared
+            .ctx
             .bind_to_thread()
             .map_err(LoopsError::driver(context()))?;
-        // SAFETY: `ptr` is a live allocation of `len * size` bytes made on this stream, and every memset
-        // below stays inside it.
+        // SAFETY: `ptr` is a live allocation of at least `len * size` bytes whose allocation this
+        // stream is ordered after (it made it, or `with_buffer_of` joined its maker's stream), and
+        // every memset below stays inside it.
         let result = unsafe {
             match size {
                 1 => sys::cuMemsetD8Async(ptr, bytes[0], len, s).result(),
@@ -329,18 +494,19 @@ impl Gpu {
     /// Copies `buf` back to the host; waits for all work queued before it on this handle's stream.
     pub fn download<T: Element>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         let context = || format!("downloading {} elements of {}", buf.len(), T::RUST_NAME);
-        self.check_own(buf.cuda_stream(), context)?;
         let Some(slice) = buf.slice.as_ref().filter(|_| buf.len > 0) else {
             return Ok(Vec::new());
         };
-        let host = self
-            .stream
-            .clone_dtoh(&slice.slice(..buf.len))
-            .map_err(LoopsError::driver(context()))?;
-        self.stream
-            .synchronize()
-            .map_err(LoopsError::driver(context()))?;
-        Ok(host)
+        self.with_buffer_of(buf.cuda_stream(), context, || {
+            let host = self
+                .stream
+                .clone_dtoh(&slice.slice(..buf.len))
+                .map_err(LoopsError::driver(context()))?;
+            self.stream
+                .synchronize()
+                .map_err(LoopsError::driver(context()))?;
+            Ok(host)
+        })
     }
 
     /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
@@ -367,7 +533,18 @@ impl Gpu {
         self.stream
             .synchronize()
             .map_err(LoopsError::driver("synchronizing the stream"))?;
-        self.ctx.check_err().map_err(LoopsError::driver(
+        self.shared.ctx.check_err().map_err(LoopsError::driver(
+            "an earlier asynchronous operation (reported late)",
+        ))
+    }
+
+    /// Waits for all work on every stream of this device's context: this handle's, its siblings'
+    /// (see [`Gpu::fork`]) and any other handle's of the device (`cuCtxSynchronize`).
+    pub fn synchronize_device(&self) -> Result<()> {
+        self.shared.ctx.synchronize().map_err(LoopsError::driver(
+            "synchronizing the device (every stream)",
+        ))?;
+        self.shared.ctx.check_err().map_err(LoopsError::driver(
             "an earlier asynchronous operation (reported late)",
         ))
     }
@@ -397,7 +574,10 @@ impl Gpu {
         param_count: Option<usize>,
     ) -> Result<Arc<LoadedFunction>> {
         let key = (source.as_ptr() as usize, source.len());
-        if let Some(f) = lock(&self.functions).get(&key).and_then(|m| m.get(entry)) {
+        if let Some(f) = lock(&self.shared.functions)
+            .get(&key)
+            .and_then(|m| m.get(entry))
+        {
             return Ok(f.clone());
         }
         let module = self.module(kernel_name, source)?;
@@ -412,7 +592,7 @@ impl Gpu {
             .map_err(LoopsError::driver(context()))?;
         let param_sizes = param_count.and_then(|n| param_sizes(&func, n));
         let loaded = Arc::new(LoadedFunction { func, param_sizes });
-        lock(&self.functions)
+        lock(&self.shared.functions)
             .entry(key)
             .or_default()
             .entry(entry.to_string())
@@ -423,19 +603,19 @@ impl Gpu {
     /// The module of `source` for this device, loaded on first use: from the disk cache, else
     /// compiled. The lock is held across the compile, so concurrent first uses compile once.
     fn module(&self, kernel_name: &str, source: &str) -> Result<Arc<CudaModule>> {
-        let key = (compile::source_hash(source), self.arch);
-        let mut modules = lock(&self.modules);
+        let key = (compile::source_hash(source), self.shared.arch);
+        let mut modules = lock(&self.shared.modules);
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
         let config = CacheConfig::global();
-        let kernel = cache::load_or_compile(kernel_name, source, self.arch, config)?;
+        let kernel = cache::load_or_compile(kernel_name, source, self.shared.arch, config)?;
         let module = match self.load_image(kernel_name, kernel.image) {
             Ok(module) => module,
             // An entry the driver refuses (it was valid for its key, so this is unexpected) is
             // compiled afresh and replaced; only the fresh image's failure is reported.
             Err(_) if kernel.origin == Origin::DiskCache => {
-                let fresh = cache::compile_fresh(kernel_name, source, self.arch, config)?;
+                let fresh = cache::compile_fresh(kernel_name, source, self.shared.arch, config)?;
                 self.load_image(kernel_name, fresh.image)?
             }
             Err(e) => return Err(e),
@@ -447,22 +627,22 @@ impl Gpu {
     /// Loads a compiled kernel into a module of this handle's context.
     fn load_image(&self, kernel_name: &str, image: KernelImage) -> Result<Arc<CudaModule>> {
         let output = image.output();
-        self.ctx.load_module(image.into_cudarc()).map_err(|e| {
+        self.shared.ctx.load_module(image.into_cudarc()).map_err(|e| {
             let hint = match (e.0, output) {
                 (CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, _) => format!(
                     " (the driver, CUDA {}, is older than NVRTC)",
-                    version_text(self.driver_version)
+                    version_text(self.shared.driver_version)
                 ),
                 (CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU, Output::Cubin) => format!(
                     " (a cubin for {} that the driver cannot load: is it, CUDA {}, older than NVRTC?)",
-                    self.arch,
-                    version_text(self.driver_version)
+                    self.shared.arch,
+                    version_text(self.shared.driver_version)
                 ),
                 _ => String::new(),
             };
             LoopsError::driver(format!(
                 "loading the module ({output}) of kernel `{kernel_name}` for {}{hint}",
-                self.arch
+                self.shared.arch
             ))(e)
         })
     }
@@ -474,10 +654,22 @@ impl Gpu {
         if scratch.len() < slots {
             // Grow geometrically so that a sequence of larger launches reallocates rarely.
             let slots = slots.max(2 * scratch.len());
+            let suffix = " (global scratch of the carry schedules)";
             *scratch = self.zeros::<u64>(slots).map_err(|e| match e {
                 LoopsError::Driver { context, source } => LoopsError::Driver {
-                    context: format!("{context} (global scratch of the carry schedules)"),
+                    context: format!("{context}{suffix}"),
                     source,
+                },
+                LoopsError::OutOfMemory {
+                    what,
+                    requested_bytes,
+                    free_bytes,
+                    total_bytes,
+                } => LoopsError::OutOfMemory {
+                    what: format!("{what}{suffix}"),
+                    requested_bytes,
+                    free_bytes,
+                    total_bytes,
                 },
                 e => e,
             })?;
@@ -488,7 +680,8 @@ impl Gpu {
     /// A pair of CUDA events on this handle's stream, for timing.
     pub fn timer(&self) -> Result<GpuTimer> {
         let event = || {
-            self.ctx
+            self.shared
+                .ctx
                 .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(LoopsError::driver("creating a timing event"))
         };
@@ -533,6 +726,13 @@ fn raw_ptr<T>(slice: &CudaSlice<T>) -> sys::CUdeviceptr {
     // With event tracking off the returned guard records nothing; any stream will do.
     let (ptr, _guard) = slice.device_ptr(slice.stream());
     ptr
+}
+
+/// Device memory, as [`Gpu::memory_info`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryInfo {
+    pub free_bytes: u64,
+    pub total_bytes: u64,
 }
 
 /// CUDA events recorded on a [`Gpu`]'s stream: `start()`, the work, `stop()`, then `elapsed_ms()`.
@@ -618,8 +818,8 @@ impl<T> DeviceBuffer<T> {
         self.len() == 0
     }
 
-    /// The cudarc allocation, `None` for an empty buffer. For interoperation; work on it must go to
-    /// [`Gpu::stream`].
+    /// The cudarc allocation, `None` for an empty buffer. For interoperation; work on it by hand must
+    /// go to the stream of the handle that made it (`cuda_slice().stream()`), or be ordered with it.
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
         self.slice.as_ref()
     }

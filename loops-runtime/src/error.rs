@@ -48,10 +48,26 @@ pub enum LoopsError {
         why: String,
     },
 
-    /// A buffer made by one `Gpu` handle was given to another: each handle orders its work on its own
-    /// stream, so using the buffer there would race.
-    #[error("{context}: the buffer belongs to another Gpu handle; use buffers with the Gpu that made them")]
+    /// A buffer made on one device (CUDA context) was given to a handle of another. Buffers of
+    /// handles of the same context (`Gpu::fork` siblings, other `Gpu::new` handles of the device) are
+    /// accepted, and ordered across the two streams by the runtime.
+    #[error("{context}: the buffer belongs to a Gpu handle of another device (CUDA context); copy it through the host, or use it with a handle of its own device")]
     ForeignBuffer { context: String },
+
+    /// The device has no room for an allocation (an upload, `zeros`, the carry schedules' scratch).
+    /// Nothing was allocated; the handle remains usable. `free_bytes` and `total_bytes` are the
+    /// device's as `cuMemGetInfo` reported them just after the failure (`None` if it could not say);
+    /// `requested_bytes` is `u64::MAX` for a size that overflows.
+    #[error("out of device memory while {what}: {requested} requested, {free} free of {total}",
+        requested = bytes_text(*requested_bytes),
+        free = free_bytes.map_or("unknown".into(), bytes_text),
+        total = total_bytes.map_or("unknown".into(), bytes_text))]
+    OutOfMemory {
+        what: String,
+        requested_bytes: u64,
+        free_bytes: Option<u64>,
+        total_bytes: Option<u64>,
+    },
 
     /// The arguments given to a kernel do not match the parameters of its entry point.
     #[error(
@@ -113,11 +129,56 @@ pub enum LoopsError {
     },
 }
 
+/// `123456789 bytes (117.7 MiB)`.
+fn bytes_text(b: u64) -> String {
+    if b == u64::MAX {
+        return "more than 2^64 bytes".into();
+    }
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut unit = "";
+    for u in UNITS {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        unit = u;
+    }
+    if unit.is_empty() {
+        format!("{b} bytes")
+    } else {
+        format!("{b} bytes ({v:.1} {unit})")
+    }
+}
+
 impl LoopsError {
     pub(crate) fn driver(
         context: impl Into<String>,
     ) -> impl FnOnce(cudarc::driver::DriverError) -> LoopsError {
         let context = context.into();
         move |source| LoopsError::Driver { context, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_memory_message() {
+        let e = LoopsError::OutOfMemory {
+            what: "allocating 1099511627776 zeroed elements of f64".into(),
+            requested_bytes: 1 << 43,
+            free_bytes: Some(80 << 30),
+            total_bytes: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "out of device memory while allocating 1099511627776 zeroed elements of f64: \
+             8796093022208 bytes (8.0 TiB) requested, 85899345920 bytes (80.0 GiB) free of unknown"
+        );
+        assert_eq!(bytes_text(10), "10 bytes");
+        assert_eq!(bytes_text(1536), "1536 bytes (1.5 KiB)");
+        assert_eq!(bytes_text(u64::MAX), "more than 2^64 bytes");
     }
 }

@@ -358,16 +358,18 @@ impl Gpu {
             buf.len()
         );
         let context = || format!("writing {} elements at {offset}", host.len());
-        self.check_own(buf.cuda_stream(), context)?;
         if host.is_empty() {
             return Ok(());
         }
+        let owner = buf.cuda_stream().cloned();
         let slice = buf
             .slice_mut()
             .expect("a non-empty range has an allocation");
-        self.stream()
-            .memcpy_htod(host, &mut slice.slice_mut(offset..offset + host.len()))
-            .map_err(LoopsError::driver(context()))
+        self.with_buffer_of(owner.as_ref(), context, || {
+            self.stream()
+                .memcpy_htod(host, &mut slice.slice_mut(offset..offset + host.len()))
+                .map_err(LoopsError::driver(context()))
+        })
     }
 }
 

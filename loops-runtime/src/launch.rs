@@ -13,8 +13,14 @@
 //!   `grid * scratch_slots_per_block` 8-byte slots per carry round, the blocks' records, stamped
 //!   with the epoch so that no launch mistakes an earlier one's records for its own.
 //!   [`Gpu::launch`] appends it (a null pointer when the kernel needs none); one scratch area per
-//!   [`Gpu`], zeroed when allocated, grown on demand and shared by its launches, which its one
-//!   stream runs one after another.
+//!   [`Gpu`] handle, zeroed when allocated, grown on demand and shared by that handle's launches,
+//!   which its one stream runs one after another. The look-back of the carry schedules relies on
+//!   that: two launches that ran at once on one area would read each other's records and race for
+//!   its ticket. Handles made by [`Gpu::fork`] have their own stream *and* their own area, so
+//!   launches on sibling streams may overlap safely.
+//!
+//! Buffers: a launch may be given buffers of any handle of its device's context; those of another
+//! handle's stream are ordered with that stream around the launch (see [`crate::device`]).
 //!
 //! An empty buffer is passed as a null pointer with length 0.
 //!
@@ -26,7 +32,7 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
-use cudarc::driver::CudaFunction;
+use cudarc::driver::{CudaFunction, CudaStream};
 use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
 
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
@@ -143,9 +149,9 @@ pub struct KernelArgs<'a> {
     sizes: Vec<usize>,
     /// What each parameter is, for error messages.
     what: Vec<Param>,
-    /// (parameter, address of the stream of the buffer's allocation): to refuse buffers of another
-    /// handle.
-    streams: Vec<(usize, usize)>,
+    /// (parameter, the stream of the buffer's allocation): buffers of another handle's stream are
+    /// ordered with it around the launch, those of another context refused.
+    streams: Vec<(usize, &'a Arc<CudaStream>)>,
     /// Rounds of the carry fix-up (a tile-invariant loop around the atom loop runs one per
     /// iteration); each needs its own scratch region. 0 means 1.
     carry_rounds: u64,
@@ -186,10 +192,9 @@ impl<'a> KernelArgs<'a> {
         self.what.push(what);
     }
 
-    pub(crate) fn push_buffer<T>(&mut self, b: &DeviceBuffer<T>, what: Param) {
+    pub(crate) fn push_buffer<T>(&mut self, b: &'a DeviceBuffer<T>, what: Param) {
         if let Some(s) = b.cuda_slice() {
-            self.streams
-                .push((self.slots.len(), Arc::as_ptr(s.stream()) as usize));
+            self.streams.push((self.slots.len(), s.stream()));
         }
         self.push_value(b.device_ptr(), what);
     }
@@ -447,15 +452,39 @@ impl Gpu {
         dims: LaunchDims,
         mut args: KernelArgs<'_>,
     ) -> Result<()> {
-        let ours = Arc::as_ptr(self.stream()) as usize;
-        if let Some(&(i, _)) = args.streams.iter().find(|&&(_, s)| s != ours) {
-            return Err(LoopsError::ForeignBuffer {
-                context: format!(
-                    "launching kernel `{kernel}`: argument {i} ({})",
-                    args.what[i]
-                ),
-            });
+        // Buffers of another handle's stream: this launch waits for that stream's work so far, and
+        // that stream's later work (the buffer's free included) waits for this launch.
+        let streams = std::mem::take(&mut args.streams);
+        let what = &args.what;
+        let foreign = self.enter_foreign(streams.iter().map(|&(i, s)| (i, Some(s))), |i| {
+            format!("launching kernel `{kernel}`: argument {i} ({})", what[i])
+        })?;
+        let launched = self.launch_queued(kernel, entry, func, dims, &mut args.slots);
+        if !foreign.is_empty() {
+            let left = self.leave_foreign(&foreign, &format!("launching kernel `{kernel}`"));
+            launched?;
+            left?;
+        } else {
+            launched?;
         }
+        if sync_each_launch() {
+            self.stream()
+                .synchronize()
+                .map_err(LoopsError::driver(format!(
+                    "running kernel `{kernel}` (entry `{entry}`)"
+                )))?;
+        }
+        Ok(())
+    }
+
+    fn launch_queued(
+        &self,
+        kernel: &str,
+        entry: &str,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        slots: &mut [u64],
+    ) -> Result<()> {
         let context = || {
             format!(
                 "launching kernel `{kernel}` (entry `{entry}`, grid {}, block {}, {} B dynamic shared memory)",
@@ -471,19 +500,17 @@ impl Gpu {
             )
             .map_err(LoopsError::driver(context()))?;
         }
-        let mut params: Vec<*mut c_void> = args
-            .slots
-            .iter_mut()
-            .map(|s| (s as *mut u64).cast())
-            .collect();
+        let mut params: Vec<*mut c_void> =
+            slots.iter_mut().map(|s| (s as *mut u64).cast()).collect();
         self.stream()
             .context()
             .bind_to_thread()
             .map_err(LoopsError::driver(context()))?;
         // SAFETY: `params` points at one live slot per parameter, holding a value of the parameter's
         // size (checked against the entry point where the driver reports sizes). Device pointers come
-        // from buffers borrowed by `args` for the call and allocated on this handle's stream, which
-        // orders the kernel after their uploads and before their frees. Staying inside the buffers is
+        // from buffers borrowed by `args` for the call, allocated on this handle's stream or on a
+        // stream of the same context that `launch_raw` orders this launch with, so the kernel runs
+        // after their uploads and before their frees. Staying inside the buffers is
         // the kernel's contract with the lengths it is passed (`check_len` in the generated wrapper).
         unsafe {
             cudarc::driver::result::launch_kernel(
@@ -495,15 +522,7 @@ impl Gpu {
                 &mut params,
             )
         }
-        .map_err(LoopsError::driver(context()))?;
-        if sync_each_launch() {
-            self.stream()
-                .synchronize()
-                .map_err(LoopsError::driver(format!(
-                    "running kernel `{kernel}` (entry `{entry}`)"
-                )))?;
-        }
-        Ok(())
+        .map_err(LoopsError::driver(context()))
     }
 }
 

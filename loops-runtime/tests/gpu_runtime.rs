@@ -391,32 +391,149 @@ fn wrong_arguments_are_refused() {
     );
 }
 
+/// A buffer of one handle used by another handle of the same device: the runtime orders the two
+/// streams around the call (the user writes nothing). Checked with a forked sibling and with a
+/// second `Gpu::new` handle (same primary context).
 #[test]
-fn buffers_of_another_handle_are_refused() {
-    let (one, two) = (gpu(), gpu());
-    let x = one.upload(&[1.0f32, 2.0]).unwrap();
-    let mut y = one.upload(&[1.0f32, 2.0]).unwrap();
-    assert!(matches!(
-        two.download(&x),
-        Err(LoopsError::ForeignBuffer { .. })
-    ));
-    assert!(matches!(
-        two.fill(&mut y, 0.0),
-        Err(LoopsError::ForeignBuffer { .. })
-    ));
+fn buffers_of_other_handles_of_the_device_are_ordered() {
+    let one = gpu();
+    for (i, two) in [one.fork().unwrap(), gpu()].into_iter().enumerate() {
+        assert_eq!(two.is_sibling(&one), i == 0);
+        let n = 1 << 20;
+        let ones = one.upload(&vec![1.0f32; n]).unwrap();
+        let mut y = one.zeros::<f32>(n).unwrap();
+        let shape = TileSetShape {
+            tiles: n as u64,
+            atoms: 0,
+        };
+        // Queue a lot of work on `one`'s stream, then use its result on `two`'s at once: `two` must
+        // wait for all of it.
+        for _ in 0..50 {
+            one.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &ones, &mut y))
+                .unwrap();
+        }
+        two.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(2.0, &ones, &mut y))
+            .unwrap();
+        // `one`'s next work waits for `two`'s launch.
+        one.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &ones, &mut y))
+            .unwrap();
+        assert!(one.download(&y).unwrap().iter().all(|&v| v == 53.0));
+        // Fills, downloads and writes through the other handle.
+        two.fill(&mut y, 4.0).unwrap();
+        one.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &ones, &mut y))
+            .unwrap();
+        assert!(two.download(&y).unwrap().iter().all(|&v| v == 5.0));
+        // A buffer dropped right after `two` used it: its free (on `one`'s stream) waits for `two`.
+        let x = one.upload(&vec![3.0f32; n]).unwrap();
+        let mut z = two.zeros::<f32>(n).unwrap();
+        for _ in 0..20 {
+            two.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &x, &mut z))
+                .unwrap();
+        }
+        drop(x);
+        assert!(two.download(&z).unwrap().iter().all(|&v| v == 60.0));
+        one.synchronize().unwrap();
+        two.synchronize().unwrap();
+    }
+}
+
+#[test]
+fn forked_handles_share_kernels_not_streams() {
+    let gpu = gpu();
+    let fork = gpu.fork().unwrap();
+    let grandchild = fork.fork().unwrap();
+    assert!(fork.is_sibling(&gpu) && grandchild.is_sibling(&gpu));
+    assert!(!self::gpu().is_sibling(&gpu));
+    assert!(!Arc::ptr_eq(gpu.stream(), fork.stream()));
+    assert!(!Arc::ptr_eq(fork.stream(), grandchild.stream()));
+    assert_eq!(fork.name(), gpu.name());
+    assert_eq!(fork.limits(), gpu.limits());
+    // One module, loaded once, for every sibling.
+    let a = grandchild.function("saxpy", SAXPY, "saxpy").unwrap();
+    let b = gpu.function("saxpy", SAXPY, "saxpy").unwrap();
+    assert_eq!(a.cu_function(), b.cu_function());
+    // The fork outlives its parent.
+    drop(gpu);
+    let x = fork.upload(&[1.0f32, 2.0]).unwrap();
+    let mut y = fork.upload(&[1.0f32, 1.0]).unwrap();
     let shape = TileSetShape { tiles: 2, atoms: 0 };
-    let err = two
-        .launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &x, &mut y))
-        .unwrap_err();
-    assert!(matches!(err, LoopsError::ForeignBuffer { .. }), "{err:?}");
-    assert!(
-        err.to_string().contains("argument 1 (const float*)"),
-        "{err}"
-    );
-    // The owner still can.
-    one.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(1.0, &x, &mut y))
+    fork.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(3.0, &x, &mut y))
         .unwrap();
-    assert_eq!(one.download(&y).unwrap(), [2.0, 4.0]);
+    assert_eq!(fork.download(&y).unwrap(), [4.0, 7.0]);
+}
+
+/// The scratch protocol (a ticket counter and per-block records) on 8 forked handles at once, from 8
+/// threads: each handle has its own scratch, so no launch sees another's ticket or records.
+#[test]
+fn forked_handles_have_their_own_scratch() {
+    let gpu = gpu();
+    let block = THREAD.block_size as u64;
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let handle = gpu.fork().unwrap();
+            s.spawn(move || {
+                let mut out = handle.zeros::<u64>(1).unwrap();
+                for i in 0..200u64 {
+                    let grid = 50 + (t * 37 + i * 11) % 1500;
+                    let shape = TileSetShape {
+                        tiles: grid * block,
+                        atoms: 0,
+                    };
+                    handle.fill(&mut out, 0).unwrap();
+                    let mut args = KernelArgs::new();
+                    args.slice_mut(&mut out);
+                    handle.launch(&TICKET_SPEC, "ticket", shape, args).unwrap();
+                    if i % 10 == 9 {
+                        assert_eq!(
+                            handle.download(&out).unwrap(),
+                            [grid * (grid + 1) / 2 + 7 * grid],
+                            "thread {t}, launch {i}, grid {grid}"
+                        );
+                    }
+                }
+                handle.synchronize().unwrap();
+            });
+        }
+    });
+}
+
+/// Asking for more memory than the device has is an error that says so, and the handle still works.
+#[test]
+fn out_of_memory_is_an_error_and_the_handle_survives() {
+    let gpu = gpu();
+    let total = gpu.memory_info().unwrap().total_bytes;
+    let err = gpu.zeros::<f64>(1 << 40).unwrap_err();
+    match &err {
+        LoopsError::OutOfMemory {
+            requested_bytes,
+            free_bytes,
+            total_bytes,
+            what,
+        } => {
+            assert_eq!(*requested_bytes, 8 << 40);
+            assert!(free_bytes.is_some_and(|f| f <= total), "{err}");
+            assert_eq!(*total_bytes, Some(total));
+            assert!(what.contains("zeroed elements of f64"), "{err}");
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    eprintln!("{err}");
+    // A size that overflows is the same error, before any driver call.
+    assert!(matches!(
+        gpu.zeros::<f64>(usize::MAX / 4),
+        Err(LoopsError::OutOfMemory {
+            requested_bytes: u64::MAX,
+            ..
+        })
+    ));
+    // The handle still allocates, launches and downloads.
+    let x = gpu.upload(&[1.0f32, 2.0]).unwrap();
+    let mut y = gpu.upload(&[1.0f32, 1.0]).unwrap();
+    let shape = TileSetShape { tiles: 2, atoms: 0 };
+    gpu.launch(&SAXPY_SPEC, "saxpy", shape, saxpy_args(2.0, &x, &mut y))
+        .unwrap();
+    assert_eq!(gpu.download(&y).unwrap(), [3.0, 5.0]);
+    gpu.synchronize().unwrap();
 }
 
 #[test]
