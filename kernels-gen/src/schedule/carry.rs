@@ -121,7 +121,7 @@ pub struct ModelRun {
     pub epilogue_sums: Vec<u64>,
 }
 
-/// Replays the protocol (segments, in-block heads and tails, cross-block fix-up by the last block)
+/// Replays the protocol (segments, in-block heads and tails, block records and the look-back)
 /// for `blocks` blocks of `block` threads, with the same rules the emitted CUDA follows.
 pub fn model_run(
     partition: Partition,
