@@ -17,13 +17,12 @@ pub struct TileStats {
 }
 
 /// The schedules an `auto` kernel is emitted under, in this order (those the body cannot be lowered
-/// under are left out at compile time).
+/// under are left out at compile time): every schedule [`preferred`] can name.
 pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
     let schedules = [
         Schedule::Thread,
         Schedule::Group { group_size: 2 },
         Schedule::Group { group_size: 4 },
-        Schedule::Group { group_size: 8 },
         Schedule::Group { group_size: 32 },
         Schedule::MergePath {
             items_per_thread: DEFAULT_ITEMS_PER_THREAD,
