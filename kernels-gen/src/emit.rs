@@ -69,7 +69,7 @@ fn emit_body(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
 }
 
 /// `schedule = "auto"`: the kernel under every candidate its body can be lowered under, in one
-/// source, each candidate's template and entry points named after it (`spmv_group16__f32`).
+/// source, each candidate's template and entry points named after it (`spmv_group4__f32`).
 fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
     let mut kernels = Vec::new();
     for config in crate::schedule::auto::candidates(kernel.config.block_size) {
