@@ -216,9 +216,9 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                         param_count: #param_count + 1,
                         ..*spec
                     };
-                    return gpu.launch(&checked, entry, #set.shape(), args);
+                    return gpu.launch(&checked, entry, #shape, args);
                 }
-                gpu.launch(spec, entry, #set.shape(), args)
+                gpu.launch(spec, entry, #shape, args)
             }
         };
     }
