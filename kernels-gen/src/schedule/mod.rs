@@ -8,6 +8,7 @@
 pub mod auto;
 pub mod carry;
 pub mod group;
+pub mod lrb;
 pub mod merge_path;
 pub mod thread;
 pub mod work_oriented;
