@@ -181,7 +181,7 @@ pub fn bin_tiles_with_arrival(offsets: &[u64], workers: u64, arrival: &[u64]) ->
         .map(|w| chunk_of_worker(w, workers, tiles))
         .collect();
     let mut order = vec![u64::MAX; tiles as usize];
-    let round_robin = (0..).flat_map(|_| 0..workers);
+    let round_robin = std::iter::repeat(0..workers).flatten();
     let mut placed = 0;
     for w in arrival.iter().copied().chain(round_robin) {
         if placed == tiles {
