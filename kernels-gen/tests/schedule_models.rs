@@ -2,8 +2,8 @@
 //! and every tile's epilogue runs exactly once, with the complete reduction, for random tile sizes with
 //! empty tiles, a huge tile, and sizes around the group and block boundaries.
 
-use kernels_gen::schedule::carry::{model_run, Partition};
-use kernels_gen::schedule::{group, thread};
+use kernels_gen::schedule::carry::{model_run, ModelRun, Partition};
+use kernels_gen::schedule::{group, lrb, split, thread};
 use proptest::prelude::*;
 
 /// Tile sizes that stress the boundaries: runs of empty tiles, sizes near powers of two, one huge tile.
@@ -25,6 +25,42 @@ fn offsets_of(sizes: &[u64]) -> Vec<u64> {
     offsets
 }
 
+/// What every schedule must keep: every atom visited once, every tile's epilogue run once, with the
+/// complete sum of `value` over its atoms.
+fn check_run(
+    run: &ModelRun,
+    offsets: &[u64],
+    value: impl Fn(u64) -> u64,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    for (atom, &v) in run.atom_visits.iter().enumerate() {
+        prop_assert_eq!(v, 1, "atom {} visited {} times ({})", atom, v, what);
+    }
+    for t in 0..offsets.len() - 1 {
+        prop_assert_eq!(
+            run.epilogues[t],
+            1,
+            "tile {} epilogue ran {} times ({})",
+            t,
+            run.epilogues[t],
+            what
+        );
+        let want: u64 = (offsets[t]..offsets[t + 1]).map(&value).sum();
+        prop_assert_eq!(
+            run.epilogue_sums[t],
+            want,
+            "tile {} saw a partial sum ({})",
+            t,
+            what
+        );
+    }
+    Ok(())
+}
+
+fn value(atom: u64) -> u64 {
+    atom * 7 + 1
+}
+
 fn check_carry(
     partition: Partition,
     ipt: u32,
@@ -32,39 +68,13 @@ fn check_carry(
     sizes: &[u64],
 ) -> Result<(), TestCaseError> {
     let offsets = offsets_of(sizes);
-    let value = |atom: u64| atom * 7 + 1;
     let run = model_run(partition, ipt, block, &offsets, value);
-    for (atom, &v) in run.atom_visits.iter().enumerate() {
-        prop_assert_eq!(
-            v,
-            1,
-            "atom {} visited {} times ({:?}, ipt {}, block {})",
-            atom,
-            v,
-            partition,
-            ipt,
-            block
-        );
-    }
-    for t in 0..sizes.len() {
-        prop_assert_eq!(
-            run.epilogues[t],
-            1,
-            "tile {} epilogue ran {} times ({:?})",
-            t,
-            run.epilogues[t],
-            partition
-        );
-        let want: u64 = (offsets[t]..offsets[t + 1]).map(value).sum();
-        prop_assert_eq!(
-            run.epilogue_sums[t],
-            want,
-            "tile {} saw a partial sum ({:?})",
-            t,
-            partition
-        );
-    }
-    Ok(())
+    check_run(
+        &run,
+        &offsets,
+        value,
+        &format!("{partition:?}, ipt {ipt}, block {block}"),
+    )
 }
 
 proptest! {
@@ -143,4 +153,275 @@ fn one_tile_across_many_blocks() {
     for partition in [Partition::MergePath, Partition::WorkOriented] {
         check_carry(partition, 2, 32, &[3, 10_000, 0, 1]).unwrap();
     }
+}
+
+// ---- lrb ----
+
+/// Thresholds small enough that `tile_sizes()` reaches every mapping, pieces of 8 atoms included.
+const SMALL_THRESHOLDS: lrb::Thresholds = lrb::Thresholds {
+    thread_max_bin: 1,
+    warp_max_bin: 3,
+    block_max_bin: 5,
+    split_piece_atoms: 8,
+};
+
+fn thresholds() -> impl Strategy<Value = lrb::Thresholds> {
+    prop::sample::select(vec![lrb::Thresholds::DEFAULT, SMALL_THRESHOLDS])
+}
+
+/// The binning is Algorithm 1's (counts, exclusive scan, every tile placed once in its own bin), the
+/// non-empty tiles of a bin are within 2x of each other, each mapping's tiles are one contiguous
+/// range, and the run visits every atom once and finishes every tile once.
+fn check_lrb(
+    offsets: &[u64],
+    plan: &lrb::LrbPlan,
+    threads: u64,
+    block: u32,
+) -> Result<(), TestCaseError> {
+    let tiles = offsets.len() - 1;
+    let size = |t: u64| offsets[t as usize + 1] - offsets[t as usize];
+    let b = &plan.binning;
+    prop_assert_eq!(b.bin_offsets, lrb::exclusive_scan(&b.counts));
+    prop_assert_eq!(b.bin_offsets[lrb::BINS], tiles as u64);
+    let mut placed = vec![0u32; tiles];
+    for bin in 0..lrb::BINS {
+        let members = plan.bin(bin);
+        prop_assert_eq!(members.len() as u64, b.counts[bin], "bin {} count", bin);
+        for &t in members {
+            placed[t as usize] += 1;
+            prop_assert_eq!(lrb::bin_of(size(t)), bin, "tile {} in bin {}", t, bin);
+        }
+        let nonempty = members.iter().map(|&t| size(t)).filter(|&s| s > 0);
+        if let (Some(lo), Some(hi)) = (nonempty.clone().min(), nonempty.max()) {
+            prop_assert!(hi <= 2 * lo, "bin {} holds sizes {} and {}", bin, lo, hi);
+        }
+    }
+    prop_assert!(placed.iter().all(|&n| n == 1), "tile order: {:?}", b.order);
+    // The mappings' ranges follow each other and cover the order.
+    let mut at = 0;
+    for m in [
+        lrb::Mapping::Thread,
+        lrb::Mapping::Warp,
+        lrb::Mapping::Block,
+        lrb::Mapping::Split,
+    ] {
+        let r = plan.range(m);
+        if !r.is_empty() {
+            prop_assert_eq!(r.start, at, "{:?} range", m);
+            at = r.end;
+        }
+        for &t in &b.order[r.start as usize..r.end as usize] {
+            prop_assert_eq!(plan.mappings[lrb::bin_of(size(t))], m);
+        }
+    }
+    prop_assert_eq!(at, tiles as u64);
+    let run = lrb::model_run(offsets, plan, threads, block, value);
+    check_run(
+        &run,
+        offsets,
+        value,
+        &format!(
+            "lrb, {:?}, threads {threads}, block {block}",
+            plan.thresholds
+        ),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn lrb_bins_every_tile_once_and_finishes_every_tile_once(
+        sizes in tile_sizes(),
+        workers in 1u64..24,
+        arrival in prop::collection::vec(0u64..24, 0..300),
+        thresholds in thresholds(),
+        threads in 1u64..600,
+        block in prop::sample::select(vec![32u32, 64, 256]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let plan = lrb::LrbPlan::from_binning(
+            lrb::bin_tiles_with_arrival(&offsets, workers, &arrival),
+            thresholds,
+        );
+        // The global counts are the sum of the workers' local histograms.
+        let mut counts = [0u64; lrb::BINS];
+        for w in 0..workers {
+            for (c, l) in counts.iter_mut().zip(lrb::local_counts(&offsets, w, workers)) {
+                *c += l;
+            }
+        }
+        prop_assert_eq!(counts, plan.binning.counts);
+        check_lrb(&offsets, &plan, threads, block)?;
+    }
+}
+
+/// Algorithm 1 by hand: 10 tiles over 3 workers (chunks of 4, 4 and 2 tiles).
+#[test]
+fn lrb_algorithm_1_by_hand() {
+    // Sizes 0 1 2 3 | 4 5 9 0 | 17 2; bins 0 0 1 2 | 2 3 4 0 | 5 1.
+    let offsets = offsets_of(&[0, 1, 2, 3, 4, 5, 9, 0, 17, 2]);
+    let local: Vec<_> = (0..3)
+        .map(|w| lrb::local_counts(&offsets, w, 3)[..6].to_vec())
+        .collect();
+    assert_eq!(
+        local,
+        [
+            vec![2, 1, 1, 0, 0, 0],
+            vec![1, 0, 1, 1, 1, 0],
+            vec![0, 1, 0, 0, 0, 1]
+        ]
+    );
+    let b = lrb::bin_tiles(&offsets, 3);
+    assert_eq!(b.counts[..6], [3, 2, 2, 1, 1, 1]);
+    assert!(b.counts[6..].iter().all(|&c| c == 0));
+    assert_eq!(b.bin_offsets[..7], [0, 3, 5, 7, 8, 9, 10]);
+    assert!(b.bin_offsets[7..].iter().all(|&o| o == 10));
+    // Round-robin atomics: w0 t0, w1 t4, w2 t8, w0 t1, w1 t5, w2 t9, w0 t2, w1 t6, w0 t3, w1 t7.
+    assert_eq!(b.order, [0, 1, 7, 9, 2, 4, 3, 5, 6, 8]);
+    // Worker 1's four atomics land first: the same bins, another order inside bin 0.
+    let b1 = lrb::bin_tiles_with_arrival(&offsets, 3, &[1, 1, 1, 1]);
+    assert_eq!((b1.counts, b1.bin_offsets), (b.counts, b.bin_offsets));
+    assert_eq!(b1.order, [7, 0, 1, 9, 2, 4, 3, 5, 6, 8]);
+    // Every mapping, and a tile split into pieces, with the default thresholds.
+    let offsets = offsets_of(&[3, 0, 100, 1000, 10_000, 5, 4097]);
+    let plan = lrb::LrbPlan::new(&offsets, 2, lrb::Thresholds::DEFAULT);
+    assert_eq!(plan.range(lrb::Mapping::Thread), 0..3);
+    assert_eq!(plan.range(lrb::Mapping::Warp), 3..4);
+    assert_eq!(plan.range(lrb::Mapping::Block), 4..5);
+    assert_eq!(plan.range(lrb::Mapping::Split), 5..7);
+    for block in [32, 256] {
+        check_lrb(&offsets, &plan, 300, block).unwrap();
+    }
+}
+
+/// The properties bite: a plan whose bin offsets are an inclusive scan is caught, and so is a racy
+/// scatter (a cursor bumped without an atomic, so two tiles of a bin take the same slot) by the run's
+/// checks alone.
+#[test]
+fn lrb_broken_variants_are_caught() {
+    let mut runner = proptest::test_runner::TestRunner::default();
+    let inclusive = runner.run(&tile_sizes(), |sizes| {
+        let offsets = offsets_of(&sizes);
+        let mut plan = lrb::LrbPlan::new(&offsets, 4, SMALL_THRESHOLDS);
+        let counts = plan.binning.counts;
+        for (o, c) in plan.binning.bin_offsets.iter_mut().zip(counts) {
+            *o += c;
+        }
+        check_lrb(&offsets, &plan, 64, 32)
+    });
+    assert!(inclusive.is_err(), "the inclusive scan passed");
+
+    let racy = runner.run(&tile_sizes(), |sizes| {
+        let offsets = offsets_of(&sizes);
+        let mut plan = lrb::LrbPlan::new(&offsets, 4, SMALL_THRESHOLDS);
+        let o = plan.binning.bin_offsets;
+        if let Some(bin) = (0..lrb::BINS).find(|&b| o[b + 1] - o[b] >= 2) {
+            let first = o[bin] as usize;
+            plan.binning.order[first + 1] = plan.binning.order[first];
+        }
+        let run = lrb::model_run(&offsets, &plan, 64, 32, value);
+        check_run(&run, &offsets, value, "lrb, racy scatter")
+    });
+    assert!(racy.is_err(), "the racy scatter passed");
+}
+
+// ---- split ----
+
+fn check_split(offsets: &[u64], mdt: u64, threads: u64) -> Result<(), TestCaseError> {
+    let vts = split::virtual_tiles(offsets, mdt);
+    check_virtual_tiles(offsets, mdt, &vts)?;
+    let run = split::model_run(offsets, &vts, threads, value);
+    check_run(
+        &run,
+        offsets,
+        value,
+        &format!("split, mdt {mdt}, threads {threads}"),
+    )
+}
+
+/// Each parent is covered exactly, in order, by non-empty pieces of at most `mdt` atoms (an empty
+/// parent by one empty piece).
+fn check_virtual_tiles(
+    offsets: &[u64],
+    mdt: u64,
+    vts: &[split::VirtualTile],
+) -> Result<(), TestCaseError> {
+    let tiles = offsets.len() - 1;
+    let mut next = vec![None::<u64>; tiles];
+    let mut count = vec![0u64; tiles];
+    for v in vts {
+        let p = v.parent as usize;
+        prop_assert!(v.start <= v.end && v.end - v.start <= mdt, "{:?}", v);
+        let want = next[p].unwrap_or(offsets[p]);
+        prop_assert_eq!(v.start, want, "gap or overlap in tile {}", p);
+        prop_assert!(
+            v.start < v.end || offsets[p] == offsets[p + 1],
+            "empty piece {:?}",
+            v
+        );
+        next[p] = Some(v.end);
+        count[p] += 1;
+    }
+    for p in 0..tiles {
+        let size = offsets[p + 1] - offsets[p];
+        prop_assert_eq!(next[p], Some(offsets[p + 1]), "tile {} not covered", p);
+        prop_assert_eq!(count[p], split::pieces(size, mdt), "tile {} pieces", p);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn split_covers_every_parent_and_finishes_it_once(
+        sizes in tile_sizes(), mdt in 1u64..300, threads in 1u64..600,
+    ) {
+        let offsets = offsets_of(&sizes);
+        check_split(&offsets, mdt, threads)?;
+        check_split(&offsets, split::choose_mdt(&offsets), threads)?;
+    }
+
+    #[test]
+    fn chosen_mdt_is_in_range_and_keeps_the_typical_tile_whole(sizes in tile_sizes()) {
+        let offsets = offsets_of(&sizes);
+        let mdt = split::choose_mdt(&offsets);
+        let largest = sizes.iter().copied().max().unwrap_or(0);
+        prop_assert!(mdt >= 1 && mdt <= largest.max(1), "mdt {} largest {}", mdt, largest);
+        let mut histogram = [0u64; lrb::BINS];
+        for &s in sizes.iter().filter(|&&s| s > 0) {
+            histogram[lrb::bin_of(s)] += 1;
+        }
+        if largest > 0 {
+            let bin = lrb::bin_of(mdt);
+            prop_assert_eq!(histogram[bin], *histogram.iter().max().unwrap(), "bin {}", bin);
+            prop_assert!(sizes.iter().all(|&s| lrb::bin_of(s) != bin || s <= mdt));
+            prop_assert!(mdt == largest || mdt == lrb::bin_upper_edge(bin));
+        }
+    }
+}
+
+/// The properties bite: cutting `size / mdt` pieces (dropping the short remainder) is caught.
+#[test]
+fn split_dropping_the_remainder_is_caught() {
+    let mut runner = proptest::test_runner::TestRunner::default();
+    let found = runner.run(&(tile_sizes(), 1u64..300), |(sizes, mdt)| {
+        let offsets = offsets_of(&sizes);
+        let vts: Vec<_> = split::virtual_tiles(&offsets, mdt)
+            .into_iter()
+            .filter(|v| v.end - v.start == mdt || v.start == v.end)
+            .collect();
+        let run = split::model_run(&offsets, &vts, 64, value);
+        check_run(&run, &offsets, value, "split, broken")
+    });
+    assert!(found.is_err(), "the broken cut passed");
+}
+
+/// One tile far longer than the threshold, among empty ones.
+#[test]
+fn split_one_huge_tile() {
+    let offsets = offsets_of(&[0, 10_000, 0, 1, 0]);
+    check_split(&offsets, 7, 5).unwrap();
+    check_split(&offsets, split::choose_mdt(&offsets), 1).unwrap();
 }

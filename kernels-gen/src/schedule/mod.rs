@@ -8,7 +8,9 @@
 pub mod auto;
 pub mod carry;
 pub mod group;
+pub mod lrb;
 pub mod merge_path;
+pub mod split;
 pub mod thread;
 pub mod work_oriented;
 

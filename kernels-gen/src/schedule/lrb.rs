@@ -1,0 +1,378 @@
+//! `lrb` (the pure-Rust model; no CUDA lowering yet): logarithmic radix binning (Fox, Tripathy,
+//! Green, HPEC 2019). Tiles are binned by `ceil(log2(atoms in tile))`, empty tiles in bin 0, so the
+//! non-empty tiles of one bin are within 2x of each other in size. Each bin is then run with a mapping
+//! fit for its sizes (see [`Thresholds`]):
+//!
+//! | bins | sizes (default thresholds) | mapping |
+//! |---|---|---|
+//! | `0..=THREAD_MAX_BIN` | 0 ..= 16 | [`Mapping::Thread`]: one tile per thread, atoms in sequence |
+//! | `..=WARP_MAX_BIN` | 17 ..= 256 | [`Mapping::Warp`]: one tile per warp, lanes stride, shuffle reduction |
+//! | `..=BLOCK_MAX_BIN` | 257 ..= 4096 | [`Mapping::Block`]: one tile per block, shared-memory reduction |
+//! | above | > 4096 | [`Mapping::Split`]: a tile cut into pieces of `SPLIT_PIECE_ATOMS`, one block each; the pieces' partials combine once (the last piece to finish runs the epilogue) |
+//!
+//! The binning is the paper's Algorithm 1, as it will run on the GPU (see [`bin_tiles`]):
+//! 1. *count*: the tiles are split among `workers` blocks, each a contiguous chunk; a block counts its
+//!    tiles into a local (shared-memory) histogram, then adds each non-zero bin to the global counts
+//!    with one atomic;
+//! 2. *prefix sum*: an exclusive scan over the [`BINS`] counts gives each bin's first position;
+//! 3. *scatter*: the bin offsets are copied to per-bin cursors; each tile takes its position in the
+//!    tile order with an atomic increment of its bin's cursor. The order in which the atomics land is
+//!    the only nondeterminism: [`bin_tiles_with_arrival`] takes it as an argument.
+//!
+//! Bins are ordered by size and the mapping only grows with the bin, so the tiles of each mapping are
+//! one contiguous range of the tile order ([`LrbPlan::range`]): one launch (or one branch) per mapping.
+
+use super::carry::ModelRun;
+use super::group;
+use std::ops::Range;
+
+/// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
+pub const BINS: usize = 32;
+
+/// The bin of a tile of `size` atoms: `ceil(log2(size))`; 0 for empty tiles (and tiles of one atom).
+/// Bin `b >= 1` holds the sizes `2^(b-1) + 1 ..= 2^b`.
+pub fn bin_of(size: u64) -> usize {
+    assert!(
+        size <= i32::MAX as u64,
+        "tile of {size} atoms: sizes are 32-bit"
+    );
+    if size <= 1 {
+        0
+    } else {
+        (64 - (size - 1).leading_zeros()) as usize
+    }
+}
+
+/// The upper edge of bin `bin`: `2^bin`, the largest size it holds (bin 31 stops at `i32::MAX`).
+pub fn bin_upper_edge(bin: usize) -> u64 {
+    1u64 << bin
+}
+
+/// One thread runs a tile alone up to `2^THREAD_MAX_BIN` = 16 atoms: a warp on such a tile would idle
+/// at least half its lanes and pay a 5-step shuffle reduction for at most one atom per lane; 16 atoms
+/// in sequence is about the `items_per_thread` the carry schedules find best.
+pub const THREAD_MAX_BIN: usize = 4;
+/// A warp takes a tile up to `2^WARP_MAX_BIN` = 256 atoms: every lane gets at least half an atom on
+/// the first pass (17 atoms and up) and at most 8, so the loop is short and the reduction amortized.
+pub const WARP_MAX_BIN: usize = 8;
+/// A block (of the default 256 threads) takes a tile up to `2^BLOCK_MAX_BIN` = 4096 atoms: at least
+/// one atom per thread and at most 16.
+pub const BLOCK_MAX_BIN: usize = 12;
+/// Above that a tile is cut into pieces of this many atoms, one block each (16 atoms per thread of
+/// a 256-thread block, as the largest block-mapped tile), so a very long tile spreads over the device.
+pub const SPLIT_PIECE_ATOMS: u64 = 4096;
+
+/// How a bin's tiles are mapped onto threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mapping {
+    /// One tile per thread, grid-stride over the bin's tiles.
+    Thread,
+    /// One tile per warp (32 lanes), lanes stride over the atoms, then a reduction.
+    Warp,
+    /// One tile per block, threads stride over the atoms, then a reduction.
+    Block,
+    /// A tile cut into pieces of `split_piece_atoms`, one block each; partials combine once.
+    Split,
+}
+
+/// Which bins get which mapping. The defaults are the named constants above; tests lower them to
+/// exercise every mapping on small tile sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    pub thread_max_bin: usize,
+    pub warp_max_bin: usize,
+    pub block_max_bin: usize,
+    pub split_piece_atoms: u64,
+}
+
+impl Thresholds {
+    pub const DEFAULT: Thresholds = Thresholds {
+        thread_max_bin: THREAD_MAX_BIN,
+        warp_max_bin: WARP_MAX_BIN,
+        block_max_bin: BLOCK_MAX_BIN,
+        split_piece_atoms: SPLIT_PIECE_ATOMS,
+    };
+
+    /// The mapping of bin `bin`. Non-decreasing in `bin`.
+    pub fn mapping_of_bin(&self, bin: usize) -> Mapping {
+        assert!(
+            self.thread_max_bin <= self.warp_max_bin
+                && self.warp_max_bin <= self.block_max_bin
+                && self.split_piece_atoms > 0,
+            "thresholds must grow: {self:?}"
+        );
+        if bin <= self.thread_max_bin {
+            Mapping::Thread
+        } else if bin <= self.warp_max_bin {
+            Mapping::Warp
+        } else if bin <= self.block_max_bin {
+            Mapping::Block
+        } else {
+            Mapping::Split
+        }
+    }
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds::DEFAULT
+    }
+}
+
+/// The result of Algorithm 1: per-bin counts, their exclusive prefix sum, and the tile order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binning {
+    /// Tiles per bin.
+    pub counts: [u64; BINS],
+    /// Exclusive prefix sum of `counts`, plus the total: bin `b` is `order[offsets[b]..offsets[b + 1]]`.
+    pub bin_offsets: [u64; BINS + 1],
+    /// Tile ids, grouped by bin.
+    pub order: Vec<u64>,
+}
+
+/// The tiles worker `w` of `workers` counts and scatters: a contiguous chunk.
+pub fn chunk_of_worker(w: u64, workers: u64, tiles: u64) -> Range<u64> {
+    let chunk = tiles.div_ceil(workers.max(1));
+    (w * chunk).min(tiles)..(w * chunk + chunk).min(tiles)
+}
+
+/// Step 1: the local histogram of worker `w`.
+pub fn local_counts(offsets: &[u64], w: u64, workers: u64) -> [u64; BINS] {
+    let tiles = offsets.len() as u64 - 1;
+    let mut counts = [0; BINS];
+    for t in chunk_of_worker(w, workers, tiles) {
+        counts[bin_of(offsets[t as usize + 1] - offsets[t as usize])] += 1;
+    }
+    counts
+}
+
+/// Step 2: the exclusive prefix sum over the bins, with the total at the end.
+pub fn exclusive_scan(counts: &[u64; BINS]) -> [u64; BINS + 1] {
+    let mut out = [0; BINS + 1];
+    for b in 0..BINS {
+        out[b + 1] = out[b] + counts[b];
+    }
+    out
+}
+
+/// Algorithm 1 with the scatter's atomics landing round-robin over the workers.
+pub fn bin_tiles(offsets: &[u64], workers: u64) -> Binning {
+    bin_tiles_with_arrival(offsets, workers, &[])
+}
+
+/// Algorithm 1 over `workers` workers. `arrival` is the order in which the scatter's atomics land:
+/// each entry names a worker, which places its next tile (entries naming a worker with no tile left,
+/// or no worker, are skipped); once `arrival` runs out the rest land round-robin.
+pub fn bin_tiles_with_arrival(offsets: &[u64], workers: u64, arrival: &[u64]) -> Binning {
+    let tiles = offsets.len() as u64 - 1;
+    let workers = workers.max(1);
+    // 1. Count: local histograms, combined with one atomic add per worker and bin.
+    let mut counts = [0; BINS];
+    for w in 0..workers {
+        for (c, l) in counts.iter_mut().zip(local_counts(offsets, w, workers)) {
+            *c += l;
+        }
+    }
+    // 2. Prefix sum.
+    let bin_offsets = exclusive_scan(&counts);
+    // 3. Scatter with per-bin cursors.
+    let mut cursors: [u64; BINS] = bin_offsets[..BINS].try_into().unwrap();
+    let mut next: Vec<Range<u64>> = (0..workers)
+        .map(|w| chunk_of_worker(w, workers, tiles))
+        .collect();
+    let mut order = vec![u64::MAX; tiles as usize];
+    let round_robin = std::iter::repeat(0..workers).flatten();
+    let mut placed = 0;
+    for w in arrival.iter().copied().chain(round_robin) {
+        if placed == tiles {
+            break;
+        }
+        let Some(t) = next.get_mut(w as usize).and_then(|r| r.next()) else {
+            continue;
+        };
+        let b = bin_of(offsets[t as usize + 1] - offsets[t as usize]);
+        let pos = cursors[b]; // atomicAdd(&cursor[b], 1)
+        cursors[b] += 1;
+        order[pos as usize] = t;
+        placed += 1;
+    }
+    Binning {
+        counts,
+        bin_offsets,
+        order,
+    }
+}
+
+/// What an `lrb` launch runs: the binning and the mapping of every bin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LrbPlan {
+    pub binning: Binning,
+    pub thresholds: Thresholds,
+    /// The mapping of each bin (from `thresholds`).
+    pub mappings: [Mapping; BINS],
+}
+
+impl LrbPlan {
+    pub fn new(offsets: &[u64], workers: u64, thresholds: Thresholds) -> Self {
+        Self::from_binning(bin_tiles(offsets, workers), thresholds)
+    }
+
+    pub fn from_binning(binning: Binning, thresholds: Thresholds) -> Self {
+        let mappings = std::array::from_fn(|b| thresholds.mapping_of_bin(b));
+        LrbPlan {
+            binning,
+            thresholds,
+            mappings,
+        }
+    }
+
+    /// The tile ids of bin `bin`.
+    pub fn bin(&self, bin: usize) -> &[u64] {
+        let o = &self.binning.bin_offsets;
+        &self.binning.order[o[bin] as usize..o[bin + 1] as usize]
+    }
+
+    /// The positions in the tile order of the tiles run with `mapping`: one contiguous range.
+    pub fn range(&self, mapping: Mapping) -> Range<u64> {
+        let o = &self.binning.bin_offsets;
+        let bins: Vec<usize> = (0..BINS).filter(|&b| self.mappings[b] == mapping).collect();
+        match (bins.first(), bins.last()) {
+            (Some(&first), Some(&last)) => o[first]..o[last + 1],
+            _ => 0..0,
+        }
+    }
+}
+
+/// Replays an `lrb` launch: each mapping's range of the tile order run over `threads` threads in
+/// blocks of `block` (grid-stride), every atom contributing `value(atom)` to its tile's sum. A
+/// `Split` tile is cut into pieces of `split_piece_atoms`; each piece's block reduces its partial,
+/// adds it to the tile's slot and counts itself done; the piece that completes the count runs the
+/// epilogue on the slot (CUDA: a `__threadfence` then an atomic ticket per tile).
+pub fn model_run(
+    offsets: &[u64],
+    plan: &LrbPlan,
+    threads: u64,
+    block: u32,
+    value: impl Fn(u64) -> u64,
+) -> ModelRun {
+    let tiles = offsets.len() - 1;
+    let mut run = ModelRun {
+        atom_visits: vec![0; offsets[tiles] as usize],
+        epilogues: vec![0; tiles],
+        epilogue_sums: vec![0; tiles],
+    };
+    let order = &plan.binning.order;
+    let threads = threads.max(1);
+    let block = block as u64;
+    // One tile per group of `g` lanes, grid-stride over a range of the order.
+    let by_groups = |run: &mut ModelRun, range: Range<u64>, g: u64| {
+        let groups = threads.div_ceil(g);
+        let n = range.end - range.start;
+        for gi in 0..groups {
+            for i in group::model_tiles_of_group(gi, groups, n) {
+                let t = order[(range.start + i) as usize] as usize;
+                let mut acc = 0;
+                for lane in 0..g {
+                    for a in group::model_atoms_of_lane(lane, g, offsets[t], offsets[t + 1]) {
+                        run.atom_visits[a as usize] += 1;
+                        acc += value(a);
+                    }
+                }
+                run.epilogues[t] += 1;
+                run.epilogue_sums[t] = acc;
+            }
+        }
+    };
+    by_groups(&mut run, plan.range(Mapping::Thread), 1);
+    by_groups(&mut run, plan.range(Mapping::Warp), 32);
+    by_groups(&mut run, plan.range(Mapping::Block), block);
+
+    // Split: the pieces of the range's tiles, enumerated by a prefix over their piece counts.
+    let piece = plan.thresholds.split_piece_atoms;
+    let split = plan.range(Mapping::Split);
+    let split_tiles: Vec<usize> = order[split.start as usize..split.end as usize]
+        .iter()
+        .map(|&t| t as usize)
+        .collect();
+    let pieces_of = |t: usize| (offsets[t + 1] - offsets[t]).div_ceil(piece).max(1);
+    let mut first_piece = vec![0u64];
+    for &t in &split_tiles {
+        first_piece.push(first_piece.last().unwrap() + pieces_of(t));
+    }
+    let total_pieces = *first_piece.last().unwrap();
+    let mut slots = vec![0u64; split_tiles.len()];
+    let mut done = vec![0u64; split_tiles.len()];
+    let blocks = threads.div_ceil(block);
+    for b in 0..blocks {
+        for p in group::model_tiles_of_group(b, blocks, total_pieces) {
+            // The piece's tile: the last `i` with `first_piece[i] <= p` (a binary search on the GPU).
+            let i = first_piece.partition_point(|&f| f <= p) - 1;
+            let t = split_tiles[i];
+            let begin = offsets[t] + (p - first_piece[i]) * piece;
+            let end = (begin + piece).min(offsets[t + 1]);
+            let mut acc = 0;
+            for lane in 0..block {
+                for a in group::model_atoms_of_lane(lane, block, begin, end) {
+                    run.atom_visits[a as usize] += 1;
+                    acc += value(a);
+                }
+            }
+            slots[i] += acc; // atomicAdd(&slot[tile], partial)
+            done[i] += 1; // __threadfence(); ticket = atomicAdd(&done[tile], 1)
+            if done[i] == pieces_of(t) {
+                run.epilogues[t] += 1;
+                run.epilogue_sums[t] = slots[i];
+            }
+        }
+    }
+    run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_ceil_log2() {
+        let want = [
+            (0, 0),
+            (1, 0),
+            (2, 1),
+            (3, 2),
+            (4, 2),
+            (5, 3),
+            (8, 3),
+            (9, 4),
+            (16, 4),
+            (17, 5),
+            (4096, 12),
+            (4097, 13),
+            (i32::MAX as u64, 31),
+        ];
+        for (size, bin) in want {
+            assert_eq!(bin_of(size), bin, "size {size}");
+        }
+        for b in 1..BINS {
+            assert_eq!(bin_of(bin_upper_edge(b).min(i32::MAX as u64)), b);
+            assert_eq!(bin_of(bin_upper_edge(b - 1) + 1), b);
+        }
+    }
+
+    #[test]
+    fn default_mappings() {
+        let t = Thresholds::DEFAULT;
+        let m = |size| t.mapping_of_bin(bin_of(size));
+        assert_eq!(
+            [m(0), m(16), m(17), m(256), m(257), m(4096), m(4097)],
+            [
+                Mapping::Thread,
+                Mapping::Thread,
+                Mapping::Warp,
+                Mapping::Warp,
+                Mapping::Block,
+                Mapping::Block,
+                Mapping::Split
+            ]
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! Node splitting (Raval et al., dynamic load-balancing strategies for graph applications), the
+//! pure-Rust model; no CUDA lowering yet. A tile longer than the *max degree threshold* `mdt` is cut
+//! into *virtual tiles* of at most `mdt` atoms each, without copying atoms: a virtual tile is just
+//! (parent tile, first atom, end atom). The virtual tiles then run one per thread, and the partials of
+//! a parent cut into several combine into the parent, whose epilogue runs once with the complete sum.
+//!
+//! On the GPU the virtual tiles need not be stored either: each tile's piece count
+//! ([`pieces`]) is prefix-summed into [`first_virtual`], and a thread finds the parent of virtual tile
+//! `v` by a binary search of that scan ([`virtual_tile`]).
+
+use super::carry::ModelRun;
+use super::lrb::{bin_of, bin_upper_edge, BINS};
+use super::thread;
+
+/// A piece of a tile: atoms `start..end` of tile `parent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VirtualTile {
+    pub parent: u64,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// The number of virtual tiles of a tile of `size` atoms: `ceil(size / mdt)`, and one for an empty
+/// tile (its epilogue still has to run).
+pub fn pieces(size: u64, mdt: u64) -> u64 {
+    assert!(mdt > 0, "the max degree threshold must be positive");
+    size.div_ceil(mdt).max(1)
+}
+
+/// The exclusive prefix sum of the tiles' piece counts, plus the total: tile `t`'s virtual tiles are
+/// `first_virtual[t]..first_virtual[t + 1]`.
+pub fn first_virtual(offsets: &[u64], mdt: u64) -> Vec<u64> {
+    let mut out = vec![0];
+    for w in offsets.windows(2) {
+        out.push(out.last().unwrap() + pieces(w[1] - w[0], mdt));
+    }
+    out
+}
+
+/// Virtual tile `v`, from the scan of [`first_virtual`]: its parent is the last tile whose first
+/// virtual tile is at or before `v`, and it holds the parent's `mdt` atoms from `(v - first) * mdt`.
+pub fn virtual_tile(offsets: &[u64], first: &[u64], mdt: u64, v: u64) -> VirtualTile {
+    let parent = first.partition_point(|&f| f <= v) - 1;
+    let start = offsets[parent] + (v - first[parent]) * mdt;
+    VirtualTile {
+        parent: parent as u64,
+        start,
+        end: (start + mdt).min(offsets[parent + 1]),
+    }
+}
+
+/// All virtual tiles, in order: each tile's pieces of `mdt` atoms, the last one shorter.
+pub fn virtual_tiles(offsets: &[u64], mdt: u64) -> Vec<VirtualTile> {
+    let first = first_virtual(offsets, mdt);
+    (0..*first.last().unwrap())
+        .map(|v| virtual_tile(offsets, &first, mdt, v))
+        .collect()
+}
+
+/// The max degree threshold from the histogram of tile sizes, as the paper chooses it: the non-empty
+/// tiles are binned by `ceil(log2(size))` (the [`lrb`](super::lrb) bins); the tallest bin is the
+/// typical size (ties go to the larger bin, so fewer tiles are split), and the MDT is that bin's upper
+/// edge `2^bin`, bounded by the largest tile size. So no tile of the typical size is split, and a
+/// tile of `k * mdt` atoms becomes `k` virtual tiles of typical size. With no non-empty tile it is 1.
+/// Always `1 <= mdt <= max(1, largest tile)`.
+pub fn choose_mdt(offsets: &[u64]) -> u64 {
+    let sizes = offsets.windows(2).map(|w| w[1] - w[0]);
+    let mut histogram = [0u64; BINS];
+    let mut largest = 0;
+    for size in sizes.filter(|&s| s > 0) {
+        histogram[bin_of(size)] += 1;
+        largest = largest.max(size);
+    }
+    if largest == 0 {
+        return 1;
+    }
+    let tallest = (0..BINS)
+        .max_by_key(|&b| (histogram[b], b))
+        .expect("BINS > 0");
+    bin_upper_edge(tallest).min(largest)
+}
+
+/// Replays a launch over the given virtual tiles: one per thread, grid-stride over `threads`
+/// threads, each summing its atoms' `value(atom)`. A parent with one virtual tile gets its epilogue
+/// from that thread; a parent cut into several gets the partials added into its slot, each piece
+/// counting itself done, and the piece that completes the count runs the epilogue on the slot (CUDA:
+/// `atomicAdd` to the slot, `__threadfence`, an atomic ticket per parent). Takes the virtual tiles
+/// as an argument so a wrong cut can be run too.
+pub fn model_run(
+    offsets: &[u64],
+    virtual_tiles: &[VirtualTile],
+    threads: u64,
+    value: impl Fn(u64) -> u64,
+) -> ModelRun {
+    let tiles = offsets.len() - 1;
+    let mut run = ModelRun {
+        atom_visits: vec![0; offsets[tiles] as usize],
+        epilogues: vec![0; tiles],
+        epilogue_sums: vec![0; tiles],
+    };
+    let mut expected = vec![0u64; tiles];
+    for v in virtual_tiles {
+        expected[v.parent as usize] += 1;
+    }
+    let mut slots = vec![0u64; tiles];
+    let mut done = vec![0u64; tiles];
+    let n = virtual_tiles.len() as u64;
+    let threads = threads.max(1);
+    for t in 0..threads {
+        for i in thread::model_tiles_of_thread(t, threads, n) {
+            let v = virtual_tiles[i as usize];
+            let p = v.parent as usize;
+            let mut acc = 0;
+            for a in v.start..v.end {
+                run.atom_visits[a as usize] += 1;
+                acc += value(a);
+            }
+            if expected[p] == 1 {
+                run.epilogues[p] += 1;
+                run.epilogue_sums[p] = acc;
+                continue;
+            }
+            slots[p] += acc;
+            done[p] += 1;
+            if done[p] == expected[p] {
+                run.epilogues[p] += 1;
+                run.epilogue_sums[p] = slots[p];
+            }
+        }
+    }
+    run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_a_long_tile_into_mdt_pieces() {
+        // Tiles of 0, 3, 10 and 4 atoms.
+        let offsets = [0, 0, 3, 13, 17];
+        let vts = virtual_tiles(&offsets, 4);
+        let got: Vec<_> = vts.iter().map(|v| (v.parent, v.start, v.end)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 0, 0),
+                (1, 0, 3),
+                (2, 3, 7),
+                (2, 7, 11),
+                (2, 11, 13),
+                (3, 13, 17)
+            ]
+        );
+        assert_eq!(first_virtual(&offsets, 4), [0, 1, 2, 5, 6]);
+    }
+
+    #[test]
+    fn mdt_is_the_tallest_bins_upper_edge() {
+        // Sizes 3, 4, 4 (bin 2), 5 (bin 3), 100 (bin 7): bin 2 is tallest, mdt 4.
+        assert_eq!(choose_mdt(&[0, 3, 7, 11, 16, 116]), 4);
+        // A tie between bin 1 (size 2) and bin 3 (size 6, 7) goes to bin 3: mdt 8, bounded by 7.
+        assert_eq!(choose_mdt(&[0, 2, 4, 10, 17]), 7);
+        // Empty tiles are not counted; none at all gives 1.
+        assert_eq!(choose_mdt(&[0, 0, 0, 9]), 9);
+        assert_eq!(choose_mdt(&[0, 0, 0]), 1);
+        assert_eq!(choose_mdt(&[0]), 1);
+    }
+}
