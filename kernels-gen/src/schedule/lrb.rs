@@ -23,7 +23,7 @@
 //! one contiguous range of the tile order ([`LrbPlan::range`]): one launch (or one branch) per mapping.
 
 use super::carry::ModelRun;
-use super::group;
+use super::{group, split};
 use std::ops::Range;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
@@ -294,14 +294,13 @@ pub fn model_run(
         .iter()
         .map(|&t| t as usize)
         .collect();
-    let pieces_of = |t: usize| (offsets[t + 1] - offsets[t]).div_ceil(piece).max(1);
+    let pieces_of = |t: usize| split::pieces(offsets[t + 1] - offsets[t], piece);
     let mut first_piece = vec![0u64];
     for &t in &split_tiles {
         first_piece.push(first_piece.last().unwrap() + pieces_of(t));
     }
     let total_pieces = *first_piece.last().unwrap();
-    let mut slots = vec![0u64; split_tiles.len()];
-    let mut done = vec![0u64; split_tiles.len()];
+    let mut sums = split::PieceSums::new(split_tiles.len());
     let blocks = threads.div_ceil(block);
     for b in 0..blocks {
         for p in group::model_tiles_of_group(b, blocks, total_pieces) {
@@ -317,12 +316,7 @@ pub fn model_run(
                     acc += value(a);
                 }
             }
-            slots[i] += acc; // atomicAdd(&slot[tile], partial)
-            done[i] += 1; // __threadfence(); ticket = atomicAdd(&done[tile], 1)
-            if done[i] == pieces_of(t) {
-                run.epilogues[t] += 1;
-                run.epilogue_sums[t] = slots[i];
-            }
+            sums.add(&mut run, i, t, acc, pieces_of(t));
         }
     }
     run

@@ -102,8 +102,7 @@ pub fn model_run(
     for v in virtual_tiles {
         expected[v.parent as usize] += 1;
     }
-    let mut slots = vec![0u64; tiles];
-    let mut done = vec![0u64; tiles];
+    let mut sums = PieceSums::new(tiles);
     let n = virtual_tiles.len() as u64;
     let threads = threads.max(1);
     for t in 0..threads {
@@ -115,20 +114,46 @@ pub fn model_run(
                 run.atom_visits[a as usize] += 1;
                 acc += value(a);
             }
-            if expected[p] == 1 {
-                run.epilogues[p] += 1;
-                run.epilogue_sums[p] = acc;
-                continue;
-            }
-            slots[p] += acc;
-            done[p] += 1;
-            if done[p] == expected[p] {
-                run.epilogues[p] += 1;
-                run.epilogue_sums[p] = slots[p];
-            }
+            // (A parent of one piece needs no atomics on the GPU; the outcome is the same.)
+            sums.add(&mut run, p, p, acc, expected[p]);
         }
     }
     run
+}
+
+/// The partials of tiles cut into pieces: each piece adds its partial into its tile's slot and
+/// counts itself done, and the piece that completes the count runs the tile's epilogue with the
+/// slot (CUDA: `atomicAdd` to the slot, `__threadfence`, an atomic ticket per tile). Shared by
+/// node splitting and LRB's split bin.
+pub(crate) struct PieceSums {
+    slots: Vec<u64>,
+    done: Vec<u64>,
+}
+
+impl PieceSums {
+    pub(crate) fn new(slots: usize) -> Self {
+        PieceSums {
+            slots: vec![0; slots],
+            done: vec![0; slots],
+        }
+    }
+
+    /// Adds a piece's `partial` to `slot`, which belongs to `tile`, cut into `pieces` pieces.
+    pub(crate) fn add(
+        &mut self,
+        run: &mut ModelRun,
+        slot: usize,
+        tile: usize,
+        partial: u64,
+        pieces: u64,
+    ) {
+        self.slots[slot] += partial;
+        self.done[slot] += 1;
+        if self.done[slot] == pieces {
+            run.epilogues[tile] += 1;
+            run.epilogue_sums[tile] = self.slots[slot];
+        }
+    }
 }
 
 #[cfg(test)]
