@@ -889,10 +889,7 @@ impl<T> DeviceCsr<T> {
 
     /// The tile set of the matrix: one tile per row, one atom per nonzero.
     pub fn shape(&self) -> TileSetShape {
-        TileSetShape {
-            tiles: self.rows as u64,
-            atoms: self.nnz as u64,
-        }
+        self.stats().shape()
     }
 
     /// What `schedule = "auto"` chooses by: rows, nonzeros and the longest row's nonzeros.

@@ -468,10 +468,7 @@ macro_rules! matrix_sizes {
             }
             /// The launch shape: tiles and atoms.
             pub fn shape(&self) -> TileSetShape {
-                TileSetShape {
-                    tiles: self.num_tiles() as u64,
-                    atoms: self.nnz as u64,
-                }
+                self.stats().shape()
             }
             /// What `schedule = "auto"` chooses by.
             pub fn stats(&self) -> TileStats {
@@ -533,10 +530,7 @@ impl DeviceOffsets {
         self.atoms
     }
     pub fn shape(&self) -> TileSetShape {
-        TileSetShape {
-            tiles: self.tiles as u64,
-            atoms: self.atoms as u64,
-        }
+        self.stats().shape()
     }
     /// What `schedule = "auto"` chooses by.
     pub fn stats(&self) -> TileStats {

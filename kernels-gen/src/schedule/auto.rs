@@ -16,6 +16,16 @@ pub struct TileStats {
     pub max_tile_atoms: u64,
 }
 
+impl TileStats {
+    /// The launch shape: tiles and atoms.
+    pub fn shape(&self) -> super::TileSetShape {
+        super::TileSetShape {
+            tiles: self.tiles,
+            atoms: self.atoms,
+        }
+    }
+}
+
 /// The schedules an `auto` kernel is emitted under, in this order (those the body cannot be lowered
 /// under are left out at compile time): every schedule [`preferred`] can name.
 pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
