@@ -90,13 +90,7 @@ fn main() -> ExitCode {
 
 /// An error and its sources on one line.
 fn chain(e: &dyn Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(c) = source {
-        let _ = write!(s, ": {c}");
-        source = c.source();
-    }
-    s
+    loops::runtime::error::error_chain(e, ": ")
 }
 
 /// Host-side time one kernel's timing may take on one matrix before it gets fewer samples.

@@ -60,12 +60,10 @@ fn main() -> ExitCode {
         Ok(0) => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("error: {e}");
-            let mut source = e.source();
-            while let Some(s) = source {
-                eprintln!("  caused by: {s}");
-                source = s.source();
-            }
+            eprintln!(
+                "error: {}",
+                loops::runtime::error::error_chain(&*e, "\n  caused by: ")
+            );
             ExitCode::FAILURE
         }
     }

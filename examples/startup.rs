@@ -104,12 +104,10 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            let mut source = e.source();
-            while let Some(s) = source {
-                eprintln!("  caused by: {s}");
-                source = s.source();
-            }
+            eprintln!(
+                "error: {}",
+                loops::runtime::error::error_chain(&*e, "\n  caused by: ")
+            );
             ExitCode::FAILURE
         }
     }

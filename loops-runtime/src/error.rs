@@ -182,3 +182,46 @@ mod tests {
         assert_eq!(bytes_text(u64::MAX), "more than 2^64 bytes");
     }
 }
+
+/// An error and its chain of sources, joined by `separator`: `": "` for one line, or
+/// `"\n  caused by: "` for one cause per line (what the examples print before exiting).
+pub fn error_chain(e: &dyn std::error::Error, separator: &str) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(separator);
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::*;
+
+    /// An error whose source is a `LoopsError`.
+    #[derive(Debug, thiserror::Error)]
+    #[error("running the example")]
+    struct Outer(#[source] LoopsError);
+
+    #[test]
+    fn the_chain_names_every_cause() {
+        let inner = || LoopsError::NoDevice {
+            ordinal: 1,
+            count: 0,
+        };
+        assert_eq!(
+            error_chain(&Outer(inner()), ": "),
+            "running the example: no CUDA device 1: this machine has 0"
+        );
+        assert_eq!(
+            error_chain(&Outer(inner()), "\n  caused by: "),
+            "running the example\n  caused by: no CUDA device 1: this machine has 0"
+        );
+        assert_eq!(
+            error_chain(&inner(), ": "),
+            "no CUDA device 1: this machine has 0"
+        );
+    }
+}
