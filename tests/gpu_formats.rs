@@ -172,6 +172,10 @@ fn spmv_frontier<T: Float>(
         .filter(|_| rng.random_bool(fraction))
         .collect();
     frontier.extend([a.rows() as u32, a.rows() as u32 + 7, u32::MAX]);
+    // Repeated rows: each copy computes the row again (the segment schedules' prefix sum counts
+    // its atoms once per copy).
+    let repeats: Vec<u32> = frontier.iter().take(5).copied().collect();
+    frontier.extend(repeats);
     frontier.shuffle(&mut rng);
     let mut active = vec![false; a.rows()];
     for &r in &frontier {
@@ -360,5 +364,37 @@ fn oversized_uploads_fail_before_allocating() {
             matches!(e, LoopsError::TooLarge { cols, .. } if cols == big),
             "{e}"
         );
+    }
+}
+
+/// A subset whose tiles hold more atoms together than 32-bit offsets reach (one long row listed
+/// 2,200 times: 2.2e9 atoms) is refused by the segment schedules, which need them at contiguous
+/// offsets, with the count; nothing is launched, and the next launch on the handle works.
+#[test]
+fn oversized_subset_under_segment_schedules_is_refused() {
+    let gpu = common::gpu();
+    let long_row = 1_000_000usize;
+    let a: CsMat<f32> = CsMat::new(
+        (1, long_row),
+        vec![0, long_row],
+        (0..long_row).collect(),
+        vec![1.0; long_row],
+    );
+    let m = gpu.upload_csr(&a).unwrap();
+    let x = gpu.upload(&vec![1.0f32; long_row]).unwrap();
+    let mut y = gpu.upload(&[f32::NAN]).unwrap();
+    let repeated = gpu.upload(&vec![0u32; 2200]).unwrap();
+    for schedule in ["work_oriented", "merge_path"] {
+        let e = kernels::spmv_frontier::launch(schedule, &gpu, &m, &repeated, &x, &mut y)
+            .unwrap_err();
+        assert!(
+            matches!(e, LoopsError::SubsetAtomsTooLarge { atoms, .. } if atoms == 2_200_000_000),
+            "{schedule}: {e}"
+        );
+        assert!(gpu.download(&y).unwrap()[0].is_nan(), "{schedule}: y was written");
+        let once = gpu.upload(&[0u32]).unwrap();
+        kernels::spmv_frontier::launch(schedule, &gpu, &m, &once, &x, &mut y).unwrap();
+        assert_eq!(gpu.download(&y).unwrap()[0], long_row as f32, "{schedule}");
+        gpu.fill(&mut y, f32::NAN).unwrap();
     }
 }

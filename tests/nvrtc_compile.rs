@@ -75,13 +75,13 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // Plain and checked: ten kernels under all 8 schedules (`auto` included), the tile subset under
-    // the 6 that take one.
-    assert_eq!(compiled, 2 * (10 * 8 + 6 + 2)); // + spmv with 12 items per thread (2 schedules)
+    // Plain and checked: eleven kernels (the tile subset's included) under all 8 schedules (`auto`
+    // included).
+    assert_eq!(compiled, 2 * (11 * 8 + 2)); // + spmv with 12 items per thread (2 schedules)
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
-/// runtime's frontier compaction kernel.
+/// runtime's own kernels: frontier compaction, and the prefix sum of a tile subset's sizes.
 #[test]
 fn graph_kernels_compile_for_sm90() {
     let Some(info) = nvrtc_or_skip("NVRTC compile of the graph kernels") else {
@@ -124,11 +124,28 @@ fn graph_kernels_compile_for_sm90() {
         Ok(ptx) => assert!(ptx.contains(".entry loops_compact_flags(")),
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
     }
+    match compile_ptx(
+        "loops_subset_prefix",
+        loops::subset::SUBSET_SCAN_SOURCE,
+        Arch::SM_90,
+    ) {
+        Ok(ptx) => {
+            let mut entries = vec!["loops_subset_scan_sums".to_string()];
+            for id in ["u32", "i32", "u64", "i64"] {
+                entries.push(format!("loops_subset_chunk_sums_{id}"));
+                entries.push(format!("loops_subset_offsets_{id}"));
+            }
+            for e in entries {
+                assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
+            }
+        }
+        Err(e) => failures.push(format!("loops_subset_prefix: {e}")),
+    }
     assert!(
         failures.is_empty(),
         "NVRTC {:?} failed:\n{}",
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * 2 * 6);
+    assert_eq!(compiled, 2 * 2 * 8);
 }

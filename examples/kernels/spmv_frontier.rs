@@ -1,7 +1,7 @@
 //! SpMV restricted to a tile subset: only the rows listed in `frontier` (a device buffer of row
 //! ids) are computed; the other entries of `y` are not touched. The shape of a graph kernel that
-//! processes the active vertices only. The segment schedules (`work_oriented`, `merge_path`) reject
-//! a subset at compile time.
+//! processes the active vertices only. Under the segment schedules (`work_oriented`, `merge_path`)
+//! each launch first sums the listed rows' lengths on the GPU, then splits those atoms evenly.
 
 use loops::prelude::*;
 
@@ -21,4 +21,4 @@ macro_rules! spmv_frontier {
 }
 
 under_schedules!(spmv_frontier(a: &DeviceCsr<T>, frontier: &DeviceBuffer<u32>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, auto);

@@ -76,6 +76,11 @@ fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
         let mut k = kernel.clone();
         k.name = format!("{}_{}", kernel.name, config.short_name());
         k.config = config;
+        // Over a tile subset the merge path would wait for a prefix sum of the subset on each
+        // launch; `auto` keeps to the mappings that need none (group 64 stands in).
+        if k.takes_subset_offsets() {
+            continue;
+        }
         // `thread` lowers every body, so there is always a candidate.
         if crate::schedule::lowering(&config).check(&k).is_ok() {
             kernels.push(k);
@@ -253,6 +258,9 @@ impl<'a> Cx<'a> {
                 ParamKind::Scalar(ty) => parts.push(format!("const {} {n}", subst(ty))),
             }
         }
+        if self.kernel.takes_subset_offsets() {
+            parts.push("const int* __restrict__ loops_subset_offsets".into());
+        }
         if self.checked {
             parts.push("unsigned long long* __restrict__ loops_fault".into());
         }
@@ -267,6 +275,9 @@ impl<'a> Cx<'a> {
             .iter()
             .flat_map(derived_param_names)
             .collect();
+        if self.kernel.takes_subset_offsets() {
+            args.push("loops_subset_offsets".into());
+        }
         if self.checked {
             args.push("loops_fault".into());
         }

@@ -25,6 +25,18 @@ impl Kernel {
         self.params.iter().find(|p| p.name == name)
     }
 
+    /// Whether the entry points take `loops_subset_offsets`: a tile subset under a schedule that
+    /// partitions atoms (work_oriented, merge_path) needs the prefix sum of its tiles' sizes, which the
+    /// runtime computes on the GPU before each launch.
+    pub fn takes_subset_offsets(&self) -> bool {
+        self.body.subset.is_some()
+            && matches!(
+                self.config.schedule,
+                crate::schedule::Schedule::WorkOriented { .. }
+                    | crate::schedule::Schedule::MergePath { .. }
+            )
+    }
+
     /// The entry points to emit: one per instantiation of the generic element types.
     pub fn instantiations(&self) -> Vec<Instantiation> {
         if self.type_params.is_empty() {
@@ -285,6 +297,38 @@ pub struct TileLoop {
 
 /// The name the generated CUDA gives a tile subset: the schedules loop over its `_rows` positions.
 pub const SUBSET_SET: &str = "loops_subset";
+
+impl TileLoop {
+    /// The user's tile body. For a subset that is the body inside the front end's
+    /// `let v = list[pos] as usize; if v < a.num_tiles() { .. }`, returned as the `let`, the
+    /// condition and the body.
+    pub fn subset_guard(&self) -> Option<(&Stmt, &Expr, &[Stmt])> {
+        self.subset.as_ref()?;
+        match &self.body[..] {
+            [id @ Stmt {
+                kind: StmtKind::Let { .. },
+                ..
+            }, Stmt {
+                kind:
+                    StmtKind::If {
+                        cond,
+                        then,
+                        otherwise,
+                    },
+                ..
+            }] if otherwise.is_empty() => Some((id, cond, then)),
+            _ => unreachable!("the front end builds a subset's body as `let` + `if`"),
+        }
+    }
+
+    /// The user's tile body: inside the subset guard for a subset, else the whole body.
+    pub fn user_body(&self) -> &[Stmt] {
+        match self.subset_guard() {
+            Some((_, _, body)) => body,
+            None => &self.body,
+        }
+    }
+}
 
 /// A tile loop over a subset of a tile set's tiles.
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 //! and every tile's epilogue runs exactly once, with the complete reduction, for random tile sizes with
 //! empty tiles, a huge tile, and sizes around the group and block boundaries.
 
-use kernels_gen::schedule::carry::{model_run, ModelRun, Partition};
+use kernels_gen::schedule::carry::{model_run, subset_offsets, ModelRun, Partition};
 use kernels_gen::schedule::{group, lrb, split, thread};
 use proptest::prelude::*;
 
@@ -127,6 +127,45 @@ proptest! {
 }
 
 /// The segments of both partitions tile the item space without gaps or overlaps.
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A tile subset (repeats, ids outside the set, any order) run on its virtual offsets: each
+    /// listed position's epilogue runs once with its real tile's sum; an id outside the set has
+    /// no atoms.
+    #[test]
+    fn carry_schedules_over_a_subset_finish_each_listed_tile_once(
+        sizes in tile_sizes(),
+        picks in prop::collection::vec(0u64..260, 0..120),
+        partition in prop::sample::select(vec![Partition::MergePath, Partition::WorkOriented]),
+        ipt in prop::sample::select(vec![1u32, 3, 8]),
+        block in prop::sample::select(vec![32u32, 64]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let tiles = sizes.len() as u64;
+        let virtual_offsets = subset_offsets(&offsets, &picks);
+        // The real atom behind each virtual one.
+        let mut real = Vec::new();
+        for &id in &picks {
+            if id < tiles {
+                real.extend(offsets[id as usize]..offsets[id as usize + 1]);
+            }
+        }
+        prop_assert_eq!(real.len() as u64, *virtual_offsets.last().unwrap());
+        let run = model_run(partition, ipt, block, &virtual_offsets, |v| value(real[v as usize]));
+        for (p, &id) in picks.iter().enumerate() {
+            let want = if id < tiles {
+                (offsets[id as usize]..offsets[id as usize + 1]).map(value).sum()
+            } else {
+                0
+            };
+            prop_assert_eq!(run.epilogues[p], 1, "position {} (tile {})", p, id);
+            prop_assert_eq!(run.epilogue_sums[p], want, "position {} (tile {})", p, id);
+        }
+        prop_assert!(run.atom_visits.iter().all(|&v| v == 1));
+    }
+}
+
 #[test]
 fn segments_are_contiguous() {
     let offsets = offsets_of(&[0, 0, 5, 1, 0, 40, 0, 3, 0, 0]);

@@ -93,6 +93,9 @@ pub struct Gpu {
     /// `launch`), grown on demand. One per handle: only this handle's stream ever uses it, so its
     /// launches use it one after another.
     scratch: Mutex<DeviceBuffer<u64>>,
+    /// The prefix sums of tile subsets under the schedules that partition atoms (see `subset`),
+    /// grown on demand; one per handle for the same reason as `scratch`.
+    subset_area: Mutex<DeviceBuffer<u64>>,
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled
@@ -208,6 +211,7 @@ impl Gpu {
             }),
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
+            subset_area: Mutex::new(DeviceBuffer::empty()),
         })
     }
 
@@ -230,6 +234,7 @@ impl Gpu {
             shared: self.shared.clone(),
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
+            subset_area: Mutex::new(DeviceBuffer::empty()),
         })
     }
 
@@ -650,11 +655,33 @@ impl Gpu {
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new: a fresh epoch with no
     /// records (see the kernel ABI in `launch`). Held locked by the caller until its launch is queued.
     pub(crate) fn scratch(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
-        let mut scratch = lock(&self.scratch);
+        self.grown(
+            &self.scratch,
+            slots,
+            " (global scratch of the carry schedules)",
+        )
+    }
+
+    /// The subset area with at least `slots` 8-byte slots; held locked like [`Gpu::scratch`].
+    pub(crate) fn subset_area(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
+        self.grown(
+            &self.subset_area,
+            slots,
+            " (prefix sums of tile subsets)",
+        )
+    }
+
+    /// `area`, locked, after growing it to at least `slots` zeroed slots where it is smaller.
+    fn grown<'s>(
+        &self,
+        area: &'s Mutex<DeviceBuffer<u64>>,
+        slots: usize,
+        suffix: &str,
+    ) -> Result<MutexGuard<'s, DeviceBuffer<u64>>> {
+        let mut scratch = lock(area);
         if scratch.len() < slots {
             // Grow geometrically so that a sequence of larger launches reallocates rarely.
             let slots = slots.max(2 * scratch.len());
-            let suffix = " (global scratch of the carry schedules)";
             *scratch = self.zeros::<u64>(slots).map_err(|e| match e {
                 LoopsError::Driver { context, source } => LoopsError::Driver {
                     context: format!("{context}{suffix}"),
@@ -901,6 +928,10 @@ impl<T> DeviceCsr<T> {
         }
     }
 
+    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
+    pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.offsets
+    }
     pub fn offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets
     }

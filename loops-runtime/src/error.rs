@@ -104,6 +104,11 @@ pub enum LoopsError {
     #[error("kernel `{kernel}`: the tile subset's list has {len} entries, more than i32::MAX = {max}", max = i32::MAX)]
     SubsetTooLarge { kernel: String, len: usize },
 
+    /// The tiles of a subset hold more atoms together than 32-bit offsets reach (a list that repeats
+    /// long tiles), under a schedule that needs them at contiguous offsets.
+    #[error("kernel `{kernel}`: the tiles of the subset's list hold {atoms} atoms together, more than i32::MAX = {max};              split the list, or use a schedule that maps tiles (thread, group, warp, block)", max = i32::MAX)]
+    SubsetAtomsTooLarge { kernel: String, atoms: u64 },
+
     /// A graph that breaks the invariants of `graph::Graph`, or a frontier run given bad input.
     #[error("invalid graph: {detail}")]
     InvalidGraph { detail: String },

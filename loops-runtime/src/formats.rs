@@ -502,6 +502,10 @@ matrix_sizes!(DeviceCsc, cols, "The number of tiles: the columns.");
 matrix_sizes!(DeviceCoo, rows, "The number of tiles: the rows.");
 
 impl<T> DeviceCsc<T> {
+    /// The tile offsets: `col_offsets()` (every tile set has `tile_offsets()`).
+    pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.col_offsets
+    }
     pub fn col_offsets(&self) -> &DeviceBuffer<i32> {
         &self.col_offsets
     }
@@ -511,6 +515,10 @@ impl<T> DeviceCsc<T> {
 }
 
 impl<T> DeviceCoo<T> {
+    /// The tile offsets: `row_offsets()` (every tile set has `tile_offsets()`).
+    pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.row_offsets
+    }
     pub fn row_offsets(&self) -> &DeviceBuffer<i32> {
         &self.row_offsets
     }
@@ -539,6 +547,10 @@ impl DeviceOffsets {
             atoms: self.atoms as u64,
             max_tile_atoms: self.max_tile,
         }
+    }
+    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
+    pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.offsets
     }
     pub fn offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets

@@ -155,6 +155,8 @@ pub struct KernelArgs<'a> {
     /// Rounds of the carry fix-up (a tile-invariant loop around the atom loop runs one per
     /// iteration); each needs its own scratch region. 0 means 1.
     carry_rounds: u64,
+    /// A tile subset whose prefix sum the launch computes first (see [`crate::subset`]).
+    pub(crate) subset: Option<crate::subset::SubsetArgs<'a>>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -190,6 +192,19 @@ impl<'a> KernelArgs<'a> {
         self.slots.push(slot);
         self.sizes.push(size);
         self.what.push(what);
+    }
+
+    /// A device pointer whose allocation belongs to `stream` (ordered like a buffer's).
+    pub(crate) fn push_foreign_ptr(
+        &mut self,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        stream: Option<&'a Arc<CudaStream>>,
+        what: Param,
+    ) {
+        if let Some(s) = stream {
+            self.streams.push((self.slots.len(), s));
+        }
+        self.push_value(ptr, what);
     }
 
     pub(crate) fn push_buffer<T>(&mut self, b: &'a DeviceBuffer<T>, what: Param) {
@@ -254,6 +269,7 @@ pub(crate) enum Param {
     CsrValues(&'static str),
     Scratch,
     Fault,
+    SubsetOffsets,
 }
 
 impl std::fmt::Display for Param {
@@ -266,6 +282,7 @@ impl std::fmt::Display for Param {
             Param::Csr(what) => write!(f, "{what}"),
             Param::CsrValues(ty) => write!(f, "const {ty}* values"),
             Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
+            Param::SubsetOffsets => write!(f, "const int* loops_subset_offsets"),
             Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }
@@ -333,8 +350,23 @@ impl Gpu {
         shape: TileSetShape,
         mut args: KernelArgs<'_>,
     ) -> Result<()> {
-        let dims = spec.config.launch_dims(shape, self.limits());
         let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
+        // A subset under a schedule that partitions atoms: its prefix sum first, whose total sizes
+        // the grid. The subset area stays locked until the launch is queued (as the scratch below).
+        let mut shape = shape;
+        let subset_area = match args.subset.take() {
+            Some(subset) => {
+                let (prefix, area) = self.subset_prefix(spec.name, &subset)?;
+                shape = TileSetShape {
+                    tiles: subset.list_len as u64,
+                    atoms: prefix.atoms,
+                };
+                args.push_value(prefix.offsets, Param::SubsetOffsets);
+                Some(area)
+            }
+            None => None,
+        };
+        let dims = spec.config.launch_dims(shape, self.limits());
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {
@@ -356,6 +388,7 @@ impl Gpu {
             check_args(spec.name, entry, sizes, &args)?;
         }
         self.launch_raw(spec.name, entry, &f.func, dims, args)?;
+        drop(subset_area);
         match scratch {
             Some(scratch) if spec.checked => self.take_fault(spec, scratch.device_ptr()),
             _ => Ok(()),
@@ -370,24 +403,11 @@ impl Gpu {
         record: cudarc::driver::sys::CUdeviceptr,
     ) -> Result<()> {
         let mut fault = [0u64; 5];
-        let context = || format!("reading the bounds-check record of kernel `{}`", spec.name);
-        self.stream()
-            .context()
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
-        // SAFETY: `record` is the start of the live scratch area (at least FAULT_SLOTS u64s) of this
-        // stream; the copy is ordered after the launch and waited for before `fault` is read.
-        unsafe {
-            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
-                fault.as_mut_ptr() as *mut c_void,
-                record,
-                std::mem::size_of_val(&fault),
-                self.stream().cu_stream(),
-            )
-            .result()
-            .map_err(LoopsError::driver(context()))?;
-        }
-        self.synchronize()?;
+        self.read_slots(
+            record,
+            &mut fault,
+            &format!("reading the bounds-check record of kernel `{}`", spec.name),
+        )?;
         if fault[0] == 0 {
             return Ok(());
         }
@@ -405,6 +425,34 @@ impl Gpu {
             file: spec.file.to_string(),
             line: fault[4],
         })
+    }
+
+    /// Copies `out.len()` 8-byte slots at `ptr` to the host, after the work queued on this stream
+    /// so far (waits for it).
+    pub(crate) fn read_slots(
+        &self,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        out: &mut [u64],
+        what: &str,
+    ) -> Result<()> {
+        let context = || what.to_string();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: callers pass a range inside a live device allocation of this context; the copy
+        // is ordered after the stream's work and waited for before `out` is read.
+        unsafe {
+            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
+                out.as_mut_ptr() as *mut c_void,
+                ptr,
+                std::mem::size_of_val(out),
+                self.stream().cu_stream(),
+            )
+            .result()
+            .map_err(LoopsError::driver(context()))?;
+        }
+        self.synchronize()
     }
 
     /// Zeroes `count` 8-byte slots at `ptr` on this stream.

@@ -12,6 +12,7 @@ pub mod graph;
 pub mod host;
 pub mod launch;
 pub mod mtx;
+pub mod subset;
 pub mod verify;
 
 /// Schedules as the runtime sees them: launch geometry and CPU models.

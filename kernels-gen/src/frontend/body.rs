@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
-use crate::schedule::{Schedule, ScheduleConfig};
+use crate::schedule::ScheduleConfig;
 
 /// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.
 pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResult<Kernel> {
@@ -79,19 +79,6 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         default_float,
     };
     let body = lowerer.tile_loop(&item.block)?;
-    if let (Some(subset), Schedule::WorkOriented { .. } | Schedule::MergePath { .. }) =
-        (&body.subset, config.schedule)
-    {
-        bail!(
-            subset.span,
-            "a tile subset (`{}.tiles_in({})`) is not supported under `{}`: that schedule splits the atoms of \
-             the whole tile set by searching its offsets, and a subset's atoms are not contiguous; use \
-             `thread`, `group`, `warp` or `block`",
-            subset.set,
-            subset.list,
-            config.name()
-        );
-    }
     Ok(Kernel {
         name: sig.ident.to_string(),
         type_params,

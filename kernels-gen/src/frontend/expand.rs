@@ -37,7 +37,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         .iter()
         .map(|p| crate::emit::derived_param_names(p).len())
         .sum::<usize>()
-        + 1;
+        + 1
+        + usize::from(kernel.takes_subset_offsets());
     let vis = &func.vis;
     let name = &func.sig.ident;
     let name_str = name.to_string();
@@ -109,7 +110,12 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         None => quote!(#set.shape()),
     };
     let checks = length_checks(kernel);
-    let rounds = carry_rounds(kernel);
+    let mut rounds = carry_rounds(kernel);
+    if let (true, Some(sub)) = (kernel.takes_subset_offsets(), &kernel.body.subset) {
+        // The runtime sums the subset's tile sizes on the GPU and passes the prefix sum.
+        let list = format_ident!("{}", sub.list);
+        rounds.extend(quote!(args.tile_subset(#set.tile_offsets(), #list);));
+    }
 
     // `(element type, entry point)` of each instantiation of a kernel.
     let entries_of = |k: &Kernel| -> Vec<TokenStream> {
@@ -457,7 +463,7 @@ fn carry_rounds(kernel: &Kernel) -> TokenStream {
     }
     let Ok(crate::analysis::CarryBody {
         rounds: Some(r), ..
-    }) = crate::analysis::carry_body(kernel, &kernel.body.body, kernel.config.name())
+    }) = crate::analysis::carry_body(kernel, kernel.body.user_body(), kernel.config.name())
     else {
         return TokenStream::new();
     };

@@ -34,8 +34,9 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
         Schedule::Group { group_size: 2 },
         Schedule::Group { group_size: 4 },
         Schedule::Group { group_size: 32 },
-        // Not chosen by the rule: the stand-in for the merge path where a body cannot take it
-        // (a tile subset), which needs the widest group for its longest tiles.
+        // Not chosen by the rule: the stand-in for the merge path over a tile subset (where the
+        // merge path would wait for the subset's prefix sum on each launch), which needs the
+        // widest group for its longest tiles.
         Schedule::Group { group_size: 64 },
         Schedule::MergePath {
             items_per_thread: DEFAULT_ITEMS_PER_THREAD,

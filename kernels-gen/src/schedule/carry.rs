@@ -112,6 +112,25 @@ impl Partition {
     }
 }
 
+/// A tile subset as the carry schedules run it: position `p` of `list` holds the atoms of tile
+/// `list[p]` at the returned virtual offsets (`list.len() + 1` of them), the prefix sum of the listed
+/// tiles' sizes, an id outside the set counting 0. The runtime computes the same on the GPU
+/// (`loops_runtime::subset`); virtual atom `v` of position `p` is real atom
+/// `offsets[list[p]] + v - virtual[p]`.
+pub fn subset_offsets(offsets: &[u64], list: &[u64]) -> Vec<u64> {
+    let tiles = offsets.len() as u64 - 1;
+    let mut virtual_offsets = Vec::with_capacity(list.len() + 1);
+    let mut total = 0;
+    virtual_offsets.push(0);
+    for &id in list {
+        if id < tiles {
+            total += offsets[id as usize + 1] - offsets[id as usize];
+        }
+        virtual_offsets.push(total);
+    }
+    virtual_offsets
+}
+
 /// What the model saw: how often each atom was visited and each tile's epilogue ran, and the total
 /// each epilogue saw when every atom contributes `value(atom)` to a sum.
 #[derive(Debug, Default)]
@@ -235,7 +254,7 @@ mod lowering {
     use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator, StagedUpdate};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::{Kernel, Stmt, StmtKind, TileLoop};
+    use crate::ir::{Kernel, Stmt, StmtKind, TileLoop, SUBSET_SET};
     use crate::schedule::Lowering;
 
     pub struct CarryLowering {
@@ -243,6 +262,9 @@ mod lowering {
         pub items_per_thread: u32,
         pub block_size: u32,
     }
+
+    /// The name of a subset's positions as a tile set (`_rows`, `_nnz`, `_offsets`).
+    const VSET: &str = "loops_vset";
 
     /// Scratch slots per block and round: the record's flag, then one partial per accumulator.
     pub fn slots_per_block(accumulators: usize) -> u32 {
@@ -269,12 +291,13 @@ mod lowering {
 
     impl Lowering for CarryLowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
-            carry_body(kernel, &kernel.body.body, kernel.config.name()).map(|_| ())
+            carry_body(kernel, kernel.body.user_body(), kernel.config.name()).map(|_| ())
         }
 
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
             let name = cx.kernel.config.name();
-            let parts = carry_body(cx.kernel, &tiles.body, name)?;
+            let subset = tiles.subset_guard();
+            let parts = carry_body(cx.kernel, tiles.user_body(), name)?;
             let StmtKind::ForAtoms {
                 var,
                 body: atom_body,
@@ -284,14 +307,36 @@ mod lowering {
                 unreachable!("carry_body returns the atom loop")
             };
             let accs = accumulators(atom_body, var, name)?;
-            let set = tiles.set.as_str();
             let tile = tiles.tile.as_str();
+            let set = match (subset, &tiles.subset) {
+                (Some(_), Some(sub)) => {
+                    // The list's positions, as a tile set of their own: position `p` holds the
+                    // atoms of tile `list[p]` at virtual offsets, the prefix sum of the listed
+                    // tiles' sizes (0 for an id outside the set), which the runtime computes on the
+                    // GPU before the launch. The partition then runs on it unchanged.
+                    cx.line(format!(
+                        "// `{}.tiles_in({})`: the partition runs over the list's positions, at virtual offsets",
+                        sub.set, sub.list
+                    ));
+                    cx.line(format!("const int {VSET}_rows = (int){SUBSET_SET}_rows;"));
+                    cx.line(format!(
+                        "const int* const {VSET}_offsets = loops_subset_offsets;"
+                    ));
+                    cx.line(format!(
+                        "const int {VSET}_nnz = {VSET}_offsets[{VSET}_rows];"
+                    ));
+                    VSET
+                }
+                _ => tiles.set.as_str(),
+            };
             // Without an epilogue there is nothing to finish: atoms do their own work.
             let fixup = !parts.epilogue.is_empty();
             let slots = slots_per_block(accs.len());
             let invariants: Vec<&str> = parts.rounds.iter().map(|r| r.var).collect();
+            // A subset's atoms are not contiguous: an atom's operand needs its tile's real offset
+            // first, which the segments find; no staging.
             let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
-                .filter(|s| self.stage_fits(s.len(), accs.len()));
+                .filter(|s| subset.is_none() && self.stage_fits(s.len(), accs.len()));
             cx.line_directive(tiles.line);
             // Without rounds the operands are staged together with the offsets window: one
             // round trip to memory and one barrier fewer per block.
@@ -344,6 +389,19 @@ mod lowering {
             cx.line("int loops_nz = loops_y0;");
             cx.open(format!("for (int loops_t = loops_x0; loops_t <= loops_x1 && loops_t < {set}_rows; ++loops_t)"));
             cx.line(format!("const int {tile} = loops_t;"));
+            if let (Some((id, in_set, _)), Some(sub)) = (subset, &tiles.subset) {
+                cx.stmt(id)?;
+                // An id outside the set has no atoms in the prefix sum, and no epilogue: it can
+                // be neither cut nor hold anything for the fix-up.
+                let in_set = cx.expr(in_set);
+                cx.line(format!("if (!({in_set})) continue;"));
+                cx.line(format!(
+                    "const long long loops_base = (long long){}_offsets[{}] - {};",
+                    sub.set,
+                    sub.tile,
+                    off("loops_t")
+                ));
+            }
             cx.block(parts.prologue)?;
             cx.line(format!(
                 "const bool loops_cut = {} < loops_y0;",
@@ -377,6 +435,10 @@ mod lowering {
                         }
                     }
                 }
+                None if subset.is_some() => {
+                    cx.line(format!("const int {var} = (int)(loops_nz + loops_base);"));
+                    cx.block(atom_body)?;
+                }
                 None => {
                     cx.line(format!("const int {var} = loops_nz;"));
                     cx.block(atom_body)?;
@@ -405,7 +467,8 @@ mod lowering {
             cx.close();
             if fixup {
                 cx.scratch_slots_per_block = slots;
-                self.fixup(cx, tile, &off, parts.prologue, parts.epilogue, &accs)?;
+                let tile_id = subset.map(|(id, _, _)| id);
+                self.fixup(cx, tile, tile_id, &off, parts.prologue, parts.epilogue, &accs)?;
             }
             if parts.rounds.is_some() {
                 // The next round reuses the block's shared arrays.
@@ -691,10 +754,12 @@ mod lowering {
 
         /// Steps 2 and 3 of the protocol: in-block heads; the block's record; the head of a tile
         /// that began in an earlier block, finished after a look-back over the earlier records.
+        #[allow(clippy::too_many_arguments)]
         fn fixup(
             &self,
             cx: &mut Cx<'_>,
             tile: &str,
+            tile_id: Option<&Stmt>,
             off: &dyn Fn(&str) -> String,
             prologue: &[Stmt],
             epilogue: &[Stmt],
@@ -738,7 +803,7 @@ mod lowering {
             }
             cx.close();
             cx.open("else");
-            self.finish_tile(cx, tile, "loops_head_tile", prologue, epilogue, accs)?;
+            self.finish_tile(cx, tile, tile_id, "loops_head_tile", prologue, epilogue, accs)?;
             cx.close();
             cx.close();
 
@@ -824,23 +889,30 @@ mod lowering {
                     &format!("loops_cross_{}", a.name),
                 )
             });
-            self.finish_tile(cx, tile, "loops_cross_tile", prologue, epilogue, accs)?;
+            self.finish_tile(cx, tile, tile_id, "loops_cross_tile", prologue, epilogue, accs)?;
             cx.close();
             cx.close();
             Ok(())
         }
 
-        /// Recomputes a tile's prologue, adds the combined partials to the initial values, runs the epilogue.
+        /// Recomputes a tile's prologue (for a subset, the tile id from the list first: a tile with
+        /// a head has atoms, so it is in the set), adds the combined partials to the initial
+        /// values, runs the epilogue.
+        #[allow(clippy::too_many_arguments)]
         fn finish_tile(
             &self,
             cx: &mut Cx<'_>,
             tile: &str,
+            tile_id: Option<&Stmt>,
             tile_value: &str,
             prologue: &[Stmt],
             epilogue: &[Stmt],
             accs: &[Accumulator],
         ) -> DResult<()> {
             cx.line(format!("const int {tile} = {tile_value};"));
+            if let Some(id) = tile_id {
+                cx.stmt(id)?;
+            }
             cx.block(prologue)?;
             for a in accs {
                 let c = a.op.combine(&a.name, &format!("loops_part_{}", a.name));
