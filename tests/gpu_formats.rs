@@ -385,13 +385,16 @@ fn oversized_subset_under_segment_schedules_is_refused() {
     let mut y = gpu.upload(&[f32::NAN]).unwrap();
     let repeated = gpu.upload(&vec![0u32; 2200]).unwrap();
     for schedule in ["work_oriented", "merge_path"] {
-        let e = kernels::spmv_frontier::launch(schedule, &gpu, &m, &repeated, &x, &mut y)
-            .unwrap_err();
+        let e =
+            kernels::spmv_frontier::launch(schedule, &gpu, &m, &repeated, &x, &mut y).unwrap_err();
         assert!(
             matches!(e, LoopsError::SubsetAtomsTooLarge { atoms, .. } if atoms == 2_200_000_000),
             "{schedule}: {e}"
         );
-        assert!(gpu.download(&y).unwrap()[0].is_nan(), "{schedule}: y was written");
+        assert!(
+            gpu.download(&y).unwrap()[0].is_nan(),
+            "{schedule}: y was written"
+        );
         let once = gpu.upload(&[0u32]).unwrap();
         kernels::spmv_frontier::launch(schedule, &gpu, &m, &once, &x, &mut y).unwrap();
         assert_eq!(gpu.download(&y).unwrap()[0], long_row as f32, "{schedule}");

@@ -261,6 +261,10 @@ impl<'a> Cx<'a> {
         if self.kernel.takes_subset_offsets() {
             parts.push("const int* __restrict__ loops_subset_offsets".into());
         }
+        if self.kernel.takes_split_pieces() {
+            parts.push("const int* __restrict__ loops_pieces".into());
+            parts.push("const int loops_mdt".into());
+        }
         if self.checked {
             parts.push("unsigned long long* __restrict__ loops_fault".into());
         }
@@ -277,6 +281,10 @@ impl<'a> Cx<'a> {
             .collect();
         if self.kernel.takes_subset_offsets() {
             args.push("loops_subset_offsets".into());
+        }
+        if self.kernel.takes_split_pieces() {
+            args.push("loops_pieces".into());
+            args.push("loops_mdt".into());
         }
         if self.checked {
             args.push("loops_fault".into());
@@ -365,7 +373,7 @@ impl<'a> Cx<'a> {
             full
         };
         let bounds = match k.config.schedule {
-            Schedule::MergePath { .. } | Schedule::WorkOriented { .. } => {
+            s if s.carries() => {
                 format!("{}, {blocks}", k.config.block_size)
             }
             _ => k.config.block_size.to_string(),

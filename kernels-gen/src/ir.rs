@@ -29,12 +29,16 @@ impl Kernel {
     /// partitions atoms (work_oriented, merge_path) needs the prefix sum of its tiles' sizes, which the
     /// runtime computes on the GPU before each launch.
     pub fn takes_subset_offsets(&self) -> bool {
-        self.body.subset.is_some()
-            && matches!(
-                self.config.schedule,
-                crate::schedule::Schedule::WorkOriented { .. }
-                    | crate::schedule::Schedule::MergePath { .. }
-            )
+        self.body.subset.is_some() && self.config.schedule.carries()
+    }
+
+    /// Whether the entry points take `loops_pieces` and `loops_mdt`: under `split`, the prefix sum
+    /// of the tiles' piece counts, computed by the runtime before each launch, and the piece size.
+    pub fn takes_split_pieces(&self) -> bool {
+        matches!(
+            self.config.schedule,
+            crate::schedule::Schedule::Split { .. }
+        )
     }
 
     /// The entry points to emit: one per instantiation of the generic element types.

@@ -95,6 +95,13 @@ proptest! {
     }
 
     #[test]
+    fn split_visits_every_atom_once_and_finishes_every_tile_once(
+        sizes in tile_sizes(), mdt in prop::sample::select(vec![1u64, 4, 16, 33, 1000]), block in prop::sample::select(vec![32u32, 64, 256]),
+    ) {
+        check_carry(Partition::Split { mdt }, 1, block, &sizes)?;
+    }
+
+    #[test]
     fn thread_and_group_cover_every_tile_and_atom_once(
         sizes in tile_sizes(), threads in 1u64..600, group_size in prop::sample::select(vec![2u64, 32, 64, 256]),
     ) {
@@ -126,7 +133,6 @@ proptest! {
     }
 }
 
-/// The segments of both partitions tile the item space without gaps or overlaps.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -137,7 +143,7 @@ proptest! {
     fn carry_schedules_over_a_subset_finish_each_listed_tile_once(
         sizes in tile_sizes(),
         picks in prop::collection::vec(0u64..260, 0..120),
-        partition in prop::sample::select(vec![Partition::MergePath, Partition::WorkOriented]),
+        partition in prop::sample::select(vec![Partition::MergePath, Partition::WorkOriented, Partition::Split { mdt: 4 }]),
         ipt in prop::sample::select(vec![1u32, 3, 8]),
         block in prop::sample::select(vec![32u32, 64]),
     ) {
@@ -166,6 +172,7 @@ proptest! {
     }
 }
 
+/// The segments of both partitions tile the item space without gaps or overlaps.
 #[test]
 fn segments_are_contiguous() {
     let offsets = offsets_of(&[0, 0, 5, 1, 0, 40, 0, 3, 0, 0]);

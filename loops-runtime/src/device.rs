@@ -520,12 +520,12 @@ impl Gpu {
     pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
         crate::formats::check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         let host = crate::host::Csr32::from_sprs(m)?;
-        let max_row = crate::formats::longest_tile(&host.offsets);
+        let sizes = crate::formats::tile_sizes(&host.offsets);
         Ok(DeviceCsr {
             rows: host.rows,
             cols: host.cols,
             nnz: host.nnz(),
-            max_row,
+            sizes,
             offsets: self.upload(&host.offsets)?,
             indices: self.upload(&host.indices)?,
             values: self.upload(&host.values)?,
@@ -664,11 +664,7 @@ impl Gpu {
 
     /// The subset area with at least `slots` 8-byte slots; held locked like [`Gpu::scratch`].
     pub(crate) fn subset_area(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
-        self.grown(
-            &self.subset_area,
-            slots,
-            " (prefix sums of tile subsets)",
-        )
+        self.grown(&self.subset_area, slots, " (prefix sums of tile subsets)")
     }
 
     /// `area`, locked, after growing it to at least `slots` zeroed slots where it is smaller.
@@ -884,8 +880,8 @@ pub struct DeviceCsr<T> {
     rows: usize,
     cols: usize,
     nnz: usize,
-    /// Nonzeros of the longest row, counted on upload: `schedule = "auto"` looks at it.
-    max_row: u64,
+    /// Sizes counted on upload: `schedule = "auto"` and `"split"` look at them.
+    sizes: crate::formats::TileSizes,
     offsets: DeviceBuffer<i32>,
     indices: DeviceBuffer<i32>,
     values: DeviceBuffer<T>,
@@ -924,13 +920,17 @@ impl<T> DeviceCsr<T> {
         TileStats {
             tiles: self.rows as u64,
             atoms: self.nnz as u64,
-            max_tile_atoms: self.max_row,
+            max_tile_atoms: self.sizes.longest,
         }
     }
 
     /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
     pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets
+    }
+    /// The pieces `schedule = "split"` cuts rows into, unless the attribute says.
+    pub fn split_mdt(&self) -> u64 {
+        self.sizes.split_mdt
     }
     pub fn offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets

@@ -109,6 +109,15 @@ pub enum LoopsError {
     #[error("kernel `{kernel}`: the tiles of the subset's list hold {atoms} atoms together, more than i32::MAX = {max};              split the list, or use a schedule that maps tiles (thread, group, warp, block)", max = i32::MAX)]
     SubsetAtomsTooLarge { kernel: String, atoms: u64 },
 
+    /// Under `split`, more pieces than 32-bit offsets reach (a tiny `mdt` on a huge tile set).
+    #[error("kernel `{kernel}`: cutting the tiles into pieces of at most {mdt} atoms makes {pieces} pieces, \
+             more than i32::MAX = {max}; raise `mdt`", max = i32::MAX)]
+    TooManyPieces {
+        kernel: String,
+        pieces: u64,
+        mdt: u32,
+    },
+
     /// A graph that breaks the invariants of `graph::Graph`, or a frontier run given bad input.
     #[error("invalid graph: {detail}")]
     InvalidGraph { detail: String },

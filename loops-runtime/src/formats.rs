@@ -401,13 +401,23 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
 // ---------------------------------------------------------------------------------------------
 // Device formats
 
-/// The atoms of the longest tile of checked (non-decreasing) offsets.
-pub(crate) fn longest_tile(offsets: &[i32]) -> u64 {
-    offsets
-        .windows(2)
-        .map(|w| (w[1] - w[0]) as u64)
-        .max()
-        .unwrap_or(0)
+/// What a tile set records of its tile sizes on upload, from the host offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TileSizes {
+    /// Atoms of the longest tile, for `schedule = "auto"`.
+    pub longest: u64,
+    /// The max degree threshold `schedule = "split"` uses unless the attribute gives one: the upper
+    /// edge of the tallest log2 bin of the sizes (`kernels_gen::schedule::split::choose_mdt`).
+    pub split_mdt: u64,
+}
+
+/// [`TileSizes`] of checked (non-decreasing) offsets.
+pub(crate) fn tile_sizes(offsets: &[i32]) -> TileSizes {
+    let sizes = || offsets.windows(2).map(|w| (w[1] - w[0]) as u64);
+    TileSizes {
+        longest: sizes().max().unwrap_or(0),
+        split_mdt: kernels_gen::schedule::split::choose_mdt_of_sizes(sizes()),
+    }
 }
 
 /// A CSC matrix in device memory: tiles are columns, atoms are nonzeros.
@@ -415,8 +425,7 @@ pub struct DeviceCsc<T> {
     rows: usize,
     cols: usize,
     nnz: usize,
-    /// Atoms of the longest tile, for `schedule = "auto"`.
-    max_tile: u64,
+    sizes: TileSizes,
     col_offsets: DeviceBuffer<i32>,
     row_indices: DeviceBuffer<i32>,
     values: DeviceBuffer<T>,
@@ -428,8 +437,7 @@ pub struct DeviceCoo<T> {
     rows: usize,
     cols: usize,
     nnz: usize,
-    /// Atoms of the longest tile, for `schedule = "auto"`.
-    max_tile: u64,
+    sizes: TileSizes,
     row_offsets: DeviceBuffer<i32>,
     row_indices: DeviceBuffer<i32>,
     col_indices: DeviceBuffer<i32>,
@@ -441,8 +449,7 @@ pub struct DeviceCoo<T> {
 pub struct DeviceOffsets {
     tiles: usize,
     atoms: usize,
-    /// Atoms of the longest tile, for `schedule = "auto"`.
-    max_tile: u64,
+    sizes: TileSizes,
     offsets: DeviceBuffer<i32>,
 }
 
@@ -470,12 +477,16 @@ macro_rules! matrix_sizes {
             pub fn shape(&self) -> TileSetShape {
                 self.stats().shape()
             }
+            /// The pieces `schedule = "split"` cuts tiles into, unless the attribute says.
+            pub fn split_mdt(&self) -> u64 {
+                self.sizes.split_mdt
+            }
             /// What `schedule = "auto"` chooses by.
             pub fn stats(&self) -> TileStats {
                 TileStats {
                     tiles: self.num_tiles() as u64,
                     atoms: self.nnz as u64,
-                    max_tile_atoms: self.max_tile,
+                    max_tile_atoms: self.sizes.longest,
                 }
             }
             pub fn values(&self) -> &DeviceBuffer<T> {
@@ -540,12 +551,16 @@ impl DeviceOffsets {
     pub fn shape(&self) -> TileSetShape {
         self.stats().shape()
     }
+    /// The pieces `schedule = "split"` cuts tiles into, unless the attribute says.
+    pub fn split_mdt(&self) -> u64 {
+        self.sizes.split_mdt
+    }
     /// What `schedule = "auto"` chooses by.
     pub fn stats(&self) -> TileStats {
         TileStats {
             tiles: self.tiles as u64,
             atoms: self.atoms as u64,
-            max_tile_atoms: self.max_tile,
+            max_tile_atoms: self.sizes.longest,
         }
     }
     /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
@@ -580,7 +595,7 @@ impl Gpu {
             rows: m.rows,
             cols: m.cols,
             nnz: m.nnz(),
-            max_tile: longest_tile(&m.col_offsets),
+            sizes: tile_sizes(&m.col_offsets),
             col_offsets: self.upload(&m.col_offsets)?,
             row_indices: self.upload(&m.row_indices)?,
             values: self.upload(&m.values)?,
@@ -596,7 +611,7 @@ impl Gpu {
             rows: host.rows,
             cols: host.cols,
             nnz: host.nnz(),
-            max_tile: longest_tile(&host.row_offsets),
+            sizes: tile_sizes(&host.row_offsets),
             row_offsets: self.upload(&host.row_offsets)?,
             row_indices: self.upload(&host.row_indices)?,
             col_indices: self.upload(&host.col_indices)?,
@@ -610,7 +625,7 @@ impl Gpu {
         Ok(DeviceOffsets {
             tiles: offsets.len() - 1,
             atoms: offsets[offsets.len() - 1],
-            max_tile: longest_tile(&checked),
+            sizes: tile_sizes(&checked),
             offsets: self.upload(&checked)?,
         })
     }

@@ -38,6 +38,7 @@ use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
+use crate::subset::PrefixJob;
 
 /// A generated kernel: its name (for errors), its CUDA source, the schedule it was generated for
 /// (which decides the launch geometry), and the global scratch its schedule needs.
@@ -157,6 +158,8 @@ pub struct KernelArgs<'a> {
     carry_rounds: u64,
     /// A tile subset whose prefix sum the launch computes first (see [`crate::subset`]).
     pub(crate) subset: Option<crate::subset::SubsetArgs<'a>>,
+    /// The tile offsets and piece size of a launch under `split` (see [`crate::subset`]).
+    pub(crate) split: Option<crate::subset::SplitArgs<'a>>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -270,6 +273,7 @@ pub(crate) enum Param {
     Scratch,
     Fault,
     SubsetOffsets,
+    SplitPieces,
 }
 
 impl std::fmt::Display for Param {
@@ -283,6 +287,7 @@ impl std::fmt::Display for Param {
             Param::CsrValues(ty) => write!(f, "const {ty}* values"),
             Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
             Param::SubsetOffsets => write!(f, "const int* loops_subset_offsets"),
+            Param::SplitPieces => write!(f, "const int* loops_pieces"),
             Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }
@@ -351,20 +356,47 @@ impl Gpu {
         mut args: KernelArgs<'_>,
     ) -> Result<()> {
         let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
-        // A subset under a schedule that partitions atoms: its prefix sum first, whose total sizes
-        // the grid. The subset area stays locked until the launch is queued (as the scratch below).
+        // A subset under a schedule that partitions atoms, or `split`: the prefix sums first
+        // (see `subset`), whose totals size the grid. Their area stays locked until the launch is
+        // queued (as the scratch below).
         let mut shape = shape;
-        let subset_area = match args.subset.take() {
-            Some(subset) => {
-                let (prefix, area) = self.subset_prefix(spec.name, &subset)?;
+        let (subset, split) = (args.subset.take(), args.split.take());
+        let mut jobs = Vec::new();
+        if let Some(s) = subset {
+            jobs.push(PrefixJob {
+                offsets: s.offsets,
+                list: Some(s.list),
+                mdt: 0,
+            });
+        }
+        if let Some(s) = split {
+            jobs.push(PrefixJob {
+                offsets: s.offsets,
+                list: subset.map(|s| s.list),
+                mdt: s.mdt,
+            });
+        }
+        let prefix_area = if jobs.is_empty() {
+            None
+        } else {
+            let (prefixes, area) = self.prefix_sums(spec.name, &jobs)?;
+            let mut prefixes = prefixes.into_iter();
+            if let Some(s) = subset {
+                let p = prefixes.next().expect("one prefix per job");
                 shape = TileSetShape {
-                    tiles: subset.list_len as u64,
-                    atoms: prefix.atoms,
+                    tiles: s.list.len as u64,
+                    atoms: p.total,
                 };
-                args.push_value(prefix.offsets, Param::SubsetOffsets);
-                Some(area)
+                args.push_value(p.offsets, Param::SubsetOffsets);
             }
-            None => None,
+            if let Some(s) = split {
+                // One thread per piece: `split` takes the pieces as its shape's atoms.
+                let p = prefixes.next().expect("one prefix per job");
+                shape.atoms = p.total;
+                args.push_value(p.offsets, Param::SplitPieces);
+                args.push_value(s.mdt as i32, Param::Scalar("int loops_mdt"));
+            }
+            Some(area)
         };
         let dims = spec.config.launch_dims(shape, self.limits());
         // The scratch lock is held until the launch is queued: growing the area frees the old one
@@ -388,7 +420,7 @@ impl Gpu {
             check_args(spec.name, entry, sizes, &args)?;
         }
         self.launch_raw(spec.name, entry, &f.func, dims, args)?;
-        drop(subset_area);
+        drop(prefix_area);
         match scratch {
             Some(scratch) if spec.checked => self.take_fault(spec, scratch.device_ptr()),
             _ => Ok(()),

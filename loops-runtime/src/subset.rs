@@ -1,4 +1,6 @@
-//! Tile subsets under the schedules that partition atoms (`work_oriented`, `merge_path`).
+//! Prefix sums the runtime computes before a launch: of a tile subset's sizes, under the schedules
+//! that partition atoms (`work_oriented`, `merge_path`, `split`), and of the tiles' piece counts,
+//! under `split`.
 //!
 //! Those schedules cut a tile set into equal shares by searching its offsets, so they need the
 //! atoms of the tiles they run over at contiguous (virtual) offsets. For `a.tiles_in(list)` the
@@ -9,6 +11,11 @@
 //!
 //! The generated kernel takes the offsets as `loops_subset_offsets` (after the user's parameters);
 //! its position `p` then holds the atoms of tile `list[p]`, at `loops_subset_offsets[p]..[p + 1]`.
+//!
+//! Under `split` (node splitting) the same kernels count each tile's pieces of at most `mdt` atoms
+//! instead (`max(1, ceil(size / mdt))`), and the kernel takes their prefix sum as `loops_pieces`,
+//! which it searches for the tile of each thread's piece; the total sizes the grid, one thread per
+//! piece.
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaFunction, CudaStream};
@@ -45,15 +52,28 @@ macro_rules! tile_id {
 }
 tile_id!(u32 => "u32", i32 => "i32", u64 => "u64", i64 => "i64");
 
+/// A tile subset's list, type-erased.
+#[derive(Clone, Copy)]
+pub(crate) struct ListArg<'a> {
+    pub ptr: CUdeviceptr,
+    pub len: usize,
+    pub stream: Option<&'a Arc<CudaStream>>,
+    pub suffix: &'static str,
+}
+
 /// A launch's tile subset, as the wrapper of a kernel over `a.tiles_in(list)` gives it.
 #[derive(Clone, Copy)]
 pub(crate) struct SubsetArgs<'a> {
     /// The tile set's offsets (`tiles + 1` entries).
     pub offsets: &'a DeviceBuffer<i32>,
-    pub list: CUdeviceptr,
-    pub list_len: usize,
-    pub list_stream: Option<&'a Arc<CudaStream>>,
-    pub suffix: &'static str,
+    pub list: ListArg<'a>,
+}
+
+/// A launch under `split`: the tile set's offsets and the most atoms of a piece.
+#[derive(Clone, Copy)]
+pub(crate) struct SplitArgs<'a> {
+    pub offsets: &'a DeviceBuffer<i32>,
+    pub mdt: u32,
 }
 
 impl<'a> KernelArgs<'a> {
@@ -67,105 +87,174 @@ impl<'a> KernelArgs<'a> {
     ) -> &mut Self {
         self.subset = Some(SubsetArgs {
             offsets,
-            list: list.device_ptr(),
-            list_len: list.len(),
-            list_stream: list.cuda_slice().map(|s| s.stream()),
-            suffix: I::SUFFIX,
+            list: ListArg {
+                ptr: list.device_ptr(),
+                len: list.len(),
+                stream: list.cuda_slice().map(|s| s.stream()),
+                suffix: I::SUFFIX,
+            },
+        });
+        self
+    }
+
+    /// A kernel under `split`: the launch cuts each tile (each listed tile, for a subset) into
+    /// pieces of at most `mdt` atoms, counts them and prefix-sums the counts on the GPU, and passes
+    /// the sums and `mdt` to the kernel. An `mdt` of 0 counts as 1.
+    pub fn split_pieces(&mut self, offsets: &'a DeviceBuffer<i32>, mdt: u64) -> &mut Self {
+        self.split = Some(SplitArgs {
+            offsets,
+            mdt: mdt.clamp(1, i32::MAX as u64) as u32,
         });
         self
     }
 }
 
-/// The prefix sum of one launch's subset, in the handle's subset area.
-pub(crate) struct SubsetPrefix {
-    /// `list_len + 1` ints on the device.
-    pub offsets: CUdeviceptr,
-    /// The listed tiles' atoms: `offsets[list_len]`.
-    pub atoms: u64,
+/// One prefix sum to compute: of the sizes (`mdt` 0) or piece counts of the tiles of `offsets`,
+/// all of them or those of `list`.
+#[derive(Clone, Copy)]
+pub(crate) struct PrefixJob<'a> {
+    pub offsets: &'a DeviceBuffer<i32>,
+    pub list: Option<ListArg<'a>>,
+    pub mdt: u32,
 }
 
-/// Slots (8 bytes) of the subset area for a list of `n`: the chunk sums and their total
-/// (`chunks + 1`), then the `n + 1` int offsets.
+/// A computed prefix sum, in the handle's subset area.
+pub(crate) struct Prefix {
+    /// `items + 1` ints on the device.
+    pub offsets: CUdeviceptr,
+    /// The last of them: the atoms (or pieces) of all items.
+    pub total: u64,
+}
+
+/// Slots (8 bytes) of the subset area for a prefix sum over `n` items: the chunk sums and their
+/// total (`chunks + 1`), then the `n + 1` int offsets.
 fn area_slots(n: usize) -> (usize, usize) {
     let sums = n.div_ceil(CHUNK) + 1;
     (sums, sums + (n + 2) / 2)
 }
 
 impl Gpu {
-    /// Computes the prefix sum of `subset`'s tile sizes on this handle's stream (queued), reads back
-    /// the total (waits for it) and checks that it fits the kernels' 32-bit offsets. The area that
-    /// holds it comes back locked: the caller holds it until its launch is queued.
-    pub(crate) fn subset_prefix<'a>(
+    /// Computes each job's prefix sum on this handle's stream, one after another in the subset
+    /// area, reads back their totals (waits for them) and checks that they fit the kernels' 32-bit
+    /// offsets. The area comes back locked: the caller holds it until its launch is queued.
+    pub(crate) fn prefix_sums<'a>(
         &self,
         kernel: &str,
-        subset: &SubsetArgs<'a>,
-    ) -> Result<(SubsetPrefix, MutexGuard<'_, DeviceBuffer<u64>>)> {
-        let n = subset.list_len;
-        if n > i32::MAX as usize {
-            return Err(LoopsError::SubsetTooLarge {
-                kernel: kernel.to_string(),
-                len: n,
-            });
+        jobs: &[PrefixJob<'a>],
+    ) -> Result<(Vec<Prefix>, MutexGuard<'_, DeviceBuffer<u64>>)> {
+        let items = |job: &PrefixJob<'_>| match job.list {
+            Some(list) => list.len,
+            None => job.offsets.len().saturating_sub(1),
+        };
+        for job in jobs {
+            if items(job) > i32::MAX as usize {
+                return Err(LoopsError::SubsetTooLarge {
+                    kernel: kernel.to_string(),
+                    len: items(job),
+                });
+            }
         }
-        let tiles = subset.offsets.len().saturating_sub(1);
-        let chunks = n.div_ceil(CHUNK);
-        let (sums_slots, slots) = area_slots(n);
+        let slots: usize = jobs.iter().map(|j| area_slots(items(j)).1).sum();
         let area = self.subset_area(slots)?;
-        let sums = area.device_ptr();
-        let offsets = sums + (sums_slots * 8) as u64;
-        let function = |entry: &str| self.function("loops_subset_prefix", SUBSET_SCAN_SOURCE, entry);
+        let mut at = area.device_ptr();
+        let mut queued = Vec::new();
+        for job in jobs {
+            let n = items(job);
+            let (sums_slots, job_slots) = area_slots(n);
+            let (sums, offsets) = (at, at + (sums_slots * 8) as u64);
+            at += (job_slots * 8) as u64;
+            self.queue_prefix_sum(job, n, sums, offsets)?;
+            queued.push((sums + (n.div_ceil(CHUNK) * 8) as u64, offsets));
+        }
+        let mut prefixes = Vec::new();
+        for (job, (total_at, offsets)) in jobs.iter().zip(queued) {
+            let mut total = [0u64];
+            self.read_slots(total_at, &mut total, "reading the total of a prefix sum")?;
+            let total = total[0];
+            if total > i32::MAX as u64 {
+                return Err(if job.mdt == 0 {
+                    LoopsError::SubsetAtomsTooLarge {
+                        kernel: kernel.to_string(),
+                        atoms: total,
+                    }
+                } else {
+                    LoopsError::TooManyPieces {
+                        kernel: kernel.to_string(),
+                        pieces: total,
+                        mdt: job.mdt,
+                    }
+                });
+            }
+            prefixes.push(Prefix { offsets, total });
+        }
+        Ok((prefixes, area))
+    }
+
+    /// Queues the three kernels of one prefix sum over `n` items: chunk sums into `sums`, their
+    /// scan (and total at `sums[chunks]`), the offsets into `offsets`.
+    fn queue_prefix_sum<'a>(
+        &self,
+        job: &PrefixJob<'a>,
+        n: usize,
+        sums: CUdeviceptr,
+        offsets: CUdeviceptr,
+    ) -> Result<()> {
+        let tiles = job.offsets.len().saturating_sub(1);
+        let chunks = n.div_ceil(CHUNK);
+        // Without a list, the items are the tiles themselves (a null list).
+        let suffix = job.list.map_or("u32", |l| l.suffix);
+        let function =
+            |entry: &str| self.function("loops_subset_prefix", SUBSET_SCAN_SOURCE, entry);
         let dims = |grid: usize, block: u32| LaunchDims {
             grid: grid as u32,
             block,
             shared_bytes: 0,
         };
-        // The arguments every per-item kernel takes: the set's offsets, its tile count, the list.
+        // What every per-item kernel takes first: the set's offsets, its tile count, the list,
+        // the item count, the piece size.
         let items = |args: &mut KernelArgs<'a>| {
-            args.push_buffer(subset.offsets, Param::Csr("const int* offsets"));
+            args.push_buffer(job.offsets, Param::Csr("const int* offsets"));
             args.push_value(tiles as i64, Param::Scalar("long long"));
-            args.push_foreign_ptr(
-                subset.list,
-                subset.list_stream,
-                Param::Ptr {
-                    ty: "tile id",
-                    mutable: false,
-                },
-            );
+            let what = Param::Ptr {
+                ty: "tile id",
+                mutable: false,
+            };
+            match job.list {
+                Some(list) => args.push_foreign_ptr(list.ptr, list.stream, what),
+                None => args.push_value(0u64, what),
+            }
             args.push_value(n as i64, Param::Scalar("long long"));
+            args.push_value(job.mdt as i64, Param::Scalar("long long"));
+        };
+        let sums_arg = |mutable| Param::Ptr {
+            ty: "long long",
+            mutable,
         };
         if chunks > 0 {
-            let f = function(&format!("loops_subset_chunk_sums_{}", subset.suffix))?;
+            let f = function(&format!("loops_subset_chunk_sums_{suffix}"))?;
             let mut args = KernelArgs::new();
             items(&mut args);
-            args.push_value(sums, Param::Ptr { ty: "long long", mutable: true });
+            args.push_value(sums, sums_arg(true));
             self.launch_function("loops_subset_chunk_sums", &f, dims(chunks, 256), args)?;
         }
         let f = function("loops_subset_scan_sums")?;
         let mut args = KernelArgs::new();
-        args.push_value(sums, Param::Ptr { ty: "long long", mutable: true });
+        args.push_value(sums, sums_arg(true));
         args.push_value(chunks as i64, Param::Scalar("long long"));
         self.launch_function("loops_subset_scan_sums", &f, dims(1, 1024), args)?;
-        let f: CudaFunction = function(&format!("loops_subset_offsets_{}", subset.suffix))?;
+        let f: CudaFunction = function(&format!("loops_subset_offsets_{suffix}"))?;
         let mut args = KernelArgs::new();
         items(&mut args);
-        args.push_value(sums, Param::Ptr { ty: "const long long", mutable: false });
+        args.push_value(sums, sums_arg(false));
         args.push_value(chunks as i64, Param::Scalar("long long"));
-        args.push_value(offsets, Param::Ptr { ty: "int", mutable: true });
-        self.launch_function("loops_subset_offsets", &f, dims(chunks.max(1), 256), args)?;
-        let mut total = [0u64];
-        self.read_slots(
-            sums + (chunks * 8) as u64,
-            &mut total,
-            "reading the atom count of a tile subset",
-        )?;
-        let atoms = total[0];
-        if atoms > i32::MAX as u64 {
-            return Err(LoopsError::SubsetAtomsTooLarge {
-                kernel: kernel.to_string(),
-                atoms,
-            });
-        }
-        Ok((SubsetPrefix { offsets, atoms }, area))
+        args.push_value(
+            offsets,
+            Param::Ptr {
+                ty: "int",
+                mutable: true,
+            },
+        );
+        self.launch_function("loops_subset_offsets", &f, dims(chunks.max(1), 256), args)
     }
 }
 
@@ -175,12 +264,17 @@ impl Gpu {
 pub const SUBSET_SCAN_SOURCE: &str = r#"// loops for Rust: prefix sum of a tile subset's sizes (loops-runtime/src/subset.rs).
 #define LOOPS_CHUNK 2048
 
+// Item i: tile list[i] (tile i without a list). Its size, or with mdt > 0 its pieces of at most
+// mdt atoms (at least one: an empty tile's epilogue still runs); 0 for an id outside the set.
 template <typename Id>
 static __device__ __forceinline__ long long loops_listed_size(
-    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long i)
+    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long i,
+    const long long mdt)
 {
-    const unsigned long long v = (unsigned long long)(long long)list[i];
-    return v < (unsigned long long)tiles ? (long long)(offsets[v + 1] - offsets[v]) : 0ll;
+    const unsigned long long v = list ? (unsigned long long)(long long)list[i] : (unsigned long long)i;
+    if (v >= (unsigned long long)tiles) return 0ll;
+    const long long size = offsets[v + 1] - offsets[v];
+    return mdt > 0 ? max(1ll, (size + mdt - 1) / mdt) : size;
 }
 
 // Inclusive scan of `x` over a warp.
@@ -198,7 +292,7 @@ static __device__ __forceinline__ long long loops_warp_scan(long long x)
 template <typename Id>
 static __device__ __forceinline__ void loops_chunk_sums(
     const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long n,
-    long long* __restrict__ sums)
+    const long long mdt, long long* __restrict__ sums)
 {
     __shared__ long long warp_sums[8];
     const long long base = (long long)blockIdx.x * LOOPS_CHUNK;
@@ -206,7 +300,7 @@ static __device__ __forceinline__ void loops_chunk_sums(
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
         const long long i = base + r * 256 + threadIdx.x;
-        if (i < n) s += loops_listed_size(offsets, tiles, list, i);
+        if (i < n) s += loops_listed_size(offsets, tiles, list, i, mdt);
     }
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
     if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = s;
@@ -223,7 +317,7 @@ static __device__ __forceinline__ void loops_chunk_sums(
 template <typename Id>
 static __device__ __forceinline__ void loops_offsets(
     const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long n,
-    const long long* __restrict__ sums, const long long chunks, int* __restrict__ out)
+    const long long mdt, const long long* __restrict__ sums, const long long chunks, int* __restrict__ out)
 {
     __shared__ long long warp_totals[8];
     const long long base = (long long)blockIdx.x * LOOPS_CHUNK + threadIdx.x * 8;
@@ -232,7 +326,7 @@ static __device__ __forceinline__ void loops_offsets(
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
         before[r] = s;
-        if (base + r < n) s += loops_listed_size(offsets, tiles, list, base + r);
+        if (base + r < n) s += loops_listed_size(offsets, tiles, list, base + r, mdt);
     }
     const long long x = loops_warp_scan(s);
     if ((threadIdx.x & 31) == 31) warp_totals[threadIdx.x >> 5] = x;
@@ -250,16 +344,16 @@ static __device__ __forceinline__ void loops_offsets(
 #define LOOPS_SUBSET_ENTRIES(Id, suffix)                                                              \
     extern "C" __global__ void __launch_bounds__(256) loops_subset_chunk_sums_##suffix(               \
         const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
-        const long long n, long long* __restrict__ sums)                                                \
+        const long long n, const long long mdt, long long* __restrict__ sums)                           \
     {                                                                                                   \
-        loops_chunk_sums<Id>(offsets, tiles, list, n, sums);                                           \
+        loops_chunk_sums<Id>(offsets, tiles, list, n, mdt, sums);                                      \
     }                                                                                                   \
     extern "C" __global__ void __launch_bounds__(256) loops_subset_offsets_##suffix(                  \
         const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
-        const long long n, const long long* __restrict__ sums, const long long chunks,                 \
-        int* __restrict__ out)                                                                          \
+        const long long n, const long long mdt, const long long* __restrict__ sums,                    \
+        const long long chunks, int* __restrict__ out)                                                  \
     {                                                                                                   \
-        loops_offsets<Id>(offsets, tiles, list, n, sums, chunks, out);                                 \
+        loops_offsets<Id>(offsets, tiles, list, n, mdt, sums, chunks, out);                            \
     }
 LOOPS_SUBSET_ENTRIES(unsigned int, u32)
 LOOPS_SUBSET_ENTRIES(int, i32)
@@ -298,26 +392,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_source_agrees_with_the_chunk() {
+    fn the_source_agrees_with_the_rust_side() {
         assert!(SUBSET_SCAN_SOURCE.contains(&format!("#define LOOPS_CHUNK {CHUNK}")));
         // 256 threads of 8 items.
         assert_eq!(CHUNK, 256 * 8);
-        for suffix in ["u32", "i32", "u64", "i64"] {
-            assert!(SUBSET_SCAN_SOURCE.contains(&format!("LOOPS_SUBSET_ENTRIES(")));
-            assert!([
-                <u32 as TileId>::SUFFIX,
-                <i32 as TileId>::SUFFIX,
-                <u64 as TileId>::SUFFIX,
-                <i64 as TileId>::SUFFIX
-            ]
-            .contains(&suffix));
+        for suffix in [u32::SUFFIX, i32::SUFFIX, u64::SUFFIX, i64::SUFFIX] {
+            assert!(
+                SUBSET_SCAN_SOURCE.contains(&format!(", {suffix})")),
+                "{suffix}"
+            );
         }
     }
 
     #[test]
     fn the_area_holds_sums_then_offsets() {
-        assert_eq!(area_slots(0), (1, 1));
+        // (chunk sums + their total, and then n + 1 ints).
+        assert_eq!(area_slots(0), (1, 2));
         assert_eq!(area_slots(1), (2, 3));
+        assert_eq!(area_slots(2), (2, 4));
         assert_eq!(area_slots(CHUNK), (2, 2 + (CHUNK + 2) / 2));
         assert_eq!(area_slots(CHUNK + 1).0, 3);
     }

@@ -8,7 +8,13 @@ use crate::diag::{bail, DResult};
 use crate::schedule::group::MAX_GROUPS_WITH_BARRIERS;
 use crate::schedule::{Schedule, ScheduleConfig, DEFAULT_BLOCK_SIZE, DEFAULT_ITEMS_PER_THREAD};
 
-const KEYS: &[&str] = &["schedule", "block_size", "group_size", "items_per_thread"];
+const KEYS: &[&str] = &[
+    "schedule",
+    "block_size",
+    "group_size",
+    "items_per_thread",
+    "mdt",
+];
 const SCHEDULES: &[&str] = &[
     "thread",
     "group",
@@ -16,6 +22,7 @@ const SCHEDULES: &[&str] = &[
     "block",
     "work_oriented",
     "merge_path",
+    "split",
     "auto",
 ];
 
@@ -26,6 +33,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
     let mut block_size = None;
     let mut group_size = None;
     let mut items_per_thread = None;
+    let mut mdt = None;
     for arg in &args {
         let key = arg
             .path
@@ -43,7 +51,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                 }
                 schedule = Some(match name.as_str() {
                     "thread" | "group" | "warp" | "block" | "work_oriented" | "merge_path"
-                    | "auto" => (name, span),
+                    | "split" | "auto" => (name, span),
                     other => bail!(
                         span,
                         "unknown schedule `{other}`; expected one of: {}",
@@ -69,6 +77,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
             "items_per_thread" => {
                 items_per_thread = Some(int_value(&arg.value, "items_per_thread")?)
             }
+            "mdt" => mdt = Some(int_value(&arg.value, "mdt")?),
             _ => bail!(
                 arg.path.span_or_call_site(),
                 "unknown argument `{}` of #[load_balanced]; expected one of: {}",
@@ -97,8 +106,23 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
             "`items_per_thread` belongs to `work_oriented` and `merge_path`, not \"{name}\""
         );
     }
+    if let (Some((_, span)), false) = (mdt, name == "split") {
+        bail!(
+            span,
+            "`mdt` belongs to `schedule = \"split\"`, not \"{name}\""
+        );
+    }
     let schedule = match name.as_str() {
         "thread" => Schedule::Thread,
+        "split" => {
+            match mdt {
+                None => Schedule::Split { mdt: 0 },
+                Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => {
+                    bail!(span, "`mdt` (the most atoms of a virtual tile) must be from 1 to i32::MAX, not {n}")
+                }
+                Some((n, _)) => Schedule::Split { mdt: n as u32 },
+            }
+        }
         "auto" => Schedule::Auto,
         "warp" => Schedule::Group { group_size: 32 },
         "block" => Schedule::Group {

@@ -38,7 +38,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         .map(|p| crate::emit::derived_param_names(p).len())
         .sum::<usize>()
         + 1
-        + usize::from(kernel.takes_subset_offsets());
+        + usize::from(kernel.takes_subset_offsets())
+        + 2 * usize::from(kernel.takes_split_pieces());
     let vis = &func.vis;
     let name = &func.sig.ident;
     let name_str = name.to_string();
@@ -115,6 +116,16 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         // The runtime sums the subset's tile sizes on the GPU and passes the prefix sum.
         let list = format_ident!("{}", sub.list);
         rounds.extend(quote!(args.tile_subset(#set.tile_offsets(), #list);));
+    }
+    if let Schedule::Split { mdt } = kernel.config.schedule {
+        // The runtime counts each tile's pieces and prefix-sums them on the GPU.
+        let mdt = if mdt == 0 {
+            quote!(#set.split_mdt())
+        } else {
+            let mdt = mdt as u64;
+            quote!(#mdt)
+        };
+        rounds.extend(quote!(args.split_pieces(#set.tile_offsets(), #mdt);));
     }
 
     // `(element type, entry point)` of each instantiation of a kernel.
@@ -295,6 +306,7 @@ fn config_tokens(config: &ScheduleConfig) -> TokenStream {
         Schedule::MergePath { items_per_thread } => {
             quote!(::loops::__private::Schedule::MergePath { items_per_thread: #items_per_thread })
         }
+        Schedule::Split { mdt } => quote!(::loops::__private::Schedule::Split { mdt: #mdt }),
         Schedule::Auto => quote!(::loops::__private::Schedule::Auto),
     };
     let block = config.block_size;
@@ -456,7 +468,10 @@ fn extent_of(index: &Expr, tl: &SetView<'_>, atom_vars: &[String]) -> Option<Ext
 fn carry_rounds(kernel: &Kernel) -> TokenStream {
     let carries = matches!(
         kernel.config.schedule,
-        Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Auto
+        Schedule::WorkOriented { .. }
+            | Schedule::MergePath { .. }
+            | Schedule::Split { .. }
+            | Schedule::Auto
     );
     if !carries {
         return TokenStream::new();

@@ -29,6 +29,9 @@ pub enum Partition {
     MergePath,
     /// Equal shares of atoms; a tile belongs to the segment that holds its end.
     WorkOriented,
+    /// Node splitting: one *virtual tile* per thread, a tile's atoms cut into pieces of at most
+    /// `mdt` (an empty tile is one empty piece). Its segments follow [`split::virtual_tile`].
+    Split { mdt: u64 },
 }
 
 /// One thread's segment: it completes tiles `x0..x1` and processes atoms `y0..y1`; tile `x1` (if it
@@ -40,6 +43,8 @@ pub struct Segment {
     pub x1: u64,
     pub y1: u64,
 }
+
+use super::split;
 
 /// The largest `x` in `lo..=hi` with `offsets[x] <= bound(x)`; `bound` decreases as `x` grows so the
 /// predicate is true up to some point and false after. This is the search the CUDA does too.
@@ -56,11 +61,13 @@ fn search(offsets: &[u64], mut lo: u64, mut hi: u64, bound: impl Fn(u64) -> u64)
 }
 
 impl Partition {
-    /// Threads the partition uses: every item of the set covered, at least one thread.
+    /// Threads the partition uses: every item of the set covered, at least one thread. For
+    /// [`Partition::Split`] the items are the virtual tiles, which the caller counts and passes
+    /// as `atoms` (a count of atoms alone cannot tell them).
     pub fn threads(self, tiles: u64, atoms: u64, items_per_thread: u32) -> u64 {
         let items = match self {
             Partition::MergePath => tiles + atoms,
-            Partition::WorkOriented => atoms,
+            Partition::WorkOriented | Partition::Split { .. } => atoms,
         };
         items.div_ceil(items_per_thread as u64).max(1)
     }
@@ -100,6 +107,29 @@ impl Partition {
                     tiles
                 } else {
                     ended_by(y1)
+                };
+                Segment { x0, y0, x1, y1 }
+            }
+            Partition::Split { mdt } => {
+                // The largest tile whose first virtual tile is at or before `v`.
+                let first = split::first_virtual(offsets, mdt);
+                let parent = |v: u64| first.partition_point(|&f| f <= v) as u64 - 1;
+                if thread >= first[tiles as usize] {
+                    return Segment {
+                        x0: tiles,
+                        y0: atoms,
+                        x1: tiles,
+                        y1: atoms,
+                    };
+                }
+                let x0 = parent(thread);
+                let y0 = offsets[x0 as usize] + (thread - first[x0 as usize]) * mdt;
+                // The tile in progress after this piece: the same one, or (its last piece) the next.
+                let x1 = parent(thread + 1);
+                let y1 = if x1 == x0 {
+                    y0 + mdt
+                } else {
+                    offsets[x1 as usize]
                 };
                 Segment { x0, y0, x1, y1 }
             }
@@ -151,7 +181,12 @@ pub fn model_run(
 ) -> ModelRun {
     let tiles = offsets.len() - 1;
     let atoms = offsets[tiles] as usize;
-    let threads = partition.threads(tiles as u64, atoms as u64, items_per_thread);
+    let threads = match partition {
+        Partition::Split { mdt } => *split::first_virtual(offsets, mdt)
+            .last()
+            .expect("tiles + 1"),
+        _ => partition.threads(tiles as u64, atoms as u64, items_per_thread),
+    };
     let blocks = threads.div_ceil(block as u64).max(1);
     let mut run = ModelRun {
         atom_visits: vec![0; atoms],
@@ -335,8 +370,10 @@ mod lowering {
             let invariants: Vec<&str> = parts.rounds.iter().map(|r| r.var).collect();
             // A subset's atoms are not contiguous: an atom's operand needs its tile's real offset
             // first, which the segments find; no staging.
+            // Under `split` a block's atoms are up to `mdt` per thread, past any shared budget.
+            let stageable = subset.is_none() && !matches!(self.partition, Partition::Split { .. });
             let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
-                .filter(|s| subset.is_none() && self.stage_fits(s.len(), accs.len()));
+                .filter(|s| stageable && self.stage_fits(s.len(), accs.len()));
             cx.line_directive(tiles.line);
             // Without rounds the operands are staged together with the offsets window: one
             // round trip to memory and one barrier fewer per block.
@@ -345,13 +382,13 @@ mod lowering {
             if let (true, Some(staged)) = (early_stage, &staged) {
                 self.stage(cx, var, staged);
             }
-            let windowed = self.partition == Partition::MergePath;
-            let off = move |i: &str| {
-                if windowed {
-                    format!("loops_offs[({i}) - loops_bx0]")
-                } else {
+            let partition = self.partition;
+            let off = move |i: &str| match partition {
+                Partition::MergePath => format!("loops_offs[({i}) - loops_bx0]"),
+                Partition::WorkOriented => {
                     format!("(loops_windowed ? loops_offs[({i}) - loops_bx0] : {set}_offsets[{i}])")
                 }
+                Partition::Split { .. } => format!("{set}_offsets[{i}]"),
             };
             self.thread_segment(cx, set, &off);
             // Each round (iteration of a tile-invariant loop around the atom loop) is the whole
@@ -468,7 +505,15 @@ mod lowering {
             if fixup {
                 cx.scratch_slots_per_block = slots;
                 let tile_id = subset.map(|(id, _, _)| id);
-                self.fixup(cx, tile, tile_id, &off, parts.prologue, parts.epilogue, &accs)?;
+                self.fixup(
+                    cx,
+                    tile,
+                    tile_id,
+                    &off,
+                    parts.prologue,
+                    parts.epilogue,
+                    &accs,
+                )?;
             }
             if parts.rounds.is_some() {
                 // The next round reuses the block's shared arrays.
@@ -541,7 +586,10 @@ mod lowering {
         /// looks back at has started; otherwise it is `blockIdx.x`.
         fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool, sync: bool) {
             let items = self.block_items();
-            cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
+            let split = matches!(self.partition, Partition::Split { .. });
+            if !split {
+                cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
+            }
             if fixup {
                 // Scratch slot 0: the launch's epoch (high half) and the next ticket (low half). The
                 // last block to take a ticket starts the next epoch with ticket 0.
@@ -561,12 +609,18 @@ mod lowering {
             // every lane tests one of 32 evenly spaced candidates, and the count of passes narrows
             // the range 31-fold (five rounds for 2^24 tiles, 32 sectors of L2 traffic each; a
             // block-wide search would move eight times the bytes).
+            // `split` searches the prefix sum of the tiles' piece counts instead of their offsets.
+            let searched = if split {
+                "loops_pieces".to_string()
+            } else {
+                format!("{set}_offsets")
+            };
             cx.line(format!(
                 "auto loops_warp_search = [&](long long lo, long long hi, long long bound, int slope) {{ \
                  const long long lane = threadIdx.x & 31; \
                  while (lo < hi) {{ const long long span = hi - lo; \
                  const long long at = lo + 1 + (span - 1) * lane / 31; \
-                 const int passed = __popc(__ballot_sync(0xffffffffu, (long long){set}_offsets[at] + slope * at <= bound)); \
+                 const int passed = __popc(__ballot_sync(0xffffffffu, (long long){searched}[at] + slope * at <= bound)); \
                  if (passed == 0) hi = lo; else if (passed == 32) lo = hi; \
                  else {{ const long long next = lo + 1 + (span - 1) * passed / 31; lo = lo + 1 + (span - 1) * (passed - 1) / 31; hi = next - 1; }} }} \
                  return (int)lo; }};"
@@ -615,10 +669,39 @@ mod lowering {
                     cx.line("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_range[0];");
                     cx.line(format!("const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_range[1];"));
                 }
+                Partition::Split { .. } => {
+                    // The block's virtual tiles `loops_bi0..loops_bi1`, one per thread; a range
+                    // starts in the last tile whose first piece is at or before it.
+                    cx.line(format!(
+                        "const long long loops_pieces_total = loops_pieces[{set}_rows];"
+                    ));
+                    cx.line(format!(
+                        "const long long loops_bi0 = min(loops_chunk * {items}, loops_pieces_total);"
+                    ));
+                    cx.line(format!(
+                        "const long long loops_bi1 = min(loops_bi0 + {items}, loops_pieces_total);"
+                    ));
+                    self.two_warp_searches(
+                        cx,
+                        "const long long loops_i = loops_end ? loops_bi1 : loops_bi0;",
+                        &format!("loops_warp_search(0, {set}_rows, loops_i, 0)"),
+                    );
+                    cx.line("__syncthreads();");
+                    cx.line("const int loops_bx0 = loops_range[0], loops_bx1 = loops_range[1];");
+                    for (end, i) in [("0", "loops_bi0"), ("1", "loops_bi1")] {
+                        cx.line(format!(
+                            "const int loops_by{end} = (int)({set}_offsets[loops_bx{end}] + ({i} - loops_pieces[loops_bx{end}]) * (long long)loops_mdt);"
+                        ));
+                    }
+                    // No offsets window (the segments read the offsets where they need them), so
+                    // the barrier above is the last one the range needs.
+                    return;
+                }
             }
             let window = format!("min(loops_bx1 + 1, {set}_rows) - loops_bx0 + 1");
             match self.partition {
                 Partition::MergePath => cx.line(format!("const int loops_window = {window};")),
+                Partition::Split { .. } => unreachable!("returned above"),
                 Partition::WorkOriented => {
                     // A range of atoms may hold any number of empty tiles: past the window's size,
                     // the offsets are read from global memory.
@@ -630,7 +713,7 @@ mod lowering {
                 }
             }
             let guard = match self.partition {
-                Partition::MergePath => "",
+                Partition::MergePath | Partition::Split { .. } => "",
                 Partition::WorkOriented => "if (loops_windowed) ",
             };
             // A fixed trip count, unrolled: every thread issues all its loads before the first
@@ -713,6 +796,29 @@ mod lowering {
                     cx.line(format!(
                         "const int loops_x1 = (!loops_active || (int)threadIdx.x == loops_last_thread) ? loops_bx1 : {};",
                         ended_by("loops_y1")
+                    ));
+                }
+                Partition::Split { .. } => {
+                    // Virtual tile `loops_i`: piece `loops_i - pieces[x0]` of tile x0; after it, the
+                    // same tile is in progress, or (its last piece) the next tile with pieces.
+                    let pieces = |i: &str| format!("loops_pieces[{i}]");
+                    cx.line("const long long loops_i = loops_bi0 + (long long)threadIdx.x;");
+                    cx.line("const bool loops_active = loops_i < loops_bi1;");
+                    cx.line(format!(
+                        "const int loops_x0 = !loops_active ? loops_bx1 : {};",
+                        search(&pieces, "loops_bx0", "loops_bx1", "loops_i", 0)
+                    ));
+                    cx.line(format!(
+                        "const int loops_y0 = !loops_active ? loops_by1 : (int)({} + (loops_i - loops_pieces[loops_x0]) * (long long)loops_mdt);",
+                        off("loops_x0")
+                    ));
+                    cx.line(format!(
+                        "const int loops_x1 = !loops_active ? loops_bx1 : {};",
+                        search(&pieces, "loops_x0", "loops_bx1", "loops_i + 1", 0)
+                    ));
+                    cx.line(format!(
+                        "const int loops_y1 = !loops_active ? loops_by1 : loops_x1 == loops_x0 ? loops_y0 + loops_mdt : {};",
+                        off("loops_x1")
                     ));
                 }
             }
@@ -803,7 +909,15 @@ mod lowering {
             }
             cx.close();
             cx.open("else");
-            self.finish_tile(cx, tile, tile_id, "loops_head_tile", prologue, epilogue, accs)?;
+            self.finish_tile(
+                cx,
+                tile,
+                tile_id,
+                "loops_head_tile",
+                prologue,
+                epilogue,
+                accs,
+            )?;
             cx.close();
             cx.close();
 
@@ -889,7 +1003,15 @@ mod lowering {
                     &format!("loops_cross_{}", a.name),
                 )
             });
-            self.finish_tile(cx, tile, tile_id, "loops_cross_tile", prologue, epilogue, accs)?;
+            self.finish_tile(
+                cx,
+                tile,
+                tile_id,
+                "loops_cross_tile",
+                prologue,
+                epilogue,
+                accs,
+            )?;
             cx.close();
             cx.close();
             Ok(())

@@ -50,8 +50,23 @@ pub enum Schedule {
     WorkOriented { items_per_thread: u32 },
     /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
     MergePath { items_per_thread: u32 },
+    /// Node splitting: tiles cut into virtual tiles of at most `mdt` atoms (0: chosen from the tile
+    /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
+    /// fix-up.
+    Split { mdt: u32 },
     /// Emitted under each of [`auto::candidates`]; each launch picks one with [`auto::choose`].
     Auto,
+}
+
+impl Schedule {
+    /// Whether the schedule cuts tiles between threads and finishes them with the carry fix-up
+    /// ([`carry`]): `work_oriented`, `merge_path`, `split`.
+    pub fn carries(&self) -> bool {
+        matches!(
+            self,
+            Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Split { .. }
+        )
+    }
 }
 
 /// Items per thread of the carry schedules unless the attribute says otherwise.
@@ -90,6 +105,7 @@ impl ScheduleConfig {
             Schedule::Group { .. } => "group",
             Schedule::WorkOriented { .. } => "work_oriented",
             Schedule::MergePath { .. } => "merge_path",
+            Schedule::Split { .. } => "split",
             Schedule::Auto => "auto",
         }
     }
@@ -105,6 +121,8 @@ impl ScheduleConfig {
             Schedule::MergePath { items_per_thread } => {
                 format!("merge_path {items_per_thread}/thread")
             }
+            Schedule::Split { mdt: 0 } => "split (mdt from the size histogram)".into(),
+            Schedule::Split { mdt } => format!("split mdt {mdt}"),
             Schedule::Auto => "auto".into(),
         }
     }
@@ -134,6 +152,8 @@ impl ScheduleConfig {
                     .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
                 Schedule::MergePath { items_per_thread } => carry::Partition::MergePath
                     .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
+                // The runtime passes the virtual tiles (one per thread) as `atoms`.
+                Schedule::Split { .. } => shape.atoms.div_ceil(block as u64),
                 // An `auto` kernel launches one of its candidates, each with its own geometry.
                 Schedule::Auto => {
                     thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
@@ -188,6 +208,11 @@ pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
         Schedule::MergePath { items_per_thread } => Box::new(carry::CarryLowering {
             partition: carry::Partition::MergePath,
             items_per_thread,
+            block_size,
+        }),
+        Schedule::Split { mdt } => Box::new(carry::CarryLowering {
+            partition: carry::Partition::Split { mdt: mdt as u64 },
+            items_per_thread: 1,
             block_size,
         }),
     }

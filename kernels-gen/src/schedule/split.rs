@@ -1,5 +1,6 @@
-//! Node splitting (Raval et al., dynamic load-balancing strategies for graph applications), the
-//! pure-Rust model; no CUDA lowering yet. A tile longer than the *max degree threshold* `mdt` is cut
+//! Node splitting (Raval et al., dynamic load-balancing strategies for graph applications): the
+//! pure-Rust model of the idea. The CUDA lowering (`schedule = "split"`) is the carry protocol with
+//! one virtual tile per thread ([`super::carry::Partition::Split`]). A tile longer than the *max degree threshold* `mdt` is cut
 //! into *virtual tiles* of at most `mdt` atoms each, without copying atoms: a virtual tile is just
 //! (parent tile, first atom, end atom). The virtual tiles then run one per thread, and the partials of
 //! a parent cut into several combine into the parent, whose epilogue runs once with the complete sum.
@@ -64,7 +65,11 @@ pub fn virtual_tiles(offsets: &[u64], mdt: u64) -> Vec<VirtualTile> {
 /// tile of `k * mdt` atoms becomes `k` virtual tiles of typical size. With no non-empty tile it is 1.
 /// Always `1 <= mdt <= max(1, largest tile)`.
 pub fn choose_mdt(offsets: &[u64]) -> u64 {
-    let sizes = offsets.windows(2).map(|w| w[1] - w[0]);
+    choose_mdt_of_sizes(offsets.windows(2).map(|w| w[1] - w[0]))
+}
+
+/// [`choose_mdt`] from the tile sizes themselves.
+pub fn choose_mdt_of_sizes(sizes: impl Iterator<Item = u64>) -> u64 {
     let mut histogram = [0u64; BINS];
     let mut largest = 0;
     for size in sizes.filter(|&s| s > 0) {
