@@ -150,3 +150,26 @@ fn graph_kernels_compile_for_sm90() {
     );
     assert_eq!(compiled, 2 * 2 * 9);
 }
+
+/// The runtime's binning kernels (logarithmic radix binning's count, scan and scatter), one count
+/// and one scatter entry per id type of a subset's list and one pair for all tiles.
+#[test]
+fn binning_kernels_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip("NVRTC compile of the binning kernels") else {
+        return;
+    };
+    let ptx = compile_ptx(
+        "loops_bin_tiles",
+        loops::runtime::binning::BINNING_SOURCE,
+        Arch::SM_90,
+    )
+    .unwrap_or_else(|e| panic!("NVRTC {:?} failed:\n{e}", info.version));
+    let mut entries = vec!["loops_bin_scan".to_string()];
+    for suffix in ["tiles", "i32", "u32", "i64", "u64"] {
+        entries.push(format!("loops_bin_count_{suffix}"));
+        entries.push(format!("loops_bin_scatter_{suffix}"));
+    }
+    for e in entries {
+        assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");
+    }
+}

@@ -429,6 +429,23 @@ impl Gpu {
         Ok(DeviceBuffer::whole(slice))
     }
 
+    /// A new device buffer of `len` elements that holds whatever the allocation held: for an output
+    /// a kernel writes in full before anything reads it, where the memset of [`Gpu::zeros`] would be
+    /// a pass over the buffer for nothing (e.g. the order of [`Gpu::bin_tiles`]). The element types
+    /// are plain numbers, valid for any bits, so reading it early gives garbage but is no UB.
+    pub(crate) fn uninit<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        if len == 0 {
+            return Ok(DeviceBuffer::empty());
+        }
+        let what = || format!("allocating {len} elements of {}", T::RUST_NAME);
+        let bytes = self.bytes_of::<T>(len, what)?;
+        // SAFETY: `T: Element` is a primitive number (cudarc's `ValidAsZeroBits`, no padding): any
+        // bits the allocation holds are a valid `T`.
+        let slice =
+            unsafe { self.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
+        Ok(DeviceBuffer::whole(slice))
+    }
+
     /// Sets every element of `buf` to `value` (a device-side memset; e.g. to poison an output with
     /// `Float::POISON` before a run).
     pub fn fill<T: Element>(&self, buf: &mut DeviceBuffer<T>, value: T) -> Result<()> {

@@ -126,6 +126,11 @@ pub enum LoopsError {
     #[error("the frontier loop did not converge: {iterations} iterations, the frontier still holds {frontier} vertices")]
     NoConvergence { iterations: u64, frontier: usize },
 
+    /// `Gpu::bin_tiles` was given offsets that do not match the tile count, or more items than its
+    /// `u32` positions reach.
+    #[error("binning tiles: {detail}")]
+    InvalidBinning { detail: String },
+
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
     InvalidMatrix(#[from] crate::host::MatrixError),

@@ -1,6 +1,7 @@
 //! loops-runtime: everything that happens at run time. It knows schedules only as launch geometry
 //! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
 
+pub mod binning;
 pub mod cache;
 pub mod compile;
 pub mod device;
