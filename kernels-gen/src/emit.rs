@@ -76,11 +76,6 @@ fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
         let mut k = kernel.clone();
         k.name = format!("{}_{}", kernel.name, config.short_name());
         k.config = config;
-        // Over a tile subset the merge path would wait for a prefix sum of the subset on each
-        // launch; `auto` keeps to the mappings that need none (group 64 stands in).
-        if k.takes_subset_offsets() {
-            continue;
-        }
         // `thread` lowers every body, so there is always a candidate.
         if crate::schedule::lowering(&config).check(&k).is_ok() {
             kernels.push(k);

@@ -161,6 +161,9 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         for c in &emitted.candidates {
             let mut k = kernel.clone();
             k.name = c.name.clone();
+            k.config = c.config;
+            // A carry candidate over a subset also takes the subset's offsets.
+            let param_count = param_count + usize::from(k.takes_subset_offsets());
             let entries = entries_of(&k);
             entry_tables.push(quote!(&[#(#entries),*]));
             let config = config_tokens(&c.config);
@@ -180,6 +183,18 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             });
         }
         let count = emitted.candidates.len();
+        // Over a subset, the merge path candidate needs the subset's prefix sum.
+        let auto_subset = match &kernel.body.subset {
+            Some(sub) => {
+                let list = format_ident!("{}", sub.list);
+                quote! {
+                    if #name::CANDIDATES[pick].schedule.carries() {
+                        args.tile_subset(#set.tile_offsets(), #list);
+                    }
+                }
+            }
+            None => TokenStream::new(),
+        };
         let doc_wrapper = format!(
             "Launches the `{name_str}` kernel on `gpu`'s stream under the schedule `auto` picks for \
              this tile set (see `{name_str}::CANDIDATES`). The first call in a process compiles every \
@@ -225,12 +240,13 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 let mut args = ::loops::__private::KernelArgs::new();
                 #(#pushes)*
                 #rounds
+                #auto_subset
                 let spec = &#name::KERNELS[pick];
                 if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
                     let checked = ::loops::__private::KernelSpec {
                         source: #name::CUDA_SOURCE_CHECKED,
                         checked: true,
-                        param_count: #param_count + 1,
+                        param_count: spec.param_count + 1,
                         ..*spec
                     };
                     return gpu.launch(&checked, entry, #shape, args);

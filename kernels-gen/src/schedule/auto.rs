@@ -34,9 +34,8 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
         Schedule::Group { group_size: 2 },
         Schedule::Group { group_size: 4 },
         Schedule::Group { group_size: 32 },
-        // Not chosen by the rule: the stand-in for the merge path over a tile subset (where the
-        // merge path would wait for the subset's prefix sum on each launch), which needs the
-        // widest group for its longest tiles.
+        // Not chosen by the rule: the stand-in for the merge path where a body cannot take it,
+        // which needs the widest group for its longest tiles.
         Schedule::Group { group_size: 64 },
         Schedule::MergePath {
             items_per_thread: DEFAULT_ITEMS_PER_THREAD,
@@ -113,8 +112,10 @@ pub fn preferred(stats: &TileStats) -> Schedule {
 }
 
 /// The index in `candidates` of the schedule to launch: the preferred one if it was emitted, else the
-/// closest that was: for a group, the group of the nearest size; for the merge path, the widest
-/// group (SSSP on R-MAT 22 over a frontier: group64 3.75 ms, warp 5.64); else the first candidate.
+/// closest that was: for a group, the group of the nearest size; for the merge path (a body the
+/// carry fix-up cannot take), the widest group (SSSP on R-MAT 22 over a frontier, measured when
+/// subsets could not take the merge path: group64 3.75 ms, warp 5.64; the merge path now takes
+/// 2.47); else the first candidate.
 pub fn choose(candidates: &[Schedule], stats: &TileStats) -> usize {
     let want = preferred(stats);
     if let Some(i) = candidates.iter().position(|c| *c == want) {
