@@ -125,6 +125,7 @@ impl Report {
     ) {
         self.run += 1;
         let tiles = host.len() - 1;
+        let ids = list.as_ref().map(|(_, ids)| ids.clone());
         let (list, sizes): (Option<SubsetIds<'_>>, Vec<i64>) = match list {
             Some((l, ids)) => (
                 Some(l),
@@ -139,6 +140,31 @@ impl Report {
             Ok(bins) => {
                 if let Some(e) = check(gpu, &sizes, &bins) {
                     self.failures.push(format!("{what}: {e}"));
+                }
+                // A subset's ids in bin order: list[order[k]], u32::MAX outside the set.
+                if let (Some(list), Some(ids)) = (list, ids) {
+                    let got = gpu
+                        .binned_tile_ids(&bins, tiles, list)
+                        .and_then(|b| gpu.download(&b));
+                    let order = gpu.download(&bins.order).unwrap_or_default();
+                    match got {
+                        Ok(got) => {
+                            let want = order.iter().map(|&o| {
+                                let id = ids[o as usize];
+                                if id < tiles as u64 {
+                                    id as u32
+                                } else {
+                                    u32::MAX
+                                }
+                            });
+                            if got.len() != ids.len() || !got.iter().copied().eq(want) {
+                                self.failures.push(format!(
+                                    "{what}: binned_tile_ids differ from list[order[k]]"
+                                ));
+                            }
+                        }
+                        Err(e) => self.failures.push(format!("{what}: binned_tile_ids: {e}")),
+                    }
                 }
             }
             Err(e) => self.failures.push(format!("{what}: error: {e}")),

@@ -256,6 +256,55 @@ impl Gpu {
         }
         Ok(TileBins { order, bin_starts })
     }
+
+    /// The tile ids of `list` in the order of `bins` (its binning by [`Gpu::bin_tiles`]), as `u32`:
+    /// `list[bins.order[k]]`, or `u32::MAX` (never a tile) for an id outside `0..tiles`. A
+    /// schedule that runs each bin over a list of tile ids (`lrb` over a subset) launches on these.
+    pub fn binned_tile_ids(
+        &self,
+        bins: &TileBins,
+        tiles: usize,
+        list: SubsetIds<'_>,
+    ) -> Result<DeviceBuffer<u32>> {
+        let n = bins.order.len();
+        if n != list.len() {
+            return Err(LoopsError::InvalidBinning {
+                detail: format!("{n} binned items, but the list has {}", list.len()),
+            });
+        }
+        if n == 0 {
+            return Ok(DeviceBuffer::empty());
+        }
+        let entry = format!("loops_bin_gather_{}", list.suffix);
+        let f = self.function("loops_bin_tiles", BINNING_SOURCE, &entry)?;
+        let ids = self.uninit::<u32>(n)?;
+        let mut args = KernelArgs::new();
+        args.push_value(tiles as u64, Param::Scalar("unsigned long long"));
+        list.push(&mut args);
+        args.push_buffer(
+            &bins.order,
+            Param::Ptr {
+                ty: "unsigned int",
+                mutable: false,
+            },
+        );
+        args.push_value(n as u32, Param::Scalar("unsigned int"));
+        args.push_buffer(
+            &ids,
+            Param::Ptr {
+                ty: "unsigned int",
+                mutable: true,
+            },
+        );
+        let limits = self.limits();
+        let dims = LaunchDims {
+            grid: n.div_ceil(256).min(limits.sm_count as usize * 8).max(1) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        self.launch_function(&entry, &f, dims, args)?;
+        Ok(ids)
+    }
 }
 
 /// The state buffer as a kernel parameter.
@@ -466,6 +515,20 @@ __device__ __forceinline__ void loops_bin_scatter(
     }
 }
 
+// The tile ids of a subset in bin order: ids[k] = list[order[k]], or 0xffffffff (never a tile:
+// tile counts are below 2^31) for an id outside the set, which 32 bits could not hold.
+template <typename ID>
+static __device__ __forceinline__ void loops_bin_gather(
+    const unsigned long long tiles, const ID* __restrict__ list, const unsigned int* __restrict__ order,
+    const unsigned int n, unsigned int* __restrict__ ids)
+{
+    for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (unsigned long long)gridDim.x * blockDim.x) {
+        const unsigned long long v = (unsigned long long)(long long)list[order[k]];
+        ids[k] = v < tiles ? (unsigned int)v : 0xffffffffu;
+    }
+}
+
 // The entry points: SUFFIX names the id type of the list (`tiles`: no list, item i is tile i).
 #define LOOPS_BIN_ENTRIES(SUFFIX, LIST, ID)                                                        \
     extern "C" __global__ void __launch_bounds__(LOOPS_BIN_BLOCK) loops_bin_count_##SUFFIX(      \
@@ -481,6 +544,12 @@ __device__ __forceinline__ void loops_bin_scatter(
         unsigned int* __restrict__ state, unsigned int* __restrict__ order)                        \
     {                                                                                              \
         loops_bin_scatter<LIST, ID>(offsets, tiles, list, n, chunk, state, order);                 \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(LOOPS_BIN_BLOCK) loops_bin_gather_##SUFFIX(     \
+        const unsigned long long tiles, const ID* __restrict__ list,                               \
+        const unsigned int* __restrict__ order, const unsigned int n, unsigned int* __restrict__ ids) \
+    {                                                                                              \
+        loops_bin_gather<ID>(tiles, list, order, n, ids);                                          \
     }
 
 LOOPS_BIN_ENTRIES(tiles, false, unsigned int)
