@@ -1,5 +1,5 @@
 //! Benchmark of the graph kernels: SSSP and BFS (`examples/kernels/sssp.rs`, `bfs.rs`) under every
-//! schedule that takes a frontier, against a naive vertex-per-thread CUDA kernel written by hand
+//! schedule, against a naive vertex-per-thread CUDA kernel written by hand
 //! (below), on an R-MAT graph (scale 22 by default) and a road-like 2-D grid (2048 x 2048), plus
 //! any `--matrix` files. Every kernel runs through the same `loops::graph::FrontierLoop` (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
@@ -14,9 +14,11 @@
 //! the CPU reference (Dijkstra, BFS). Prints a table and writes `graphs.csv` to `--out`
 //! (default `target/bench`). Exits non-zero on a wrong result.
 //!
-//! `work_oriented` and `merge_path` are not in the table: they split the atoms of a whole tile set
-//! by searching its offsets, and a frontier's atoms are not contiguous, so `tiles_in` is a compile
-//! error under them (it would need a prefix sum of the frontier's degrees on the GPU first).
+//! Under `work_oriented`, `merge_path` and `split` each step first sums the frontier's degrees on
+//! the GPU (and reads back the total, which sizes the grid): a fixed cost of some tens of
+//! microseconds per step, which shows on graphs that need thousands of steps (the grid). Under
+//! `lrb` each step bins the frontier's vertices by degree on the GPU first (one read-back of the
+//! bin counts), then launches one kernel per mapping that has vertices.
 
 mod graph_app;
 mod kernels;

@@ -46,11 +46,14 @@ fn every_generated_kernel_compiles_for_sm90() {
             let started = std::time::Instant::now();
             match compile_ptx(kernel, source, Arch::SM_90) {
                 Ok(ptx) => {
-                    // Generic kernels: one entry per element type (under `auto`, per candidate).
-                    let stems = if *schedule == "auto" {
-                        vec![format!("{kernel}_thread"), format!("{kernel}_group32")]
-                    } else {
-                        vec![kernel.to_string()]
+                    // Generic kernels: one entry per element type (under `auto`, per candidate; under
+                    // `lrb`, per mapping).
+                    let stems = match *schedule {
+                        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+                        "lrb" => ["thread", "warp", "block", "split"]
+                            .map(|m| format!("{kernel}_lrb_{m}"))
+                            .to_vec(),
+                        _ => vec![kernel.to_string()],
                     };
                     for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
                         let entry = format!(".entry {stem}__{ty}(");
@@ -75,10 +78,10 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // Plain and checked: eleven kernels (the tile subset's included) under all 9 schedules (`auto`
-    // included).
+    // Plain and checked: eleven kernels (the tile subset's included) under all 10 schedules (`auto`
+    // and `lrb` included).
     // + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with pieces of 3.
-    assert_eq!(compiled, 2 * (11 * 9 + 2 + 2));
+    assert_eq!(compiled, 2 * (11 * 10 + 2 + 2));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
@@ -100,10 +103,12 @@ fn graph_kernels_compile_for_sm90() {
         for (schedule, source) in sources {
             match compile_ptx(kernel, source, Arch::SM_90) {
                 Ok(ptx) => {
-                    let entries = if *schedule == "auto" {
-                        vec![format!("{kernel}_thread"), format!("{kernel}_group32")]
-                    } else {
-                        vec![kernel.to_string()]
+                    let entries = match *schedule {
+                        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+                        "lrb" => ["thread", "warp", "block", "split"]
+                            .map(|m| format!("{kernel}_lrb_{m}"))
+                            .to_vec(),
+                        _ => vec![kernel.to_string()],
                     };
                     for e in entries {
                         assert!(
@@ -148,7 +153,7 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * 2 * 9);
+    assert_eq!(compiled, 2 * 2 * 10);
 }
 
 /// The runtime's binning kernels (logarithmic radix binning's count, scan and scatter), one count
@@ -168,6 +173,7 @@ fn binning_kernels_compile_for_sm90() {
     for suffix in ["tiles", "i32", "u32", "i64", "u64"] {
         entries.push(format!("loops_bin_count_{suffix}"));
         entries.push(format!("loops_bin_scatter_{suffix}"));
+        entries.push(format!("loops_bin_gather_{suffix}"));
     }
     for e in entries {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");

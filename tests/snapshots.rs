@@ -24,11 +24,12 @@ fn every_kernel_under_every_schedule() {
     for (kernel, sources) in all_sources().into_iter().chain(format_sources()) {
         for (schedule, source) in sources {
             // One body, both element types: each generic kernel holds an f32 and an f64 entry point
-            // (under `auto`, one pair per candidate, `thread` always among them).
-            let stem = if *schedule == "auto" {
-                format!("{kernel}_thread")
-            } else {
-                kernel.to_string()
+            // (under `auto`, one pair per candidate, `thread` always among them; under `lrb`, one
+            // pair per mapping).
+            let stem = match *schedule {
+                "auto" => format!("{kernel}_thread"),
+                "lrb" => format!("{kernel}_lrb_warp"),
+                _ => kernel.to_string(),
             };
             assert!(
                 source.contains(&format!("{stem}__f32("))
@@ -38,11 +39,11 @@ fn every_kernel_under_every_schedule() {
             count += 1;
         }
     }
-    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 9 schedules (`auto`
-    // included).
+    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 10 schedules (`auto`
+    // and `lrb` included).
     // + spmv under work_oriented and merge_path with 12 items per thread, spmv and spmv_frontier
     // under split with pieces of 3.
-    assert_eq!(count, 11 * 9 + 2 + 2);
+    assert_eq!(count, 11 * 10 + 2 + 2);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
@@ -122,7 +123,7 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
     ]
 }
 
-/// The graph kernels (integer, not generic: one entry point each) over a frontier, under all 9
+/// The graph kernels (integer, not generic: one entry point each) over a frontier, under all 10
 /// schedules.
 #[test]
 fn graph_kernels_under_every_frontier_schedule() {
@@ -132,10 +133,10 @@ fn graph_kernels_under_every_frontier_schedule() {
         ("bfs", kernels::bfs::SOURCES),
     ] {
         for (schedule, source) in sources {
-            let entry = if *schedule == "auto" {
-                format!("{kernel}_thread(")
-            } else {
-                format!("{kernel}(")
+            let entry = match *schedule {
+                "auto" => format!("{kernel}_thread("),
+                "lrb" => format!("{kernel}_lrb_thread("),
+                _ => format!("{kernel}("),
             };
             // Block size 256; the segment schedules also ask for 8 resident blocks.
             assert!(
@@ -153,5 +154,5 @@ fn graph_kernels_under_every_frontier_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 2 * 9);
+    assert_eq!(count, 2 * 10);
 }

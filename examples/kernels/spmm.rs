@@ -22,4 +22,4 @@ macro_rules! spmm {
 }
 
 under_schedules!(spmm(a: &DeviceCsr<T>, b: &DeviceBuffer<T>, c: &mut DeviceBuffer<T>, k: usize):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);

@@ -15,6 +15,9 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
     if kernel.config.schedule == Schedule::Auto {
         return emit_auto(kernel);
     }
+    if kernel.config.schedule == Schedule::Lrb {
+        return emit_lrb(kernel);
+    }
     let (source, scratch_slots_per_block) = emit_variant(kernel, false)?;
     let (checked_source, _) = emit_variant(kernel, true)?;
     Ok(Emitted {
@@ -68,6 +71,51 @@ fn emit_body(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
     Ok((cx.out, cx.scratch_slots_per_block))
 }
 
+/// `schedule = "lrb"`: the kernel once per mapping ([`lrb::Mapping`], in its order), each over a
+/// list of tile ids ([`BIN_LIST`], a bin range of the binned order), in one source, named after
+/// the mapping (`spmv_lrb_warp__f32`).
+fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
+    use crate::schedule::lrb::Mapping;
+    let block_size = kernel.config.block_size;
+    let mut kernels = Vec::new();
+    for mapping in Mapping::ALL {
+        let mut k = kernel.clone();
+        k.name = format!("{}_lrb_{}", kernel.name, mapping.short_name());
+        k.body = kernel.body.over_id_list(BIN_LIST);
+        k.params.push(Param {
+            name: BIN_LIST.to_string(),
+            kind: ParamKind::Slice {
+                elem: Ty::U32,
+                mutable: false,
+            },
+            span: kernel.body.span,
+        });
+        k.config = crate::schedule::ScheduleConfig {
+            schedule: mapping.schedule(block_size),
+            block_size,
+        };
+        if crate::schedule::lowering(&k.config).check(&k).is_err() {
+            k.config.schedule = Mapping::Block.schedule(block_size);
+        }
+        kernels.push(k);
+    }
+    let describe = format!(
+        "lrb: {}",
+        kernels
+            .iter()
+            .zip(Mapping::ALL)
+            .map(|(k, m)| format!(
+                "{} bins {:?} as {}",
+                m.short_name(),
+                m.bins(),
+                k.config.describe()
+            ))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    emit_candidates(kernel, &kernels, &describe)
+}
+
 /// `schedule = "auto"`: the kernel under every candidate its body can be lowered under, in one
 /// source, each candidate's template and entry points named after it (`spmv_group4__f32`).
 fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
@@ -83,15 +131,21 @@ fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
     }
     let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
     let describe = format!("auto: {}", names.join(", "));
+    emit_candidates(kernel, &kernels, &describe)
+}
+
+/// Several variants of `kernel` (`kernels`, each named and configured) in one source, plain and
+/// checked, and what the wrapper needs to launch each.
+fn emit_candidates(kernel: &Kernel, kernels: &[Kernel], describe: &str) -> DResult<Emitted> {
     let mut sources = Vec::new();
     let mut candidates = Vec::new();
     for checked in [false, true] {
-        let mut out = header(kernel, &describe);
+        let mut out = header(kernel, describe);
         out.push_str(PRELUDE);
         if checked {
             out.push_str(CHECKED_PRELUDE);
         }
-        for k in &kernels {
+        for k in kernels {
             out.push_str(&format!(
                 "// ---- candidate: {} ----\n",
                 k.config.describe()
@@ -114,7 +168,8 @@ fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
         source,
         checked_source,
         scratch_slots_per_block: 0,
-        fault_sites: fault_sites(kernel),
+        // The variants' parameters (`lrb` adds its list), which every variant shares.
+        fault_sites: fault_sites(kernels.first().unwrap_or(kernel)),
         candidates,
     })
 }

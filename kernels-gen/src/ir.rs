@@ -302,6 +302,12 @@ pub struct TileLoop {
 /// The name the generated CUDA gives a tile subset: the schedules loop over its `_rows` positions.
 pub const SUBSET_SET: &str = "loops_subset";
 
+/// The position in a tile subset's list: the tile variable of the loop the schedules lower.
+pub const LIST_POSITION: &str = "loops_pos";
+
+/// The `u32` list parameter of tile ids each `lrb` bin is launched on.
+pub const BIN_LIST: &str = "loops_bin";
+
 impl TileLoop {
     /// The user's tile body. For a subset that is the body inside the front end's
     /// `let v = list[pos] as usize; if v < a.num_tiles() { .. }`, returned as the `let`, the
@@ -322,6 +328,86 @@ impl TileLoop {
                 ..
             }] if otherwise.is_empty() => Some((id, cond, then)),
             _ => unreachable!("the front end builds a subset's body as `let` + `if`"),
+        }
+    }
+
+    /// This loop run over the tiles whose ids the `u32` slice parameter `list` holds, one list
+    /// position each, as `tiles_in(list)` runs: `let v = list[pos] as usize; if v < a.num_tiles()
+    /// { body }`. A subset's own list is replaced (`list` then holds ids taken from it). `lrb`
+    /// launches each bin so, on the ids of its tiles.
+    pub fn over_id_list(&self, list: &str) -> TileLoop {
+        let (set, tile, user_body, cond) = match (&self.subset, self.subset_guard()) {
+            (Some(sub), Some((_, cond, body))) => (&sub.set, &sub.tile, body, cond.clone()),
+            _ => {
+                let mk = |kind, ty| Expr {
+                    kind,
+                    ty,
+                    span: self.span,
+                };
+                let cond = mk(
+                    ExprKind::Binary {
+                        op: BinOp::Lt,
+                        lhs: Box::new(mk(ExprKind::Var(self.tile.clone()), Ty::Usize)),
+                        rhs: Box::new(mk(
+                            ExprKind::SetProperty {
+                                set: self.set.clone(),
+                                property: SetProperty::Tiles,
+                            },
+                            Ty::Usize,
+                        )),
+                    },
+                    Ty::Bool,
+                );
+                (&self.set, &self.tile, &self.body[..], cond)
+            }
+        };
+        let mk = |kind, ty| Expr {
+            kind,
+            ty,
+            span: self.span,
+        };
+        let id = mk(
+            ExprKind::Cast {
+                expr: Box::new(mk(
+                    ExprKind::Index {
+                        base: Indexed::Slice(list.to_string()),
+                        index: Box::new(mk(ExprKind::Var(LIST_POSITION.to_string()), Ty::Usize)),
+                    },
+                    Ty::U32,
+                )),
+                to: Ty::Usize,
+            },
+            Ty::Usize,
+        );
+        let stmt = |kind| Stmt {
+            kind,
+            span: self.span,
+            line: self.line,
+        };
+        TileLoop {
+            set: SUBSET_SET.to_string(),
+            tile: LIST_POSITION.to_string(),
+            body: vec![
+                stmt(StmtKind::Let {
+                    name: tile.clone(),
+                    mutable: false,
+                    ty: Ty::Usize,
+                    init: id,
+                }),
+                stmt(StmtKind::If {
+                    cond,
+                    then: user_body.to_vec(),
+                    otherwise: vec![],
+                }),
+            ],
+            span: self.span,
+            line: self.line,
+            subset: Some(Subset {
+                set: set.clone(),
+                list: list.to_string(),
+                tile: tile.clone(),
+                span: self.span,
+            }),
         }
     }
 

@@ -242,6 +242,31 @@ impl<'a> KernelArgs<'a> {
         self
     }
 
+    /// The entries `range` of a buffer the kernel reads (clamped to the buffer): pointer to the
+    /// first, then the count (`unsigned long long`).
+    pub fn slice_range<T: Element>(
+        &mut self,
+        b: &'a DeviceBuffer<T>,
+        range: std::ops::Range<usize>,
+    ) -> &mut Self {
+        let range = range.start.min(b.len())..range.end.min(b.len());
+        let ptr = if range.is_empty() {
+            0
+        } else {
+            b.device_ptr() + (range.start * std::mem::size_of::<T>()) as u64
+        };
+        self.push_foreign_ptr(
+            ptr,
+            b.cuda_slice().map(|s| s.stream()),
+            Param::Ptr {
+                ty: T::CUDA_NAME,
+                mutable: false,
+            },
+        );
+        self.push_value(range.len() as u64, Param::Len);
+        self
+    }
+
     /// A buffer the kernel writes: pointer, then length (`unsigned long long`).
     pub fn slice_mut<T: Element>(&mut self, b: &'a mut DeviceBuffer<T>) -> &mut Self {
         self.push_buffer(

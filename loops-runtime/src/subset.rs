@@ -97,6 +97,26 @@ impl<'a> KernelArgs<'a> {
         self
     }
 
+    /// [`KernelArgs::tile_subset`] with the entries `range` of `list`.
+    pub fn tile_subset_range(
+        &mut self,
+        offsets: &'a DeviceBuffer<i32>,
+        list: &'a DeviceBuffer<u32>,
+        range: std::ops::Range<usize>,
+    ) -> &mut Self {
+        let range = range.start.min(list.len())..range.end.min(list.len());
+        self.subset = Some(SubsetArgs {
+            offsets,
+            list: ListArg {
+                ptr: list.device_ptr() + (range.start * 4) as u64,
+                len: range.len(),
+                stream: list.cuda_slice().map(|s| s.stream()),
+                suffix: u32::SUFFIX,
+            },
+        });
+        self
+    }
+
     /// A kernel under `split`: the launch cuts each tile (each listed tile, for a subset) into
     /// pieces of at most `mdt` atoms, counts them and prefix-sums the counts on the GPU, and passes
     /// the sums and `mdt` to the kernel. An `mdt` of 0 counts as 1.
@@ -188,6 +208,20 @@ impl Gpu {
             prefixes.push(Prefix { offsets, total });
         }
         Ok((prefixes, area))
+    }
+
+    /// The prefix sum of the sizes of the tiles of `offsets` (`tiles + 1` entries), as the segment
+    /// schedules compute it for a subset before a launch: three kernels and a read-back of the
+    /// total, which it returns. For measuring that cost (`examples/bench_binning.rs` holds it
+    /// against [`Gpu::bin_tiles`]); the sums stay in the handle's subset area.
+    pub fn tile_size_prefix_sum(&self, offsets: &DeviceBuffer<i32>) -> Result<u64> {
+        let job = PrefixJob {
+            offsets,
+            list: None,
+            mdt: 0,
+        };
+        let (prefixes, _area) = self.prefix_sums("tile_size_prefix_sum", &[job])?;
+        Ok(prefixes[0].total)
     }
 
     /// Queues the three kernels of one prefix sum over `n` items: chunk sums into `sums`, their

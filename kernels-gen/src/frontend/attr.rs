@@ -23,6 +23,7 @@ const SCHEDULES: &[&str] = &[
     "work_oriented",
     "merge_path",
     "split",
+    "lrb",
     "auto",
 ];
 
@@ -51,7 +52,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                 }
                 schedule = Some(match name.as_str() {
                     "thread" | "group" | "warp" | "block" | "work_oriented" | "merge_path"
-                    | "split" | "auto" => (name, span),
+                    | "split" | "lrb" | "auto" => (name, span),
                     other => bail!(
                         span,
                         "unknown schedule `{other}`; expected one of: {}",
@@ -114,6 +115,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
     }
     let schedule = match name.as_str() {
         "thread" => Schedule::Thread,
+        "lrb" => Schedule::Lrb,
         "split" => {
             match mdt {
                 None => Schedule::Split { mdt: 0 },

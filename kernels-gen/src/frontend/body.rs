@@ -408,7 +408,7 @@ impl Lowerer<'_> {
         };
         let list = list.expect("checked");
         let span = call.span();
-        let pos = "loops_pos".to_string();
+        let pos = LIST_POSITION.to_string();
         self.tile = Some((set.clone(), var.clone()));
         let user_body =
             self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;

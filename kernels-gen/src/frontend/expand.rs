@@ -153,6 +153,130 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
          in a process compiles it with NVRTC; later calls reuse the compiled module."
     );
     let doc_mod = format!("The generated CUDA and launch spec of the `{name_str}` kernel.");
+    if kernel.config.schedule == Schedule::Lrb {
+        // `lrb`: one source, a spec and an entry table per mapping; each launch bins the tiles
+        // and launches every mapping whose bins hold any, on the ids of those tiles.
+        let mut mappings = Vec::new();
+        let mut bins = Vec::new();
+        let mut specs = Vec::new();
+        let mut entry_tables = Vec::new();
+        for (c, mapping) in emitted
+            .candidates
+            .iter()
+            .zip(crate::schedule::lrb::Mapping::ALL)
+        {
+            let mut k = kernel.clone();
+            k.name = c.name.clone();
+            let entries = entries_of(&k);
+            entry_tables.push(quote!(&[#(#entries),*]));
+            let config = config_tokens(&c.config);
+            mappings.push(config.clone());
+            let (lo, hi) = (*mapping.bins().start(), *mapping.bins().end());
+            bins.push(quote!(#lo..=#hi));
+            let slots = c.scratch_slots_per_block;
+            // The bin's list (pointer and length), and for the merge path its prefix sum.
+            let param_count = param_count + 2 + usize::from(c.config.schedule.carries());
+            specs.push(quote! {
+                ::loops::__private::KernelSpec {
+                    name: #name_str,
+                    source: CUDA_SOURCE,
+                    config: #config,
+                    scratch_slots_per_block: #slots,
+                    param_count: #param_count,
+                    checked: false,
+                    fault_sites: &[#(#fault_sites),*],
+                    file: #file,
+                }
+            });
+        }
+        let count = emitted.candidates.len();
+        let (bin_list, ids) = match &kernel.body.subset {
+            Some(sub) => {
+                let list = format_ident!("{}", sub.list);
+                (
+                    quote!(Some(::loops::runtime::binning::SubsetIds::from(#list))),
+                    quote! {{
+                        loops_ids_buf = gpu.binned_tile_ids(
+                            &loops_bins,
+                            loops_tiles,
+                            ::loops::runtime::binning::SubsetIds::from(#list),
+                        )?;
+                        &loops_ids_buf
+                    }},
+                )
+            }
+            None => (
+                quote!(None::<::loops::runtime::binning::SubsetIds<'_>>),
+                quote!(&loops_bins.order),
+            ),
+        };
+        let doc_wrapper = format!(
+            "Launches the `{name_str}` kernel on `gpu`'s stream under logarithmic radix binning: the \
+             tiles are binned by size on the GPU (one read-back of the bin counts), then each \
+             mapping of `{name_str}::MAPPINGS` whose bins hold tiles is launched on their ids. The \
+             first call in a process compiles every mapping at once with NVRTC."
+        );
+        return quote! {
+            #[doc = #doc_mod]
+            #[allow(non_snake_case, dead_code)]
+            #vis mod #name {
+                /// The CUDA C++ of every mapping, in one source; `#line` directives point at the
+                /// Rust source.
+                pub const CUDA_SOURCE: &str = #source;
+                /// The same kernels with every slice and tile-set index bounds-checked on the GPU.
+                pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
+                /// The schedule of each mapping (thread, warp, block, split), in the order of
+                /// [`KERNELS`].
+                pub const MAPPINGS: [::loops::__private::ScheduleConfig; #count] = [#(#mappings),*];
+                /// The bins (of `ceil(log2(atoms))`) each mapping takes.
+                pub const BINS: [::core::ops::RangeInclusive<usize>; #count] = [#(#bins),*];
+                /// Entry points of each mapping, by element type.
+                pub const ENTRIES: [&[(&str, &str)]; #count] = [#(#entry_tables),*];
+                /// What the runtime needs to compile and launch each mapping.
+                pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
+            }
+
+            #(#docs)*
+            #[doc = ""]
+            #[doc = #doc_wrapper]
+            #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
+                #(#checks)*
+                let loops_tiles = #set.num_tiles();
+                let loops_bins = gpu.bin_tiles(#set.tile_offsets(), loops_tiles, #bin_list)?;
+                let loops_ids_buf: ::loops::DeviceBuffer<u32>;
+                let loops_ids: &::loops::DeviceBuffer<u32> = #ids;
+                let loops_checked = ::loops::__private::checked_mode(cfg!(debug_assertions));
+                for loops_m in 0..#count {
+                    let loops_range = loops_bins.range(#name::BINS[loops_m].clone());
+                    if loops_range.is_empty() {
+                        continue;
+                    }
+                    let entry = ::loops::__private::entry_for(#name::ENTRIES[loops_m], #entry_key);
+                    let mut args = ::loops::__private::KernelArgs::new();
+                    #(#pushes)*
+                    args.slice_range(loops_ids, loops_range.clone());
+                    #rounds
+                    if #name::MAPPINGS[loops_m].schedule.carries() {
+                        args.tile_subset_range(#set.tile_offsets(), loops_ids, loops_range.clone());
+                    }
+                    let shape = ::loops::__private::subset_shape(#name_str, #set.shape(), loops_range.len())?;
+                    let spec = &#name::KERNELS[loops_m];
+                    if loops_checked {
+                        let checked = ::loops::__private::KernelSpec {
+                            source: #name::CUDA_SOURCE_CHECKED,
+                            checked: true,
+                            param_count: spec.param_count + 1,
+                            ..*spec
+                        };
+                        gpu.launch(&checked, entry, shape, args)?;
+                    } else {
+                        gpu.launch(spec, entry, shape, args)?;
+                    }
+                }
+                Ok(())
+            }
+        };
+    }
     if !emitted.candidates.is_empty() {
         // `auto`: one source, a spec and an entry table per candidate, the choice at each launch.
         let mut schedules = Vec::new();
@@ -323,6 +447,7 @@ fn config_tokens(config: &ScheduleConfig) -> TokenStream {
             quote!(::loops::__private::Schedule::MergePath { items_per_thread: #items_per_thread })
         }
         Schedule::Split { mdt } => quote!(::loops::__private::Schedule::Split { mdt: #mdt }),
+        Schedule::Lrb => quote!(::loops::__private::Schedule::Lrb),
         Schedule::Auto => quote!(::loops::__private::Schedule::Auto),
     };
     let block = config.block_size;
@@ -488,6 +613,7 @@ fn carry_rounds(kernel: &Kernel) -> TokenStream {
             | Schedule::MergePath { .. }
             | Schedule::Split { .. }
             | Schedule::Auto
+            | Schedule::Lrb
     );
     if !carries {
         return TokenStream::new();

@@ -23,6 +23,7 @@
 //! one contiguous range of the tile order ([`LrbPlan::range`]): one launch (or one branch) per mapping.
 
 use super::carry::ModelRun;
+use super::Schedule;
 use super::{group, split};
 use std::ops::Range;
 
@@ -117,6 +118,52 @@ impl Default for Thresholds {
     fn default() -> Self {
         Thresholds::DEFAULT
     }
+}
+
+impl Mapping {
+    /// The bins this mapping takes under the default thresholds.
+    pub fn bins(self) -> std::ops::RangeInclusive<usize> {
+        match self {
+            Mapping::Thread => 0..=THREAD_MAX_BIN,
+            Mapping::Warp => THREAD_MAX_BIN + 1..=WARP_MAX_BIN,
+            Mapping::Block => WARP_MAX_BIN + 1..=BLOCK_MAX_BIN,
+            Mapping::Split => BLOCK_MAX_BIN + 1..=BINS - 1,
+        }
+    }
+
+    /// The name of the mapping in entry points (`spmv_lrb_warp`).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Mapping::Thread => "thread",
+            Mapping::Warp => "warp",
+            Mapping::Block => "block",
+            Mapping::Split => "split",
+        }
+    }
+
+    /// The schedule that runs this mapping's bins on a list of their tile ids (`block_size`
+    /// threads per block). Long tiles are split across blocks by the merge path over the list
+    /// (its carry fix-up combines their pieces); a body that cannot take the carry fix-up runs
+    /// them one block each, under [`Mapping::Block`]'s schedule (the emitter falls back).
+    pub fn schedule(self, block_size: u32) -> Schedule {
+        match self {
+            Mapping::Thread => Schedule::Thread,
+            Mapping::Warp => Schedule::Group { group_size: 32 },
+            Mapping::Block => Schedule::Group {
+                group_size: block_size,
+            },
+            Mapping::Split => Schedule::MergePath {
+                items_per_thread: super::DEFAULT_ITEMS_PER_THREAD,
+            },
+        }
+    }
+
+    pub const ALL: [Mapping; 4] = [
+        Mapping::Thread,
+        Mapping::Warp,
+        Mapping::Block,
+        Mapping::Split,
+    ];
 }
 
 /// The result of Algorithm 1: per-bin counts, their exclusive prefix sum, and the tile order.

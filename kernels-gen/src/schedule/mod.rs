@@ -56,6 +56,10 @@ pub enum Schedule {
     Split { mdt: u32 },
     /// Emitted under each of [`auto::candidates`]; each launch picks one with [`auto::choose`].
     Auto,
+    /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
+    /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
+    /// per mapping.
+    Lrb,
 }
 
 impl Schedule {
@@ -107,6 +111,7 @@ impl ScheduleConfig {
             Schedule::MergePath { .. } => "merge_path",
             Schedule::Split { .. } => "split",
             Schedule::Auto => "auto",
+            Schedule::Lrb => "lrb",
         }
     }
 
@@ -124,6 +129,7 @@ impl ScheduleConfig {
             Schedule::Split { mdt: 0 } => "split (mdt from the size histogram)".into(),
             Schedule::Split { mdt } => format!("split mdt {mdt}"),
             Schedule::Auto => "auto".into(),
+            Schedule::Lrb => "lrb".into(),
         }
     }
 
@@ -154,8 +160,9 @@ impl ScheduleConfig {
                     .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
                 // The runtime passes the virtual tiles (one per thread) as `atoms`.
                 Schedule::Split { .. } => shape.atoms.div_ceil(block as u64),
-                // An `auto` kernel launches one of its candidates, each with its own geometry.
-                Schedule::Auto => {
+                // An `auto` or `lrb` kernel launches its candidates or mappings, each with its own
+                // geometry.
+                Schedule::Auto | Schedule::Lrb => {
                     thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
                 }
             };
@@ -195,7 +202,7 @@ pub trait Lowering {
 pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
     let block_size = config.block_size;
     match config.schedule {
-        Schedule::Thread | Schedule::Auto => Box::new(thread::ThreadLowering),
+        Schedule::Thread | Schedule::Auto | Schedule::Lrb => Box::new(thread::ThreadLowering),
         Schedule::Group { group_size } => Box::new(group::GroupLowering {
             group_size,
             block_size,
