@@ -122,7 +122,10 @@ fn every_real_matrix() {
         failures.extend(check_graph(&gpu, &name, &g, &sources(&g)));
         count += 1;
     }
-    assert!(count >= 20, "only {count} matrices");
+    // The whole corpus, unless a sanitizer run (`tests/sanitize.sh`) keeps a few on purpose.
+    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
+        assert!(count >= 20, "only {count} matrices");
+    }
     assert_none(failures);
 }
 

@@ -1,5 +1,5 @@
-//! `lrb` (the pure-Rust model; no CUDA lowering yet): logarithmic radix binning (Fox, Tripathy,
-//! Green, HPEC 2019). Tiles are binned by `ceil(log2(atoms in tile))`, empty tiles in bin 0, so the
+//! `lrb`: logarithmic radix binning (Fox, Tripathy, Green, HPEC 2019), its pure-Rust model and the
+//! mappings its CUDA lowering launches. Tiles are binned by `ceil(log2(atoms in tile))`, empty tiles in bin 0, so the
 //! non-empty tiles of one bin are within 2x of each other in size. Each bin is then run with a mapping
 //! fit for its sizes (see [`Thresholds`]):
 //!
@@ -21,6 +21,14 @@
 //!
 //! Bins are ordered by size and the mapping only grows with the bin, so the tiles of each mapping are
 //! one contiguous range of the tile order ([`LrbPlan::range`]): one launch (or one branch) per mapping.
+//!
+//! The CUDA lowering (`schedule = "lrb"`): the runtime bins on the GPU (`Gpu::bin_tiles`, these
+//! three steps), reads back the 33 bin offsets, and launches each mapping with non-empty bins on
+//! its range of the tile order, as a list of tile ids (the body is the same as under `tiles_in`,
+//! see `TileLoop::over_id_list`). Each mapping runs under an existing schedule
+//! ([`Mapping::schedule`]): thread, warp, block, and for the longest tiles the merge path over the
+//! list (its carry fix-up is the "last piece runs the epilogue" of [`Mapping::Split`]; a body the
+//! carry cannot take runs them under block instead).
 
 use super::carry::ModelRun;
 use super::Schedule;
@@ -158,6 +166,7 @@ impl Mapping {
         }
     }
 
+    /// Every mapping, in the order of the bins they take.
     pub const ALL: [Mapping; 4] = [
         Mapping::Thread,
         Mapping::Warp,
