@@ -146,3 +146,65 @@ fn spmv_auto_every_candidate() {
     failures.extend(run::<f64>(&gpu, seed));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `split` and `lrb` keep what they compute from a whole tile set (piece counts, bins, the prefix
+/// sum of the longest tiles) with it: later launches, with other `x`, and launches from a fork on
+/// another stream, must give the same right answers from the kept data.
+#[test]
+fn split_and_lrb_preprocessing_is_kept_per_tile_set() {
+    use kernels::spmv::{lrb, split, split3};
+    type Spmv =
+        fn(&Gpu, &DeviceCsr<f32>, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>) -> loops::Result<()>;
+    let launches: [(&str, Spmv); 3] = [
+        ("split", split::spmv::<f32>),
+        ("split3", split3::spmv::<f32>),
+        ("lrb", lrb::spmv::<f32>),
+    ];
+    let gpu = common::gpu();
+    let fork = gpu.fork().expect("fork");
+    let seed = common::fresh_seed();
+    println!("seed {seed} (replay with LOOPS_SEED={seed})");
+    let mut failures = Vec::new();
+    let mut matrices = common::filtered(common::generated_matrices::<f32>(seed));
+    matrices.push((
+        "arrow 20000 (rows past 4096 atoms)".into(),
+        loops::generate::arrow(20_000, seed),
+    ));
+    for (i, (name, a)) in matrices.iter().enumerate() {
+        let da = gpu.upload_csr(a).expect("upload");
+        assert!(!da.preprocessed().has_bins() && da.preprocessed().prefixes_kept() == 0);
+        for round in 0..3u64 {
+            // The last round runs on the fork, from the data the first handle kept.
+            let handle = if round == 2 { &fork } else { &gpu };
+            for (schedule, spmv) in launches {
+                let x: Vec<f32> =
+                    loops::generate::random_vector(a.cols(), seed ^ (i as u64 * 7 + round));
+                let dx = handle.upload(&x).expect("upload");
+                let mut dy = handle.zeros::<f32>(a.rows()).expect("alloc");
+                handle.fill(&mut dy, f32::POISON).expect("fill");
+                let y = spmv(handle, &da, &dx, &mut dy).and_then(|()| handle.download(&dy));
+                match y {
+                    Ok(y) => {
+                        let check = verify::check_spmv(a, &x, &y);
+                        if !check.passed() {
+                            failures.push(format!("{name} {schedule} round {round}: {check}"));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{name} {schedule} round {round}: {e}")),
+                }
+            }
+        }
+        // One prefix sum per piece size (the automatic one may be 3 too), one for lrb's longest
+        // tiles where there are any.
+        let mdts = if da.split_mdt().max(1) == 3 { 1 } else { 2 };
+        let longest = a.outer_iterator().map(|r| r.nnz()).max().unwrap_or(0);
+        let want = mdts + usize::from(longest > 4096);
+        let kept = da.preprocessed();
+        if !kept.has_bins() || kept.prefixes_kept() != want {
+            failures.push(format!(
+                "{name}: kept {kept:?}, expected bins and {want} prefix sums"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

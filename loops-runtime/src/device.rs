@@ -53,6 +53,7 @@ use crate::cache::{self, CacheConfig, Origin};
 use crate::compile::{self, Arch, KernelImage, Output};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
+use crate::preprocess::TileSetCache;
 
 /// Whether libcuda can be loaded. cudarc panics at first use when it cannot, so this is asked before
 /// any driver call.
@@ -538,12 +539,14 @@ impl Gpu {
         crate::formats::check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         let host = crate::host::Csr32::from_sprs(m)?;
         let sizes = crate::formats::tile_sizes(&host.offsets);
+        let offsets = self.upload(&host.offsets)?;
         Ok(DeviceCsr {
             rows: host.rows,
             cols: host.cols,
             nnz: host.nnz(),
             sizes,
-            offsets: self.upload(&host.offsets)?,
+            cache: TileSetCache::new(&offsets),
+            offsets,
             indices: self.upload(&host.indices)?,
             values: self.upload(&host.values)?,
         })
@@ -899,6 +902,8 @@ pub struct DeviceCsr<T> {
     nnz: usize,
     /// Sizes counted on upload: `schedule = "auto"` and `"split"` look at them.
     sizes: crate::formats::TileSizes,
+    /// What `split` and `lrb` compute from the offsets, kept for later launches.
+    cache: TileSetCache,
     offsets: DeviceBuffer<i32>,
     indices: DeviceBuffer<i32>,
     values: DeviceBuffer<T>,
@@ -948,6 +953,10 @@ impl<T> DeviceCsr<T> {
     /// The pieces `schedule = "split"` cuts rows into, unless the attribute says.
     pub fn split_mdt(&self) -> u64 {
         self.sizes.split_mdt
+    }
+    /// What `split` and `lrb` launches keep of their preprocessing of this tile set.
+    pub fn preprocessed(&self) -> &TileSetCache {
+        &self.cache
     }
     pub fn offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets

@@ -34,6 +34,7 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::host::{Csr32, Dimension, MatrixError};
 use crate::launch::{KernelArgs, Param};
+use crate::preprocess::TileSetCache;
 
 /// [`LoopsError::TooLarge`] unless `rows`, `cols` and `nnz` all fit the 32-bit device formats.
 /// Pure arithmetic: the uploads call it before any allocation.
@@ -426,6 +427,7 @@ pub struct DeviceCsc<T> {
     cols: usize,
     nnz: usize,
     sizes: TileSizes,
+    cache: TileSetCache,
     col_offsets: DeviceBuffer<i32>,
     row_indices: DeviceBuffer<i32>,
     values: DeviceBuffer<T>,
@@ -438,6 +440,7 @@ pub struct DeviceCoo<T> {
     cols: usize,
     nnz: usize,
     sizes: TileSizes,
+    cache: TileSetCache,
     row_offsets: DeviceBuffer<i32>,
     row_indices: DeviceBuffer<i32>,
     col_indices: DeviceBuffer<i32>,
@@ -450,6 +453,7 @@ pub struct DeviceOffsets {
     tiles: usize,
     atoms: usize,
     sizes: TileSizes,
+    cache: TileSetCache,
     offsets: DeviceBuffer<i32>,
 }
 
@@ -480,6 +484,10 @@ macro_rules! matrix_sizes {
             /// The pieces `schedule = "split"` cuts tiles into, unless the attribute says.
             pub fn split_mdt(&self) -> u64 {
                 self.sizes.split_mdt
+            }
+            /// What `split` and `lrb` launches keep of their preprocessing of this tile set.
+            pub fn preprocessed(&self) -> &TileSetCache {
+                &self.cache
             }
             /// What `schedule = "auto"` chooses by.
             pub fn stats(&self) -> TileStats {
@@ -555,6 +563,10 @@ impl DeviceOffsets {
     pub fn split_mdt(&self) -> u64 {
         self.sizes.split_mdt
     }
+    /// What `split` and `lrb` launches keep of their preprocessing of this tile set.
+    pub fn preprocessed(&self) -> &TileSetCache {
+        &self.cache
+    }
     /// What `schedule = "auto"` chooses by.
     pub fn stats(&self) -> TileStats {
         TileStats {
@@ -591,12 +603,14 @@ impl Gpu {
 
     /// Uploads a checked host CSC matrix.
     pub fn upload_csc32<T: Float>(&self, m: &Csc32<T>) -> Result<DeviceCsc<T>> {
+        let col_offsets = self.upload(&m.col_offsets)?;
         Ok(DeviceCsc {
             rows: m.rows,
             cols: m.cols,
             nnz: m.nnz(),
             sizes: tile_sizes(&m.col_offsets),
-            col_offsets: self.upload(&m.col_offsets)?,
+            cache: TileSetCache::new(&col_offsets),
+            col_offsets,
             row_indices: self.upload(&m.row_indices)?,
             values: self.upload(&m.values)?,
         })
@@ -607,12 +621,14 @@ impl Gpu {
     /// COO policy.
     pub fn upload_coo<T: Float, M: CooSource<T>>(&self, m: &M) -> Result<DeviceCoo<T>> {
         let host = m.to_coo32()?;
+        let row_offsets = self.upload(&host.row_offsets)?;
         Ok(DeviceCoo {
             rows: host.rows,
             cols: host.cols,
             nnz: host.nnz(),
             sizes: tile_sizes(&host.row_offsets),
-            row_offsets: self.upload(&host.row_offsets)?,
+            cache: TileSetCache::new(&row_offsets),
+            row_offsets,
             row_indices: self.upload(&host.row_indices)?,
             col_indices: self.upload(&host.col_indices)?,
             values: self.upload(&host.values)?,
@@ -622,11 +638,14 @@ impl Gpu {
     /// Uploads a tile layout given by `offsets` (`tiles + 1` entries, from 0, non-decreasing).
     pub fn upload_offsets(&self, offsets: &[usize]) -> Result<DeviceOffsets> {
         let checked = checked_offsets(offsets)?;
+        let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
+        let offsets = self.upload(&checked)?;
         Ok(DeviceOffsets {
-            tiles: offsets.len() - 1,
-            atoms: offsets[offsets.len() - 1],
+            tiles,
+            atoms,
             sizes: tile_sizes(&checked),
-            offsets: self.upload(&checked)?,
+            cache: TileSetCache::new(&offsets),
+            offsets,
         })
     }
 

@@ -38,6 +38,7 @@ use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
+use crate::preprocess::TileSetCache;
 use crate::subset::PrefixJob;
 
 /// A generated kernel: its name (for errors), its CUDA source, the schedule it was generated for
@@ -160,6 +161,9 @@ pub struct KernelArgs<'a> {
     pub(crate) subset: Option<crate::subset::SubsetArgs<'a>>,
     /// The tile offsets and piece size of a launch under `split` (see [`crate::subset`]).
     pub(crate) split: Option<crate::subset::SplitArgs<'a>>,
+    /// Where the launch keeps those prefix sums when they are over a whole tile set (see
+    /// [`crate::preprocess`]).
+    pub(crate) preprocessed: Option<&'a TileSetCache>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -172,6 +176,14 @@ impl<'a> KernelArgs<'a> {
     /// around its atom loop, for the segment schedules); the runtime gives each its own scratch.
     pub fn carry_rounds(&mut self, rounds: u64) -> &mut Self {
         self.carry_rounds = rounds;
+        self
+    }
+
+    /// The launch's prefix sums ([`KernelArgs::split_pieces`], and [`KernelArgs::tile_subset_range`]
+    /// over `cache`'s own bins) are of data that stays as it is for the tile set's life: they are
+    /// computed by the first launch and kept in `cache`, the tile set's.
+    pub fn preprocessed(&mut self, cache: &'a TileSetCache) -> &mut Self {
+        self.preprocessed = Some(cache);
         self
     }
 
@@ -369,60 +381,82 @@ fn check_args(kernel: &str, entry: &str, sizes: &[usize], args: &KernelArgs<'_>)
     Ok(())
 }
 
+/// A prefix sum a launch passes: the offsets' device address, the total, and the stream of the
+/// tile set's cached buffer that holds it (`None`: the handle's own subset area).
+type ReadyPrefix<'a> = (u64, u64, Option<&'a Arc<CudaStream>>);
+
 impl Gpu {
     /// Compiles (once) and launches `entry` of `spec` over a tile set of `shape`, with the geometry
     /// `spec.config.launch_dims(shape, self.limits())`. Returns once the launch is queued; errors of
     /// the kernel's execution surface at the next synchronizing call (e.g. [`Gpu::download`]).
-    pub fn launch(
+    pub fn launch<'a>(
         &self,
         spec: &KernelSpec,
         entry: &str,
         shape: TileSetShape,
-        mut args: KernelArgs<'_>,
+        mut args: KernelArgs<'a>,
     ) -> Result<()> {
         let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         // A subset under a schedule that partitions atoms, or `split`: the prefix sums first
-        // (see `subset`), whose totals size the grid. Their area stays locked until the launch is
-        // queued (as the scratch below).
+        // (see `subset`), whose totals size the grid. Those of data that does not change come
+        // from the tile set's cache (see `preprocess`); the others are computed now in the
+        // handle's subset area, which stays locked until the launch is queued (as the scratch
+        // below).
         let mut shape = shape;
         let (subset, split) = (args.subset.take(), args.split.take());
-        let mut jobs = Vec::new();
-        if let Some(s) = subset {
-            jobs.push(PrefixJob {
+        let jobs = [
+            subset.map(|s| PrefixJob {
                 offsets: s.offsets,
                 list: Some(s.list),
                 mdt: 0,
-            });
-        }
-        if let Some(s) = split {
-            jobs.push(PrefixJob {
+            }),
+            split.map(|s| PrefixJob {
                 offsets: s.offsets,
                 list: subset.map(|s| s.list),
                 mdt: s.mdt,
-            });
+            }),
+        ];
+        let mut prefixes: [Option<ReadyPrefix<'a>>; 2] = [None, None];
+        let mut fresh = Vec::new();
+        for (job, prefix) in jobs.iter().zip(&mut prefixes) {
+            let (Some(job), Some(cache)) = (job, args.preprocessed) else {
+                continue;
+            };
+            if let Some(p) = cache.prefix(self, spec.name, job)? {
+                *prefix = Some((p.offsets, p.total, p.sums.cuda_slice().map(|s| s.stream())));
+            }
         }
-        let prefix_area = if jobs.is_empty() {
+        for (job, prefix) in jobs.iter().zip(&prefixes) {
+            if let (Some(job), None) = (job, prefix) {
+                fresh.push(*job);
+            }
+        }
+        let prefix_area = if fresh.is_empty() {
             None
         } else {
-            let (prefixes, area) = self.prefix_sums(spec.name, &jobs)?;
-            let mut prefixes = prefixes.into_iter();
-            if let Some(s) = subset {
-                let p = prefixes.next().expect("one prefix per job");
-                shape = TileSetShape {
-                    tiles: s.list.len as u64,
-                    atoms: p.total,
-                };
-                args.push_value(p.offsets, Param::SubsetOffsets);
-            }
-            if let Some(s) = split {
-                // One thread per piece: `split` takes the pieces as its shape's atoms.
-                let p = prefixes.next().expect("one prefix per job");
-                shape.atoms = p.total;
-                args.push_value(p.offsets, Param::SplitPieces);
-                args.push_value(s.mdt as i32, Param::Scalar("int loops_mdt"));
+            let (computed, area) = self.prefix_sums(spec.name, &fresh)?;
+            let mut computed = computed.into_iter();
+            for (job, prefix) in jobs.iter().zip(&mut prefixes) {
+                if job.is_some() && prefix.is_none() {
+                    let p = computed.next().expect("one prefix per job");
+                    *prefix = Some((p.offsets, p.total, None));
+                }
             }
             Some(area)
         };
+        if let (Some(s), Some((offsets, total, stream))) = (subset, prefixes[0]) {
+            shape = TileSetShape {
+                tiles: s.list.len as u64,
+                atoms: total,
+            };
+            args.push_foreign_ptr(offsets, stream, Param::SubsetOffsets);
+        }
+        if let (Some(s), Some((pieces, total, stream))) = (split, prefixes[1]) {
+            // One thread per piece: `split` takes the pieces as its shape's atoms.
+            shape.atoms = total;
+            args.push_foreign_ptr(pieces, stream, Param::SplitPieces);
+            args.push_value(s.mdt as i32, Param::Scalar("int loops_mdt"));
+        }
         let dims = spec.config.launch_dims(shape, self.limits());
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.

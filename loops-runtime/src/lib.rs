@@ -13,6 +13,7 @@ pub mod graph;
 pub mod host;
 pub mod launch;
 pub mod mtx;
+pub mod preprocess;
 pub mod subset;
 pub mod verify;
 

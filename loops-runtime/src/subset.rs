@@ -146,6 +146,27 @@ pub(crate) struct Prefix {
     pub total: u64,
 }
 
+impl PrefixJob<'_> {
+    /// The items summed: the listed tiles, or all tiles.
+    fn items(&self) -> usize {
+        match self.list {
+            Some(list) => list.len,
+            None => self.offsets.len().saturating_sub(1),
+        }
+    }
+}
+
+/// Refuses a job of more items than the kernels' `int` offsets can index.
+fn check_items(kernel: &str, job: &PrefixJob<'_>) -> Result<()> {
+    if job.items() > i32::MAX as usize {
+        return Err(LoopsError::SubsetTooLarge {
+            kernel: kernel.to_string(),
+            len: job.items(),
+        });
+    }
+    Ok(())
+}
+
 /// Slots (8 bytes) of the subset area for a prefix sum over `n` items: the chunk sums and their
 /// total (`chunks + 1`), then the `n + 1` int offsets.
 fn area_slots(n: usize) -> (usize, usize) {
@@ -162,24 +183,15 @@ impl Gpu {
         kernel: &str,
         jobs: &[PrefixJob<'a>],
     ) -> Result<(Vec<Prefix>, MutexGuard<'_, DeviceBuffer<u64>>)> {
-        let items = |job: &PrefixJob<'_>| match job.list {
-            Some(list) => list.len,
-            None => job.offsets.len().saturating_sub(1),
-        };
         for job in jobs {
-            if items(job) > i32::MAX as usize {
-                return Err(LoopsError::SubsetTooLarge {
-                    kernel: kernel.to_string(),
-                    len: items(job),
-                });
-            }
+            check_items(kernel, job)?;
         }
-        let slots: usize = jobs.iter().map(|j| area_slots(items(j)).1).sum();
+        let slots: usize = jobs.iter().map(|j| area_slots(j.items()).1).sum();
         let area = self.subset_area(slots)?;
         let mut at = area.device_ptr();
         let mut queued = Vec::new();
         for job in jobs {
-            let n = items(job);
+            let n = job.items();
             let (sums_slots, job_slots) = area_slots(n);
             let (sums, offsets) = (at, at + (sums_slots * 8) as u64);
             at += (job_slots * 8) as u64;
@@ -188,26 +200,53 @@ impl Gpu {
         }
         let mut prefixes = Vec::new();
         for (job, (total_at, offsets)) in jobs.iter().zip(queued) {
-            let mut total = [0u64];
-            self.read_slots(total_at, &mut total, "reading the total of a prefix sum")?;
-            let total = total[0];
-            if total > i32::MAX as u64 {
-                return Err(if job.mdt == 0 {
-                    LoopsError::SubsetAtomsTooLarge {
-                        kernel: kernel.to_string(),
-                        atoms: total,
-                    }
-                } else {
-                    LoopsError::TooManyPieces {
-                        kernel: kernel.to_string(),
-                        pieces: total,
-                        mdt: job.mdt,
-                    }
-                });
-            }
+            let total = self.read_total(kernel, job, total_at)?;
             prefixes.push(Prefix { offsets, total });
         }
         Ok((prefixes, area))
+    }
+
+    /// One prefix sum in a buffer of its own (to be kept: see `preprocess`): the buffer, the
+    /// offsets' address inside it, the total. Waits for it, as [`Gpu::prefix_sums`].
+    pub(crate) fn prefix_sum_buffer(
+        &self,
+        kernel: &str,
+        job: &PrefixJob<'_>,
+    ) -> Result<(DeviceBuffer<u64>, CUdeviceptr, u64)> {
+        check_items(kernel, job)?;
+        let n = job.items();
+        let (sums_slots, job_slots) = area_slots(n);
+        let buffer = self.uninit::<u64>(job_slots)?;
+        let (sums, offsets) = (
+            buffer.device_ptr(),
+            buffer.device_ptr() + (sums_slots * 8) as u64,
+        );
+        self.queue_prefix_sum(job, n, sums, offsets)?;
+        let total = self.read_total(kernel, job, sums + (n.div_ceil(CHUNK) * 8) as u64)?;
+        Ok((buffer, offsets, total))
+    }
+
+    /// Reads back a prefix sum's total (waiting for it) and checks that it fits the kernels'
+    /// 32-bit offsets.
+    fn read_total(&self, kernel: &str, job: &PrefixJob<'_>, at: CUdeviceptr) -> Result<u64> {
+        let mut total = [0u64];
+        self.read_slots(at, &mut total, "reading the total of a prefix sum")?;
+        let total = total[0];
+        if total > i32::MAX as u64 {
+            return Err(if job.mdt == 0 {
+                LoopsError::SubsetAtomsTooLarge {
+                    kernel: kernel.to_string(),
+                    atoms: total,
+                }
+            } else {
+                LoopsError::TooManyPieces {
+                    kernel: kernel.to_string(),
+                    pieces: total,
+                    mdt: job.mdt,
+                }
+            });
+        }
+        Ok(total)
     }
 
     /// The prefix sum of the sizes of the tiles of `offsets` (`tiles + 1` entries), as the segment

@@ -126,6 +126,10 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             quote!(#mdt)
         };
         rounds.extend(quote!(args.split_pieces(#set.tile_offsets(), #mdt);));
+        if kernel.body.subset.is_none() {
+            // The piece counts of a whole tile set do not change: the first launch keeps them.
+            rounds.extend(quote!(args.preprocessed(#set.preprocessed());));
+        }
     }
 
     // `(element type, entry point)` of each instantiation of a kernel.
@@ -190,31 +194,43 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             });
         }
         let count = emitted.candidates.len();
-        let (bin_list, ids) = match &kernel.body.subset {
+        // A subset is binned (and its ids gathered) at each launch; a whole tile set's bins, and
+        // the prefix sum the merge path takes over its longest tiles, are kept by the first.
+        let (bins_of_launch, ids, keep) = match &kernel.body.subset {
             Some(sub) => {
                 let list = format_ident!("{}", sub.list);
                 (
-                    quote!(Some(::loops::runtime::binning::SubsetIds::from(#list))),
+                    quote! {{
+                        loops_bins_buf = gpu.bin_tiles(
+                            #set.tile_offsets(),
+                            loops_tiles,
+                            Some(::loops::runtime::binning::SubsetIds::from(#list)),
+                        )?;
+                        &loops_bins_buf
+                    }},
                     quote! {{
                         loops_ids_buf = gpu.binned_tile_ids(
-                            &loops_bins,
+                            loops_bins,
                             loops_tiles,
                             ::loops::runtime::binning::SubsetIds::from(#list),
                         )?;
                         &loops_ids_buf
                     }},
+                    TokenStream::new(),
                 )
             }
             None => (
-                quote!(None::<::loops::runtime::binning::SubsetIds<'_>>),
+                quote!(#set.preprocessed().bins(gpu, #set.tile_offsets(), loops_tiles)?),
                 quote!(&loops_bins.order),
+                quote!(args.preprocessed(#set.preprocessed());),
             ),
         };
         let doc_wrapper = format!(
             "Launches the `{name_str}` kernel on `gpu`'s stream under logarithmic radix binning: the \
-             tiles are binned by size on the GPU (one read-back of the bin counts), then each \
-             mapping of `{name_str}::MAPPINGS` whose bins hold tiles is launched on their ids. The \
-             first call in a process compiles every mapping at once with NVRTC."
+             tiles are binned by size on the GPU (one read-back of the bin counts; a whole tile \
+             set's bins are kept with it by its first launch), then each mapping of \
+             `{name_str}::MAPPINGS` whose bins hold tiles is launched on their ids. The first call \
+             in a process compiles every mapping at once with NVRTC."
         );
         return quote! {
             #[doc = #doc_mod]
@@ -242,7 +258,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
                 #(#checks)*
                 let loops_tiles = #set.num_tiles();
-                let loops_bins = gpu.bin_tiles(#set.tile_offsets(), loops_tiles, #bin_list)?;
+                let loops_bins_buf: ::loops::runtime::binning::TileBins;
+                let loops_bins: &::loops::runtime::binning::TileBins = #bins_of_launch;
                 let loops_ids_buf: ::loops::DeviceBuffer<u32>;
                 let loops_ids: &::loops::DeviceBuffer<u32> = #ids;
                 let loops_checked = ::loops::__private::checked_mode(cfg!(debug_assertions));
@@ -258,6 +275,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                     #rounds
                     if #name::MAPPINGS[loops_m].schedule.carries() {
                         args.tile_subset_range(#set.tile_offsets(), loops_ids, loops_range.clone());
+                        #keep
                     }
                     let shape = ::loops::__private::subset_shape(#name_str, #set.shape(), loops_range.len())?;
                     let spec = &#name::KERNELS[loops_m];

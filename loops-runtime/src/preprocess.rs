@@ -1,0 +1,138 @@
+//! What the `split` and `lrb` schedules compute from a whole tile set before they can launch, kept
+//! with the tile set so that only its first launch pays for it (as cuSPARSE's `SpMV_preprocess`).
+//!
+//! `split` needs the prefix sum of every tile's piece count, and `lrb` the tiles' bins (and, for
+//! its longest tiles, the prefix sum of their sizes in bin order). Each costs a few small kernels
+//! and a read-back that waits for them: about 50 us a launch, more than a small SpMV takes. A
+//! device tile set's offsets never change after upload, so what is computed from them stays right
+//! for the tile set's life: every device tile set owns a [`TileSetCache`], and the launch wrappers
+//! look there first. What is computed over a tile *subset* (a frontier) is not cached: its list
+//! changes from launch to launch.
+//!
+//! The cached buffers are made on the stream of the handle that launched first, and used like any
+//! buffer of another handle (the launch orders the streams), so forks may share a tile set.
+
+use std::sync::OnceLock;
+
+use cudarc::driver::sys::CUdeviceptr;
+
+use crate::binning::TileBins;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{LoopsError, Result};
+use crate::subset::PrefixJob;
+
+/// Prefix sums a tile set keeps: one per `split` piece size (`mdt`) used on it and one for `lrb`.
+/// Past that, launches compute theirs each time, as before.
+const PREFIX_SLOTS: usize = 4;
+
+/// Per-tile-set results of the `split` and `lrb` preprocessing; see the module doc. Made empty on
+/// upload; filled by the first launch that needs each part.
+pub struct TileSetCache {
+    /// The device address of the offsets it was made for: a job over other offsets is not cached.
+    offsets: CUdeviceptr,
+    bins: OnceLock<TileBins>,
+    prefixes: [OnceLock<CachedPrefix>; PREFIX_SLOTS],
+}
+
+/// One prefix sum in its own buffer: the chunk sums, then the `items + 1` int offsets.
+pub(crate) struct CachedPrefix {
+    /// The list (address and length; 0 and 0 for all tiles) and piece size it was computed over.
+    key: (CUdeviceptr, usize, u32),
+    pub sums: DeviceBuffer<u64>,
+    /// The offsets, inside `sums`.
+    pub offsets: CUdeviceptr,
+    pub total: u64,
+}
+
+impl TileSetCache {
+    /// An empty cache for the tile set whose offsets are `offsets`.
+    pub(crate) fn new(offsets: &DeviceBuffer<i32>) -> Self {
+        TileSetCache {
+            offsets: offsets.device_ptr(),
+            bins: OnceLock::new(),
+            prefixes: Default::default(),
+        }
+    }
+
+    /// Whether an `lrb` launch has binned the tile set.
+    pub fn has_bins(&self) -> bool {
+        self.bins.get().is_some()
+    }
+
+    /// The prefix sums kept (of `split` piece counts, and of `lrb`'s longest tiles).
+    pub fn prefixes_kept(&self) -> usize {
+        self.prefixes.iter().filter(|p| p.get().is_some()).count()
+    }
+
+    /// The bins of all `tiles` tiles of `offsets` (the tile set's own): [`Gpu::bin_tiles`] on the
+    /// first call, the same bins after.
+    pub fn bins(&self, gpu: &Gpu, offsets: &DeviceBuffer<i32>, tiles: usize) -> Result<&TileBins> {
+        if offsets.device_ptr() != self.offsets {
+            return Err(LoopsError::InvalidBinning {
+                detail: "the offsets are not those of the tile set that owns the cache".into(),
+            });
+        }
+        if let Some(bins) = self.bins.get() {
+            return Ok(bins);
+        }
+        let bins = gpu.bin_tiles(offsets, tiles, None)?;
+        // Two threads may both bin; they get the same counts, and either order is right.
+        let _ = self.bins.set(bins);
+        Ok(self.bins.get().expect("set above"))
+    }
+
+    /// The prefix sum of `job`, computed by `gpu` on the first call, or `None` where it cannot be
+    /// kept: a job over other offsets, or every slot taken by other jobs.
+    pub(crate) fn prefix(
+        &self,
+        gpu: &Gpu,
+        kernel: &str,
+        job: &PrefixJob<'_>,
+    ) -> Result<Option<&CachedPrefix>> {
+        if job.offsets.device_ptr() != self.offsets {
+            return Ok(None);
+        }
+        let key = (
+            job.list.map_or(0, |l| l.ptr),
+            job.list.map_or(0, |l| l.len),
+            job.mdt,
+        );
+        let find = || {
+            self.prefixes
+                .iter()
+                .filter_map(OnceLock::get)
+                .find(|p| p.key == key)
+        };
+        if let Some(p) = find() {
+            return Ok(Some(p));
+        }
+        let (sums, offsets, total) = gpu.prefix_sum_buffer(kernel, job)?;
+        let mut computed = Some(CachedPrefix {
+            key,
+            sums,
+            offsets,
+            total,
+        });
+        for slot in &self.prefixes {
+            if let Some(p) = computed.take() {
+                if let Err(p) = slot.set(p) {
+                    computed = Some(p);
+                }
+            }
+            // Another thread may have put the same job in a slot meanwhile.
+            if let Some(p) = find() {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl std::fmt::Debug for TileSetCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileSetCache")
+            .field("bins", &self.has_bins())
+            .field("prefixes", &self.prefixes_kept())
+            .finish()
+    }
+}
