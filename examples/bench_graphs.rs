@@ -1,7 +1,8 @@
 //! Benchmark of the graph kernels: SSSP and BFS (`examples/kernels/sssp.rs`, `bfs.rs`) under every
 //! schedule, against a naive vertex-per-thread CUDA kernel written by hand
-//! (below), on an R-MAT graph (scale 22 by default) and a road-like 2-D grid (2048 x 2048), plus
-//! any `--matrix` files. Every kernel runs through the same `loops::graph::FrontierLoop` (the same
+//! (below), on an R-MAT graph (scale 22 by default), a road-like 2-D grid (2048 x 2048), a
+//! power-law graph (2M vertices) and an arrow (1M vertices, one of degree 1M), plus any `--matrix`
+//! files. Every kernel runs through the same `loops::graph::FrontierLoop` (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
 //!     cargo run --release --example bench_graphs
@@ -88,6 +89,14 @@ struct Args {
     /// Side of the road-like grid; 0 leaves it out.
     #[arg(long, default_value_t = 2048)]
     grid: usize,
+    /// Vertices of a power-law graph (mean out-degree 16, exponent 2, random heads); 0 leaves it
+    /// out.
+    #[arg(long, default_value_t = 1 << 21)]
+    powerlaw: usize,
+    /// Vertices of an arrow graph (vertex 0 points to every vertex, every other vertex to 0 and
+    /// itself: one frontier of a single vertex of degree n); 0 leaves it out.
+    #[arg(long, default_value_t = 1_000_000)]
+    arrow: usize,
     /// More graphs: Matrix Market files (their pattern, seeded random weights).
     #[arg(long)]
     matrix: Vec<PathBuf>,
@@ -148,6 +157,21 @@ fn graphs(args: &Args) -> Result<Vec<(String, Graph)>, Box<dyn std::error::Error
         let m: sprs::CsMat<f32> = loops::generate::grid2d(args.grid, args.grid, args.seed);
         out.push((
             format!("grid_{0}x{0}", args.grid),
+            Graph::from_pattern(&m, args.max_weight, args.seed)?,
+        ));
+    }
+    if args.powerlaw > 0 {
+        let n = args.powerlaw;
+        let m: sprs::CsMat<f32> = loops::generate::power_law(n, n, 16.0, 2.0, false, args.seed);
+        out.push((
+            format!("powerlaw_{n}"),
+            Graph::from_pattern(&m, args.max_weight, args.seed)?,
+        ));
+    }
+    if args.arrow > 0 {
+        let m: sprs::CsMat<f32> = loops::generate::arrow(args.arrow, args.seed);
+        out.push((
+            format!("arrow_{}", args.arrow),
             Graph::from_pattern(&m, args.max_weight, args.seed)?,
         ));
     }
