@@ -170,6 +170,16 @@ fn split_and_lrb_preprocessing_is_kept_per_tile_set() {
         "arrow 20000 (rows past 4096 atoms)".into(),
         loops::generate::arrow(20_000, seed),
     ));
+    // At least `SMALL_SET_TILES` rows, so that `lrb` launches its groups of 2 and 4 too.
+    let large = loops::runtime::schedule::lrb::SMALL_SET_TILES as usize + 1000;
+    matrices.push((
+        format!("power-law {large} mean 16"),
+        loops::generate::power_law(large, large, 16.0, 2.0, false, seed),
+    ));
+    matrices.push((
+        format!("uniform {large} x24 (groups of 4)"),
+        loops::generate::uniform(large, 5000, 24, seed),
+    ));
     for (i, (name, a)) in matrices.iter().enumerate() {
         let da = gpu.upload_csr(a).expect("upload");
         assert!(!da.preprocessed().has_bins() && da.preprocessed().prefixes_kept() == 0);

@@ -50,7 +50,7 @@ fn every_generated_kernel_compiles_for_sm90() {
                     // `lrb`, per mapping).
                     let stems = match *schedule {
                         "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
-                        "lrb" => ["thread", "warp", "block", "split"]
+                        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
                             .map(|m| format!("{kernel}_lrb_{m}"))
                             .to_vec(),
                         _ => vec![kernel.to_string()],
@@ -105,7 +105,7 @@ fn graph_kernels_compile_for_sm90() {
                 Ok(ptx) => {
                     let entries = match *schedule {
                         "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
-                        "lrb" => ["thread", "warp", "block", "split"]
+                        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
                             .map(|m| format!("{kernel}_lrb_{m}"))
                             .to_vec(),
                         _ => vec![kernel.to_string()],

@@ -71,16 +71,19 @@ fn emit_body(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
     Ok((cx.out, cx.scratch_slots_per_block))
 }
 
-/// `schedule = "lrb"`: the kernel once per mapping ([`lrb::Mapping`], in its order), each over a
-/// list of tile ids ([`BIN_LIST`], a bin range of the binned order), in one source, named after
-/// the mapping (`spmv_lrb_warp__f32`).
+/// `schedule = "lrb"`: the kernel once per launch of [`crate::schedule::lrb::launches`], each over a list of tile ids
+/// ([`BIN_LIST`], a bin range of the binned order), in one source, named after the launch
+/// (`spmv_lrb_warp__f32`).
 fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
-    use crate::schedule::lrb::Mapping;
     let block_size = kernel.config.block_size;
+    let block = Schedule::Group {
+        group_size: block_size,
+    };
+    let launches = crate::schedule::lrb::launches(block_size);
     let mut kernels = Vec::new();
-    for mapping in Mapping::ALL {
+    for launch in &launches {
         let mut k = kernel.clone();
-        k.name = format!("{}_lrb_{}", kernel.name, mapping.short_name());
+        k.name = format!("{}_lrb_{}", kernel.name, launch.name);
         k.body = kernel.body.over_id_list(BIN_LIST);
         k.params.push(Param {
             name: BIN_LIST.to_string(),
@@ -91,11 +94,12 @@ fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
             span: kernel.body.span,
         });
         k.config = crate::schedule::ScheduleConfig {
-            schedule: mapping.schedule(block_size),
+            schedule: launch.schedule,
             block_size,
         };
+        // A body the carry fix-up cannot take runs its longest tiles a block each.
         if crate::schedule::lowering(&k.config).check(&k).is_err() {
-            k.config.schedule = Mapping::Block.schedule(block_size);
+            k.config.schedule = block;
         }
         kernels.push(k);
     }
@@ -103,13 +107,8 @@ fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
         "lrb: {}",
         kernels
             .iter()
-            .zip(Mapping::ALL)
-            .map(|(k, m)| format!(
-                "{} bins {:?} as {}",
-                m.short_name(),
-                m.bins(),
-                k.config.describe()
-            ))
+            .zip(&launches)
+            .map(|(k, l)| format!("bins {:?} as {}", l.bins, k.config.describe()))
             .collect::<Vec<_>>()
             .join("; ")
     );

@@ -162,21 +162,26 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         // and launches every mapping whose bins hold any, on the ids of those tiles.
         let mut mappings = Vec::new();
         let mut bins = Vec::new();
+        let mut small_set_bins = Vec::new();
         let mut specs = Vec::new();
         let mut entry_tables = Vec::new();
-        for (c, mapping) in emitted
-            .candidates
-            .iter()
-            .zip(crate::schedule::lrb::Mapping::ALL)
-        {
+        let launches = crate::schedule::lrb::launches(kernel.config.block_size);
+        for (c, launch) in emitted.candidates.iter().zip(&launches) {
             let mut k = kernel.clone();
             k.name = c.name.clone();
             let entries = entries_of(&k);
             entry_tables.push(quote!(&[#(#entries),*]));
             let config = config_tokens(&c.config);
             mappings.push(config.clone());
-            let (lo, hi) = (*mapping.bins().start(), *mapping.bins().end());
+            let (lo, hi) = (*launch.bins.start(), *launch.bins.end());
             bins.push(quote!(#lo..=#hi));
+            small_set_bins.push(match &launch.small_set_bins {
+                Some(b) => {
+                    let (lo, hi) = (*b.start(), *b.end());
+                    quote!(Some(#lo..=#hi))
+                }
+                None => quote!(None),
+            });
             let slots = c.scratch_slots_per_block;
             // The bin's list (pointer and length), and for the merge path its prefix sum.
             let param_count = param_count + 2 + usize::from(c.config.schedule.carries());
@@ -241,11 +246,15 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 pub const CUDA_SOURCE: &str = #source;
                 /// The same kernels with every slice and tile-set index bounds-checked on the GPU.
                 pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
-                /// The schedule of each mapping (thread, warp, block, split), in the order of
+                /// The schedule of each mapping (thread, group2, group4, warp, block, long), in the order of
                 /// [`KERNELS`].
                 pub const MAPPINGS: [::loops::__private::ScheduleConfig; #count] = [#(#mappings),*];
                 /// The bins (of `ceil(log2(atoms))`) each mapping takes.
                 pub const BINS: [::core::ops::RangeInclusive<usize>; #count] = [#(#bins),*];
+                /// The bins each mapping takes on a set of fewer than
+                /// `loops::runtime::schedule::lrb::SMALL_SET_TILES` tiles (fewer launches).
+                pub const SMALL_SET_BINS: [Option<::core::ops::RangeInclusive<usize>>; #count] =
+                    [#(#small_set_bins),*];
                 /// Entry points of each mapping, by element type.
                 pub const ENTRIES: [&[(&str, &str)]; #count] = [#(#entry_tables),*];
                 /// What the runtime needs to compile and launch each mapping.
@@ -263,8 +272,18 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 let loops_ids_buf: ::loops::DeviceBuffer<u32>;
                 let loops_ids: &::loops::DeviceBuffer<u32> = #ids;
                 let loops_checked = ::loops::__private::checked_mode(cfg!(debug_assertions));
+                let loops_small = loops_bins.bin_starts[::loops::runtime::schedule::lrb::BINS]
+                    < ::loops::runtime::schedule::lrb::SMALL_SET_TILES;
                 for loops_m in 0..#count {
-                    let loops_range = loops_bins.range(#name::BINS[loops_m].clone());
+                    let loops_launch_bins = if loops_small {
+                        match &#name::SMALL_SET_BINS[loops_m] {
+                            Some(b) => b.clone(),
+                            None => continue,
+                        }
+                    } else {
+                        #name::BINS[loops_m].clone()
+                    };
+                    let loops_range = loops_bins.range(loops_launch_bins);
                     if loops_range.is_empty() {
                         continue;
                     }

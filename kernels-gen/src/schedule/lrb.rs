@@ -26,9 +26,9 @@
 //! three steps), reads back the 33 bin offsets, and launches each mapping with non-empty bins on
 //! its range of the tile order, as a list of tile ids (the body is the same as under `tiles_in`,
 //! see `TileLoop::over_id_list`). Each mapping runs under an existing schedule
-//! ([`Mapping::schedule`]): thread, warp, block, and for the longest tiles the merge path over the
-//! list (its carry fix-up is the "last piece runs the epilogue" of [`Mapping::Split`]; a body the
-//! carry cannot take runs them under block instead).
+//! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles the merge path
+//! over the list (its carry fix-up is the "last piece runs the epilogue" of [`Mapping::Split`]; a
+//! body the carry cannot take runs them under block instead).
 
 use super::carry::ModelRun;
 use super::Schedule;
@@ -128,51 +128,89 @@ impl Default for Thresholds {
     }
 }
 
-impl Mapping {
-    /// The bins this mapping takes under the default thresholds.
-    pub fn bins(self) -> std::ops::RangeInclusive<usize> {
-        match self {
-            Mapping::Thread => 0..=THREAD_MAX_BIN,
-            Mapping::Warp => THREAD_MAX_BIN + 1..=WARP_MAX_BIN,
-            Mapping::Block => WARP_MAX_BIN + 1..=BLOCK_MAX_BIN,
-            Mapping::Split => BLOCK_MAX_BIN + 1..=BINS - 1,
-        }
-    }
+/// One launch of the CUDA lowering: the tiles of `bins` (a contiguous range of the binned order)
+/// under `schedule`, entry points named `{kernel}_lrb_{name}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub name: &'static str,
+    pub bins: std::ops::RangeInclusive<usize>,
+    /// The bins it takes when fewer than [`SMALL_SET_TILES`] tiles are binned: the paper's four
+    /// mappings (none for the groups of 2 and 4), so a small set makes fewer launches.
+    pub small_set_bins: Option<std::ops::RangeInclusive<usize>>,
+    pub schedule: Schedule,
+}
 
-    /// The name of the mapping in entry points (`spmv_lrb_warp`).
-    pub fn short_name(self) -> &'static str {
-        match self {
-            Mapping::Thread => "thread",
-            Mapping::Warp => "warp",
-            Mapping::Block => "block",
-            Mapping::Split => "split",
-        }
-    }
+/// Below this many binned tiles `lrb` launches the paper's four mappings only (thread up to 16
+/// atoms, warp up to 256): each launch costs a few microseconds, more than a finer mapping saves
+/// on a small set. Measured on an H100, 23 real matrices of up to 114K rows: with the groups of 2
+/// and 4 as launches of their own, `lrb` took 1.42x the time of `thread` (geomean), with four
+/// mappings 0.96x; on the large generated matrices the groups saved up to 20% (banded, 16 per
+/// row: 0.454 ms, four mappings 0.564).
+pub const SMALL_SET_TILES: u32 = 1 << 16;
 
-    /// The schedule that runs this mapping's bins on a list of their tile ids (`block_size`
-    /// threads per block). Long tiles are split across blocks by the merge path over the list
-    /// (its carry fix-up combines their pieces); a body that cannot take the carry fix-up runs
-    /// them one block each, under [`Mapping::Block`]'s schedule (the emitter falls back).
-    pub fn schedule(self, block_size: u32) -> Schedule {
-        match self {
-            Mapping::Thread => Schedule::Thread,
-            Mapping::Warp => Schedule::Group { group_size: 32 },
-            Mapping::Block => Schedule::Group {
+/// The launches of `schedule = "lrb"` (`block_size` threads per block), in bin order (on a set of
+/// fewer than [`SMALL_SET_TILES`] tiles, `small_set_bins`: the paper's four mappings). They refine
+/// the paper's four mappings (the model's [`Mapping`], default [`Thresholds`]) where the
+/// benchmark says a small group beats one thread or a whole warp, the same sizes at which
+/// `auto`'s rule picks them ([`super::auto::preferred`]):
+///
+/// | bins | atoms | launch | model mapping |
+/// |---|---|---|---|
+/// | 0..=3 | 0-8 | one tile per thread | Thread |
+/// | 4 | 9-16 | a group of 2 per tile (banded, 16 per row: 0.42 ms, thread 0.56) | Thread |
+/// | 5 | 17-32 | a group of 4 | Warp |
+/// | 6..=8 | 33-256 | a warp | Warp |
+/// | 9..=12 | 257-4096 | a block | Block |
+/// | 13.. | > 4096 | the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (the model's Split); where the body cannot take the carry, a block per tile |
+pub fn launches(block_size: u32) -> Vec<Launch> {
+    let launch = |name, bins, small_set_bins, schedule| Launch {
+        name,
+        bins,
+        small_set_bins,
+        schedule,
+    };
+    vec![
+        launch(
+            "thread",
+            0..=THREAD_MAX_BIN - 1,
+            Some(0..=THREAD_MAX_BIN),
+            Schedule::Thread,
+        ),
+        launch(
+            "group2",
+            THREAD_MAX_BIN..=THREAD_MAX_BIN,
+            None,
+            Schedule::Group { group_size: 2 },
+        ),
+        launch(
+            "group4",
+            THREAD_MAX_BIN + 1..=THREAD_MAX_BIN + 1,
+            None,
+            Schedule::Group { group_size: 4 },
+        ),
+        launch(
+            "warp",
+            THREAD_MAX_BIN + 2..=WARP_MAX_BIN,
+            Some(THREAD_MAX_BIN + 1..=WARP_MAX_BIN),
+            Schedule::Group { group_size: 32 },
+        ),
+        launch(
+            "block",
+            WARP_MAX_BIN + 1..=BLOCK_MAX_BIN,
+            Some(WARP_MAX_BIN + 1..=BLOCK_MAX_BIN),
+            Schedule::Group {
                 group_size: block_size,
             },
-            Mapping::Split => Schedule::MergePath {
+        ),
+        launch(
+            "long",
+            BLOCK_MAX_BIN + 1..=BINS - 1,
+            Some(BLOCK_MAX_BIN + 1..=BINS - 1),
+            Schedule::MergePath {
                 items_per_thread: super::DEFAULT_ITEMS_PER_THREAD,
             },
-        }
-    }
-
-    /// Every mapping, in the order of the bins they take.
-    pub const ALL: [Mapping; 4] = [
-        Mapping::Thread,
-        Mapping::Warp,
-        Mapping::Block,
-        Mapping::Split,
-    ];
+        ),
+    ]
 }
 
 /// The result of Algorithm 1: per-bin counts, their exclusive prefix sum, and the tile order.
