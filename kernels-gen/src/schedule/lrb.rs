@@ -446,6 +446,52 @@ mod tests {
         }
     }
 
+    /// The wrapper launches each launch on `range(bins)` of the binned order: every bin must be in
+    /// exactly one launch, in order, on large sets and on small ones alike; and every launch must
+    /// stay inside one of the paper's mappings (the model's plan), refined, never merged.
+    #[test]
+    fn launches_cover_every_bin_once() {
+        for block_size in [32, 64, 256, 1024] {
+            let launches = launches(block_size);
+            let large: Vec<_> = launches.iter().map(|l| l.bins.clone()).collect();
+            let small: Vec<_> = launches
+                .iter()
+                .filter_map(|l| l.small_set_bins.clone())
+                .collect();
+            for plan in [&large, &small] {
+                let mut next = 0;
+                for bins in plan.iter() {
+                    assert_eq!(*bins.start(), next, "{plan:?}");
+                    assert!(bins.start() <= bins.end(), "{plan:?}");
+                    next = bins.end() + 1;
+                }
+                assert_eq!(next, BINS, "{plan:?}");
+            }
+            let t = Thresholds::DEFAULT;
+            for bins in &large {
+                assert_eq!(
+                    t.mapping_of_bin(*bins.start()),
+                    t.mapping_of_bin(*bins.end()),
+                    "{bins:?}"
+                );
+            }
+            let small_mappings: Vec<_> = small
+                .iter()
+                .map(|b| (t.mapping_of_bin(*b.start()), t.mapping_of_bin(*b.end())))
+                .collect();
+            assert_eq!(
+                small_mappings,
+                [
+                    Mapping::Thread,
+                    Mapping::Warp,
+                    Mapping::Block,
+                    Mapping::Split
+                ]
+                .map(|m| (m, m))
+            );
+        }
+    }
+
     #[test]
     fn default_mappings() {
         let t = Thresholds::DEFAULT;
