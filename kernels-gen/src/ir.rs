@@ -331,41 +331,22 @@ impl TileLoop {
         }
     }
 
-    /// This loop run over the tiles whose ids the `u32` slice parameter `list` holds, one list
-    /// position each, as `tiles_in(list)` runs: `let v = list[pos] as usize; if v < a.num_tiles()
-    /// { body }`. A subset's own list is replaced (`list` then holds ids taken from it). `lrb`
-    /// launches each bin so, on the ids of its tiles.
-    pub fn over_id_list(&self, list: &str) -> TileLoop {
-        let (set, tile, user_body, cond) = match (&self.subset, self.subset_guard()) {
-            (Some(sub), Some((_, cond, body))) => (&sub.set, &sub.tile, body, cond.clone()),
-            _ => {
-                let mk = |kind, ty| Expr {
-                    kind,
-                    ty,
-                    span: self.span,
-                };
-                let cond = mk(
-                    ExprKind::Binary {
-                        op: BinOp::Lt,
-                        lhs: Box::new(mk(ExprKind::Var(self.tile.clone()), Ty::Usize)),
-                        rhs: Box::new(mk(
-                            ExprKind::SetProperty {
-                                set: self.set.clone(),
-                                property: SetProperty::Tiles,
-                            },
-                            Ty::Usize,
-                        )),
-                    },
-                    Ty::Bool,
-                );
-                (&self.set, &self.tile, &self.body[..], cond)
-            }
-        };
-        let mk = |kind, ty| Expr {
-            kind,
-            ty,
-            span: self.span,
-        };
+    /// The loop `for tile in set.tiles_in(list)` lowers to: the position [`LIST_POSITION`] runs
+    /// over `list` (of `elem` ids), and `body` runs inside `let tile = list[pos] as usize; if tile
+    /// < set.num_tiles() { body }`, so ids outside the set are skipped. `span` marks the guard,
+    /// `loop_span` the loop.
+    #[allow(clippy::too_many_arguments)]
+    pub fn over_list(
+        set: &str,
+        tile: &str,
+        list: &str,
+        elem: Ty,
+        body: Block,
+        span: Span,
+        loop_span: Span,
+        line: usize,
+    ) -> TileLoop {
+        let mk = |kind, ty| Expr { kind, ty, span };
         let id = mk(
             ExprKind::Cast {
                 expr: Box::new(mk(
@@ -373,42 +354,72 @@ impl TileLoop {
                         base: Indexed::Slice(list.to_string()),
                         index: Box::new(mk(ExprKind::Var(LIST_POSITION.to_string()), Ty::Usize)),
                     },
-                    Ty::U32,
+                    elem,
                 )),
                 to: Ty::Usize,
             },
             Ty::Usize,
         );
-        let stmt = |kind| Stmt {
-            kind,
-            span: self.span,
-            line: self.line,
-        };
+        let in_set = mk(
+            ExprKind::Binary {
+                op: BinOp::Lt,
+                lhs: Box::new(mk(ExprKind::Var(tile.to_string()), Ty::Usize)),
+                rhs: Box::new(mk(
+                    ExprKind::SetProperty {
+                        set: set.to_string(),
+                        property: SetProperty::Tiles,
+                    },
+                    Ty::Usize,
+                )),
+            },
+            Ty::Bool,
+        );
+        let stmt = |kind| Stmt { kind, span, line };
         TileLoop {
             set: SUBSET_SET.to_string(),
             tile: LIST_POSITION.to_string(),
             body: vec![
                 stmt(StmtKind::Let {
-                    name: tile.clone(),
+                    name: tile.to_string(),
                     mutable: false,
                     ty: Ty::Usize,
                     init: id,
                 }),
                 stmt(StmtKind::If {
-                    cond,
-                    then: user_body.to_vec(),
+                    cond: in_set,
+                    then: body,
                     otherwise: vec![],
                 }),
             ],
-            span: self.span,
-            line: self.line,
+            span: loop_span,
+            line,
             subset: Some(Subset {
-                set: set.clone(),
+                set: set.to_string(),
                 list: list.to_string(),
-                tile: tile.clone(),
-                span: self.span,
+                tile: tile.to_string(),
+                span,
             }),
         }
+    }
+
+    /// This loop run over the tiles whose ids the `u32` slice parameter `list` holds, as
+    /// `tiles_in(list)` runs ([`TileLoop::over_list`]). A subset's own list is replaced (`list`
+    /// then holds ids taken from it). `lrb` launches each bin so, on the ids of its tiles.
+    pub fn over_id_list(&self, list: &str) -> TileLoop {
+        let (set, tile) = match &self.subset {
+            Some(sub) => (&sub.set, &sub.tile),
+            None => (&self.set, &self.tile),
+        };
+        TileLoop::over_list(
+            set,
+            tile,
+            list,
+            Ty::U32,
+            self.user_body().to_vec(),
+            self.span,
+            self.span,
+            self.line,
+        )
     }
 
     /// The user's tile body: inside the subset guard for a subset, else the whole body.

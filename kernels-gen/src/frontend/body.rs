@@ -408,7 +408,6 @@ impl Lowerer<'_> {
         };
         let list = list.expect("checked");
         let span = call.span();
-        let pos = LIST_POSITION.to_string();
         self.tile = Some((set.clone(), var.clone()));
         let user_body =
             self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
@@ -418,68 +417,16 @@ impl Lowerer<'_> {
                 "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
             );
         }
-        let mk = |kind, ty| Expr { kind, ty, span };
-        let id = mk(
-            ExprKind::Cast {
-                expr: Box::new(mk(
-                    ExprKind::Index {
-                        base: Indexed::Slice(list.clone()),
-                        index: Box::new(mk(ExprKind::Var(pos.clone()), Ty::Usize)),
-                    },
-                    elem,
-                )),
-                to: Ty::Usize,
-            },
-            Ty::Usize,
-        );
-        let in_set = mk(
-            ExprKind::Binary {
-                op: BinOp::Lt,
-                lhs: Box::new(mk(ExprKind::Var(var.clone()), Ty::Usize)),
-                rhs: Box::new(mk(
-                    ExprKind::SetProperty {
-                        set: set.clone(),
-                        property: SetProperty::Tiles,
-                    },
-                    Ty::Usize,
-                )),
-            },
-            Ty::Bool,
-        );
-        let body = vec![
-            Stmt {
-                kind: StmtKind::Let {
-                    name: var.clone(),
-                    mutable: false,
-                    ty: Ty::Usize,
-                    init: id,
-                },
-                span,
-                line,
-            },
-            Stmt {
-                kind: StmtKind::If {
-                    cond: in_set,
-                    then: user_body,
-                    otherwise: vec![],
-                },
-                span,
-                line,
-            },
-        ];
-        Ok(TileLoop {
-            set: SUBSET_SET.to_string(),
-            tile: pos,
-            body,
-            span: f.span(),
+        Ok(TileLoop::over_list(
+            &set,
+            &var,
+            &list,
+            elem,
+            user_body,
+            span,
+            f.span(),
             line,
-            subset: Some(Subset {
-                set,
-                list,
-                tile: var,
-                span,
-            }),
-        })
+        ))
     }
 
     fn block(&mut self, block: &syn::Block) -> DResult<Block> {
