@@ -43,6 +43,21 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let vis = &func.vis;
     let name = &func.sig.ident;
     let name_str = name.to_string();
+    // The spec of one plain (unchecked) kernel of the module's `CUDA_SOURCE`.
+    let plain_spec = |config: &TokenStream, slots: u32, param_count: usize| {
+        quote! {
+            ::loops::__private::KernelSpec {
+                name: #name_str,
+                source: CUDA_SOURCE,
+                config: #config,
+                scratch_slots_per_block: #slots,
+                param_count: #param_count,
+                checked: false,
+                fault_sites: &[#(#fault_sites),*],
+                file: #file,
+            }
+        }
+    };
     let docs: Vec<&syn::Attribute> = func
         .attrs
         .iter()
@@ -185,18 +200,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             let slots = c.scratch_slots_per_block;
             // The bin's list (pointer and length), and for the merge path its prefix sum.
             let param_count = param_count + 2 + usize::from(c.config.schedule.carries());
-            specs.push(quote! {
-                ::loops::__private::KernelSpec {
-                    name: #name_str,
-                    source: CUDA_SOURCE,
-                    config: #config,
-                    scratch_slots_per_block: #slots,
-                    param_count: #param_count,
-                    checked: false,
-                    fault_sites: &[#(#fault_sites),*],
-                    file: #file,
-                }
-            });
+            specs.push(plain_spec(&config, slots, param_count));
         }
         let count = emitted.candidates.len();
         // A subset is binned (and its ids gathered) at each launch; a whole tile set's bins, and
@@ -330,18 +334,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             let config = config_tokens(&c.config);
             schedules.push(config.clone());
             let slots = c.scratch_slots_per_block;
-            specs.push(quote! {
-                ::loops::__private::KernelSpec {
-                    name: #name_str,
-                    source: CUDA_SOURCE,
-                    config: #config,
-                    scratch_slots_per_block: #slots,
-                    param_count: #param_count,
-                    checked: false,
-                    fault_sites: &[#(#fault_sites),*],
-                    file: #file,
-                }
-            });
+            specs.push(plain_spec(&config, slots, param_count));
         }
         let count = emitted.candidates.len();
         // Over a subset, the merge path candidate needs the subset's prefix sum.
@@ -416,6 +409,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             }
         };
     }
+    let kernel_spec = plain_spec(&config, scratch, param_count);
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, dead_code)]
@@ -427,16 +421,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             /// The same kernel with every slice and tile-set index bounds-checked on the GPU.
             pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
             /// What the runtime needs to compile and launch the kernel.
-            pub const KERNEL: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
-                name: #name_str,
-                source: CUDA_SOURCE,
-                config: #config,
-                scratch_slots_per_block: #scratch,
-                param_count: #param_count,
-                checked: false,
-                fault_sites: &[#(#fault_sites),*],
-                file: #file,
-            };
+            pub const KERNEL: ::loops::__private::KernelSpec = #kernel_spec;
             /// The checked variant's spec: launched in debug builds, or when `LOOPS_CHECKED=1`.
             pub const KERNEL_CHECKED: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
                 source: CUDA_SOURCE_CHECKED,
