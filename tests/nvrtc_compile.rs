@@ -9,6 +9,19 @@ mod kernels;
 
 use loops::runtime::compile::{compile_ptx, nvrtc_or_skip, Arch};
 
+/// The entry-point stems of `kernel`'s source under `schedule` (each with `__f32`, `__f64`, or
+/// as they are for a concrete kernel): one per kernel, and under `auto` two of its candidates,
+/// under `lrb` one per launch.
+fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
+    match schedule {
+        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
+            .map(|m| format!("{kernel}_lrb_{m}"))
+            .to_vec(),
+        _ => vec![kernel.to_string()],
+    }
+}
+
 #[test]
 fn every_generated_kernel_compiles_for_sm90() {
     let Some(info) = nvrtc_or_skip("NVRTC compile of every generated kernel") else {
@@ -48,13 +61,7 @@ fn every_generated_kernel_compiles_for_sm90() {
                 Ok(ptx) => {
                     // Generic kernels: one entry per element type (under `auto`, per candidate; under
                     // `lrb`, per mapping).
-                    let stems = match *schedule {
-                        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
-                        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
-                            .map(|m| format!("{kernel}_lrb_{m}"))
-                            .to_vec(),
-                        _ => vec![kernel.to_string()],
-                    };
+                    let stems = entry_stems(kernel, schedule);
                     for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
                         let entry = format!(".entry {stem}__{ty}(");
                         assert!(
@@ -103,13 +110,7 @@ fn graph_kernels_compile_for_sm90() {
         for (schedule, source) in sources {
             match compile_ptx(kernel, source, Arch::SM_90) {
                 Ok(ptx) => {
-                    let entries = match *schedule {
-                        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
-                        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
-                            .map(|m| format!("{kernel}_lrb_{m}"))
-                            .to_vec(),
-                        _ => vec![kernel.to_string()],
-                    };
+                    let entries = entry_stems(kernel, schedule);
                     for e in entries {
                         assert!(
                             ptx.contains(&format!(".entry {e}(")),
