@@ -62,6 +62,19 @@ pub struct KernelSpec {
     pub file: &'static str,
 }
 
+impl KernelSpec {
+    /// The bounds-checked variant of this kernel, whose entry points are in `checked_source`:
+    /// the same spec, with `loops_fault` as one more parameter.
+    pub const fn checked_variant(&self, checked_source: &'static str) -> KernelSpec {
+        KernelSpec {
+            source: checked_source,
+            checked: true,
+            param_count: self.param_count + 1,
+            ..*self
+        }
+    }
+}
+
 /// Slots at the front of the scratch area that hold the fault record of checked launches
 /// (`[flag, site code, index, length, line]`, zero between launches); carries start after them.
 const FAULT_SLOTS: usize = 8;

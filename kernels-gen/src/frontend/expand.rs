@@ -303,12 +303,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                     let shape = ::loops::__private::subset_shape(#name_str, #set.shape(), loops_range.len())?;
                     let spec = &#name::KERNELS[loops_m];
                     if loops_checked {
-                        let checked = ::loops::__private::KernelSpec {
-                            source: #name::CUDA_SOURCE_CHECKED,
-                            checked: true,
-                            param_count: spec.param_count + 1,
-                            ..*spec
-                        };
+                        let checked = spec.checked_variant(#name::CUDA_SOURCE_CHECKED);
                         gpu.launch(&checked, entry, shape, args)?;
                     } else {
                         gpu.launch(spec, entry, shape, args)?;
@@ -397,12 +392,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 #auto_subset
                 let spec = &#name::KERNELS[pick];
                 if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
-                    let checked = ::loops::__private::KernelSpec {
-                        source: #name::CUDA_SOURCE_CHECKED,
-                        checked: true,
-                        param_count: spec.param_count + 1,
-                        ..*spec
-                    };
+                    let checked = spec.checked_variant(#name::CUDA_SOURCE_CHECKED);
                     return gpu.launch(&checked, entry, #shape, args);
                 }
                 gpu.launch(spec, entry, #shape, args)
@@ -423,12 +413,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             /// What the runtime needs to compile and launch the kernel.
             pub const KERNEL: ::loops::__private::KernelSpec = #kernel_spec;
             /// The checked variant's spec: launched in debug builds, or when `LOOPS_CHECKED=1`.
-            pub const KERNEL_CHECKED: ::loops::__private::KernelSpec = ::loops::__private::KernelSpec {
-                source: CUDA_SOURCE_CHECKED,
-                checked: true,
-                param_count: #param_count + 1,
-                ..KERNEL
-            };
+            pub const KERNEL_CHECKED: ::loops::__private::KernelSpec =
+                KERNEL.checked_variant(CUDA_SOURCE_CHECKED);
         }
 
         #(#docs)*
