@@ -101,7 +101,9 @@ fn short_x_is_an_error_before_launch() {
 
 /// `schedule = "auto"` launches one candidate per tile set; this launches every candidate of the
 /// `auto` SpMV directly (the spec and entry the wrapper would pick), on every generated and real
-/// matrix, f32 and f64, so that each schedule `auto` may choose is checked on every shape.
+/// matrix, f32 and f64, so that each schedule `auto` may choose is checked on every shape. Each
+/// candidate runs twice: with the block starts kept with the matrix (as the wrapper launches it)
+/// and without them, when the merge path's blocks search for their ranges.
 #[test]
 fn spmv_auto_every_candidate() {
     use kernels::spmv::auto::spmv as auto;
@@ -116,22 +118,37 @@ fn spmv_auto_every_candidate() {
             let dx = gpu.upload(&x).expect("upload");
             let mut dy = gpu.zeros::<T>(a.rows()).expect("alloc");
             for (c, spec) in auto::KERNELS.iter().enumerate() {
-                gpu.fill(&mut dy, T::POISON).expect("fill");
-                let entry = loops::__private::entry_for(auto::ENTRIES[c], T::RUST_NAME);
-                let mut args = KernelArgs::new();
-                args.csr(&da).slice(&dx).slice_mut(&mut dy);
-                let launched = gpu.launch(spec, entry, da.shape(), args);
-                let y = launched.and_then(|()| gpu.download(&dy));
-                let schedule = auto::CANDIDATES[c].short_name();
-                match y {
-                    Ok(y) => {
-                        let check = verify::check_spmv(a, &x, &y);
-                        if !check.passed() {
-                            failures.push(format!("{name} {schedule} {}: {check}", T::RUST_NAME));
-                        }
+                for kept in [true, false] {
+                    gpu.fill(&mut dy, T::POISON).expect("fill");
+                    let entry = loops::__private::entry_for(auto::ENTRIES[c], T::RUST_NAME);
+                    let mut args = KernelArgs::new();
+                    args.csr(&da).slice(&dx).slice_mut(&mut dy);
+                    if kept {
+                        args.block_ranges(da.tile_offsets())
+                            .preprocessed(da.preprocessed());
                     }
-                    Err(e) => failures.push(format!("{name} {schedule} {}: {e}", T::RUST_NAME)),
+                    let launched = gpu.launch(spec, entry, da.shape(), args);
+                    let y = launched.and_then(|()| gpu.download(&dy));
+                    let searched = if kept { "" } else { " (searched ranges)" };
+                    let schedule = format!("{}{searched}", auto::CANDIDATES[c].short_name());
+                    match y {
+                        Ok(y) => {
+                            let check = verify::check_spmv(a, &x, &y);
+                            if !check.passed() {
+                                failures
+                                    .push(format!("{name} {schedule} {}: {check}", T::RUST_NAME));
+                            }
+                        }
+                        Err(e) => failures.push(format!("{name} {schedule} {}: {e}", T::RUST_NAME)),
+                    }
                 }
+            }
+            // The merge path candidate's starts were kept by its first launch.
+            if da.preprocessed().block_starts_kept() != 1 {
+                failures.push(format!(
+                    "{name}: kept {:?}, expected one block-start array",
+                    da.preprocessed()
+                ));
             }
         }
         failures
@@ -147,18 +164,21 @@ fn spmv_auto_every_candidate() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// `split` and `lrb` keep what they compute from a whole tile set (piece counts, bins, the prefix
-/// sum of the longest tiles) with it: later launches, with other `x`, and launches from a fork on
+/// `split`, `lrb`, `merge_path` and `work_oriented` keep what they compute from a whole tile set
+/// (piece counts, bins, the prefix sum of the longest tiles, where each block's range starts) with it: later launches, with other `x`, and launches from a fork on
 /// another stream, must give the same right answers from the kept data.
 #[test]
-fn split_and_lrb_preprocessing_is_kept_per_tile_set() {
-    use kernels::spmv::{lrb, split, split3};
+fn preprocessing_is_kept_per_tile_set() {
+    use kernels::spmv::{lrb, merge_path, merge_path12, split, split3, work_oriented};
     type Spmv =
         fn(&Gpu, &DeviceCsr<f32>, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>) -> loops::Result<()>;
-    let launches: [(&str, Spmv); 3] = [
+    let launches: [(&str, Spmv); 6] = [
         ("split", split::spmv::<f32>),
         ("split3", split3::spmv::<f32>),
         ("lrb", lrb::spmv::<f32>),
+        ("merge_path", merge_path::spmv::<f32>),
+        ("merge_path12", merge_path12::spmv::<f32>),
+        ("work_oriented", work_oriented::spmv::<f32>),
     ];
     let gpu = common::gpu();
     let fork = gpu.fork().expect("fork");
@@ -182,7 +202,8 @@ fn split_and_lrb_preprocessing_is_kept_per_tile_set() {
     ));
     for (i, (name, a)) in matrices.iter().enumerate() {
         let da = gpu.upload_csr(a).expect("upload");
-        assert!(!da.preprocessed().has_bins() && da.preprocessed().prefixes_kept() == 0);
+        let fresh = da.preprocessed();
+        assert!(!fresh.has_bins() && fresh.prefixes_kept() == 0 && fresh.block_starts_kept() == 0);
         for round in 0..3u64 {
             // The last round runs on the fork, from the data the first handle kept.
             let handle = if round == 2 { &fork } else { &gpu };
@@ -210,9 +231,10 @@ fn split_and_lrb_preprocessing_is_kept_per_tile_set() {
         let longest = a.outer_iterator().map(|r| r.nnz()).max().unwrap_or(0);
         let want = mdts + usize::from(longest > 4096);
         let kept = da.preprocessed();
-        if !kept.has_bins() || kept.prefixes_kept() != want {
+        // One block-start array per geometry: merge path 8 and 12, work_oriented 8.
+        if !kept.has_bins() || kept.prefixes_kept() != want || kept.block_starts_kept() != 3 {
             failures.push(format!(
-                "{name}: kept {kept:?}, expected bins and {want} prefix sums"
+                "{name}: kept {kept:?}, expected bins, {want} prefix sums and 3 block-start arrays"
             ));
         }
     }

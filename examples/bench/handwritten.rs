@@ -1,10 +1,12 @@
 //! A merge-path SpMV written by hand in CUDA, the control for the abstraction's cost: the same
-//! algorithm as the generated `merge_path` schedule (warp searches for the block's range, row ends
-//! and products in shared memory, one segment of the merge path per thread, a look-back for rows
+//! algorithm as the generated `merge_path` schedule (each block's range start found once per matrix,
+//! row ends and products in shared memory, one segment of the merge path per thread, a look-back for rows
 //! that cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y`
 //! written in place. It is compiled through the same NVRTC path as the generated kernels.
 
+use loops::runtime::block_ranges::RangeJob;
 use loops::runtime::launch::KernelArgs;
+use loops::runtime::schedule::carry::Partition;
 use loops::runtime::schedule::LaunchDims;
 use loops::{DeviceBuffer, DeviceCsr, Float, Gpu};
 
@@ -20,7 +22,7 @@ pub const SOURCE: &str = r#"
 template <typename T>
 __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ends_all,
     const int* __restrict__ cols, const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y,
-    unsigned long long* __restrict__ scratch) {
+    const int* __restrict__ starts, unsigned long long* __restrict__ scratch) {
     constexpr int THREADS = 256, ITEMS = 8, TILE = THREADS * ITEMS;
     __shared__ int s_ends[TILE + 2];
     __shared__ T s_prod[TILE + TILE / 32];
@@ -42,19 +44,9 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
     const unsigned long long epoch = (s_ticket >> 32) + 1ull;
     const long long total = (long long)rows + nnz;
     const long long d_begin = min(block * TILE, total), d_end = min(d_begin + TILE, total);
-    // Warp 0 finds the block's start on the merge path, warp 1 its end (32-way search).
-    if (tid < 64) {
-        const long long d = tid < 32 ? d_begin : d_end;
-        long long lo = max(0ll, d - nnz), hi = min(d, (long long)rows);
-        while (lo < hi) {
-            const long long span = hi - lo, at = lo + 1 + (span - 1) * lane / 31;
-            const int n = __popc(__ballot_sync(~0u, (long long)row_ends_all[at] + at <= d));
-            if (n == 0) hi = lo;
-            else if (n == 32) lo = hi;
-            else { const long long next = lo + 1 + (span - 1) * n / 31; lo = lo + 1 + (span - 1) * (n - 1) / 31; hi = next - 1; }
-        }
-        if (lane == 0) s_range[tid >> 5] = (int)lo;
-    }
+    // Where the block's range starts and ends on the merge path, found once per matrix (the search
+    // runs on the host's request before the first launch: `Gpu::block_starts`).
+    if (tid < 2) s_range[tid] = starts[block + tid];
     __syncthreads();
     const int r0 = s_range[0], r1 = s_range[1];
     const int z0 = (int)(d_begin - r0), z1 = (int)(d_end - r1);
@@ -127,18 +119,19 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
 #define ENTRY(T, NAME) \
 extern "C" __global__ void __launch_bounds__(256) NAME(int rows, int cols_count, int nnz, const int* offsets, \
     const int* cols, const T* vals, const T* x, unsigned long long x_len, T* y, unsigned long long y_len, \
-    unsigned long long* scratch, unsigned long long scratch_len) { \
-    merge_path_spmv<T>(rows, nnz, offsets, cols, vals, x, y, scratch); }
+    const int* starts, unsigned long long starts_len, unsigned long long* scratch, unsigned long long scratch_len) { \
+    merge_path_spmv<T>(rows, nnz, offsets, cols, vals, x, y, starts, scratch); }
 ENTRY(float, handwritten_merge_path_f32)
 ENTRY(double, handwritten_merge_path_f64)
 "#;
 
-/// The hand-written kernel with its scratch (an epoch/ticket counter and two slots per block),
-/// sized for one matrix.
+/// The hand-written kernel with its scratch (an epoch/ticket counter and two slots per block) and
+/// its blocks' range starts, made for one matrix.
 pub struct Handwritten<'a, T: Float> {
     a: &'a DeviceCsr<T>,
     x: &'a DeviceBuffer<T>,
     y: &'a mut DeviceBuffer<T>,
+    starts: DeviceBuffer<i32>,
     scratch: DeviceBuffer<u64>,
     grid: u32,
 }
@@ -156,10 +149,19 @@ impl<'a, T: Float> Handwritten<'a, T> {
             .max(1)
             .try_into()?;
         let scratch = gpu.zeros::<u64>(1 + 2 * grid as usize)?;
+        let job = RangeJob {
+            partition: Partition::MergePath,
+            items_per_block: (THREADS * ITEMS_PER_THREAD) as u64,
+            blocks: grid as u64,
+        };
+        let starts = gpu
+            .block_starts(a.tile_offsets(), job)?
+            .ok_or("the merge path has block starts")?;
         Ok(Handwritten {
             a,
             x,
             y,
+            starts,
             scratch,
             grid,
         })
@@ -172,6 +174,7 @@ impl<'a, T: Float> Handwritten<'a, T> {
         args.csr(self.a)
             .slice(self.x)
             .slice_mut(self.y)
+            .slice(&self.starts)
             .slice_mut(&mut self.scratch);
         let dims = LaunchDims {
             grid: self.grid,

@@ -310,6 +310,9 @@ impl<'a> Cx<'a> {
         if self.kernel.takes_subset_offsets() {
             parts.push("const int* __restrict__ loops_subset_offsets".into());
         }
+        if self.kernel.takes_block_starts() {
+            parts.push("const int* __restrict__ loops_block_starts".into());
+        }
         if self.kernel.takes_split_pieces() {
             parts.push("const int* __restrict__ loops_pieces".into());
             parts.push("const int loops_mdt".into());
@@ -330,6 +333,9 @@ impl<'a> Cx<'a> {
             .collect();
         if self.kernel.takes_subset_offsets() {
             args.push("loops_subset_offsets".into());
+        }
+        if self.kernel.takes_block_starts() {
+            args.push("loops_block_starts".into());
         }
         if self.kernel.takes_split_pieces() {
             args.push("loops_pieces".into());

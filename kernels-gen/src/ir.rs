@@ -32,6 +32,13 @@ impl Kernel {
         self.body.subset.is_some() && self.config.schedule.carries()
     }
 
+    /// Whether the entry points take `loops_block_starts`: where each block's range of a whole tile
+    /// set starts under `merge_path` and `work_oriented`, which the runtime computes once per tile
+    /// set; a null pointer makes the blocks search for their ranges, as they do over a subset.
+    pub fn takes_block_starts(&self) -> bool {
+        self.body.subset.is_none() && self.config.schedule.searched_partition().is_some()
+    }
+
     /// Whether the entry points take `loops_pieces` and `loops_mdt`: under `split`, the prefix sum
     /// of the tiles' piece counts, computed by the runtime before each launch, and the piece size.
     pub fn takes_split_pieces(&self) -> bool {

@@ -94,6 +94,35 @@ proptest! {
         check_carry(Partition::WorkOriented, ipt, block, &sizes)?;
     }
 
+    /// The block starts the runtime keeps per tile set are what each block's searches find: the
+    /// last tile that starts by the range's first item (by brute force), and on the merge path the
+    /// first tile of the segment of the block's first thread.
+    #[test]
+    fn block_starts_are_where_each_blocks_search_lands(
+        sizes in tile_sizes(), ipt in prop::sample::select(vec![1u32, 3, 8]), block in prop::sample::select(vec![32u32, 64, 256]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let tiles = sizes.len() as u64;
+        let atoms = offsets[tiles as usize];
+        for (partition, slope, items) in [(Partition::MergePath, 1, tiles + atoms), (Partition::WorkOriented, 0, atoms)] {
+            let blocks = partition.blocks_wanted(tiles, atoms, ipt, block);
+            let per_block = (ipt * block) as u64;
+            let starts = partition.block_starts(&offsets, per_block, blocks).expect("a searched partition");
+            prop_assert_eq!(starts.len() as u64, blocks + 1);
+            for (b, &start) in starts.iter().enumerate() {
+                let bound = (b as u64 * per_block).min(items);
+                let want = (0..=tiles).filter(|&x| offsets[x as usize] + slope * x <= bound).max().unwrap();
+                prop_assert_eq!(start, want, "{:?} boundary {}", partition, b);
+                if partition == Partition::MergePath && (b as u64) < blocks {
+                    let first = partition.segment(b as u64 * block as u64, ipt, &offsets);
+                    prop_assert_eq!(start, first.x0, "merge path block {}", b);
+                }
+            }
+        }
+        let split = Partition::Split { mdt: 4 };
+        prop_assert!(split.block_starts(&offsets, 8, 1).is_none(), "split searches its piece counts");
+    }
+
     #[test]
     fn split_visits_every_atom_once_and_finishes_every_tile_once(
         sizes in tile_sizes(), mdt in prop::sample::select(vec![1u64, 4, 16, 33, 1000]), block in prop::sample::select(vec![32u32, 64, 256]),

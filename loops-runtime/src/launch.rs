@@ -35,6 +35,7 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::{CudaFunction, CudaStream};
 use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
 
+use crate::block_ranges::RangeJob;
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
@@ -177,6 +178,9 @@ pub struct KernelArgs<'a> {
     /// Where the launch keeps those prefix sums when they are over a whole tile set (see
     /// [`crate::preprocess`]).
     pub(crate) preprocessed: Option<&'a TileSetCache>,
+    /// The offsets of the whole tile set a `merge_path` or `work_oriented` launch runs over: with
+    /// `preprocessed`, its blocks' range starts are kept there (see [`crate::block_ranges`]).
+    pub(crate) ranges_of: Option<&'a DeviceBuffer<i32>>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -197,6 +201,15 @@ impl<'a> KernelArgs<'a> {
     /// computed by the first launch and kept in `cache`, the tile set's.
     pub fn preprocessed(&mut self, cache: &'a TileSetCache) -> &mut Self {
         self.preprocessed = Some(cache);
+        self
+    }
+
+    /// A launch over the whole tile set whose offsets are `offsets`: under `merge_path` and
+    /// `work_oriented`, each block's range start is computed by the first launch of a geometry,
+    /// kept in the [`KernelArgs::preprocessed`] cache and passed to the kernel, which then need not
+    /// search for it. Without either, the kernel's blocks search.
+    pub fn block_ranges(&mut self, offsets: &'a DeviceBuffer<i32>) -> &mut Self {
+        self.ranges_of = Some(offsets);
         self
     }
 
@@ -324,6 +337,7 @@ pub(crate) enum Param {
     Fault,
     SubsetOffsets,
     SplitPieces,
+    BlockStarts,
 }
 
 impl std::fmt::Display for Param {
@@ -338,6 +352,7 @@ impl std::fmt::Display for Param {
             Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
             Param::SubsetOffsets => write!(f, "const int* loops_subset_offsets"),
             Param::SplitPieces => write!(f, "const int* loops_pieces"),
+            Param::BlockStarts => write!(f, "const int* loops_block_starts"),
             Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }
@@ -471,6 +486,25 @@ impl Gpu {
             args.push_value(s.mdt as i32, Param::Scalar("int loops_mdt"));
         }
         let dims = spec.config.launch_dims(shape, self.limits());
+        // Over a whole tile set, `merge_path` and `work_oriented` take where each block's range
+        // starts: kept with the tile set, or null (the blocks search).
+        if let (None, Some((partition, per_thread))) =
+            (subset, spec.config.schedule.searched_partition())
+        {
+            let job = RangeJob {
+                partition,
+                items_per_block: per_thread as u64 * dims.block as u64,
+                blocks: dims.grid as u64,
+            };
+            let kept = match (args.ranges_of.take(), args.preprocessed) {
+                (Some(offsets), Some(cache)) => cache.block_starts(self, offsets, job)?,
+                _ => None,
+            };
+            match kept {
+                Some(starts) => args.push_buffer(starts, Param::BlockStarts),
+                None => args.push_value(0u64, Param::BlockStarts),
+            }
+        }
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {

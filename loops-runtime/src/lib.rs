@@ -2,6 +2,7 @@
 //! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
 
 pub mod binning;
+pub mod block_ranges;
 pub mod cache;
 pub mod compile;
 pub mod device;

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use cudarc::driver::sys::CUdeviceptr;
 
 use crate::binning::TileBins;
+use crate::block_ranges::RangeJob;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::subset::PrefixJob;
@@ -25,6 +26,10 @@ use crate::subset::PrefixJob;
 /// Past that, launches compute theirs each time, as before.
 const PREFIX_SLOTS: usize = 4;
 
+/// Block starts a tile set keeps: one per launch geometry of `merge_path` and `work_oriented`
+/// (items per thread and block size) used on it. Past that, the blocks search.
+const START_SLOTS: usize = 6;
+
 /// Per-tile-set results of the `split` and `lrb` preprocessing; see the module doc. Made empty on
 /// upload; filled by the first launch that needs each part.
 pub struct TileSetCache {
@@ -32,6 +37,7 @@ pub struct TileSetCache {
     offsets: CUdeviceptr,
     bins: OnceLock<TileBins>,
     prefixes: [OnceLock<CachedPrefix>; PREFIX_SLOTS],
+    starts: [OnceLock<(RangeJob, DeviceBuffer<i32>)>; START_SLOTS],
 }
 
 /// One prefix sum in its own buffer: the chunk sums, then the `items + 1` int offsets.
@@ -51,6 +57,7 @@ impl TileSetCache {
             offsets: offsets.device_ptr(),
             bins: OnceLock::new(),
             prefixes: Default::default(),
+            starts: Default::default(),
         }
     }
 
@@ -62,6 +69,31 @@ impl TileSetCache {
     /// The prefix sums kept (of `split` piece counts, and of `lrb`'s longest tiles).
     pub fn prefixes_kept(&self) -> usize {
         self.prefixes.iter().filter(|p| p.get().is_some()).count()
+    }
+
+    /// The block starts kept (of `merge_path` and `work_oriented` launches).
+    pub fn block_starts_kept(&self) -> usize {
+        self.starts.iter().filter(|s| s.get().is_some()).count()
+    }
+
+    /// Where each block's range of a launch `job` over the tile set starts
+    /// ([`Gpu::block_starts`], queued on `gpu`'s stream by the first call for `job`), or `None`
+    /// where it cannot be kept: other offsets than the tile set's, or every slot taken.
+    pub(crate) fn block_starts(
+        &self,
+        gpu: &Gpu,
+        offsets: &DeviceBuffer<i32>,
+        job: RangeJob,
+    ) -> Result<Option<&DeviceBuffer<i32>>> {
+        if offsets.device_ptr() != self.offsets {
+            return Ok(None);
+        }
+        let kept = keep(
+            &self.starts,
+            |(kept, _)| *kept == job,
+            || Ok(gpu.block_starts(offsets, job)?.map(|b| (job, b))),
+        )?;
+        Ok(kept.map(|(_, b)| b))
     }
 
     /// The bins of all `tiles` tiles of `offsets` (the tile set's own): [`Gpu::bin_tiles`] on the
@@ -97,35 +129,52 @@ impl TileSetCache {
             job.list.map_or(0, |l| l.len),
             job.mdt,
         );
-        let find = || {
-            self.prefixes
-                .iter()
-                .filter_map(OnceLock::get)
-                .find(|p| p.key == key)
-        };
-        if let Some(p) = find() {
-            return Ok(Some(p));
-        }
-        let (sums, offsets, total) = gpu.prefix_sum_buffer(kernel, job)?;
-        let mut computed = Some(CachedPrefix {
-            key,
-            sums,
-            offsets,
-            total,
-        });
-        for slot in &self.prefixes {
-            if let Some(p) = computed.take() {
-                if let Err(p) = slot.set(p) {
-                    computed = Some(p);
-                }
-            }
-            // Another thread may have put the same job in a slot meanwhile.
-            if let Some(p) = find() {
-                return Ok(Some(p));
-            }
-        }
-        Ok(None)
+        keep(
+            &self.prefixes,
+            |p| p.key == key,
+            || {
+                let (sums, offsets, total) = gpu.prefix_sum_buffer(kernel, job)?;
+                Ok(Some(CachedPrefix {
+                    key,
+                    sums,
+                    offsets,
+                    total,
+                }))
+            },
+        )
     }
+}
+
+/// The value in `slots` that `is_it` picks, or the one `compute` makes, kept in a free slot;
+/// `None` where `compute` gives none or no slot is free (the caller computes it per launch).
+fn keep<T>(
+    slots: &[OnceLock<T>],
+    is_it: impl Fn(&T) -> bool,
+    compute: impl FnOnce() -> Result<Option<T>>,
+) -> Result<Option<&T>> {
+    let find = || slots.iter().filter_map(OnceLock::get).find(|v| is_it(v));
+    if let Some(v) = find() {
+        return Ok(Some(v));
+    }
+    if slots.iter().all(|s| s.get().is_some()) {
+        return Ok(None);
+    }
+    let mut computed = compute()?;
+    if computed.is_none() {
+        return Ok(None);
+    }
+    for slot in slots {
+        if let Some(v) = computed.take() {
+            if let Err(v) = slot.set(v) {
+                computed = Some(v);
+            }
+        }
+        // Another thread may have kept the same value meanwhile.
+        if let Some(v) = find() {
+            return Ok(Some(v));
+        }
+    }
+    Ok(None)
 }
 
 impl std::fmt::Debug for TileSetCache {
@@ -133,6 +182,7 @@ impl std::fmt::Debug for TileSetCache {
         f.debug_struct("TileSetCache")
             .field("bins", &self.has_bins())
             .field("prefixes", &self.prefixes_kept())
+            .field("block_starts", &self.block_starts_kept())
             .finish()
     }
 }

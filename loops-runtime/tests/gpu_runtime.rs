@@ -644,3 +644,98 @@ fn one_handle_from_many_threads() {
     });
     gpu.synchronize().unwrap();
 }
+
+/// `Gpu::block_starts` finds, for every block boundary, the tile the block's own searches would
+/// find: checked against the CPU model (`Partition::block_starts`) on fresh random tile sizes (runs
+/// of empty tiles, one tile of a million atoms, sizes at the block boundaries), on the merge path
+/// and `work_oriented`, for two block geometries, with the output poisoned first.
+#[test]
+fn block_starts_match_the_model() {
+    use loops_runtime::block_ranges::RangeJob;
+    use loops_runtime::schedule::carry::Partition;
+    use rand::{Rng, SeedableRng};
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    println!("seed {seed}");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let gpu = gpu();
+    let mut shapes: Vec<Vec<usize>> = vec![vec![], vec![0; 5000], vec![1_000_000], vec![2048; 3]];
+    for tiles in [1usize, 1000, 300_000] {
+        shapes.push(
+            (0..tiles)
+                .map(|_| match rng.random_range(0..10) {
+                    0..=3 => 0,
+                    4..=7 => rng.random_range(1..40),
+                    8 => rng.random_range(2040..2060),
+                    _ => rng.random_range(0..20_000),
+                })
+                .collect(),
+        );
+    }
+    let mut checked = 0;
+    for sizes in &shapes {
+        let mut offsets = vec![0usize];
+        for s in sizes {
+            offsets.push(offsets.last().unwrap() + s);
+        }
+        let device = gpu.upload_offsets(&offsets).unwrap();
+        let model_offsets: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+        let (tiles, atoms) = (sizes.len() as u64, *offsets.last().unwrap() as u64);
+        for partition in [Partition::MergePath, Partition::WorkOriented] {
+            for (per_thread, block) in [(8u32, 256u32), (12, 256), (3, 64)] {
+                let blocks = partition
+                    .blocks_wanted(tiles, atoms, per_thread, block)
+                    .max(1);
+                let job = RangeJob {
+                    partition,
+                    items_per_block: (per_thread * block) as u64,
+                    blocks,
+                };
+                let want = partition
+                    .block_starts(&model_offsets, job.items_per_block, blocks)
+                    .unwrap();
+                let mut starts = gpu.zeros::<i32>(blocks as usize + 1).unwrap();
+                gpu.fill(&mut starts, -7).unwrap();
+                gpu.block_starts_into(device.tile_offsets(), job, &mut starts)
+                    .unwrap();
+                let got = gpu.download(&starts).unwrap();
+                let got: Vec<u64> = got.iter().map(|&s| s as u64).collect();
+                assert_eq!(
+                    got, want,
+                    "{partition:?} {job:?}, {tiles} tiles, {atoms} atoms"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, shapes.len() * 2 * 3);
+    // The allocating form, and a buffer one short.
+    let offsets = gpu.upload_offsets(&[0, 3, 3, 9]).unwrap();
+    let job = RangeJob {
+        partition: Partition::MergePath,
+        items_per_block: 4,
+        blocks: 4,
+    };
+    let starts = gpu
+        .block_starts(offsets.tile_offsets(), job)
+        .unwrap()
+        .unwrap();
+    assert_eq!(gpu.download(&starts).unwrap(), vec![0, 1, 2, 3, 3]);
+    let mut short = gpu.zeros::<i32>(4).unwrap();
+    let err = gpu
+        .block_starts_into(offsets.tile_offsets(), job, &mut short)
+        .unwrap_err();
+    assert!(matches!(err, LoopsError::BufferTooShort { .. }), "{err}");
+    let split = RangeJob {
+        partition: Partition::Split { mdt: 4 },
+        items_per_block: 256,
+        blocks: 1,
+    };
+    let offsets = gpu.upload_offsets(&[0, 3]).unwrap();
+    assert!(gpu
+        .block_starts(offsets.tile_offsets(), split)
+        .unwrap()
+        .is_none());
+}

@@ -39,6 +39,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         .sum::<usize>()
         + 1
         + usize::from(kernel.takes_subset_offsets())
+        + usize::from(kernel.takes_block_starts())
         + 2 * usize::from(kernel.takes_split_pieces());
     let vis = &func.vis;
     let name = &func.sig.ident;
@@ -131,6 +132,12 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         // The runtime sums the subset's tile sizes on the GPU and passes the prefix sum.
         let list = format_ident!("{}", sub.list);
         rounds.extend(quote!(args.tile_subset(#set.tile_offsets(), #list);));
+    }
+    if kernel.takes_block_starts() {
+        // Where each block's range starts: computed by the first launch, kept with the tile set.
+        rounds.extend(
+            quote!(args.block_ranges(#set.tile_offsets()).preprocessed(#set.preprocessed());),
+        );
     }
     if let Schedule::Split { mdt } = kernel.config.schedule {
         // The runtime counts each tile's pieces and prefix-sums them on the GPU.
@@ -322,8 +329,11 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             let mut k = kernel.clone();
             k.name = c.name.clone();
             k.config = c.config;
-            // A carry candidate over a subset also takes the subset's offsets.
-            let param_count = param_count + usize::from(k.takes_subset_offsets());
+            // A carry candidate over a subset also takes the subset's offsets; over a whole tile
+            // set, merge_path takes its blocks' starts.
+            let param_count = param_count
+                + usize::from(k.takes_subset_offsets())
+                + usize::from(k.takes_block_starts());
             let entries = entries_of(&k);
             entry_tables.push(quote!(&[#(#entries),*]));
             let config = config_tokens(&c.config);
@@ -333,7 +343,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         }
         let count = emitted.candidates.len();
         // Over a subset, the merge path candidate needs the subset's prefix sum.
-        let auto_subset = match &kernel.body.subset {
+        let candidate_args = match &kernel.body.subset {
             Some(sub) => {
                 let list = format_ident!("{}", sub.list);
                 quote! {
@@ -342,7 +352,10 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                     }
                 }
             }
-            None => TokenStream::new(),
+            // Over a whole tile set, the merge path candidate's block starts are kept with it.
+            None => {
+                quote!(args.block_ranges(#set.tile_offsets()).preprocessed(#set.preprocessed());)
+            }
         };
         let doc_wrapper = format!(
             "Launches the `{name_str}` kernel on `gpu`'s stream under the schedule `auto` picks for \
@@ -389,7 +402,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 let mut args = ::loops::__private::KernelArgs::new();
                 #(#pushes)*
                 #rounds
-                #auto_subset
+                #candidate_args
                 let spec = &#name::KERNELS[pick];
                 if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
                     let checked = spec.checked_variant(#name::CUDA_SOURCE_CHECKED);

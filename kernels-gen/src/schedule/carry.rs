@@ -140,6 +140,45 @@ impl Partition {
         self.threads(tiles, atoms, items_per_thread)
             .div_ceil(block as u64)
     }
+
+    /// Where the ranges of `blocks` blocks of `items_per_block` items start: for each boundary `b`
+    /// in `0..=blocks`, the largest tile `x` with `offsets[x] + slope * x <= min(b * items_per_block,
+    /// items)` (the slope is 1 on the merge path, whose items are tiles + atoms, and 0 for
+    /// `work_oriented`, whose items are atoms). Block `b` runs from `starts[b]` to `starts[b + 1]`:
+    /// what its two warp searches find. The runtime computes the same on the GPU once per tile set
+    /// (`loops_runtime::block_ranges`), so that the kernel reads two ints instead of searching.
+    /// `None` for [`Partition::Split`], whose ranges are found in the piece counts.
+    pub fn block_starts(
+        self,
+        offsets: &[u64],
+        items_per_block: u64,
+        blocks: u64,
+    ) -> Option<Vec<u64>> {
+        let tiles = offsets.len() as u64 - 1;
+        let atoms = offsets[tiles as usize];
+        let (slope, items) = match self {
+            Partition::MergePath => (1, tiles + atoms),
+            Partition::WorkOriented => (0, atoms),
+            Partition::Split { .. } => return None,
+        };
+        let start = |bound: u64| {
+            let (mut lo, mut hi) = (0, tiles);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if offsets[mid as usize] + slope * mid <= bound {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            lo
+        };
+        Some(
+            (0..=blocks)
+                .map(|b| start((b * items_per_block).min(items)))
+                .collect(),
+        )
+    }
 }
 
 /// A tile subset as the carry schedules run it: position `p` of `list` holds the atoms of tile
@@ -638,7 +677,7 @@ mod lowering {
                     cx.line(format!(
                         "const long long loops_bd1 = min(loops_bd0 + {items}, loops_total);"
                     ));
-                    self.two_warp_searches(
+                    self.find_range(
                         cx,
                         "const long long loops_d = loops_end ? loops_bd1 : loops_bd0;",
                         // Over all tiles, not only those the diagonal can reach: every block's
@@ -660,7 +699,7 @@ mod lowering {
                     ));
                     // A tile belongs to the range holding its end; the first range also takes the
                     // empty tiles before the first atom, the last one those after the last atom.
-                    self.two_warp_searches(
+                    self.find_range(
                         cx,
                         "const int loops_p = loops_end ? loops_by1 : loops_by0;",
                         &format!("loops_warp_search(0, {set}_rows, loops_p, 0)"),
@@ -727,6 +766,23 @@ mod lowering {
             if sync {
                 cx.line("__syncthreads();");
             }
+        }
+
+        /// Puts the first tile of the block's range in `loops_range[0]` and its last in `[1]`: from
+        /// `loops_block_starts` where the runtime passed them (a whole tile set: computed once per
+        /// tile set, two loads instead of two searches of dependent loads on every block's critical
+        /// path), else by [`Self::two_warp_searches`].
+        fn find_range(&self, cx: &mut Cx<'_>, bound: &str, search: &str) {
+            if !cx.kernel.takes_block_starts() {
+                self.two_warp_searches(cx, bound, search);
+                return;
+            }
+            cx.open("if (loops_block_starts != nullptr)");
+            cx.line("if (threadIdx.x < 2) loops_range[threadIdx.x] = loops_block_starts[loops_chunk + threadIdx.x];");
+            cx.close();
+            cx.open("else");
+            self.two_warp_searches(cx, bound, search);
+            cx.close();
         }
 
         /// Runs `search` for the range's start (`loops_end` false) and end (true) into

@@ -71,6 +71,22 @@ impl Schedule {
             Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Split { .. }
         )
     }
+
+    /// The partition and items per thread of the schedules whose blocks find their ranges by
+    /// searching the tile offsets, `merge_path` and `work_oriented`. Over a whole tile set the
+    /// runtime computes where every block's range starts once and keeps it with the tile set
+    /// ([`carry::Partition::block_starts`]); the kernel takes it as `loops_block_starts`.
+    pub fn searched_partition(&self) -> Option<(carry::Partition, u32)> {
+        match *self {
+            Schedule::MergePath { items_per_thread } => {
+                Some((carry::Partition::MergePath, items_per_thread))
+            }
+            Schedule::WorkOriented { items_per_thread } => {
+                Some((carry::Partition::WorkOriented, items_per_thread))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Items per thread of the carry schedules unless the attribute says otherwise.

@@ -1,0 +1,110 @@
+//! Where each block's range starts under `merge_path` and `work_oriented`, computed once per tile
+//! set.
+//!
+//! Those schedules cut a tile set's items (tiles + atoms, or atoms) into ranges of
+//! `block_size * items_per_thread`, one per block. Left to itself, a block finds the first and last
+//! tile of its range by two 32-way warp searches of the offsets: about `log32(tiles)` rounds of
+//! dependent global loads (five for 4M rows) after its ticket and before any of its loads of the
+//! atoms can start. The offsets of a tile set never change, so the runtime computes every range's
+//! first tile once, one thread per boundary, and keeps the `blocks + 1` ints with the tile set
+//! (`preprocess`); the kernel then reads `loops_block_starts[chunk]` and `[chunk + 1]`, one round
+//! of loads. A launch over a subset, or without a kept array, passes a null pointer and the blocks
+//! search as before. `kernels_gen::schedule::carry::Partition::block_starts` is the CPU model.
+
+use kernels_gen::schedule::carry::Partition;
+use kernels_gen::schedule::LaunchDims;
+
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::Result;
+use crate::launch::{check_len, KernelArgs, Param};
+
+/// The boundaries of one launch geometry: `blocks + 1` of them, `items_per_block` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeJob {
+    pub partition: Partition,
+    pub items_per_block: u64,
+    pub blocks: u64,
+}
+
+impl Gpu {
+    /// Every block's range start for `job` over the tile set whose `tiles + 1` offsets are
+    /// `offsets`, in a new buffer of `job.blocks + 1` ints, queued on this handle's stream (no wait).
+    /// `None` for a partition whose ranges are not found in the offsets (`split`).
+    pub fn block_starts(
+        &self,
+        offsets: &DeviceBuffer<i32>,
+        job: RangeJob,
+    ) -> Result<Option<DeviceBuffer<i32>>> {
+        if job.partition.block_starts(&[0], 1, 0).is_none() {
+            return Ok(None);
+        }
+        let mut starts = self.uninit::<i32>(job.blocks as usize + 1)?;
+        self.block_starts_into(offsets, job, &mut starts)?;
+        Ok(Some(starts))
+    }
+
+    /// [`Gpu::block_starts`] into `starts`, which must hold `job.blocks + 1` ints; a partition
+    /// without block starts writes nothing.
+    pub fn block_starts_into(
+        &self,
+        offsets: &DeviceBuffer<i32>,
+        job: RangeJob,
+        starts: &mut DeviceBuffer<i32>,
+    ) -> Result<()> {
+        let slope: i32 = match job.partition {
+            Partition::MergePath => 1,
+            Partition::WorkOriented => 0,
+            Partition::Split { .. } => return Ok(()),
+        };
+        let boundaries = job.blocks as usize + 1;
+        check_len(
+            "loops_block_starts",
+            "starts",
+            starts.len(),
+            boundaries,
+            "one start per block and the end",
+        )?;
+        let f = self.function(
+            "loops_block_starts",
+            BLOCK_STARTS_SOURCE,
+            "loops_block_starts",
+        )?;
+        let mut args = KernelArgs::new();
+        args.push_buffer(offsets, Param::Csr("const int* offsets"));
+        args.push_value(
+            offsets.len().saturating_sub(1) as i32,
+            Param::Scalar("int tiles"),
+        );
+        args.push_value(slope, Param::Scalar("int slope"));
+        args.push_value(job.items_per_block as i64, Param::Scalar("long long"));
+        args.push_value(boundaries as i64, Param::Scalar("long long"));
+        args.slice_mut(starts);
+        let dims = LaunchDims {
+            grid: boundaries.div_ceil(256) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        self.launch_function("loops_block_starts", &f, dims, args)
+    }
+}
+
+/// One thread per boundary `b`: the largest tile `x` with `offsets[x] + slope * x <= min(b *
+/// items, total)`, by binary search (the search every block would otherwise make by warps). The
+/// offsets were checked on upload: non-decreasing, from 0.
+pub const BLOCK_STARTS_SOURCE: &str = r#"// loops for Rust: where each block's range starts (loops-runtime/src/block_ranges.rs).
+extern "C" __global__ void __launch_bounds__(256) loops_block_starts(
+    const int* __restrict__ offsets, const int tiles, const int slope, const long long items,
+    const long long boundaries, int* __restrict__ starts, const unsigned long long starts_len)
+{
+    const long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= boundaries) return;
+    const long long total = (long long)offsets[tiles] + (long long)slope * tiles;
+    const long long bound = min(b * items, total);
+    int lo = 0, hi = tiles;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if ((long long)offsets[mid] + (long long)slope * mid <= bound) lo = mid; else hi = mid - 1;
+    }
+    starts[b] = lo;
+}
+"#;
