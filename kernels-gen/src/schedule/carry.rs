@@ -3,7 +3,9 @@
 //! and a tile cut by a segment boundary is finished by a carry fix-up, so the tile's epilogue runs
 //! exactly once, with the complete accumulators:
 //!
-//! 1. The block finds its range with two 32-way warp searches of the offsets, copies the range's offsets to shared memory, and each thread finds its
+//! 1. The block finds its range (over a whole tile set, in the block starts the runtime keeps with
+//!    it, [`Partition::block_starts`]; else by two 32-way warp searches of the offsets), copies the
+//!    range's offsets to shared memory, and each thread finds its
 //!    segment there. Where the atom loop only folds operands that depend on the atom, the block
 //!    first computes those operands for its atoms into shared memory, coalesced.
 //! 2. Each thread runs its segment. A tile it holds whole gets its epilogue at once. For a tile cut at
