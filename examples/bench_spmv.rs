@@ -31,7 +31,7 @@ use loops::runtime::verify;
 use bench::corpus::{self, Entry};
 use bench::cusparse::{Alg, Cusparse, SpMv};
 use bench::handwritten::{self, Handwritten};
-use bench::{report, Kind, MatrixResult, Measurement, Reference, Timing, COPY};
+use bench::{report, Kind, MatrixResult, Measurement, Reference, Timing, COPY, SEARCHED};
 use kernels::spmv;
 
 type BoxError = Box<dyn Error>;
@@ -180,7 +180,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     print!("{head}\n{}\n", report::table_header());
     let mut log = format!("{head}\n{}\n", report::table_header());
 
-    let steps = 2 + spmv::SCHEDULES.len() + if cusparse.is_some() { 2 } else { 0 };
+    let steps = 3 + spmv::SCHEDULES.len() + if cusparse.is_some() { 2 } else { 0 };
     let pb = ProgressBar::new((entries.len() * steps) as u64);
     if let Ok(style) = ProgressStyle::with_template(
         "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} {wide_msg}",
@@ -309,6 +309,30 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
     }
     fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
         Ok(spmv::launch(self.schedule, gpu, self.a, self.x, self.y)?)
+    }
+    fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
+        Ok(gpu.download(self.y)?)
+    }
+}
+
+/// The generated `merge_path` SpMV launched as its wrapper does, but without the block starts kept
+/// with the matrix: the blocks search for their ranges (the control for keeping them).
+struct SearchedMergePath<'a, T: Float> {
+    a: &'a DeviceCsr<T>,
+    x: &'a DeviceBuffer<T>,
+    y: &'a mut DeviceBuffer<T>,
+}
+
+impl<T: Float> Subject<T> for SearchedMergePath<'_, T> {
+    fn poison(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        Ok(gpu.fill(self.y, T::POISON)?)
+    }
+    fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        use kernels::spmv::merge_path::spmv as generated;
+        let entry = loops::__private::entry_for(generated::ENTRIES, T::RUST_NAME);
+        let mut args = loops::__private::KernelArgs::new();
+        args.csr(self.a).slice(self.x).slice_mut(self.y);
+        Ok(gpu.launch(&generated::KERNEL, entry, self.a.shape(), args)?)
     }
     fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
         Ok(gpu.download(self.y)?)
@@ -570,6 +594,24 @@ fn bench_matrix<T: Float>(
         result.kernels.push(m);
         pb.inc(1);
     }
+    // The control for the block starts kept with the matrix.
+    pb.set_message(format!("{name}: {SEARCHED}"));
+    let mut searched = SearchedMergePath {
+        a: &da,
+        x: &dx,
+        y: &mut dy,
+    };
+    let (m, _) = measure(
+        gpu,
+        SEARCHED,
+        Kind::Ablation,
+        &mut searched,
+        &reference,
+        plan,
+        batch,
+    );
+    result.kernels.push(m);
+    pb.inc(1);
     // The control for the abstraction's cost: merge-path SpMV written by hand.
     pb.set_message(format!("{name}: {}", handwritten::NAME));
     let m = match Handwritten::new(gpu, &da, &dx, &mut dy) {

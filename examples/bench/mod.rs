@@ -21,6 +21,9 @@ pub const ALG1: &str = "cusparse_alg1";
 pub const ALG2: &str = "cusparse_alg2";
 /// The kernel name of `schedule = "auto"`.
 pub const AUTO: &str = "auto";
+/// The kernel name of `merge_path` launched without the block starts kept with the matrix: its
+/// blocks search the offsets for their ranges, as before the starts were kept.
+pub const SEARCHED: &str = "merge_path_searched";
 /// The kernel name of the device-to-device copy moving the model's bytes: the ceiling.
 pub const COPY: &str = "copy";
 
@@ -33,6 +36,8 @@ pub enum Kind {
     Cusparse,
     /// A kernel written by hand in CUDA, the control for a schedule.
     Handwritten,
+    /// A schedule launched without one of its optimizations, the control for that optimization.
+    Ablation,
     /// The copy ceiling.
     Copy,
 }
@@ -184,7 +189,7 @@ pub fn kernel_order(results: &[MatrixResult]) -> Vec<(String, Kind)> {
     }
     let rank = |k: &(String, Kind)| match (k.1, k.0.as_str()) {
         (Kind::Schedule, _) => 0,
-        (Kind::Handwritten, _) => 1,
+        (Kind::Handwritten | Kind::Ablation, _) => 1,
         (_, ALG1) => 1,
         (_, ALG2) => 2,
         (Kind::Cusparse, _) => 3,

@@ -119,6 +119,19 @@ pub fn summary(results: &[MatrixResult]) -> String {
             geomean(overhead.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
         );
     }
+    // The block starts kept per tile set: merge_path with them against the same kernel without.
+    let kept: Vec<f64> = results
+        .iter()
+        .filter_map(|r| Some(r.ms("merge_path")? / r.ms(super::SEARCHED)?))
+        .collect();
+    if !kept.is_empty() {
+        let _ = writeln!(
+            s,
+            "merge_path with kept block starts vs searched ranges (kept ms / searched ms), geomean over {} matrices: {}",
+            kept.len(),
+            geomean(kept.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
+        );
+    }
     let _ = writeln!(
         s,
         "geomean speedup vs cuSPARSE ALG1 by kernel:\n  {:<16} {:>20} | {:>20}",

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: packed GPU tests, the SpMV benchmark on the generated set and on the
+# real matrices, the sanitizers, in the order given and inside one time budget; logs and the
+# benchmark's CSV, plots and summaries are tarred into $OUT/logs.tgz (the device tool brings back few
+# files). A summary table is printed last.
+#
+# Usage, after ../shared/tools/device-pack here:   bash tests/device_all.sh [STEP...]
+#   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `bench` (generated set,
+#   then the real matrices), `bench:generated`, `bench:corpus`, `sanitize` (tests/sanitize.sh).
+#   Default: tests bench.
+# Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
+# ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300),
+# LOOPS_BENCH_ARGS (extra benchmark arguments).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+logs=/tmp/loops-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+export LOOPS_DATA_DIR="$PWD/.device/data" RUST_BACKTRACE=1
+began=$(date +%s)
+budget=${LOOPS_BUDGET:-560}
+summary=()
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$logs/device.txt"
+
+steps=()
+for s in "${@:-tests bench}"; do
+  for w in $s; do
+    case "$w" in
+      tests) for t in .device/tests/gpu_*; do steps+=("$(basename "$t")"); done ;;
+      bench) steps+=(bench:generated bench:corpus) ;;
+      *) steps+=("$w") ;;
+    esac
+  done
+done
+
+# Runs "$@" with the step's time limit, its output in $logs/$name.log; appends a summary line.
+step() {
+  local name=$1; shift
+  local left=$(( budget - ($(date +%s) - began) ))
+  if [ "$left" -lt 15 ]; then summary+=("$name: skipped (budget spent)"); return; fi
+  local limit=$(( left < ${LOOPS_STEP_TIMEOUT:-300} ? left : ${LOOPS_STEP_TIMEOUT:-300} ))
+  local start=$(date +%s)
+  timeout "$limit" "$@" >"$logs/$name.log" 2>&1
+  local s=$?
+  local result
+  result=$(grep -E '^test result:' "$logs/$name.log" | tail -1)
+  summary+=("$name: exit $s, $(( $(date +%s) - start )) s ${result}")
+}
+
+for w in "${steps[@]}"; do
+  case "$w" in
+    bench:generated)
+      # shellcheck disable=SC2086
+      step bench-generated .device/examples/bench_spmv --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    bench:corpus)
+      # shellcheck disable=SC2086
+      step bench-corpus .device/examples/bench_spmv --corpus .device/data --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    sanitize)
+      LOOPS_SANITIZE_OUT="$logs/sanitize" step sanitize bash tests/sanitize.sh ;;
+    *)
+      step "$w" ".device/tests/$w" --test-threads=1 ;;
+  esac
+done
+
+tar -czf "$OUT/logs.tgz" -C "$logs" .
+for f in "$logs"/bench-*.log; do [ -f "$f" ] && tail -n 45 "$f"; done
+[ -f "$logs/sanitize.log" ] && tail -n 30 "$logs/sanitize.log"
+printf '%s\n' "${summary[@]}"
