@@ -301,6 +301,9 @@ struct Schedule<'a, T: Float> {
     a: &'a DeviceCsr<T>,
     x: &'a DeviceBuffer<T>,
     y: &'a mut DeviceBuffer<T>,
+    /// Launch `merge_path` without the block starts kept with the matrix: its blocks search for
+    /// their ranges (the control for keeping them, [`SEARCHED`]).
+    searched: bool,
 }
 
 impl<T: Float> Subject<T> for Schedule<'_, T> {
@@ -308,26 +311,10 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
         Ok(gpu.fill(self.y, T::POISON)?)
     }
     fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
-        Ok(spmv::launch(self.schedule, gpu, self.a, self.x, self.y)?)
-    }
-    fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
-        Ok(gpu.download(self.y)?)
-    }
-}
-
-/// The generated `merge_path` SpMV launched as its wrapper does, but without the block starts kept
-/// with the matrix: the blocks search for their ranges (the control for keeping them).
-struct SearchedMergePath<'a, T: Float> {
-    a: &'a DeviceCsr<T>,
-    x: &'a DeviceBuffer<T>,
-    y: &'a mut DeviceBuffer<T>,
-}
-
-impl<T: Float> Subject<T> for SearchedMergePath<'_, T> {
-    fn poison(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
-        Ok(gpu.fill(self.y, T::POISON)?)
-    }
-    fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
+        if !self.searched {
+            return Ok(spmv::launch(self.schedule, gpu, self.a, self.x, self.y)?);
+        }
+        // As the wrapper launches it, less `args.block_ranges(..).preprocessed(..)`.
         use kernels::spmv::merge_path::spmv as generated;
         let entry = loops::__private::entry_for(generated::ENTRIES, T::RUST_NAME);
         let mut args = loops::__private::KernelArgs::new();
@@ -580,6 +567,7 @@ fn bench_matrix<T: Float>(
             a: &da,
             x: &dx,
             y: &mut dy,
+            searched: false,
         };
         let (m, first) = measure(
             gpu,
@@ -596,10 +584,12 @@ fn bench_matrix<T: Float>(
     }
     // The control for the block starts kept with the matrix.
     pb.set_message(format!("{name}: {SEARCHED}"));
-    let mut searched = SearchedMergePath {
+    let mut searched = Schedule {
+        schedule: "merge_path",
         a: &da,
         x: &dx,
         y: &mut dy,
+        searched: true,
     };
     let (m, _) = measure(
         gpu,

@@ -93,45 +93,32 @@ pub fn summary(results: &[MatrixResult]) -> String {
         geomean_text(&all),
         geomean_text(&large)
     );
+    // A ratio per matrix, and its geomean line where any matrix has one.
+    let mut ratio_line = |what: &str, ratio: &dyn Fn(&MatrixResult) -> Option<f64>| {
+        let ratios: Vec<f64> = results.iter().filter_map(ratio).collect();
+        if !ratios.is_empty() {
+            let _ = writeln!(
+                s,
+                "{what}, geomean over {} matrices: {}",
+                ratios.len(),
+                geomean(ratios.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
+            );
+        }
+    };
     // `auto` against the best schedule of each matrix: 1.0 is a perfect choice.
-    let auto: Vec<f64> = results
-        .iter()
-        .filter_map(|r| Some(r.best_schedule()?.1 / r.ms(AUTO)?))
-        .collect();
-    if !auto.is_empty() {
-        let _ = writeln!(
-            s,
-            "auto vs the best schedule (best ms / auto ms), geomean over {} matrices: {}",
-            auto.len(),
-            geomean(auto.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
-        );
-    }
+    ratio_line("auto vs the best schedule (best ms / auto ms)", &|r| {
+        Some(r.best_schedule()?.1 / r.ms(AUTO)?)
+    });
     // The abstraction's cost: the generated merge_path against the same algorithm by hand.
-    let overhead: Vec<f64> = results
-        .iter()
-        .filter_map(|r| Some(r.ms("merge_path")? / r.ms(super::handwritten::NAME)?))
-        .collect();
-    if !overhead.is_empty() {
-        let _ = writeln!(
-            s,
-            "merge_path (generated) vs merge-path by hand (generated ms / hand ms), geomean over {} matrices: {}",
-            overhead.len(),
-            geomean(overhead.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
-        );
-    }
+    ratio_line(
+        "merge_path (generated) vs merge-path by hand (generated ms / hand ms)",
+        &|r| Some(r.ms("merge_path")? / r.ms(super::handwritten::NAME)?),
+    );
     // The block starts kept per tile set: merge_path with them against the same kernel without.
-    let kept: Vec<f64> = results
-        .iter()
-        .filter_map(|r| Some(r.ms("merge_path")? / r.ms(super::SEARCHED)?))
-        .collect();
-    if !kept.is_empty() {
-        let _ = writeln!(
-            s,
-            "merge_path with kept block starts vs searched ranges (kept ms / searched ms), geomean over {} matrices: {}",
-            kept.len(),
-            geomean(kept.iter().copied()).map_or("-".into(), |g| format!("{g:.3}"))
-        );
-    }
+    ratio_line(
+        "merge_path with kept block starts vs searched ranges (kept ms / searched ms)",
+        &|r| Some(r.ms("merge_path")? / r.ms(super::SEARCHED)?),
+    );
     let _ = writeln!(
         s,
         "geomean speedup vs cuSPARSE ALG1 by kernel:\n  {:<16} {:>20} | {:>20}",
