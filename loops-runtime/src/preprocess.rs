@@ -1,9 +1,12 @@
-//! What the `split` and `lrb` schedules compute from a whole tile set before they can launch, kept
-//! with the tile set so that only its first launch pays for it (as cuSPARSE's `SpMV_preprocess`).
+//! What the `split`, `lrb`, `merge_path` and `work_oriented` schedules compute from a whole tile set
+//! before they launch, kept with the tile set so that only its first launch pays for it (as
+//! cuSPARSE's `SpMV_preprocess`).
 //!
 //! `split` needs the prefix sum of every tile's piece count, and `lrb` the tiles' bins (and, for
 //! its longest tiles, the prefix sum of their sizes in bin order). Each costs a few small kernels
-//! and a read-back that waits for them: about 50 us a launch, more than a small SpMV takes. A
+//! and a read-back that waits for them: about 50 us a launch, more than a small SpMV takes.
+//! `merge_path` and `work_oriented` need where each block's range starts (`block_ranges`: one small
+//! kernel, no read-back), which saves every block its searches of the offsets. A
 //! device tile set's offsets never change after upload, so what is computed from them stays right
 //! for the tile set's life: every device tile set owns a [`TileSetCache`], and the launch wrappers
 //! look there first. What is computed over a tile *subset* (a frontier) is not cached: its list
@@ -30,7 +33,8 @@ const PREFIX_SLOTS: usize = 4;
 /// (items per thread and block size) used on it. Past that, the blocks search.
 const START_SLOTS: usize = 6;
 
-/// Per-tile-set results of the `split` and `lrb` preprocessing; see the module doc. Made empty on
+/// Per-tile-set results of the preprocessing (`split`'s piece counts, `lrb`'s bins, the block
+/// starts of `merge_path` and `work_oriented`); see the module doc. Made empty on
 /// upload; filled by the first launch that needs each part.
 pub struct TileSetCache {
     /// The device address of the offsets it was made for: a job over other offsets is not cached.
