@@ -92,7 +92,8 @@ fn every_generated_kernel_compiles_for_sm90() {
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
-/// runtime's own kernels: frontier compaction, and the prefix sum of a tile subset's sizes.
+/// runtime's own kernels: frontier compaction, the block starts of the carry schedules, and the
+/// prefix sum of a tile subset's sizes.
 #[test]
 fn graph_kernels_compile_for_sm90() {
     let Some(info) = nvrtc_or_skip("NVRTC compile of the graph kernels") else {
@@ -130,6 +131,14 @@ fn graph_kernels_compile_for_sm90() {
     ) {
         Ok(ptx) => assert!(ptx.contains(".entry loops_compact_flags(")),
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
+    }
+    match compile_ptx(
+        "loops_block_starts",
+        loops::runtime::block_ranges::BLOCK_STARTS_SOURCE,
+        Arch::SM_90,
+    ) {
+        Ok(ptx) => assert!(ptx.contains(".entry loops_block_starts(")),
+        Err(e) => failures.push(format!("loops_block_starts: {e}")),
     }
     match compile_ptx(
         "loops_subset_prefix",

@@ -35,7 +35,7 @@ impl Gpu {
         offsets: &DeviceBuffer<i32>,
         job: RangeJob,
     ) -> Result<Option<DeviceBuffer<i32>>> {
-        if job.partition.block_starts(&[0], 1, 0).is_none() {
+        if job.partition.range_slope().is_none() {
             return Ok(None);
         }
         let mut starts = self.uninit::<i32>(job.blocks as usize + 1)?;
@@ -51,10 +51,8 @@ impl Gpu {
         job: RangeJob,
         starts: &mut DeviceBuffer<i32>,
     ) -> Result<()> {
-        let slope: i32 = match job.partition {
-            Partition::MergePath => 1,
-            Partition::WorkOriented => 0,
-            Partition::Split { .. } => return Ok(()),
+        let Some(slope) = job.partition.range_slope() else {
+            return Ok(());
         };
         let boundaries = job.blocks as usize + 1;
         check_len(
@@ -75,7 +73,7 @@ impl Gpu {
             offsets.len().saturating_sub(1) as i32,
             Param::Scalar("int tiles"),
         );
-        args.push_value(slope, Param::Scalar("int slope"));
+        args.push_value(slope as i32, Param::Scalar("int slope"));
         args.push_value(job.items_per_block as i64, Param::Scalar("long long"));
         args.push_value(boundaries as i64, Param::Scalar("long long"));
         args.slice_mut(starts);

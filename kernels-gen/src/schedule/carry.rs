@@ -143,6 +143,18 @@ impl Partition {
             .div_ceil(block as u64)
     }
 
+    /// How a block's range boundary is searched in the offsets: the largest tile `x` with
+    /// `offsets[x] + slope * x <= item`, slope 1 on the merge path (its items are tiles + atoms)
+    /// and 0 for `work_oriented` (atoms). `None` for [`Partition::Split`], whose ranges are
+    /// found in the piece counts.
+    pub fn range_slope(self) -> Option<u64> {
+        match self {
+            Partition::MergePath => Some(1),
+            Partition::WorkOriented => Some(0),
+            Partition::Split { .. } => None,
+        }
+    }
+
     /// Where the ranges of `blocks` blocks of `items_per_block` items start: for each boundary `b`
     /// in `0..=blocks`, the largest tile `x` with `offsets[x] + slope * x <= min(b * items_per_block,
     /// items)` (the slope is 1 on the merge path, whose items are tiles + atoms, and 0 for
@@ -157,12 +169,8 @@ impl Partition {
         blocks: u64,
     ) -> Option<Vec<u64>> {
         let tiles = offsets.len() as u64 - 1;
-        let atoms = offsets[tiles as usize];
-        let (slope, items) = match self {
-            Partition::MergePath => (1, tiles + atoms),
-            Partition::WorkOriented => (0, atoms),
-            Partition::Split { .. } => return None,
-        };
+        let slope = self.range_slope()?;
+        let items = offsets[tiles as usize] + slope * tiles;
         let start = |bound: u64| {
             let (mut lo, mut hi) = (0, tiles);
             while lo < hi {
