@@ -171,17 +171,13 @@ impl Partition {
         let tiles = offsets.len() as u64 - 1;
         let slope = self.range_slope()?;
         let items = offsets[tiles as usize] + slope * tiles;
+        // No tile past `bound / slope` can qualify (offsets are >= 0), so `bound - slope * x`
+        // stays >= 0 over the range searched.
         let start = |bound: u64| {
-            let (mut lo, mut hi) = (0, tiles);
-            while lo < hi {
-                let mid = (lo + hi).div_ceil(2);
-                if offsets[mid as usize] + slope * mid <= bound {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            lo
+            let hi = bound
+                .checked_div(slope)
+                .map_or(tiles, |most| tiles.min(most));
+            search(offsets, 0, hi, |x| bound - slope * x)
         };
         Some(
             (0..=blocks)
