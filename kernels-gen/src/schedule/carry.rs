@@ -308,19 +308,28 @@ pub fn model_run(
         }
         records[b as usize] = (block_start.x0 != block_end.x1, part);
     }
-    // The look-back: back to the nearest complete record, adding every partial on the way.
-    for (b, head) in block_heads.iter().enumerate() {
-        let Some((t, mut part)) = *head else {
-            continue;
-        };
+    // The look-back, in block order: back to the nearest complete record, adding every partial on
+    // the way. A block with a head finishes its tile; a block inside one tile may publish its
+    // inclusive partial as complete before the blocks after it look (here: every other such
+    // block, so that both what a reader may see, the aggregate or the inclusive partial, are
+    // replayed).
+    let look_back = |records: &[(bool, u64)], b: usize| {
+        let mut part = 0;
         for &(complete, p) in records[..b].iter().rev() {
             part += p;
             if complete {
                 break;
             }
         }
-        run.epilogues[t as usize] += 1;
-        run.epilogue_sums[t as usize] = part;
+        part
+    };
+    for b in 0..blocks as usize {
+        if let Some((t, part)) = block_heads[b] {
+            run.epilogues[t as usize] += 1;
+            run.epilogue_sums[t as usize] = look_back(&records, b) + part;
+        } else if !records[b].0 && b % 2 == 1 {
+            records[b] = (true, look_back(&records, b) + records[b].1);
+        }
     }
     run
 }
@@ -346,9 +355,10 @@ mod lowering {
     /// The name of a subset's positions as a tile set (`_rows`, `_nnz`, `_offsets`).
     const VSET: &str = "loops_vset";
 
-    /// Scratch slots per block and round: the record's flag, then one partial per accumulator.
+    /// Scratch slots per block and round: the record's flag, then the block's own partial of each
+    /// accumulator (its *aggregate*), then each one's *inclusive* partial, from the tile's start.
     pub fn slots_per_block(accumulators: usize) -> u32 {
-        1 + accumulators as u32
+        1 + 2 * accumulators as u32
     }
 
     /// Static shared memory a block may take (of CUDA's 48 KiB per block without opting in to
@@ -984,33 +994,42 @@ mod lowering {
             cx.close();
 
             // The block's record, for the blocks after it: the partials of the tile in progress at
-            // the block's end, flagged complete (its start is in this block) or not (the block is
-            // inside one tile), and stamped with the launch's epoch.
+            // the block's end, stamped with the launch's epoch and flagged *complete* (bit 0: the
+            // partials in the inclusive slots run from the tile's start, which is in this block) or
+            // not (the aggregate slots hold this block's part of a tile begun earlier: the block is
+            // inside one tile).
+            let (aggregate, inclusive) = (|i: usize| 1 + i, |i: usize| 1 + accs.len() + i);
+            cx.line(format!(
+                "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
+            ));
+            cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
             cx.open("if (threadIdx.x == blockDim.x - 1)");
             declare_parts(cx, accs, |a, _| format!("loops_tail_{}", a.name));
             cx.open("for (int loops_j = (int)threadIdx.x - 1; loops_tail_tile >= 0 && loops_j >= 0 && loops_tail_tiles[loops_j] == loops_tail_tile; --loops_j)");
             fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
             cx.close();
-            cx.line(format!(
-                "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
-            ));
             for (i, a) in accs.iter().enumerate() {
                 cx.line(format!(
-                    "*reinterpret_cast<{}*>(&loops_mine[{}]) = loops_part_{};",
+                    "*reinterpret_cast<{}*>(&loops_mine[loops_inside ? {} : {}]) = loops_part_{};",
                     a.ty.cuda_name(),
-                    1 + i,
+                    aggregate(i),
+                    inclusive(i),
                     a.name
                 ));
             }
             cx.line("__threadfence();");
-            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + (loops_bx0 == loops_bx1 ? 0ull : 1ull);");
+            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + (loops_inside ? 0ull : 1ull);");
             cx.close();
             cx.line("__syncthreads();");
 
-            // The look-back, by the first warp: 32 earlier records at a time, each waited for (its
-            // block has started, and waits only on blocks before it), summed up to the nearest
-            // complete one.
-            cx.open("if (loops_cross_tile >= 0 && threadIdx.x < 32)");
+            // The look-back, by the first warp (Merrill and Garland's decoupled look-back): 32
+            // earlier records at a time, each waited for (its block has started, and waits only on
+            // blocks before it), summed up to the nearest complete one. A block with a head of a tile
+            // begun earlier finishes that tile with it; a block inside one tile adds its own
+            // aggregate and publishes the result as complete, so that the blocks after it inside
+            // the same long tile stop there instead of walking back to the tile's start (on a row
+            // of a million atoms, 500 blocks: 16 rounds of dependent loads for the block at its end).
+            cx.open("if ((loops_cross_tile >= 0 || loops_inside) && threadIdx.x < 32)");
             for a in accs {
                 cx.line(format!(
                     "{} loops_look_{} = {};",
@@ -1034,8 +1053,9 @@ mod lowering {
             declare_parts(cx, accs, |a, i| {
                 let ty = a.ty.cuda_name();
                 format!(
-                    "loops_in ? __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[{}])) : {}",
-                    1 + i,
+                    "loops_in ? __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[(loops_flag & 1ull) != 0ull ? {} : {}])) : {}",
+                    inclusive(i),
+                    aggregate(i),
                     a.op.identity(&a.ty)
                 )
             });
@@ -1058,7 +1078,24 @@ mod lowering {
             }
             cx.line("if (loops_stops != 0u) break;");
             cx.close();
-            cx.open("if (threadIdx.x == 0)");
+            cx.open("if (threadIdx.x == 0 && loops_inside)");
+            // The aggregate the last thread wrote before the barrier, then the inclusive partials.
+            for (i, a) in accs.iter().enumerate() {
+                let ty = a.ty.cuda_name();
+                let own = format!(
+                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_mine[{}]))",
+                    aggregate(i)
+                );
+                let c = a.op.combine(&format!("loops_look_{}", a.name), &own);
+                cx.line(format!(
+                    "*reinterpret_cast<{ty}*>(&loops_mine[{}]) = {c};",
+                    inclusive(i)
+                ));
+            }
+            cx.line("__threadfence();");
+            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + 1ull;");
+            cx.close();
+            cx.open("else if (threadIdx.x == 0)");
             declare_parts(cx, accs, |a, _| {
                 a.op.combine(
                     &format!("loops_look_{}", a.name),
