@@ -1,7 +1,7 @@
 //! A merge-path SpMV written by hand in CUDA, the control for the abstraction's cost: the same
 //! algorithm as the generated `merge_path` schedule (each block's range start found once per matrix,
-//! row ends and products in shared memory, one segment of the merge path per thread, a look-back for rows
-//! that cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y`
+//! row ends and products in shared memory, one segment of the merge path per thread, a decoupled
+//! look-back for rows that cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y`
 //! written in place. It is compiled through the same NVRTC path as the generated kernels.
 
 use loops::runtime::block_ranges::RangeJob;
@@ -87,32 +87,40 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
         if (j < 0 && s_ends[head_row - r0] < z0) { s_cross_row = head_row; s_cross_sum = sum; }
         else y[head_row] = sum;
     }
+    // Records of three slots per block: flag (epoch * 2 + complete), the block's own partial of the
+    // row in progress at its end (aggregate), that row's partial from its start (inclusive).
     unsigned long long* const records = scratch + 1;
+    const bool inside = r0 == r1;
     if (tid == THREADS - 1) {
         T sum = tail_sum;
         for (int j = tid - 1; tail_row >= 0 && j >= 0 && s_tail_row[j] == tail_row; --j) sum += s_tail_sum[j];
-        *reinterpret_cast<T*>(&records[block * 2 + 1]) = sum;
+        *reinterpret_cast<T*>(&records[block * 3 + (inside ? 1 : 2)]) = sum;
         __threadfence();
-        *reinterpret_cast<volatile unsigned long long*>(&records[block * 2]) = epoch * 2ull + (r0 != r1);
+        *reinterpret_cast<volatile unsigned long long*>(&records[block * 3]) = epoch * 2ull + (inside ? 0ull : 1ull);
     }
     __syncthreads();
-    // A row begun in an earlier block: add the earlier blocks' partials back to the nearest block
-    // where a row ended (its partial starts at the row's start).
-    if (s_cross_row >= 0 && tid < 32) {
+    // A row begun in an earlier block (or a block inside one row): add the earlier blocks' partials
+    // back to the nearest complete record (decoupled look-back); a block inside one row then
+    // publishes its inclusive partial as complete.
+    if ((s_cross_row >= 0 || inside) && tid < 32) {
         T sum = T(0);
         for (long long base = block - 1;; base -= 32) {
             const long long c = base - lane;
             unsigned long long flag = 1ull;
-            if (c >= 0) while (((flag = *reinterpret_cast<const volatile unsigned long long*>(&records[c * 2])) >> 1) != epoch) __nanosleep(32);
+            if (c >= 0) while (((flag = *reinterpret_cast<const volatile unsigned long long*>(&records[c * 3])) >> 1) != epoch) __nanosleep(32);
             __threadfence();
             const unsigned stops = __ballot_sync(~0u, flag & 1ull);
             const bool in = c >= 0 && (stops == 0u || lane <= __ffs(stops) - 1);
-            T part = in ? __ldcg(reinterpret_cast<const T*>(&records[c * 2 + 1])) : T(0);
+            T part = in ? __ldcg(reinterpret_cast<const T*>(&records[c * 3 + 1 + (flag & 1ull)])) : T(0);
             for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(~0u, part, o);
             sum += part;
             if (stops) break;
         }
-        if (lane == 0) y[s_cross_row] = sum + s_cross_sum;
+        if (lane == 0 && inside) {
+            *reinterpret_cast<T*>(&records[block * 3 + 2]) = sum + __ldcg(reinterpret_cast<const T*>(&records[block * 3 + 1]));
+            __threadfence();
+            *reinterpret_cast<volatile unsigned long long*>(&records[block * 3]) = epoch * 2ull + 1ull;
+        } else if (lane == 0) y[s_cross_row] = sum + s_cross_sum;
     }
 }
 
@@ -125,7 +133,7 @@ ENTRY(float, handwritten_merge_path_f32)
 ENTRY(double, handwritten_merge_path_f64)
 "#;
 
-/// The hand-written kernel with its scratch (an epoch/ticket counter and two slots per block) and
+/// The hand-written kernel with its scratch (an epoch/ticket counter and three slots per block) and
 /// its blocks' range starts, made for one matrix.
 pub struct Handwritten<'a, T: Float> {
     a: &'a DeviceCsr<T>,
@@ -148,7 +156,7 @@ impl<'a, T: Float> Handwritten<'a, T> {
             .div_ceil((THREADS * ITEMS_PER_THREAD) as u64)
             .max(1)
             .try_into()?;
-        let scratch = gpu.zeros::<u64>(1 + 2 * grid as usize)?;
+        let scratch = gpu.zeros::<u64>(1 + 3 * grid as usize)?;
         let job = RangeJob {
             partition: Partition::MergePath,
             items_per_block: (THREADS * ITEMS_PER_THREAD) as u64,
