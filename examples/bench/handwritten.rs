@@ -26,7 +26,6 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
     constexpr int THREADS = 256, ITEMS = 8, TILE = THREADS * ITEMS;
     __shared__ int s_ends[TILE + 2];
     __shared__ T s_prod[TILE + TILE / 32];
-    __shared__ int s_range[2];
     __shared__ unsigned long long s_ticket;
     __shared__ int s_tail_row[THREADS];
     __shared__ T s_tail_sum[THREADS];
@@ -46,9 +45,7 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
     const long long d_begin = min(block * TILE, total), d_end = min(d_begin + TILE, total);
     // Where the block's range starts and ends on the merge path, found once per matrix (the search
     // runs on the host's request before the first launch: `Gpu::block_starts`).
-    if (tid < 2) s_range[tid] = starts[block + tid];
-    __syncthreads();
-    const int r0 = s_range[0], r1 = s_range[1];
+    const int r0 = starts[block], r1 = starts[block + 1];
     const int z0 = (int)(d_begin - r0), z1 = (int)(d_end - r1);
     // Row offsets r0..=r1+1 and the block's products, coalesced.
     const int window = min(r1 + 1, rows) - r0 + 1;

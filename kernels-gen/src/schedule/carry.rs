@@ -433,9 +433,25 @@ mod lowering {
             // Without rounds the operands are staged together with the offsets window: one
             // round trip to memory and one barrier fewer per block.
             let early_stage = parts.rounds.is_none() && staged.is_some();
-            self.block_range(cx, set, fixup, !early_stage);
-            if let (true, Some(staged)) = (early_stage, &staged) {
-                self.stage(cx, var, staged);
+            self.block_range(cx, set, fixup);
+            match (early_stage, &staged) {
+                (true, Some(staged)) if self.partition == Partition::WorkOriented => {
+                    // A block's atoms do not depend on its range of tiles: their loads (and the
+                    // gathers behind them) go out before the window's, which wait for the range, so
+                    // the two chains of dependent loads overlap instead of following each other.
+                    self.stage(cx, var, staged, false);
+                    self.offsets_window(cx, set);
+                    cx.line("__syncthreads();");
+                }
+                (true, Some(staged)) => {
+                    self.offsets_window(cx, set);
+                    self.stage(cx, var, staged, true);
+                }
+                _ => {
+                    if self.offsets_window(cx, set) {
+                        cx.line("__syncthreads();");
+                    }
+                }
             }
             let partition = self.partition;
             let off = move |i: &str| match partition {
@@ -466,7 +482,7 @@ mod lowering {
                 cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
             }
             if let (false, Some(staged)) = (early_stage, &staged) {
-                self.stage(cx, var, staged);
+                self.stage(cx, var, staged, true);
             }
             if fixup {
                 for a in &accs {
@@ -633,13 +649,12 @@ mod lowering {
                 <= SHARED_BUDGET
         }
 
-        /// Declares the block's range of the tile set, found by two warps:
-        /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends), and the
-        /// offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`), followed by a barrier
-        /// when `sync` (else the caller's next barrier covers it). With a carry fix-up, a
-        /// block takes its place in the order (`loops_chunk`) from a ticket, so that every block it
-        /// looks back at has started; otherwise it is `blockIdx.x`.
-        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool, sync: bool) {
+        /// Declares the block's range of the tile set (kept block starts, or two warps' searches):
+        /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends). With a
+        /// carry fix-up, a block takes its place in the order (`loops_chunk`) from a ticket, so that
+        /// every block it looks back at has started; otherwise it is `blockIdx.x`. The offsets
+        /// window follows ([`Self::offsets_window`]).
+        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool) {
             let items = self.block_items();
             let split = matches!(self.partition, Partition::Split { .. });
             if !split {
@@ -701,8 +716,7 @@ mod lowering {
                         // levels stay in L1 for the blocks after the first on an SM.
                         &format!("loops_warp_search(0, {set}_rows, loops_d, 1)"),
                     );
-                    cx.line("__syncthreads();");
-                    cx.line("const int loops_bx0 = loops_range[0], loops_bx1 = loops_range[1];");
+                    cx.line("const int loops_bx0 = loops_r0, loops_bx1 = loops_r1;");
                     cx.line("const int loops_by0 = (int)(loops_bd0 - loops_bx0);");
                     cx.line("const int loops_by1 = (int)(loops_bd1 - loops_bx1);");
                 }
@@ -720,9 +734,10 @@ mod lowering {
                         "const int loops_p = loops_end ? loops_by1 : loops_by0;",
                         &format!("loops_warp_search(0, {set}_rows, loops_p, 0)"),
                     );
-                    cx.line("__syncthreads();");
-                    cx.line("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_range[0];");
-                    cx.line(format!("const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_range[1];"));
+                    cx.line("const int loops_bx0 = loops_chunk == 0 ? 0 : loops_r0;");
+                    cx.line(format!(
+                        "const int loops_bx1 = loops_by1 == {set}_nnz ? {set}_rows : loops_r1;"
+                    ));
                 }
                 Partition::Split { .. } => {
                     // The block's virtual tiles `loops_bi0..loops_bi1`, one per thread; a range
@@ -748,15 +763,19 @@ mod lowering {
                             "const int loops_by{end} = (int)({set}_offsets[loops_bx{end}] + ({i} - loops_pieces[loops_bx{end}]) * (long long)loops_mdt);"
                         ));
                     }
-                    // No offsets window (the segments read the offsets where they need them), so
-                    // the barrier above is the last one the range needs.
-                    return;
                 }
             }
+        }
+
+        /// The offsets `loops_bx0..=loops_bx1 + 1` in shared memory (`loops_offs`), without the
+        /// barrier that must follow before they are read. `split` has none (its segments read the
+        /// offsets where they need them, and its range ends with a barrier): false.
+        fn offsets_window(&self, cx: &mut Cx<'_>, set: &str) -> bool {
+            let items = self.block_items();
             let window = format!("min(loops_bx1 + 1, {set}_rows) - loops_bx0 + 1");
             match self.partition {
                 Partition::MergePath => cx.line(format!("const int loops_window = {window};")),
-                Partition::Split { .. } => unreachable!("returned above"),
+                Partition::Split { .. } => return false,
                 Partition::WorkOriented => {
                     // A range of atoms may hold any number of empty tiles: past the window's size,
                     // the offsets are read from global memory.
@@ -779,25 +798,33 @@ mod lowering {
             cx.line("#pragma unroll");
             cx.line(format!("for (int loops_r = 0; loops_r < {trips}; ++loops_r) {{ const int loops_i = (int)threadIdx.x + loops_r * {b}; if (loops_i < loops_window) loops_offs[loops_i] = {set}_offsets[loops_bx0 + loops_i]; }}"));
             cx.line("}");
-            if sync {
-                cx.line("__syncthreads();");
-            }
+            true
         }
 
-        /// Puts the first tile of the block's range in `loops_range[0]` and its last in `[1]`: from
+        /// Declares the first tile of the block's range as `loops_r0` and its last as `loops_r1`: from
         /// `loops_block_starts` where the runtime passed them (a whole tile set: computed once per
         /// tile set, two loads instead of two searches of dependent loads on every block's critical
         /// path), else by [`Self::two_warp_searches`].
         fn find_range(&self, cx: &mut Cx<'_>, bound: &str, search: &str) {
             if !cx.kernel.takes_block_starts() {
                 self.two_warp_searches(cx, bound, search);
+                cx.line("__syncthreads();");
+                cx.line("const int loops_r0 = loops_range[0], loops_r1 = loops_range[1];");
                 return;
             }
+            // Every thread loads both starts (one broadcast transaction per warp) into registers:
+            // no barrier between the load and the loads that depend on it.
+            cx.line("int loops_r0, loops_r1;");
             cx.open("if (loops_block_starts != nullptr)");
-            cx.line("if (threadIdx.x < 2) loops_range[threadIdx.x] = loops_block_starts[loops_chunk + threadIdx.x];");
+            cx.line("loops_r0 = loops_block_starts[loops_chunk];");
+            cx.line("loops_r1 = loops_block_starts[loops_chunk + 1];");
             cx.close();
+            // Uniform over the block (the pointer is a kernel argument): the barrier is legal here.
             cx.open("else");
             self.two_warp_searches(cx, bound, search);
+            cx.line("__syncthreads();");
+            cx.line("loops_r0 = loops_range[0];");
+            cx.line("loops_r1 = loops_range[1];");
             cx.close();
         }
 
@@ -897,8 +924,9 @@ mod lowering {
         }
 
         /// Computes the operands of the block's atoms into shared memory, each atom by the thread
-        /// `atom % blockDim.x` (coalesced), for the segments to fold in.
-        fn stage(&self, cx: &mut Cx<'_>, var: &str, staged: &[StagedUpdate<'_>]) {
+        /// `atom % blockDim.x` (coalesced), for the segments to fold in; then a barrier if
+        /// `barrier` (else the caller emits one before the segments read them).
+        fn stage(&self, cx: &mut Cx<'_>, var: &str, staged: &[StagedUpdate<'_>], barrier: bool) {
             for (i, u) in staged.iter().enumerate() {
                 // One pad slot per 32: threads read their segments' operands at a stride of about
                 // `items_per_thread`, which would otherwise fall into a few banks.
@@ -927,7 +955,9 @@ mod lowering {
             }
             cx.close();
             cx.close();
-            cx.line("__syncthreads();");
+            if barrier {
+                cx.line("__syncthreads();");
+            }
         }
 
         /// Steps 2 and 3 of the protocol: in-block heads; the block's record; the head of a tile
