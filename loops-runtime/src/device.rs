@@ -937,12 +937,14 @@ impl<T> DeviceCsr<T> {
         self.stats().shape()
     }
 
-    /// What `schedule = "auto"` chooses by: rows, nonzeros and the longest row's nonzeros.
+    /// What `schedule = "auto"` chooses by: rows, nonzeros, the longest row's nonzeros and the
+    /// longest run of empty rows.
     pub fn stats(&self) -> TileStats {
         TileStats {
             tiles: self.rows as u64,
             atoms: self.nnz as u64,
             max_tile_atoms: self.sizes.longest,
+            longest_empty_run: self.sizes.longest_empty_run,
         }
     }
 

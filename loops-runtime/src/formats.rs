@@ -407,9 +407,21 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
 pub(crate) struct TileSizes {
     /// Atoms of the longest tile, for `schedule = "auto"`.
     pub longest: u64,
+    /// The longest run of consecutive empty tiles, for `schedule = "auto"`.
+    pub longest_empty_run: u64,
     /// The max degree threshold `schedule = "split"` uses unless the attribute gives one: the upper
     /// edge of the tallest log2 bin of the sizes (`kernels_gen::schedule::split::choose_mdt`).
     pub split_mdt: u64,
+}
+
+/// The longest run of consecutive zeros in `sizes`.
+fn longest_run_of_zeros(sizes: impl Iterator<Item = u64>) -> u64 {
+    let (mut run, mut longest) = (0, 0);
+    for size in sizes {
+        run = if size == 0 { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
 }
 
 /// [`TileSizes`] of checked (non-decreasing) offsets.
@@ -417,6 +429,7 @@ pub(crate) fn tile_sizes(offsets: &[i32]) -> TileSizes {
     let sizes = || offsets.windows(2).map(|w| (w[1] - w[0]) as u64);
     TileSizes {
         longest: sizes().max().unwrap_or(0),
+        longest_empty_run: longest_run_of_zeros(sizes()),
         split_mdt: kernels_gen::schedule::split::choose_mdt_of_sizes(sizes()),
     }
 }
@@ -495,6 +508,7 @@ macro_rules! matrix_sizes {
                     tiles: self.num_tiles() as u64,
                     atoms: self.nnz as u64,
                     max_tile_atoms: self.sizes.longest,
+                    longest_empty_run: self.sizes.longest_empty_run,
                 }
             }
             pub fn values(&self) -> &DeviceBuffer<T> {
@@ -573,6 +587,7 @@ impl DeviceOffsets {
             tiles: self.tiles as u64,
             atoms: self.atoms as u64,
             max_tile_atoms: self.sizes.longest,
+            longest_empty_run: self.sizes.longest_empty_run,
         }
     }
     /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
@@ -749,6 +764,17 @@ mod tests {
             vec![1, 3, 2, 0, 0, 0, 2],
             vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
         )
+    }
+
+    #[test]
+    fn tile_sizes_count_the_longest_empty_run() {
+        let of = |offsets: &[i32]| tile_sizes(offsets);
+        assert_eq!(of(&[0]).longest_empty_run, 0);
+        assert_eq!(of(&[0, 0, 0]).longest_empty_run, 2);
+        // Sizes 0, 3, 0, 0, 0, 1, 0: runs of 1, 3 and 1.
+        let t = of(&[0, 0, 3, 3, 3, 3, 4, 4]);
+        assert_eq!((t.longest, t.longest_empty_run), (3, 3));
+        assert_eq!(of(&[0, 2, 4]).longest_empty_run, 0);
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub struct TileStats {
     pub atoms: u64,
     /// Atoms of the largest tile.
     pub max_tile_atoms: u64,
+    /// The longest run of consecutive empty tiles: what one thread of `work_oriented` may have to
+    /// step through besides its atoms.
+    pub longest_empty_run: u64,
 }
 
 impl TileStats {
@@ -38,6 +41,9 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
         // which needs the widest group for its longest tiles.
         Schedule::Group { group_size: 64 },
         Schedule::MergePath {
+            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
+        },
+        Schedule::WorkOriented {
             items_per_thread: DEFAULT_ITEMS_PER_THREAD,
         },
     ];
@@ -69,20 +75,30 @@ pub const SMALL_ATOMS: u64 = 200_000;
 /// splits it.
 pub const LONG_TILE: u64 = 8192;
 
+/// `work_oriented` gives each thread a fixed number of atoms and every tile that ends among them:
+/// past this many empty tiles in a row, one thread may write that many results while the others
+/// wait, and the merge path (which counts tiles as work) is the safer carry schedule.
+pub const LONG_EMPTY_RUN: u64 = 32;
+
 /// The schedule the rule wants for this shape, before looking at what was emitted.
 ///
 /// Measured on an H100 (benchmark of the generated set and 23 real matrices): tiles of fewer than
 /// 8 atoms on average run best one per thread (2-D grid, 5 per row: thread 0.085 ms, group4 0.196);
 /// regular tiles of 8 to 32 atoms in small groups (banded, 16 per row: group2 0.43 ms, group16
 /// 0.69); long tiles a warp each (bcsstk13, 42 per row: warp 4.5 us, group8 10); a tile too long
-/// for one warp on the merge path (R-MAT 21: 0.44 ms, warp 0.91; arrow with a 46,500-entry row:
-/// 20 us, warp 104), except on small sets where the longest tile is moderate (Groebner, 174K
-/// entries: warp 5.6 us, merge path 14.7).
+/// for one warp on a carry schedule (R-MAT 21: merge path 0.44 ms, warp 0.91; arrow with a
+/// 46,500-entry row: 20 us, warp 104), except on small sets where the longest tile is moderate
+/// (Groebner, 174K entries: warp 5.6 us, merge path 14.7). The carry schedule is `work_oriented`
+/// (the block's atoms are loaded before its range of tiles is known) unless long runs of empty
+/// tiles would pile up on single threads, then the merge path (H100, same run: arrow 1M
+/// work_oriented 0.031 ms, merge path 0.035; power-law 2M 0.377 and 0.402; R-MAT 21, whose
+/// unpermuted labels leave long runs of empty rows, 0.676 and 0.436).
 pub fn preferred(stats: &TileStats) -> Schedule {
     let TileStats {
         tiles,
         atoms,
         max_tile_atoms,
+        longest_empty_run,
     } = *stats;
     if tiles == 0 || atoms == 0 {
         return Schedule::Thread;
@@ -97,9 +113,11 @@ pub fn preferred(stats: &TileStats) -> Schedule {
         if max_tile_atoms <= LONG_TILE || (atoms < SMALL_ATOMS && max_tile_atoms <= 4 * LONG_TILE) {
             return Schedule::Group { group_size: 32 };
         }
-        return Schedule::MergePath {
-            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
-        };
+        let items_per_thread = DEFAULT_ITEMS_PER_THREAD;
+        if longest_empty_run <= LONG_EMPTY_RUN {
+            return Schedule::WorkOriented { items_per_thread };
+        }
+        return Schedule::MergePath { items_per_thread };
     }
     if mean < 8.0 {
         return Schedule::Thread;
@@ -112,14 +130,20 @@ pub fn preferred(stats: &TileStats) -> Schedule {
 }
 
 /// The index in `candidates` of the schedule to launch: the preferred one if it was emitted, else the
-/// closest that was: for a group, the group of the nearest size; for the merge path (a body the
-/// carry fix-up cannot take), the widest group (SSSP on R-MAT 22 over a frontier, measured when
+/// closest that was: for `work_oriented`, the merge path; for a group, the group of the nearest
+/// size; for the merge path (a body the carry fix-up cannot take), the widest group (SSSP on R-MAT 22 over a frontier, measured when
 /// subsets could not take the merge path: group64 3.75 ms, warp 5.64; the merge path now takes
 /// 2.47); else the first candidate.
 pub fn choose(candidates: &[Schedule], stats: &TileStats) -> usize {
-    let want = preferred(stats);
+    let mut want = preferred(stats);
     if let Some(i) = candidates.iter().position(|c| *c == want) {
         return i;
+    }
+    if let Schedule::WorkOriented { items_per_thread } = want {
+        want = Schedule::MergePath { items_per_thread };
+        if let Some(i) = candidates.iter().position(|c| *c == want) {
+            return i;
+        }
     }
     let group_distance = |c: &Schedule| match (c, want) {
         (Schedule::Group { group_size: g }, Schedule::Group { group_size: w }) => {
@@ -146,6 +170,14 @@ mod tests {
             tiles,
             atoms,
             max_tile_atoms: max,
+            longest_empty_run: 0,
+        }
+    }
+
+    fn with_empty_run(stats: TileStats, run: u64) -> TileStats {
+        TileStats {
+            longest_empty_run: run,
+            ..stats
         }
     }
 
@@ -166,10 +198,17 @@ mod tests {
         let mp = Schedule::MergePath {
             items_per_thread: DEFAULT_ITEMS_PER_THREAD,
         };
+        let wo = Schedule::WorkOriented {
+            items_per_thread: DEFAULT_ITEMS_PER_THREAD,
+        };
         assert_eq!(preferred(&stats(0, 0, 0)), Schedule::Thread);
         assert_eq!(preferred(&stats(10, 0, 0)), Schedule::Thread);
-        // One dense row in a million sparse ones.
-        assert_eq!(preferred(&stats(1 << 20, 4 << 20, 1 << 20)), mp);
+        // One dense row in a million sparse ones: work_oriented, unless long runs of empty rows
+        // would land on single threads.
+        let arrow = stats(1 << 20, 4 << 20, 1 << 20);
+        assert_eq!(preferred(&arrow), wo);
+        assert_eq!(preferred(&with_empty_run(arrow, LONG_EMPTY_RUN)), wo);
+        assert_eq!(preferred(&with_empty_run(arrow, LONG_EMPTY_RUN + 1)), mp);
         // Banded, 16 per row.
         assert_eq!(
             preferred(&stats(1 << 23, 16 << 23, 16)),
@@ -182,14 +221,14 @@ mod tests {
             preferred(&stats(10_000, 1_000_000, 300)),
             Schedule::Group { group_size: 32 }
         );
-        assert_eq!(preferred(&stats(10_000, 1_000_000, 100_000)), mp);
+        assert_eq!(preferred(&stats(10_000, 1_000_000, 100_000)), wo);
         // Small and skewed: a warp while the longest row is moderate (Groebner-like), the merge
         // path past that (arrow-like).
         assert_eq!(
             preferred(&stats(5000, 170_000, 20_000)),
             Schedule::Group { group_size: 32 }
         );
-        assert_eq!(preferred(&stats(46_500, 139_500, 46_500)), mp);
+        assert_eq!(preferred(&stats(46_500, 139_500, 46_500)), wo);
         // 24 per row: groups of 4.
         assert_eq!(
             preferred(&stats(100_000, 2_400_000, 30)),
@@ -201,13 +240,24 @@ mod tests {
 
     #[test]
     fn a_missing_candidate_falls_back_to_the_nearest_group() {
-        let without_merge_path: Vec<Schedule> = all()
+        let arrow = stats(1 << 20, 4 << 20, 1 << 20);
+        // Without work_oriented: the merge path; without either carry schedule: the widest group.
+        let without_work_oriented: Vec<Schedule> = all()
+            .into_iter()
+            .filter(|s| !matches!(s, Schedule::WorkOriented { .. }))
+            .collect();
+        assert_eq!(
+            without_work_oriented[choose(&without_work_oriented, &arrow)],
+            Schedule::MergePath {
+                items_per_thread: DEFAULT_ITEMS_PER_THREAD
+            }
+        );
+        let without_carry: Vec<Schedule> = without_work_oriented
             .into_iter()
             .filter(|s| !matches!(s, Schedule::MergePath { .. }))
             .collect();
-        let arrow = stats(1 << 20, 4 << 20, 1 << 20);
-        let i = choose(&without_merge_path, &arrow);
-        assert_eq!(without_merge_path[i], Schedule::Group { group_size: 64 });
+        let i = choose(&without_carry, &arrow);
+        assert_eq!(without_carry[i], Schedule::Group { group_size: 64 });
         let banded = stats(1 << 23, 16 << 23, 16);
         let only = [Schedule::Thread, Schedule::Group { group_size: 8 }];
         assert_eq!(
