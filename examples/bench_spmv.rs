@@ -24,6 +24,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::CudaGraph;
 use indicatif::{ProgressBar, ProgressStyle};
 use loops::prelude::*;
 use loops::runtime::verify;
@@ -56,8 +58,9 @@ struct Args {
     #[arg(long, default_value_t = 2024)]
     seed: u64,
     /// Matrices whose copy (of the model's bytes) takes less than this many ms per launch are also
-    /// timed in batches of back-to-back launches, and the batch figure is reported: one event pair
-    /// per launch overstates kernels of a few microseconds.
+    /// timed as a CUDA graph of back-to-back launches (batches of plain launches where a kernel
+    /// cannot be captured), and that figure is reported: one event pair per launch, or plain
+    /// launches with the host's overhead between them, overstate kernels of a few microseconds.
     #[arg(long, default_value_t = 0.05)]
     batch_below_ms: f64,
     /// Launches per batch (see --batch-below-ms).
@@ -169,7 +172,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     );
     let _ = writeln!(
         head,
-        "timing   CUDA events after {} warm-up launches, median of {} per-launch event pairs; matrices whose copy takes < {} ms: median of {} batches of {} launches, divided",
+        "timing   CUDA events after {} warm-up launches, median of {} per-launch event pairs; matrices whose copy takes < {} ms: median of {} replays of a CUDA graph of {} launches (batches of plain launches where capture fails: the CSV's timing column), divided",
         plan.warmup, plan.reps, args.batch_below_ms, plan.reps, plan.batch
     );
     let _ = writeln!(
@@ -431,19 +434,57 @@ fn time_launches(
         return Ok((per_launch, per_launch, how));
     }
     times.clear();
-    for _ in 0..plan.reps {
-        timer.start()?;
-        for _ in 0..plan.batch {
-            launch()?;
+    // A CUDA graph of `batch` launches, replayed: the kernels' own time, without the host's launch
+    // overhead between them (a few microseconds, as long as these kernels). Where a launch cannot
+    // be captured, batches of plain launches (host overhead included) are timed instead.
+    let how = match capture(gpu, plan.batch, launch) {
+        Ok(graph) => {
+            graph.upload()?;
+            graph.launch()?;
+            for _ in 0..plan.reps {
+                timer.start()?;
+                graph.launch()?;
+                timer.stop()?;
+                times.push(timer.elapsed_ms()? / plan.batch as f32);
+            }
+            Timing::Graph {
+                launches: plan.batch,
+                samples: plan.reps,
+            }
         }
-        timer.stop()?;
-        times.push(timer.elapsed_ms()? / plan.batch as f32);
-    }
-    let how = Timing::Batch {
-        launches: plan.batch,
-        samples: plan.reps,
+        Err(_) => {
+            for _ in 0..plan.reps {
+                timer.start()?;
+                for _ in 0..plan.batch {
+                    launch()?;
+                }
+                timer.stop()?;
+                times.push(timer.elapsed_ms()? / plan.batch as f32);
+            }
+            Timing::Batch {
+                launches: plan.batch,
+                samples: plan.reps,
+            }
+        }
     };
     Ok((verify::median(&mut times) as f64, per_launch, how))
+}
+
+/// `launches` launches captured from the device's stream into a CUDA graph. The capture is ended
+/// (and the stream usable again) whatever happens inside it.
+fn capture(
+    gpu: &Gpu,
+    launches: usize,
+    launch: &mut dyn FnMut() -> Result<(), BoxError>,
+) -> Result<CudaGraph, BoxError> {
+    let stream = gpu.stream();
+    // Relaxed: the launches may make calls a stricter mode refuses during a capture (none after
+    // the warm-up, which allocated and compiled what they need).
+    stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)?;
+    let captured = (0..launches).try_for_each(|_| launch());
+    let graph = stream.end_capture(CUgraphInstantiate_flags(0));
+    captured?;
+    Ok(graph?.ok_or("the capture recorded no work")?)
 }
 
 /// Checks one kernel (poisoned output, one launch, against the reference), times it, checks the

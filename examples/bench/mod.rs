@@ -49,23 +49,29 @@ pub enum Timing {
     PerLaunch { samples: usize },
     /// One event pair around `launches` back-to-back launches, divided by `launches`; `samples` batches.
     Batch { launches: usize, samples: usize },
+    /// One event pair around a CUDA graph of `launches` launches captured once, divided by
+    /// `launches`; `samples` graph launches. No host launch overhead between the kernels.
+    Graph { launches: usize, samples: usize },
     /// Not timed (the check failed or the kernel could not run).
     NotTimed,
 }
 
 impl Timing {
-    /// For the CSV and the table: `per-launch`, `batch-of-20`, `-`.
+    /// For the CSV and the table: `per-launch`, `batch-of-20`, `graph-of-20`, `-`.
     pub fn label(&self) -> String {
         match self {
             Timing::PerLaunch { .. } => "per-launch".to_string(),
             Timing::Batch { launches, .. } => format!("batch-of-{launches}"),
+            Timing::Graph { launches, .. } => format!("graph-of-{launches}"),
             Timing::NotTimed => "-".to_string(),
         }
     }
 
     pub fn samples(&self) -> usize {
         match *self {
-            Timing::PerLaunch { samples } | Timing::Batch { samples, .. } => samples,
+            Timing::PerLaunch { samples }
+            | Timing::Batch { samples, .. }
+            | Timing::Graph { samples, .. } => samples,
             Timing::NotTimed => 0,
         }
     }
