@@ -75,6 +75,13 @@ pub const SMALL_ATOMS: u64 = 200_000;
 /// splits it.
 pub const LONG_TILE: u64 = 8192;
 
+/// Up to this many tiles, a warp each is at most 262,144 threads, one wave on an H100 (132 SMs of
+/// 2,048): the launch takes the latency of one round of loads per tile, where a thread per tile
+/// walks its atoms one after the other (H100, CUDA graphs of 20 launches: 1138_bus, 1,138 rows of
+/// 3.6 entries, warp 1.8 us, thread 2.7; USPowerGrid, 4,941 rows, 2.0 and 3.4; Franz6, 10,592
+/// rows, already 2.9 and 2.1).
+pub const SMALL_TILES: u64 = 8192;
+
 /// `work_oriented` gives each thread a fixed number of atoms and every tile that ends among them:
 /// past this many empty tiles in a row, one thread may write that many results while the others
 /// wait, and the merge path (which counts tiles as work) is the safer carry schedule.
@@ -82,8 +89,8 @@ pub const LONG_EMPTY_RUN: u64 = 32;
 
 /// The schedule the rule wants for this shape, before looking at what was emitted.
 ///
-/// Measured on an H100 (benchmark of the generated set and 23 real matrices): tiles of fewer than
-/// 8 atoms on average run best one per thread (2-D grid, 5 per row: thread 0.085 ms, group4 0.196);
+/// Measured on an H100 (benchmark of the generated set and 23 real matrices): up to 8,192 tiles, a
+/// warp each ([`SMALL_TILES`]); tiles of up to 8 atoms on average run best one per thread (2-D grid, 5 per row: thread 0.085 ms, group4 0.196);
 /// regular tiles of 8 to 32 atoms in small groups (banded, 16 per row: group2 0.43 ms, group16
 /// 0.69); long tiles a warp each (bcsstk13, 42 per row: warp 4.5 us, group8 10); a tile too long
 /// for one warp on a carry schedule (R-MAT 21: merge path 0.44 ms, warp 0.91; arrow with a
@@ -119,7 +126,12 @@ pub fn preferred(stats: &TileStats) -> Schedule {
         }
         return Schedule::MergePath { items_per_thread };
     }
-    if mean < 8.0 {
+    if tiles <= SMALL_TILES {
+        return Schedule::Group { group_size: 32 };
+    }
+    // Up to 8 atoms a tile, one thread each (uniform 20K rows of 8, graph-timed: thread 3.0 us,
+    // group2 3.6).
+    if mean <= 8.0 {
         return Schedule::Thread;
     }
     // A group of about an eighth of the mean tile: each lane reads runs of several atoms.
@@ -234,8 +246,18 @@ mod tests {
             preferred(&stats(100_000, 2_400_000, 30)),
             Schedule::Group { group_size: 4 }
         );
-        // Nearly one entry per row.
-        assert_eq!(preferred(&stats(1000, 1200, 3)), Schedule::Thread);
+        // Nearly one entry per row; 8 per row.
+        assert_eq!(preferred(&stats(100_000, 120_000, 3)), Schedule::Thread);
+        assert_eq!(preferred(&stats(20_000, 160_000, 8)), Schedule::Thread);
+        // Few tiles: a warp each, whatever their sizes, unless one needs a carry schedule.
+        let warp = Schedule::Group { group_size: 32 };
+        assert_eq!(preferred(&stats(SMALL_TILES, 3 * SMALL_TILES, 5)), warp);
+        assert_eq!(
+            preferred(&stats(SMALL_TILES + 1, 3 * SMALL_TILES, 5)),
+            Schedule::Thread
+        );
+        assert_eq!(preferred(&stats(1000, 1200, 3)), warp);
+        assert_eq!(preferred(&stats(1000, 100_000, 90_000)), wo);
     }
 
     #[test]
