@@ -19,9 +19,10 @@
 //! kept as separate atoms (a kernel summing into its row adds them, as COO means). Nothing is merged
 //! or dropped, so [`Gpu::download_coo`] gives back the same triplets, in row order.
 //!
-//! **Sizes.** Offsets and indices are 32-bit: rows, columns and stored entries must each be at most
-//! `i32::MAX`. Every upload checks this first ([`check_fits_32`]) and returns
+//! **Sizes.** Indices are 32-bit: rows and columns must each be at most `i32::MAX`, and so must the
+//! entries of CSC and COO. Every upload checks this first ([`check_fits_32`]) and returns
 //! [`LoopsError::TooLarge`], with the counts, before it allocates anything, on the host or the device.
+//! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`crate::wide`]).
 
 use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::TileSetShape;

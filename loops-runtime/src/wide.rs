@@ -31,7 +31,11 @@ pub fn check_memory(
     free_bytes: u64,
     total_bytes: u64,
 ) -> Result<()> {
-    if needed_bytes.saturating_add(MEMORY_RESERVE_BYTES) <= free_bytes {
+    // A sum that overflows does not fit any device.
+    if needed_bytes
+        .checked_add(MEMORY_RESERVE_BYTES)
+        .is_some_and(|n| n <= free_bytes)
+    {
         return Ok(());
     }
     Err(LoopsError::NotEnoughMemory {
@@ -299,10 +303,33 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let text = e.to_string();
-        assert!(text.contains("uploading y needs 20.0 GiB"), "{text}");
-        assert!(text.contains("20.0 GiB is free"), "{text}");
+        assert!(
+            text.contains("uploading y needs 21474836480 bytes (20.0 GiB)"),
+            "{text}"
+        );
+        assert!(text.contains("(20.0 GiB) is free"), "{text}");
         // No overflow at the extremes.
         assert!(check_memory("x", u64::MAX, u64::MAX, u64::MAX).is_err());
+    }
+
+    #[test]
+    fn refusal_names_kernel_schedule_and_what_to_use() {
+        let e = crate::launch::wide_unsupported(
+            "spmv",
+            "merge_path (8 items per thread)",
+            "a",
+            2_200_000_000,
+            "this schedule keeps atom positions in 32-bit prefix sums",
+        );
+        let text = e.to_string();
+        for part in [
+            "kernel `spmv`",
+            "merge_path",
+            "`a`, a tile set of 2200000000 atoms",
+            "thread, group, warp, block and auto",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
     }
 
     #[test]

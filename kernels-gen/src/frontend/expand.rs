@@ -889,3 +889,52 @@ fn rust_expr(e: &Expr) -> String {
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(attr: &str, body: &str) -> String {
+        expand(attr.parse().unwrap(), body.parse().unwrap()).to_string()
+    }
+
+    const SPMV: &str = "pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
+        for row in a.tiles() {
+            let mut sum = 0.0;
+            for nz in a.atoms(row) { sum += a.values[nz] * x[a.col_indices[nz] as usize]; }
+            y[row] = sum;
+        }
+    }";
+
+    /// A tile-mapped schedule takes a wide set with its `__wide` entries; a carry schedule and
+    /// `lrb` refuse it with `WideUnsupported` before anything is launched; a body that reads the
+    /// offsets refuses it under every schedule.
+    #[test]
+    fn wide_sets_are_launched_or_refused_before_launch() {
+        let thread = expanded("schedule = \"thread\"", SPMV);
+        assert!(thread.contains("ENTRIES_WIDE") && thread.contains("spmv__f32__wide"));
+        assert!(!thread.contains("wide_unsupported"));
+        for schedule in ["merge_path", "work_oriented", "split", "lrb"] {
+            let tokens = expanded(&format!("schedule = \"{schedule}\""), SPMV);
+            assert!(!tokens.contains("CUDA_SOURCE_WIDE"), "{schedule}");
+            let refusal = tokens.find("wide_unsupported").expect(schedule);
+            // The refusal comes before the launch.
+            assert!(
+                refusal < tokens.find("gpu . launch").expect(schedule),
+                "{schedule}"
+            );
+            assert!(tokens.contains("32-bit prefix sums"), "{schedule}");
+        }
+        let auto = expanded("schedule = \"auto\"", SPMV);
+        assert!(auto.contains("choose_wide") && auto.contains("spmv_group32__f32__wide"));
+        let reads_offsets = "pub fn lens(a: Offsets, out: &mut [u32]) {
+            for t in a.tiles() {
+                let n = a.offsets[t + 1] - a.offsets[t];
+                for i in a.atoms(t) { out[i] = n as u32; }
+            }
+        }";
+        let tokens = expanded("schedule = \"warp\"", reads_offsets);
+        assert!(!tokens.contains("CUDA_SOURCE_WIDE"));
+        assert!(tokens.contains("reads the tile offsets"));
+    }
+}
