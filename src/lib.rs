@@ -40,7 +40,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use loops_runtime::formats::subset_shape;
-    pub use loops_runtime::launch::{check_len, checked_mode, KernelArgs, KernelSpec};
+    pub use loops_runtime::launch::{
+        check_len, checked_mode, wide_unsupported, KernelArgs, KernelSpec,
+    };
     pub use loops_runtime::schedule::auto::{choose as choose_schedule, TileStats};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
 

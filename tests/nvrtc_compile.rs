@@ -189,3 +189,104 @@ fn binning_kernels_compile_for_sm90() {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");
     }
 }
+
+/// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms), plain and
+/// checked: every tile-mapped schedule and `auto` of the CSR, frontier and graph kernels, each
+/// with its `__wide` entry points.
+#[test]
+fn wide_variants_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip("NVRTC compile of the 64-bit-offsets kernels") else {
+        return;
+    };
+    macro_rules! wide {
+        ($kernel:ident :: $schedule:ident, $generic:expr) => {
+            [
+                (
+                    concat!(stringify!($kernel), "/", stringify!($schedule)),
+                    kernels::$kernel::$schedule::$kernel::CUDA_SOURCE_WIDE,
+                    $generic,
+                ),
+                (
+                    concat!(stringify!($kernel), "/", stringify!($schedule), " checked"),
+                    kernels::$kernel::$schedule::$kernel::CUDA_SOURCE_WIDE_CHECKED,
+                    $generic,
+                ),
+            ]
+        };
+    }
+    let all = [
+        wide!(spmv::thread, true),
+        wide!(spmv::group2, true),
+        wide!(spmv::warp, true),
+        wide!(spmv::group64, true),
+        wide!(spmv::block, true),
+        wide!(spmv_frontier::thread, true),
+        wide!(spmv_frontier::warp, true),
+        wide!(spmm::group64, true),
+        wide!(sssp::thread, false),
+        wide!(sssp::group2, false),
+        wide!(sssp::warp, false),
+        wide!(sssp::group64, false),
+        wide!(sssp::block, false),
+        wide!(bfs::warp, false),
+    ];
+    let autos = [
+        (
+            "spmv/auto",
+            kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE,
+            "spmv",
+            true,
+        ),
+        (
+            "sssp/auto",
+            kernels::sssp::auto::sssp::CUDA_SOURCE_WIDE,
+            "sssp",
+            false,
+        ),
+    ];
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    let entry = |stem: &str, generic: bool| -> Vec<String> {
+        if generic {
+            vec![
+                format!(".entry {stem}__f32__wide("),
+                format!(".entry {stem}__f64__wide("),
+            ]
+        } else {
+            vec![format!(".entry {stem}__wide(")]
+        }
+    };
+    for (what, source, generic) in all.into_iter().flatten() {
+        let kernel = what.split('/').next().expect("a name");
+        match compile_ptx(kernel, source, Arch::SM_90) {
+            Ok(ptx) => {
+                for e in entry(kernel, generic) {
+                    assert!(ptx.contains(&e), "{what}: no `{e}` in the PTX");
+                }
+                compiled += 1;
+            }
+            Err(e) => failures.push(format!("{what}: {e}")),
+        }
+    }
+    for (what, source, kernel, generic) in autos {
+        match compile_ptx(kernel, source, Arch::SM_90) {
+            Ok(ptx) => {
+                for stem in ["thread", "group2", "group4", "group32", "group64"] {
+                    for e in entry(&format!("{kernel}_{stem}"), generic) {
+                        assert!(ptx.contains(&e), "{what}: no `{e}` in the PTX");
+                    }
+                }
+                assert!(!ptx.contains("merge_path"), "{what}: a carry candidate");
+                compiled += 1;
+            }
+            Err(e) => failures.push(format!("{what}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(compiled, 2 * 14 + 2);
+}

@@ -156,3 +156,44 @@ fn graph_kernels_under_every_frontier_schedule() {
     }
     assert_eq!(count, 2 * 10);
 }
+
+/// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms): separate sources,
+/// so the 32-bit ones above are unchanged. Only the tile loop's set's atom count and offsets, and
+/// the atom variable, become `long long`; the entry points are named `..__wide`.
+#[test]
+fn wide_variants() {
+    let thread = kernels::spmv::thread::spmv::CUDA_SOURCE_WIDE;
+    assert!(thread.contains(
+        "spmv__f32__wide(const int a_rows, const int a_cols, const long long a_nnz, \
+         const long long* __restrict__ a_offsets, const int* __restrict__ a_indices"
+    ));
+    assert!(thread.contains("for (long long nz = a_offsets[row], loops_end1 = a_offsets[row + 1];"));
+    insta::assert_snapshot!("spmv__thread__wide", thread);
+    let warp = kernels::spmv::warp::spmv::CUDA_SOURCE_WIDE;
+    assert!(warp.contains("for (long long nz = a_offsets[row] + (long long)loops_lane,"));
+    // The frontier's graph: `g`'s offsets widen, the list and every slice stay as they are.
+    let sssp = kernels::sssp::group64::sssp::CUDA_SOURCE_WIDE;
+    assert!(sssp.contains("sssp__wide(const int g_rows, const long long g_nnz, const long long* __restrict__ g_offsets"));
+    insta::assert_snapshot!("sssp__group64__wide", sssp);
+    // `auto` keeps its tile-mapped candidates (not the merge path) for a wide set.
+    let schedules: Vec<String> = kernels::spmv::auto::spmv::CANDIDATES_WIDE
+        .iter()
+        .map(|c| c.short_name())
+        .collect();
+    assert_eq!(
+        schedules,
+        ["thread", "group2", "group4", "group32", "group64"]
+    );
+    assert!(!kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE.contains("merge_path"));
+    // A skewed wide set (one row far longer than the mean) takes the widest group, not the merge
+    // path.
+    let skewed = loops::__private::TileStats {
+        tiles: 1 << 26,
+        atoms: 3 << 30,
+        max_tile_atoms: 1 << 20,
+    };
+    let pick = kernels::spmv::auto::spmv::choose_wide(&skewed);
+    assert_eq!(schedules[pick], "group64");
+    // The checked variant checks the wide atom positions too.
+    assert!(kernels::spmv::thread::spmv::CUDA_SOURCE_WIDE_CHECKED.contains("spmv__f64__wide("));
+}

@@ -18,24 +18,41 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
     if kernel.config.schedule == Schedule::Lrb {
         return emit_lrb(kernel);
     }
-    let (source, scratch_slots_per_block) = emit_variant(kernel, false)?;
-    let (checked_source, _) = emit_variant(kernel, true)?;
+    let (source, scratch_slots_per_block) = emit_variant(kernel, false, false)?;
+    let (checked_source, _) = emit_variant(kernel, true, false)?;
+    let wide = if kernel.has_wide_variant() {
+        Some(WideSources {
+            source: emit_variant(kernel, false, true)?.0,
+            checked_source: emit_variant(kernel, true, true)?.0,
+            candidates: Vec::new(),
+        })
+    } else {
+        None
+    };
     Ok(Emitted {
         source,
         checked_source,
         scratch_slots_per_block,
         fault_sites: fault_sites(kernel),
         candidates: Vec::new(),
+        wide,
     })
 }
 
-fn emit_variant(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
-    let mut out = header(kernel, &kernel.config.describe());
+/// The note the header of a 64-bit-offsets source carries after the schedule.
+const WIDE_NOTE: &str = "; 64-bit tile offsets: entry points `..__wide`";
+
+fn emit_variant(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32)> {
+    let mut describe = kernel.config.describe();
+    if wide {
+        describe.push_str(WIDE_NOTE);
+    }
+    let mut out = header(kernel, &describe);
     out.push_str(PRELUDE);
     if checked {
         out.push_str(CHECKED_PRELUDE);
     }
-    let (body, slots) = emit_body(kernel, checked)?;
+    let (body, slots) = emit_body(kernel, checked, wide)?;
     out.push_str(&body);
     Ok((out, slots))
 }
@@ -50,7 +67,7 @@ fn header(kernel: &Kernel, schedule: &str) -> String {
 
 /// The body template and the entry points of one kernel under its schedule, and the scratch slots
 /// per block it needs.
-fn emit_body(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
+fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32)> {
     let lowering = crate::schedule::lowering(&kernel.config);
     lowering.check(kernel)?;
     let mut cx = Cx {
@@ -62,6 +79,7 @@ fn emit_body(kernel: &Kernel, checked: bool) -> DResult<(String, u32)> {
         guard: None,
         scratch_slots_per_block: 0,
         checked,
+        wide,
         line: 0,
     };
     cx.body_template()?;
@@ -112,7 +130,8 @@ fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
             .collect::<Vec<_>>()
             .join("; ")
     );
-    emit_candidates(kernel, &kernels, &describe)
+    // `lrb` keeps atom positions in 32-bit bins and prefix sums: no wide variant.
+    emit_candidates(kernel, &kernels, &describe, false)
 }
 
 /// `schedule = "auto"`: the kernel under every candidate its body can be lowered under, in one
@@ -130,12 +149,56 @@ fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
     }
     let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
     let describe = format!("auto: {}", names.join(", "));
-    emit_candidates(kernel, &kernels, &describe)
+    emit_candidates(kernel, &kernels, &describe, true)
 }
 
 /// Several variants of `kernel` (`kernels`, each named and configured) in one source, plain and
-/// checked, and what the wrapper needs to launch each.
-fn emit_candidates(kernel: &Kernel, kernels: &[Kernel], describe: &str) -> DResult<Emitted> {
+/// checked, and what the wrapper needs to launch each. With `wide`, also the sources of the
+/// variants that have a 64-bit-offsets instantiation (if any do).
+fn emit_candidates(
+    kernel: &Kernel,
+    kernels: &[Kernel],
+    describe: &str,
+    wide: bool,
+) -> DResult<Emitted> {
+    let (source, checked_source, candidates) = candidate_sources(kernel, kernels, describe, false)?;
+    let wide_kernels: Vec<Kernel> = kernels
+        .iter()
+        .filter(|k| wide && k.has_wide_variant())
+        .cloned()
+        .collect();
+    let wide = if wide_kernels.is_empty() {
+        None
+    } else {
+        // Only `auto` asks for wide candidates: its header names those the source holds.
+        let names: Vec<String> = wide_kernels.iter().map(|k| k.config.short_name()).collect();
+        let describe = format!("auto: {}{WIDE_NOTE}", names.join(", "));
+        let (source, checked_source, candidates) =
+            candidate_sources(kernel, &wide_kernels, &describe, true)?;
+        Some(WideSources {
+            source,
+            checked_source,
+            candidates,
+        })
+    };
+    Ok(Emitted {
+        source,
+        checked_source,
+        scratch_slots_per_block: 0,
+        // The variants' parameters (`lrb` adds its list), which every variant shares.
+        fault_sites: fault_sites(kernels.first().unwrap_or(kernel)),
+        candidates,
+        wide,
+    })
+}
+
+/// The plain and checked sources of `kernels` in one source each, and the candidates they hold.
+fn candidate_sources(
+    kernel: &Kernel,
+    kernels: &[Kernel],
+    describe: &str,
+    wide: bool,
+) -> DResult<(String, String, Vec<Candidate>)> {
     let mut sources = Vec::new();
     let mut candidates = Vec::new();
     for checked in [false, true] {
@@ -149,7 +212,7 @@ fn emit_candidates(kernel: &Kernel, kernels: &[Kernel], describe: &str) -> DResu
                 "// ---- candidate: {} ----\n",
                 k.config.describe()
             ));
-            let (body, slots) = emit_body(k, checked)?;
+            let (body, slots) = emit_body(k, checked, wide)?;
             out.push_str(&body);
             if !checked {
                 candidates.push(Candidate {
@@ -163,14 +226,7 @@ fn emit_candidates(kernel: &Kernel, kernels: &[Kernel], describe: &str) -> DResu
     }
     let checked_source = sources.pop().unwrap_or_default();
     let source = sources.pop().unwrap_or_default();
-    Ok(Emitted {
-        source,
-        checked_source,
-        scratch_slots_per_block: 0,
-        // The variants' parameters (`lrb` adds its list), which every variant shares.
-        fault_sites: fault_sites(kernels.first().unwrap_or(kernel)),
-        candidates,
-    })
+    Ok((source, checked_source, candidates))
 }
 
 /// One schedule an `auto` kernel was emitted under.
@@ -217,6 +273,21 @@ pub struct Emitted {
     /// For `schedule = "auto"`: the candidates `source` holds, each with its own entry points and
     /// scratch (empty for any other schedule).
     pub candidates: Vec<Candidate>,
+    /// The 64-bit-offsets instantiation, for tile sets of more than `i32::MAX` atoms, where the
+    /// kernel has one ([`Kernel::has_wide_variant`]). A separate source, compiled only when a wide
+    /// tile set is launched, so the 32-bit source (and its compile time) is what it was.
+    pub wide: Option<WideSources>,
+}
+
+/// The 64-bit-offsets sources of a kernel: the tile loop's set takes `long long` atom counts and
+/// offsets, atom positions are `long long`, entry points are named [`wide_entry_name`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WideSources {
+    pub source: String,
+    pub checked_source: String,
+    /// For `auto`: the candidates that have a wide instantiation, in `source` (a subset of
+    /// [`Emitted::candidates`], in the same order).
+    pub candidates: Vec<Candidate>,
 }
 
 /// Emission state, handed to the schedule's lowering for the parts it writes.
@@ -233,6 +304,8 @@ pub struct Cx<'a> {
     pub scratch_slots_per_block: u32,
     /// Emitting the bounds-checked variant.
     checked: bool,
+    /// Emitting the 64-bit-offsets instantiation ([`Emitted::wide`]).
+    wide: bool,
     /// The Rust line of the statement being emitted, for the checked variant's fault records.
     line: usize,
 }
@@ -264,6 +337,16 @@ impl<'a> Cx<'a> {
         format!("loops_{stem}{}", self.fresh)
     }
 
+    /// The C type of atom positions and of the tile loop's set's offsets: `int`, or `long long` in
+    /// the 64-bit-offsets instantiation. Schedules spell atom loop variables with it.
+    pub fn offset_type(&self) -> &'static str {
+        if self.wide {
+            "long long"
+        } else {
+            "int"
+        }
+    }
+
     /// Points what follows at a line of the user's Rust file.
     pub fn line_directive(&mut self, line: usize) {
         if line > 0 {
@@ -284,12 +367,19 @@ impl<'a> Cx<'a> {
             }
         };
         let mut parts = Vec::new();
+        let loop_set = self.kernel.loop_set();
         for p in &self.kernel.params {
             let n = &p.name;
             match &p.kind {
                 ParamKind::TileSet { format, elem } => {
+                    // Only the tile loop's set is wide: its atom count and offsets.
+                    let wide = self.wide && n == loop_set;
                     for part in format.cuda_parts() {
                         parts.push(match *part {
+                            "nnz" if wide => format!("const long long {n}_nnz"),
+                            "offsets" if wide => {
+                                format!("const long long* __restrict__ {n}_offsets")
+                            }
                             "rows" | "cols" | "nnz" => format!("const int {n}_{part}"),
                             "values" => format!(
                                 "const {}* __restrict__ {n}_values",
@@ -433,9 +523,13 @@ impl<'a> Cx<'a> {
             }
             _ => k.config.block_size.to_string(),
         };
+        let entry = if self.wide {
+            wide_entry_name(&inst.entry)
+        } else {
+            inst.entry.clone()
+        };
         self.open(format!(
-            "extern \"C\" __global__ void __launch_bounds__({bounds}) {}({params})",
-            inst.entry
+            "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
         ));
         let args = self.arg_list();
         self.line(format!("{}_body{targs}({args});", k.name));

@@ -25,6 +25,50 @@ impl Kernel {
         self.params.iter().find(|p| p.name == name)
     }
 
+    /// The tile-set parameter the tile loop runs over (for a subset, the set it is a subset of).
+    pub fn loop_set(&self) -> &str {
+        match &self.body.subset {
+            Some(sub) => &sub.set,
+            None => &self.body.set,
+        }
+    }
+
+    /// Whether the kernel gets a second instantiation with 64-bit tile offsets (the `__wide` entry
+    /// points), for tile sets of more than `i32::MAX` atoms: under a schedule that supports it
+    /// ([`crate::schedule::Schedule::supports_wide_offsets`]), over a format the runtime uploads
+    /// wide (CSR, `Offsets`), and for a body that does not read the offsets array itself (the
+    /// language types its elements `i32`, which a wide offset would not fit).
+    pub fn has_wide_variant(&self) -> bool {
+        let set = self.loop_set();
+        let format_ok = self.params.iter().any(|p| {
+            p.name == set
+                && matches!(
+                    p.kind,
+                    ParamKind::TileSet {
+                        format: Format::Csr | Format::Offsets,
+                        ..
+                    }
+                )
+        });
+        if !format_ok || !self.config.schedule.supports_wide_offsets() {
+            return false;
+        }
+        let mut reads_offsets = false;
+        let _ = crate::analysis::visit_stmts(&self.body.body, &mut |s| {
+            crate::analysis::stmt_exprs(s, &mut |e| {
+                reads_offsets |= matches!(
+                    &e.kind,
+                    ExprKind::Index {
+                        base: Indexed::SetArray { array, .. },
+                        ..
+                    } if array.is_offsets()
+                );
+            });
+            Ok(())
+        });
+        !reads_offsets
+    }
+
     /// Whether the entry points take `loops_subset_offsets`: a tile subset under a schedule that
     /// partitions atoms (work_oriented, merge_path) needs the prefix sum of its tiles' sizes, which the
     /// runtime computes on the GPU before each launch.
@@ -75,6 +119,11 @@ pub fn entry_name(kernel: &str, types: &[&str]) -> String {
     } else {
         format!("{kernel}__{}", types.join("_"))
     }
+}
+
+/// The entry point of the 64-bit-offsets instantiation of `entry` (`spmv__f32__wide`).
+pub fn wide_entry_name(entry: &str) -> String {
+    format!("{entry}__wide")
 }
 
 /// One entry point of a kernel.

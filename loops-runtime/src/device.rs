@@ -532,10 +532,32 @@ impl Gpu {
         })
     }
 
-    /// Checks `m` and uploads it as a CSR matrix with 32-bit offsets and indices.
-    /// A matrix too large for 32-bit offsets and indices is [`LoopsError::TooLarge`], before anything
-    /// is allocated.
+    /// Checks `m` and uploads it as a CSR matrix with 32-bit indices and 32-bit offsets, or 64-bit
+    /// offsets when it has more than `i32::MAX` nonzeros (CSR storage only; its column indices
+    /// are then converted to `i32` on the host: for matrices that large,
+    /// [`Gpu::upload_csr_parts`] takes 4-byte indices with no copy). Rows or columns beyond
+    /// `i32::MAX`, or a wide matrix in CSC storage, are [`LoopsError::TooLarge`], before anything is
+    /// allocated.
     pub fn upload_csr<T: Float>(&self, m: &sprs::CsMat<T>) -> Result<DeviceCsr<T>> {
+        if crate::wide::needs_wide(m.nnz()) && m.is_csr() {
+            crate::formats::check_fits_32("Csr", m.rows(), m.cols(), 0)?;
+            let indptr = m.indptr();
+            let (first, last) = match m.rows() {
+                0 => (0, 0),
+                r => (
+                    indptr.outer_inds_sz(0).start,
+                    indptr.outer_inds_sz(r - 1).end,
+                ),
+            };
+            let offsets = indptr.to_proper();
+            return self.upload_csr_parts(
+                m.rows(),
+                m.cols(),
+                &offsets,
+                &m.indices()[first..last],
+                &m.data()[first..last],
+            );
+        }
         crate::formats::check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         let host = crate::host::Csr32::from_sprs(m)?;
         let sizes = crate::formats::tile_sizes(&host.offsets);
@@ -547,6 +569,7 @@ impl Gpu {
             sizes,
             cache: TileSetCache::new(&offsets),
             offsets,
+            wide_offsets: None,
             indices: self.upload(&host.indices)?,
             values: self.upload(&host.values)?,
         })
@@ -895,18 +918,21 @@ impl<T> fmt::Debug for DeviceBuffer<T> {
 }
 
 /// A CSR matrix in device memory: `rows + 1` offsets, and `nnz` column indices and values (32-bit
-/// offsets and indices).
+/// indices; 32-bit offsets, or 64-bit ones when `nnz` exceeds `i32::MAX`: see [`crate::wide`]).
 pub struct DeviceCsr<T> {
-    rows: usize,
-    cols: usize,
-    nnz: usize,
+    pub(crate) rows: usize,
+    pub(crate) cols: usize,
+    pub(crate) nnz: usize,
     /// Sizes counted on upload: `schedule = "auto"` and `"split"` look at them.
-    sizes: crate::formats::TileSizes,
+    pub(crate) sizes: crate::formats::TileSizes,
     /// What `split` and `lrb` compute from the offsets, kept for later launches.
-    cache: TileSetCache,
-    offsets: DeviceBuffer<i32>,
-    indices: DeviceBuffer<i32>,
-    values: DeviceBuffer<T>,
+    pub(crate) cache: TileSetCache,
+    /// The 32-bit offsets; empty when the matrix is wide.
+    pub(crate) offsets: DeviceBuffer<i32>,
+    /// The 64-bit offsets of a matrix of more than `i32::MAX` nonzeros.
+    pub(crate) wide_offsets: Option<DeviceBuffer<i64>>,
+    pub(crate) indices: DeviceBuffer<i32>,
+    pub(crate) values: DeviceBuffer<T>,
 }
 
 impl<T> DeviceCsr<T> {
@@ -948,9 +974,19 @@ impl<T> DeviceCsr<T> {
         }
     }
 
-    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
+    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`). Empty for a wide matrix
+    /// ([`DeviceCsr::is_wide`]), whose offsets are [`DeviceCsr::wide_offsets`].
     pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets
+    }
+    /// Whether the matrix has more than `i32::MAX` nonzeros and so 64-bit offsets: kernels launch
+    /// their 64-bit-offsets instantiation on it, or refuse it (see [`crate::wide`]).
+    pub fn is_wide(&self) -> bool {
+        self.wide_offsets.is_some()
+    }
+    /// The 64-bit offsets of a wide matrix (`None` for a 32-bit one).
+    pub fn wide_offsets(&self) -> Option<&DeviceBuffer<i64>> {
+        self.wide_offsets.as_ref()
     }
     /// The pieces `schedule = "split"` cuts rows into, unless the attribute says.
     pub fn split_mdt(&self) -> u64 {

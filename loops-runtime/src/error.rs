@@ -87,16 +87,45 @@ pub enum LoopsError {
         line: u64,
     },
 
-    /// A tile set too large for the device formats, whose offsets and indices are 32-bit (64-bit
-    /// offsets are not implemented). Returned by every upload before anything is allocated. For an
-    /// `Offsets` layout, `rows` counts its tiles, `cols` is 0 and `nnz` counts its atoms.
-    #[error("{format} with {rows} rows, {cols} columns and {nnz} stored entries does not fit the device format: its {what} exceeds i32::MAX = {max} (offsets and indices are 32-bit)", max = i32::MAX)]
+    /// A tile set too large for the device format. Indices, rows and columns are 32-bit in every
+    /// format; CSR matrices and `Offsets` layouts take more than `i32::MAX` atoms with 64-bit
+    /// offsets (see [`crate::wide`]), CSC and COO do not. Returned by every upload before anything
+    /// is allocated. For an `Offsets` layout, `rows` counts its tiles, `cols` is 0 and `nnz` counts
+    /// its atoms.
+    #[error("{format} with {rows} rows, {cols} columns and {nnz} stored entries does not fit the device format: its {what} exceeds i32::MAX = {max} (indices are 32-bit; only CSR and Offsets take 64-bit offsets for more entries)", max = i32::MAX)]
     TooLarge {
         format: &'static str,
         rows: usize,
         cols: usize,
         nnz: usize,
         what: crate::host::Dimension,
+    },
+
+    /// A tile set of more than `i32::MAX` atoms (64-bit offsets) given to a kernel that has no
+    /// 64-bit-offsets instantiation: a schedule that keeps atom positions in 32-bit prefix sums
+    /// (`work_oriented`, `merge_path`, `split`, `lrb`), a body that reads the offsets array, or a
+    /// second tile-set parameter. Returned before anything is launched.
+    #[error("kernel `{kernel}` (schedule {schedule}) cannot run on `{param}`, a tile set of {atoms} atoms: more than i32::MAX = {max} needs 64-bit offsets, and {why}; the schedules thread, group, warp, block and auto take 64-bit offsets", max = i32::MAX)]
+    WideUnsupported {
+        kernel: String,
+        schedule: String,
+        param: String,
+        atoms: usize,
+        why: String,
+    },
+
+    /// An upload that does not fit the device's free memory, found before allocating anything
+    /// (see [`crate::wide::check_memory`]). Nothing was allocated.
+    #[error("{what} needs {needed} of device memory but {free} is free (of {total}; {reserve} kept for kernels and scratch)",
+        needed = bytes_text(*needed_bytes),
+        free = bytes_text(*free_bytes),
+        total = bytes_text(*total_bytes),
+        reserve = bytes_text(crate::wide::MEMORY_RESERVE_BYTES))]
+    NotEnoughMemory {
+        what: String,
+        needed_bytes: u64,
+        free_bytes: u64,
+        total_bytes: u64,
     },
 
     /// The list of a tile subset (`a.tiles_in(list)`) has more entries than a launch indexes with

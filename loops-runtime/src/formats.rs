@@ -19,9 +19,10 @@
 //! kept as separate atoms (a kernel summing into its row adds them, as COO means). Nothing is merged
 //! or dropped, so [`Gpu::download_coo`] gives back the same triplets, in row order.
 //!
-//! **Sizes.** Offsets and indices are 32-bit: rows, columns and stored entries must each be at most
-//! `i32::MAX`. Every upload checks this first ([`check_fits_32`]) and returns
+//! **Sizes.** Indices are 32-bit: rows and columns must each be at most `i32::MAX`, and so must the
+//! entries of CSC and COO. Every upload checks this first ([`check_fits_32`]) and returns
 //! [`LoopsError::TooLarge`], with the counts, before it allocates anything, on the host or the device.
+//! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`crate::wide`]).
 
 use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::TileSetShape;
@@ -234,7 +235,7 @@ impl<T: Copy> Coo32<T> {
         if row_inds.len() != values.len() || col_inds.len() != values.len() {
             return Err(MatrixError::NnzMismatch {
                 rows,
-                last: to_i32(values.len()),
+                last: values.len() as i64,
                 indices: row_inds.len().min(col_inds.len()),
                 values: values.len(),
             }
@@ -245,7 +246,7 @@ impl<T: Copy> Coo32<T> {
                 return Err(MatrixError::IndexOutOfRange {
                     position: k,
                     row: r,
-                    value: r.min(i32::MAX as usize) as i32,
+                    value: r as i64,
                     cols: rows,
                 }
                 .into());
@@ -254,7 +255,7 @@ impl<T: Copy> Coo32<T> {
                 return Err(MatrixError::IndexOutOfRange {
                     position: k,
                     row: r,
-                    value: c.min(i32::MAX as usize) as i32,
+                    value: c as i64,
                     cols,
                 }
                 .into());
@@ -372,6 +373,21 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
     let tiles = offsets.len().saturating_sub(1);
     let atoms = offsets.last().copied().unwrap_or(0);
     check_fits_32("Offsets", tiles, 0, atoms)?;
+    check_layout(offsets)?;
+    Ok(offsets.iter().map(|&o| to_i32(o)).collect())
+}
+
+/// [`checked_offsets`] for a layout of more than `i32::MAX` atoms (tiles still within
+/// `i32::MAX`): the same checks, the offsets as `i64`.
+pub fn checked_wide_offsets(offsets: &[usize]) -> Result<Vec<i64>> {
+    let tiles = offsets.len().saturating_sub(1);
+    check_fits_32("Offsets", tiles, 0, 0)?;
+    check_layout(offsets)?;
+    Ok(offsets.iter().map(|&o| o as i64).collect())
+}
+
+/// At least one offset, the first 0, non-decreasing.
+fn check_layout(offsets: &[usize]) -> Result<()> {
     if offsets.is_empty() {
         return Err(MatrixError::OffsetsLength {
             rows: 0,
@@ -382,7 +398,7 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
     }
     if offsets[0] != 0 {
         return Err(MatrixError::FirstOffset {
-            value: offsets[0].min(i32::MAX as usize) as i32,
+            value: offsets[0] as i64,
         }
         .into());
     }
@@ -390,13 +406,13 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
         if w[1] < w[0] {
             return Err(MatrixError::OffsetsDecrease {
                 position: i + 1,
-                value: to_i32(w[1]),
-                previous: to_i32(w[0]),
+                value: w[1] as i64,
+                previous: w[0] as i64,
             }
             .into());
         }
     }
-    Ok(offsets.iter().map(|&o| to_i32(o)).collect())
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,7 +442,12 @@ fn longest_run_of_zeros(sizes: impl Iterator<Item = u64>) -> u64 {
 
 /// [`TileSizes`] of checked (non-decreasing) offsets.
 pub(crate) fn tile_sizes(offsets: &[i32]) -> TileSizes {
-    let sizes = || offsets.windows(2).map(|w| (w[1] - w[0]) as u64);
+    tile_sizes_of(offsets.len(), |i| offsets[i] as u64)
+}
+
+/// [`TileSizes`] of `len` checked offsets, the `i`-th given by `offset(i)` (any width).
+pub(crate) fn tile_sizes_of(len: usize, offset: impl Fn(usize) -> u64) -> TileSizes {
+    let sizes = || (1..len).map(|i| offset(i) - offset(i - 1));
     TileSizes {
         longest: sizes().max().unwrap_or(0),
         longest_empty_run: longest_run_of_zeros(sizes()),
@@ -467,7 +488,10 @@ pub struct DeviceOffsets {
     atoms: usize,
     sizes: TileSizes,
     cache: TileSetCache,
+    /// The 32-bit offsets; empty when the layout is wide.
     offsets: DeviceBuffer<i32>,
+    /// The 64-bit offsets of a layout of more than `i32::MAX` atoms (see [`crate::wide`]).
+    wide_offsets: Option<DeviceBuffer<i64>>,
 }
 
 macro_rules! matrix_sizes {
@@ -513,6 +537,11 @@ macro_rules! matrix_sizes {
             }
             pub fn values(&self) -> &DeviceBuffer<T> {
                 &self.values
+            }
+            /// Always false: this format has 32-bit offsets only (its uploads refuse more than
+            /// `i32::MAX` entries).
+            pub fn is_wide(&self) -> bool {
+                false
             }
         }
 
@@ -590,12 +619,21 @@ impl DeviceOffsets {
             longest_empty_run: self.sizes.longest_empty_run,
         }
     }
-    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`).
+    /// The tile offsets: `offsets()` (every tile set has `tile_offsets()`). Empty for a wide
+    /// layout, whose offsets are [`DeviceOffsets::wide_offsets`].
     pub fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets
     }
     pub fn offsets(&self) -> &DeviceBuffer<i32> {
         &self.offsets
+    }
+    /// Whether the layout has more than `i32::MAX` atoms and so 64-bit offsets.
+    pub fn is_wide(&self) -> bool {
+        self.wide_offsets.is_some()
+    }
+    /// The 64-bit offsets of a wide layout (`None` for a 32-bit one).
+    pub fn wide_offsets(&self) -> Option<&DeviceBuffer<i64>> {
+        self.wide_offsets.as_ref()
     }
 }
 
@@ -651,7 +689,29 @@ impl Gpu {
     }
 
     /// Uploads a tile layout given by `offsets` (`tiles + 1` entries, from 0, non-decreasing).
+    /// More than `i32::MAX` atoms get 64-bit offsets (tiles stay within `i32::MAX`), after a
+    /// check of the device's free memory.
     pub fn upload_offsets(&self, offsets: &[usize]) -> Result<DeviceOffsets> {
+        if offsets
+            .last()
+            .is_some_and(|&atoms| crate::wide::needs_wide(atoms))
+        {
+            let checked = checked_wide_offsets(offsets)?;
+            let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
+            self.check_memory(
+                &format!("uploading the 64-bit offsets of {tiles} tiles"),
+                (checked.len() * 8) as u64,
+            )?;
+            let narrow = DeviceBuffer::empty();
+            return Ok(DeviceOffsets {
+                tiles,
+                atoms,
+                sizes: tile_sizes_of(checked.len(), |i| checked[i] as u64),
+                cache: TileSetCache::new(&narrow),
+                offsets: narrow,
+                wide_offsets: Some(self.upload(&checked)?),
+            });
+        }
         let checked = checked_offsets(offsets)?;
         let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
         let offsets = self.upload(&checked)?;
@@ -661,11 +721,16 @@ impl Gpu {
             sizes: tile_sizes(&checked),
             cache: TileSetCache::new(&offsets),
             offsets,
+            wide_offsets: None,
         })
     }
 
-    /// Downloads a device CSR matrix as a sprs `CsMat` (CSR storage).
+    /// Downloads a device CSR matrix as a sprs `CsMat` (CSR storage). A wide matrix (more than
+    /// `i32::MAX` nonzeros) is [`LoopsError::TooLarge`]: download its buffers instead.
     pub fn download_csr<T: Float>(&self, m: &DeviceCsr<T>) -> Result<CsMat<T>> {
+        if m.is_wide() {
+            check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
+        }
         let offsets = self.download_offsets(m.offsets(), m.rows())?;
         let indices = self.download(m.indices())?;
         let values = self.download(m.values())?;
@@ -741,12 +806,21 @@ impl<'a> KernelArgs<'a> {
         self
     }
 
-    /// An offsets layout: tiles, atoms (`int`), offsets.
+    /// An offsets layout: tiles, atoms (`int`), offsets; a wide one, atoms as `long long` and its
+    /// 64-bit offsets (as a kernel's 64-bit-offsets instantiation takes them).
     pub fn offsets(&mut self, m: &'a DeviceOffsets) -> &mut Self {
         let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
         self.push_value(int(m.tiles), Param::Csr("int rows (tiles)"));
-        self.push_value(int(m.atoms), Param::Csr("int nnz (atoms)"));
-        self.push_buffer(&m.offsets, Param::Csr("const int* offsets"));
+        match &m.wide_offsets {
+            Some(wide) => {
+                self.push_value(m.atoms as i64, Param::Csr("long long nnz (atoms)"));
+                self.push_buffer(wide, Param::Csr("const long long* offsets"));
+            }
+            None => {
+                self.push_value(int(m.atoms), Param::Csr("int nnz (atoms)"));
+                self.push_buffer(&m.offsets, Param::Csr("const int* offsets"));
+            }
+        }
         self
     }
 }

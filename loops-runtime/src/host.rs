@@ -28,7 +28,8 @@ impl fmt::Display for Dimension {
     }
 }
 
-/// A sparse matrix breaks an invariant of the 32-bit CSR format kernels rely on.
+/// A sparse matrix breaks an invariant of the CSR format kernels rely on. Values are `i64` so that
+/// the checks of 64-bit offsets ([`crate::wide`]) report them too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MatrixError {
@@ -50,21 +51,21 @@ pub enum MatrixError {
 
     /// `offsets[0]` must be 0.
     #[error("offsets[0] is {value} but must be 0")]
-    FirstOffset { value: i32 },
+    FirstOffset { value: i64 },
 
     /// Offsets must not decrease (row `position - 1` would have a negative length).
     #[error("offsets decrease at position {position}: offsets[{position}] = {value} < offsets[{}] = {previous}", position - 1)]
     OffsetsDecrease {
         position: usize,
-        value: i32,
-        previous: i32,
+        value: i64,
+        previous: i64,
     },
 
     /// The last offset is the number of nonzeros, which both `indices` and `values` must have.
     #[error("the last offset (offsets[{rows}] = {last}) must equal indices.len() = {indices} and values.len() = {values}")]
     NnzMismatch {
         rows: usize,
-        last: i32,
+        last: i64,
         indices: usize,
         values: usize,
     },
@@ -74,7 +75,7 @@ pub enum MatrixError {
     IndexOutOfRange {
         position: usize,
         row: usize,
-        value: i32,
+        value: i64,
         cols: usize,
     },
 }
@@ -191,14 +192,16 @@ impl<T: Copy> Csr32<T> {
             });
         }
         if offsets[0] != 0 {
-            return Err(MatrixError::FirstOffset { value: offsets[0] });
+            return Err(MatrixError::FirstOffset {
+                value: offsets[0].into(),
+            });
         }
         for (i, w) in offsets.windows(2).enumerate() {
             if w[1] < w[0] {
                 return Err(MatrixError::OffsetsDecrease {
                     position: i + 1,
-                    value: w[1],
-                    previous: w[0],
+                    value: w[1].into(),
+                    previous: w[0].into(),
                 });
             }
         }
@@ -206,7 +209,7 @@ impl<T: Copy> Csr32<T> {
         if last as usize != indices.len() || indices.len() != values.len() {
             return Err(MatrixError::NnzMismatch {
                 rows,
-                last,
+                last: last.into(),
                 indices: indices.len(),
                 values: values.len(),
             });
@@ -219,7 +222,7 @@ impl<T: Copy> Csr32<T> {
                     return Err(MatrixError::IndexOutOfRange {
                         position: start + k,
                         row,
-                        value: c,
+                        value: c.into(),
                         cols,
                     });
                 }

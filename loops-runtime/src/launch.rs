@@ -255,13 +255,23 @@ impl<'a> KernelArgs<'a> {
         self.push_value(b.device_ptr(), what);
     }
 
-    /// A CSR matrix: rows, cols, nnz (`int`), offsets, indices, values (pointers).
+    /// A CSR matrix: rows, cols, nnz (`int`), offsets, indices, values (pointers). A wide matrix
+    /// ([`DeviceCsr::is_wide`]) passes nnz as `long long` and its 64-bit offsets, as the
+    /// 64-bit-offsets instantiation of a kernel takes them.
     pub fn csr<T: Float>(&mut self, m: &'a DeviceCsr<T>) -> &mut Self {
         let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
         self.push_value(int(m.rows()), Param::Csr("int rows"));
         self.push_value(int(m.cols()), Param::Csr("int cols"));
-        self.push_value(int(m.nnz()), Param::Csr("int nnz"));
-        self.push_buffer(m.offsets(), Param::Csr("const int* offsets"));
+        match m.wide_offsets() {
+            Some(wide) => {
+                self.push_value(m.nnz() as i64, Param::Csr("long long nnz"));
+                self.push_buffer(wide, Param::Csr("const long long* offsets"));
+            }
+            None => {
+                self.push_value(int(m.nnz()), Param::Csr("int nnz"));
+                self.push_buffer(m.offsets(), Param::Csr("const int* offsets"));
+            }
+        }
         self.push_buffer(m.indices(), Param::Csr("const int* indices"));
         self.push_buffer(m.values(), Param::CsrValues(T::CUDA_NAME));
         self
@@ -370,6 +380,24 @@ pub fn check_len(kernel: &str, param: &str, len: usize, required: usize, why: &s
         });
     }
     Ok(())
+}
+
+/// [`LoopsError::WideUnsupported`]: what a launch wrapper returns, before launching, for a tile
+/// set of more than `i32::MAX` atoms that its kernel has no 64-bit-offsets instantiation for.
+pub fn wide_unsupported(
+    kernel: &str,
+    schedule: &str,
+    param: &str,
+    atoms: usize,
+    why: &str,
+) -> LoopsError {
+    LoopsError::WideUnsupported {
+        kernel: kernel.to_string(),
+        schedule: schedule.to_string(),
+        param: param.to_string(),
+        atoms,
+        why: why.to_string(),
+    }
 }
 
 /// With `LOOPS_SYNC_LAUNCH=1` every launch waits for its kernel, so a fault is reported by the launch

@@ -17,6 +17,7 @@ pub mod mtx;
 pub mod preprocess;
 pub mod subset;
 pub mod verify;
+pub mod wide;
 
 /// Schedules as the runtime sees them: launch geometry and CPU models.
 pub use kernels_gen::schedule;

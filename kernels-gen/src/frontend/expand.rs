@@ -45,19 +45,23 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let name = &func.sig.ident;
     let name_str = name.to_string();
     // The spec of one plain (unchecked) kernel of the module's `CUDA_SOURCE`.
-    let plain_spec = |config: &TokenStream, slots: u32, param_count: usize| {
-        quote! {
-            ::loops::__private::KernelSpec {
-                name: #name_str,
-                source: CUDA_SOURCE,
-                config: #config,
-                scratch_slots_per_block: #slots,
-                param_count: #param_count,
-                checked: false,
-                fault_sites: &[#(#fault_sites),*],
-                file: #file,
+    let spec_of_source =
+        |source: &TokenStream, config: &TokenStream, slots: u32, param_count: usize| {
+            quote! {
+                ::loops::__private::KernelSpec {
+                    name: #name_str,
+                    source: #source,
+                    config: #config,
+                    scratch_slots_per_block: #slots,
+                    param_count: #param_count,
+                    checked: false,
+                    fault_sites: &[#(#fault_sites),*],
+                    file: #file,
+                }
             }
-        }
+        };
+    let plain_spec = |config: &TokenStream, slots: u32, param_count: usize| {
+        spec_of_source(&quote!(CUDA_SOURCE), config, slots, param_count)
     };
     let docs: Vec<&syn::Attribute> = func
         .attrs
@@ -118,6 +122,44 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         }
     }
     let set = tile_set.expect("the front end checked the tile set is a parameter");
+    // 64-bit offsets: only the tile loop's set may be wide (the wide instantiation widens its
+    // offsets and atom count alone); any other tile-set parameter must be narrow.
+    let set_str = set.to_string();
+    let schedule_desc = kernel.config.describe();
+    let mut narrow_checks: Vec<TokenStream> = kernel
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::TileSet { .. }) && p.name != set_str)
+        .map(|p| {
+            let ident = format_ident!("{}", p.name);
+            let pname = &p.name;
+            quote! {
+                if #ident.is_wide() {
+                    return Err(::loops::__private::wide_unsupported(
+                        #name_str, #schedule_desc, #pname, #ident.num_atoms(),
+                        "only the tile loop's set may have 64-bit offsets",
+                    ));
+                }
+            }
+        })
+        .collect();
+    // Without a wide instantiation, a wide loop set is refused before anything is launched.
+    if emitted.wide.is_none() {
+        let why = if !kernel.config.schedule.supports_wide_offsets() {
+            "this schedule keeps atom positions in 32-bit prefix sums, bins or block starts"
+        } else if !kernel.has_wide_variant() && kernel.config.schedule != Schedule::Auto {
+            "the kernel body reads the tile offsets, which the body language types `i32`"
+        } else {
+            "no schedule of this kernel has a 64-bit-offsets instantiation"
+        };
+        narrow_checks.push(quote! {
+            if #set.is_wide() {
+                return Err(::loops::__private::wide_unsupported(
+                    #name_str, #schedule_desc, #set_str, #set.num_atoms(), #why,
+                ));
+            }
+        });
+    }
     // A subset's launch covers the positions of its list.
     let shape = match &kernel.body.subset {
         Some(sub) => {
@@ -276,6 +318,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             #[doc = ""]
             #[doc = #doc_wrapper]
             #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
+                #(#narrow_checks)*
                 #(#checks)*
                 let loops_tiles = #set.num_tiles();
                 let loops_bins_buf: ::loops::runtime::binning::TileBins;
@@ -342,6 +385,84 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             specs.push(plain_spec(&config, slots, param_count));
         }
         let count = emitted.candidates.len();
+        // The candidates with a 64-bit-offsets instantiation, for a wide tile set: their own source,
+        // specs and entries, and the choice among them alone.
+        let (wide_items, wide_pick) = match &emitted.wide {
+            Some(wide) => {
+                let wide_source = &wide.source;
+                let wide_checked = &wide.checked_source;
+                let mut wide_schedules = Vec::new();
+                let mut wide_specs = Vec::new();
+                let mut wide_tables = Vec::new();
+                for c in &wide.candidates {
+                    let mut k = kernel.clone();
+                    k.name = c.name.clone();
+                    k.config = c.config;
+                    let entries: Vec<TokenStream> = k
+                        .instantiations()
+                        .iter()
+                        .map(|inst| {
+                            let types: Vec<&str> =
+                                inst.types.iter().map(|t| t.rust_name()).collect();
+                            let key = types.join("_");
+                            let entry = crate::ir::wide_entry_name(&inst.entry);
+                            quote!((#key, #entry))
+                        })
+                        .collect();
+                    wide_tables.push(quote!(&[#(#entries),*]));
+                    let config = config_tokens(&c.config);
+                    wide_schedules.push(config.clone());
+                    wide_specs.push(spec_of_source(
+                        &quote!(CUDA_SOURCE_WIDE),
+                        &config,
+                        c.scratch_slots_per_block,
+                        param_count,
+                    ));
+                }
+                let n = wide.candidates.len();
+                (
+                    quote! {
+                        /// The 64-bit-offsets instantiation of the candidates that have one, for tile
+                        /// sets of more than `i32::MAX` atoms; compiled on the first such launch.
+                        pub const CUDA_SOURCE_WIDE: &str = #wide_source;
+                        /// [`CUDA_SOURCE_WIDE`] bounds-checked.
+                        pub const CUDA_SOURCE_WIDE_CHECKED: &str = #wide_checked;
+                        /// The schedules `auto` chooses from for a wide tile set.
+                        pub const CANDIDATES_WIDE: [::loops::__private::ScheduleConfig; #n] = [#(#wide_schedules),*];
+                        /// Entry points of each wide candidate, by element type.
+                        pub const ENTRIES_WIDE: [&[(&str, &str)]; #n] = [#(#wide_tables),*];
+                        /// What the runtime needs to compile and launch each wide candidate.
+                        pub const KERNELS_WIDE: [::loops::__private::KernelSpec; #n] = [#(#wide_specs),*];
+                        /// The index in [`CANDIDATES_WIDE`] a launch over a wide tile set uses.
+                        pub fn choose_wide(stats: &::loops::__private::TileStats) -> usize {
+                            let schedules: [::loops::__private::Schedule; #n] = {
+                                let mut s = [::loops::__private::Schedule::Thread; #n];
+                                let mut i = 0;
+                                while i < #n {
+                                    s[i] = CANDIDATES_WIDE[i].schedule;
+                                    i += 1;
+                                }
+                                s
+                            };
+                            ::loops::__private::choose_schedule(&schedules, stats)
+                        }
+                    },
+                    quote! {
+                        let pick = #name::choose_wide(&#set.stats());
+                        (
+                            ::loops::__private::entry_for(#name::ENTRIES_WIDE[pick], #entry_key),
+                            &#name::KERNELS_WIDE[pick],
+                            #name::CUDA_SOURCE_WIDE_CHECKED,
+                        )
+                    },
+                )
+            }
+            // Refused above (`narrow_checks`).
+            None => (
+                TokenStream::new(),
+                quote!(unreachable!("a wide tile set was refused")),
+            ),
+        };
         // Over a subset, the merge path candidate needs the subset's prefix sum.
         let candidate_args = match &kernel.body.subset {
             Some(sub) => {
@@ -390,22 +511,35 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                     };
                     ::loops::__private::choose_schedule(&schedules, stats)
                 }
+                #wide_items
             }
 
             #(#docs)*
             #[doc = ""]
             #[doc = #doc_wrapper]
             #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-                let pick = #name::choose(&#set.stats());
-                let entry = ::loops::__private::entry_for(#name::ENTRIES[pick], #entry_key);
+                #(#narrow_checks)*
+                let loops_wide = #set.is_wide();
+                let (entry, spec, checked_source) = if loops_wide {
+                    #wide_pick
+                } else {
+                    let pick = #name::choose(&#set.stats());
+                    (
+                        ::loops::__private::entry_for(#name::ENTRIES[pick], #entry_key),
+                        &#name::KERNELS[pick],
+                        #name::CUDA_SOURCE_CHECKED,
+                    )
+                };
                 #(#checks)*
                 let mut args = ::loops::__private::KernelArgs::new();
                 #(#pushes)*
                 #rounds
-                #candidate_args
-                let spec = &#name::KERNELS[pick];
+                if !loops_wide {
+                    let pick = #name::choose(&#set.stats());
+                    #candidate_args
+                }
                 if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
-                    let checked = spec.checked_variant(#name::CUDA_SOURCE_CHECKED);
+                    let checked = spec.checked_variant(checked_source);
                     return gpu.launch(&checked, entry, #shape, args);
                 }
                 gpu.launch(spec, entry, #shape, args)
@@ -413,6 +547,66 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         };
     }
     let kernel_spec = plain_spec(&config, scratch, param_count);
+    // The 64-bit-offsets instantiation: its own source (compiled on the first wide launch), entries
+    // and specs; the launch takes it when the tile loop's set is wide.
+    let (wide_items, pick_entries, pick_spec) = match &emitted.wide {
+        Some(wide) => {
+            let wide_source = &wide.source;
+            let wide_checked = &wide.checked_source;
+            let wide_entries: Vec<TokenStream> = kernel
+                .instantiations()
+                .iter()
+                .map(|inst| {
+                    let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
+                    let key = types.join("_");
+                    let entry = crate::ir::wide_entry_name(&inst.entry);
+                    quote!((#key, #entry))
+                })
+                .collect();
+            let wide_spec =
+                spec_of_source(&quote!(CUDA_SOURCE_WIDE), &config, scratch, param_count);
+            (
+                quote! {
+                    /// The 64-bit-offsets instantiation, for tile sets of more than `i32::MAX` atoms;
+                    /// compiled on the first such launch.
+                    pub const CUDA_SOURCE_WIDE: &str = #wide_source;
+                    /// [`CUDA_SOURCE_WIDE`] bounds-checked.
+                    pub const CUDA_SOURCE_WIDE_CHECKED: &str = #wide_checked;
+                    /// Entry points of the wide instantiation, by element type.
+                    pub const ENTRIES_WIDE: &[(&str, &str)] = &[#(#wide_entries),*];
+                    /// What the runtime needs to compile and launch the wide instantiation.
+                    pub const KERNEL_WIDE: ::loops::__private::KernelSpec = #wide_spec;
+                    /// Its checked variant.
+                    pub const KERNEL_WIDE_CHECKED: ::loops::__private::KernelSpec =
+                        KERNEL_WIDE.checked_variant(CUDA_SOURCE_WIDE_CHECKED);
+                },
+                quote! {
+                    let loops_wide = #set.is_wide();
+                    let entries = if loops_wide { #name::ENTRIES_WIDE } else { #name::ENTRIES };
+                },
+                quote! {
+                    let spec = match (loops_wide, ::loops::__private::checked_mode(cfg!(debug_assertions))) {
+                        (false, false) => &#name::KERNEL,
+                        (false, true) => &#name::KERNEL_CHECKED,
+                        (true, false) => &#name::KERNEL_WIDE,
+                        (true, true) => &#name::KERNEL_WIDE_CHECKED,
+                    };
+                },
+            )
+        }
+        None => (
+            TokenStream::new(),
+            quote!(let entries = #name::ENTRIES;),
+            quote! {
+                // Checked by default where Rust checks overflow: in the calling crate's debug builds.
+                let spec = if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
+                    &#name::KERNEL_CHECKED
+                } else {
+                    &#name::KERNEL
+                };
+            },
+        ),
+    };
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, dead_code)]
@@ -428,23 +622,21 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             /// The checked variant's spec: launched in debug builds, or when `LOOPS_CHECKED=1`.
             pub const KERNEL_CHECKED: ::loops::__private::KernelSpec =
                 KERNEL.checked_variant(CUDA_SOURCE_CHECKED);
+            #wide_items
         }
 
         #(#docs)*
         #[doc = ""]
         #[doc = #doc_wrapper]
         #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-            let entry = ::loops::__private::entry_for(#name::ENTRIES, #entry_key);
+            #(#narrow_checks)*
+            #pick_entries
+            let entry = ::loops::__private::entry_for(entries, #entry_key);
             #(#checks)*
             let mut args = ::loops::__private::KernelArgs::new();
             #(#pushes)*
             #rounds
-            // Checked by default where Rust checks overflow: in the calling crate's debug builds.
-            let spec = if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
-                &#name::KERNEL_CHECKED
-            } else {
-                &#name::KERNEL
-            };
+            #pick_spec
             gpu.launch(spec, entry, #shape, args)
         }
     }
@@ -695,5 +887,54 @@ fn rust_expr(e: &Expr) -> String {
             }
         }
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(attr: &str, body: &str) -> String {
+        expand(attr.parse().unwrap(), body.parse().unwrap()).to_string()
+    }
+
+    const SPMV: &str = "pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
+        for row in a.tiles() {
+            let mut sum = 0.0;
+            for nz in a.atoms(row) { sum += a.values[nz] * x[a.col_indices[nz] as usize]; }
+            y[row] = sum;
+        }
+    }";
+
+    /// A tile-mapped schedule takes a wide set with its `__wide` entries; a carry schedule and
+    /// `lrb` refuse it with `WideUnsupported` before anything is launched; a body that reads the
+    /// offsets refuses it under every schedule.
+    #[test]
+    fn wide_sets_are_launched_or_refused_before_launch() {
+        let thread = expanded("schedule = \"thread\"", SPMV);
+        assert!(thread.contains("ENTRIES_WIDE") && thread.contains("spmv__f32__wide"));
+        assert!(!thread.contains("wide_unsupported"));
+        for schedule in ["merge_path", "work_oriented", "split", "lrb"] {
+            let tokens = expanded(&format!("schedule = \"{schedule}\""), SPMV);
+            assert!(!tokens.contains("CUDA_SOURCE_WIDE"), "{schedule}");
+            let refusal = tokens.find("wide_unsupported").expect(schedule);
+            // The refusal comes before the launch.
+            assert!(
+                refusal < tokens.find("gpu . launch").expect(schedule),
+                "{schedule}"
+            );
+            assert!(tokens.contains("32-bit prefix sums"), "{schedule}");
+        }
+        let auto = expanded("schedule = \"auto\"", SPMV);
+        assert!(auto.contains("choose_wide") && auto.contains("spmv_group32__f32__wide"));
+        let reads_offsets = "pub fn lens(a: Offsets, out: &mut [u32]) {
+            for t in a.tiles() {
+                let n = a.offsets[t + 1] - a.offsets[t];
+                for i in a.atoms(t) { out[i] = n as u32; }
+            }
+        }";
+        let tokens = expanded("schedule = \"warp\"", reads_offsets);
+        assert!(!tokens.contains("CUDA_SOURCE_WIDE"));
+        assert!(tokens.contains("reads the tile offsets"));
     }
 }

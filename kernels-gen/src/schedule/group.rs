@@ -113,8 +113,10 @@ mod lowering {
             let (set, var) = (atoms.set, atoms.var);
             let tile = cx.expr(atoms.tile);
             let end = cx.fresh("end");
+            // `int`, or `long long` in the 64-bit-offsets instantiation.
+            let off = cx.offset_type();
             cx.open(format!(
-                "for (int {var} = {set}_offsets[{tile}] + (int)loops_lane, {end} = {set}_offsets[{tile} + 1]; {var} < {end}; {var} += {g})"
+                "for ({off} {var} = {set}_offsets[{tile}] + ({off})loops_lane, {end} = {set}_offsets[{tile} + 1]; {var} < {end}; {var} += {g})"
             ));
             let outer = cx.guard.take();
             let result = cx.block(atoms.body);

@@ -72,6 +72,14 @@ impl Schedule {
         )
     }
 
+    /// Whether the schedule runs on a tile set of more than `i32::MAX` atoms (64-bit tile offsets):
+    /// the tile-mapped schedules, whose only atom positions are the loop variable and the tile's
+    /// bounds. The carry schedules, `lrb` and `auto`'s merge path keep atom positions in 32-bit
+    /// prefix sums, block starts and shared memory, so they refuse such a set.
+    pub fn supports_wide_offsets(&self) -> bool {
+        matches!(self, Schedule::Thread | Schedule::Group { .. })
+    }
+
     /// The partition and items per thread of the schedules whose blocks find their ranges by
     /// searching the tile offsets, `merge_path` and `work_oriented`. Over a whole tile set the
     /// runtime computes where every block's range starts once and keeps it with the tile set
