@@ -191,6 +191,7 @@ fn wide_variants() {
         tiles: 1 << 26,
         atoms: 3 << 30,
         max_tile_atoms: 1 << 20,
+        longest_empty_run: 0,
     };
     let pick = kernels::spmv::auto::spmv::choose_wide(&skewed);
     assert_eq!(schedules[pick], "group64");
