@@ -4,7 +4,9 @@
 #
 # Usage: tests/sanitize.sh [BINARY_OR_DIR...]
 #   Default: every gpu_* test binary in .device/tests (../shared/tools/device-pack puts them there)
-#   except gpu_soak (10,000 launches: a soak, not a sanitizer run). Name binaries to run others.
+#   except gpu_soak (10,000 launches: a soak, not a sanitizer run) and gpu_scale (kernels over 2.2e9
+#   atoms, hours under the tools; its memory test provokes failing allocations on purpose). Name
+#   binaries to run others.
 # Environment:
 #   LOOPS_SANITIZE_TIMEOUT  seconds per binary and tool (default 240); a tool cut off by it is "TIMEOUT"
 #   LOOPS_SANITIZE_TOOLS    the tools (default "memcheck racecheck synccheck")
@@ -42,7 +44,8 @@ bins=()
 for arg in "${args[@]}"; do
   if [ -d "$arg" ]; then
     for b in "$arg"/gpu_*; do
-      [ -x "$b" ] && [ "$(basename "$b")" != gpu_soak ] && bins+=("$b")
+      case "$(basename "$b")" in gpu_soak|gpu_scale) continue ;; esac
+      [ -x "$b" ] && bins+=("$b")
     done
   else
     bins+=("$arg")
