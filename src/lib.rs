@@ -43,7 +43,7 @@ pub mod __private {
     pub use loops_runtime::launch::{
         check_len, checked_mode, wide_unsupported, KernelArgs, KernelSpec,
     };
-    pub use loops_runtime::schedule::auto::{choose as choose_schedule, TileStats};
+    pub use loops_runtime::schedule::auto::{choose_config, TileStats};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
 
     /// The entry point of a kernel for an element type (`""` for a kernel that is not generic).

@@ -435,16 +435,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                         pub const KERNELS_WIDE: [::loops::__private::KernelSpec; #n] = [#(#wide_specs),*];
                         /// The index in [`CANDIDATES_WIDE`] a launch over a wide tile set uses.
                         pub fn choose_wide(stats: &::loops::__private::TileStats) -> usize {
-                            let schedules: [::loops::__private::Schedule; #n] = {
-                                let mut s = [::loops::__private::Schedule::Thread; #n];
-                                let mut i = 0;
-                                while i < #n {
-                                    s[i] = CANDIDATES_WIDE[i].schedule;
-                                    i += 1;
-                                }
-                                s
-                            };
-                            ::loops::__private::choose_schedule(&schedules, stats)
+                            ::loops::__private::choose_config(&CANDIDATES_WIDE, stats)
                         }
                     },
                     quote! {
@@ -500,16 +491,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
                 /// The index in [`CANDIDATES`] that a launch over a tile set with these statistics uses.
                 pub fn choose(stats: &::loops::__private::TileStats) -> usize {
-                    let schedules: [::loops::__private::Schedule; #count] = {
-                        let mut s = [::loops::__private::Schedule::Thread; #count];
-                        let mut i = 0;
-                        while i < #count {
-                            s[i] = CANDIDATES[i].schedule;
-                            i += 1;
-                        }
-                        s
-                    };
-                    ::loops::__private::choose_schedule(&schedules, stats)
+                    ::loops::__private::choose_config(&CANDIDATES, stats)
                 }
                 #wide_items
             }

@@ -173,6 +173,12 @@ pub fn choose(candidates: &[Schedule], stats: &TileStats) -> usize {
         .unwrap_or(0)
 }
 
+/// [`choose`] over emitted candidates (what an `auto` kernel's `choose` calls on each launch).
+pub fn choose_config(candidates: &[ScheduleConfig], stats: &TileStats) -> usize {
+    let schedules: Vec<Schedule> = candidates.iter().map(|c| c.schedule).collect();
+    choose(&schedules, stats)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
