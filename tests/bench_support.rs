@@ -45,6 +45,10 @@ fn sample() -> Vec<MatrixResult> {
         launches: 20,
         samples: 100,
     };
+    small.kernels[3].timing = Timing::Graph {
+        launches: 20,
+        samples: 100,
+    };
     let big = result(
         "banded",
         8_400_000,
@@ -152,8 +156,9 @@ fn csv_has_a_header_and_a_line_per_kernel() {
     assert_eq!(mp[col("effective_gb_s")], "2940.0");
     assert_eq!(mp[col("timing")], "per-launch");
     assert_eq!(mp[col("status")], "ok");
-    // Batch timing is labelled; a failed kernel has empty numbers and its reason.
+    // Batch and graph timing are labelled; a failed kernel has empty numbers and its reason.
     assert!(text.contains(",batch-of-20,100,"));
+    assert!(text.contains(",graph-of-20,100,"));
     let failed = lines
         .iter()
         .map(|l| csv::split_line(l))
