@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ../shared/tools/device-pack, then keeps only what tests/device_all.sh runs: the gpu_* test
-# binaries, bench_spmv and the small real matrices. The full pack (every test binary and example)
-# is about 80 MB, over the device tool's 64 MiB limit on what travels; this one is about 45 MB.
+# ../shared/tools/device-pack, then keeps only what tests/device_all.sh and tests/profile.sh run:
+# the gpu_* test binaries, bench_spmv, spmv and the small real matrices. The full pack (every test
+# binary and example) is about 80 MB, over the device tool's 64 MiB limit on what travels; this one
+# is about 50 MB.
 #
 # Usage (from the checkout):   bash tests/device_pack.sh
 # Then call the device tool with `carry: [".device"]` and `bash tests/device_all.sh [STEP...]`.
@@ -11,5 +12,5 @@ cd "$(dirname "$0")/.."
 mkdir -p .git/info
 ../shared/tools/device-pack "$@"
 find .device/tests -type f ! -name 'gpu_*' -delete
-find .device/examples -type f ! -name 'bench_spmv' -delete
+find .device/examples -type f ! -name 'bench_spmv' ! -name spmv -delete
 du -sh .device
