@@ -972,6 +972,36 @@ template <> __device__ __forceinline__ long long loops_highest<long long>() { re
 template <> __device__ __forceinline__ long long loops_lowest<long long>() { return -0x7fffffffffffffffll - 1; }
 template <> __device__ __forceinline__ unsigned long long loops_highest<unsigned long long>() { return ~0ull; }
 template <> __device__ __forceinline__ unsigned long long loops_lowest<unsigned long long>() { return 0ull; }
+// Carry records of the segment schedules: each 32-bit half of a published value sits in its own
+// 8-byte word, under the launch's stamp in the high half. An aligned 8-byte access is single-copy
+// atomic, so a reader that sees the stamp sees the value: no fence orders a value before a flag,
+// and none invalidates the L1 of the readers.
+__device__ __forceinline__ unsigned long long loops_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned long long loops_bits(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ __forceinline__ unsigned long long loops_bits(int v) { return (unsigned int)v; }
+__device__ __forceinline__ unsigned long long loops_bits(unsigned int v) { return v; }
+__device__ __forceinline__ unsigned long long loops_bits(long long v) { return (unsigned long long)v; }
+__device__ __forceinline__ unsigned long long loops_bits(unsigned long long v) { return v; }
+__device__ __forceinline__ unsigned long long loops_bits(bool v) { return v ? 1ull : 0ull; }
+__device__ __forceinline__ float loops_unbits(unsigned long long b, float*) { return __uint_as_float((unsigned int)b); }
+__device__ __forceinline__ double loops_unbits(unsigned long long b, double*) { return __longlong_as_double((long long)b); }
+__device__ __forceinline__ int loops_unbits(unsigned long long b, int*) { return (int)(unsigned int)b; }
+__device__ __forceinline__ unsigned int loops_unbits(unsigned long long b, unsigned int*) { return (unsigned int)b; }
+__device__ __forceinline__ long long loops_unbits(unsigned long long b, long long*) { return (long long)b; }
+__device__ __forceinline__ unsigned long long loops_unbits(unsigned long long b, unsigned long long*) { return b; }
+__device__ __forceinline__ bool loops_unbits(unsigned long long b, bool*) { return b != 0ull; }
+template <typename T> __device__ __forceinline__ void loops_publish(unsigned long long* at, unsigned int stamp, T v) {
+    const unsigned long long bits = loops_bits(v), s = (unsigned long long)stamp << 32;
+    volatile unsigned long long* const w = at;
+    w[0] = s | (bits & 0xffffffffull);
+    if (sizeof(T) > 4) w[1] = s | (bits >> 32);
+}
+template <typename T> __device__ __forceinline__ bool loops_ready(const unsigned long long* w, unsigned int stamp) {
+    return (unsigned int)(w[0] >> 32) == stamp && (sizeof(T) <= 4 || (unsigned int)(w[1] >> 32) == stamp);
+}
+template <typename T> __device__ __forceinline__ T loops_value(const unsigned long long* w) {
+    return loops_unbits((w[0] & 0xffffffffull) | (sizeof(T) > 4 ? w[1] << 32 : 0ull), (T*)0);
+}
 // ---- end of prelude ----
 
 "#;

@@ -215,6 +215,76 @@ pub struct ModelRun {
     pub epilogue_sums: Vec<u64>,
 }
 
+/// The in-block fold of the carry schedules, as the emitted CUDA computes it: an inclusive scan of
+/// the threads' tails segmented by tile (`tiles[t]`, -1 for none), first within each warp of 32
+/// lanes by shuffles up 1, 2, 4, 8 and 16 lanes, then, for a run that reaches its warp's first
+/// lane, the earlier warps' parts from their summaries (last lane's tile and sum).
+struct BlockScan {
+    tiles: Vec<i64>,
+    /// Each thread's partial of its tail tile, from the tile's first thread in the block.
+    run: Vec<u64>,
+    warp_last: Vec<i64>,
+    warp_sum: Vec<u64>,
+}
+
+impl BlockScan {
+    fn new(tiles: &[i64], sums: &[u64]) -> BlockScan {
+        let n = tiles.len();
+        let mut run = sums.to_vec();
+        for w0 in (0..n).step_by(32) {
+            let lanes = (n - w0).min(32);
+            let mut o = 1;
+            while o < 32 {
+                let up = run.clone();
+                for lane in o..lanes {
+                    let t = w0 + lane;
+                    if tiles[t - o] == tiles[t] {
+                        run[t] = up[t - o] + up[t];
+                    }
+                }
+                o <<= 1;
+            }
+        }
+        let last = |w: usize| (w * 32 + 31).min(n - 1);
+        let warps = n.div_ceil(32);
+        let mut scan = BlockScan {
+            tiles: tiles.to_vec(),
+            warp_last: (0..warps).map(|w| tiles[last(w)]).collect(),
+            warp_sum: (0..warps).map(|w| run[last(w)]).collect(),
+            run,
+        };
+        for t in 0..n {
+            if t >= 32 && tiles[t] == tiles[t / 32 * 32] {
+                scan.run[t] += scan.earlier_warps(t / 32, tiles[t]);
+            }
+        }
+        scan
+    }
+
+    /// The parts of tile `tile`'s run in the warps before warp `w`: back while a warp's last lane
+    /// holds the tile. (Tail tiles do not decrease from thread to thread, but for -1 at the end,
+    /// so a warp whose first lane holds another tile ends the walk by the warp before it.)
+    fn earlier_warps(&self, w: usize, tile: i64) -> u64 {
+        (0..w)
+            .rev()
+            .take_while(|&v| self.warp_last[v] == tile)
+            .map(|v| self.warp_sum[v])
+            .sum()
+    }
+
+    /// What a head of tile `tile` at thread `t` adds: the run of the threads before it that end in
+    /// `tile` (the lane before it, or for a warp's first lane the earlier warps).
+    fn before(&self, t: usize, tile: i64) -> u64 {
+        if t.is_multiple_of(32) {
+            self.earlier_warps(t / 32, tile)
+        } else if self.tiles[t - 1] == tile {
+            self.run[t - 1]
+        } else {
+            0
+        }
+    }
+}
+
 /// Replays the protocol (segments, in-block heads and tails, block records and the look-back)
 /// for `blocks` blocks of `block` threads, with the same rules the emitted CUDA follows.
 pub fn model_run(
@@ -282,30 +352,23 @@ pub fn model_run(
             tails.push(tail);
             heads.push(head);
         }
+        // The in-block fold as the CUDA runs it: a segmented scan of the tails over each warp's
+        // lanes, then the earlier warps' summaries.
+        let tile_of = |tail: &Option<(u64, u64)>| tail.map_or(-1, |(t, _)| t as i64);
+        let tail_tiles: Vec<i64> = tails.iter().map(tile_of).collect();
+        let tail_sums: Vec<u64> = tails.iter().map(|t| t.map_or(0, |(_, p)| p)).collect();
+        let scan = BlockScan::new(&tail_tiles, &tail_sums);
         for (lane, head) in heads.iter().enumerate() {
             let Some((t, mut part)) = *head else { continue };
-            let mut j = lane as i64 - 1;
-            while j >= 0 && tails[j as usize].map(|(tt, _)| tt) == Some(t) {
-                part += tails[j as usize].unwrap().1;
-                j -= 1;
-            }
-            if j < 0 && offsets[t as usize] < block_y0 {
+            part += scan.before(lane, t as i64);
+            if offsets[t as usize] < block_y0 {
                 block_heads[b as usize] = Some((t, part));
             } else {
                 run.epilogues[t as usize] += 1;
                 run.epilogue_sums[t as usize] = part;
             }
         }
-        let last_lane = block as usize - 1;
-        let mut part = 0;
-        if let Some((t, p)) = tails[last_lane] {
-            part = p;
-            let mut j = last_lane as i64 - 1;
-            while j >= 0 && tails[j as usize].map(|(tt, _)| tt) == Some(t) {
-                part += tails[j as usize].unwrap().1;
-                j -= 1;
-            }
-        }
+        let part = scan.run[block as usize - 1];
         records[b as usize] = (block_start.x0 != block_end.x1, part);
     }
     // The look-back, in block order: back to the nearest complete record, adding every partial on
@@ -355,10 +418,20 @@ mod lowering {
     /// The name of a subset's positions as a tile set (`_rows`, `_nnz`, `_offsets`).
     const VSET: &str = "loops_vset";
 
-    /// Scratch slots per block and round: the record's flag, then the block's own partial of each
-    /// accumulator (its *aggregate*), then each one's *inclusive* partial, from the tile's start.
+    /// Scratch slots (8-byte words) per block and round: the block's own partial of each
+    /// accumulator (its *aggregate*), then each one's *inclusive* partial, from the tile's start;
+    /// two words per value, each holding 32 bits of it under the launch's stamp (`loops_publish`),
+    /// the second unused by 4-byte types. No accumulators, no records: nothing to carry.
     pub fn slots_per_block(accumulators: usize) -> u32 {
-        1 + 2 * accumulators as u32
+        4 * accumulators as u32
+    }
+
+    /// The first word of accumulator `i`'s aggregate, and of its inclusive partial, in a record.
+    fn aggregate_word(i: usize) -> usize {
+        2 * i
+    }
+    fn inclusive_word(accs: usize, i: usize) -> usize {
+        2 * (accs + i)
     }
 
     /// Static shared memory a block may take (of CUDA's 48 KiB per block without opting in to
@@ -433,12 +506,16 @@ mod lowering {
             // Without rounds the operands are staged together with the offsets window: one
             // round trip to memory and one barrier fewer per block.
             let early_stage = parts.rounds.is_none() && staged.is_some();
-            self.block_range(cx, set, fixup);
+            // Records and a look-back only where there are partials to carry.
+            let carries = fixup && !accs.is_empty();
+            self.block_range(cx, set, carries);
             match (early_stage, &staged) {
                 (true, Some(staged)) if self.partition == Partition::WorkOriented => {
                     // A block's atoms do not depend on its range of tiles: their loads (and the
                     // gathers behind them) go out before the window's, which wait for the range, so
                     // the two chains of dependent loads overlap instead of following each other.
+                    // (Issuing them before the kept starts' loads too was measured slower on a
+                    // banded matrix: the compiler then sinks those loads below the gathers.)
                     self.stage(cx, var, staged, false);
                     self.offsets_window(cx, set);
                     cx.line("__syncthreads();");
@@ -473,12 +550,12 @@ mod lowering {
                     "for ({t} {0} = {start}, loops_round = 0; {0} < loops_round_end; ++{0}, ++loops_round)",
                     r.var
                 ));
-                if fixup {
+                if carries {
                     cx.line(format!(
                         "unsigned long long* const loops_data = loops_scratch + 1 + (long long)loops_round * gridDim.x * {slots};"
                     ));
                 }
-            } else if fixup {
+            } else if carries {
                 cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
             }
             if let (false, Some(staged)) = (early_stage, &staged) {
@@ -638,9 +715,11 @@ mod lowering {
             self.block_size * self.items_per_thread
         }
 
-        /// Shared memory of everything but the staged operands: the offsets window and the tails.
+        /// Shared memory of everything but the staged operands: the offsets window, the warps'
+        /// summaries of the in-block scan, the block's cross and tail partials.
         fn fixed_shared(&self, accs: usize) -> u32 {
-            (self.block_items() + 2) * 4 + self.block_size * (4 + 8 * accs as u32)
+            let warps = self.block_size / 32;
+            (self.block_items() + 2) * 4 + warps * (8 + 8 * accs as u32) + 16 * accs as u32 + 32
         }
 
         /// Whether `updates` staged operands (8 bytes each at most) fit beside the rest.
@@ -650,17 +729,17 @@ mod lowering {
         }
 
         /// Declares the block's range of the tile set (kept block starts, or two warps' searches):
-        /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends). With a
-        /// carry fix-up, a block takes its place in the order (`loops_chunk`) from a ticket, so that
-        /// every block it looks back at has started; otherwise it is `blockIdx.x`. The offsets
+        /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends). With
+        /// partials to carry, a block takes its place in the order (`loops_chunk`) from a ticket, so
+        /// that every block it looks back at has started; otherwise it is `blockIdx.x`. The offsets
         /// window follows ([`Self::offsets_window`]).
-        fn block_range(&self, cx: &mut Cx<'_>, set: &str, fixup: bool) {
+        fn block_range(&self, cx: &mut Cx<'_>, set: &str, carries: bool) {
             let items = self.block_items();
             let split = matches!(self.partition, Partition::Split { .. });
             if !split {
                 cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
             }
-            if fixup {
+            if carries {
                 // Scratch slot 0: the launch's epoch (high half) and the next ticket (low half). The
                 // last block to take a ticket starts the next epoch with ticket 0.
                 cx.line("__shared__ unsigned long long loops_ticket;");
@@ -973,38 +1052,141 @@ mod lowering {
             epilogue: &[Stmt],
             accs: &[Accumulator],
         ) -> DResult<()> {
-            let b = self.block_size;
-            let slots = slots_per_block(accs.len());
-            cx.line(format!("__shared__ int loops_tail_tiles[{b}];"));
-            for a in accs {
-                let ty = a.ty.cuda_name();
-                cx.line(format!("__shared__ {ty} loops_tails_{}[{b}];", a.name));
-                cx.line(format!("__shared__ {ty} loops_cross_{};", a.name));
+            if accs.is_empty() {
+                // Nothing to carry: the thread that holds a tile's end finishes it, wherever the
+                // tile began. No records, no look-back.
+                cx.open("if (loops_head_tile >= 0)");
+                self.finish_tile(
+                    cx,
+                    tile,
+                    tile_id,
+                    "loops_head_tile",
+                    prologue,
+                    epilogue,
+                    accs,
+                )?;
+                cx.close();
+                return Ok(());
             }
-            cx.line("__shared__ int loops_cross_tile;");
-            cx.line("loops_tail_tiles[threadIdx.x] = loops_tail_tile;");
+            let warps = self.block_size / 32;
+            let slots = slots_per_block(accs.len());
+            let (aggregate, inclusive) = (aggregate_word, |i| inclusive_word(accs.len(), i));
+
+            // The in-block fold: an inclusive segmented scan of the threads' tails, a run of
+            // threads whose tails are the same tile being one segment (tiles only grow with the
+            // thread, so a lane `o` back with the same tile means every lane between has it too).
+            // Shuffles within each warp, then a run that reaches back past its warp's first lane
+            // adds the earlier warps' parts from their summaries: a few steps where a serial walk
+            // over the threads took up to one per thread of the block.
+            cx.line(
+                "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
+            );
             for a in accs {
                 cx.line(format!(
-                    "loops_tails_{0}[threadIdx.x] = loops_tail_{0};",
+                    "{} loops_run_{1} = loops_tail_{1};",
+                    a.ty.cuda_name(),
                     a.name
                 ));
             }
+            cx.line("#pragma unroll");
+            cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
+            cx.line(
+                "const int loops_up_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, loops_o);",
+            );
+            for a in accs {
+                cx.line(format!(
+                    "const {} loops_up_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, loops_o);",
+                    a.ty.cuda_name(),
+                    a.name
+                ));
+            }
+            cx.open("if (loops_lane >= loops_o && loops_up_tile == loops_tail_tile)");
+            for a in accs {
+                let c = a.op.combine(
+                    &format!("loops_up_{}", a.name),
+                    &format!("loops_run_{}", a.name),
+                );
+                cx.line(format!("loops_run_{} = {c};", a.name));
+            }
+            cx.close();
+            cx.close();
+            cx.line(format!("__shared__ int loops_warp_last[{warps}];"));
+            for a in accs {
+                let ty = a.ty.cuda_name();
+                cx.line(format!("__shared__ {ty} loops_warp_{}[{warps}];", a.name));
+                cx.line(format!("__shared__ {ty} loops_cross_{};", a.name));
+                cx.line(format!("__shared__ {ty} loops_block_{};", a.name));
+            }
+            cx.line("__shared__ int loops_cross_tile;");
+            cx.line("const int loops_first_tile = __shfl_sync(0xffffffffu, loops_tail_tile, 0);");
+            cx.open("if (loops_lane == 31)");
+            cx.line("loops_warp_last[loops_warp] = loops_tail_tile;");
+            for a in accs {
+                cx.line(format!(
+                    "loops_warp_{0}[loops_warp] = loops_run_{0};",
+                    a.name
+                ));
+            }
+            cx.close();
             cx.line("if (threadIdx.x == 0) loops_cross_tile = -1;");
             cx.line("__syncthreads();");
+            if warps > 1 {
+                cx.open("if (loops_warp > 0 && loops_first_tile == loops_tail_tile)");
+                declare_parts(cx, accs, |a, _| format!("loops_run_{}", a.name));
+                Self::earlier_warps(cx, accs, "loops_tail_tile");
+                for a in accs {
+                    cx.line(format!("loops_run_{0} = loops_part_{0};", a.name));
+                }
+                cx.close();
+            }
 
-            // A head: this thread holds the end of a tile that began before its segment.
+            // The block's record, for the blocks after it: the partials of the tile in progress
+            // at the block's end, as *inclusive* partials where the tile began in this block, else
+            // (the block lies inside one tile) as its *aggregate*. Written as soon as known, with
+            // no fence: each word carries the launch's stamp.
+            cx.line(
+                "const unsigned int loops_stamp = (unsigned int)loops_epoch | (unsigned int)(loops_epoch >> 32);",
+            );
+            cx.line(format!(
+                "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
+            ));
+            cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
+            cx.open("if (threadIdx.x == blockDim.x - 1)");
+            for (i, a) in accs.iter().enumerate() {
+                cx.line(format!(
+                    "loops_publish(loops_mine + (loops_inside ? {} : {}), loops_stamp, loops_run_{});",
+                    aggregate(i),
+                    inclusive(i),
+                    a.name
+                ));
+                cx.line(format!("loops_block_{0} = loops_run_{0};", a.name));
+            }
+            cx.close();
+
+            // A head: this thread holds the end of a tile that began before its segment. The
+            // threads before it that hold the same tile are the run ending at the lane before it
+            // (a shuffle), or, for a warp's first lane, in the earlier warps' summaries.
+            cx.line("const int loops_prev_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, 1);");
+            for a in accs {
+                cx.line(format!(
+                    "const {} loops_prev_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, 1);",
+                    a.ty.cuda_name(),
+                    a.name
+                ));
+            }
             cx.open("if (loops_head_tile >= 0)");
             declare_parts(cx, accs, |a, _| format!("loops_head_{}", a.name));
-            cx.line("int loops_j = (int)threadIdx.x - 1;");
-            cx.open(
-                "for (; loops_j >= 0 && loops_tail_tiles[loops_j] == loops_head_tile; --loops_j)",
-            );
-            fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
+            cx.open("if (loops_lane > 0)");
+            cx.open("if (loops_prev_tile == loops_head_tile)");
+            fold_earlier(cx, accs, |a, _| format!("loops_prev_{}", a.name));
             cx.close();
-            cx.open(format!(
-                "if (loops_j < 0 && {} < loops_by0)",
-                off("loops_head_tile")
-            ));
+            cx.close();
+            if warps > 1 {
+                cx.open("else");
+                Self::earlier_warps(cx, accs, "loops_head_tile");
+                cx.close();
+            }
+            cx.open(format!("if ({} < loops_by0)", off("loops_head_tile")));
             cx.line("loops_cross_tile = loops_head_tile;");
             for a in accs {
                 cx.line(format!("loops_cross_{0} = loops_part_{0};", a.name));
@@ -1022,41 +1204,13 @@ mod lowering {
             )?;
             cx.close();
             cx.close();
-
-            // The block's record, for the blocks after it: the partials of the tile in progress at
-            // the block's end, stamped with the launch's epoch and flagged *complete* (bit 0: the
-            // partials in the inclusive slots run from the tile's start, which is in this block) or
-            // not (the aggregate slots hold this block's part of a tile begun earlier: the block is
-            // inside one tile).
-            let (aggregate, inclusive) = (|i: usize| 1 + i, |i: usize| 1 + accs.len() + i);
-            cx.line(format!(
-                "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
-            ));
-            cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
-            cx.open("if (threadIdx.x == blockDim.x - 1)");
-            declare_parts(cx, accs, |a, _| format!("loops_tail_{}", a.name));
-            cx.open("for (int loops_j = (int)threadIdx.x - 1; loops_tail_tile >= 0 && loops_j >= 0 && loops_tail_tiles[loops_j] == loops_tail_tile; --loops_j)");
-            fold_earlier(cx, accs, |a, _| format!("loops_tails_{}[loops_j]", a.name));
-            cx.close();
-            for (i, a) in accs.iter().enumerate() {
-                cx.line(format!(
-                    "*reinterpret_cast<{}*>(&loops_mine[loops_inside ? {} : {}]) = loops_part_{};",
-                    a.ty.cuda_name(),
-                    aggregate(i),
-                    inclusive(i),
-                    a.name
-                ));
-            }
-            cx.line("__threadfence();");
-            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + (loops_inside ? 0ull : 1ull);");
-            cx.close();
             cx.line("__syncthreads();");
 
             // The look-back, by the first warp (Merrill and Garland's decoupled look-back): 32
             // earlier records at a time, each waited for (its block has started, and waits only on
-            // blocks before it), summed up to the nearest complete one. A block with a head of a tile
-            // begun earlier finishes that tile with it; a block inside one tile adds its own
-            // aggregate and publishes the result as complete, so that the blocks after it inside
+            // blocks before it), summed up to the nearest inclusive one. A block with a head of a
+            // tile begun earlier finishes that tile with it; a block inside one tile adds its own
+            // aggregate and publishes the result as inclusive, so that the blocks after it inside
             // the same long tile stop there instead of walking back to the tile's start (on a row
             // of a million atoms, 500 blocks: 16 rounds of dependent loads for the block at its end).
             cx.open("if ((loops_cross_tile >= 0 || loops_inside) && threadIdx.x < 32)");
@@ -1070,23 +1224,49 @@ mod lowering {
             }
             cx.open("for (long long loops_c0 = loops_chunk - 1; ; loops_c0 -= 32)");
             cx.line("const long long loops_c = loops_c0 - (long long)threadIdx.x;");
-            cx.line(format!(
-                "const unsigned long long* const loops_theirs = loops_data + max(loops_c, 0ll) * {slots};"
-            ));
-            cx.line("unsigned long long loops_flag = 1ull;");
+            // The whole record in registers (one sector for one accumulator), read again until
+            // every word of its inclusive or of its aggregate partials carries this launch's stamp.
+            cx.line(format!("unsigned long long loops_w[{slots}] = {{}};"));
+            cx.line("bool loops_complete = true;");
             cx.open("if (loops_c >= 0)");
-            cx.line("while (((loops_flag = *reinterpret_cast<const volatile unsigned long long*>(loops_theirs)) >> 1) != loops_epoch) __nanosleep(32);");
+            cx.line(format!(
+                "const volatile unsigned long long* const loops_theirs = loops_data + loops_c * {slots};"
+            ));
+            cx.open("for (;;)");
+            cx.line("#pragma unroll");
+            cx.line(format!(
+                "for (int loops_k = 0; loops_k < {slots}; ++loops_k) loops_w[loops_k] = loops_theirs[loops_k];"
+            ));
+            let ready = |word: &dyn Fn(usize) -> usize| {
+                accs.iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        format!(
+                            "loops_ready<{}>(&loops_w[{}], loops_stamp)",
+                            a.ty.cuda_name(),
+                            word(i)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" && ")
+            };
+            cx.line(format!("if ({}) break;", ready(&inclusive)));
+            cx.open(format!("if ({})", ready(&aggregate)));
+            cx.line("loops_complete = false;");
+            cx.line("break;");
             cx.close();
-            cx.line("__threadfence();");
-            cx.line("const unsigned int loops_stops = __ballot_sync(0xffffffffu, (loops_flag & 1ull) != 0ull);");
+            cx.line("__nanosleep(32);");
+            cx.close();
+            cx.close();
+            cx.line("const unsigned int loops_stops = __ballot_sync(0xffffffffu, loops_complete);");
             cx.line("const bool loops_in = loops_c >= 0 && (loops_stops == 0u || (int)threadIdx.x <= __ffs(loops_stops) - 1);");
             declare_parts(cx, accs, |a, i| {
                 let ty = a.ty.cuda_name();
                 format!(
-                    "loops_in ? __ldcg(reinterpret_cast<const {ty}*>(&loops_theirs[(loops_flag & 1ull) != 0ull ? {} : {}])) : {}",
+                    "!loops_in ? {} : loops_complete ? loops_value<{ty}>(&loops_w[{}]) : loops_value<{ty}>(&loops_w[{}])",
+                    a.op.identity(&a.ty),
                     inclusive(i),
                     aggregate(i),
-                    a.op.identity(&a.ty)
                 )
             });
             cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
@@ -1109,21 +1289,16 @@ mod lowering {
             cx.line("if (loops_stops != 0u) break;");
             cx.close();
             cx.open("if (threadIdx.x == 0 && loops_inside)");
-            // The aggregate the last thread wrote before the barrier, then the inclusive partials.
             for (i, a) in accs.iter().enumerate() {
-                let ty = a.ty.cuda_name();
-                let own = format!(
-                    "__ldcg(reinterpret_cast<const {ty}*>(&loops_mine[{}]))",
-                    aggregate(i)
+                let c = a.op.combine(
+                    &format!("loops_look_{}", a.name),
+                    &format!("loops_block_{}", a.name),
                 );
-                let c = a.op.combine(&format!("loops_look_{}", a.name), &own);
                 cx.line(format!(
-                    "*reinterpret_cast<{ty}*>(&loops_mine[{}]) = {c};",
+                    "loops_publish(loops_mine + {}, loops_stamp, {c});",
                     inclusive(i)
                 ));
             }
-            cx.line("__threadfence();");
-            cx.line("*reinterpret_cast<volatile unsigned long long*>(loops_mine) = loops_epoch * 2ull + 1ull;");
             cx.close();
             cx.open("else if (threadIdx.x == 0)");
             declare_parts(cx, accs, |a, _| {
@@ -1144,6 +1319,18 @@ mod lowering {
             cx.close();
             cx.close();
             Ok(())
+        }
+
+        /// Folds into `loops_part_<acc>` the parts of the run of tile `tile` in the warps before
+        /// this one, from their summaries: back while a warp's last lane holds the tile. Tail tiles
+        /// do not decrease from thread to thread (but for -1, none, at the set's end), so a run that
+        /// began inside a warp ends the walk at the warp before it.
+        fn earlier_warps(cx: &mut Cx<'_>, accs: &[Accumulator], tile: &str) {
+            cx.open(format!(
+                "for (int loops_v = loops_warp - 1; loops_v >= 0 && loops_warp_last[loops_v] == {tile}; --loops_v)"
+            ));
+            fold_earlier(cx, accs, |a, _| format!("loops_warp_{}[loops_v]", a.name));
+            cx.close();
         }
 
         /// Recomputes a tile's prologue (for a subset, the tile id from the list first: a tile with
