@@ -1,8 +1,9 @@
 //! A merge-path SpMV written by hand in CUDA, the control for the abstraction's cost: the same
 //! algorithm as the generated `merge_path` schedule (each block's range start found once per matrix,
-//! row ends and products in shared memory, one segment of the merge path per thread, a decoupled
-//! look-back for rows that cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y`
-//! written in place. It is compiled through the same NVRTC path as the generated kernels.
+//! row ends and products in shared memory, one segment of the merge path per thread, a segmented
+//! scan for rows cut between threads, stamped records and a decoupled look-back for rows that
+//! cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y` written in
+//! place. It is compiled through the same NVRTC path as the generated kernels.
 
 use loops::runtime::block_ranges::RangeJob;
 use loops::runtime::launch::KernelArgs;
@@ -19,6 +20,22 @@ const THREADS: u32 = 256;
 const ITEMS_PER_THREAD: u32 = 8;
 
 pub const SOURCE: &str = r#"
+__device__ __forceinline__ unsigned long long bits_of(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned long long bits_of(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ __forceinline__ float from_bits(unsigned long long b, float*) { return __uint_as_float((unsigned)b); }
+__device__ __forceinline__ double from_bits(unsigned long long b, double*) { return __longlong_as_double((long long)b); }
+template <typename T> __device__ __forceinline__ void publish(unsigned long long* at, unsigned stamp, T v) {
+    const unsigned long long b = bits_of(v), s = (unsigned long long)stamp << 32;
+    volatile unsigned long long* w = at;
+    w[0] = s | (b & 0xffffffffull);
+    if (sizeof(T) > 4) w[1] = s | (b >> 32);
+}
+template <typename T> __device__ __forceinline__ bool ready(const unsigned long long* w, unsigned stamp) {
+    return (unsigned)(w[0] >> 32) == stamp && (sizeof(T) <= 4 || (unsigned)(w[1] >> 32) == stamp);
+}
+template <typename T> __device__ __forceinline__ T value(const unsigned long long* w) {
+    return from_bits((w[0] & 0xffffffffull) | (sizeof(T) > 4 ? w[1] << 32 : 0ull), (T*)0);
+}
 template <typename T>
 __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ends_all,
     const int* __restrict__ cols, const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y,
@@ -27,10 +44,10 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
     __shared__ int s_ends[TILE + 2];
     __shared__ T s_prod[TILE + TILE / 32];
     __shared__ unsigned long long s_ticket;
-    __shared__ int s_tail_row[THREADS];
-    __shared__ T s_tail_sum[THREADS];
+    __shared__ int s_warp_row[THREADS / 32];
+    __shared__ T s_warp_sum[THREADS / 32];
     __shared__ int s_cross_row;
-    __shared__ T s_cross_sum;
+    __shared__ T s_cross_sum, s_block_sum;
     const int tid = threadIdx.x, lane = tid & 31;
     if (tid == 0) {
         unsigned long long t = atomicAdd(scratch, 1ull);
@@ -74,50 +91,62 @@ __device__ __forceinline__ void merge_path_spmv(int rows, int nnz, const int* __
         else if (cut) { head_row = row; head_sum = sum; }
         else y[row] = sum;
     }
-    s_tail_row[tid] = tail_row;
-    s_tail_sum[tid] = tail_sum;
-    __syncthreads();
-    if (head_row >= 0) {
-        T sum = head_sum;
-        int j = tid - 1;
-        for (; j >= 0 && s_tail_row[j] == head_row; --j) sum += s_tail_sum[j];
-        if (j < 0 && s_ends[head_row - r0] < z0) { s_cross_row = head_row; s_cross_sum = sum; }
-        else y[head_row] = sum;
+    // Rows cut between threads: a segmented scan of the tails by row, by shuffles in each warp,
+    // then the earlier warps' summaries for a run that reaches back past its warp's first lane.
+    T run = tail_sum;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int up_row = __shfl_up_sync(~0u, tail_row, o);
+        const T up = __shfl_up_sync(~0u, run, o);
+        if (lane >= o && up_row == tail_row) run = up + run;
     }
-    // Records of three slots per block: flag (epoch * 2 + complete), the block's own partial of the
-    // row in progress at its end (aggregate), that row's partial from its start (inclusive).
-    unsigned long long* const records = scratch + 1;
+    const int warp = tid >> 5, first_row = __shfl_sync(~0u, tail_row, 0);
+    if (lane == 31) { s_warp_row[warp] = tail_row; s_warp_sum[warp] = run; }
+    __syncthreads();
+    auto earlier = [&](int row) { T sum = T(0); for (int v = warp - 1; v >= 0 && s_warp_row[v] == row; --v) sum = s_warp_sum[v] + sum; return sum; };
+    if (warp > 0 && first_row == tail_row) run = earlier(tail_row) + run;
+    // The block's record: four words, the aggregate (the block's own partial of the row in progress
+    // at its end: a block inside one row) and the inclusive partial (from the row's start), each
+    // 32-bit half under the launch's stamp, so a reader needs no fence.
+    unsigned long long* const mine = scratch + 1 + block * 4;
+    const unsigned stamp = (unsigned)epoch | (unsigned)(epoch >> 32);
     const bool inside = r0 == r1;
-    if (tid == THREADS - 1) {
-        T sum = tail_sum;
-        for (int j = tid - 1; tail_row >= 0 && j >= 0 && s_tail_row[j] == tail_row; --j) sum += s_tail_sum[j];
-        *reinterpret_cast<T*>(&records[block * 3 + (inside ? 1 : 2)]) = sum;
-        __threadfence();
-        *reinterpret_cast<volatile unsigned long long*>(&records[block * 3]) = epoch * 2ull + (inside ? 0ull : 1ull);
+    if (tid == THREADS - 1) { publish(mine + (inside ? 0 : 2), stamp, run); s_block_sum = run; }
+    const int prev_row = __shfl_up_sync(~0u, tail_row, 1);
+    const T prev = __shfl_up_sync(~0u, run, 1);
+    if (head_row >= 0) {
+        const T sum = (lane > 0 ? (prev_row == head_row ? prev : T(0)) : earlier(head_row)) + head_sum;
+        if (s_ends[head_row - r0] < z0) { s_cross_row = head_row; s_cross_sum = sum; }
+        else y[head_row] = sum;
     }
     __syncthreads();
     // A row begun in an earlier block (or a block inside one row): add the earlier blocks' partials
-    // back to the nearest complete record (decoupled look-back); a block inside one row then
-    // publishes its inclusive partial as complete.
+    // back to the nearest inclusive record (decoupled look-back); a block inside one row then
+    // publishes its inclusive partial.
     if ((s_cross_row >= 0 || inside) && tid < 32) {
         T sum = T(0);
         for (long long base = block - 1;; base -= 32) {
             const long long c = base - lane;
-            unsigned long long flag = 1ull;
-            if (c >= 0) while (((flag = *reinterpret_cast<const volatile unsigned long long*>(&records[c * 3])) >> 1) != epoch) __nanosleep(32);
-            __threadfence();
-            const unsigned stops = __ballot_sync(~0u, flag & 1ull);
+            unsigned long long w[4] = {};
+            bool complete = true;
+            if (c >= 0) {
+                const volatile unsigned long long* theirs = scratch + 1 + c * 4;
+                for (;;) {
+                    for (int i = 0; i < 4; ++i) w[i] = theirs[i];
+                    if (ready<T>(w + 2, stamp)) break;
+                    if (ready<T>(w, stamp)) { complete = false; break; }
+                    __nanosleep(32);
+                }
+            }
+            const unsigned stops = __ballot_sync(~0u, complete);
             const bool in = c >= 0 && (stops == 0u || lane <= __ffs(stops) - 1);
-            T part = in ? __ldcg(reinterpret_cast<const T*>(&records[c * 3 + 1 + (flag & 1ull)])) : T(0);
+            T part = !in ? T(0) : complete ? value<T>(w + 2) : value<T>(w);
             for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(~0u, part, o);
-            sum += part;
+            sum = part + sum;
             if (stops) break;
         }
-        if (lane == 0 && inside) {
-            *reinterpret_cast<T*>(&records[block * 3 + 2]) = sum + __ldcg(reinterpret_cast<const T*>(&records[block * 3 + 1]));
-            __threadfence();
-            *reinterpret_cast<volatile unsigned long long*>(&records[block * 3]) = epoch * 2ull + 1ull;
-        } else if (lane == 0) y[s_cross_row] = sum + s_cross_sum;
+        if (lane == 0 && inside) publish(mine + 2, stamp, sum + s_block_sum);
+        else if (lane == 0) y[s_cross_row] = sum + s_cross_sum;
     }
 }
 
@@ -130,7 +159,7 @@ ENTRY(float, handwritten_merge_path_f32)
 ENTRY(double, handwritten_merge_path_f64)
 "#;
 
-/// The hand-written kernel with its scratch (an epoch/ticket counter and three slots per block) and
+/// The hand-written kernel with its scratch (an epoch/ticket counter and four words per block) and
 /// its blocks' range starts, made for one matrix.
 pub struct Handwritten<'a, T: Float> {
     a: &'a DeviceCsr<T>,
@@ -153,7 +182,7 @@ impl<'a, T: Float> Handwritten<'a, T> {
             .div_ceil((THREADS * ITEMS_PER_THREAD) as u64)
             .max(1)
             .try_into()?;
-        let scratch = gpu.zeros::<u64>(1 + 3 * grid as usize)?;
+        let scratch = gpu.zeros::<u64>(1 + 4 * grid as usize)?;
         let job = RangeJob {
             partition: Partition::MergePath,
             items_per_block: (THREADS * ITEMS_PER_THREAD) as u64,
