@@ -13,12 +13,15 @@
 //!    segment's end (its *tail*), it keeps the partial accumulators, started from the operator's
 //!    identity.
 //! 3. In the block, the thread holding a head combines the tails of the threads before it that hold
-//!    the same tile, recomputes the tile's prologue (side-effect-free `let`s) for the initial values,
+//!    the same tile (a segmented scan of the tails: shuffles within each warp, then the warps'
+//!    summaries), recomputes the tile's prologue (side-effect-free `let`s) for the initial values,
 //!    and runs the epilogue. The block publishes a *record* in global scratch: the partial of the tile
-//!    in progress at its end, marked complete when the tile began in the block.
+//!    in progress at its end, as its *inclusive* partial when the tile began in the block, else as its
+//!    *aggregate*. Each 32-bit half of a partial is its own 8-byte word under the launch's stamp, so
+//!    records need no fence: a reader that sees this launch's stamp in a word sees the value in it.
 //! 4. A head whose tile began in an earlier block is finished by a *look-back* (Merrill and Garland's
 //!    single-pass scan): the block's first warp adds the records before it, 32 at a time, back to the
-//!    nearest complete one. Blocks take their place in the order from a ticket when they start, so a
+//!    nearest inclusive one. Blocks take their place in the order from a ticket when they start, so a
 //!    block only ever waits for blocks that are already running, and those never wait for it.
 //!
 //! The partition is the only difference between the two schedules; [`model_run`] replays the whole
