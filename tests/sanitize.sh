@@ -8,9 +8,10 @@
 #   atoms, hours under the tools; its memory test provokes failing allocations on purpose). Name
 #   binaries to run others.
 # Environment:
-#   LOOPS_SANITIZE_TIMEOUT  seconds per binary and tool (default 240); a tool cut off by it is "TIMEOUT"
+#   LOOPS_SANITIZE_TIMEOUT  seconds per binary and tool (default 420); a tool cut off by it is "TIMEOUT"
 #   LOOPS_SANITIZE_TOOLS    the tools (default "memcheck racecheck synccheck")
 #   LOOPS_SANITIZE_JOBS     tools run at once per binary (default 3: all three side by side)
+#   LOOPS_SANITIZE_BINARIES binaries run at once (default 8: every default one)
 #   LOOPS_SANITIZE_OUT      the log folder (default /tmp/sanitize): OUT/BINARY-TOOL.log
 #   LOOPS_MATRIX_FILTER     the matrices of the tests that take many (default: a small set that still
 #                           has empty rows, a row across blocks and sizes at group boundaries)
@@ -39,9 +40,10 @@ export LOOPS_DATA_DIR=${LOOPS_DATA_DIR:-$PWD/.device/data}
 export LOOPS_STREAM_ROUNDS=${LOOPS_STREAM_ROUNDS:-1}
 # gpu_checked leaves out its deliberate unchecked read past the end of a buffer.
 export LOOPS_UNDER_SANITIZER=1
-limit=${LOOPS_SANITIZE_TIMEOUT:-240}
+limit=${LOOPS_SANITIZE_TIMEOUT:-420}
 tools=${LOOPS_SANITIZE_TOOLS:-memcheck racecheck synccheck}
 jobs=${LOOPS_SANITIZE_JOBS:-3}
+binaries_at_once=${LOOPS_SANITIZE_BINARIES:-8}
 
 bins=()
 [ ${#args[@]} -gt 0 ] || args=("$PWD/.device/tests")
@@ -93,21 +95,37 @@ run_tool() {
   [ $rc -eq 0 ]
 }
 
-status=0
-for bin in "${bins[@]}"; do
-  pids=()
-  running=0
+# One binary: its tools side by side (at most `jobs` at once); exit status 0 if all passed.
+run_binary() {
+  local bin=$1 pids=() running=0 rc=0 tool
   for tool in $tools; do
     run_tool "$bin" "$tool" &
     pids+=($!)
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then
-      wait "${pids[0]}" || status=1
+      wait "${pids[0]}" || rc=1
       pids=("${pids[@]:1}")
       running=$((running - 1))
     fi
   done
-  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  return $rc
+}
+
+# Binaries run `binaries_at_once` at a time (the GPU and the machine's cores hold them all: the
+# slowest binary, gpu_kernels under racecheck, then sets the wall time, about 5 minutes on an H100).
+status=0
+pids=()
+for bin in "${bins[@]}"; do
+  run_binary "$bin" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$binaries_at_once" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+for bin in "${bins[@]}"; do
   for tool in $tools; do cat "$out/$(basename "$bin")-$tool.log.summary"; done
 done
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
