@@ -1093,16 +1093,7 @@ mod lowering {
             }
             cx.line("#pragma unroll");
             cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
-            cx.line(
-                "const int loops_up_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, loops_o);",
-            );
-            for a in accs {
-                cx.line(format!(
-                    "const {} loops_up_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, loops_o);",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            Self::shuffle_up(cx, accs, "up", "loops_o");
             cx.open("if (loops_lane >= loops_o && loops_up_tile == loops_tail_tile)");
             for a in accs {
                 let c = a.op.combine(
@@ -1169,14 +1160,7 @@ mod lowering {
             // A head: this thread holds the end of a tile that began before its segment. The
             // threads before it that hold the same tile are the run ending at the lane before it
             // (a shuffle), or, for a warp's first lane, in the earlier warps' summaries.
-            cx.line("const int loops_prev_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, 1);");
-            for a in accs {
-                cx.line(format!(
-                    "const {} loops_prev_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, 1);",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            Self::shuffle_up(cx, accs, "prev", "1");
             cx.open("if (loops_head_tile >= 0)");
             declare_parts(cx, accs, |a, _| format!("loops_head_{}", a.name));
             cx.open("if (loops_lane > 0)");
@@ -1322,6 +1306,21 @@ mod lowering {
             cx.close();
             cx.close();
             Ok(())
+        }
+
+        /// Declares `loops_<into>_tile` and `loops_<into>_<acc>`: the tail tile and the run partials
+        /// of the lane `delta` lanes before this one.
+        fn shuffle_up(cx: &mut Cx<'_>, accs: &[Accumulator], into: &str, delta: &str) {
+            cx.line(format!(
+                "const int loops_{into}_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, {delta});"
+            ));
+            for a in accs {
+                cx.line(format!(
+                    "const {} loops_{into}_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, {delta});",
+                    a.ty.cuda_name(),
+                    a.name
+                ));
+            }
         }
 
         /// Folds into `loops_part_<acc>` the parts of the run of tile `tile` in the warps before
