@@ -341,7 +341,9 @@ impl LrbPlan {
 /// blocks of `block` (grid-stride), every atom contributing `value(atom)` to its tile's sum. A
 /// `Split` tile is cut into pieces of `split_piece_atoms`; each piece's block reduces its partial,
 /// adds it to the tile's slot and counts itself done; the piece that completes the count runs the
-/// epilogue on the slot (CUDA: a `__threadfence` then an atomic ticket per tile).
+/// epilogue on the slot. That is the outcome the GPU's lowering must give, not its steps: on the
+/// GPU the longest tiles run under the merge path over the tile list, and its carry fix-up
+/// ([`carry::model_run`](super::carry::model_run)) combines the pieces.
 pub fn model_run(
     offsets: &[u64],
     plan: &LrbPlan,

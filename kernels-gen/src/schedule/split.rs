@@ -88,9 +88,11 @@ pub fn choose_mdt_of_sizes(sizes: impl Iterator<Item = u64>) -> u64 {
 /// Replays a launch over the given virtual tiles: one per thread, grid-stride over `threads`
 /// threads, each summing its atoms' `value(atom)`. A parent with one virtual tile gets its epilogue
 /// from that thread; a parent cut into several gets the partials added into its slot, each piece
-/// counting itself done, and the piece that completes the count runs the epilogue on the slot (CUDA:
-/// `atomicAdd` to the slot, `__threadfence`, an atomic ticket per parent). Takes the virtual tiles
-/// as an argument so a wrong cut can be run too.
+/// counting itself done, and the piece that completes the count runs the epilogue on the slot.
+/// This checks the cut and its outcome (every atom once, one epilogue per parent with the whole
+/// sum), not the GPU's protocol: there the pieces of a parent are consecutive virtual tiles, folded
+/// by the carry fix-up like one tile cut across threads ([`carry::model_run`](super::carry::model_run) replays that). Takes the
+/// virtual tiles as an argument so a wrong cut can be run too.
 pub fn model_run(
     offsets: &[u64],
     virtual_tiles: &[VirtualTile],
@@ -128,8 +130,8 @@ pub fn model_run(
 
 /// The partials of tiles cut into pieces: each piece adds its partial into its tile's slot and
 /// counts itself done, and the piece that completes the count runs the tile's epilogue with the
-/// slot (CUDA: `atomicAdd` to the slot, `__threadfence`, an atomic ticket per tile). Shared by
-/// node splitting and LRB's split bin.
+/// slot. The models of node splitting and LRB's split bin share it; it stands for the outcome of
+/// the GPU's carry fix-up (one epilogue per tile, on the sum of all its pieces), not for its steps.
 pub(crate) struct PieceSums {
     slots: Vec<u64>,
     done: Vec<u64>,
