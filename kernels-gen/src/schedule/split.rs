@@ -91,8 +91,9 @@ pub fn choose_mdt_of_sizes(sizes: impl Iterator<Item = u64>) -> u64 {
 /// counting itself done, and the piece that completes the count runs the epilogue on the slot.
 /// This checks the cut and its outcome (every atom once, one epilogue per parent with the whole
 /// sum), not the GPU's protocol: there the pieces of a parent are consecutive virtual tiles, folded
-/// by the carry fix-up like one tile cut across threads ([`carry::model_run`](super::carry::model_run) replays that). Takes the
-/// virtual tiles as an argument so a wrong cut can be run too.
+/// by the carry fix-up like one tile cut across threads
+/// ([`carry::model_run`](super::carry::model_run) replays that). Takes the virtual tiles as an
+/// argument so a wrong cut can be run too.
 pub fn model_run(
     offsets: &[u64],
     virtual_tiles: &[VirtualTile],
