@@ -286,6 +286,73 @@ fn count_reads(block: &[Stmt], name: &str) -> usize {
     n
 }
 
+/// The read-only slice parameters the body indexes with a value it loaded: `x` in
+/// `x[a.col_indices[nz] as usize]`, directly or through `let`s and assignments. These are the
+/// operands a kernel gathers, read again wherever the loaded indices repeat; the runtime can keep
+/// them in L2 (`Gpu::keep_gathered_in_l2` of the runtime). In parameter order.
+pub fn gathered_slices(kernel: &Kernel) -> Vec<String> {
+    let body = &kernel.body.body;
+    // Variables holding (something computed from) a loaded value, to a fixed point: a `let` or an
+    // assignment may come before the load it copies in a loop.
+    let mut loaded_vars: HashSet<String> = HashSet::new();
+    let loads = |e: &Expr, vars: &HashSet<String>| {
+        let mut hit = false;
+        visit_expr(e, &mut |x| {
+            hit |= match &x.kind {
+                ExprKind::Index { .. } => true,
+                ExprKind::Var(v) => vars.contains(v),
+                _ => false,
+            }
+        });
+        hit
+    };
+    loop {
+        let before = loaded_vars.len();
+        let _ = visit_stmts(body, &mut |s| {
+            match &s.kind {
+                StmtKind::Let { name, init, .. } if loads(init, &loaded_vars) => {
+                    loaded_vars.insert(name.clone());
+                }
+                StmtKind::Assign { place, value, .. } => {
+                    if let ExprKind::Var(name) = &place.kind {
+                        if loads(value, &loaded_vars) {
+                            loaded_vars.insert(name.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        });
+        if loaded_vars.len() == before {
+            break;
+        }
+    }
+    let mut gathered = HashSet::new();
+    let _ = visit_stmts(body, &mut |s| {
+        stmt_exprs(s, &mut |e| {
+            if let ExprKind::Index {
+                base: Indexed::Slice(name),
+                index,
+            } = &e.kind
+            {
+                if loads(index, &loaded_vars) {
+                    gathered.insert(name.clone());
+                }
+            }
+        });
+        Ok(())
+    });
+    kernel
+        .params
+        .iter()
+        .filter(|p| {
+            matches!(p.kind, ParamKind::Slice { mutable: false, .. }) && gathered.contains(&p.name)
+        })
+        .map(|p| p.name.clone())
+        .collect()
+}
+
 /// True if the expression calls an atomic anywhere.
 pub fn has_atomic(e: &Expr) -> bool {
     let mut hit = false;
