@@ -241,3 +241,71 @@ fn preprocessing_is_kept_per_tile_set() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// With the gathered operand kept in L2 (`Gpu::keep_gathered_in_l2`), every schedule's SpMV still
+/// matches the reference: the window changes only caching. On a device with a persisting L2
+/// (compute capability 8.0 and up) some L2 is set aside; turning it off gives it back.
+#[test]
+fn spmv_with_the_gathered_operand_kept_in_l2() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); device {}",
+        gpu.name()
+    );
+    let set_aside = gpu
+        .keep_gathered_in_l2(true)
+        .expect("turning the L2 window on");
+    println!("set aside: {set_aside} B");
+    if gpu.compute_capability().0 >= 8 {
+        assert!(
+            set_aside > 0,
+            "a device of sm_80 or later has a persisting L2"
+        );
+    }
+    assert_eq!(gpu.gathered_l2_set_aside(), set_aside);
+    // Idempotent.
+    assert_eq!(gpu.keep_gathered_in_l2(true).unwrap(), set_aside);
+
+    let matrices: Vec<(String, sprs::CsMat<f32>)> = vec![
+        (
+            "power_law contiguous 300K".into(),
+            loops::generate::power_law(300_000, 300_000, 16.0, 2.0, true, seed),
+        ),
+        (
+            "boundary rows".into(),
+            common::boundary_rows(seed.wrapping_add(1)),
+        ),
+    ];
+    let mut failures = Vec::new();
+    let mut run = |label: &str, schedules: &[&str]| {
+        for (i, (name, a)) in matrices.iter().enumerate() {
+            let x: Vec<f32> =
+                loops::generate::random_vector(a.cols(), seed.wrapping_add(7 + i as u64));
+            let da = gpu.upload_csr(a).expect("upload");
+            let dx = gpu.upload(&x).expect("upload");
+            let mut dy = gpu.zeros::<f32>(a.rows()).expect("alloc");
+            for &schedule in schedules {
+                gpu.fill(&mut dy, f32::POISON).expect("poison");
+                kernels::spmv::launch(schedule, &gpu, &da, &dx, &mut dy).expect("launch");
+                let y = gpu.download(&dy).expect("download");
+                let check = verify::check_spmv(a, &x, &y);
+                let line = format!("{label:<4} {schedule:<16} {name:<28} {check}");
+                println!("{line}");
+                if !check.passed() {
+                    failures.push(line);
+                }
+            }
+        }
+    };
+    run("on", kernels::spmv::SCHEDULES);
+    assert_eq!(gpu.keep_gathered_in_l2(false).unwrap(), 0);
+    assert_eq!(gpu.gathered_l2_set_aside(), 0);
+    run("off", &["work_oriented", "merge_path"]);
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
