@@ -69,11 +69,6 @@ struct Args {
     /// Only the matrices whose name contains this.
     #[arg(long)]
     only: Option<String>,
-    /// Keep each loops kernel's gathered operand (`x`) in L2 with a persisting access policy window
-    /// (`Gpu::keep_gathered_in_l2`); cuSPARSE and the copy run as they are. The outputs' set name
-    /// gets `_l2`.
-    #[arg(long)]
-    keep_gathered_in_l2: bool,
 }
 
 fn main() -> ExitCode {
@@ -127,16 +122,10 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     if entries.is_empty() {
         return Err("no matrices to run (an empty corpus folder, or --only matched none)".into());
     }
-    let mut set = corpus::set_name(args.corpus.as_deref());
+    let set = corpus::set_name(args.corpus.as_deref());
     let precision = T::RUST_NAME;
 
     let gpu = Gpu::new(0)?;
-    let l2_set_aside = if args.keep_gathered_in_l2 {
-        set.push_str("_l2");
-        Some(gpu.keep_gathered_in_l2(true)?)
-    } else {
-        None
-    };
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("creating the output folder {}: {e}", args.out.display()))?;
     let cusparse = match Cusparse::new(&gpu) {
@@ -189,18 +178,6 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let _ = writeln!(
         head,
         "bytes    model: verify::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
-    );
-    let _ = writeln!(
-        head,
-        "L2       {}",
-        match l2_set_aside {
-            None => "as the driver leaves it".to_string(),
-            Some(0) => "gathered operands not kept: this device has no persisting L2".to_string(),
-            Some(b) => format!(
-                "loops kernels keep their gathered operand (x) in L2: {:.1} MB set aside",
-                b as f64 / 1e6
-            ),
-        }
     );
     let _ = writeln!(head, "output   {}", args.out.display());
     print!("{head}\n{}\n", report::table_header());

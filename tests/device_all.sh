@@ -6,8 +6,7 @@
 #
 # Usage, after ../shared/tools/device-pack here:   bash tests/device_all.sh [STEP...]
 #   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `bench` (generated set,
-#   then the real matrices), `bench:generated`, `bench:corpus`, the same with `-l2` (the loops
-#   kernels keep their gathered operand in L2: `--keep-gathered-in-l2`), `sanitize` (tests/sanitize.sh).
+#   then the real matrices), `bench:generated`, `bench:corpus`, `sanitize` (tests/sanitize.sh).
 #   Default: tests bench.
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
@@ -60,12 +59,6 @@ for w in "${steps[@]}"; do
     bench:corpus)
       # shellcheck disable=SC2086
       step bench-corpus .device/examples/bench_spmv --corpus .device/data --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
-    bench:generated-l2)
-      # shellcheck disable=SC2086
-      step bench-generated-l2 .device/examples/bench_spmv --keep-gathered-in-l2 --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
-    bench:corpus-l2)
-      # shellcheck disable=SC2086
-      step bench-corpus-l2 .device/examples/bench_spmv --keep-gathered-in-l2 --corpus .device/data --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
     sanitize)
       # Every binary at once under the three tools: about 5 minutes on an H100.
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;

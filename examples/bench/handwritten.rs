@@ -205,9 +205,8 @@ impl<'a, T: Float> Handwritten<'a, T> {
         let entry = format!("{NAME}_{}", T::RUST_NAME);
         let f = gpu.function(NAME, SOURCE, &entry)?;
         let mut args = KernelArgs::new();
-        // `gathered`, as the DSL's wrapper passes `x`: the same L2 window when it is on.
         args.csr(self.a)
-            .gathered(self.x)
+            .slice(self.x)
             .slice_mut(self.y)
             .slice(&self.starts)
             .slice_mut(&mut self.scratch);
