@@ -112,8 +112,6 @@ struct Shared {
     modules: Mutex<HashMap<(u64, Arch), Arc<CudaModule>>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
-    /// Whether launches keep their gathered operand in L2 (see [`Gpu::keep_gathered_in_l2`]).
-    l2: crate::l2::L2State,
 }
 
 impl Drop for Shared {
@@ -211,7 +209,6 @@ impl Gpu {
                 driver_version,
                 modules: Mutex::new(HashMap::new()),
                 functions: Mutex::new(HashMap::new()),
-                l2: Default::default(),
             }),
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
@@ -331,15 +328,6 @@ impl Gpu {
     /// What the launch geometry needs to know about the device.
     pub fn limits(&self) -> DeviceLimits {
         self.shared.limits
-    }
-
-    /// The CUDA context of the device (shared by the handles of one [`Gpu::new`]).
-    pub(crate) fn context(&self) -> &Arc<CudaContext> {
-        &self.shared.ctx
-    }
-
-    pub(crate) fn l2_state(&self) -> &crate::l2::L2State {
-        &self.shared.l2
     }
 
     /// The CUDA version the driver supports, as `cuDriverGetVersion` reports it (13000 for 13.0).

@@ -181,8 +181,6 @@ pub struct KernelArgs<'a> {
     /// The offsets of the whole tile set a `merge_path` or `work_oriented` launch runs over: with
     /// `preprocessed`, its blocks' range starts are kept there (see [`crate::block_ranges`]).
     pub(crate) ranges_of: Option<&'a DeviceBuffer<i32>>,
-    /// The largest buffer passed with [`KernelArgs::gathered`]: device address and bytes.
-    gathered: Option<(u64, usize)>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -290,17 +288,6 @@ impl<'a> KernelArgs<'a> {
         );
         self.push_value(b.len() as u64, Param::Len);
         self
-    }
-
-    /// A buffer the kernel reads at loaded indices (`x` of `x[a.col_indices[nz] as usize]`): as
-    /// [`KernelArgs::slice`], and a candidate for the L2 window of
-    /// [`Gpu::keep_gathered_in_l2`](crate::Gpu::keep_gathered_in_l2) (the largest one gets it).
-    pub fn gathered<T: Element>(&mut self, b: &'a DeviceBuffer<T>) -> &mut Self {
-        let bytes = b.len() * std::mem::size_of::<T>();
-        if bytes > self.gathered.map_or(0, |(_, n)| n) {
-            self.gathered = Some((b.device_ptr(), bytes));
-        }
-        self.slice(b)
     }
 
     /// The entries `range` of a buffer the kernel reads (clamped to the buffer): pointer to the
@@ -686,8 +673,7 @@ impl Gpu {
         let foreign = self.enter_foreign(streams.iter().map(|&(i, s)| (i, Some(s))), |i| {
             format!("launching kernel `{kernel}`: argument {i} ({})", what[i])
         })?;
-        let window = self.l2_window(args.gathered);
-        let launched = self.launch_queued(kernel, entry, func, dims, window, &mut args.slots);
+        let launched = self.launch_queued(kernel, entry, func, dims, &mut args.slots);
         if !foreign.is_empty() {
             let left = self.leave_foreign(&foreign, &format!("launching kernel `{kernel}`"));
             launched?;
@@ -711,7 +697,6 @@ impl Gpu {
         entry: &str,
         func: &CudaFunction,
         dims: LaunchDims,
-        window: Option<cudarc::driver::sys::CUaccessPolicyWindow>,
         slots: &mut [u64],
     ) -> Result<()> {
         let context = || {
@@ -735,57 +720,22 @@ impl Gpu {
             .context()
             .bind_to_thread()
             .map_err(LoopsError::driver(context()))?;
-        // With a window (see `l2`), the same launch carries it as a launch attribute.
-        let Some(window) = window else {
-            // SAFETY: `params` points at one live slot per parameter, holding a value of the parameter's
-            // size (checked against the entry point where the driver reports sizes). Device pointers come
-            // from buffers borrowed by `args` for the call, allocated on this handle's stream or on a
-            // stream of the same context that `launch_raw` orders this launch with, so the kernel runs
-            // after their uploads and before their frees. Staying inside the buffers is
-            // the kernel's contract with the lengths it is passed (`check_len` in the generated wrapper).
-            return unsafe {
-                cudarc::driver::result::launch_kernel(
-                    func.cu_function(),
-                    (dims.grid, 1, 1),
-                    (dims.block, 1, 1),
-                    dims.shared_bytes,
-                    self.stream().cu_stream(),
-                    &mut params,
-                )
-            }
-            .map_err(LoopsError::driver(context()));
-        };
-        use cudarc::driver::sys;
-        let mut attr = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue {
-                accessPolicyWindow: window,
-            },
-        };
-        let config = sys::CUlaunchConfig {
-            gridDimX: dims.grid,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: dims.block,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: dims.shared_bytes,
-            hStream: self.stream().cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
-        // SAFETY: as above; `config` and the attribute it points at live until the call returns, and
-        // the window only steers caching of an address range (it is never dereferenced).
+        // SAFETY: `params` points at one live slot per parameter, holding a value of the parameter's
+        // size (checked against the entry point where the driver reports sizes). Device pointers come
+        // from buffers borrowed by `args` for the call, allocated on this handle's stream or on a
+        // stream of the same context that `launch_raw` orders this launch with, so the kernel runs
+        // after their uploads and before their frees. Staying inside the buffers is
+        // the kernel's contract with the lengths it is passed (`check_len` in the generated wrapper).
         unsafe {
-            sys::cuLaunchKernelEx(
-                &config,
+            cudarc::driver::result::launch_kernel(
                 func.cu_function(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
+                (dims.grid, 1, 1),
+                (dims.block, 1, 1),
+                dims.shared_bytes,
+                self.stream().cu_stream(),
+                &mut params,
             )
         }
-        .result()
         .map_err(LoopsError::driver(context()))
     }
 }

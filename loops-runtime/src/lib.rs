@@ -12,7 +12,6 @@ pub mod formats;
 pub mod generate;
 pub mod graph;
 pub mod host;
-mod l2;
 pub mod launch;
 pub mod mtx;
 pub mod preprocess;
