@@ -147,35 +147,3 @@ fn body_must_be_one_tile_loop() {
     let message = lower(r#"schedule = "thread""#, "fn k(a: Csr<f32>, b: Csr<f32>, y: &mut [f32]) { for r in a.tiles() { for nz in b.atoms(r) { y[r] = 1.0; } } }").unwrap_err();
     assert!(message.contains("the tile loop is over `a`"), "{message}");
 }
-
-/// The read-only slices the body indexes with loaded values, as the analysis finds them.
-fn gathered(sig: &str, tile_body: &str) -> Vec<String> {
-    let item: syn::ItemFn = syn::parse_str(&spmv_with(sig, tile_body)).unwrap();
-    let config =
-        kernels_gen::frontend::parse_attr(r#"schedule = "thread""#.parse().unwrap()).unwrap();
-    let kernel = kernels_gen::frontend::lower_fn(&item, config, "k.rs").unwrap();
-    kernels_gen::analysis::gathered_slices(&kernel)
-}
-
-#[test]
-fn gathered_operands_are_read_only_slices_indexed_by_loaded_values() {
-    assert_eq!(gathered(SPMV_SIG, SPMV_BODY), ["x"]);
-    // Through a `let` and an assignment; `w` is indexed by the tile, `y` is written.
-    let sig = "(a: Csr<f32>, w: &[f32], z: &[f32], x: &[f32], y: &mut [f32])";
-    let body = "let mut s = 0.0f32; for nz in a.atoms(row) { let c = a.col_indices[nz] as usize; let mut k = 0usize; k = c + 1; s += x[c] * w[row] + z[k - 1]; } y[row] = s;";
-    assert_eq!(gathered(sig, body), ["z", "x"]);
-    // No loaded index: nothing gathered.
-    let body =
-        "let mut s = 0.0; for nz in a.atoms(row) { s += a.values[nz] * x[row]; } y[row] = s;";
-    assert!(gathered(SPMV_SIG, body).is_empty());
-}
-
-#[test]
-fn the_wrapper_passes_gathered_operands_as_such() {
-    let item: proc_macro2::TokenStream = spmv_with(SPMV_SIG, SPMV_BODY).parse().unwrap();
-    let tokens = kernels_gen::frontend::expand(r#"schedule = "merge_path""#.parse().unwrap(), item)
-        .to_string();
-    assert!(tokens.contains("args . gathered (x)"), "{tokens}");
-    assert!(tokens.contains("args . slice_mut (y)"), "{tokens}");
-    assert!(!tokens.contains("args . slice (x)"), "{tokens}");
-}

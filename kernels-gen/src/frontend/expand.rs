@@ -82,7 +82,6 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let mut params = Vec::new();
     let mut pushes = Vec::new();
     let mut tile_set = None;
-    let gathered = crate::analysis::gathered_slices(kernel);
     for p in &kernel.params {
         let ident = format_ident!("{}", p.name);
         match &p.kind {
@@ -110,10 +109,6 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 if *mutable {
                     params.push(quote!(#ident: &mut ::loops::DeviceBuffer<#elem>));
                     pushes.push(quote!(args.slice_mut(#ident);));
-                } else if gathered.contains(&p.name) {
-                    // Indexed with loaded values: the runtime may keep it in L2.
-                    params.push(quote!(#ident: &::loops::DeviceBuffer<#elem>));
-                    pushes.push(quote!(args.gathered(#ident);));
                 } else {
                     params.push(quote!(#ident: &::loops::DeviceBuffer<#elem>));
                     pushes.push(quote!(args.slice(#ident);));
