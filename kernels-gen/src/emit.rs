@@ -321,8 +321,14 @@ impl<'a> Cx<'a> {
     }
 
     /// Opens a `{` block after `head`.
+    /// `head {` and one level deeper; an empty `head` opens a bare scope.
     pub fn open(&mut self, head: impl AsRef<str>) {
-        self.line(format!("{} {{", head.as_ref()));
+        let head = head.as_ref();
+        self.line(if head.is_empty() {
+            "{".to_string()
+        } else {
+            format!("{head} {{")
+        });
         self.indent += 1;
     }
 
