@@ -147,3 +147,27 @@ fn body_must_be_one_tile_loop() {
     let message = lower(r#"schedule = "thread""#, "fn k(a: Csr<f32>, b: Csr<f32>, y: &mut [f32]) { for r in a.tiles() { for nz in b.atoms(r) { y[r] = 1.0; } } }").unwrap_err();
     assert!(message.contains("the tile loop is over `a`"), "{message}");
 }
+
+#[test]
+fn work_oriented_scans_where_each_accumulator_folds_one_staged_operand() {
+    let attr = "schedule = \"work_oriented\"";
+    let scans = |body: &str| {
+        lower(attr, &spmv_with(SPMV_SIG, body))
+            .expect("lowers")
+            .contains("loops_heads")
+    };
+    assert!(scans(SPMV_BODY));
+    // `-=` folds the negated operand with `+`.
+    let minus = "let mut sum = 0.0; for nz in a.atoms(row) { sum -= a.values[nz] * x[a.col_indices[nz] as usize]; } y[row] = sum;";
+    assert!(scans(minus));
+    assert!(lower(attr, &spmv_with(SPMV_SIG, minus))
+        .unwrap()
+        .contains("= (-((a_values[nz] * x["));
+    // Two updates of one accumulator, or an atom loop that writes: the per-thread walks.
+    assert!(!scans("let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz]; sum += x[a.col_indices[nz] as usize]; } y[row] = sum;"));
+    assert!(!scans("let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz]; y[a.col_indices[nz] as usize] = 1.0; } y[row] = sum;"));
+    // No epilogue: nothing to finish, no scan.
+    assert!(!scans(
+        "for nz in a.atoms(row) { y[a.col_indices[nz] as usize] = a.values[nz]; }"
+    ));
+}

@@ -385,6 +385,11 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             specs.push(plain_spec(&config, slots, param_count));
         }
         let count = emitted.candidates.len();
+        let work_oriented_scans = emitted.candidates.iter().any(|c| {
+            let mut k = kernel.clone();
+            k.config = c.config;
+            crate::schedule::work_oriented_scans(&k)
+        });
         // The candidates with a 64-bit-offsets instantiation, for a wide tile set: their own source,
         // specs and entries, and the choice among them alone.
         let (wide_items, wide_pick) = match &emitted.wide {
@@ -435,7 +440,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                         pub const KERNELS_WIDE: [::loops::__private::KernelSpec; #n] = [#(#wide_specs),*];
                         /// The index in [`CANDIDATES_WIDE`] a launch over a wide tile set uses.
                         pub fn choose_wide(stats: &::loops::__private::TileStats) -> usize {
-                            ::loops::__private::choose_config(&CANDIDATES_WIDE, stats)
+                            ::loops::__private::choose_config(&CANDIDATES_WIDE, stats, false)
                         }
                     },
                     quote! {
@@ -491,7 +496,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                 pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
                 /// The index in [`CANDIDATES`] that a launch over a tile set with these statistics uses.
                 pub fn choose(stats: &::loops::__private::TileStats) -> usize {
-                    ::loops::__private::choose_config(&CANDIDATES, stats)
+                    ::loops::__private::choose_config(&CANDIDATES, stats, #work_oriented_scans)
                 }
                 #wide_items
             }

@@ -25,7 +25,9 @@
 //!    block only ever waits for blocks that are already running, and those never wait for it.
 //!
 //! The partition is the only difference between the two schedules; [`model_run`] replays the whole
-//! protocol in Rust for the property tests.
+//! protocol in Rust for the property tests. `work_oriented` replaces steps 2 and 3 by a segmented
+//! scan of the block's staged operands where the body allows it (`CarryLowering::scans`); the
+//! block's range, its record and the look-back are the same.
 
 /// How the tile set is cut into segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -511,12 +513,8 @@ mod lowering {
             let early_stage = parts.rounds.is_none() && staged.is_some();
             // Records and a look-back only where there are partials to carry.
             let carries = fixup && !accs.is_empty();
-            if let Some(staged) = staged.as_ref().filter(|s| {
-                self.partition == Partition::WorkOriented
-                    && early_stage
-                    && carries
-                    && one_update_each(s, &accs)
-            }) {
+            if self.scans(cx.kernel) {
+                let staged = staged.as_ref().expect("`scans` found the staged updates");
                 cx.scratch_slots_per_block = slots;
                 let body = TileBody {
                     tile,
@@ -1048,6 +1046,31 @@ mod lowering {
                     ));
                 }
             }
+        }
+
+        /// Whether this lowering runs the kernel's tile loop as a segmented scan
+        /// ([`Self::segmented_scan`]): `work_oriented` over a whole tile set, no rounds, an
+        /// epilogue, and every accumulator folding one staged operand that fits in shared memory.
+        pub fn scans(&self, kernel: &Kernel) -> bool {
+            if self.partition != Partition::WorkOriented || kernel.body.subset.is_some() {
+                return false;
+            }
+            let name = kernel.config.name();
+            let Ok(parts) = carry_body(kernel, kernel.body.user_body(), name) else {
+                return false;
+            };
+            let StmtKind::ForAtoms { var, body, .. } = &parts.atoms.kind else {
+                return false;
+            };
+            let Ok(accs) = accumulators(body, var, name) else {
+                return false;
+            };
+            if parts.rounds.is_some() || parts.epilogue.is_empty() || accs.is_empty() {
+                return false;
+            }
+            staged_updates(kernel, body, var, &[]).is_some_and(|staged| {
+                self.stage_fits(staged.len(), accs.len()) && one_update_each(&staged, &accs)
+            })
         }
 
         /// `work_oriented` where every accumulator folds one staged operand: the in-block work is a

@@ -222,6 +222,21 @@ pub trait Lowering {
 
 /// The lowering of a configured schedule (`auto` is lowered candidate by candidate; asked for
 /// itself, it is lowered as `thread`).
+/// Whether `kernel`, under its own configuration, is a `work_oriented` kernel that runs its tiles
+/// as a segmented scan ([`carry::CarryLowering::scans`]); `auto`'s choice takes it into account.
+#[cfg(feature = "frontend")]
+pub fn work_oriented_scans(kernel: &crate::ir::Kernel) -> bool {
+    match kernel.config.schedule {
+        Schedule::WorkOriented { items_per_thread } => carry::CarryLowering {
+            partition: carry::Partition::WorkOriented,
+            items_per_thread,
+            block_size: kernel.config.block_size,
+        }
+        .scans(kernel),
+        _ => false,
+    }
+}
+
 #[cfg(feature = "frontend")]
 pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
     let block_size = config.block_size;
