@@ -532,13 +532,13 @@ mod lowering {
                     // the two chains of dependent loads overlap instead of following each other.
                     // (Issuing them before the kept starts' loads too was measured slower on a
                     // banded matrix: the compiler then sinks those loads below the gathers.)
-                    self.stage(cx, var, staged, false);
+                    self.stage(cx, var, staged, false, false);
                     self.offsets_window(cx, set);
                     cx.line("__syncthreads();");
                 }
                 (true, Some(staged)) => {
                     self.offsets_window(cx, set);
-                    self.stage(cx, var, staged, true);
+                    self.stage(cx, var, staged, true, false);
                 }
                 _ => {
                     if self.offsets_window(cx, set) {
@@ -575,7 +575,7 @@ mod lowering {
                 cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
             }
             if let (false, Some(staged)) = (early_stage, &staged) {
-                self.stage(cx, var, staged, true);
+                self.stage(cx, var, staged, true, false);
             }
             if fixup {
                 for a in &accs {
@@ -1099,44 +1099,19 @@ mod lowering {
             let (b, ipt) = (self.block_size, self.items_per_thread);
             let off = |i: &str| format!("{set}_offsets[{i}]");
             let pad = |p: &str| format!("({p}) + (({p}) >> 5)");
-            // The staged operand of each accumulator, in `accs` order, ready to fold with its
-            // combine (`acc -= e` stages `-e`).
-            let ordered: Vec<&StagedUpdate<'_>> = accs
+            // The accumulators in the order of their staged operands: `loops_stage_<i>` is the
+            // operand of the `i`th, and so is its place in the block's record.
+            let accs: Vec<Accumulator> = staged
                 .iter()
-                .map(|a| {
-                    staged
-                        .iter()
-                        .find(|u| u.acc == a.name)
-                        .expect("one update each")
+                .map(|u| {
+                    let a = accs.iter().find(|a| a.name == u.acc);
+                    a.expect("one update each").clone()
                 })
                 .collect();
+            let accs = accs.as_slice();
             self.block_range(cx, set, true, true);
             cx.line("const int loops_n = loops_by1 - loops_by0;");
-            for (i, u) in ordered.iter().enumerate() {
-                cx.line(format!(
-                    "__shared__ {} loops_stage_{i}[{}];",
-                    u.ty.cuda_name(),
-                    self.block_items() + self.block_items() / 32
-                ));
-            }
-            cx.line("#pragma unroll");
-            cx.open(format!("for (int loops_r = 0; loops_r < {ipt}; ++loops_r)"));
-            cx.line(format!(
-                "const int loops_k = (int)threadIdx.x + loops_r * {b};"
-            ));
-            cx.open("if (loops_k < loops_n)");
-            cx.line(format!("const int {} = loops_by0 + loops_k;", body.atom));
-            for (i, u) in ordered.iter().enumerate() {
-                let v = cx.expr(u.operand);
-                let v = if u.op == Some(BinOp::Sub) {
-                    format!("(-({v}))")
-                } else {
-                    v
-                };
-                cx.line(format!("loops_stage_{i}[{}] = {v};", pad("loops_k")));
-            }
-            cx.close();
-            cx.close();
+            self.stage(cx, body.atom, staged, false, true);
             // Tile `bx0` starts at or before the block; the others up to `bx1` may start inside.
             cx.open(format!(
                 "for (int loops_t = loops_bx0 + 1 + (int)threadIdx.x; loops_t <= loops_bx1; loops_t += {b})"
@@ -1208,14 +1183,7 @@ mod lowering {
             }
             cx.line("#pragma unroll");
             cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
-            cx.line("const bool loops_up_f = __shfl_up_sync(0xffffffffu, loops_f, loops_o);");
-            for a in accs {
-                cx.line(format!(
-                    "const {} loops_up_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, loops_o);",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            Self::shuffle_up(cx, accs, "up", "loops_o", ("bool", "f", "loops_f"));
             cx.open("if (loops_lane >= loops_o)");
             cx.open("if (!loops_f)");
             for a in accs {
@@ -1249,20 +1217,16 @@ mod lowering {
             cx.close();
             // What comes before the thread's first atom, back to the nearest head: the lane
             // before it, then, while no head was met, the earlier warps' totals.
-            cx.line("bool loops_in_f = __shfl_up_sync(0xffffffffu, loops_f, 1);");
+            Self::shuffle_up(cx, accs, "prev", "1", ("bool", "f", "loops_f"));
+            cx.line("bool loops_in_f = loops_lane > 0 && loops_prev_f;");
             for a in accs {
                 cx.line(format!(
-                    "{} loops_in_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, 1);",
+                    "{} loops_in_{1} = loops_lane > 0 ? loops_prev_{1} : {2};",
                     a.ty.cuda_name(),
-                    a.name
+                    a.name,
+                    a.op.identity(&a.ty)
                 ));
             }
-            cx.open("if (loops_lane == 0)");
-            cx.line("loops_in_f = false;");
-            for a in accs {
-                cx.line(format!("loops_in_{} = {};", a.name, a.op.identity(&a.ty)));
-            }
-            cx.close();
             cx.line("__syncthreads();");
             cx.open("if (!loops_in_f)");
             cx.open("for (int loops_v = loops_warp - 1; loops_v >= 0; --loops_v)");
@@ -1392,8 +1356,17 @@ mod lowering {
 
         /// Computes the operands of the block's atoms into shared memory, each atom by the thread
         /// `atom % blockDim.x` (coalesced), for the segments to fold in; then a barrier if
-        /// `barrier` (else the caller emits one before the segments read them).
-        fn stage(&self, cx: &mut Cx<'_>, var: &str, staged: &[StagedUpdate<'_>], barrier: bool) {
+        /// `barrier` (else the caller emits one before the segments read them). `folded`: each
+        /// operand is stored ready to fold with its accumulator's combine (`acc -= e` stores `-e`),
+        /// for a scan that folds them without the update's own operator.
+        fn stage(
+            &self,
+            cx: &mut Cx<'_>,
+            var: &str,
+            staged: &[StagedUpdate<'_>],
+            barrier: bool,
+            folded: bool,
+        ) {
             for (i, u) in staged.iter().enumerate() {
                 // One pad slot per 32: threads read their segments' operands at a stride of about
                 // `items_per_thread`, which would otherwise fall into a few banks.
@@ -1418,6 +1391,11 @@ mod lowering {
             cx.line(format!("const int {var} = loops_by0 + loops_k;"));
             for (i, u) in staged.iter().enumerate() {
                 let v = cx.expr(u.operand);
+                let v = if folded && u.op == Some(BinOp::Sub) {
+                    format!("(-({v}))")
+                } else {
+                    v
+                };
                 cx.line(format!("loops_stage_{i}[loops_k + (loops_k >> 5)] = {v};"));
             }
             cx.close();
@@ -1478,7 +1456,13 @@ mod lowering {
             }
             cx.line("#pragma unroll");
             cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
-            Self::shuffle_up(cx, accs, "up", "loops_o");
+            Self::shuffle_up(
+                cx,
+                accs,
+                "up",
+                "loops_o",
+                ("int", "tile", "loops_tail_tile"),
+            );
             cx.open("if (loops_lane >= loops_o && loops_up_tile == loops_tail_tile)");
             for a in accs {
                 let c = a.op.combine(
@@ -1545,7 +1529,7 @@ mod lowering {
             // A head: this thread holds the end of a tile that began before its segment. The
             // threads before it that hold the same tile are the run ending at the lane before it
             // (a shuffle), or, for a warp's first lane, in the earlier warps' summaries.
-            Self::shuffle_up(cx, accs, "prev", "1");
+            Self::shuffle_up(cx, accs, "prev", "1", ("int", "tile", "loops_tail_tile"));
             cx.open("if (loops_head_tile >= 0)");
             declare_parts(cx, accs, |a, _| format!("loops_head_{}", a.name));
             cx.open("if (loops_lane > 0)");
@@ -1710,11 +1694,19 @@ mod lowering {
             cx.close();
             Ok(())
         }
-        /// Declares `loops_<into>_tile` and `loops_<into>_<acc>`: the tail tile and the run partials
-        /// of the lane `delta` lanes before this one.
-        fn shuffle_up(cx: &mut Cx<'_>, accs: &[Accumulator], into: &str, delta: &str) {
+
+        /// Declares `loops_<into>_<key name>` and `loops_<into>_<acc>`: what segments the runs
+        /// (`key`: its type, name and source, as the tail tile) and the run partials of the lane
+        /// `delta` lanes before this one.
+        fn shuffle_up(
+            cx: &mut Cx<'_>,
+            accs: &[Accumulator],
+            into: &str,
+            delta: &str,
+            (key_ty, key_name, key): (&str, &str, &str),
+        ) {
             cx.line(format!(
-                "const int loops_{into}_tile = __shfl_up_sync(0xffffffffu, loops_tail_tile, {delta});"
+                "const {key_ty} loops_{into}_{key_name} = __shfl_up_sync(0xffffffffu, {key}, {delta});"
             ));
             for a in accs {
                 cx.line(format!(
