@@ -68,7 +68,7 @@ macro_rules! under_schedules {
     (@module $kernel:ident block) => { pub mod block { use super::*; $kernel!(schedule = "block"); } };
     (@module $kernel:ident work_oriented) => { pub mod work_oriented { use super::*; $kernel!(schedule = "work_oriented"); } };
     (@module $kernel:ident merge_path) => { pub mod merge_path { use super::*; $kernel!(schedule = "merge_path"); } };
-    (@module $kernel:ident work_oriented12) => { pub mod work_oriented12 { use super::*; $kernel!(schedule = "work_oriented", items_per_thread = 12); } };
+    (@module $kernel:ident work_oriented16) => { pub mod work_oriented16 { use super::*; $kernel!(schedule = "work_oriented", items_per_thread = 16); } };
     (@module $kernel:ident merge_path12) => { pub mod merge_path12 { use super::*; $kernel!(schedule = "merge_path", items_per_thread = 12); } };
     (@module $kernel:ident split) => { pub mod split { use super::*; $kernel!(schedule = "split"); } };
     // Pieces of 3 atoms: most tiles of a test matrix are cut, many across blocks.

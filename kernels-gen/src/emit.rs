@@ -81,6 +81,7 @@ fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32
         checked,
         wide,
         line: 0,
+        streamed_atom: None,
     };
     cx.body_template()?;
     for inst in kernel.instantiations() {
@@ -308,9 +309,18 @@ pub struct Cx<'a> {
     wide: bool,
     /// The Rust line of the statement being emitted, for the checked variant's fault records.
     line: usize,
+    /// While set, loads of a tile set's arrays at exactly this atom are emitted evict-first
+    /// (`__ldcs`): the staged operands of a launch whose stream would push out what it gathers
+    /// (see [`crate::schedule::streams_past_l2`]).
+    pub streamed_atom: Option<String>,
 }
 
 impl<'a> Cx<'a> {
+    /// Whether this is the bounds-checked variant.
+    pub fn is_checked(&self) -> bool {
+        self.checked
+    }
+
     /// Writes one line at the current indentation.
     pub fn line(&mut self, text: impl AsRef<str>) {
         for _ in 0..self.indent {
@@ -408,6 +418,7 @@ impl<'a> Cx<'a> {
         }
         if self.kernel.takes_block_starts() {
             parts.push("const int* __restrict__ loops_block_starts".into());
+            parts.push("const int loops_stream".into());
         }
         if self.kernel.takes_split_pieces() {
             parts.push("const int* __restrict__ loops_pieces".into());
@@ -432,6 +443,7 @@ impl<'a> Cx<'a> {
         }
         if self.kernel.takes_block_starts() {
             args.push("loops_block_starts".into());
+            args.push("loops_stream".into());
         }
         if self.kernel.takes_split_pieces() {
             args.push("loops_pieces".into());
@@ -701,9 +713,14 @@ impl<'a> Cx<'a> {
                 format!("loops_load({ptr})")
             }
             ExprKind::Index { base, index } => {
+                let streamed = matches!((&index.kind, &self.streamed_atom),
+                    (ExprKind::Var(v), Some(atom)) if v == atom);
                 let index = self.expr(index);
                 match base {
                     Indexed::Slice(s) => format!("{s}[{index}]"),
+                    Indexed::SetArray { set, format, array } if streamed => {
+                        format!("__ldcs(&{set}_{}[{index}])", format.cuda_suffix(*array))
+                    }
                     Indexed::SetArray { set, format, array } => {
                         format!("{set}_{}[{index}]", format.cuda_suffix(*array))
                     }

@@ -83,6 +83,18 @@ impl Kernel {
         self.body.subset.is_none() && self.config.schedule.searched_partition().is_some()
     }
 
+    /// The entry points' parameters that come with [`Self::takes_block_starts`]:
+    /// `loops_block_starts`, then `loops_stream` (whether the staged operands are loaded
+    /// evict-first, which the runtime decides per launch: see
+    /// [`crate::schedule::streams_past_l2`]).
+    pub fn block_range_params(&self) -> usize {
+        if self.takes_block_starts() {
+            2
+        } else {
+            0
+        }
+    }
+
     /// Whether the entry points take `loops_pieces` and `loops_mdt`: under `split`, the prefix sum
     /// of the tiles' piece counts, computed by the runtime before each launch, and the piece size.
     pub fn takes_split_pieces(&self) -> bool {

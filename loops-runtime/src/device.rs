@@ -190,6 +190,10 @@ impl Gpu {
             CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
             "the threads per SM",
         )?;
+        let l2_bytes = attr(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+            "the L2 cache size",
+        )?;
         let mut driver_version = 0;
         // SAFETY: the driver is loaded and initialized; the out-pointer is valid.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) }
@@ -205,6 +209,7 @@ impl Gpu {
                 limits: DeviceLimits {
                     sm_count: sm_count as u32,
                     max_threads_per_sm: max_threads_per_sm as u32,
+                    l2_bytes: l2_bytes.max(0) as u64,
                 },
                 driver_version,
                 modules: Mutex::new(HashMap::new()),

@@ -33,7 +33,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaStream};
-use kernels_gen::schedule::{LaunchDims, ScheduleConfig, TileSetShape};
+use kernels_gen::schedule::{streams_past_l2, LaunchDims, ScheduleConfig, TileSetShape};
 
 use crate::block_ranges::RangeJob;
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
@@ -181,6 +181,9 @@ pub struct KernelArgs<'a> {
     /// The offsets of the whole tile set a `merge_path` or `work_oriented` launch runs over: with
     /// `preprocessed`, its blocks' range starts are kept there (see [`crate::block_ranges`]).
     pub(crate) ranges_of: Option<&'a DeviceBuffer<i32>>,
+    /// Bytes of the slices passed read-only (`&[T]`): what the kernel may gather, for
+    /// [`kernels_gen::schedule::streams_past_l2`].
+    pub(crate) read_only_bytes: u64,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -279,6 +282,7 @@ impl<'a> KernelArgs<'a> {
 
     /// A buffer the kernel reads: pointer, then length (`unsigned long long`).
     pub fn slice<T: Element>(&mut self, b: &'a DeviceBuffer<T>) -> &mut Self {
+        self.read_only_bytes += (b.len() * std::mem::size_of::<T>()) as u64;
         self.push_buffer(
             b,
             Param::Ptr {
@@ -298,6 +302,7 @@ impl<'a> KernelArgs<'a> {
         range: std::ops::Range<usize>,
     ) -> &mut Self {
         let range = range.start.min(b.len())..range.end.min(b.len());
+        self.read_only_bytes += (range.len() * std::mem::size_of::<T>()) as u64;
         let ptr = if range.is_empty() {
             0
         } else {
@@ -406,6 +411,18 @@ fn sync_each_launch() -> bool {
     static SYNC: OnceLock<bool> = OnceLock::new();
     *SYNC
         .get_or_init(|| std::env::var("LOOPS_SYNC_LAUNCH").is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// `LOOPS_STREAM_HINT=on` (or `off`) makes every `merge_path` and `work_oriented` launch load its
+/// staged operands evict-first (or not) whatever [`streams_past_l2`] says: for tests of both
+/// paths on small inputs, and for measuring the hint.
+fn stream_hint() -> Option<bool> {
+    static HINT: OnceLock<Option<bool>> = OnceLock::new();
+    *HINT.get_or_init(|| match std::env::var("LOOPS_STREAM_HINT").as_deref() {
+        Ok("on" | "1") => Some(true),
+        Ok("off" | "0") => Some(false),
+        _ => None,
+    })
 }
 
 /// Checks `args` against the entry point's parameter sizes.
@@ -532,6 +549,10 @@ impl Gpu {
                 Some(starts) => args.push_buffer(starts, Param::BlockStarts),
                 None => args.push_value(0u64, Param::BlockStarts),
             }
+            let stream = stream_hint().unwrap_or_else(|| {
+                streams_past_l2(shape.atoms, args.read_only_bytes, self.limits())
+            });
+            args.push_value(i32::from(stream), Param::Scalar("int loops_stream"));
         }
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.

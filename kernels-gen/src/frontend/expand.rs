@@ -39,7 +39,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         .sum::<usize>()
         + 1
         + usize::from(kernel.takes_subset_offsets())
-        + usize::from(kernel.takes_block_starts())
+        + kernel.block_range_params()
         + 2 * usize::from(kernel.takes_split_pieces());
     let vis = &func.vis;
     let name = &func.sig.ident;
@@ -374,9 +374,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             k.config = c.config;
             // A carry candidate over a subset also takes the subset's offsets; over a whole tile
             // set, merge_path takes its blocks' starts.
-            let param_count = param_count
-                + usize::from(k.takes_subset_offsets())
-                + usize::from(k.takes_block_starts());
+            let param_count =
+                param_count + usize::from(k.takes_subset_offsets()) + k.block_range_params();
             let entries = entries_of(&k);
             entry_tables.push(quote!(&[#(#entries),*]));
             let config = config_tokens(&c.config);

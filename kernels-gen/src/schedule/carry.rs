@@ -514,7 +514,8 @@ mod lowering {
             // Records and a look-back only where there are partials to carry.
             let carries = fixup && !accs.is_empty();
             if self.scans(cx.kernel) {
-                let staged = staged.as_ref().expect("`scans` found the staged updates");
+                let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
+                    .expect("`scans` found the staged updates");
                 cx.scratch_slots_per_block = slots;
                 let body = TileBody {
                     tile,
@@ -522,7 +523,7 @@ mod lowering {
                     prologue: parts.prologue,
                     epilogue: parts.epilogue,
                 };
-                return self.segmented_scan(cx, set, &body, staged, &accs);
+                return self.segmented_scan(cx, set, &body, &staged, &accs);
             }
             self.block_range(cx, set, carries, false);
             match (early_stage, &staged) {
@@ -755,10 +756,28 @@ mod lowering {
             (self.block_items() + 2) * 4 + warps * (8 + 8 * accs as u32) + 16 * accs as u32 + 32
         }
 
-        /// Whether `updates` staged operands (8 bytes each at most) fit beside the rest.
+        /// Shared memory of everything but the staged operands under [`Self::segmented_scan`]: a
+        /// byte per atom for the tile heads instead of the offsets window, the warps' heads and
+        /// totals, the block's total, the ticket and the searched range.
+        fn scan_fixed_shared(&self, accs: usize) -> u32 {
+            let warps = self.block_size / 32;
+            self.block_items() + warps * (1 + 8 * accs as u32) + 8 * accs as u32 + 32
+        }
+
+        /// Bytes of `updates` staged operands (8 bytes each at most, padded a word per 32).
+        fn staged_shared(&self, updates: usize) -> u32 {
+            updates as u32 * (self.block_items() * 33 / 32) * 8
+        }
+
+        /// Whether `updates` staged operands fit beside the rest.
         fn stage_fits(&self, updates: usize, accs: usize) -> bool {
-            self.fixed_shared(accs) + updates as u32 * (self.block_items() * 33 / 32) * 8
-                <= SHARED_BUDGET
+            self.fixed_shared(accs) + self.staged_shared(updates) <= SHARED_BUDGET
+        }
+
+        /// [`Self::stage_fits`] for the segmented scan, which keeps no offsets window: 16 items per
+        /// thread fit in f64 there (38 KB), not beside a window.
+        fn scan_fits(&self, updates: usize, accs: usize) -> bool {
+            self.scan_fixed_shared(accs) + self.staged_shared(updates) <= SHARED_BUDGET
         }
 
         /// Declares the block's range of the tile set (kept block starts, or two warps' searches):
@@ -1069,7 +1088,7 @@ mod lowering {
                 return false;
             }
             staged_updates(kernel, body, var, &[]).is_some_and(|staged| {
-                self.stage_fits(staged.len(), accs.len()) && one_update_each(&staged, &accs)
+                self.scan_fits(staged.len(), accs.len()) && one_update_each(&staged, &accs)
             })
         }
 
@@ -1129,19 +1148,26 @@ mod lowering {
                 "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
             );
             cx.line(format!("const int loops_p0 = (int)threadIdx.x * {ipt};"));
-            let head = |j: u32| {
-                if ipt % 4 == 0 {
-                    format!("((loops_hw[{}] >> {}) & 0xffu)", j / 4, 8 * (j % 4))
-                } else {
-                    format!("loops_heads[loops_p0 + {j}]")
-                }
+            // The heads come in as whole words: 8 bytes where the thread's run is 8-aligned (fewer
+            // live registers through the scan: at 16 items per thread, 8 bytes of spills instead of
+            // 24), else 4; else byte by byte.
+            let word = [(8, "unsigned long long", "ull"), (4, "unsigned int", "u")]
+                .into_iter()
+                .find(|(bytes, _, _)| ipt % bytes == 0);
+            let head = |j: u32| match word {
+                Some((bytes, _, suffix)) => format!(
+                    "((loops_hw[{}] >> {}) & 0xff{suffix})",
+                    j / bytes,
+                    8 * (j % bytes)
+                ),
+                None => format!("loops_heads[loops_p0 + {j}]"),
             };
-            if ipt % 4 == 0 {
-                let words = ipt / 4;
-                cx.line(format!("unsigned int loops_hw[{words}];"));
+            if let Some((bytes, ty, _)) = word {
+                let words = ipt / bytes;
+                cx.line(format!("{ty} loops_hw[{words}];"));
                 cx.line("#pragma unroll");
                 cx.line(format!(
-                    "for (int loops_k = 0; loops_k < {words}; ++loops_k) loops_hw[loops_k] = reinterpret_cast<const unsigned int*>(loops_heads)[threadIdx.x * {words} + loops_k];"
+                    "for (int loops_k = 0; loops_k < {words}; ++loops_k) loops_hw[loops_k] = reinterpret_cast<const {ty}*>(loops_heads)[threadIdx.x * {words} + loops_k];"
                 ));
             }
             cx.line("bool loops_f = false;");
@@ -1376,6 +1402,33 @@ mod lowering {
                     self.block_items() + self.block_items() / 32
                 ));
             }
+            // Where the runtime says the launch streams past L2, the tile set's arrays are loaded
+            // evict-first; the loop is emitted twice rather than each load picking its form.
+            if cx.kernel.takes_block_starts() && !cx.is_checked() {
+                cx.open("if (loops_stream)");
+                cx.streamed_atom = Some(var.to_string());
+                self.stage_loop(cx, var, staged, folded);
+                cx.streamed_atom = None;
+                cx.close();
+                cx.open("else");
+                self.stage_loop(cx, var, staged, folded);
+                cx.close();
+            } else {
+                self.stage_loop(cx, var, staged, folded);
+            }
+            if barrier {
+                cx.line("__syncthreads();");
+            }
+        }
+
+        /// The staging loop of [`Self::stage`]: each thread's operands at a stride of the block.
+        fn stage_loop(
+            &self,
+            cx: &mut Cx<'_>,
+            var: &str,
+            staged: &[StagedUpdate<'_>],
+            folded: bool,
+        ) {
             // `items_per_thread` trips, unrolled, so that each thread's loads (and the gathers that
             // depend on them) are all in flight at once.
             cx.line("#pragma unroll");
@@ -1400,9 +1453,6 @@ mod lowering {
             }
             cx.close();
             cx.close();
-            if barrier {
-                cx.line("__syncthreads();");
-            }
         }
 
         /// Steps 2 and 3 of the protocol: in-block heads; the block's record; the head of a tile
