@@ -7,6 +7,9 @@
 //!   `T* y, unsigned long long y_len`;
 //! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
 //!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
+//! - under `merge_path` and `work_oriented` over a whole tile set: `const int* loops_block_starts`
+//!   (kept with the tile set, or null: the blocks search), then `int loops_stream` (1 where
+//!   [`kernels_gen::schedule::streams_past_l2`] holds: the staged operands are loaded evict-first);
 //! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
 //!   the segment schedules: one counter (the launch epoch in its high half, the next block ticket in
 //!   its low half; kernels leave the ticket at 0 and move to the next epoch), then
