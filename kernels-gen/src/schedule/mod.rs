@@ -38,11 +38,13 @@ pub struct DeviceLimits {
 /// half of it. The stream would otherwise push the gathered vector out between its reuses.
 /// The atoms are counted at 8 bytes each (a 4-byte index and a value).
 ///
-/// Measured (H100, 50 MB of L2; the same kernel with and without the hint): power-law rows with
-/// contiguous columns (4M rows, 67M entries, `x` 16 MB) 0.316 -> 0.294 ms at 8 items per thread
-/// and 0.272 -> 0.243 at 16; R-MAT 21 -3%; random columns and uniform rows within 1%. Not where
-/// the gathered vector is large: banded, 8.4M rows of 16 (`x` 34 MB), was 14% slower with it;
-/// nor on small sets (arrow, 1M rows, 3M entries: 4-10% slower).
+/// Measured (H100, 50 MB of L2; the generated `work_oriented` SpMV with the hint off and on, at 8
+/// and at 16 items per thread): power-law rows with contiguous columns (4M rows, 67M entries, `x`
+/// 16 MB) 0.325 -> 0.310 ms and 0.319 -> 0.273; random columns -8% and -4%; uniform rows +2% and
+/// -5%; R-MAT 21 within 1%. Left off where the gathered vector is large (banded, 8.4M rows of 16,
+/// `x` 34 MB: 14% slower with it) and on small sets (arrow, 1M rows, 3M entries: 4-10% slower).
+/// The rule sees sizes only: a banded matrix of 2M rows (`x` 8 MB), whose gathers are local, gets
+/// the hint and was 8% (and 2%) slower with it.
 pub fn streams_past_l2(atoms: u64, read_only_bytes: u64, limits: DeviceLimits) -> bool {
     let l2 = limits.l2_bytes;
     l2 > 0 && atoms.saturating_mul(8) >= l2.saturating_mul(4) && read_only_bytes <= l2 / 2
