@@ -505,17 +505,10 @@ mod lowering {
             // first, which the segments find; no staging.
             // Under `split` a block's atoms are up to `mdt` per thread, past any shared budget.
             let stageable = subset.is_none() && !matches!(self.partition, Partition::Split { .. });
-            let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
-                .filter(|s| stageable && self.stage_fits(s.len(), accs.len()));
+            let operands = staged_updates(cx.kernel, atom_body, var, &invariants);
             cx.line_directive(tiles.line);
-            // Without rounds the operands are staged together with the offsets window: one
-            // round trip to memory and one barrier fewer per block.
-            let early_stage = parts.rounds.is_none() && staged.is_some();
-            // Records and a look-back only where there are partials to carry.
-            let carries = fixup && !accs.is_empty();
             if self.scans(cx.kernel) {
-                let staged = staged_updates(cx.kernel, atom_body, var, &invariants)
-                    .expect("`scans` found the staged updates");
+                let staged = operands.expect("`scans` found the staged updates");
                 cx.scratch_slots_per_block = slots;
                 let body = TileBody {
                     tile,
@@ -525,6 +518,12 @@ mod lowering {
                 };
                 return self.segmented_scan(cx, set, &body, &staged, &accs);
             }
+            let staged = operands.filter(|s| stageable && self.stage_fits(s.len(), accs.len()));
+            // Without rounds the operands are staged together with the offsets window: one
+            // round trip to memory and one barrier fewer per block.
+            let early_stage = parts.rounds.is_none() && staged.is_some();
+            // Records and a look-back only where there are partials to carry.
+            let carries = fixup && !accs.is_empty();
             self.block_range(cx, set, carries, false);
             match (early_stage, &staged) {
                 (true, Some(staged)) if self.partition == Partition::WorkOriented => {
@@ -713,15 +712,17 @@ mod lowering {
                 .all(|a| staged.iter().filter(|u| u.acc == a.name).count() == 1)
     }
 
-    /// `T loops_part_<acc> = <from(acc, i)>;` for each accumulator: a partial result being combined.
-    fn declare_parts(
+    /// `T loops_<var>_<acc> = <from(acc, i)>;` for each accumulator (`var` "part": a partial
+    /// result being combined).
+    fn declare_each(
         cx: &mut Cx<'_>,
         accs: &[Accumulator],
+        var: &str,
         from: impl Fn(&Accumulator, usize) -> String,
     ) {
         for (i, a) in accs.iter().enumerate() {
             cx.line(format!(
-                "{} loops_part_{} = {};",
+                "{} loops_{var}_{} = {};",
                 a.ty.cuda_name(),
                 a.name,
                 from(a, i)
@@ -1199,14 +1200,9 @@ mod lowering {
                 cx.close();
             }
             // The threads' totals (has a head, partial since the last one): shuffles up, segmented.
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_run_{1} = loops_acc_{1}[{2}];",
-                    a.ty.cuda_name(),
-                    a.name,
-                    ipt - 1
-                ));
-            }
+            declare_each(cx, accs, "run", |a, _| {
+                format!("loops_acc_{}[{}]", a.name, ipt - 1)
+            });
             cx.line("#pragma unroll");
             cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
             Self::shuffle_up(cx, accs, "up", "loops_o", ("bool", "f", "loops_f"));
@@ -1245,14 +1241,13 @@ mod lowering {
             // before it, then, while no head was met, the earlier warps' totals.
             Self::shuffle_up(cx, accs, "prev", "1", ("bool", "f", "loops_f"));
             cx.line("bool loops_in_f = loops_lane > 0 && loops_prev_f;");
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_in_{1} = loops_lane > 0 ? loops_prev_{1} : {2};",
-                    a.ty.cuda_name(),
+            declare_each(cx, accs, "in", |a, _| {
+                format!(
+                    "loops_lane > 0 ? loops_prev_{} : {}",
                     a.name,
                     a.op.identity(&a.ty)
-                ));
-            }
+                )
+            });
             cx.line("__syncthreads();");
             cx.open("if (!loops_in_f)");
             cx.open("for (int loops_v = loops_warp - 1; loops_v >= 0; --loops_v)");
@@ -1269,14 +1264,7 @@ mod lowering {
             // The carry reaches the atoms before the thread's first head; every atom's partial
             // goes back in place. The block's last atom's is its record.
             cx.line("bool loops_open = true;");
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_last_{} = {};",
-                    a.ty.cuda_name(),
-                    a.name,
-                    a.op.identity(&a.ty)
-                ));
-            }
+            declare_each(cx, accs, "last", |a, _| a.op.identity(&a.ty));
             for j in 0..ipt {
                 cx.open("");
                 cx.line(format!("const int loops_p = loops_p0 + {j};"));
@@ -1497,13 +1485,7 @@ mod lowering {
             cx.line(
                 "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
             );
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_run_{1} = loops_tail_{1};",
-                    a.ty.cuda_name(),
-                    a.name
-                ));
-            }
+            declare_each(cx, accs, "run", |a, _| format!("loops_tail_{}", a.name));
             cx.line("#pragma unroll");
             cx.open("for (int loops_o = 1; loops_o < 32; loops_o <<= 1)");
             Self::shuffle_up(
@@ -1545,7 +1527,7 @@ mod lowering {
             cx.line("__syncthreads();");
             if warps > 1 {
                 cx.open("if (loops_warp > 0 && loops_first_tile == loops_tail_tile)");
-                declare_parts(cx, accs, |a, _| format!("loops_run_{}", a.name));
+                declare_each(cx, accs, "part", |a, _| format!("loops_run_{}", a.name));
                 Self::earlier_warps(cx, accs, "loops_tail_tile");
                 for a in accs {
                     cx.line(format!("loops_run_{0} = loops_part_{0};", a.name));
@@ -1581,7 +1563,7 @@ mod lowering {
             // (a shuffle), or, for a warp's first lane, in the earlier warps' summaries.
             Self::shuffle_up(cx, accs, "prev", "1", ("int", "tile", "loops_tail_tile"));
             cx.open("if (loops_head_tile >= 0)");
-            declare_parts(cx, accs, |a, _| format!("loops_head_{}", a.name));
+            declare_each(cx, accs, "part", |a, _| format!("loops_head_{}", a.name));
             cx.open("if (loops_lane > 0)");
             cx.open("if (loops_prev_tile == loops_head_tile)");
             fold_earlier(cx, accs, |a, _| format!("loops_prev_{}", a.name));
@@ -1638,14 +1620,7 @@ mod lowering {
             // the same long tile stop there instead of walking back to the tile's start (on a row
             // of a million atoms, 500 blocks: 16 rounds of dependent loads for the block at its end).
             cx.open("if ((loops_cross_tile >= 0 || loops_inside) && threadIdx.x < 32)");
-            for a in accs {
-                cx.line(format!(
-                    "{} loops_look_{} = {};",
-                    a.ty.cuda_name(),
-                    a.name,
-                    a.op.identity(&a.ty)
-                ));
-            }
+            declare_each(cx, accs, "look", |a, _| a.op.identity(&a.ty));
             cx.open("for (long long loops_c0 = loops_chunk - 1; ; loops_c0 -= 32)");
             cx.line("const long long loops_c = loops_c0 - (long long)threadIdx.x;");
             // The whole record in registers (one sector for one accumulator), read again until
@@ -1684,7 +1659,7 @@ mod lowering {
             cx.close();
             cx.line("const unsigned int loops_stops = __ballot_sync(0xffffffffu, loops_complete);");
             cx.line("const bool loops_in = loops_c >= 0 && (loops_stops == 0u || (int)threadIdx.x <= __ffs(loops_stops) - 1);");
-            declare_parts(cx, accs, |a, i| {
+            declare_each(cx, accs, "part", |a, i| {
                 let ty = a.ty.cuda_name();
                 format!(
                     "!loops_in ? {} : loops_complete ? loops_value<{ty}>(&loops_w[{}]) : loops_value<{ty}>(&loops_w[{}])",
@@ -1725,7 +1700,7 @@ mod lowering {
             }
             cx.close();
             cx.open("else if (threadIdx.x == 0)");
-            declare_parts(cx, accs, |a, _| {
+            declare_each(cx, accs, "part", |a, _| {
                 a.op.combine(
                     &format!("loops_look_{}", a.name),
                     &format!("loops_cross_{}", a.name),
