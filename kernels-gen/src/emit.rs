@@ -7,7 +7,7 @@
 
 use crate::diag::DResult;
 use crate::ir::*;
-use crate::schedule::{Lowering, Schedule};
+use crate::schedule::{Lowering, RangeEntry, Schedule};
 
 /// The CUDA C++ source of a kernel: one template holding the body, and one `extern "C"` entry point
 /// per instantiation (see [`Kernel::instantiations`]).
@@ -418,7 +418,6 @@ impl<'a> Cx<'a> {
         }
         if self.kernel.takes_block_starts() {
             parts.push("const int* __restrict__ loops_block_starts".into());
-            parts.push("const int loops_stream".into());
         }
         if self.kernel.takes_split_pieces() {
             parts.push("const int* __restrict__ loops_pieces".into());
@@ -443,7 +442,6 @@ impl<'a> Cx<'a> {
         }
         if self.kernel.takes_block_starts() {
             args.push("loops_block_starts".into());
-            args.push("loops_stream".into());
         }
         if self.kernel.takes_split_pieces() {
             args.push("loops_pieces".into());
@@ -458,12 +456,17 @@ impl<'a> Cx<'a> {
 
     fn body_template(&mut self) -> DResult<()> {
         let k = self.kernel;
-        if !k.type_params.is_empty() {
-            let tps: Vec<String> = k
-                .type_params
-                .iter()
-                .map(|t| format!("typename {t}"))
-                .collect();
+        let mut tps: Vec<String> = k
+            .type_params
+            .iter()
+            .map(|t| format!("typename {t}"))
+            .collect();
+        if k.takes_block_starts() {
+            // One body per entry point of [`RangeEntry`]: constants, not branches.
+            tps.push("bool loops_kept".into());
+            tps.push("bool loops_streamed".into());
+        }
+        if !tps.is_empty() {
             self.line(format!("template <{}>", tps.join(", ")));
         }
         let identity: Vec<(String, Ty)> = vec![];
@@ -512,18 +515,7 @@ impl<'a> Cx<'a> {
             .zip(inst.types.iter().cloned())
             .collect();
         let params = self.param_list(&types);
-        let targs = if types.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "<{}>",
-                types
-                    .iter()
-                    .map(|(_, t)| t.cuda_name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
+        let targs: Vec<&str> = types.iter().map(|(_, t)| t.cuda_name()).collect();
         // The carry schedules ask for a full SM's worth of blocks: without it ptxas spends 40+
         // registers on them and the SM holds a quarter fewer blocks (measured: R-MAT SpMV 12%
         // slower).
@@ -546,12 +538,30 @@ impl<'a> Cx<'a> {
         } else {
             inst.entry.clone()
         };
-        self.open(format!(
-            "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
-        ));
         let args = self.arg_list();
-        self.line(format!("{}_body{targs}({args});", k.name));
-        self.close();
+        let open = |cx: &mut Self, entry: &str, targs: &[&str]| {
+            cx.open(format!(
+                "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
+            ));
+            let targs = if targs.is_empty() {
+                String::new()
+            } else {
+                format!("<{}>", targs.join(", "))
+            };
+            cx.line(format!("{}_body{targs}({args});", k.name));
+            cx.close();
+        };
+        if !k.takes_block_starts() {
+            return open(self, &entry, &targs);
+        }
+        for range in RangeEntry::ALL {
+            if self.checked && !range.in_checked() {
+                continue;
+            }
+            let mut targs = targs.clone();
+            targs.push(range.template_args());
+            open(self, &range.entry_name(&entry), &targs);
+        }
     }
 
     /// Emits a block of user statements.

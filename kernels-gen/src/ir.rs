@@ -84,15 +84,9 @@ impl Kernel {
     }
 
     /// The entry points' parameters that come with [`Self::takes_block_starts`]:
-    /// `loops_block_starts`, then `loops_stream` (whether the staged operands are loaded
-    /// evict-first, which the runtime decides per launch: see
-    /// [`crate::schedule::streams_past_l2`]).
+    /// `loops_block_starts`.
     pub fn block_range_params(&self) -> usize {
-        if self.takes_block_starts() {
-            2
-        } else {
-            0
-        }
+        usize::from(self.takes_block_starts())
     }
 
     /// Whether the entry points take `loops_pieces` and `loops_mdt`: under `split`, the prefix sum

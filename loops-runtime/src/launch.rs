@@ -7,9 +7,12 @@
 //!   `T* y, unsigned long long y_len`;
 //! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
 //!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
-//! - under `merge_path` and `work_oriented` over a whole tile set: `const int* loops_block_starts`
-//!   (kept with the tile set, or null: the blocks search), then `int loops_stream` (1 where
-//!   [`kernels_gen::schedule::streams_past_l2`] holds: the staged operands are loaded evict-first);
+//! - under `merge_path` and `work_oriented` over a whole tile set: `const int* loops_block_starts`,
+//!   kept with the tile set, or null. Each instantiation then has three entry points
+//!   ([`kernels_gen::schedule::RangeEntry`]), of one signature: `spmv__f32` reads the kept starts,
+//!   `spmv__f32__stream` also loads its staged operands evict-first (where
+//!   [`kernels_gen::schedule::streams_past_l2`] holds), `spmv__f32__searched` takes null and
+//!   searches. The wrapper names the first; [`Gpu::launch`] picks;
 //! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
 //!   the segment schedules: one counter (the launch epoch in its high half, the next block ticket in
 //!   its low half; kernels leave the ticket at 0 and move to the next epoch), then
@@ -36,7 +39,9 @@ use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaStream};
-use kernels_gen::schedule::{streams_past_l2, LaunchDims, ScheduleConfig, TileSetShape};
+use kernels_gen::schedule::{
+    streams_past_l2, LaunchDims, RangeEntry, ScheduleConfig, TileSetShape,
+};
 
 use crate::block_ranges::RangeJob;
 use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
@@ -472,7 +477,6 @@ impl Gpu {
         shape: TileSetShape,
         mut args: KernelArgs<'a>,
     ) -> Result<()> {
-        let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         // A subset under a schedule that partitions atoms, or `split`: the prefix sums first
         // (see `subset`), whose totals size the grid. Those of data that does not change come
         // from the tile set's cache (see `preprocess`); the others are computed now in the
@@ -535,7 +539,9 @@ impl Gpu {
         }
         let dims = spec.config.launch_dims(shape, self.limits());
         // Over a whole tile set, `merge_path` and `work_oriented` take where each block's range
-        // starts: kept with the tile set, or null (the blocks search).
+        // starts: kept with the tile set, or null (the blocks search); each case, and evict-first
+        // staging, is its own entry point (`RangeEntry`).
+        let mut ranged_entry = String::new();
         if let (None, Some((partition, per_thread))) =
             (subset, spec.config.schedule.searched_partition())
         {
@@ -548,14 +554,15 @@ impl Gpu {
                 (Some(offsets), Some(cache)) => cache.block_starts(self, offsets, job)?,
                 _ => None,
             };
+            let streamed = stream_hint().unwrap_or_else(|| {
+                streams_past_l2(shape.atoms, args.read_only_bytes, self.limits())
+            });
+            let range = RangeEntry::choose(kept.is_some(), streamed, spec.checked);
             match kept {
                 Some(starts) => args.push_buffer(starts, Param::BlockStarts),
                 None => args.push_value(0u64, Param::BlockStarts),
             }
-            let stream = stream_hint().unwrap_or_else(|| {
-                streams_past_l2(shape.atoms, args.read_only_bytes, self.limits())
-            });
-            args.push_value(i32::from(stream), Param::Scalar("int loops_stream"));
+            ranged_entry = range.entry_name(entry);
         }
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
@@ -574,6 +581,12 @@ impl Gpu {
             args.push_value(0u64, Param::Scratch);
             None
         };
+        let entry = if ranged_entry.is_empty() {
+            entry
+        } else {
+            &ranged_entry
+        };
+        let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         if let Some(sizes) = &f.param_sizes {
             check_args(spec.name, entry, sizes, &args)?;
         }

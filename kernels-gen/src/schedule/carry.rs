@@ -947,9 +947,10 @@ mod lowering {
         }
 
         /// Declares the first tile of the block's range as `loops_r0` and its last as `loops_r1`: from
-        /// `loops_block_starts` where the runtime passed them (a whole tile set: computed once per
+        /// `loops_block_starts` where the runtime kept them (a whole tile set: computed once per
         /// tile set, two loads instead of two searches of dependent loads on every block's critical
-        /// path), else by [`Self::two_warp_searches`].
+        /// path), else by [`Self::two_warp_searches`]. Which, is the body's template constant
+        /// `loops_kept` ([`crate::schedule::RangeEntry`]).
         fn find_range(&self, cx: &mut Cx<'_>, bound: &str, search: &str) {
             if !cx.kernel.takes_block_starts() {
                 self.two_warp_searches(cx, bound, search);
@@ -960,11 +961,11 @@ mod lowering {
             // Every thread loads both starts (one broadcast transaction per warp) into registers:
             // no barrier between the load and the loads that depend on it.
             cx.line("int loops_r0, loops_r1;");
-            cx.open("if (loops_block_starts != nullptr)");
+            cx.open("if (loops_kept)");
             cx.line("loops_r0 = loops_block_starts[loops_chunk];");
             cx.line("loops_r1 = loops_block_starts[loops_chunk + 1];");
             cx.close();
-            // Uniform over the block (the pointer is a kernel argument): the barrier is legal here.
+            // A constant of the entry point: the barrier is legal here.
             cx.open("else");
             self.two_warp_searches(cx, bound, search);
             cx.line("__syncthreads();");
@@ -1182,11 +1183,16 @@ mod lowering {
                 cx.line(format!("const bool loops_head = {} != 0;", head(j)));
                 cx.line("loops_f = loops_f || loops_head;");
                 for (i, a) in accs.iter().enumerate() {
-                    let v = format!(
-                        "(loops_p < loops_n ? loops_stage_{i}[{}] : {})",
+                    // The operand is read once, then selected: read in both arms of the head
+                    // test, it compiled to a divergent branch per atom (H100 SASS: 74 branches
+                    // against 29).
+                    let v = format!("loops_v_{}", a.name);
+                    cx.line(format!(
+                        "const {} {v} = loops_p < loops_n ? loops_stage_{i}[{}] : {};",
+                        a.ty.cuda_name(),
                         pad("loops_p"),
                         a.op.identity(&a.ty)
-                    );
+                    ));
                     let folded = if j == 0 {
                         v
                     } else {
@@ -1391,9 +1397,10 @@ mod lowering {
                 ));
             }
             // Where the runtime says the launch streams past L2, the tile set's arrays are loaded
-            // evict-first; the loop is emitted twice rather than each load picking its form.
+            // evict-first: the entry point's constant `loops_streamed` picks one of two loops, so
+            // each entry holds one ([`crate::schedule::RangeEntry`]).
             if cx.kernel.takes_block_starts() && !cx.is_checked() {
-                cx.open("if (loops_stream)");
+                cx.open("if (loops_streamed)");
                 cx.streamed_atom = Some(var.to_string());
                 self.stage_loop(cx, var, staged, folded);
                 cx.streamed_atom = None;
