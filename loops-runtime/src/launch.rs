@@ -477,6 +477,8 @@ impl Gpu {
         shape: TileSetShape,
         mut args: KernelArgs<'a>,
     ) -> Result<()> {
+        // Compiled (once) first: the first launch's NVRTC run holds none of the locks below.
+        let mut f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         // A subset under a schedule that partitions atoms, or `split`: the prefix sums first
         // (see `subset`), whose totals size the grid. Those of data that does not change come
         // from the tile set's cache (see `preprocess`); the others are computed now in the
@@ -540,8 +542,8 @@ impl Gpu {
         let dims = spec.config.launch_dims(shape, self.limits());
         // Over a whole tile set, `merge_path` and `work_oriented` take where each block's range
         // starts: kept with the tile set, or null (the blocks search); each case, and evict-first
-        // staging, is its own entry point (`RangeEntry`).
-        let mut ranged_entry = String::new();
+        // staging, is its own entry point (`RangeEntry`; `entry` names the kept one).
+        let mut ranged_entry = None;
         if let (None, Some((partition, per_thread))) =
             (subset, spec.config.schedule.searched_partition())
         {
@@ -562,8 +564,13 @@ impl Gpu {
                 Some(starts) => args.push_buffer(starts, Param::BlockStarts),
                 None => args.push_value(0u64, Param::BlockStarts),
             }
-            ranged_entry = range.entry_name(entry);
+            if range != RangeEntry::Kept {
+                let name = range.entry_name(entry);
+                f = self.loaded_function(spec.name, spec.source, &name, Some(spec.param_count))?;
+                ranged_entry = Some(name);
+            }
         }
+        let entry = ranged_entry.as_deref().unwrap_or(entry);
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {
@@ -581,12 +588,6 @@ impl Gpu {
             args.push_value(0u64, Param::Scratch);
             None
         };
-        let entry = if ranged_entry.is_empty() {
-            entry
-        } else {
-            &ranged_entry
-        };
-        let f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
         if let Some(sizes) = &f.param_sizes {
             check_args(spec.name, entry, sizes, &args)?;
         }
