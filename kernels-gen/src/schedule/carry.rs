@@ -730,17 +730,18 @@ mod lowering {
         }
     }
 
-    /// `loops_part_<acc> = <earlier(acc, i)> op loops_part_<acc>;`: folds in the partial of an earlier
-    /// thread or block (earlier first, the order of the sequential loop).
+    /// `loops_<var>_<acc> = <earlier(acc, i)> op loops_<var>_<acc>;`: folds in the partial of an
+    /// earlier lane, thread, warp or block (earlier first, the order of the sequential loop).
     fn fold_earlier(
         cx: &mut Cx<'_>,
         accs: &[Accumulator],
+        var: &str,
         earlier: impl Fn(&Accumulator, usize) -> String,
     ) {
         for (i, a) in accs.iter().enumerate() {
-            let c =
-                a.op.combine(&earlier(a, i), &format!("loops_part_{}", a.name));
-            cx.line(format!("loops_part_{} = {c};", a.name));
+            let into = format!("loops_{var}_{}", a.name);
+            let c = a.op.combine(&earlier(a, i), &into);
+            cx.line(format!("{into} = {c};"));
         }
     }
 
@@ -1214,13 +1215,7 @@ mod lowering {
             Self::shuffle_up(cx, accs, "up", "loops_o", ("bool", "f", "loops_f"));
             cx.open("if (loops_lane >= loops_o)");
             cx.open("if (!loops_f)");
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_up_{}", a.name),
-                    &format!("loops_run_{}", a.name),
-                );
-                cx.line(format!("loops_run_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, "run", |a, _| format!("loops_up_{}", a.name));
             cx.close();
             cx.line("loops_f = loops_f || loops_up_f;");
             cx.close();
@@ -1257,13 +1252,9 @@ mod lowering {
             cx.line("__syncthreads();");
             cx.open("if (!loops_in_f)");
             cx.open("for (int loops_v = loops_warp - 1; loops_v >= 0; --loops_v)");
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_warp_{}[loops_v]", a.name),
-                    &format!("loops_in_{}", a.name),
-                );
-                cx.line(format!("loops_in_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, "in", |a, _| {
+                format!("loops_warp_{}[loops_v]", a.name)
+            });
             cx.line("if (loops_warp_head[loops_v]) break;");
             cx.close();
             cx.close();
@@ -1503,13 +1494,7 @@ mod lowering {
                 ("int", "tile", "loops_tail_tile"),
             );
             cx.open("if (loops_lane >= loops_o && loops_up_tile == loops_tail_tile)");
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_up_{}", a.name),
-                    &format!("loops_run_{}", a.name),
-                );
-                cx.line(format!("loops_run_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, "run", |a, _| format!("loops_up_{}", a.name));
             cx.close();
             cx.close();
             cx.line(format!("__shared__ int loops_warp_last[{warps}];"));
@@ -1573,7 +1558,7 @@ mod lowering {
             declare_each(cx, accs, "part", |a, _| format!("loops_head_{}", a.name));
             cx.open("if (loops_lane > 0)");
             cx.open("if (loops_prev_tile == loops_head_tile)");
-            fold_earlier(cx, accs, |a, _| format!("loops_prev_{}", a.name));
+            fold_earlier(cx, accs, "part", |a, _| format!("loops_prev_{}", a.name));
             cx.close();
             cx.close();
             if warps > 1 {
@@ -1685,13 +1670,7 @@ mod lowering {
                 cx.line(format!("loops_part_{} = {c};", a.name));
             }
             cx.close();
-            for a in accs {
-                let c = a.op.combine(
-                    &format!("loops_part_{}", a.name),
-                    &format!("loops_look_{}", a.name),
-                );
-                cx.line(format!("loops_look_{} = {c};", a.name));
-            }
+            fold_earlier(cx, accs, "look", |a, _| format!("loops_part_{}", a.name));
             cx.line("if (loops_stops != 0u) break;");
             cx.close();
             cx.open("if (threadIdx.x == 0 && loops_inside)");
@@ -1757,7 +1736,9 @@ mod lowering {
             cx.open(format!(
                 "for (int loops_v = loops_warp - 1; loops_v >= 0 && loops_warp_last[loops_v] == {tile}; --loops_v)"
             ));
-            fold_earlier(cx, accs, |a, _| format!("loops_warp_{}[loops_v]", a.name));
+            fold_earlier(cx, accs, "part", |a, _| {
+                format!("loops_warp_{}[loops_v]", a.name)
+            });
             cx.close();
         }
 
