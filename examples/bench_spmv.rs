@@ -319,10 +319,9 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
         }
         // As the wrapper launches it, less `args.block_ranges(..).preprocessed(..)`.
         use kernels::spmv::merge_path::spmv as generated;
-        let entry = loops::__private::entry_for(generated::ENTRIES, T::RUST_NAME);
         let mut args = loops::__private::KernelArgs::new();
         args.csr(self.a).slice(self.x).slice_mut(self.y);
-        Ok(gpu.launch(&generated::KERNEL, entry, self.a.shape(), args)?)
+        Ok(gpu.run_variant(&generated::KERNEL, 0, T::RUST_NAME, self.a, args, true)?)
     }
     fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
         Ok(gpu.download(self.y)?)

@@ -115,11 +115,16 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
 
     let schedule = args.schedule.as_str();
     if schedule == "auto" {
-        let pick = spmv::auto::spmv::choose(&da.stats());
-        println!(
-            "auto     picks {} for this matrix",
-            spmv::auto::spmv::CANDIDATES[pick].describe()
-        );
+        let auto = &spmv::auto::spmv::KERNEL;
+        for pick in auto
+            .planned_variants(da.stats(), da.is_wide())
+            .unwrap_or_default()
+        {
+            println!(
+                "auto     picks {} for this matrix",
+                auto.variants[pick].config.describe()
+            );
+        }
     }
     let first = Instant::now();
     spmv::launch(schedule, &gpu, &da, &dx, &mut dy)?;

@@ -25,23 +25,33 @@ use std::time::{Duration, Instant};
 use loops::prelude::*;
 use loops::runtime::cache::{self, CacheConfig, Origin};
 use loops::runtime::compile::{self, Arch, Output, Target};
-use loops::runtime::launch::{checked_mode, KernelSpec};
+use loops::runtime::launch::checked_mode;
+use loops::runtime::run::KernelDesc;
 
 /// One kernel under one schedule.
 struct Case {
     kernel: &'static str,
     schedule: &'static str,
-    spec: KernelSpec,
-    checked: KernelSpec,
+    desc: KernelDesc,
+}
+
+/// The name and source of the kernel a generated wrapper compiles.
+struct Launched {
+    name: &'static str,
+    source: &'static str,
 }
 
 impl Case {
-    /// The variant the generated wrapper launches in this build (see `checked_mode`).
-    fn launched(&self) -> &KernelSpec {
-        if checked_mode(cfg!(debug_assertions)) {
-            &self.checked
+    /// The source the generated wrapper launches in this build (see `checked_mode`).
+    fn launched(&self) -> Launched {
+        let source = if checked_mode(cfg!(debug_assertions)) {
+            self.desc.checked_source
         } else {
-            &self.spec
+            self.desc.source
+        };
+        Launched {
+            name: self.desc.name,
+            source,
         }
     }
 }
@@ -51,8 +61,7 @@ macro_rules! cases_of {
         [$(Case {
             kernel: stringify!($kernel),
             schedule: stringify!($schedule),
-            spec: kernels::$kernel::$schedule::$kernel::KERNEL,
-            checked: kernels::$kernel::$schedule::$kernel::KERNEL_CHECKED,
+            desc: kernels::$kernel::$schedule::$kernel::KERNEL,
         }),+]
     };
 }

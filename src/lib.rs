@@ -39,21 +39,7 @@ pub mod prelude {
 /// Used by the code `#[load_balanced]` expands to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use loops_runtime::formats::subset_shape;
-    pub use loops_runtime::launch::{
-        check_len, checked_mode, wide_unsupported, KernelArgs, KernelSpec,
-    };
-    pub use loops_runtime::schedule::auto::{choose_config, TileStats};
-    pub use loops_runtime::schedule::{Schedule, ScheduleConfig};
-
-    /// The entry point of a kernel for an element type (`""` for a kernel that is not generic).
-    /// The generic parameter is bound by `Float`, which only f32 and f64 implement, and the macro
-    /// emits an entry for both, so the lookup cannot miss.
-    pub fn entry_for(entries: &'static [(&'static str, &'static str)], key: &str) -> &'static str {
-        entries
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, e)| *e)
-            .unwrap_or(entries[0].1)
-    }
+    pub use loops_runtime::launch::{check_len, KernelArgs};
+    pub use loops_runtime::run::{check_narrow, Call, KernelDesc, TileSet};
+    pub use loops_runtime::schedule::{Schedule, ScheduleConfig, Variant};
 }

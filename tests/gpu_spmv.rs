@@ -117,20 +117,16 @@ fn spmv_auto_every_candidate() {
             let da = gpu.upload_csr(a).expect("upload");
             let dx = gpu.upload(&x).expect("upload");
             let mut dy = gpu.zeros::<T>(a.rows()).expect("alloc");
-            for (c, spec) in auto::KERNELS.iter().enumerate() {
+            for (c, variant) in auto::VARIANTS.iter().enumerate() {
                 for kept in [true, false] {
                     gpu.fill(&mut dy, T::POISON).expect("fill");
-                    let entry = loops::__private::entry_for(auto::ENTRIES[c], T::RUST_NAME);
                     let mut args = KernelArgs::new();
                     args.csr(&da).slice(&dx).slice_mut(&mut dy);
-                    if kept {
-                        args.block_ranges(da.tile_offsets())
-                            .preprocessed(da.preprocessed());
-                    }
-                    let launched = gpu.launch(spec, entry, da.shape(), args);
+                    let launched =
+                        gpu.run_variant(&auto::KERNEL, c, T::RUST_NAME, &da, args, !kept);
                     let y = launched.and_then(|()| gpu.download(&dy));
                     let searched = if kept { "" } else { " (searched ranges)" };
-                    let schedule = format!("{}{searched}", auto::CANDIDATES[c].short_name());
+                    let schedule = format!("{}{searched}", variant.config.short_name());
                     match y {
                         Ok(y) => {
                             let check = verify::check_spmv(a, &x, &y);
@@ -158,7 +154,10 @@ fn spmv_auto_every_candidate() {
     let seed = common::fresh_seed();
     println!(
         "seed {seed} (replay with LOOPS_SEED={seed}); candidates {:?}",
-        auto::CANDIDATES.map(|c| c.short_name())
+        auto::VARIANTS
+            .iter()
+            .map(|v| v.config.short_name())
+            .collect::<Vec<_>>()
     );
     let mut failures = run::<f32>(&gpu, seed);
     failures.extend(run::<f64>(&gpu, seed));

@@ -176,9 +176,12 @@ fn wide_variants() {
     assert!(sssp.contains("sssp__wide(const int g_rows, const long long g_nnz, const long long* __restrict__ g_offsets"));
     insta::assert_snapshot!("sssp__group64__wide", sssp);
     // `auto` keeps its tile-mapped candidates (not the merge path) for a wide set.
-    let schedules: Vec<String> = kernels::spmv::auto::spmv::CANDIDATES_WIDE
+    let auto = &kernels::spmv::auto::spmv::KERNEL;
+    let schedules: Vec<String> = auto
+        .variants
         .iter()
-        .map(|c| c.short_name())
+        .filter(|v| v.wide)
+        .map(|v| v.config.short_name())
         .collect();
     assert_eq!(
         schedules,
@@ -187,14 +190,17 @@ fn wide_variants() {
     assert!(!kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE.contains("merge_path"));
     // A skewed wide set (one row far longer than the mean) takes the widest group, not the merge
     // path.
-    let skewed = loops::__private::TileStats {
+    let skewed = loops::runtime::schedule::auto::TileStats {
         tiles: 1 << 26,
         atoms: 3 << 30,
         max_tile_atoms: 1 << 20,
         longest_empty_run: 0,
     };
-    let pick = kernels::spmv::auto::spmv::choose_wide(&skewed);
-    assert_eq!(schedules[pick], "group64");
+    let picks = auto
+        .planned_variants(skewed, true)
+        .expect("auto decides on the host");
+    assert_eq!(picks.len(), 1);
+    assert_eq!(auto.variants[picks[0]].config.short_name(), "group64");
     // The checked variant checks the wide atom positions too.
     assert!(kernels::spmv::thread::spmv::CUDA_SOURCE_WIDE_CHECKED.contains("spmv__f64__wide("));
 }

@@ -7,16 +7,13 @@
 
 use crate::diag::DResult;
 use crate::ir::*;
-use crate::schedule::{Lowering, RangeEntry, Schedule};
+use crate::schedule::{Lowering, RangeEntry};
 
 /// The CUDA C++ source of a kernel: one template holding the body, and one `extern "C"` entry point
 /// per instantiation (see [`Kernel::instantiations`]).
 pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
-    if kernel.config.schedule == Schedule::Auto {
-        return emit_auto(kernel);
-    }
-    if kernel.config.schedule == Schedule::Lrb {
-        return emit_lrb(kernel);
+    if let Some(variants) = kernel.config.schedule.unit().variants(kernel) {
+        return emit_candidates(kernel, &variants.kernels, &variants.describe, variants.wide);
     }
     let (source, scratch_slots_per_block) = emit_variant(kernel, false, false)?;
     let (checked_source, _) = emit_variant(kernel, true, false)?;
@@ -24,7 +21,6 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
         Some(WideSources {
             source: emit_variant(kernel, false, true)?.0,
             checked_source: emit_variant(kernel, true, true)?.0,
-            candidates: Vec::new(),
         })
     } else {
         None
@@ -32,9 +28,8 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
     Ok(Emitted {
         source,
         checked_source,
-        scratch_slots_per_block,
         fault_sites: fault_sites(kernel),
-        candidates: Vec::new(),
+        variants: vec![Candidate::of(kernel, scratch_slots_per_block)],
         wide,
     })
 }
@@ -68,7 +63,7 @@ fn header(kernel: &Kernel, schedule: &str) -> String {
 /// The body template and the entry points of one kernel under its schedule, and the scratch slots
 /// per block it needs.
 fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32)> {
-    let lowering = crate::schedule::lowering(&kernel.config);
+    let lowering = kernel.config.lowering();
     lowering.check(kernel)?;
     let mut cx = Cx {
         out: String::new(),
@@ -90,71 +85,8 @@ fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32
     Ok((cx.out, cx.scratch_slots_per_block))
 }
 
-/// `schedule = "lrb"`: the kernel once per launch of [`crate::schedule::lrb::launches`], each over a list of tile ids
-/// ([`BIN_LIST`], a bin range of the binned order), in one source, named after the launch
-/// (`spmv_lrb_warp__f32`).
-fn emit_lrb(kernel: &Kernel) -> DResult<Emitted> {
-    let block_size = kernel.config.block_size;
-    let block = Schedule::Group {
-        group_size: block_size,
-    };
-    let launches = crate::schedule::lrb::launches(block_size);
-    let mut kernels = Vec::new();
-    for launch in &launches {
-        let mut k = kernel.clone();
-        k.name = format!("{}_lrb_{}", kernel.name, launch.name);
-        k.body = kernel.body.over_id_list(BIN_LIST);
-        k.params.push(Param {
-            name: BIN_LIST.to_string(),
-            kind: ParamKind::Slice {
-                elem: Ty::U32,
-                mutable: false,
-            },
-            span: kernel.body.span,
-        });
-        k.config = crate::schedule::ScheduleConfig {
-            schedule: launch.schedule,
-            block_size,
-        };
-        // A body the carry fix-up cannot take runs its longest tiles a block each.
-        if crate::schedule::lowering(&k.config).check(&k).is_err() {
-            k.config.schedule = block;
-        }
-        kernels.push(k);
-    }
-    let describe = format!(
-        "lrb: {}",
-        kernels
-            .iter()
-            .zip(&launches)
-            .map(|(k, l)| format!("bins {:?} as {}", l.bins, k.config.describe()))
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
-    // `lrb` keeps atom positions in 32-bit bins and prefix sums: no wide variant.
-    emit_candidates(kernel, &kernels, &describe, false)
-}
-
-/// `schedule = "auto"`: the kernel under every candidate its body can be lowered under, in one
-/// source, each candidate's template and entry points named after it (`spmv_group4__f32`).
-fn emit_auto(kernel: &Kernel) -> DResult<Emitted> {
-    let mut kernels = Vec::new();
-    for config in crate::schedule::auto::candidates(kernel.config.block_size) {
-        let mut k = kernel.clone();
-        k.name = format!("{}_{}", kernel.name, config.short_name());
-        k.config = config;
-        // `thread` lowers every body, so there is always a candidate.
-        if crate::schedule::lowering(&config).check(&k).is_ok() {
-            kernels.push(k);
-        }
-    }
-    let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
-    let describe = format!("auto: {}", names.join(", "));
-    emit_candidates(kernel, &kernels, &describe, true)
-}
-
 /// Several variants of `kernel` (`kernels`, each named and configured) in one source, plain and
-/// checked, and what the wrapper needs to launch each. With `wide`, also the sources of the
+/// checked, and what the runtime needs to launch each. With `wide`, also the sources of the
 /// variants that have a 64-bit-offsets instantiation (if any do).
 fn emit_candidates(
     kernel: &Kernel,
@@ -162,7 +94,7 @@ fn emit_candidates(
     describe: &str,
     wide: bool,
 ) -> DResult<Emitted> {
-    let (source, checked_source, candidates) = candidate_sources(kernel, kernels, describe, false)?;
+    let (source, checked_source, variants) = candidate_sources(kernel, kernels, describe, false)?;
     let wide_kernels: Vec<Kernel> = kernels
         .iter()
         .filter(|k| wide && k.has_wide_variant())
@@ -174,26 +106,24 @@ fn emit_candidates(
         // Only `auto` asks for wide candidates: its header names those the source holds.
         let names: Vec<String> = wide_kernels.iter().map(|k| k.config.short_name()).collect();
         let describe = format!("auto: {}{WIDE_NOTE}", names.join(", "));
-        let (source, checked_source, candidates) =
+        let (source, checked_source, _) =
             candidate_sources(kernel, &wide_kernels, &describe, true)?;
         Some(WideSources {
             source,
             checked_source,
-            candidates,
         })
     };
     Ok(Emitted {
         source,
         checked_source,
-        scratch_slots_per_block: 0,
         // The variants' parameters (`lrb` adds its list), which every variant shares.
         fault_sites: fault_sites(kernels.first().unwrap_or(kernel)),
-        candidates,
+        variants,
         wide,
     })
 }
 
-/// The plain and checked sources of `kernels` in one source each, and the candidates they hold.
+/// The plain and checked sources of `kernels` in one source each, and the variants they hold.
 fn candidate_sources(
     kernel: &Kernel,
     kernels: &[Kernel],
@@ -216,11 +146,7 @@ fn candidate_sources(
             let (body, slots) = emit_body(k, checked, wide)?;
             out.push_str(&body);
             if !checked {
-                candidates.push(Candidate {
-                    config: k.config,
-                    name: k.name.clone(),
-                    scratch_slots_per_block: slots,
-                });
+                candidates.push(Candidate::of(k, slots));
             }
         }
         sources.push(out);
@@ -230,13 +156,40 @@ fn candidate_sources(
     Ok((source, checked_source, candidates))
 }
 
-/// One schedule an `auto` kernel was emitted under.
+/// One variant of a kernel in its source: the kernel itself, or one of `auto`'s candidates or
+/// `lrb`'s mappings (what the runtime's `Variant` holds).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
     pub config: crate::schedule::ScheduleConfig,
-    /// The kernel's name under this candidate: its entry points are named after it.
+    /// The kernel's name under this variant: its entry points are named after it.
     pub name: String,
     pub scratch_slots_per_block: u32,
+    /// Whether it runs its tiles as a segmented scan ([`crate::schedule::work_oriented_scans`]).
+    pub scans: bool,
+    /// Whether it has a 64-bit-offsets instantiation.
+    pub wide: bool,
+    /// The C parameters its user parameters take (each parameter's parts, [`derived_param_names`]).
+    pub user_params: usize,
+    /// Whether its tile loop runs over a list of tiles (a subset, or `lrb`'s bin list).
+    pub over_list: bool,
+}
+
+impl Candidate {
+    fn of(kernel: &Kernel, scratch_slots_per_block: u32) -> Self {
+        Candidate {
+            config: kernel.config,
+            name: kernel.name.clone(),
+            scratch_slots_per_block,
+            scans: crate::schedule::work_oriented_scans(kernel),
+            wide: kernel.has_wide_variant(),
+            user_params: kernel
+                .params
+                .iter()
+                .map(|p| derived_param_names(p).len())
+                .sum(),
+            over_list: kernel.body.subset.is_some(),
+        }
+    }
 }
 
 /// What each bounds-check site code of the checked variant indexes, by code: every slice
@@ -268,15 +221,12 @@ pub struct Emitted {
     pub checked_source: String,
     /// What each site code of the checked variant names (see [`fault_sites`]).
     pub fault_sites: Vec<String>,
-    /// 8-byte slots of global scratch per block (plus one for a counter) that the schedule's carries
-    /// need; the runtime passes it as the last kernel argument, `loops_scratch`.
-    pub scratch_slots_per_block: u32,
-    /// For `schedule = "auto"`: the candidates `source` holds, each with its own entry points and
-    /// scratch (empty for any other schedule).
-    pub candidates: Vec<Candidate>,
-    /// The 64-bit-offsets instantiation, for tile sets of more than `i32::MAX` atoms, where the
-    /// kernel has one ([`Kernel::has_wide_variant`]). A separate source, compiled only when a wide
-    /// tile set is launched, so the 32-bit source (and its compile time) is what it was.
+    /// The variants `source` holds, each with its own entry points and scratch: the kernel
+    /// itself, or `auto`'s candidates, or `lrb`'s mappings.
+    pub variants: Vec<Candidate>,
+    /// The 64-bit-offsets instantiation of the variants that have one ([`Candidate::wide`]), for
+    /// tile sets of more than `i32::MAX` atoms. A separate source, compiled only when a wide tile
+    /// set is launched, so the 32-bit source (and its compile time) is what it was.
     pub wide: Option<WideSources>,
 }
 
@@ -286,9 +236,6 @@ pub struct Emitted {
 pub struct WideSources {
     pub source: String,
     pub checked_source: String,
-    /// For `auto`: the candidates that have a wide instantiation, in `source` (a subset of
-    /// [`Emitted::candidates`], in the same order).
-    pub candidates: Vec<Candidate>,
 }
 
 /// Emission state, handed to the schedule's lowering for the parts it writes.
@@ -413,20 +360,9 @@ impl<'a> Cx<'a> {
                 ParamKind::Scalar(ty) => parts.push(format!("const {} {n}", subst(ty))),
             }
         }
-        if self.kernel.takes_subset_offsets() {
-            parts.push("const int* __restrict__ loops_subset_offsets".into());
+        for hidden in self.kernel.hidden_params(self.checked) {
+            parts.extend(hidden.parts().iter().map(|(decl, _)| decl.to_string()));
         }
-        if self.kernel.takes_block_starts() {
-            parts.push("const int* __restrict__ loops_block_starts".into());
-        }
-        if self.kernel.takes_split_pieces() {
-            parts.push("const int* __restrict__ loops_pieces".into());
-            parts.push("const int loops_mdt".into());
-        }
-        if self.checked {
-            parts.push("unsigned long long* __restrict__ loops_fault".into());
-        }
-        parts.push("unsigned long long* __restrict__ loops_scratch".into());
         parts.join(", ")
     }
 
@@ -437,20 +373,9 @@ impl<'a> Cx<'a> {
             .iter()
             .flat_map(derived_param_names)
             .collect();
-        if self.kernel.takes_subset_offsets() {
-            args.push("loops_subset_offsets".into());
+        for hidden in self.kernel.hidden_params(self.checked) {
+            args.extend(hidden.parts().iter().map(|(_, name)| name.to_string()));
         }
-        if self.kernel.takes_block_starts() {
-            args.push("loops_block_starts".into());
-        }
-        if self.kernel.takes_split_pieces() {
-            args.push("loops_pieces".into());
-            args.push("loops_mdt".into());
-        }
-        if self.checked {
-            args.push("loops_fault".into());
-        }
-        args.push("loops_scratch".into());
         args.join(", ")
     }
 

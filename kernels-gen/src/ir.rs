@@ -69,33 +69,17 @@ impl Kernel {
         !reads_offsets
     }
 
-    /// Whether the entry points take `loops_subset_offsets`: a tile subset under a schedule that
-    /// partitions atoms (work_oriented, merge_path) needs the prefix sum of its tiles' sizes, which the
-    /// runtime computes on the GPU before each launch.
-    pub fn takes_subset_offsets(&self) -> bool {
-        self.body.subset.is_some() && self.config.schedule.carries()
+    /// The parameters its entry points take after the user's ([`crate::abi`]), in order.
+    pub fn hidden_params(&self, checked: bool) -> Vec<crate::abi::Hidden> {
+        crate::abi::hidden_params(self.config.schedule, self.body.subset.is_some(), checked)
     }
 
     /// Whether the entry points take `loops_block_starts`: where each block's range of a whole tile
     /// set starts under `merge_path` and `work_oriented`, which the runtime computes once per tile
     /// set; a null pointer makes the blocks search for their ranges, as they do over a subset.
     pub fn takes_block_starts(&self) -> bool {
-        self.body.subset.is_none() && self.config.schedule.searched_partition().is_some()
-    }
-
-    /// The entry points' parameters that come with [`Self::takes_block_starts`]:
-    /// `loops_block_starts`.
-    pub fn block_range_params(&self) -> usize {
-        usize::from(self.takes_block_starts())
-    }
-
-    /// Whether the entry points take `loops_pieces` and `loops_mdt`: under `split`, the prefix sum
-    /// of the tiles' piece counts, computed by the runtime before each launch, and the piece size.
-    pub fn takes_split_pieces(&self) -> bool {
-        matches!(
-            self.config.schedule,
-            crate::schedule::Schedule::Split { .. }
-        )
+        self.hidden_params(false)
+            .contains(&crate::abi::Hidden::BlockStarts)
     }
 
     /// The entry points to emit: one per instantiation of the generic element types.

@@ -3,11 +3,13 @@
 //! - [`frontend`]: syn -> [`ir::Kernel`], with spanned errors; and the macro's expansion.
 //! - [`ir`]: the kernel's meaning, no syntax.
 //! - [`emit`]: the one CUDA emitter.
-//! - [`schedule`]: one module per schedule: lowering, launch geometry, CPU model.
+//! - [`schedule`]: one unit per schedule: lowering, launch plan, CPU model.
+//! - [`abi`]: the parameters every generated entry point takes after the user's.
 //!
 //! Without the default `frontend` feature only [`schedule`]'s geometry and models are built: that is
 //! what the runtime needs.
 
+pub mod abi;
 #[cfg(feature = "frontend")]
 pub mod analysis;
 #[cfg(feature = "frontend")]

@@ -121,6 +121,16 @@ impl<'a> SubsetIds<'a> {
         self.len == 0
     }
 
+    /// The list as the prefix sums of a subset take it.
+    pub(crate) fn list_arg(self) -> crate::subset::ListArg<'a> {
+        crate::subset::ListArg {
+            ptr: self.ptr,
+            len: self.len,
+            stream: self.stream,
+            suffix: self.suffix,
+        }
+    }
+
     /// Pushes the list's pointer (a `const Id*` parameter).
     fn push(self, args: &mut KernelArgs<'a>) {
         let what = Param::Ptr {

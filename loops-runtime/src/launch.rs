@@ -165,8 +165,9 @@ impl ScalarArg for usize {
 }
 
 /// The arguments of one launch, in parameter order. Holds the buffers borrowed (shared or exclusive,
-/// as the kernel reads or writes them) until the launch.
-#[derive(Default)]
+/// as the kernel reads or writes them) until the launch. A plan of several launches gives each a
+/// copy of the user's arguments.
+#[derive(Clone, Default)]
 pub struct KernelArgs<'a> {
     /// One 8-byte slot per parameter; the driver reads `sizes[i]` bytes from the start of slot `i`.
     slots: Vec<u64>,
@@ -192,6 +193,9 @@ pub struct KernelArgs<'a> {
     /// Bytes of the slices passed read-only (`&[T]`): what the kernel may gather, for
     /// [`kernels_gen::schedule::streams_past_l2`].
     pub(crate) read_only_bytes: u64,
+    /// This launch's index among the launches of its plan over the same tiles, and their count
+    /// (`loops_pass`, `loops_passes`), for a kernel that takes them.
+    pub(crate) pass: Option<(u32, u32)>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -221,6 +225,13 @@ impl<'a> KernelArgs<'a> {
     /// search for it. Without either, the kernel's blocks search.
     pub fn block_ranges(&mut self, offsets: &'a DeviceBuffer<i32>) -> &mut Self {
         self.ranges_of = Some(offsets);
+        self
+    }
+
+    /// The launch is pass `pass.0` of `pass.1` of its plan over the same tiles (the kernel's
+    /// `loops_pass`, `loops_passes`).
+    pub fn pass(&mut self, pass: (u32, u32)) -> &mut Self {
+        self.pass = Some(pass);
         self
     }
 
@@ -569,6 +580,10 @@ impl Gpu {
                 f = self.loaded_function(spec.name, spec.source, &name, Some(spec.param_count))?;
                 ranged_entry = Some(name);
             }
+        }
+        if let Some((pass, passes)) = args.pass {
+            args.push_value(pass as i32, Param::Scalar("int loops_pass"));
+            args.push_value(passes as i32, Param::Scalar("int loops_passes"));
         }
         let entry = ranged_entry.as_deref().unwrap_or(entry);
         // The scratch lock is held until the launch is queued: growing the area frees the old one

@@ -15,6 +15,7 @@ pub mod host;
 pub mod launch;
 pub mod mtx;
 pub mod preprocess;
+pub mod run;
 pub mod subset;
 pub mod verify;
 pub mod wide;

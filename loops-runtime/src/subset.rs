@@ -97,6 +97,19 @@ impl<'a> KernelArgs<'a> {
         self
     }
 
+    /// [`KernelArgs::tile_subset`] with a type-erased list.
+    pub(crate) fn tile_subset_ids(
+        &mut self,
+        offsets: &'a DeviceBuffer<i32>,
+        list: crate::binning::SubsetIds<'a>,
+    ) -> &mut Self {
+        self.subset = Some(SubsetArgs {
+            offsets,
+            list: list.list_arg(),
+        });
+        self
+    }
+
     /// [`KernelArgs::tile_subset`] with the entries `range` of `list`.
     pub fn tile_subset_range(
         &mut self,

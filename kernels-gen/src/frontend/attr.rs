@@ -5,36 +5,53 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Lit, MetaNameValue, Token};
 
 use crate::diag::{bail, DResult};
-use crate::schedule::group::MAX_GROUPS_WITH_BARRIERS;
-use crate::schedule::{Schedule, ScheduleConfig, DEFAULT_BLOCK_SIZE, DEFAULT_ITEMS_PER_THREAD};
+use crate::schedule::{AttrArgs, ScheduleConfig, ScheduleUnit, DEFAULT_BLOCK_SIZE, UNITS};
 
-const KEYS: &[&str] = &[
-    "schedule",
-    "block_size",
-    "group_size",
-    "items_per_thread",
-    "mdt",
-];
-const SCHEDULES: &[&str] = &[
-    "thread",
-    "group",
-    "warp",
-    "block",
-    "work_oriented",
-    "merge_path",
-    "split",
-    "lrb",
-    "auto",
-];
+/// The unit that takes the schedule name `name`, if any.
+fn unit_named(name: &str) -> Option<&'static dyn ScheduleUnit> {
+    UNITS.iter().copied().find(|u| u.names().contains(&name))
+}
+
+/// Every key the attribute takes: `schedule`, `block_size`, then the schedules' own.
+fn keys() -> Vec<&'static str> {
+    let mut keys = vec!["schedule", "block_size"];
+    for unit in UNITS {
+        for name in unit.names() {
+            for key in unit.arg_keys(name) {
+                if !keys.contains(key) {
+                    keys.push(key);
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// The schedules that take `key`, as the error for a misplaced key names them: `schedule =
+/// "split"` for one, `` `work_oriented` and `merge_path` `` for several.
+fn owners(key: &str) -> String {
+    let names: Vec<&str> = UNITS
+        .iter()
+        .flat_map(|u| u.names().iter().filter(|n| u.arg_keys(n).contains(&key)))
+        .copied()
+        .collect();
+    match names.as_slice() {
+        [one] => format!("`schedule = \"{one}\"`"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(|n| format!("`{n}`")).collect();
+            format!("{} and `{last}`", init.join(", "))
+        }
+        [] => "no schedule".into(),
+    }
+}
 
 /// Parses the attribute's arguments into a schedule configuration.
 pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
     let args = Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(tokens)?;
-    let mut schedule = None;
+    let keys = keys();
+    let mut schedule: Option<(String, proc_macro2::Span, &'static dyn ScheduleUnit)> = None;
     let mut block_size = None;
-    let mut group_size = None;
-    let mut items_per_thread = None;
-    let mut mdt = None;
+    let mut others = Vec::new();
     for arg in &args {
         let key = arg
             .path
@@ -50,19 +67,19 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                         "`schedule` is given twice"
                     );
                 }
-                schedule = Some(match name.as_str() {
-                    "thread" | "group" | "warp" | "block" | "work_oriented" | "merge_path"
-                    | "split" | "lrb" | "auto" => (name, span),
-                    other => bail!(
+                let Some(unit) = unit_named(&name) else {
+                    let all: Vec<String> = UNITS
+                        .iter()
+                        .flat_map(|u| u.names())
+                        .map(|s| format!("\"{s}\""))
+                        .collect();
+                    bail!(
                         span,
-                        "unknown schedule `{other}`; expected one of: {}",
-                        SCHEDULES
-                            .iter()
-                            .map(|s| format!("\"{s}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                        "unknown schedule `{name}`; expected one of: {}",
+                        all.join(", ")
+                    );
+                };
+                schedule = Some((name, span, unit));
             }
             "block_size" => {
                 let (n, span) = int_value(&arg.value, "block_size")?;
@@ -74,106 +91,38 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                 }
                 block_size = Some(n as u32);
             }
-            "group_size" => group_size = Some(int_value(&arg.value, "group_size")?),
-            "items_per_thread" => {
-                items_per_thread = Some(int_value(&arg.value, "items_per_thread")?)
+            k if keys.contains(&k) => {
+                let (n, span) = int_value(&arg.value, k)?;
+                others.push((key, n, span));
             }
-            "mdt" => mdt = Some(int_value(&arg.value, "mdt")?),
             _ => bail!(
                 arg.path.span_or_call_site(),
                 "unknown argument `{}` of #[load_balanced]; expected one of: {}",
                 quote::ToTokens::to_token_stream(&arg.path),
-                KEYS.join(", ")
+                keys.join(", ")
             ),
         }
     }
-    let Some((name, name_span)) = schedule else {
+    let Some((name, name_span, unit)) = schedule else {
         bail!(
             proc_macro2::Span::call_site(),
             "#[load_balanced] needs a schedule, e.g. #[load_balanced(schedule = \"thread\")]"
         );
     };
-    let block_size = block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
-    if let (Some((_, span)), false) = (group_size, name == "group") {
-        bail!(
-            span,
-            "`group_size` belongs to `schedule = \"group\"`, not \"{name}\""
-        );
-    }
-    let carries = name == "work_oriented" || name == "merge_path";
-    if let (Some((_, span)), false) = (items_per_thread, carries) {
-        bail!(
-            span,
-            "`items_per_thread` belongs to `work_oriented` and `merge_path`, not \"{name}\""
-        );
-    }
-    if let (Some((_, span)), false) = (mdt, name == "split") {
-        bail!(
-            span,
-            "`mdt` belongs to `schedule = \"split\"`, not \"{name}\""
-        );
-    }
-    let schedule = match name.as_str() {
-        "thread" => Schedule::Thread,
-        "lrb" => Schedule::Lrb,
-        "split" => {
-            match mdt {
-                None => Schedule::Split { mdt: 0 },
-                Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => {
-                    bail!(span, "`mdt` (the most atoms of a virtual tile) must be from 1 to i32::MAX, not {n}")
-                }
-                Some((n, _)) => Schedule::Split { mdt: n as u32 },
-            }
+    for (key, _, span) in &others {
+        if !unit.arg_keys(&name).contains(&key.as_str()) {
+            bail!(*span, "`{key}` belongs to {}, not \"{name}\"", owners(key));
         }
-        "auto" => Schedule::Auto,
-        "warp" => Schedule::Group { group_size: 32 },
-        "block" => Schedule::Group {
-            group_size: block_size,
-        },
-        "group" => {
-            let Some((g, span)) = group_size else {
-                bail!(
-                    name_span,
-                    "`schedule = \"group\"` needs a `group_size`, e.g. group_size = 64"
-                );
-            };
-            let g = g as u32;
-            if !g.is_power_of_two() || !(2..=block_size).contains(&g) {
-                bail!(span, "`group_size` must be a power of two from 2 to the block size ({block_size}), not {g}");
-            }
-            if g > 32 && g < block_size && block_size / g > MAX_GROUPS_WITH_BARRIERS {
-                bail!(
-                    span,
-                    "{} groups of {g} in a block of {block_size} would need {} named barriers; CUDA has {MAX_GROUPS_WITH_BARRIERS}: \
-                     raise `group_size` or lower `block_size`",
-                    block_size / g,
-                    block_size / g
-                );
-            }
-            Schedule::Group { group_size: g }
-        }
-        _ => {
-            let ipt = match items_per_thread {
-                None => DEFAULT_ITEMS_PER_THREAD,
-                Some((n, span)) if !(1..=64).contains(&n) => {
-                    bail!(span, "`items_per_thread` must be from 1 to 64, not {n}")
-                }
-                Some((n, _)) => n as u32,
-            };
-            if name == "merge_path" {
-                Schedule::MergePath {
-                    items_per_thread: ipt,
-                }
-            } else {
-                Schedule::WorkOriented {
-                    items_per_thread: ipt,
-                }
-            }
-        }
+    }
+    let args = AttrArgs {
+        name,
+        name_span,
+        block_size: block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        args: others,
     };
     Ok(ScheduleConfig {
-        schedule,
-        block_size,
+        schedule: unit.parse(&args)?,
+        block_size: args.block_size,
     })
 }
 

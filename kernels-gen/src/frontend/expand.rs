@@ -25,52 +25,19 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> DResult<TokenStream> {
     Ok(wrapper(&func, &kernel, &emitted))
 }
 
+/// The generated module (the sources and the kernel's description, constants) and the launch
+/// wrapper: the same small thing for every schedule. The wrapper checks the buffers' lengths,
+/// pushes the arguments and makes one call into the runtime, which carries out the schedule's
+/// plan ([`crate::schedule::ScheduleUnit::plan`]).
 fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
-    let source = &emitted.source;
-    let checked_source = &emitted.checked_source;
-    let fault_sites = &emitted.fault_sites;
-    let file = &kernel.file;
-    let scratch = emitted.scratch_slots_per_block;
-    // The entry's parameters: each kernel parameter's parts, then `loops_scratch`.
-    let param_count = kernel
-        .params
-        .iter()
-        .map(|p| crate::emit::derived_param_names(p).len())
-        .sum::<usize>()
-        + 1
-        + usize::from(kernel.takes_subset_offsets())
-        + kernel.block_range_params()
-        + 2 * usize::from(kernel.takes_split_pieces());
     let vis = &func.vis;
     let name = &func.sig.ident;
     let name_str = name.to_string();
-    // The spec of one plain (unchecked) kernel of the module's `CUDA_SOURCE`.
-    let spec_of_source =
-        |source: &TokenStream, config: &TokenStream, slots: u32, param_count: usize| {
-            quote! {
-                ::loops::__private::KernelSpec {
-                    name: #name_str,
-                    source: #source,
-                    config: #config,
-                    scratch_slots_per_block: #slots,
-                    param_count: #param_count,
-                    checked: false,
-                    fault_sites: &[#(#fault_sites),*],
-                    file: #file,
-                }
-            }
-        };
-    let plain_spec = |config: &TokenStream, slots: u32, param_count: usize| {
-        spec_of_source(&quote!(CUDA_SOURCE), config, slots, param_count)
-    };
     let docs: Vec<&syn::Attribute> = func
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .collect();
-    let config = config_tokens(&kernel.config);
-    let schedule_name = kernel.config.name();
-
     let generics: Vec<TokenStream> = kernel
         .type_params
         .iter()
@@ -79,18 +46,148 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             quote!(#t: ::loops::Float)
         })
         .collect();
+    let (params, pushes) = params_and_pushes(kernel);
+    let set = format_ident!("{}", set_name(kernel));
+    let set_str = set.to_string();
+    let narrow_checks = narrow_checks(kernel);
+    let checks = length_checks(kernel);
+    let rounds = carry_rounds(kernel, emitted);
+    let subset = match &kernel.body.subset {
+        Some(sub) => {
+            let list = format_ident!("{}", sub.list);
+            quote!(.subset(#list))
+        }
+        None => TokenStream::new(),
+    };
+    let entry_key = if kernel.type_params.is_empty() {
+        quote!("")
+    } else {
+        let t = format_ident!("{}", kernel.type_params[0]);
+        quote!(<#t as ::loops::Element>::RUST_NAME)
+    };
+    let module = module_items(kernel, emitted);
+    let schedule_name = kernel.config.name();
+    let doc_wrapper = format!(
+        "Launches the `{name_str}` kernel (schedule \"{schedule_name}\") on `gpu`'s stream. The first call \
+         in a process compiles it with NVRTC (or reads it from the disk cache); later calls reuse \
+         the compiled module."
+    );
+    let doc_mod = format!("The generated CUDA and launch description of the `{name_str}` kernel.");
+    quote! {
+        #[doc = #doc_mod]
+        #[allow(non_snake_case, dead_code)]
+        #vis mod #name {
+            #module
+        }
+
+        #(#docs)*
+        #[doc = ""]
+        #[doc = #doc_wrapper]
+        #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
+            #(#narrow_checks)*
+            #(#checks)*
+            let mut args = ::loops::__private::KernelArgs::new();
+            #(#pushes)*
+            #rounds
+            gpu.run(&#name::KERNEL, #entry_key, ::loops::__private::Call::new(#set_str, #set, cfg!(debug_assertions))#subset, args)
+        }
+    }
+}
+
+/// The module's constants: the sources, the variants they hold, and the kernel's description.
+fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
+    let name_str = &kernel.name;
+    let source = &emitted.source;
+    let checked_source = &emitted.checked_source;
+    let fault_sites = &emitted.fault_sites;
+    let file = &kernel.file;
+    let config = config_tokens(&kernel.config);
+    let generic = !kernel.type_params.is_empty();
+    let variants = emitted.variants.iter().map(|v| {
+        let config = config_tokens(&v.config);
+        let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
+        let (user_params, over_list) = (v.user_params as u32, v.over_list);
+        quote! {
+            ::loops::__private::Variant {
+                config: #config,
+                name: #vname,
+                scratch_slots_per_block: #slots,
+                scans: #scans,
+                wide: #wide,
+                user_params: #user_params,
+                over_list: #over_list,
+            }
+        }
+    });
+    let (wide_items, wide_sources) = match &emitted.wide {
+        Some(wide) => {
+            let (source, checked) = (&wide.source, &wide.checked_source);
+            (
+                quote! {
+                    /// The 64-bit-offsets instantiation of the variants that have one, for tile
+                    /// sets of more than `i32::MAX` atoms; compiled on the first such launch.
+                    pub const CUDA_SOURCE_WIDE: &str = #source;
+                    /// [`CUDA_SOURCE_WIDE`] bounds-checked.
+                    pub const CUDA_SOURCE_WIDE_CHECKED: &str = #checked;
+                },
+                quote!(Some((CUDA_SOURCE_WIDE, CUDA_SOURCE_WIDE_CHECKED))),
+            )
+        }
+        None => (TokenStream::new(), quote!(None)),
+    };
+    let narrow_why = narrow_why(kernel, emitted);
+    quote! {
+        /// The CUDA C++ of every variant of the kernel (one, or `auto`'s candidates, or `lrb`'s
+        /// mappings), in one source; `#line` directives point at the Rust source.
+        pub const CUDA_SOURCE: &str = #source;
+        /// The same kernels with every slice and tile-set index bounds-checked on the GPU:
+        /// launched in debug builds, or when `LOOPS_CHECKED=1`.
+        pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
+        #wide_items
+        /// The variants [`CUDA_SOURCE`] holds, each under its own schedule.
+        pub const VARIANTS: &[::loops::__private::Variant] = &[#(#variants),*];
+        /// What the runtime needs to compile the kernel and carry out its schedule's plan.
+        pub const KERNEL: ::loops::__private::KernelDesc = ::loops::__private::KernelDesc {
+            name: #name_str,
+            file: #file,
+            config: #config,
+            source: CUDA_SOURCE,
+            checked_source: CUDA_SOURCE_CHECKED,
+            wide_sources: #wide_sources,
+            variants: VARIANTS,
+            fault_sites: &[#(#fault_sites),*],
+            generic: #generic,
+            narrow_why: #narrow_why,
+        };
+    }
+}
+
+/// Why the kernel refuses a tile set of more than `i32::MAX` atoms, where no variant has a
+/// 64-bit-offsets instantiation ("" where one has).
+fn narrow_why(kernel: &Kernel, emitted: &crate::emit::Emitted) -> &'static str {
+    if emitted.wide.is_some() {
+        ""
+    } else if !kernel.config.schedule.supports_wide_offsets() {
+        "this schedule keeps atom positions in 32-bit prefix sums, bins or block starts"
+    } else {
+        "the kernel body reads the tile offsets, which the body language types `i32`"
+    }
+}
+
+/// The wrapper's parameters (device buffers for the user's types) and the pushes of their
+/// arguments, in the kernel's parameter order.
+fn params_and_pushes(kernel: &Kernel) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut params = Vec::new();
     let mut pushes = Vec::new();
-    let mut tile_set = None;
     for p in &kernel.params {
         let ident = format_ident!("{}", p.name);
         match &p.kind {
             ParamKind::TileSet { format, elem } => {
-                let (ty, push) = match format {
-                    Format::Csr => (quote!(DeviceCsr), quote!(csr)),
-                    Format::Csc => (quote!(DeviceCsc), quote!(csc)),
-                    Format::Coo => (quote!(DeviceCoo), quote!(coo)),
-                    Format::Offsets => (quote!(DeviceOffsets), quote!(offsets)),
+                let ty = match format {
+                    Format::Csr => quote!(DeviceCsr),
+                    Format::Csc => quote!(DeviceCsc),
+                    Format::Coo => quote!(DeviceCoo),
+                    Format::Offsets => quote!(DeviceOffsets),
                 };
                 match elem {
                     Some(elem) => {
@@ -99,10 +196,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
                     }
                     None => params.push(quote!(#ident: &::loops::#ty)),
                 }
-                pushes.push(quote!(args.#push(#ident);));
-                if p.name == set_name(kernel) {
-                    tile_set = Some(ident.clone());
-                }
+                pushes.push(quote!(args.tile_set(#ident);));
             }
             ParamKind::Slice { elem, mutable } => {
                 let elem = ty_tokens(elem);
@@ -121,511 +215,24 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             }
         }
     }
-    let set = tile_set.expect("the front end checked the tile set is a parameter");
-    // 64-bit offsets: only the tile loop's set may be wide (the wide instantiation widens its
-    // offsets and atom count alone); any other tile-set parameter must be narrow.
-    let set_str = set.to_string();
-    let schedule_desc = kernel.config.describe();
-    let mut narrow_checks: Vec<TokenStream> = kernel
+    (params, pushes)
+}
+
+/// 64-bit offsets: only the tile loop's set may be wide (the wide instantiation widens its
+/// offsets and atom count alone); any other tile-set parameter must be narrow.
+fn narrow_checks(kernel: &Kernel) -> Vec<TokenStream> {
+    let set = set_name(kernel);
+    kernel
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::TileSet { .. }) && p.name != set_str)
+        .filter(|p| matches!(p.kind, ParamKind::TileSet { .. }) && p.name != set)
         .map(|p| {
             let ident = format_ident!("{}", p.name);
             let pname = &p.name;
-            quote! {
-                if #ident.is_wide() {
-                    return Err(::loops::__private::wide_unsupported(
-                        #name_str, #schedule_desc, #pname, #ident.num_atoms(),
-                        "only the tile loop's set may have 64-bit offsets",
-                    ));
-                }
-            }
+            let name = format_ident!("{}", kernel.name);
+            quote!(::loops::__private::check_narrow(&#name::KERNEL, #pname, #ident)?;)
         })
-        .collect();
-    // Without a wide instantiation, a wide loop set is refused before anything is launched.
-    if emitted.wide.is_none() {
-        let why = if !kernel.config.schedule.supports_wide_offsets() {
-            "this schedule keeps atom positions in 32-bit prefix sums, bins or block starts"
-        } else if !kernel.has_wide_variant() && kernel.config.schedule != Schedule::Auto {
-            "the kernel body reads the tile offsets, which the body language types `i32`"
-        } else {
-            "no schedule of this kernel has a 64-bit-offsets instantiation"
-        };
-        narrow_checks.push(quote! {
-            if #set.is_wide() {
-                return Err(::loops::__private::wide_unsupported(
-                    #name_str, #schedule_desc, #set_str, #set.num_atoms(), #why,
-                ));
-            }
-        });
-    }
-    // A subset's launch covers the positions of its list.
-    let shape = match &kernel.body.subset {
-        Some(sub) => {
-            let list = format_ident!("{}", sub.list);
-            quote!(::loops::__private::subset_shape(#name_str, #set.shape(), #list.len())?)
-        }
-        None => quote!(#set.shape()),
-    };
-    let checks = length_checks(kernel);
-    let mut rounds = carry_rounds(kernel);
-    if let (true, Some(sub)) = (kernel.takes_subset_offsets(), &kernel.body.subset) {
-        // The runtime sums the subset's tile sizes on the GPU and passes the prefix sum.
-        let list = format_ident!("{}", sub.list);
-        rounds.extend(quote!(args.tile_subset(#set.tile_offsets(), #list);));
-    }
-    if kernel.takes_block_starts() {
-        // Where each block's range starts: computed by the first launch, kept with the tile set.
-        rounds.extend(
-            quote!(args.block_ranges(#set.tile_offsets()).preprocessed(#set.preprocessed());),
-        );
-    }
-    if let Schedule::Split { mdt } = kernel.config.schedule {
-        // The runtime counts each tile's pieces and prefix-sums them on the GPU.
-        let mdt = if mdt == 0 {
-            quote!(#set.split_mdt())
-        } else {
-            let mdt = mdt as u64;
-            quote!(#mdt)
-        };
-        rounds.extend(quote!(args.split_pieces(#set.tile_offsets(), #mdt);));
-        if kernel.body.subset.is_none() {
-            // The piece counts of a whole tile set do not change: the first launch keeps them.
-            rounds.extend(quote!(args.preprocessed(#set.preprocessed());));
-        }
-    }
-
-    // `(element type, entry point)` of each instantiation of a kernel.
-    let entries_of = |k: &Kernel| -> Vec<TokenStream> {
-        k.instantiations()
-            .iter()
-            .map(|inst| {
-                let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
-                let key = types.join("_");
-                let entry = &inst.entry;
-                quote!((#key, #entry))
-            })
-            .collect()
-    };
-    let entries = entries_of(kernel);
-    let entry_key = if kernel.type_params.is_empty() {
-        quote!("")
-    } else {
-        let t = format_ident!("{}", kernel.type_params[0]);
-        quote!(<#t as ::loops::Element>::RUST_NAME)
-    };
-
-    let doc_wrapper = format!(
-        "Launches the `{name_str}` kernel (schedule \"{schedule_name}\") on `gpu`'s stream. The first call \
-         in a process compiles it with NVRTC; later calls reuse the compiled module."
-    );
-    let doc_mod = format!("The generated CUDA and launch spec of the `{name_str}` kernel.");
-    if kernel.config.schedule == Schedule::Lrb {
-        // `lrb`: one source, a spec and an entry table per mapping; each launch bins the tiles
-        // and launches every mapping whose bins hold any, on the ids of those tiles.
-        let mut mappings = Vec::new();
-        let mut bins = Vec::new();
-        let mut small_set_bins = Vec::new();
-        let mut specs = Vec::new();
-        let mut entry_tables = Vec::new();
-        let launches = crate::schedule::lrb::launches(kernel.config.block_size);
-        for (c, launch) in emitted.candidates.iter().zip(&launches) {
-            let mut k = kernel.clone();
-            k.name = c.name.clone();
-            let entries = entries_of(&k);
-            entry_tables.push(quote!(&[#(#entries),*]));
-            let config = config_tokens(&c.config);
-            mappings.push(config.clone());
-            let (lo, hi) = (*launch.bins.start(), *launch.bins.end());
-            bins.push(quote!(#lo..=#hi));
-            small_set_bins.push(match &launch.small_set_bins {
-                Some(b) => {
-                    let (lo, hi) = (*b.start(), *b.end());
-                    quote!(Some(#lo..=#hi))
-                }
-                None => quote!(None),
-            });
-            let slots = c.scratch_slots_per_block;
-            // The bin's list (pointer and length), and for the merge path its prefix sum.
-            let param_count = param_count + 2 + usize::from(c.config.schedule.carries());
-            specs.push(plain_spec(&config, slots, param_count));
-        }
-        let count = emitted.candidates.len();
-        // A subset is binned (and its ids gathered) at each launch; a whole tile set's bins, and
-        // the prefix sum the merge path takes over its longest tiles, are kept by the first.
-        let (bins_of_launch, ids, keep) = match &kernel.body.subset {
-            Some(sub) => {
-                let list = format_ident!("{}", sub.list);
-                (
-                    quote! {{
-                        loops_bins_buf = gpu.bin_tiles(
-                            #set.tile_offsets(),
-                            loops_tiles,
-                            Some(::loops::runtime::binning::SubsetIds::from(#list)),
-                        )?;
-                        &loops_bins_buf
-                    }},
-                    quote! {{
-                        loops_ids_buf = gpu.binned_tile_ids(
-                            loops_bins,
-                            loops_tiles,
-                            ::loops::runtime::binning::SubsetIds::from(#list),
-                        )?;
-                        &loops_ids_buf
-                    }},
-                    TokenStream::new(),
-                )
-            }
-            None => (
-                quote!(#set.preprocessed().bins(gpu, #set.tile_offsets(), loops_tiles)?),
-                quote!(&loops_bins.order),
-                quote!(args.preprocessed(#set.preprocessed());),
-            ),
-        };
-        let doc_wrapper = format!(
-            "Launches the `{name_str}` kernel on `gpu`'s stream under logarithmic radix binning: the \
-             tiles are binned by size on the GPU (one read-back of the bin counts; a whole tile \
-             set's bins are kept with it by its first launch), then each mapping of \
-             `{name_str}::MAPPINGS` whose bins hold tiles is launched on their ids. The first call \
-             in a process compiles every mapping at once with NVRTC."
-        );
-        return quote! {
-            #[doc = #doc_mod]
-            #[allow(non_snake_case, dead_code)]
-            #vis mod #name {
-                /// The CUDA C++ of every mapping, in one source; `#line` directives point at the
-                /// Rust source.
-                pub const CUDA_SOURCE: &str = #source;
-                /// The same kernels with every slice and tile-set index bounds-checked on the GPU.
-                pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
-                /// The schedule of each mapping (thread, group2, group4, warp, block, long), in the order of
-                /// [`KERNELS`].
-                pub const MAPPINGS: [::loops::__private::ScheduleConfig; #count] = [#(#mappings),*];
-                /// The bins (of `ceil(log2(atoms))`) each mapping takes.
-                pub const BINS: [::core::ops::RangeInclusive<usize>; #count] = [#(#bins),*];
-                /// The bins each mapping takes on a set of fewer than
-                /// `loops::runtime::schedule::lrb::SMALL_SET_TILES` tiles (fewer launches).
-                pub const SMALL_SET_BINS: [Option<::core::ops::RangeInclusive<usize>>; #count] =
-                    [#(#small_set_bins),*];
-                /// Entry points of each mapping, by element type.
-                pub const ENTRIES: [&[(&str, &str)]; #count] = [#(#entry_tables),*];
-                /// What the runtime needs to compile and launch each mapping.
-                pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
-            }
-
-            #(#docs)*
-            #[doc = ""]
-            #[doc = #doc_wrapper]
-            #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-                #(#narrow_checks)*
-                #(#checks)*
-                let loops_tiles = #set.num_tiles();
-                let loops_bins_buf: ::loops::runtime::binning::TileBins;
-                let loops_bins: &::loops::runtime::binning::TileBins = #bins_of_launch;
-                let loops_ids_buf: ::loops::DeviceBuffer<u32>;
-                let loops_ids: &::loops::DeviceBuffer<u32> = #ids;
-                let loops_checked = ::loops::__private::checked_mode(cfg!(debug_assertions));
-                let loops_small = loops_bins.bin_starts[::loops::runtime::schedule::lrb::BINS]
-                    < ::loops::runtime::schedule::lrb::SMALL_SET_TILES;
-                for loops_m in 0..#count {
-                    let loops_launch_bins = if loops_small {
-                        match &#name::SMALL_SET_BINS[loops_m] {
-                            Some(b) => b.clone(),
-                            None => continue,
-                        }
-                    } else {
-                        #name::BINS[loops_m].clone()
-                    };
-                    let loops_range = loops_bins.range(loops_launch_bins);
-                    if loops_range.is_empty() {
-                        continue;
-                    }
-                    let entry = ::loops::__private::entry_for(#name::ENTRIES[loops_m], #entry_key);
-                    let mut args = ::loops::__private::KernelArgs::new();
-                    #(#pushes)*
-                    args.slice_range(loops_ids, loops_range.clone());
-                    #rounds
-                    if #name::MAPPINGS[loops_m].schedule.carries() {
-                        args.tile_subset_range(#set.tile_offsets(), loops_ids, loops_range.clone());
-                        #keep
-                    }
-                    let shape = ::loops::__private::subset_shape(#name_str, #set.shape(), loops_range.len())?;
-                    let spec = &#name::KERNELS[loops_m];
-                    if loops_checked {
-                        let checked = spec.checked_variant(#name::CUDA_SOURCE_CHECKED);
-                        gpu.launch(&checked, entry, shape, args)?;
-                    } else {
-                        gpu.launch(spec, entry, shape, args)?;
-                    }
-                }
-                Ok(())
-            }
-        };
-    }
-    if !emitted.candidates.is_empty() {
-        // `auto`: one source, a spec and an entry table per candidate, the choice at each launch.
-        let mut schedules = Vec::new();
-        let mut specs = Vec::new();
-        let mut entry_tables = Vec::new();
-        for c in &emitted.candidates {
-            let mut k = kernel.clone();
-            k.name = c.name.clone();
-            k.config = c.config;
-            // A carry candidate over a subset also takes the subset's offsets; over a whole tile
-            // set, merge_path takes its blocks' starts.
-            let param_count =
-                param_count + usize::from(k.takes_subset_offsets()) + k.block_range_params();
-            let entries = entries_of(&k);
-            entry_tables.push(quote!(&[#(#entries),*]));
-            let config = config_tokens(&c.config);
-            schedules.push(config.clone());
-            let slots = c.scratch_slots_per_block;
-            specs.push(plain_spec(&config, slots, param_count));
-        }
-        let count = emitted.candidates.len();
-        let work_oriented_scans = emitted.candidates.iter().any(|c| {
-            let mut k = kernel.clone();
-            k.config = c.config;
-            crate::schedule::work_oriented_scans(&k)
-        });
-        // The candidates with a 64-bit-offsets instantiation, for a wide tile set: their own source,
-        // specs and entries, and the choice among them alone.
-        let (wide_items, wide_pick) = match &emitted.wide {
-            Some(wide) => {
-                let wide_source = &wide.source;
-                let wide_checked = &wide.checked_source;
-                let mut wide_schedules = Vec::new();
-                let mut wide_specs = Vec::new();
-                let mut wide_tables = Vec::new();
-                for c in &wide.candidates {
-                    let mut k = kernel.clone();
-                    k.name = c.name.clone();
-                    k.config = c.config;
-                    let entries: Vec<TokenStream> = k
-                        .instantiations()
-                        .iter()
-                        .map(|inst| {
-                            let types: Vec<&str> =
-                                inst.types.iter().map(|t| t.rust_name()).collect();
-                            let key = types.join("_");
-                            let entry = crate::ir::wide_entry_name(&inst.entry);
-                            quote!((#key, #entry))
-                        })
-                        .collect();
-                    wide_tables.push(quote!(&[#(#entries),*]));
-                    let config = config_tokens(&c.config);
-                    wide_schedules.push(config.clone());
-                    wide_specs.push(spec_of_source(
-                        &quote!(CUDA_SOURCE_WIDE),
-                        &config,
-                        c.scratch_slots_per_block,
-                        param_count,
-                    ));
-                }
-                let n = wide.candidates.len();
-                (
-                    quote! {
-                        /// The 64-bit-offsets instantiation of the candidates that have one, for tile
-                        /// sets of more than `i32::MAX` atoms; compiled on the first such launch.
-                        pub const CUDA_SOURCE_WIDE: &str = #wide_source;
-                        /// [`CUDA_SOURCE_WIDE`] bounds-checked.
-                        pub const CUDA_SOURCE_WIDE_CHECKED: &str = #wide_checked;
-                        /// The schedules `auto` chooses from for a wide tile set.
-                        pub const CANDIDATES_WIDE: [::loops::__private::ScheduleConfig; #n] = [#(#wide_schedules),*];
-                        /// Entry points of each wide candidate, by element type.
-                        pub const ENTRIES_WIDE: [&[(&str, &str)]; #n] = [#(#wide_tables),*];
-                        /// What the runtime needs to compile and launch each wide candidate.
-                        pub const KERNELS_WIDE: [::loops::__private::KernelSpec; #n] = [#(#wide_specs),*];
-                        /// The index in [`CANDIDATES_WIDE`] a launch over a wide tile set uses.
-                        pub fn choose_wide(stats: &::loops::__private::TileStats) -> usize {
-                            ::loops::__private::choose_config(&CANDIDATES_WIDE, stats, false)
-                        }
-                    },
-                    quote! {
-                        let pick = #name::choose_wide(&#set.stats());
-                        (
-                            ::loops::__private::entry_for(#name::ENTRIES_WIDE[pick], #entry_key),
-                            &#name::KERNELS_WIDE[pick],
-                            #name::CUDA_SOURCE_WIDE_CHECKED,
-                        )
-                    },
-                )
-            }
-            // Refused above (`narrow_checks`).
-            None => (
-                TokenStream::new(),
-                quote!(unreachable!("a wide tile set was refused")),
-            ),
-        };
-        // Over a subset, the merge path candidate needs the subset's prefix sum.
-        let candidate_args = match &kernel.body.subset {
-            Some(sub) => {
-                let list = format_ident!("{}", sub.list);
-                quote! {
-                    if #name::CANDIDATES[pick].schedule.carries() {
-                        args.tile_subset(#set.tile_offsets(), #list);
-                    }
-                }
-            }
-            // Over a whole tile set, the merge path candidate's block starts are kept with it.
-            None => {
-                quote!(args.block_ranges(#set.tile_offsets()).preprocessed(#set.preprocessed());)
-            }
-        };
-        let doc_wrapper = format!(
-            "Launches the `{name_str}` kernel on `gpu`'s stream under the schedule `auto` picks for \
-             this tile set (see `{name_str}::CANDIDATES`). The first call in a process compiles every \
-             candidate at once with NVRTC; later calls reuse the module."
-        );
-        return quote! {
-            #[doc = #doc_mod]
-            #[allow(non_snake_case, dead_code)]
-            #vis mod #name {
-                /// The CUDA C++ of every candidate schedule, in one source; `#line` directives point
-                /// at the Rust source.
-                pub const CUDA_SOURCE: &str = #source;
-                /// The same kernels with every slice and tile-set index bounds-checked on the GPU.
-                pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
-                /// The schedules `auto` chooses from, in the order of [`KERNELS`].
-                pub const CANDIDATES: [::loops::__private::ScheduleConfig; #count] = [#(#schedules),*];
-                /// Entry points of each candidate, by element type.
-                pub const ENTRIES: [&[(&str, &str)]; #count] = [#(#entry_tables),*];
-                /// What the runtime needs to compile and launch each candidate.
-                pub const KERNELS: [::loops::__private::KernelSpec; #count] = [#(#specs),*];
-                /// The index in [`CANDIDATES`] that a launch over a tile set with these statistics uses.
-                pub fn choose(stats: &::loops::__private::TileStats) -> usize {
-                    ::loops::__private::choose_config(&CANDIDATES, stats, #work_oriented_scans)
-                }
-                #wide_items
-            }
-
-            #(#docs)*
-            #[doc = ""]
-            #[doc = #doc_wrapper]
-            #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-                #(#narrow_checks)*
-                let loops_wide = #set.is_wide();
-                let (entry, spec, checked_source) = if loops_wide {
-                    #wide_pick
-                } else {
-                    let pick = #name::choose(&#set.stats());
-                    (
-                        ::loops::__private::entry_for(#name::ENTRIES[pick], #entry_key),
-                        &#name::KERNELS[pick],
-                        #name::CUDA_SOURCE_CHECKED,
-                    )
-                };
-                #(#checks)*
-                let mut args = ::loops::__private::KernelArgs::new();
-                #(#pushes)*
-                #rounds
-                if !loops_wide {
-                    let pick = #name::choose(&#set.stats());
-                    #candidate_args
-                }
-                if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
-                    let checked = spec.checked_variant(checked_source);
-                    return gpu.launch(&checked, entry, #shape, args);
-                }
-                gpu.launch(spec, entry, #shape, args)
-            }
-        };
-    }
-    let kernel_spec = plain_spec(&config, scratch, param_count);
-    // The 64-bit-offsets instantiation: its own source (compiled on the first wide launch), entries
-    // and specs; the launch takes it when the tile loop's set is wide.
-    let (wide_items, pick_entries, pick_spec) = match &emitted.wide {
-        Some(wide) => {
-            let wide_source = &wide.source;
-            let wide_checked = &wide.checked_source;
-            let wide_entries: Vec<TokenStream> = kernel
-                .instantiations()
-                .iter()
-                .map(|inst| {
-                    let types: Vec<&str> = inst.types.iter().map(|t| t.rust_name()).collect();
-                    let key = types.join("_");
-                    let entry = crate::ir::wide_entry_name(&inst.entry);
-                    quote!((#key, #entry))
-                })
-                .collect();
-            let wide_spec =
-                spec_of_source(&quote!(CUDA_SOURCE_WIDE), &config, scratch, param_count);
-            (
-                quote! {
-                    /// The 64-bit-offsets instantiation, for tile sets of more than `i32::MAX` atoms;
-                    /// compiled on the first such launch.
-                    pub const CUDA_SOURCE_WIDE: &str = #wide_source;
-                    /// [`CUDA_SOURCE_WIDE`] bounds-checked.
-                    pub const CUDA_SOURCE_WIDE_CHECKED: &str = #wide_checked;
-                    /// Entry points of the wide instantiation, by element type.
-                    pub const ENTRIES_WIDE: &[(&str, &str)] = &[#(#wide_entries),*];
-                    /// What the runtime needs to compile and launch the wide instantiation.
-                    pub const KERNEL_WIDE: ::loops::__private::KernelSpec = #wide_spec;
-                    /// Its checked variant.
-                    pub const KERNEL_WIDE_CHECKED: ::loops::__private::KernelSpec =
-                        KERNEL_WIDE.checked_variant(CUDA_SOURCE_WIDE_CHECKED);
-                },
-                quote! {
-                    let loops_wide = #set.is_wide();
-                    let entries = if loops_wide { #name::ENTRIES_WIDE } else { #name::ENTRIES };
-                },
-                quote! {
-                    let spec = match (loops_wide, ::loops::__private::checked_mode(cfg!(debug_assertions))) {
-                        (false, false) => &#name::KERNEL,
-                        (false, true) => &#name::KERNEL_CHECKED,
-                        (true, false) => &#name::KERNEL_WIDE,
-                        (true, true) => &#name::KERNEL_WIDE_CHECKED,
-                    };
-                },
-            )
-        }
-        None => (
-            TokenStream::new(),
-            quote!(let entries = #name::ENTRIES;),
-            quote! {
-                // Checked by default where Rust checks overflow: in the calling crate's debug builds.
-                let spec = if ::loops::__private::checked_mode(cfg!(debug_assertions)) {
-                    &#name::KERNEL_CHECKED
-                } else {
-                    &#name::KERNEL
-                };
-            },
-        ),
-    };
-    quote! {
-        #[doc = #doc_mod]
-        #[allow(non_snake_case, dead_code)]
-        #vis mod #name {
-            /// The CUDA C++ this kernel compiles to; `#line` directives point at the Rust source.
-            pub const CUDA_SOURCE: &str = #source;
-            /// Entry points, by element type.
-            pub const ENTRIES: &[(&str, &str)] = &[#(#entries),*];
-            /// The same kernel with every slice and tile-set index bounds-checked on the GPU.
-            pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
-            /// What the runtime needs to compile and launch the kernel.
-            pub const KERNEL: ::loops::__private::KernelSpec = #kernel_spec;
-            /// The checked variant's spec: launched in debug builds, or when `LOOPS_CHECKED=1`.
-            pub const KERNEL_CHECKED: ::loops::__private::KernelSpec =
-                KERNEL.checked_variant(CUDA_SOURCE_CHECKED);
-            #wide_items
-        }
-
-        #(#docs)*
-        #[doc = ""]
-        #[doc = #doc_wrapper]
-        #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-            #(#narrow_checks)*
-            #pick_entries
-            let entry = ::loops::__private::entry_for(entries, #entry_key);
-            #(#checks)*
-            let mut args = ::loops::__private::KernelArgs::new();
-            #(#pushes)*
-            #rounds
-            #pick_spec
-            gpu.launch(spec, entry, #shape, args)
-        }
-    }
+        .collect()
 }
 
 fn ty_tokens(ty: &Ty) -> TokenStream {
@@ -805,16 +412,8 @@ fn extent_of(index: &Expr, tl: &SetView<'_>, atom_vars: &[String]) -> Option<Ext
 
 /// For a carry schedule whose atom loop sits in a tile-invariant `for` loop: the number of rounds the
 /// kernel runs, computed on the host from the same bounds, so the runtime gives each its scratch.
-fn carry_rounds(kernel: &Kernel) -> TokenStream {
-    let carries = matches!(
-        kernel.config.schedule,
-        Schedule::WorkOriented { .. }
-            | Schedule::MergePath { .. }
-            | Schedule::Split { .. }
-            | Schedule::Auto
-            | Schedule::Lrb
-    );
-    if !carries {
+fn carry_rounds(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
+    if !emitted.variants.iter().any(|v| v.config.schedule.carries()) {
         return TokenStream::new();
     }
     let Ok(crate::analysis::CarryBody {
@@ -892,27 +491,22 @@ mod tests {
         }
     }";
 
-    /// A tile-mapped schedule takes a wide set with its `__wide` entries; a carry schedule and
-    /// `lrb` refuse it with `WideUnsupported` before anything is launched; a body that reads the
-    /// offsets refuses it under every schedule.
+    /// A tile-mapped schedule has a wide source with `__wide` entries; a carry schedule and
+    /// `lrb` have none and say why, for the runtime to refuse a wide set before launching; a body
+    /// that reads the offsets has none under every schedule.
     #[test]
     fn wide_sets_are_launched_or_refused_before_launch() {
         let thread = expanded("schedule = \"thread\"", SPMV);
-        assert!(thread.contains("ENTRIES_WIDE") && thread.contains("spmv__f32__wide"));
-        assert!(!thread.contains("wide_unsupported"));
+        assert!(thread.contains("CUDA_SOURCE_WIDE") && thread.contains("spmv__f32__wide"));
+        assert!(thread.contains("narrow_why : \"\""));
         for schedule in ["merge_path", "work_oriented", "split", "lrb"] {
             let tokens = expanded(&format!("schedule = \"{schedule}\""), SPMV);
             assert!(!tokens.contains("CUDA_SOURCE_WIDE"), "{schedule}");
-            let refusal = tokens.find("wide_unsupported").expect(schedule);
-            // The refusal comes before the launch.
-            assert!(
-                refusal < tokens.find("gpu . launch").expect(schedule),
-                "{schedule}"
-            );
+            assert!(tokens.contains("wide_sources : None"), "{schedule}");
             assert!(tokens.contains("32-bit prefix sums"), "{schedule}");
         }
         let auto = expanded("schedule = \"auto\"", SPMV);
-        assert!(auto.contains("choose_wide") && auto.contains("spmv_group32__f32__wide"));
+        assert!(auto.contains("CUDA_SOURCE_WIDE") && auto.contains("spmv_group32__f32__wide"));
         let reads_offsets = "pub fn lens(a: Offsets, out: &mut [u32]) {
             for t in a.tiles() {
                 let n = a.offsets[t + 1] - a.offsets[t];
@@ -922,5 +516,10 @@ mod tests {
         let tokens = expanded("schedule = \"warp\"", reads_offsets);
         assert!(!tokens.contains("CUDA_SOURCE_WIDE"));
         assert!(tokens.contains("reads the tile offsets"));
+        // One call into the runtime, whatever the schedule.
+        for schedule in ["thread", "merge_path", "lrb", "auto"] {
+            let tokens = expanded(&format!("schedule = \"{schedule}\""), SPMV);
+            assert_eq!(tokens.matches("gpu . run (").count(), 1, "{schedule}");
+        }
     }
 }

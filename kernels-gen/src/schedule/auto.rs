@@ -5,7 +5,80 @@
 //! on this project's benchmark (`examples/bench_spmv.rs`, which times `auto` beside every
 //! schedule): see [`preferred`].
 
-use super::{Schedule, ScheduleConfig, DEFAULT_ITEMS_PER_THREAD};
+use super::{
+    DeviceLimits, Launch, Launcher, Schedule, ScheduleConfig, ScheduleUnit, Stop, TileSetShape,
+    DEFAULT_ITEMS_PER_THREAD,
+};
+
+/// `schedule = "auto"`.
+pub struct Auto;
+
+impl ScheduleUnit for Auto {
+    fn names(&self) -> &'static [&'static str] {
+        &["auto"]
+    }
+
+    /// Never launched itself (its candidates are).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64 {
+        super::thread::Thread.blocks_wanted(config, shape, limits)
+    }
+
+    /// One launch of the candidate [`choose_config`] picks from the tile set's statistics (over
+    /// a wide set, from the candidates with a 64-bit-offsets instantiation).
+    fn plan(&self, _config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
+        let wide = run.is_wide();
+        let pool: Vec<(usize, ScheduleConfig)> = run
+            .variants()
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !wide || v.wide)
+            .map(|(i, v)| (i, v.config))
+            .collect();
+        let scans = !wide && run.variants().iter().any(|v| v.scans);
+        let configs: Vec<ScheduleConfig> = pool.iter().map(|&(_, c)| c).collect();
+        let pick = choose_config(&configs, &run.stats(), scans);
+        run.launch(Launch::whole(pool[pick].0))
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, _args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        Ok(Schedule::Auto)
+    }
+
+    /// Asked for itself, `auto` is lowered as `thread` (its candidates are lowered each under its
+    /// own schedule).
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, _config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(super::thread::ThreadLowering)
+    }
+
+    /// The kernel under every candidate its body can be lowered under, each named after it
+    /// (`spmv_group4`).
+    #[cfg(feature = "frontend")]
+    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+        let mut kernels = Vec::new();
+        for config in candidates(kernel.config.block_size) {
+            let mut k = kernel.clone();
+            k.name = format!("{}_{}", kernel.name, config.short_name());
+            k.config = config;
+            // `thread` lowers every body, so there is always a candidate.
+            if config.lowering().check(&k).is_ok() {
+                kernels.push(k);
+            }
+        }
+        let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
+        Some(super::Variants {
+            kernels,
+            describe: format!("auto: {}", names.join(", ")),
+            wide: true,
+        })
+    }
+}
 
 /// What the choice looks at: sizes a tile set knows without touching the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,101 @@
 //! to 32 lanes, shared memory and a barrier above) and every lane gets the total. So the code after the
 //! atom loop runs once per tile, on the complete accumulator, whatever the body looks like.
 
-use super::TileSetShape;
+use super::{resident_grid, DeviceLimits, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
+
+/// `schedule = "group"`, `"warp"`, `"block"`.
+pub struct Group;
+
+impl ScheduleUnit for Group {
+    fn names(&self) -> &'static [&'static str] {
+        &["group", "warp", "block"]
+    }
+
+    fn arg_keys(&self, name: &str) -> &'static [&'static str] {
+        match name {
+            "group" => &["group_size"],
+            _ => &[],
+        }
+    }
+
+    fn describe(&self, schedule: Schedule) -> String {
+        format!("group {}", group_size(schedule))
+    }
+
+    fn short_name(&self, schedule: Schedule) -> String {
+        format!("group{}", group_size(schedule))
+    }
+
+    fn supports_wide_offsets(&self) -> bool {
+        true
+    }
+
+    /// A group per tile, no more blocks than the device holds at once (the loop is grid-stride).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64 {
+        let block = config.block_size;
+        blocks_wanted(shape, block, group_size(config.schedule))
+            .min(resident_grid(limits, block) as u64)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        parse(args)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(GroupLowering {
+            group_size: group_size(config.schedule),
+            block_size: config.block_size,
+        })
+    }
+}
+
+fn group_size(schedule: Schedule) -> u32 {
+    match schedule {
+        Schedule::Group { group_size } => group_size,
+        other => unreachable!("the group unit asked about {other:?}"),
+    }
+}
+
+/// `warp` is a group of 32, `block` one of the block size; `group` needs its `group_size`.
+#[cfg(feature = "frontend")]
+fn parse(args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+    use crate::diag::bail;
+    let block_size = args.block_size;
+    let g = match args.name.as_str() {
+        "warp" => 32,
+        "block" => block_size,
+        _ => {
+            let Some((g, span)) = args.get("group_size") else {
+                bail!(
+                    args.name_span,
+                    "`schedule = \"group\"` needs a `group_size`, e.g. group_size = 64"
+                );
+            };
+            let g = g as u32;
+            if !g.is_power_of_two() || !(2..=block_size).contains(&g) {
+                bail!(span, "`group_size` must be a power of two from 2 to the block size ({block_size}), not {g}");
+            }
+            if g > 32 && g < block_size && block_size / g > MAX_GROUPS_WITH_BARRIERS {
+                bail!(
+                    span,
+                    "{} groups of {g} in a block of {block_size} would need {} named barriers; CUDA has {MAX_GROUPS_WITH_BARRIERS}: \
+                     raise `group_size` or lower `block_size`",
+                    block_size / g,
+                    block_size / g
+                );
+            }
+            g
+        }
+    };
+    Ok(Schedule::Group { group_size: g })
+}
 
 /// Blocks needed to give every tile its own group.
 pub fn blocks_wanted(shape: TileSetShape, block: u32, group_size: u32) -> u64 {

@@ -31,9 +31,115 @@
 //! body the carry cannot take runs them under block instead).
 
 use super::carry::ModelRun;
-use super::Schedule;
 use super::{group, split};
+use super::{
+    DeviceLimits, Launcher, Schedule, ScheduleConfig, ScheduleUnit, Stop, TileSetShape, Tiles,
+};
 use std::ops::Range;
+
+/// `schedule = "lrb"`.
+pub struct Lrb;
+
+impl ScheduleUnit for Lrb {
+    fn names(&self) -> &'static [&'static str] {
+        &["lrb"]
+    }
+
+    /// Never launched itself (its mappings are).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64 {
+        super::thread::Thread.blocks_wanted(config, shape, limits)
+    }
+
+    /// Bins the call's tiles on the GPU, then launches every mapping of [`launches`] whose bins
+    /// hold tiles, on their range of the binned order (the paper's four mappings alone on a set of
+    /// fewer than [`SMALL_SET_TILES`] tiles).
+    fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
+        let starts = run.bin()?;
+        let small = starts[BINS] < SMALL_SET_TILES;
+        for (variant, launch) in launches(config.block_size).into_iter().enumerate() {
+            let bins = match (small, launch.small_set_bins) {
+                (false, _) => launch.bins,
+                (true, Some(bins)) => bins,
+                (true, None) => continue,
+            };
+            let range = starts[*bins.start()] as usize..starts[*bins.end() + 1] as usize;
+            if !range.is_empty() {
+                run.launch(super::Launch {
+                    variant,
+                    tiles: Tiles::Binned(range),
+                    pass: None,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, _args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        Ok(Schedule::Lrb)
+    }
+
+    /// Asked for itself, `lrb` is lowered as `thread` (its mappings are lowered each under its
+    /// own schedule).
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, _config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(super::thread::ThreadLowering)
+    }
+
+    /// The kernel once per launch of [`launches`], each over a list of tile ids
+    /// ([`crate::ir::BIN_LIST`], a bin range of the binned order), named after the launch
+    /// (`spmv_lrb_warp`). A body the carry fix-up cannot take runs its longest tiles a block each.
+    /// `lrb` keeps atom positions in 32-bit bins and prefix sums: no wide variant.
+    #[cfg(feature = "frontend")]
+    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+        use crate::ir::{Param, ParamKind, Ty, BIN_LIST};
+        let block_size = kernel.config.block_size;
+        let launches = launches(block_size);
+        let mut kernels = Vec::new();
+        for launch in &launches {
+            let mut k = kernel.clone();
+            k.name = format!("{}_lrb_{}", kernel.name, launch.name);
+            k.body = kernel.body.over_id_list(BIN_LIST);
+            k.params.push(Param {
+                name: BIN_LIST.to_string(),
+                kind: ParamKind::Slice {
+                    elem: Ty::U32,
+                    mutable: false,
+                },
+                span: kernel.body.span,
+            });
+            k.config = ScheduleConfig {
+                schedule: launch.schedule,
+                block_size,
+            };
+            if k.config.lowering().check(&k).is_err() {
+                k.config.schedule = Schedule::Group {
+                    group_size: block_size,
+                };
+            }
+            kernels.push(k);
+        }
+        let describe = format!(
+            "lrb: {}",
+            kernels
+                .iter()
+                .zip(&launches)
+                .map(|(k, l)| format!("bins {:?} as {}", l.bins, k.config.describe()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        Some(super::Variants {
+            kernels,
+            describe,
+            wide: false,
+        })
+    }
+}
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
 pub const BINS: usize = 32;

@@ -1,18 +1,25 @@
 //! Schedules: how the tiles and atoms of a tile set are mapped onto GPU threads.
 //!
-//! Every schedule is one module behind [`Lowering`]. A module owns everything about its mapping:
-//! its CUDA lowering of the tile and atom loops, its launch geometry, and its pure-Rust model (which
-//! thread visits which tile and atom), so the model, the runtime and the emitted code share one source
-//! for every constant.
+//! Every schedule is one unit behind [`ScheduleUnit`], in its own file (the carry schedules share
+//! [`carry`]). A unit owns everything about its mapping: the attribute's arguments, its CUDA
+//! lowering of the tile and atom loops ([`Lowering`]), the hidden parameters its kernels take
+//! ([`crate::abi`]), its launch geometry and plan (what the runtime launches for one call:
+//! [`ScheduleUnit::plan`]), and its pure-Rust model (which thread visits which tile and atom), so
+//! the model, the runtime and the emitted code share one source for every constant. Registering a
+//! schedule is its variant of [`Schedule`], its arm in [`Schedule::unit`] and its line in [`UNITS`].
 
 pub mod auto;
 pub mod carry;
 pub mod group;
 pub mod lrb;
 pub mod merge_path;
+mod plan;
 pub mod split;
 pub mod thread;
 pub mod work_oriented;
+
+pub use crate::abi::Hidden;
+pub use plan::{Launch, Launcher, Stop, Tiles, Variant};
 
 /// The shape of a tile set at launch time: what the launch geometry depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +119,9 @@ pub struct LaunchDims {
     pub shared_bytes: u32,
 }
 
-/// The schedule named by the attribute, with its arguments.
+/// The schedule named by the attribute, with its arguments. Each variant is one unit behind
+/// [`ScheduleUnit`] (its own file in this folder); [`Schedule::unit`] is the one place that maps a
+/// variant to its unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Schedule {
     /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
@@ -136,38 +145,176 @@ pub enum Schedule {
     Lrb,
 }
 
+/// Every schedule unit, in the order the attribute's error message lists them.
+pub const UNITS: &[&dyn ScheduleUnit] = &[
+    &thread::Thread,
+    &group::Group,
+    &work_oriented::WorkOriented,
+    &merge_path::MergePath,
+    &split::Split,
+    &lrb::Lrb,
+    &auto::Auto,
+];
+
 impl Schedule {
-    /// Whether the schedule cuts tiles between threads and finishes them with the carry fix-up
-    /// ([`carry`]): `work_oriented`, `merge_path`, `split`.
-    pub fn carries(&self) -> bool {
-        matches!(
-            self,
-            Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Split { .. }
-        )
+    /// The unit that implements this schedule.
+    pub fn unit(self) -> &'static dyn ScheduleUnit {
+        match self {
+            Schedule::Thread => &thread::Thread,
+            Schedule::Group { .. } => &group::Group,
+            Schedule::WorkOriented { .. } => &work_oriented::WorkOriented,
+            Schedule::MergePath { .. } => &merge_path::MergePath,
+            Schedule::Split { .. } => &split::Split,
+            Schedule::Auto => &auto::Auto,
+            Schedule::Lrb => &lrb::Lrb,
+        }
     }
 
-    /// Whether the schedule runs on a tile set of more than `i32::MAX` atoms (64-bit tile offsets):
-    /// the tile-mapped schedules, whose only atom positions are the loop variable and the tile's
-    /// bounds. The carry schedules, `lrb` and `auto`'s merge path keep atom positions in 32-bit
-    /// prefix sums, block starts and shared memory, so they refuse such a set.
-    pub fn supports_wide_offsets(&self) -> bool {
-        matches!(self, Schedule::Thread | Schedule::Group { .. })
+    /// Whether the schedule cuts tiles between threads and finishes them with the carry fix-up
+    /// ([`carry`]): `work_oriented`, `merge_path`, `split`.
+    pub fn carries(self) -> bool {
+        self.unit().carries()
+    }
+
+    /// Whether the schedule runs on a tile set of more than `i32::MAX` atoms (64-bit tile
+    /// offsets): see [`ScheduleUnit::supports_wide_offsets`].
+    pub fn supports_wide_offsets(self) -> bool {
+        self.unit().supports_wide_offsets()
     }
 
     /// The partition and items per thread of the schedules whose blocks find their ranges by
-    /// searching the tile offsets, `merge_path` and `work_oriented`. Over a whole tile set the
-    /// runtime computes where every block's range starts once and keeps it with the tile set
+    /// searching the tile offsets: see [`ScheduleUnit::searched_partition`].
+    pub fn searched_partition(self) -> Option<(carry::Partition, u32)> {
+        self.unit().searched_partition(self)
+    }
+}
+
+/// One schedule: how the tiles and atoms of a tile set are mapped onto GPU threads, everything in
+/// one place. The methods without the `frontend` feature are what the runtime asks at launch
+/// time; the others are how the macro lowers a body under it.
+pub trait ScheduleUnit: Sync {
+    /// The names the attribute accepts for it (`"group"`, `"warp"`, `"block"`); the first is its
+    /// own.
+    fn names(&self) -> &'static [&'static str];
+
+    /// The attribute's arguments it takes besides `schedule` and `block_size`, when written as
+    /// `name` (one of [`Self::names`]).
+    fn arg_keys(&self, name: &str) -> &'static [&'static str] {
+        let _ = name;
+        &[]
+    }
+
+    /// The name with its arguments, for tables and generated-code headers.
+    fn describe(&self, schedule: Schedule) -> String {
+        let _ = schedule;
+        self.names()[0].to_string()
+    }
+
+    /// A short name that tells candidates apart (`group16`), usable in an identifier.
+    fn short_name(&self, schedule: Schedule) -> String {
+        let _ = schedule;
+        self.names()[0].to_string()
+    }
+
+    /// Whether it cuts tiles between threads and finishes them with the carry fix-up ([`carry`]).
+    fn carries(&self) -> bool {
+        false
+    }
+
+    /// Whether it runs on a tile set of more than `i32::MAX` atoms (64-bit tile offsets): the
+    /// tile-mapped schedules, whose only atom positions are the loop variable and the tile's
+    /// bounds. The carry schedules, `lrb` and `auto`'s merge path keep atom positions in 32-bit
+    /// prefix sums, block starts and shared memory, so they refuse such a set.
+    fn supports_wide_offsets(&self) -> bool {
+        false
+    }
+
+    /// The parameters its entry points take after the user's, before the fault record and the
+    /// scratch pointer ([`crate::abi`]); `over_subset`: the tile loop runs over a list of tiles.
+    fn hidden_params(&self, schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        let _ = (schedule, over_subset);
+        &[]
+    }
+
+    /// The partition and items per thread where its blocks find their ranges by searching the
+    /// tile offsets (`merge_path`, `work_oriented`). Over a whole tile set the runtime computes
+    /// where every block's range starts once and keeps it with the tile set
     /// ([`carry::Partition::block_starts`]); the kernel takes it as `loops_block_starts`.
-    pub fn searched_partition(&self) -> Option<(carry::Partition, u32)> {
-        match *self {
-            Schedule::MergePath { items_per_thread } => {
-                Some((carry::Partition::MergePath, items_per_thread))
-            }
-            Schedule::WorkOriented { items_per_thread } => {
-                Some((carry::Partition::WorkOriented, items_per_thread))
-            }
-            _ => None,
-        }
+    fn searched_partition(&self, schedule: Schedule) -> Option<(carry::Partition, u32)> {
+        let _ = schedule;
+        None
+    }
+
+    /// Atoms per piece where it cuts tiles into pieces counted before the launch (`split`):
+    /// `Some(0)` means the tile set's own choice ([`split::choose_mdt`]).
+    fn piece_atoms(&self, schedule: Schedule) -> Option<u32> {
+        let _ = schedule;
+        None
+    }
+
+    /// Blocks a launch over a tile set of this shape wants (the runtime bounds it to at least 1).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64;
+
+    /// The launches of one call: by default one launch of the kernel over the call's tiles.
+    /// `auto` chooses a variant first, `lrb` bins the tiles and launches a variant per group of
+    /// bins.
+    fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
+        let _ = config;
+        run.launch(Launch::whole(0))
+    }
+
+    /// Parses the attribute's arguments into this schedule (`args.name` is one of [`Self::names`]).
+    #[cfg(feature = "frontend")]
+    fn parse(&self, args: &AttrArgs) -> crate::diag::DResult<Schedule>;
+
+    /// The lowering of the two loops that differ between schedules.
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, config: ScheduleConfig) -> Box<dyn Lowering>;
+
+    /// Where the kernel is emitted as several variants in one source (`auto`'s candidates, `lrb`'s
+    /// mappings): those variants, named and configured, and the description of the whole.
+    #[cfg(feature = "frontend")]
+    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<Variants> {
+        let _ = kernel;
+        None
+    }
+}
+
+/// A kernel emitted as several variants ([`ScheduleUnit::variants`]).
+#[cfg(feature = "frontend")]
+pub struct Variants {
+    /// Each variant: the kernel renamed (its entry points are named after it) and configured.
+    pub kernels: Vec<crate::ir::Kernel>,
+    /// The source header's description (`auto: thread, group2, ...`).
+    pub describe: String,
+    /// Whether the variants that can take 64-bit tile offsets get a wide source too.
+    pub wide: bool,
+}
+
+/// The attribute's arguments, as written, for [`ScheduleUnit::parse`].
+#[cfg(feature = "frontend")]
+pub struct AttrArgs {
+    /// The schedule's name as written.
+    pub name: String,
+    pub name_span: proc_macro2::Span,
+    pub block_size: u32,
+    /// The other arguments: key, value, span of the value.
+    pub args: Vec<(String, u64, proc_macro2::Span)>,
+}
+
+#[cfg(feature = "frontend")]
+impl AttrArgs {
+    /// The value of argument `key`, if given.
+    pub fn get(&self, key: &str) -> Option<(u64, proc_macro2::Span)> {
+        self.args
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|&(_, v, span)| (v, span))
     }
 }
 
@@ -187,7 +334,7 @@ pub const DEFAULT_BLOCK_SIZE: u32 = 256;
 
 /// The largest grid any schedule launches: enough resident blocks to fill the device several times
 /// over; grid-stride loops cover the rest. Bounded so the grid always fits CUDA's x-dimension limit.
-fn resident_grid(limits: DeviceLimits, block: u32) -> u32 {
+pub fn resident_grid(limits: DeviceLimits, block: u32) -> u32 {
     let per_sm = (limits.max_threads_per_sm / block.max(1)).max(1);
     (limits.sm_count.max(1) * per_sm * 4).min(i32::MAX as u32)
 }
@@ -202,73 +349,34 @@ impl ScheduleConfig {
 
     /// The schedule's name as written in the attribute.
     pub fn name(&self) -> &'static str {
-        match self.schedule {
-            Schedule::Thread => "thread",
-            Schedule::Group { .. } => "group",
-            Schedule::WorkOriented { .. } => "work_oriented",
-            Schedule::MergePath { .. } => "merge_path",
-            Schedule::Split { .. } => "split",
-            Schedule::Auto => "auto",
-            Schedule::Lrb => "lrb",
-        }
+        self.schedule.unit().names()[0]
     }
 
     /// The name with its arguments, for tables and generated-code headers.
     pub fn describe(&self) -> String {
-        match self.schedule {
-            Schedule::Thread => "thread".into(),
-            Schedule::Group { group_size } => format!("group {group_size}"),
-            Schedule::WorkOriented { items_per_thread } => {
-                format!("work_oriented {items_per_thread}/thread")
-            }
-            Schedule::MergePath { items_per_thread } => {
-                format!("merge_path {items_per_thread}/thread")
-            }
-            Schedule::Split { mdt: 0 } => "split (mdt from the size histogram)".into(),
-            Schedule::Split { mdt } => format!("split mdt {mdt}"),
-            Schedule::Auto => "auto".into(),
-            Schedule::Lrb => "lrb".into(),
-        }
+        self.schedule.unit().describe(self.schedule)
     }
 
     /// A short name that tells candidates apart (`group16`), usable in an identifier.
     pub fn short_name(&self) -> String {
-        match self.schedule {
-            Schedule::Group { group_size } => format!("group{group_size}"),
-            _ => self.name().into(),
-        }
+        self.schedule.unit().short_name(self.schedule)
     }
 
     /// Grid and block for a launch over a tile set of this shape. Never a zero grid: an empty tile set
     /// still gets one block, which finds no work.
     pub fn launch_dims(&self, shape: TileSetShape, limits: DeviceLimits) -> LaunchDims {
-        let block = self.block_size;
-        let grid =
-            match self.schedule {
-                // Grid-stride schedules: no more blocks than the device holds at once.
-                Schedule::Thread => {
-                    thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
-                }
-                Schedule::Group { group_size } => group::blocks_wanted(shape, block, group_size)
-                    .min(resident_grid(limits, block) as u64),
-                // Segment schedules: one segment per thread, every thread launched.
-                Schedule::WorkOriented { items_per_thread } => carry::Partition::WorkOriented
-                    .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
-                Schedule::MergePath { items_per_thread } => carry::Partition::MergePath
-                    .blocks_wanted(shape.tiles, shape.atoms, items_per_thread, block),
-                // The runtime passes the virtual tiles (one per thread) as `atoms`.
-                Schedule::Split { .. } => shape.atoms.div_ceil(block as u64),
-                // An `auto` or `lrb` kernel launches its candidates or mappings, each with its own
-                // geometry.
-                Schedule::Auto | Schedule::Lrb => {
-                    thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
-                }
-            };
+        let grid = self.schedule.unit().blocks_wanted(*self, shape, limits);
         LaunchDims {
             grid: grid.clamp(1, i32::MAX as u64) as u32,
-            block,
+            block: self.block_size,
             shared_bytes: 0,
         }
+    }
+
+    /// The lowering of this configuration.
+    #[cfg(feature = "frontend")]
+    pub fn lowering(&self) -> Box<dyn Lowering> {
+        self.schedule.unit().lowering(*self)
     }
 }
 
@@ -294,8 +402,6 @@ pub trait Lowering {
     ) -> crate::diag::DResult<()>;
 }
 
-/// The lowering of a configured schedule (`auto` is lowered candidate by candidate; asked for
-/// itself, it is lowered as `thread`).
 /// Whether `kernel`, under its own configuration, is a `work_oriented` kernel that runs its tiles
 /// as a segmented scan ([`carry::CarryLowering::scans`]); `auto`'s choice takes it into account.
 #[cfg(feature = "frontend")]
@@ -308,33 +414,6 @@ pub fn work_oriented_scans(kernel: &crate::ir::Kernel) -> bool {
         }
         .scans(kernel),
         _ => false,
-    }
-}
-
-#[cfg(feature = "frontend")]
-pub fn lowering(config: &ScheduleConfig) -> Box<dyn Lowering> {
-    let block_size = config.block_size;
-    match config.schedule {
-        Schedule::Thread | Schedule::Auto | Schedule::Lrb => Box::new(thread::ThreadLowering),
-        Schedule::Group { group_size } => Box::new(group::GroupLowering {
-            group_size,
-            block_size,
-        }),
-        Schedule::WorkOriented { items_per_thread } => Box::new(carry::CarryLowering {
-            partition: carry::Partition::WorkOriented,
-            items_per_thread,
-            block_size,
-        }),
-        Schedule::MergePath { items_per_thread } => Box::new(carry::CarryLowering {
-            partition: carry::Partition::MergePath,
-            items_per_thread,
-            block_size,
-        }),
-        Schedule::Split { mdt } => Box::new(carry::CarryLowering {
-            partition: carry::Partition::Split { mdt: mdt as u64 },
-            items_per_thread: 1,
-            block_size,
-        }),
     }
 }
 

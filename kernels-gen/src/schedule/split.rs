@@ -11,7 +11,86 @@
 
 use super::carry::ModelRun;
 use super::lrb::{bin_of, bin_upper_edge, BINS};
-use super::thread;
+use super::{thread, DeviceLimits, Hidden, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
+
+/// `schedule = "split"`.
+pub struct Split;
+
+impl ScheduleUnit for Split {
+    fn names(&self) -> &'static [&'static str] {
+        &["split"]
+    }
+
+    fn arg_keys(&self, _name: &str) -> &'static [&'static str] {
+        &["mdt"]
+    }
+
+    fn describe(&self, schedule: Schedule) -> String {
+        match mdt(schedule) {
+            0 => "split (mdt from the size histogram)".into(),
+            mdt => format!("split mdt {mdt}"),
+        }
+    }
+
+    fn carries(&self) -> bool {
+        true
+    }
+
+    /// The prefix sum of the tiles' piece counts and the piece size (after the subset's prefix
+    /// sum over a subset).
+    fn hidden_params(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        if over_subset {
+            &[Hidden::SubsetOffsets, Hidden::SplitPieces, Hidden::Mdt]
+        } else {
+            &[Hidden::SplitPieces, Hidden::Mdt]
+        }
+    }
+
+    fn piece_atoms(&self, schedule: Schedule) -> Option<u32> {
+        Some(mdt(schedule))
+    }
+
+    /// One virtual tile per thread: the runtime passes the virtual tiles as the shape's atoms.
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        _limits: DeviceLimits,
+    ) -> u64 {
+        shape.atoms.div_ceil(config.block_size as u64)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        let mdt = match args.get("mdt") {
+            None => 0,
+            Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => crate::diag::bail!(
+                span,
+                "`mdt` (the most atoms of a virtual tile) must be from 1 to i32::MAX, not {n}"
+            ),
+            Some((n, _)) => n as u32,
+        };
+        Ok(Schedule::Split { mdt })
+    }
+
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(super::carry::CarryLowering {
+            partition: super::carry::Partition::Split {
+                mdt: mdt(config.schedule) as u64,
+            },
+            items_per_thread: 1,
+            block_size: config.block_size,
+        })
+    }
+}
+
+fn mdt(schedule: Schedule) -> u32 {
+    match schedule {
+        Schedule::Split { mdt } => mdt,
+        other => unreachable!("the split unit asked about {other:?}"),
+    }
+}
 
 /// A piece of a tile: atoms `start..end` of tile `parent`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

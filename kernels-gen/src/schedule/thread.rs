@@ -1,6 +1,40 @@
 //! `thread`: one tile per thread, grid-stride over tiles; each thread runs its tile's atoms in order.
 
-use super::TileSetShape;
+use super::{resident_grid, DeviceLimits, ScheduleConfig, ScheduleUnit, TileSetShape};
+
+/// `schedule = "thread"`.
+pub struct Thread;
+
+impl ScheduleUnit for Thread {
+    fn names(&self) -> &'static [&'static str] {
+        &["thread"]
+    }
+
+    fn supports_wide_offsets(&self) -> bool {
+        true
+    }
+
+    /// A thread per tile, no more blocks than the device holds at once (the loop is grid-stride).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64 {
+        let block = config.block_size;
+        blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, _args: &super::AttrArgs) -> crate::diag::DResult<super::Schedule> {
+        Ok(super::Schedule::Thread)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, _config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(ThreadLowering)
+    }
+}
 
 /// Blocks needed to give every tile its own thread.
 pub fn blocks_wanted(shape: TileSetShape, block: u32) -> u64 {

@@ -1,0 +1,98 @@
+//! The kernel ABI, described once: the parameters a generated entry point takes after the user's,
+//! in order. The emitter declares and forwards them from this list, the expansion counts them, and
+//! the runtime pushes a value for each, so the three cannot disagree.
+//!
+//! A kernel's user parameters come first, each as its parts (a `Csr<T>` named `a`: `a_rows,
+//! a_cols, a_nnz, a_offsets, a_indices, a_values`; a slice `x`: `x, x_len`; a scalar: its value),
+//! then the *hidden* ones:
+//!
+//! | [`Hidden`] | C declaration | taken by |
+//! |---|---|---|
+//! | [`Hidden::SubsetOffsets`] | `const int* loops_subset_offsets` | a carry schedule over a tile subset (or a bin list of `lrb`): the prefix sum of the listed tiles' sizes |
+//! | [`Hidden::BlockStarts`] | `const int* loops_block_starts` | `merge_path`, `work_oriented` over a whole set: each block's first tile, or null (search) |
+//! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count |
+//! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`: atoms per piece |
+//! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`): this launch's index and the count |
+//! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: state kept per tile across those launches, zeroed before the first |
+//! | [`Hidden::Fault`] | `unsigned long long* loops_fault` | the bounds-checked variant: the fault record |
+//! | [`Hidden::Scratch`] | `unsigned long long* loops_scratch` | every entry point, last: the carry schedules' records (null when none) |
+//!
+//! `lrb` launches its mappings over a list of tile ids: that list is a slice parameter of the
+//! emitted variants (`loops_bin_list`, pointer and length), right after the user's parameters.
+
+use crate::schedule::Schedule;
+
+/// A parameter of every entry point of a kernel that the user did not write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hidden {
+    /// `const int* loops_subset_offsets`.
+    SubsetOffsets,
+    /// `const int* loops_block_starts`.
+    BlockStarts,
+    /// `const int* loops_pieces`.
+    SplitPieces,
+    /// `const int loops_mdt`.
+    Mdt,
+    /// `const int loops_pass, const int loops_passes`.
+    Pass,
+    /// `unsigned long long* loops_tile_state`.
+    TileState,
+    /// `unsigned long long* loops_fault`.
+    Fault,
+    /// `unsigned long long* loops_scratch`.
+    Scratch,
+}
+
+impl Hidden {
+    /// The C parameters this one is made of: `(declaration, name)` each.
+    pub fn parts(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Hidden::SubsetOffsets => &[(
+                "const int* __restrict__ loops_subset_offsets",
+                "loops_subset_offsets",
+            )],
+            Hidden::BlockStarts => &[(
+                "const int* __restrict__ loops_block_starts",
+                "loops_block_starts",
+            )],
+            Hidden::SplitPieces => &[("const int* __restrict__ loops_pieces", "loops_pieces")],
+            Hidden::Mdt => &[("const int loops_mdt", "loops_mdt")],
+            Hidden::Pass => &[
+                ("const int loops_pass", "loops_pass"),
+                ("const int loops_passes", "loops_passes"),
+            ],
+            Hidden::TileState => &[(
+                "unsigned long long* __restrict__ loops_tile_state",
+                "loops_tile_state",
+            )],
+            Hidden::Fault => &[(
+                "unsigned long long* __restrict__ loops_fault",
+                "loops_fault",
+            )],
+            Hidden::Scratch => &[(
+                "unsigned long long* __restrict__ loops_scratch",
+                "loops_scratch",
+            )],
+        }
+    }
+}
+
+/// The hidden parameters of an entry point, in order: the schedule's own
+/// ([`crate::schedule::ScheduleUnit::hidden_params`]), then the fault record in the checked
+/// variant, then the scratch pointer.
+pub fn hidden_params(schedule: Schedule, over_subset: bool, checked: bool) -> Vec<Hidden> {
+    let mut params = schedule
+        .unit()
+        .hidden_params(schedule, over_subset)
+        .to_vec();
+    if checked {
+        params.push(Hidden::Fault);
+    }
+    params.push(Hidden::Scratch);
+    params
+}
+
+/// How many C parameters `hidden` adds.
+pub fn count(hidden: &[Hidden]) -> usize {
+    hidden.iter().map(|h| h.parts().len()).sum()
+}

@@ -1,0 +1,83 @@
+//! A schedule's launch plan: what the runtime launches for one call of a kernel. The plan is the
+//! schedule's ([`super::ScheduleUnit::plan`]); the runtime carries it out through [`Launcher`],
+//! which gives it the facts it may look at (the tile set's statistics, the variants emitted, the
+//! device) and the two things it may do: bin the tiles, and launch a variant.
+
+use super::auto::TileStats;
+use super::{DeviceLimits, ScheduleConfig};
+
+/// One variant of a generated kernel: the kernel itself, or one of `auto`'s candidates or
+/// `lrb`'s mappings, each emitted under its own schedule and named after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The schedule it was emitted under.
+    pub config: ScheduleConfig,
+    /// Its name: its entry points are `{name}__{element type}` (`spmv_group4__f32`), or `{name}`
+    /// for a kernel that is not generic.
+    pub name: &'static str,
+    /// 8-byte slots of global scratch per block it needs (besides the ticket counter); 0 for none.
+    pub scratch_slots_per_block: u32,
+    /// Whether it runs its tiles as a segmented scan (`work_oriented` where every accumulator
+    /// folds one staged operand): runs of empty tiles cost it nothing.
+    pub scans: bool,
+    /// Whether it has a 64-bit-offsets instantiation (the `__wide` entry points of the kernel's
+    /// wide source), for tile sets of more than `i32::MAX` atoms.
+    pub wide: bool,
+    /// The C parameters of its user parameters ([`crate::abi`]): its hidden ones follow.
+    pub user_params: u32,
+    /// Whether its tile loop runs over a list of tiles (the call's subset, or `lrb`'s bin list):
+    /// it then takes the hidden parameters of a list ([`crate::abi::hidden_params`]).
+    pub over_list: bool,
+}
+
+/// The tiles one launch runs over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tiles {
+    /// The call's tiles: the whole tile set, or the call's subset.
+    Call,
+    /// Positions `range` of the order [`Launcher::bin`] sorted the call's tiles into.
+    Binned(std::ops::Range<usize>),
+}
+
+/// One launch of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The index of the variant to launch.
+    pub variant: usize,
+    pub tiles: Tiles,
+    /// For a plan that launches one variant several times in a row over the same tiles: this
+    /// launch's index and the count (the kernel's `loops_pass`, `loops_passes`).
+    pub pass: Option<(u32, u32)>,
+}
+
+impl Launch {
+    /// Variant `variant` over the call's tiles, once.
+    pub fn whole(variant: usize) -> Self {
+        Launch {
+            variant,
+            tiles: Tiles::Call,
+            pass: None,
+        }
+    }
+}
+
+/// The plan could not go on: the runtime holds the error, and returns it from the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stop;
+
+/// What the runtime offers a plan.
+pub trait Launcher {
+    /// The variants of the kernel, in emission order.
+    fn variants(&self) -> &[Variant];
+    /// The statistics of the call's tile set (over a subset: of the whole set).
+    fn stats(&self) -> TileStats;
+    /// Whether the tile set has 64-bit offsets: only variants with [`Variant::wide`] may run.
+    fn is_wide(&self) -> bool;
+    /// The device's limits.
+    fn limits(&self) -> DeviceLimits;
+    /// Sorts the call's tiles by `ceil(log2(atoms))` on the GPU (`lrb`'s binning pass; kept with a
+    /// whole tile set) and returns where each bin starts in that order (`BINS + 1` entries).
+    fn bin(&mut self) -> Result<[u32; super::lrb::BINS + 1], Stop>;
+    /// Queues one launch.
+    fn launch(&mut self, launch: Launch) -> Result<(), Stop>;
+}

@@ -1,0 +1,507 @@
+//! Running a generated kernel: one call of a `#[load_balanced]` wrapper is one [`Gpu::run`], which
+//! carries out the schedule's plan ([`ScheduleUnit::plan`](kernels_gen::schedule::ScheduleUnit::plan)).
+//!
+//! The plan is the schedule's (in `kernels-gen`): launch the kernel once, or choose one of
+//! `auto`'s candidates, or bin the tiles and launch `lrb`'s mappings. This file gives it what it
+//! may look at and do ([`Launcher`]) and turns each of its launches into one
+//! [`Gpu::launch`] of a variant, with the arguments its hidden parameters ask for
+//! ([`kernels_gen::abi`]): the runtime knows those parameters, not the schedules.
+
+use kernels_gen::abi::{self, Hidden};
+use kernels_gen::schedule::auto::TileStats;
+use kernels_gen::schedule::lrb::BINS;
+use kernels_gen::schedule::{
+    DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, TileSetShape, Tiles, Variant,
+};
+
+use crate::binning::{SubsetIds, TileBins};
+use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::element::Float;
+use crate::error::{LoopsError, Result};
+use crate::formats::{subset_shape, DeviceCoo, DeviceCsc, DeviceOffsets};
+use crate::launch::{checked_mode, KernelArgs, KernelSpec};
+use crate::preprocess::TileSetCache;
+use crate::subset::TileId;
+
+/// A generated kernel, as its wrapper's `KERNEL` constant describes it: its sources, the variants
+/// they hold, and its schedule (whose plan a call carries out).
+#[derive(Clone, Copy, Debug)]
+pub struct KernelDesc {
+    /// The kernel's name (the Rust function's).
+    pub name: &'static str,
+    /// The Rust source file of its body, for the errors of the checked variant.
+    pub file: &'static str,
+    /// The schedule the attribute names.
+    pub config: ScheduleConfig,
+    /// Every variant's entry points.
+    pub source: &'static str,
+    /// The same, bounds-checked.
+    pub checked_source: &'static str,
+    /// The 64-bit-offsets instantiation of the variants with [`Variant::wide`], plain and
+    /// checked.
+    pub wide_sources: Option<(&'static str, &'static str)>,
+    /// The variants the sources hold, in the order the schedule's plan names them.
+    pub variants: &'static [Variant],
+    /// What each bounds-check site code of the checked source names.
+    pub fault_sites: &'static [&'static str],
+    /// Whether the entry points are per element type (`spmv__f32`).
+    pub generic: bool,
+    /// Why a tile set of more than `i32::MAX` atoms is refused, where [`Self::wide_sources`] is
+    /// `None`.
+    pub narrow_why: &'static str,
+}
+
+impl KernelDesc {
+    /// The variants the schedule's plan launches for a call over a tile set with these
+    /// statistics (`wide`: of more than `i32::MAX` atoms), where the host alone decides them
+    /// (one launch of the kernel; `auto`'s choice). `None` where the plan needs the device to
+    /// decide (`lrb` bins the tiles on the GPU).
+    pub fn planned_variants(&self, stats: TileStats, wide: bool) -> Option<Vec<usize>> {
+        let mut dry = DryRun {
+            kernel: self,
+            stats,
+            wide,
+            launched: Vec::new(),
+        };
+        match self.config.schedule.unit().plan(self.config, &mut dry) {
+            Ok(()) => Some(dry.launched),
+            Err(Stop) => None,
+        }
+    }
+}
+
+/// A plan carried out on the host: records the variants it would launch.
+struct DryRun<'k> {
+    kernel: &'k KernelDesc,
+    stats: TileStats,
+    wide: bool,
+    launched: Vec<usize>,
+}
+
+impl Launcher for DryRun<'_> {
+    fn variants(&self) -> &[Variant] {
+        self.kernel.variants
+    }
+    fn stats(&self) -> TileStats {
+        self.stats
+    }
+    fn is_wide(&self) -> bool {
+        self.wide
+    }
+    fn limits(&self) -> DeviceLimits {
+        DeviceLimits {
+            sm_count: 0,
+            max_threads_per_sm: 0,
+            l2_bytes: 0,
+        }
+    }
+    /// Binning needs the device.
+    fn bin(&mut self) -> std::result::Result<[u32; BINS + 1], Stop> {
+        Err(Stop)
+    }
+    fn launch(&mut self, launch: Launch) -> std::result::Result<(), Stop> {
+        self.launched.push(launch.variant);
+        Ok(())
+    }
+}
+
+/// What every device tile set gives a launch: its shape and statistics, its tile offsets, the
+/// preprocessing kept with it, and its arrays as kernel arguments.
+pub trait TileSet {
+    /// Tiles (rows of a CSR matrix, columns of a CSC one, vertices of a graph).
+    fn num_tiles(&self) -> usize;
+    /// Atoms (nonzeros, edges).
+    fn num_atoms(&self) -> usize;
+    /// Tiles and atoms.
+    fn shape(&self) -> TileSetShape;
+    /// What `auto` chooses from.
+    fn stats(&self) -> TileStats;
+    /// The 32-bit tile offsets (`num_tiles + 1`).
+    fn tile_offsets(&self) -> &DeviceBuffer<i32>;
+    /// Whether the set has 64-bit offsets (more than `i32::MAX` atoms).
+    fn is_wide(&self) -> bool;
+    /// The node-splitting piece size chosen at upload.
+    fn split_mdt(&self) -> u64;
+    /// The preprocessing kept with the set.
+    fn preprocessed(&self) -> &TileSetCache;
+    /// Pushes the set's kernel parameters in ABI order.
+    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>);
+}
+
+macro_rules! tile_set {
+    ($ty:ty, $push:ident $(, $t:ident)?) => {
+        impl<$($t: Float)?> TileSet for $ty {
+            fn num_tiles(&self) -> usize {
+                Self::num_tiles(self)
+            }
+            fn num_atoms(&self) -> usize {
+                Self::num_atoms(self)
+            }
+            fn shape(&self) -> TileSetShape {
+                Self::shape(self)
+            }
+            fn stats(&self) -> TileStats {
+                Self::stats(self)
+            }
+            fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+                Self::tile_offsets(self)
+            }
+            fn is_wide(&self) -> bool {
+                Self::is_wide(self)
+            }
+            fn split_mdt(&self) -> u64 {
+                Self::split_mdt(self)
+            }
+            fn preprocessed(&self) -> &TileSetCache {
+                Self::preprocessed(self)
+            }
+            fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
+                args.$push(self);
+            }
+        }
+    };
+}
+tile_set!(DeviceCsr<T>, csr, T);
+tile_set!(DeviceCsc<T>, csc, T);
+tile_set!(DeviceCoo<T>, coo, T);
+tile_set!(DeviceOffsets, offsets);
+
+impl<'a> KernelArgs<'a> {
+    /// A tile set: its parameters in ABI order (for a CSR matrix `rows, cols, nnz, offsets,
+    /// indices, values`).
+    pub fn tile_set<S: TileSet>(&mut self, set: &'a S) -> &mut Self {
+        set.push_args(self);
+        self
+    }
+}
+
+/// The tile set one call of a kernel runs over: the tile loop's set, and the list of its tiles
+/// where the loop is `set.tiles_in(list)`.
+#[derive(Clone, Copy)]
+pub struct Call<'a> {
+    set_name: &'static str,
+    set: &'a dyn TileSet,
+    subset: Option<SubsetIds<'a>>,
+    /// The calling crate's `cfg!(debug_assertions)`: the default of [`checked_mode`].
+    debug: bool,
+}
+
+impl<'a> Call<'a> {
+    /// A call over the whole of `set` (the parameter named `set_name`); `debug` is the calling
+    /// crate's `cfg!(debug_assertions)`, which decides whether the checked variant runs
+    /// ([`checked_mode`]).
+    pub fn new<S: TileSet>(set_name: &'static str, set: &'a S, debug: bool) -> Self {
+        Call {
+            set_name,
+            set,
+            subset: None,
+            debug,
+        }
+    }
+
+    /// The call runs over the tiles of `list` only.
+    pub fn subset<I: TileId>(mut self, list: &'a DeviceBuffer<I>) -> Self {
+        self.subset = Some(SubsetIds::from(list));
+        self
+    }
+}
+
+/// [`LoopsError::WideUnsupported`] for tile-set parameter `param` of `kernel` that is not the
+/// tile loop's set and has 64-bit offsets: only the loop's set may.
+pub fn check_narrow<S: TileSet>(kernel: &KernelDesc, param: &str, set: &S) -> Result<()> {
+    if !set.is_wide() {
+        return Ok(());
+    }
+    Err(LoopsError::WideUnsupported {
+        kernel: kernel.name.to_string(),
+        schedule: kernel.config.describe(),
+        param: param.to_string(),
+        atoms: set.num_atoms(),
+        why: "only the tile loop's set may have 64-bit offsets".to_string(),
+    })
+}
+
+impl Gpu {
+    /// One call of a generated kernel: carries out its schedule's plan over `call`'s tiles, each
+    /// launch with a copy of `args` (the user's arguments, pushed by the wrapper) and the hidden
+    /// arguments of the variant it launches. Compiles each variant's source once per process (or
+    /// reads it from the disk cache). Returns once the launches are queued, except in checked
+    /// mode, which waits for each and reports the first out-of-range index.
+    pub fn run<'a>(
+        &self,
+        kernel: &KernelDesc,
+        key: &str,
+        call: Call<'a>,
+        args: KernelArgs<'a>,
+    ) -> Result<()> {
+        if call.set.is_wide() && kernel.wide_sources.is_none() {
+            return Err(LoopsError::WideUnsupported {
+                kernel: kernel.name.to_string(),
+                schedule: kernel.config.describe(),
+                param: call.set_name.to_string(),
+                atoms: call.set.num_atoms(),
+                why: kernel.narrow_why.to_string(),
+            });
+        }
+        let mut plan = Plan {
+            gpu: self,
+            kernel,
+            key,
+            call,
+            args,
+            checked: checked_mode(call.debug),
+            search_ranges: false,
+            bins: None,
+            ids: None,
+            error: None,
+        };
+        match kernel.config.schedule.unit().plan(kernel.config, &mut plan) {
+            Ok(()) => Ok(()),
+            Err(Stop) => Err(plan
+                .error
+                .take()
+                .unwrap_or_else(|| LoopsError::KernelArguments {
+                    kernel: kernel.name.to_string(),
+                    detail: "the schedule's plan stopped without an error".into(),
+                })),
+        }
+    }
+
+    /// Launches variant `variant` of `kernel` once over the whole of `set`, outside its
+    /// schedule's plan: for tests and benchmarks that run each of `auto`'s candidates. With
+    /// `search_ranges`, the blocks of `merge_path` and `work_oriented` search the offsets for
+    /// their ranges instead of reading the starts kept with the set.
+    pub fn run_variant<'a, S: TileSet>(
+        &self,
+        kernel: &KernelDesc,
+        variant: usize,
+        key: &str,
+        set: &'a S,
+        args: KernelArgs<'a>,
+        search_ranges: bool,
+    ) -> Result<()> {
+        let mut plan = Plan {
+            gpu: self,
+            kernel,
+            key,
+            call: Call::new("", set, cfg!(debug_assertions)),
+            args,
+            checked: checked_mode(cfg!(debug_assertions)),
+            search_ranges,
+            bins: None,
+            ids: None,
+            error: None,
+        };
+        match plan.launch(Launch::whole(variant)) {
+            Ok(()) => Ok(()),
+            Err(Stop) => Err(plan.error.take().expect("a stopped launch keeps its error")),
+        }
+    }
+}
+
+/// The bins of a call under `lrb`: kept with a whole tile set, or made for the call's subset.
+enum Bins<'a> {
+    Kept(&'a TileBins),
+    Made(TileBins),
+}
+
+impl Bins<'_> {
+    fn get(&self) -> &TileBins {
+        match self {
+            Bins::Kept(b) => b,
+            Bins::Made(b) => b,
+        }
+    }
+}
+
+/// One call in progress: the [`Launcher`] a schedule's plan runs against.
+struct Plan<'g, 'a> {
+    gpu: &'g Gpu,
+    kernel: &'g KernelDesc,
+    key: &'g str,
+    call: Call<'a>,
+    args: KernelArgs<'a>,
+    checked: bool,
+    /// Leave out the kept block starts (see [`Gpu::run_variant`]).
+    search_ranges: bool,
+    bins: Option<Bins<'a>>,
+    /// The tile ids of the binned order over a subset (over a whole set, the order itself).
+    ids: Option<DeviceBuffer<u32>>,
+    error: Option<LoopsError>,
+}
+
+impl Plan<'_, '_> {
+    /// Keeps `e` for the call to return and stops the plan.
+    fn stop(&mut self, e: LoopsError) -> Stop {
+        self.error = Some(e);
+        Stop
+    }
+
+    /// The entry point of `variant` for the call's element type (`spmv_group4__f32`, and
+    /// `__wide` on a wide set).
+    fn entry(&self, variant: &Variant) -> String {
+        let mut entry = if self.kernel.generic {
+            format!("{}__{}", variant.name, self.key)
+        } else {
+            variant.name.to_string()
+        };
+        if self.call.set.is_wide() {
+            entry.push_str("__wide");
+        }
+        entry
+    }
+
+    /// What [`Gpu::launch`] needs of `variant`: its source (plain or checked, narrow or wide)
+    /// and its parameter count.
+    fn spec(&self, variant: &Variant) -> KernelSpec {
+        let k = self.kernel;
+        let (plain, checked) = match (self.call.set.is_wide(), k.wide_sources) {
+            (true, Some(wide)) => wide,
+            _ => (k.source, k.checked_source),
+        };
+        let hidden = abi::hidden_params(variant.config.schedule, variant.over_list, self.checked);
+        KernelSpec {
+            name: k.name,
+            source: if self.checked { checked } else { plain },
+            config: variant.config,
+            scratch_slots_per_block: variant.scratch_slots_per_block,
+            param_count: variant.user_params as usize + abi::count(&hidden),
+            checked: self.checked,
+            fault_sites: k.fault_sites,
+            file: k.file,
+        }
+    }
+
+    fn launch_variant(&mut self, launch: &Launch) -> Result<()> {
+        let variant = *self.kernel.variants.get(launch.variant).ok_or_else(|| {
+            LoopsError::KernelArguments {
+                kernel: self.kernel.name.to_string(),
+                detail: format!(
+                    "the plan launched variant {}, of {}",
+                    launch.variant,
+                    self.kernel.variants.len()
+                ),
+            }
+        })?;
+        let set = self.call.set;
+        let offsets = set.tile_offsets();
+        let hidden = abi::hidden_params(variant.config.schedule, variant.over_list, false);
+        let takes = |h: Hidden| hidden.contains(&h);
+        let mut args = self.args.clone();
+        let mut shape = set.shape();
+        let whole_set = self.call.subset.is_none();
+        match &launch.tiles {
+            Tiles::Call => {
+                if let Some(list) = self.call.subset {
+                    shape = subset_shape(self.kernel.name, shape, list.len())?;
+                    if takes(Hidden::SubsetOffsets) {
+                        args.tile_subset_ids(offsets, list);
+                    }
+                }
+            }
+            Tiles::Binned(range) => {
+                self.bin_ids()?;
+                let ids = self.binned_ids();
+                args.slice_range(ids, range.clone());
+                shape = subset_shape(self.kernel.name, shape, range.len())?;
+                if takes(Hidden::SubsetOffsets) {
+                    args.tile_subset_range(offsets, ids, range.clone());
+                    if whole_set {
+                        args.preprocessed(set.preprocessed());
+                    }
+                }
+            }
+        }
+        if takes(Hidden::SplitPieces) {
+            let mdt = match variant
+                .config
+                .schedule
+                .unit()
+                .piece_atoms(variant.config.schedule)
+            {
+                Some(0) | None => set.split_mdt(),
+                Some(mdt) => mdt as u64,
+            };
+            args.split_pieces(offsets, mdt);
+            if whole_set {
+                // The piece counts of a whole tile set do not change: the first launch keeps them.
+                args.preprocessed(set.preprocessed());
+            }
+        }
+        if takes(Hidden::BlockStarts) && !self.search_ranges {
+            args.block_ranges(offsets).preprocessed(set.preprocessed());
+        }
+        if takes(Hidden::Pass) {
+            args.pass(launch.pass.unwrap_or((0, 1)));
+        }
+        let spec = self.spec(&variant);
+        let entry = self.entry(&variant);
+        self.gpu.launch(&spec, &entry, shape, args)
+    }
+
+    /// Bins the call's tiles, if the plan has not, and over a subset finds the tile ids of the
+    /// binned order.
+    fn bin_ids(&mut self) -> Result<()> {
+        if self.bins.is_none() {
+            self.bin_tiles()?;
+        }
+        if let (Some(list), None, Some(bins)) = (self.call.subset, &self.ids, &self.bins) {
+            let tiles = self.call.set.num_tiles();
+            self.ids = Some(self.gpu.binned_tile_ids(bins.get(), tiles, list)?);
+        }
+        Ok(())
+    }
+
+    /// The tile ids of the binned order ([`Self::bin_ids`] first): over a whole set the order
+    /// itself.
+    fn binned_ids(&self) -> &DeviceBuffer<u32> {
+        match &self.ids {
+            Some(ids) => ids,
+            None => &self.bins.as_ref().expect("binned first").get().order,
+        }
+    }
+
+    fn bin_tiles(&mut self) -> Result<()> {
+        let set = self.call.set;
+        let tiles = set.num_tiles();
+        self.bins = Some(match self.call.subset {
+            None => Bins::Kept(
+                set.preprocessed()
+                    .bins(self.gpu, set.tile_offsets(), tiles)?,
+            ),
+            Some(list) => Bins::Made(self.gpu.bin_tiles(set.tile_offsets(), tiles, Some(list))?),
+        });
+        Ok(())
+    }
+}
+
+impl Launcher for Plan<'_, '_> {
+    fn variants(&self) -> &[Variant] {
+        self.kernel.variants
+    }
+
+    fn stats(&self) -> TileStats {
+        self.call.set.stats()
+    }
+
+    fn is_wide(&self) -> bool {
+        self.call.set.is_wide()
+    }
+
+    fn limits(&self) -> DeviceLimits {
+        self.gpu.limits()
+    }
+
+    fn bin(&mut self) -> std::result::Result<[u32; BINS + 1], Stop> {
+        if self.bins.is_none() {
+            if let Err(e) = self.bin_tiles() {
+                return Err(self.stop(e));
+            }
+        }
+        Ok(self.bins.as_ref().expect("binned above").get().bin_starts)
+    }
+
+    fn launch(&mut self, launch: Launch) -> std::result::Result<(), Stop> {
+        self.launch_variant(&launch).map_err(|e| self.stop(e))
+    }
+}
