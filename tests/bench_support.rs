@@ -3,6 +3,8 @@
 
 #[path = "../examples/bench/mod.rs"]
 mod bench;
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
 
 use bench::corpus;
 use bench::csv;
@@ -392,8 +394,8 @@ fn corpus_from_a_folder() {
 /// The hand-written merge-path control compiles with the generated kernels' NVRTC path.
 #[test]
 fn handwritten_merge_path_compiles() {
-    use loops::runtime::compile::{compile_ptx, nvrtc_or_skip, Arch};
-    if nvrtc_or_skip("NVRTC compile of the hand-written merge-path SpMV").is_none() {
+    use loops::runtime::compile::{compile_ptx, Arch};
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     let ptx = compile_ptx(

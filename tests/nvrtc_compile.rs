@@ -1,13 +1,16 @@
 //! NVRTC compiles the generated CUDA of every kernel under every schedule (`auto`: all its
 //! candidates in one source), plain and bounds-checked,
 //! for sm_90, on a machine
-//! with no GPU. Needs libnvrtc (see README); without it the test says SKIPPED, unless
-//! LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
+//! with no GPU. Needs libnvrtc (see README); without it each test prints one `skipped` line and
+//! passes, unless LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
 
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, nvrtc_or_skip, Arch};
+use loops::runtime::compile::{compile_ptx, Arch};
+use nvrtc::nvrtc_or_skip;
 
 /// The entry-point stems of `kernel`'s source under `schedule` (each with `__f32`, `__f64`, or
 /// as they are for a concrete kernel): one per kernel, and under `auto` two of its candidates,
@@ -24,7 +27,7 @@ fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
 
 #[test]
 fn every_generated_kernel_compiles_for_sm90() {
-    let Some(info) = nvrtc_or_skip("NVRTC compile of every generated kernel") else {
+    let Some(info) = nvrtc_or_skip() else {
         return;
     };
     // Each kernel's plain and bounds-checked variants.
@@ -96,7 +99,7 @@ fn every_generated_kernel_compiles_for_sm90() {
 /// prefix sum of a tile subset's sizes.
 #[test]
 fn graph_kernels_compile_for_sm90() {
-    let Some(info) = nvrtc_or_skip("NVRTC compile of the graph kernels") else {
+    let Some(info) = nvrtc_or_skip() else {
         return;
     };
     let all = [
@@ -170,7 +173,7 @@ fn graph_kernels_compile_for_sm90() {
 /// and one scatter entry per id type of a subset's list and one pair for all tiles.
 #[test]
 fn binning_kernels_compile_for_sm90() {
-    let Some(info) = nvrtc_or_skip("NVRTC compile of the binning kernels") else {
+    let Some(info) = nvrtc_or_skip() else {
         return;
     };
     let ptx = compile_ptx(
@@ -195,7 +198,7 @@ fn binning_kernels_compile_for_sm90() {
 /// with its `__wide` entry points.
 #[test]
 fn wide_variants_compile_for_sm90() {
-    let Some(info) = nvrtc_or_skip("NVRTC compile of the 64-bit-offsets kernels") else {
+    let Some(info) = nvrtc_or_skip() else {
         return;
     };
     macro_rules! wide {

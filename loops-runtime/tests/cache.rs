@@ -1,7 +1,7 @@
 //! The on-disk kernel cache and `LOOPS_DUMP_DIR`. No GPU needed. The tests that compile need libnvrtc
-//! (as tests/compile.rs: SKIPPED without it unless LOOPS_REQUIRE_NVRTC=1). Every test works in its own
-//! temporary folder and passes its settings explicitly ([`CacheConfig`]), never through the
-//! environment, so they neither race each other nor touch the user's cache.
+//! (as tests/compile.rs: one `skipped` line without it, unless LOOPS_REQUIRE_NVRTC=1). Every test
+//! works in its own temporary folder and passes its settings explicitly ([`CacheConfig`]), never
+//! through the environment, so they neither race each other nor touch the user's cache.
 //!
 //! Two tests re-run this test binary as a child process (a test of their own, which does nothing
 //! unless `CHILD_ENV` is set): a fresh process reading a warm cache, and two processes filling the
@@ -21,6 +21,10 @@ use loops_runtime::cache::{
 use loops_runtime::compile::{self, Arch, KernelImage, Output};
 use loops_runtime::LoopsError;
 
+// The skip helper the root crate's compile tests use too.
+#[path = "../../tests/common/nvrtc.rs"]
+mod nvrtc;
+
 const SAXPY: &str = r#"extern "C" __global__ void saxpy(float a, const float* __restrict__ x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
@@ -36,7 +40,7 @@ const CHILD_ENV: &str = "LOOPS_CACHE_TEST_CHILD";
 const DIR_ENV: &str = "LOOPS_CACHE_TEST_DIR";
 
 fn nvrtc() -> bool {
-    compile::nvrtc_or_skip("kernel cache test").is_some()
+    nvrtc::nvrtc_or_skip().is_some()
 }
 
 fn temp() -> tempfile::TempDir {

@@ -1,7 +1,11 @@
 //! NVRTC compiles without a GPU. These tests need libnvrtc: put the lib folder of
 //! `pip install "nvidia-cuda-nvrtc==13.0.*"` on LD_LIBRARY_PATH, or name the library in
-//! LOOPS_NVRTC_LIB. Without it they say SKIPPED on stderr and pass, unless LOOPS_REQUIRE_NVRTC=1
-//! (set by CI), which makes them fail.
+//! LOOPS_NVRTC_LIB. Without it each prints one `skipped` line on stderr and passes, unless
+//! LOOPS_REQUIRE_NVRTC=1 (set by CI), which makes them fail.
+
+// The skip helper the root crate's compile tests use too.
+#[path = "../../tests/common/nvrtc.rs"]
+mod nvrtc;
 
 use loops_runtime::compile::{compile, compile_ptx, Arch, KernelImage, Output};
 use loops_runtime::LoopsError;
@@ -19,13 +23,11 @@ const SAXPY: &str = r#"extern "C" __global__ void saxpy(float a, const float* __
 const BROKEN: &str =
     "extern \"C\" __global__ void broken(float* y) {\n    float v = 1.0f\n    y[0] = v;\n}\n";
 
-fn nvrtc() -> Option<loops_runtime::compile::NvrtcInfo> {
-    loops_runtime::compile::nvrtc_or_skip("NVRTC compile test")
-}
-
 #[test]
 fn nvrtc_is_loaded_and_knows_hopper() {
-    let Some(info) = nvrtc() else { return };
+    let Some(info) = nvrtc::nvrtc_or_skip() else {
+        return;
+    };
     assert!(info.version.0 >= 12, "NVRTC {:?} is too old", info.version);
     assert!(
         info.supports(Arch::SM_90),
@@ -36,7 +38,7 @@ fn nvrtc_is_loaded_and_knows_hopper() {
 
 #[test]
 fn compiles_ptx_for_sm90() {
-    if nvrtc().is_none() {
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     let ptx = compile_ptx("saxpy", SAXPY, Arch::SM_90).expect("saxpy compiles");
@@ -56,7 +58,7 @@ fn compiles_ptx_for_sm90() {
 
 #[test]
 fn compiles_cubin_for_sm90() {
-    if nvrtc().is_none() {
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     match compile("saxpy", SAXPY, Arch::SM_90, Output::Cubin).expect("saxpy compiles") {
@@ -67,7 +69,7 @@ fn compiles_cubin_for_sm90() {
 
 #[test]
 fn syntax_error_gives_the_log_with_the_line() {
-    if nvrtc().is_none() {
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     let err =
@@ -94,7 +96,7 @@ fn syntax_error_gives_the_log_with_the_line() {
 
 #[test]
 fn nul_byte_in_source_is_an_error_not_a_panic() {
-    if nvrtc().is_none() {
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     let err = compile_ptx("nul", "extern \"C\" __global__ void k() {}\0", Arch::SM_90).unwrap_err();
@@ -106,7 +108,7 @@ fn nul_byte_in_source_is_an_error_not_a_panic() {
 
 #[test]
 fn unknown_architecture_is_a_compile_error() {
-    if nvrtc().is_none() {
+    if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
     let err = compile_ptx("saxpy", SAXPY, Arch::new(1, 0)).unwrap_err();
