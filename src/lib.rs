@@ -24,8 +24,8 @@
 
 pub use loops_macros::load_balanced;
 pub use loops_runtime as runtime;
-pub use loops_runtime::device::{DeviceBuffer, DeviceCsr, Gpu};
-pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceOffsets};
+pub use loops_runtime::device::{DeviceBuffer, Gpu};
+pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets};
 pub use loops_runtime::{generate, graph, mtx, subset, Element, Float, LoopsError, Result};
 
 /// What a kernel file needs: the attribute, the device handle and buffers, and the element traits.

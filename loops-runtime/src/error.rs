@@ -89,7 +89,7 @@ pub enum LoopsError {
 
     /// A tile set too large for the device format. Indices, rows and columns are 32-bit in every
     /// format; CSR matrices and `Offsets` layouts take more than `i32::MAX` atoms with 64-bit
-    /// offsets (see [`crate::wide`]), CSC and COO do not. Returned by every upload before anything
+    /// offsets (see [`crate::formats::wide`]), CSC and COO do not. Returned by every upload before anything
     /// is allocated. For an `Offsets` layout, `rows` counts its tiles, `cols` is 0 and `nnz` counts
     /// its atoms.
     #[error("{format} with {rows} rows, {cols} columns and {nnz} stored entries does not fit the device format: its {what} exceeds i32::MAX = {max} (indices are 32-bit; only CSR and Offsets take 64-bit offsets for more entries)", max = i32::MAX)]
@@ -98,7 +98,7 @@ pub enum LoopsError {
         rows: usize,
         cols: usize,
         nnz: usize,
-        what: crate::host::Dimension,
+        what: crate::formats::host::Dimension,
     },
 
     /// A tile set of more than `i32::MAX` atoms (64-bit offsets) given to a kernel that has no
@@ -115,12 +115,12 @@ pub enum LoopsError {
     },
 
     /// An upload that does not fit the device's free memory, found before allocating anything
-    /// (see [`crate::wide::check_memory`]). Nothing was allocated.
+    /// (see [`crate::formats::wide::check_memory`]). Nothing was allocated.
     #[error("{what} needs {needed} of device memory but {free} is free (of {total}; {reserve} kept for kernels and scratch)",
         needed = bytes_text(*needed_bytes),
         free = bytes_text(*free_bytes),
         total = bytes_text(*total_bytes),
-        reserve = bytes_text(crate::wide::MEMORY_RESERVE_BYTES))]
+        reserve = bytes_text(crate::formats::wide::MEMORY_RESERVE_BYTES))]
     NotEnoughMemory {
         what: String,
         needed_bytes: u64,
@@ -162,11 +162,11 @@ pub enum LoopsError {
 
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
-    InvalidMatrix(#[from] crate::host::MatrixError),
+    InvalidMatrix(#[from] crate::formats::host::MatrixError),
 
     /// A Matrix Market file could not be read.
     #[error(transparent)]
-    MatrixMarket(#[from] crate::mtx::MtxError),
+    MatrixMarket(#[from] crate::io::mtx::MtxError),
 
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]

@@ -333,13 +333,13 @@ impl DeviceGraph {
 impl Gpu {
     /// Uploads a graph. Errors if its distances may not fit `u32`
     /// ([`Graph::check_distances_fit`]), it has more than `i32::MAX` vertices, or it does not fit
-    /// the device's free memory ([`crate::wide::check_memory`]). More than `i32::MAX` edges get
+    /// the device's free memory ([`crate::formats::wide::check_memory`]). More than `i32::MAX` edges get
     /// 64-bit offsets.
     pub fn upload_graph(&self, g: &Graph) -> Result<DeviceGraph> {
         g.check_distances_fit()?;
         // A graph of more than `i32::MAX` edges gets 64-bit offsets; whatever its size, it is
         // refused with the numbers before anything is allocated when it cannot fit.
-        let offset_bytes = if crate::wide::needs_wide(g.edges()) {
+        let offset_bytes = if crate::formats::wide::needs_wide(g.edges()) {
             8
         } else {
             4

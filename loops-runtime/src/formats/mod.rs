@@ -22,7 +22,7 @@
 //! **Sizes.** Indices are 32-bit: rows and columns must each be at most `i32::MAX`, and so must the
 //! entries of CSC and COO. Every upload checks this first ([`check_fits_32`]) and returns
 //! [`LoopsError::TooLarge`], with the counts, before it allocates anything, on the host or the device.
-//! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`crate::wide`]).
+//! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`crate::formats::wide`]).
 
 use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::TileSetShape;
@@ -30,12 +30,18 @@ use std::ops::Add;
 
 use sprs::{CsMat, TriMat};
 
-use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::host::{Csr32, Dimension, MatrixError};
+use crate::formats::host::{Csr32, Dimension, MatrixError};
+use crate::launch::preprocess::TileSetCache;
 use crate::launch::{KernelArgs, Param};
-use crate::preprocess::TileSetCache;
+
+mod csr;
+pub mod host;
+pub mod wide;
+
+pub use csr::DeviceCsr;
 
 /// [`LoopsError::TooLarge`] unless `rows`, `cols` and `nnz` all fit the 32-bit device formats.
 /// Pure arithmetic: the uploads call it before any allocation.
@@ -200,7 +206,7 @@ fn compressed_to_sprs<T: Copy + Add<Output = T>>(
             t.add_triplet(outer, idx[k], data[k]);
         }
     }
-    let csr: CsMat<T> = crate::host::csr_from_triplets(&t);
+    let csr: CsMat<T> = crate::formats::host::csr_from_triplets(&t);
     match storage {
         sprs::CompressedStorage::CSR => csr,
         sprs::CompressedStorage::CSC => csr.transpose_into(),
@@ -490,7 +496,7 @@ pub struct DeviceOffsets {
     cache: TileSetCache,
     /// The 32-bit offsets; empty when the layout is wide.
     offsets: DeviceBuffer<i32>,
-    /// The 64-bit offsets of a layout of more than `i32::MAX` atoms (see [`crate::wide`]).
+    /// The 64-bit offsets of a layout of more than `i32::MAX` atoms (see [`crate::formats::wide`]).
     wide_offsets: Option<DeviceBuffer<i64>>,
 }
 
@@ -694,7 +700,7 @@ impl Gpu {
     pub fn upload_offsets(&self, offsets: &[usize]) -> Result<DeviceOffsets> {
         if offsets
             .last()
-            .is_some_and(|&atoms| crate::wide::needs_wide(atoms))
+            .is_some_and(|&atoms| crate::formats::wide::needs_wide(atoms))
         {
             let checked = checked_wide_offsets(offsets)?;
             let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);

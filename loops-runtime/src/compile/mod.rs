@@ -12,7 +12,7 @@
 //!
 //! A device's kernels are compiled for its own architecture: a cubin (`sm_XY`) where this NVRTC
 //! supports it, else PTX for the newest virtual architecture NVRTC supports that is not newer than the
-//! device ([`target_for`]). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::cache`].
+//! device ([`target_for`]). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::compile::cache`].
 
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -22,6 +22,8 @@ use std::sync::OnceLock;
 use cudarc::nvrtc::{result as nvrtc, sys};
 
 use crate::error::{LoopsError, Result};
+
+pub mod cache;
 
 /// The environment variable that may name the libnvrtc file to use.
 pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
@@ -393,15 +395,17 @@ pub fn compile_ptx(kernel_name: &str, source: &str, arch: Arch) -> Result<String
 
 /// Compiles `source` for `arch` to the requested output. On rejection the error is
 /// [`LoopsError::Compile`] with NVRTC's log and the source. With `LOOPS_DUMP_DIR` set (see
-/// [`crate::cache`]), the source and NVRTC's log are also written there.
+/// [`crate::compile::cache`]), the source and NVRTC's log are also written there.
 pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> Result<KernelImage> {
-    let dump_dir = crate::cache::CacheConfig::global().dump_dir.as_deref();
+    let dump_dir = crate::compile::cache::CacheConfig::global()
+        .dump_dir
+        .as_deref();
     compile_with_dump(kernel_name, source, arch, output, dump_dir)
 }
 
 /// [`compile`], with the dump folder given: when `dump_dir` is `Some`, `NAME-HASH.cu` (the source)
 /// and `NAME-HASH.log` (NVRTC's version, the options, the outcome and NVRTC's log) are written there,
-/// whether the compile succeeds or fails ([`crate::cache::dump_file_stem`] gives `NAME-HASH`). A dump
+/// whether the compile succeeds or fails ([`crate::compile::cache::dump_file_stem`] gives `NAME-HASH`). A dump
 /// that cannot be written is a warning on stderr, never an error.
 pub fn compile_with_dump(
     kernel_name: &str,
@@ -414,11 +418,11 @@ pub fn compile_with_dump(
     let options = compile_options(arch, output);
     let (result, log) = compile_program(kernel_name, source, arch, output, &options);
     if let Some(dir) = dump_dir {
-        crate::cache::dump_compile(
+        crate::compile::cache::dump_compile(
             dir,
             kernel_name,
             source,
-            &crate::cache::CompileRecord {
+            &crate::compile::cache::CompileRecord {
                 nvrtc_version: info.version,
                 target: Target { arch, output },
                 options: &options,

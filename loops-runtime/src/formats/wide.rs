@@ -12,11 +12,12 @@
 //! the byte counts) and return [`LoopsError::NotEnoughMemory`] rather than fail half-way; an
 //! allocation the driver still refuses is [`LoopsError::OutOfMemory`].
 
-use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::host::{Dimension, MatrixError};
-use crate::preprocess::TileSetCache;
+use crate::formats::host::{Dimension, MatrixError};
+use crate::formats::DeviceCsr;
+use crate::launch::preprocess::TileSetCache;
 
 /// Device memory an upload leaves free for what comes after it: modules, the carry scratch, the
 /// kernel's other buffers are the caller's business, but a matrix that fills the device to the

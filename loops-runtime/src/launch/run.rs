@@ -15,10 +15,10 @@ use kernels_gen::schedule::{
 };
 
 use crate::binning::{SubsetIds, TileBins};
-use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::formats::{subset_shape, DeviceCoo, DeviceCsc, DeviceOffsets};
+use crate::formats::{subset_shape, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets};
 use crate::launch::{checked_mode, KernelArgs, KernelSpec};
 use crate::preprocess::TileSetCache;
 use crate::subset::TileId;

@@ -35,8 +35,8 @@ use kernels_gen::schedule::LaunchDims;
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
+pub use crate::launch::subset::TileId;
 use crate::launch::{KernelArgs, Param};
-pub use crate::subset::TileId;
 
 /// Threads per block of the count and scatter kernels (`LOOPS_BIN_BLOCK` in the source).
 const BIN_BLOCK: u32 = 256;

@@ -19,11 +19,11 @@ use std::sync::OnceLock;
 
 use cudarc::driver::sys::CUdeviceptr;
 
-use crate::binning::TileBins;
-use crate::block_ranges::RangeJob;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::subset::PrefixJob;
+use crate::launch::binning::TileBins;
+use crate::launch::block_ranges::RangeJob;
+use crate::launch::subset::PrefixJob;
 
 /// Prefix sums a tile set keeps: one per `split` piece size (`mdt`) used on it and one for `lrb`.
 /// Past that, launches compute theirs each time, as before.

@@ -29,7 +29,7 @@ impl fmt::Display for Dimension {
 }
 
 /// A sparse matrix breaks an invariant of the CSR format kernels rely on. Values are `i64` so that
-/// the checks of 64-bit offsets ([`crate::wide`]) report them too.
+/// the checks of 64-bit offsets ([`crate::formats::wide`]) report them too.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MatrixError {

@@ -34,6 +34,12 @@
 //! the arguments against them, so a wrapper and a kernel that disagree give
 //! [`LoopsError::KernelArguments`] instead of a kernel reading garbage.
 
+pub mod binning;
+pub mod block_ranges;
+pub mod preprocess;
+pub mod run;
+pub mod subset;
+
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -43,12 +49,13 @@ use kernels_gen::schedule::{
     streams_past_l2, LaunchDims, RangeEntry, ScheduleConfig, TileSetShape,
 };
 
-use crate::block_ranges::RangeJob;
-use crate::device::{DeviceBuffer, DeviceCsr, Gpu};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
-use crate::preprocess::TileSetCache;
-use crate::subset::PrefixJob;
+use crate::formats::DeviceCsr;
+use crate::launch::block_ranges::RangeJob;
+use crate::launch::preprocess::TileSetCache;
+use crate::launch::subset::PrefixJob;
 
 /// A generated kernel: its name (for errors), its CUDA source, the schedule it was generated for
 /// (which decides the launch geometry), and the global scratch its schedule needs.
