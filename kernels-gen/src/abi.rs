@@ -13,7 +13,7 @@
 //! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count |
 //! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`: atoms per piece |
 //! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`): this launch's index and the count |
-//! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: state kept per tile across those launches, zeroed before the first |
+//! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: [`STATE_HEADER_SLOTS`] slots zeroed before the first launch, then `state_slots_per_tile` slots per tile of the call, kept across its launches |
 //! | [`Hidden::Fault`] | `unsigned long long* loops_fault` | the bounds-checked variant: the fault record |
 //! | [`Hidden::Scratch`] | `unsigned long long* loops_scratch` | every entry point, last: the carry schedules' records (null when none) |
 //!
@@ -21,6 +21,10 @@
 //! emitted variants (`loops_bin_list`, pointer and length), right after the user's parameters.
 
 use crate::schedule::Schedule;
+
+/// Slots at the front of [`Hidden::TileState`] that the runtime zeroes before the first launch
+/// of a call (counters the launches share); the per-tile state follows them.
+pub const STATE_HEADER_SLOTS: usize = 4;
 
 /// A parameter of every entry point of a kernel that the user did not write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

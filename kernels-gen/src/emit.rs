@@ -15,7 +15,7 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
     if let Some(variants) = kernel.config.schedule.unit().variants(kernel) {
         return emit_candidates(kernel, &variants.kernels, &variants.describe, variants.wide);
     }
-    let (source, scratch_slots_per_block) = emit_variant(kernel, false, false)?;
+    let (source, slots) = emit_variant(kernel, false, false)?;
     let (checked_source, _) = emit_variant(kernel, true, false)?;
     let wide = if kernel.has_wide_variant() {
         Some(WideSources {
@@ -29,7 +29,7 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
         source,
         checked_source,
         fault_sites: fault_sites(kernel),
-        variants: vec![Candidate::of(kernel, scratch_slots_per_block)],
+        variants: vec![Candidate::of(kernel, slots)],
         wide,
     })
 }
@@ -37,7 +37,7 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
 /// The note the header of a 64-bit-offsets source carries after the schedule.
 const WIDE_NOTE: &str = "; 64-bit tile offsets: entry points `..__wide`";
 
-fn emit_variant(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32)> {
+fn emit_variant(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
     let mut describe = kernel.config.describe();
     if wide {
         describe.push_str(WIDE_NOTE);
@@ -62,7 +62,7 @@ fn header(kernel: &Kernel, schedule: &str) -> String {
 
 /// The body template and the entry points of one kernel under its schedule, and the scratch slots
 /// per block it needs.
-fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32)> {
+fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
     let lowering = kernel.config.lowering();
     lowering.check(kernel)?;
     let mut cx = Cx {
@@ -73,6 +73,7 @@ fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32
         fresh: 0,
         guard: None,
         scratch_slots_per_block: 0,
+        state_slots_per_tile: 0,
         checked,
         wide,
         line: 0,
@@ -82,7 +83,11 @@ fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, u32
     for inst in kernel.instantiations() {
         cx.entry_point(&inst);
     }
-    Ok((cx.out, cx.scratch_slots_per_block))
+    let slots = Slots {
+        scratch_per_block: cx.scratch_slots_per_block,
+        state_per_tile: cx.state_slots_per_tile,
+    };
+    Ok((cx.out, slots))
 }
 
 /// Several variants of `kernel` (`kernels`, each named and configured) in one source, plain and
@@ -156,6 +161,15 @@ fn candidate_sources(
     Ok((source, checked_source, candidates))
 }
 
+/// The global memory a variant's lowering asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slots {
+    /// 8-byte slots of scratch per block (the carry schedules' records).
+    scratch_per_block: u32,
+    /// 8-byte slots of state per tile, kept across passes.
+    state_per_tile: u32,
+}
+
 /// One variant of a kernel in its source: the kernel itself, or one of `auto`'s candidates or
 /// `lrb`'s mappings (what the runtime's `Variant` holds).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +178,8 @@ pub struct Candidate {
     /// The kernel's name under this variant: its entry points are named after it.
     pub name: String,
     pub scratch_slots_per_block: u32,
+    /// 8-byte slots of per-tile state it keeps across the passes of one call (0 for none).
+    pub state_slots_per_tile: u32,
     /// Whether it runs its tiles as a segmented scan ([`crate::schedule::work_oriented_scans`]).
     pub scans: bool,
     /// Whether it has a 64-bit-offsets instantiation.
@@ -175,11 +191,12 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    fn of(kernel: &Kernel, scratch_slots_per_block: u32) -> Self {
+    fn of(kernel: &Kernel, slots: Slots) -> Self {
         Candidate {
             config: kernel.config,
             name: kernel.name.clone(),
-            scratch_slots_per_block,
+            scratch_slots_per_block: slots.scratch_per_block,
+            state_slots_per_tile: slots.state_per_tile,
             scans: crate::schedule::work_oriented_scans(kernel),
             wide: kernel.has_wide_variant(),
             user_params: kernel
@@ -250,6 +267,9 @@ pub struct Cx<'a> {
     pub guard: Option<String>,
     /// Set by a schedule that keeps carries in global scratch.
     pub scratch_slots_per_block: u32,
+    /// Set by a schedule that keeps per-tile state across the passes of a call
+    /// ([`crate::abi::Hidden::TileState`]).
+    pub state_slots_per_tile: u32,
     /// Emitting the bounds-checked variant.
     checked: bool,
     /// Emitting the 64-bit-offsets instantiation ([`Emitted::wide`]).

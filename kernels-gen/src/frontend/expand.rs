@@ -106,12 +106,14 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     let variants = emitted.variants.iter().map(|v| {
         let config = config_tokens(&v.config);
         let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
+        let state = v.state_slots_per_tile;
         let (user_params, over_list) = (v.user_params as u32, v.over_list);
         quote! {
             ::loops::__private::Variant {
                 config: #config,
                 name: #vname,
                 scratch_slots_per_block: #slots,
+                state_slots_per_tile: #state,
                 scans: #scans,
                 wide: #wide,
                 user_params: #user_params,

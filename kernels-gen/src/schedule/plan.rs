@@ -17,6 +17,9 @@ pub struct Variant {
     pub name: &'static str,
     /// 8-byte slots of global scratch per block it needs (besides the ticket counter); 0 for none.
     pub scratch_slots_per_block: u32,
+    /// 8-byte slots of state per tile it keeps across the passes of one call
+    /// ([`crate::abi::Hidden::TileState`]); 0 for none.
+    pub state_slots_per_tile: u32,
     /// Whether it runs its tiles as a segmented scan (`work_oriented` where every accumulator
     /// folds one staged operand): runs of empty tiles cost it nothing.
     pub scans: bool,
@@ -75,6 +78,9 @@ pub trait Launcher {
     fn is_wide(&self) -> bool;
     /// The device's limits.
     fn limits(&self) -> DeviceLimits;
+    /// The piece size chosen for the tile set from its size histogram when it was uploaded
+    /// ([`super::split::choose_mdt`]).
+    fn tile_set_mdt(&self) -> u64;
     /// Sorts the call's tiles by `ceil(log2(atoms))` on the GPU (`lrb`'s binning pass; kept with a
     /// whole tile set) and returns where each bin starts in that order (`BINS + 1` entries).
     fn bin(&mut self) -> Result<[u32; super::lrb::BINS + 1], Stop>;

@@ -203,6 +203,10 @@ pub struct KernelArgs<'a> {
     /// This launch's index among the launches of its plan over the same tiles, and their count
     /// (`loops_pass`, `loops_passes`), for a kernel that takes them.
     pub(crate) pass: Option<(u32, u32)>,
+    /// Atoms per piece (`loops_mdt`), for a kernel that takes it.
+    pub(crate) mdt: Option<u32>,
+    /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
+    pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -239,6 +243,13 @@ impl<'a> KernelArgs<'a> {
     /// `loops_pass`, `loops_passes`).
     pub fn pass(&mut self, pass: (u32, u32)) -> &mut Self {
         self.pass = Some(pass);
+        self
+    }
+
+    /// Atoms per piece (`loops_mdt`) of a kernel that takes it without the pieces of `split`
+    /// ([`KernelArgs::split_pieces`] sets it too). At least 1.
+    pub fn mdt(&mut self, mdt: u64) -> &mut Self {
+        self.mdt = Some(mdt.clamp(1, i32::MAX as u64) as u32);
         self
     }
 
@@ -379,6 +390,7 @@ pub(crate) enum Param {
     SubsetOffsets,
     SplitPieces,
     BlockStarts,
+    TileState,
 }
 
 impl std::fmt::Display for Param {
@@ -394,6 +406,7 @@ impl std::fmt::Display for Param {
             Param::SubsetOffsets => write!(f, "const int* loops_subset_offsets"),
             Param::SplitPieces => write!(f, "const int* loops_pieces"),
             Param::BlockStarts => write!(f, "const int* loops_block_starts"),
+            Param::TileState => write!(f, "unsigned long long* loops_tile_state"),
             Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }
@@ -555,7 +568,7 @@ impl Gpu {
             // One thread per piece: `split` takes the pieces as its shape's atoms.
             shape.atoms = total;
             args.push_foreign_ptr(pieces, stream, Param::SplitPieces);
-            args.push_value(s.mdt as i32, Param::Scalar("int loops_mdt"));
+            args.mdt.get_or_insert(s.mdt);
         }
         let dims = spec.config.launch_dims(shape, self.limits());
         // Over a whole tile set, `merge_path` and `work_oriented` take where each block's range
@@ -588,9 +601,17 @@ impl Gpu {
                 ranged_entry = Some(name);
             }
         }
+        // The rest of the hidden parameters, in the order of `kernels_gen::abi::Hidden` (the
+        // block starts above never come with the pieces of `split`).
+        if let Some(mdt) = args.mdt {
+            args.push_value(mdt as i32, Param::Scalar("int loops_mdt"));
+        }
         if let Some((pass, passes)) = args.pass {
             args.push_value(pass as i32, Param::Scalar("int loops_pass"));
             args.push_value(passes as i32, Param::Scalar("int loops_passes"));
+        }
+        if let Some(state) = args.tile_state {
+            args.push_value(state, Param::TileState);
         }
         let entry = ranged_entry.as_deref().unwrap_or(entry);
         // The scratch lock is held until the launch is queued: growing the area frees the old one
@@ -682,7 +703,7 @@ impl Gpu {
     }
 
     /// Zeroes `count` 8-byte slots at `ptr` on this stream.
-    fn zero_slots(
+    pub(crate) fn zero_slots(
         &self,
         ptr: cudarc::driver::sys::CUdeviceptr,
         count: usize,

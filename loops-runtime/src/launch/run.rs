@@ -95,6 +95,10 @@ impl Launcher for DryRun<'_> {
             l2_bytes: 0,
         }
     }
+    /// Any piece size: the choice of variant does not depend on it.
+    fn tile_set_mdt(&self) -> u64 {
+        1
+    }
     /// Binning needs the device.
     fn bin(&mut self) -> std::result::Result<[u32; BINS + 1], Stop> {
         Err(Stop)
@@ -253,6 +257,7 @@ impl Gpu {
             search_ranges: false,
             bins: None,
             ids: None,
+            state: None,
             error: None,
         };
         match kernel.config.schedule.unit().plan(kernel.config, &mut plan) {
@@ -290,6 +295,7 @@ impl Gpu {
             search_ranges,
             bins: None,
             ids: None,
+            state: None,
             error: None,
         };
         match plan.launch(Launch::whole(variant)) {
@@ -327,6 +333,8 @@ struct Plan<'g, 'a> {
     bins: Option<Bins<'a>>,
     /// The tile ids of the binned order over a subset (over a whole set, the order itself).
     ids: Option<DeviceBuffer<u32>>,
+    /// The per-tile state the launches of the call share ([`Hidden::TileState`]).
+    state: Option<DeviceBuffer<u64>>,
     error: Option<LoopsError>,
 }
 
@@ -372,6 +380,41 @@ impl Plan<'_, '_> {
         }
     }
 
+    /// Atoms per piece of a variant that cuts tiles: its own, or the tile set's choice.
+    fn mdt_of(&self, variant: &Variant) -> u64 {
+        match variant
+            .config
+            .schedule
+            .unit()
+            .piece_atoms(variant.config.schedule)
+        {
+            Some(0) | None => self.call.set.split_mdt(),
+            Some(mdt) => mdt as u64,
+        }
+    }
+
+    /// The call's per-tile state: allocated by its first launch, its header zeroed before the
+    /// first pass, kept until the call ends (so the launches of one call share it, and no other
+    /// call on the handle touches it).
+    fn tile_state(
+        &mut self,
+        variant: &Variant,
+        tiles: u64,
+        first: bool,
+    ) -> Result<cudarc::driver::sys::CUdeviceptr> {
+        let slots =
+            abi::STATE_HEADER_SLOTS + tiles as usize * variant.state_slots_per_tile as usize;
+        if self.state.as_ref().is_none_or(|s| s.len() < slots) {
+            self.state = Some(self.gpu.uninit::<u64>(slots)?);
+        }
+        let ptr = self.state.as_ref().expect("allocated above").device_ptr();
+        if first {
+            let what = format!("zeroing the tile state of kernel `{}`", self.kernel.name);
+            self.gpu.zero_slots(ptr, abi::STATE_HEADER_SLOTS, &what)?;
+        }
+        Ok(ptr)
+    }
+
     fn launch_variant(&mut self, launch: &Launch) -> Result<()> {
         let variant = *self.kernel.variants.get(launch.variant).ok_or_else(|| {
             LoopsError::KernelArguments {
@@ -387,6 +430,17 @@ impl Plan<'_, '_> {
         let offsets = set.tile_offsets();
         let hidden = abi::hidden_params(variant.config.schedule, variant.over_list, false);
         let takes = |h: Hidden| hidden.contains(&h);
+        let state = if takes(Hidden::TileState) {
+            let positions = match (&launch.tiles, self.call.subset) {
+                (Tiles::Binned(range), _) => range.len(),
+                (Tiles::Call, Some(list)) => list.len(),
+                (Tiles::Call, None) => set.num_tiles(),
+            };
+            let first = launch.pass.is_none_or(|(pass, _)| pass == 0);
+            Some(self.tile_state(&variant, positions as u64, first)?)
+        } else {
+            None
+        };
         let mut args = self.args.clone();
         let mut shape = set.shape();
         let whole_set = self.call.subset.is_none();
@@ -413,16 +467,7 @@ impl Plan<'_, '_> {
             }
         }
         if takes(Hidden::SplitPieces) {
-            let mdt = match variant
-                .config
-                .schedule
-                .unit()
-                .piece_atoms(variant.config.schedule)
-            {
-                Some(0) | None => set.split_mdt(),
-                Some(mdt) => mdt as u64,
-            };
-            args.split_pieces(offsets, mdt);
+            args.split_pieces(offsets, self.mdt_of(&variant));
             if whole_set {
                 // The piece counts of a whole tile set do not change: the first launch keeps them.
                 args.preprocessed(set.preprocessed());
@@ -431,9 +476,13 @@ impl Plan<'_, '_> {
         if takes(Hidden::BlockStarts) && !self.search_ranges {
             args.block_ranges(offsets).preprocessed(set.preprocessed());
         }
+        if takes(Hidden::Mdt) && !takes(Hidden::SplitPieces) {
+            args.mdt(self.mdt_of(&variant));
+        }
         if takes(Hidden::Pass) {
             args.pass(launch.pass.unwrap_or((0, 1)));
         }
+        args.tile_state = state;
         let spec = self.spec(&variant);
         let entry = self.entry(&variant);
         self.gpu.launch(&spec, &entry, shape, args)
@@ -490,6 +539,10 @@ impl Launcher for Plan<'_, '_> {
 
     fn limits(&self) -> DeviceLimits {
         self.gpu.limits()
+    }
+
+    fn tile_set_mdt(&self) -> u64 {
+        self.call.set.split_mdt()
     }
 
     fn bin(&mut self) -> std::result::Result<[u32; BINS + 1], Stop> {
