@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use crate::diag::DResult;
 use crate::ir::*;
-use crate::schedule::{Schedule, ScheduleConfig};
+use crate::schedule::ScheduleConfig;
 
 /// The whole macro: attribute and item in, tokens out (a `compile_error!` at the span on failure).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -242,22 +242,14 @@ fn ty_tokens(ty: &Ty) -> TokenStream {
     quote!(#ident)
 }
 
+/// A configuration as a constant expression. `Schedule`'s `Debug` form is its constructor
+/// (`Group { group_size: 32 }`), so no schedule needs a case here.
 fn config_tokens(config: &ScheduleConfig) -> TokenStream {
-    let schedule = match config.schedule {
-        Schedule::Thread => quote!(::loops::__private::Schedule::Thread),
-        Schedule::Group { group_size } => {
-            quote!(::loops::__private::Schedule::Group { group_size: #group_size })
-        }
-        Schedule::WorkOriented { items_per_thread } => {
-            quote!(::loops::__private::Schedule::WorkOriented { items_per_thread: #items_per_thread })
-        }
-        Schedule::MergePath { items_per_thread } => {
-            quote!(::loops::__private::Schedule::MergePath { items_per_thread: #items_per_thread })
-        }
-        Schedule::Split { mdt } => quote!(::loops::__private::Schedule::Split { mdt: #mdt }),
-        Schedule::Lrb => quote!(::loops::__private::Schedule::Lrb),
-        Schedule::Auto => quote!(::loops::__private::Schedule::Auto),
-    };
+    let schedule: syn::Expr = syn::parse_str(&format!(
+        "::loops::__private::Schedule::{:?}",
+        config.schedule
+    ))
+    .expect("a schedule's Debug form is its constructor");
     let block = config.block_size;
     quote!(::loops::__private::ScheduleConfig { schedule: #schedule, block_size: #block })
 }
