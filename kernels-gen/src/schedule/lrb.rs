@@ -73,6 +73,7 @@ impl ScheduleUnit for Lrb {
                     variant,
                     tiles: Tiles::Binned(range),
                     pass: None,
+                    piece_atoms: None,
                 })?;
             }
         }

@@ -51,6 +51,9 @@ pub struct Launch {
     /// For a plan that launches one variant several times in a row over the same tiles: this
     /// launch's index and the count (the kernel's `loops_pass`, `loops_passes`).
     pub pass: Option<(u32, u32)>,
+    /// Atoms per piece for this launch (the kernel's `loops_mdt`), where the plan chooses it
+    /// rather than the variant's schedule or the tile set.
+    pub piece_atoms: Option<u64>,
 }
 
 impl Launch {
@@ -60,6 +63,7 @@ impl Launch {
             variant,
             tiles: Tiles::Call,
             pass: None,
+            piece_atoms: None,
         }
     }
 }

@@ -477,7 +477,7 @@ impl Plan<'_, '_> {
             args.block_ranges(offsets).preprocessed(set.preprocessed());
         }
         if takes(Hidden::Mdt) && !takes(Hidden::SplitPieces) {
-            args.mdt(self.mdt_of(&variant));
+            args.mdt(launch.piece_atoms.unwrap_or_else(|| self.mdt_of(&variant)));
         }
         if takes(Hidden::Pass) {
             args.pass(launch.pass.unwrap_or((0, 1)));
