@@ -40,10 +40,10 @@ fn every_kernel_under_every_schedule() {
         }
     }
     // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 10 schedules (`auto`
-    // and `lrb` included).
+    // and `lrb` included), all but spmm under `hierarchical`.
     // + spmv under work_oriented and merge_path with 12 items per thread, spmv and spmv_frontier
-    // under split with pieces of 3.
-    assert_eq!(count, 11 * 10 + 2 + 2);
+    // under split and hierarchical with pieces of 3.
+    assert_eq!(count, 11 * 10 + 10 + 2 + 2 + 2);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
@@ -154,7 +154,7 @@ fn graph_kernels_under_every_frontier_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 2 * 10);
+    assert_eq!(count, 2 * 11);
 }
 
 /// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms): separate sources,

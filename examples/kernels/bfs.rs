@@ -27,7 +27,7 @@ macro_rules! bfs {
 
 under_schedules!(concrete bfs(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
     levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 
 /// BFS levels from `source` into `levels` (one element per vertex), the `bfs` step under
 /// `schedule` run by `frontier` level by level. `levels` is initialized here.

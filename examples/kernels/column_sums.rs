@@ -14,4 +14,4 @@ macro_rules! column_sums {
 }
 
 under_schedules!(column_sums(a: &DeviceCsr<T>, colsum: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -73,6 +73,9 @@ macro_rules! under_schedules {
     (@module $kernel:ident split) => { pub mod split { use super::*; $kernel!(schedule = "split"); } };
     // Pieces of 3 atoms: most tiles of a test matrix are cut, many across blocks.
     (@module $kernel:ident split3) => { pub mod split3 { use super::*; $kernel!(schedule = "split", mdt = 3); } };
+    (@module $kernel:ident hierarchical) => { pub mod hierarchical { use super::*; $kernel!(schedule = "hierarchical"); } };
+    // At most 3 atoms of a tile per pass: most tiles of a test matrix take several passes.
+    (@module $kernel:ident hierarchical3) => { pub mod hierarchical3 { use super::*; $kernel!(schedule = "hierarchical", mdt = 3); } };
     (@module $kernel:ident lrb) => { pub mod lrb { use super::*; $kernel!(schedule = "lrb"); } };
     (@module $kernel:ident auto) => { pub mod auto { use super::*; $kernel!(schedule = "auto"); } };
 }

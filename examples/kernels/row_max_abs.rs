@@ -18,4 +18,4 @@ macro_rules! row_max_abs {
 }
 
 under_schedules!(row_max_abs(a: &DeviceCsr<T>, m: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

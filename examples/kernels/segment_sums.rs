@@ -19,4 +19,4 @@ macro_rules! segment_sums {
 }
 
 under_schedules!(segment_sums(g: &DeviceOffsets, data: &DeviceBuffer<T>, sums: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -19,4 +19,4 @@ macro_rules! spmv_axpby {
 }
 
 under_schedules!(spmv_axpby(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>, alpha: T, beta: T):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -22,7 +22,7 @@ macro_rules! spmv_coo {
 pub mod rows {
     use super::*;
     under_schedules!(spmv_coo(a: &DeviceCoo<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }
 
 macro_rules! spmv_coo_atoms {
@@ -39,5 +39,5 @@ macro_rules! spmv_coo_atoms {
 pub mod atoms {
     use super::*;
     under_schedules!(spmv_coo_atoms(a: &DeviceCoo<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }

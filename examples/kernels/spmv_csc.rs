@@ -23,7 +23,7 @@ macro_rules! spmv_csc_t {
 pub mod transposed {
     use super::*;
     under_schedules!(spmv_csc_t(a: &DeviceCsc<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }
 
 macro_rules! spmv_csc {
@@ -44,5 +44,5 @@ macro_rules! spmv_csc {
 pub mod scatter {
     use super::*;
     under_schedules!(spmv_csc(a: &DeviceCsc<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }

@@ -21,4 +21,4 @@ macro_rules! spmv_frontier {
 }
 
 under_schedules!(spmv_frontier(a: &DeviceCsr<T>, frontier: &DeviceBuffer<u32>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, split3, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, split3, hierarchical3, auto);

@@ -32,7 +32,7 @@ macro_rules! sssp {
 
 under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
     frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);
+    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 
 /// Shortest-path distances from `source` into `dist` (one element per vertex), the `sssp` step
 /// under `schedule` run by `frontier` until no distance changes. `dist` is initialized here.

@@ -3,7 +3,7 @@
 //! empty tiles, a huge tile, and sizes around the group and block boundaries.
 
 use kernels_gen::schedule::carry::{model_run, subset_offsets, ModelRun, Partition};
-use kernels_gen::schedule::{group, lrb, split, thread};
+use kernels_gen::schedule::{group, hierarchical, lrb, split, thread};
 use proptest::prelude::*;
 
 /// Tile sizes that stress the boundaries: runs of empty tiles, sizes near powers of two, one huge tile.
@@ -499,4 +499,53 @@ fn split_one_huge_tile() {
     let offsets = offsets_of(&[0, 10_000, 0, 1, 0]);
     check_split(&offsets, 7, 5).unwrap();
     check_split(&offsets, split::choose_mdt(&offsets), 1).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Hierarchical processing: every atom once, each tile's epilogue once with its whole sum, in
+    /// `ceil(longest / mdt)` passes, pass `k` over exactly the tiles of more than `k * mdt` atoms.
+    #[test]
+    fn hierarchical_visits_every_atom_once_and_finishes_every_tile_once(
+        sizes in tile_sizes(), mdt in prop::sample::select(vec![1u64, 4, 16, 33, 1000]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let (run, lengths) = hierarchical::model_run(&offsets, None, mdt, value);
+        prop_assert!(run.atom_visits.iter().all(|&v| v == 1));
+        prop_assert!(run.epilogues.iter().all(|&e| e == 1));
+        for (t, w) in offsets.windows(2).enumerate() {
+            prop_assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());
+        }
+        let longest = sizes.iter().copied().max().unwrap_or(0);
+        prop_assert_eq!(lengths.len(), hierarchical::passes(longest, mdt) as usize);
+        for (k, &len) in lengths.iter().enumerate() {
+            let longer = sizes.iter().filter(|&&s| k == 0 || s > k as u64 * mdt).count();
+            prop_assert_eq!(len, longer, "pass {}", k);
+        }
+    }
+
+    /// Over a list (repeats, ids outside the set): each listed position keeps its own state, so a
+    /// tile listed twice is finished twice, each time with its whole sum.
+    #[test]
+    fn hierarchical_over_a_subset_finishes_each_listed_tile_once(
+        sizes in tile_sizes(),
+        picks in prop::collection::vec(0u64..260, 0..120),
+        mdt in prop::sample::select(vec![1u64, 4, 33]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let tiles = sizes.len();
+        let (run, _) = hierarchical::model_run(&offsets, Some(&picks), mdt, value);
+        for t in 0..tiles {
+            let listed = picks.iter().filter(|&&p| p == t as u64).count() as u32;
+            prop_assert_eq!(run.epilogues[t], listed);
+            for a in offsets[t]..offsets[t + 1] {
+                prop_assert_eq!(run.atom_visits[a as usize], listed);
+            }
+            if listed > 0 {
+                let whole = (offsets[t]..offsets[t + 1]).map(value).sum::<u64>();
+                prop_assert_eq!(run.epilogue_sums[t], whole);
+            }
+        }
+    }
 }

@@ -11,6 +11,7 @@
 pub mod auto;
 pub mod carry;
 pub mod group;
+pub mod hierarchical;
 pub mod lrb;
 pub mod merge_path;
 mod plan;
@@ -137,6 +138,10 @@ pub enum Schedule {
     /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
     /// fix-up.
     Split { mdt: u32 },
+    /// Hierarchical processing: per pass (one launch) each tile processes at most `mdt` atoms
+    /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
+    /// go on to the next pass's worklist.
+    Hierarchical { mdt: u32 },
     /// Emitted under each of [`auto::candidates`]; each launch picks one with [`auto::choose`].
     Auto,
     /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
@@ -152,6 +157,7 @@ pub const UNITS: &[&dyn ScheduleUnit] = &[
     &work_oriented::WorkOriented,
     &merge_path::MergePath,
     &split::Split,
+    &hierarchical::Hierarchical,
     &lrb::Lrb,
     &auto::Auto,
 ];
@@ -165,6 +171,7 @@ impl Schedule {
             Schedule::WorkOriented { .. } => &work_oriented::WorkOriented,
             Schedule::MergePath { .. } => &merge_path::MergePath,
             Schedule::Split { .. } => &split::Split,
+            Schedule::Hierarchical { .. } => &hierarchical::Hierarchical,
             Schedule::Auto => &auto::Auto,
             Schedule::Lrb => &lrb::Lrb,
         }

@@ -1,0 +1,439 @@
+//! `hierarchical`: hierarchical processing (Raval et al., dynamic load-balancing strategies for
+//! graph applications, the third strategy beside workload decomposition and node splitting).
+//!
+//! A call is a sequence of *passes*, one launch each, over a worklist of tiles, one tile per
+//! thread. In pass `k` each tile of the worklist processes its atoms `k * mdt .. (k + 1) * mdt`
+//! (at most `mdt`, the max degree threshold); a tile with atoms left keeps its state (the
+//! variables its atom loop updates) in global memory and appends itself to the next pass's
+//! worklist, which is all the longer tiles, and only them. The first pass's worklist is every
+//! tile (or the call's subset); the last pass is `ceil(longest tile / mdt)`. A tile's atoms run in
+//! order on one thread at a time, so its epilogue runs once, in the pass that finishes it, with the
+//! complete state: any update in the atom loop is kept, not only associative ones (an argmax with
+//! its tie rule comes out as the sequential loop computes it). Without `mdt` in the attribute,
+//! the runtime takes the tile set's choice ([`super::split::choose_mdt`], as `split`).
+//!
+//! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call):
+//! three counters (pass `k` reads the length of its list from counter `k % 3`, appends to counter
+//! `(k + 1) % 3`, and zeroes counter `(k + 2) % 3`, which pass `k - 1` read and pass `k + 1` appends
+//! to), two worklists of positions (pass `k` reads list `k % 2`), and one slot per state variable
+//! per position.
+//!
+//! The body must have the carry schedules' shape: `let`s, one atom loop, then anything (no loop
+//! around the atom loop). Its `let`s run again in every pass, so they may not use atomics.
+
+use super::carry::ModelRun;
+use super::{
+    resident_grid, DeviceLimits, Hidden, Launch, Launcher, Schedule, ScheduleConfig, ScheduleUnit,
+    Stop, TileSetShape, Tiles,
+};
+
+/// `schedule = "hierarchical"`.
+pub struct Hierarchical;
+
+impl ScheduleUnit for Hierarchical {
+    fn names(&self) -> &'static [&'static str] {
+        &["hierarchical"]
+    }
+
+    fn arg_keys(&self, _name: &str) -> &'static [&'static str] {
+        &["mdt"]
+    }
+
+    fn describe(&self, schedule: Schedule) -> String {
+        match mdt(schedule) {
+            0 => "hierarchical (mdt from the size histogram)".into(),
+            mdt => format!("hierarchical mdt {mdt}"),
+        }
+    }
+
+    /// The piece size, the pass, and the state the passes share.
+    fn hidden_params(&self, _schedule: Schedule, _over_subset: bool) -> &'static [Hidden] {
+        &[Hidden::Mdt, Hidden::Pass, Hidden::TileState]
+    }
+
+    fn piece_atoms(&self, schedule: Schedule) -> Option<u32> {
+        Some(mdt(schedule))
+    }
+
+    /// A thread per tile of the first pass's list, no more blocks than the device holds at once
+    /// (the loop is grid-stride; later passes' lists are shorter).
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        limits: DeviceLimits,
+    ) -> u64 {
+        let block = config.block_size;
+        super::thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
+    }
+
+    /// One launch per pass: `ceil(longest tile / mdt)` of them, at most [`MAX_PASSES`] (over a
+    /// subset, the longest tile of the whole set bounds it; a pass over an empty list costs one
+    /// launch).
+    fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
+        let longest = run.stats().max_tile_atoms;
+        let mdt = effective_mdt(
+            match mdt(config.schedule) {
+                0 => run.tile_set_mdt(),
+                mdt => mdt as u64,
+            },
+            longest,
+        );
+        let passes = passes(longest, mdt);
+        for pass in 0..passes {
+            run.launch(Launch {
+                variant: 0,
+                tiles: Tiles::Call,
+                pass: Some((pass, passes)),
+                piece_atoms: Some(mdt),
+            })?;
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        let mdt = match args.get("mdt") {
+            None => 0,
+            Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => crate::diag::bail!(
+                span,
+                "`mdt` (the most atoms a tile processes per pass) must be from 1 to i32::MAX, not {n}"
+            ),
+            Some((n, _)) => n as u32,
+        };
+        Ok(Schedule::Hierarchical { mdt })
+    }
+
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, _config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(lowering::HierarchicalLowering)
+    }
+}
+
+fn mdt(schedule: Schedule) -> u32 {
+    match schedule {
+        Schedule::Hierarchical { mdt } => mdt,
+        other => unreachable!("the hierarchical unit asked about {other:?}"),
+    }
+}
+
+/// The most passes (launches) of one call. Each costs a launch (a few microseconds) whatever its
+/// list holds, so a tile far longer than the threshold (a power-law graph's hub) raises the atoms
+/// per pass instead of multiplying launches: at most `ceil(longest / MAX_PASSES)` atoms of a tile
+/// per pass.
+pub const MAX_PASSES: u64 = 16;
+
+/// The atoms per pass for a threshold of `mdt` where the longest tile has `longest` atoms: `mdt`,
+/// raised where the call would otherwise take more than [`MAX_PASSES`] passes.
+pub fn effective_mdt(mdt: u64, longest: u64) -> u64 {
+    mdt.max(longest.div_ceil(MAX_PASSES))
+        .clamp(1, i32::MAX as u64)
+}
+
+/// The passes of a call whose longest tile has `longest` atoms: at least one, so that empty
+/// tiles get their epilogue.
+pub fn passes(longest: u64, mdt: u64) -> u32 {
+    longest.div_ceil(mdt.max(1)).clamp(1, u32::MAX as u64) as u32
+}
+
+/// Replays a call over the tiles of `offsets` (the positions of `list`, if given: a position
+/// whose tile is outside the set does nothing), pass by pass as the GPU runs it: each pass's
+/// worklist in order, each tile summing its atoms' `value(atom)` into its kept state, the tiles
+/// with atoms left appended to the next worklist. Returns what every atom and tile saw, and the
+/// length of each pass's worklist.
+pub fn model_run(
+    offsets: &[u64],
+    list: Option<&[u64]>,
+    mdt: u64,
+    value: impl Fn(u64) -> u64,
+) -> (ModelRun, Vec<usize>) {
+    let tiles = offsets.len() - 1;
+    let mut run = ModelRun {
+        atom_visits: vec![0; offsets[tiles] as usize],
+        epilogues: vec![0; tiles],
+        epilogue_sums: vec![0; tiles],
+    };
+    let positions = list.map_or(tiles, |l| l.len());
+    let tile_of = |p: usize| list.map_or(Some(p), |l| Some(l[p] as usize).filter(|&t| t < tiles));
+    let longest = (0..tiles)
+        .map(|t| offsets[t + 1] - offsets[t])
+        .max()
+        .unwrap_or(0);
+    let mut state = vec![0u64; positions];
+    let mut worklist: Vec<usize> = (0..positions).collect();
+    let mut lengths = Vec::new();
+    for pass in 0..passes(longest, mdt) as u64 {
+        lengths.push(worklist.len());
+        let mut next = Vec::new();
+        for &p in &worklist {
+            let Some(t) = tile_of(p) else { continue };
+            let (begin, end) = (offsets[t], offsets[t + 1]);
+            let lo = begin + pass * mdt;
+            let hi = end.min(lo + mdt);
+            for a in lo..hi {
+                run.atom_visits[a as usize] += 1;
+                state[p] += value(a);
+            }
+            if hi < end {
+                next.push(p);
+            } else {
+                run.epilogues[t] += 1;
+                run.epilogue_sums[t] = state[p];
+            }
+        }
+        worklist = next;
+    }
+    (run, lengths)
+}
+
+#[cfg(feature = "frontend")]
+mod lowering {
+    use crate::abi::STATE_HEADER_SLOTS;
+    use crate::analysis::{carry_body, has_atomic, stmt_exprs, visit_stmts};
+    use crate::diag::{bail, DResult};
+    use crate::emit::{AtomLoop, Cx};
+    use crate::ir::{Kernel, Stmt, StmtKind, TileLoop, Ty};
+    use crate::schedule::Lowering;
+
+    pub struct HierarchicalLowering;
+
+    /// A variable of the tile body that its atom loop updates: kept across passes.
+    struct StateVar {
+        name: String,
+        ty: Ty,
+    }
+
+    /// The tile body split as the lowering needs it.
+    struct Parts<'k> {
+        prologue: &'k [Stmt],
+        var: &'k str,
+        set: &'k str,
+        tile: &'k crate::ir::Expr,
+        atom_body: &'k [Stmt],
+        line: usize,
+        epilogue: &'k [Stmt],
+        state: Vec<StateVar>,
+    }
+
+    fn parts<'k>(kernel: &Kernel, body: &'k [Stmt]) -> DResult<Parts<'k>> {
+        let split = carry_body(kernel, body, "hierarchical")?;
+        let Stmt {
+            kind:
+                StmtKind::ForAtoms {
+                    var,
+                    set,
+                    tile,
+                    body: atom_body,
+                },
+            line,
+            span,
+        } = split.atoms
+        else {
+            unreachable!("carry_body returns the atom loop")
+        };
+        if split.rounds.is_some() {
+            bail!(
+                *span,
+                "under `hierarchical` the atom loop cannot sit inside another loop: a tile's state is \
+                 kept between passes for one atom loop"
+            );
+        }
+        for stmt in split.prologue {
+            let mut atomic = false;
+            stmt_exprs(stmt, &mut |e| atomic |= has_atomic(e));
+            if atomic {
+                bail!(
+                    stmt.span,
+                    "under `hierarchical` the statements before the atom loop run again in every pass: \
+                     they may not use atomics"
+                );
+            }
+        }
+        Ok(Parts {
+            prologue: split.prologue,
+            var,
+            set,
+            tile,
+            atom_body,
+            line: *line,
+            epilogue: split.epilogue,
+            state: state_vars(split.prologue, atom_body),
+        })
+    }
+
+    /// The prologue's variables that the atom loop assigns, in the order they are declared.
+    fn state_vars(prologue: &[Stmt], atom_body: &[Stmt]) -> Vec<StateVar> {
+        let mut assigned = Vec::new();
+        let _ = visit_stmts(atom_body, &mut |s| {
+            if let StmtKind::Assign { place, .. } = &s.kind {
+                if let crate::ir::ExprKind::Var(name) = &place.kind {
+                    assigned.push(name.clone());
+                }
+            }
+            Ok(())
+        });
+        prologue
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Let { name, ty, .. } if assigned.contains(name) => Some(StateVar {
+                    name: name.clone(),
+                    ty: ty.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    impl Lowering for HierarchicalLowering {
+        fn check(&self, kernel: &Kernel) -> DResult<()> {
+            parts(kernel, kernel.body.user_body()).map(|_| ())
+        }
+
+        fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
+            let parts = parts(cx.kernel, tiles.user_body())?;
+            cx.state_slots_per_tile = 1 + parts.state.len() as u32;
+            let (set, pos) = (&tiles.set, &tiles.tile);
+            cx.line_directive(tiles.line);
+            cx.line(format!("const long long loops_n = {set}_rows;"));
+            cx.line("unsigned int* const loops_counts = (unsigned int*)loops_tile_state;");
+            cx.line(format!(
+                "unsigned int* const loops_lists = (unsigned int*)(loops_tile_state + {STATE_HEADER_SLOTS});"
+            ));
+            cx.line(format!(
+                "unsigned long long* const loops_state = loops_tile_state + {STATE_HEADER_SLOTS} + loops_n;"
+            ));
+            cx.line(
+                "const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;",
+            );
+            cx.line(
+                "unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;",
+            );
+            cx.line(
+                "const long long loops_count = loops_pass == 0 ? loops_n : (long long)loops_counts[loops_pass % 3];",
+            );
+            cx.line(
+                "if (blockIdx.x == 0 && threadIdx.x == 0) loops_counts[(loops_pass + 2) % 3] = 0u;",
+            );
+            cx.open(
+                "for (long long loops_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_i < loops_count; \
+                 loops_i += (long long)blockDim.x * gridDim.x)",
+            );
+            cx.line(format!(
+                "const int {pos} = loops_pass == 0 ? (int)loops_i : (int)loops_in[loops_i];"
+            ));
+            match tiles.subset_guard() {
+                Some((id, cond, _)) => {
+                    cx.stmt(id)?;
+                    let cond = cx.expr(cond);
+                    cx.open(format!("if ({cond})"));
+                    self.tile_body(cx, &parts, pos)?;
+                    cx.close();
+                }
+                None => self.tile_body(cx, &parts, pos)?,
+            }
+            cx.close();
+            Ok(())
+        }
+
+        fn atom_loop(&self, _cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            let span = atoms.tile.span;
+            bail!(
+                span,
+                "under `hierarchical` an atom loop must stand in the tile body itself"
+            )
+        }
+    }
+
+    impl HierarchicalLowering {
+        /// One tile's share of a pass: its `let`s, its kept state, at most `mdt` of its atoms,
+        /// then its epilogue if it is done, else its state kept and the tile on the next list.
+        fn tile_body(&self, cx: &mut Cx<'_>, parts: &Parts<'_>, pos: &str) -> DResult<()> {
+            cx.block(parts.prologue)?;
+            let slot = |i: usize| format!("loops_state[{i} * loops_n + {pos}]");
+            if !parts.state.is_empty() {
+                cx.open("if (loops_pass > 0)");
+                for (i, v) in parts.state.iter().enumerate() {
+                    let ty = v.ty.cuda_name();
+                    cx.line(format!(
+                        "{} = *reinterpret_cast<const {ty}*>(&{});",
+                        v.name,
+                        slot(i)
+                    ));
+                }
+                cx.close();
+            }
+            let (set, var) = (parts.set, parts.var);
+            let tile = cx.expr(parts.tile);
+            let off = cx.offset_type();
+            cx.line_directive(parts.line);
+            cx.line(format!(
+                "const {off} loops_b = {set}_offsets[{tile}], loops_e = {set}_offsets[{tile} + 1];"
+            ));
+            cx.line(format!(
+                "const {off} loops_lo = loops_b + ({off})loops_pass * loops_mdt;"
+            ));
+            cx.line(format!(
+                "const {off} loops_hi = loops_e - loops_lo > loops_mdt ? loops_lo + loops_mdt : loops_e;"
+            ));
+            cx.open(format!(
+                "for ({off} {var} = loops_lo; {var} < loops_hi; ++{var})"
+            ));
+            cx.block(parts.atom_body)?;
+            cx.close();
+            cx.open("if (loops_hi < loops_e)");
+            for (i, v) in parts.state.iter().enumerate() {
+                let ty = v.ty.cuda_name();
+                cx.line(format!(
+                    "*reinterpret_cast<{ty}*>(&{}) = {};",
+                    slot(i),
+                    v.name
+                ));
+            }
+            cx.line(format!(
+                "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
+            ));
+            cx.close();
+            if !parts.epilogue.is_empty() {
+                cx.open("else");
+                cx.block(parts.epilogue)?;
+                cx.close();
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_pass_takes_the_tiles_longer_than_the_passes_before() {
+        // Tiles of 0, 3, 10 and 4 atoms, mdt 4: three passes, over 4, 1 and 1 tiles.
+        let offsets = [0, 0, 3, 13, 17];
+        let (run, lengths) = model_run(&offsets, None, 4, |a| a);
+        assert_eq!(lengths, [4, 1, 1]);
+        assert!(run.atom_visits.iter().all(|&v| v == 1));
+        assert_eq!(run.epilogues, [1, 1, 1, 1]);
+        assert_eq!(run.epilogue_sums, [0, 3, (3..13).sum(), (13..17).sum()]);
+        assert_eq!(passes(0, 4), 1);
+        assert_eq!(passes(8, 4), 2);
+        assert_eq!(passes(9, 4), 3);
+        // A hub of a million atoms takes 16 passes, not 250,000.
+        assert_eq!(effective_mdt(4, 1 << 20), (1 << 20) / 16);
+        assert_eq!(passes(1 << 20, effective_mdt(4, 1 << 20)), 16);
+        assert_eq!(effective_mdt(4, 60), 4);
+        assert_eq!(effective_mdt(0, 0), 1);
+    }
+
+    #[test]
+    fn a_subset_keeps_state_per_position() {
+        // The list names tile 2 twice and an id outside the set: each position is its own tile.
+        let offsets = [0, 0, 3, 13, 17];
+        let (run, lengths) = model_run(&offsets, Some(&[2, 9, 2, 1]), 4, |_| 1);
+        assert_eq!(lengths, [4, 2, 2]);
+        assert_eq!(run.atom_visits[3..13], [2; 10]);
+        assert_eq!(run.epilogues, [0, 1, 2, 0]);
+        assert_eq!(run.epilogue_sums[2], 10);
+    }
+}
