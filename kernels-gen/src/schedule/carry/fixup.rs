@@ -1,55 +1,57 @@
 //! Step 3: the in-block fold. The thread holding a head combines the tails of the threads before
 //! it that hold the same tile (a segmented scan of the tails), then finishes the tile; the block
-//! publishes its record for the blocks after it.
+//! publishes its record for the blocks after it; a head of a tile begun in an earlier block waits
+//! for the look-back (`lookback.rs`).
 
-use super::lookback::{aggregate_word, inclusive_word, slots_per_block};
-use super::lowering::{declare_each, fold_earlier};
+use super::lookback::{publish_record, start_record};
+use super::lowering::{declare_each, fold_earlier, TileBody};
 use super::CarryLowering;
 use crate::analysis::Accumulator;
 use crate::diag::DResult;
 use crate::emit::Cx;
-use crate::ir::Stmt;
 
 impl CarryLowering {
-    /// Steps 2 and 3 of the protocol: in-block heads; the block's record; the head of a tile
-    /// that began in an earlier block, finished after a look-back over the earlier records.
-    #[allow(clippy::too_many_arguments)]
+    /// Step 3 and the look-back after the walk: the tails folded across the block; the block's
+    /// record; each head finished, or (its tile began in an earlier block) left to the look-back.
+    /// `off(x)` reads the offsets of the walk's tile set.
     pub(super) fn fixup(
         &self,
         cx: &mut Cx<'_>,
-        tile: &str,
-        tile_id: Option<&Stmt>,
+        body: &TileBody<'_>,
         off: &dyn Fn(&str) -> String,
-        prologue: &[Stmt],
-        epilogue: &[Stmt],
         accs: &[Accumulator],
     ) -> DResult<()> {
         if accs.is_empty() {
             // Nothing to carry: the thread that holds a tile's end finishes it, wherever the
             // tile began. No records, no look-back.
             cx.open("if (loops_head_tile >= 0)");
-            self.finish_tile(
-                cx,
-                tile,
-                tile_id,
-                "loops_head_tile",
-                prologue,
-                epilogue,
-                accs,
-            )?;
+            self.finish_tile(cx, body, "loops_head_tile", accs)?;
             cx.close();
             return Ok(());
         }
-        let warps = self.block_size / 32;
-        let slots = slots_per_block(accs.len());
-        let (aggregate, inclusive) = (aggregate_word, |i| inclusive_word(accs.len(), i));
+        self.fold_tails(cx, accs);
+        // The block's record, for the blocks after it: the partials of the tile in progress
+        // at the block's end, as *inclusive* partials where the tile began in this block, else
+        // (the block lies inside one tile) as its *aggregate*. Written as soon as known, with
+        // no fence: each word carries the launch's stamp.
+        start_record(cx, accs, false);
+        cx.open("if (threadIdx.x == blockDim.x - 1)");
+        publish_record(cx, accs, "run");
+        cx.close();
+        self.finish_heads(cx, body, off, accs)?;
+        cx.line("__syncthreads();");
+        self.look_back(cx, body, accs)
+    }
 
-        // The in-block fold: an inclusive segmented scan of the threads' tails, a run of
-        // threads whose tails are the same tile being one segment (tiles only grow with the
-        // thread, so a lane `o` back with the same tile means every lane between has it too).
-        // Shuffles within each warp, then a run that reaches back past its warp's first lane
-        // adds the earlier warps' parts from their summaries: a few steps where a serial walk
-        // over the threads took up to one per thread of the block.
+    /// The in-block fold: an inclusive segmented scan of the threads' tails into
+    /// `loops_run_<acc>`, a run of threads whose tails are the same tile being one segment (tiles
+    /// only grow with the thread, so a lane `o` back with the same tile means every lane between
+    /// has it too). Shuffles within each warp, then a run that reaches back past its warp's first
+    /// lane adds the earlier warps' parts from their summaries: a few steps where a serial walk
+    /// over the threads took up to one per thread of the block. Declares the block's shared
+    /// partials the heads and the look-back use.
+    fn fold_tails(&self, cx: &mut Cx<'_>, accs: &[Accumulator]) {
+        let warps = self.block_size / 32;
         cx.line(
             "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
         );
@@ -96,33 +98,19 @@ impl CarryLowering {
             }
             cx.close();
         }
+    }
 
-        // The block's record, for the blocks after it: the partials of the tile in progress
-        // at the block's end, as *inclusive* partials where the tile began in this block, else
-        // (the block lies inside one tile) as its *aggregate*. Written as soon as known, with
-        // no fence: each word carries the launch's stamp.
-        cx.line(
-            "const unsigned int loops_stamp = (unsigned int)loops_epoch | (unsigned int)(loops_epoch >> 32);",
-        );
-        cx.line(format!(
-            "unsigned long long* const loops_mine = loops_data + loops_chunk * {slots};"
-        ));
-        cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
-        cx.open("if (threadIdx.x == blockDim.x - 1)");
-        for (i, a) in accs.iter().enumerate() {
-            cx.line(format!(
-                "loops_publish(loops_mine + (loops_inside ? {} : {}), loops_stamp, loops_run_{});",
-                aggregate(i),
-                inclusive(i),
-                a.name
-            ));
-            cx.line(format!("loops_block_{0} = loops_run_{0};", a.name));
-        }
-        cx.close();
-
-        // A head: this thread holds the end of a tile that began before its segment. The
-        // threads before it that hold the same tile are the run ending at the lane before it
-        // (a shuffle), or, for a warp's first lane, in the earlier warps' summaries.
+    /// A head: this thread holds the end of a tile that began before its segment. The threads
+    /// before it that hold the same tile are the run ending at the lane before it (a shuffle), or,
+    /// for a warp's first lane, in the earlier warps' summaries. A tile that began in the block is
+    /// finished here; one that began before it is handed to the look-back (`loops_cross_*`).
+    fn finish_heads(
+        &self,
+        cx: &mut Cx<'_>,
+        body: &TileBody<'_>,
+        off: &dyn Fn(&str) -> String,
+        accs: &[Accumulator],
+    ) -> DResult<()> {
         Self::shuffle_up(cx, accs, "prev", "1", ("int", "tile", "loops_tail_tile"));
         cx.open("if (loops_head_tile >= 0)");
         declare_each(cx, accs, "part", |a, _| format!("loops_head_{}", a.name));
@@ -131,7 +119,7 @@ impl CarryLowering {
         fold_earlier(cx, accs, "part", |a, _| format!("loops_prev_{}", a.name));
         cx.close();
         cx.close();
-        if warps > 1 {
+        if self.block_size / 32 > 1 {
             cx.open("else");
             Self::earlier_warps(cx, accs, "loops_head_tile");
             cx.close();
@@ -143,20 +131,10 @@ impl CarryLowering {
         }
         cx.close();
         cx.open("else");
-        self.finish_tile(
-            cx,
-            tile,
-            tile_id,
-            "loops_head_tile",
-            prologue,
-            epilogue,
-            accs,
-        )?;
+        self.finish_tile(cx, body, "loops_head_tile", accs)?;
         cx.close();
         cx.close();
-        cx.line("__syncthreads();");
-
-        self.look_back(cx, tile, tile_id, prologue, epilogue, accs)
+        Ok(())
     }
 
     /// Folds into `loops_part_<acc>` the parts of the run of tile `tile` in the warps before
@@ -173,29 +151,26 @@ impl CarryLowering {
         cx.close();
     }
 
-    /// Recomputes a tile's prologue (for a subset, the tile id from the list first: a tile with
-    /// a head has atoms, so it is in the set), adds the combined partials to the initial
-    /// values, runs the epilogue.
-    #[allow(clippy::too_many_arguments)]
+    /// Finishes tile `tile_value`: binds the tile variable, recomputes the prologue (for a
+    /// subset, the tile id from the list first: a tile with a head has atoms, so it is in the
+    /// set), adds the combined partials `loops_part_<acc>` to the initial values, runs the
+    /// epilogue.
     pub(super) fn finish_tile(
         &self,
         cx: &mut Cx<'_>,
-        tile: &str,
-        tile_id: Option<&Stmt>,
+        body: &TileBody<'_>,
         tile_value: &str,
-        prologue: &[Stmt],
-        epilogue: &[Stmt],
         accs: &[Accumulator],
     ) -> DResult<()> {
-        cx.line(format!("const int {tile} = {tile_value};"));
-        if let Some(id) = tile_id {
+        cx.line(format!("const int {} = {tile_value};", body.tile));
+        if let Some(id) = body.tile_id {
             cx.stmt(id)?;
         }
-        cx.block(prologue)?;
+        cx.block(body.prologue)?;
         for a in accs {
             let c = a.op.combine(&a.name, &format!("loops_part_{}", a.name));
             cx.line(format!("{} = {c};", a.name));
         }
-        cx.block(epilogue)
+        cx.block(body.epilogue)
     }
 }

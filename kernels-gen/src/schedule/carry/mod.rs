@@ -29,14 +29,18 @@
 //! scan of the block's staged operands where the body allows it (`CarryLowering::scans`); the
 //! block's range, its record and the look-back are the same.
 //!
-//! One file per phase: `partition.rs` (the segments and block starts on the host), `model.rs` (the
-//! replay); for the CUDA, `lowering.rs` (the entry point and shared helpers), `range.rs` and
-//! `stage.rs` (step 1), `fixup.rs` (steps 2 and 3), `scan.rs` (the segmented scan) and
-//! `lookback.rs` (the records and step 4).
+//! One file per phase: `partition.rs` (the segments and block starts on the host) and `model.rs`
+//! (the replay); for the CUDA, `lowering.rs` (the entry point and the helpers the phases share),
+//! `range.rs` and `stage.rs` (step 1), `walk.rs` (step 2), `fixup.rs` (step 3), `scan.rs` (the
+//! segmented scan), `lookback.rs` (the records and step 4). The CUDA that does not depend on the
+//! kernel body (the ticket, the searches, the look-back's read of the records) is in the `.cuh`
+//! files beside them (`fixed.rs` says how they are emitted).
 
 mod model;
 mod partition;
 
+#[cfg(feature = "frontend")]
+mod fixed;
 #[cfg(feature = "frontend")]
 mod fixup;
 #[cfg(feature = "frontend")]
@@ -49,6 +53,8 @@ mod range;
 mod scan;
 #[cfg(feature = "frontend")]
 mod stage;
+#[cfg(feature = "frontend")]
+mod walk;
 
 pub use model::{model_run, ModelRun};
 pub use partition::{subset_offsets, Partition, Segment};

@@ -1,25 +1,40 @@
 //! Step 1: the block's range of the tile set (kept block starts, or two warps' searches), with a
 //! ticket for its place in the look-back's order where there are partials to carry; the range's
-//! offsets in shared memory; the thread's segment of the range.
+//! offsets in shared memory; the thread's segment of the range. The ticket and the two searches
+//! are fixed CUDA: `ticket.cuh`, `warp_search.cuh`, `thread_search.cuh`.
 
-use super::{CarryLowering, Partition};
+use super::{fixed, CarryLowering, Partition};
 use crate::emit::Cx;
 
-/// The shared-memory search of a block's segment: the largest `x` in `lo..=hi` with
-/// `offsets[x] + slope * x <= bound`, where `off(x)` reads the offsets.
+/// The shared-memory search of a block's segment (`thread_search.cuh`): the largest `x` in
+/// `lo..=hi` with `offsets[x] + slope * x <= bound`, where `off(x)` reads the offsets.
 fn search(off: &dyn Fn(&str) -> String, lo: &str, hi: &str, bound: &str, slope: u32) -> String {
-    let lhs = if slope == 0 {
+    let probe = if slope == 0 {
         format!("(long long){}", off("mid"))
     } else {
         format!("(long long){} + mid", off("mid"))
     };
-    format!(
-        "[&]() {{ int lo = (int)({lo}), hi = (int)({hi}); while (lo < hi) {{ const int mid = (lo + hi + 1) >> 1; \
-         if ({lhs} <= {bound}) lo = mid; else hi = mid - 1; }} return lo; }}()"
+    fixed::one_line(
+        include_str!("thread_search.cuh"),
+        &[("lo", lo), ("hi", hi), ("probe", &probe), ("bound", bound)],
     )
 }
 
 impl CarryLowering {
+    /// Offset `x` of the tile set as a thread reads it after the range is found: from the window
+    /// in shared memory ([`Self::offsets_window`]); under `work_oriented` from global memory where
+    /// the range has more empty tiles than the window holds; under `split`, which keeps no window,
+    /// from global memory.
+    pub(super) fn window_offset(&self, set: &str, x: &str) -> String {
+        match self.partition {
+            Partition::MergePath => format!("loops_offs[({x}) - loops_bx0]"),
+            Partition::WorkOriented => {
+                format!("(loops_windowed ? loops_offs[({x}) - loops_bx0] : {set}_offsets[{x}])")
+            }
+            Partition::Split { .. } => format!("{set}_offsets[{x}]"),
+        }
+    }
+
     /// Declares the block's range of the tile set (kept block starts, or two warps' searches):
     /// `loops_bx0, loops_by0` (where it starts) and `loops_bx1, loops_by1` (where it ends). With
     /// partials to carry, a block takes its place in the order (`loops_chunk`) from a ticket, so
@@ -45,39 +60,19 @@ impl CarryLowering {
             cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
         }
         if carries {
-            // Scratch slot 0: the launch's epoch (high half) and the next ticket (low half). The
-            // last block to take a ticket starts the next epoch with ticket 0.
-            cx.line("__shared__ unsigned long long loops_ticket;");
-            cx.open("if (threadIdx.x == 0)");
-            cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
-            cx.line("if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);");
-            cx.line("loops_ticket = loops_t;");
-            cx.close();
-            cx.line("__syncthreads();");
-            cx.line("const long long loops_chunk = (long long)(unsigned int)loops_ticket;");
-            cx.line("const unsigned long long loops_epoch = (loops_ticket >> 32) + 1ull;");
+            fixed::emit(cx, include_str!("ticket.cuh"), &[]);
         } else {
             cx.line("const long long loops_chunk = blockIdx.x;");
         }
-        // The largest x in lo..=hi with offsets[x] + slope * x <= bound, by one warp: each round
-        // every lane tests one of 32 evenly spaced candidates, and the count of passes narrows
-        // the range 31-fold (five rounds for 2^24 tiles, 32 sectors of L2 traffic each; a
-        // block-wide search would move eight times the bytes).
         // `split` searches the prefix sum of the tiles' piece counts instead of their offsets.
         let searched = if split {
             "loops_pieces".to_string()
         } else {
             format!("{set}_offsets")
         };
-        cx.line(format!(
-            "auto loops_warp_search = [&](long long lo, long long hi, long long bound, int slope) {{ \
-             const long long lane = threadIdx.x & 31; \
-             while (lo < hi) {{ const long long span = hi - lo; \
-             const long long at = lo + 1 + (span - 1) * lane / 31; \
-             const int passed = __popc(__ballot_sync(0xffffffffu, (long long){searched}[at] + slope * at <= bound)); \
-             if (passed == 0) hi = lo; else if (passed == 32) lo = hi; \
-             else {{ const long long next = lo + 1 + (span - 1) * passed / 31; lo = lo + 1 + (span - 1) * (passed - 1) / 31; hi = next - 1; }} }} \
-             return (int)lo; }};"
+        cx.line(fixed::one_line(
+            include_str!("warp_search.cuh"),
+            &[("searched", &searched)],
         ));
         // The first warp finds where the block's range starts, the second where it ends.
         cx.line("__shared__ int loops_range[2];");

@@ -1,21 +1,13 @@
 //! Steps 2 and 3 for `work_oriented` where every accumulator folds one staged operand: a
 //! segmented scan of the block's atoms instead of per-thread tile walks.
 
-use super::lookback::{aggregate_word, inclusive_word, slots_per_block};
-use super::lowering::{declare_each, fold_earlier};
+use super::lookback::{publish_record, start_record};
+use super::lowering::{declare_each, fold_earlier, TileBody};
 use super::{CarryLowering, Partition};
 use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator, StagedUpdate};
 use crate::diag::DResult;
 use crate::emit::Cx;
-use crate::ir::{Kernel, Stmt, StmtKind};
-
-/// A tile loop's parts as the segmented scan runs them.
-pub(super) struct TileBody<'a> {
-    pub(super) tile: &'a str,
-    pub(super) atom: &'a str,
-    pub(super) prologue: &'a [Stmt],
-    pub(super) epilogue: &'a [Stmt],
-}
+use crate::ir::{Kernel, StmtKind};
 
 /// Whether each accumulator has exactly one staged update: then a position's staged operand is
 /// all its atom contributes, and a scan over the positions gives every tile's fold.
@@ -75,9 +67,7 @@ impl CarryLowering {
         staged: &[StagedUpdate<'_>],
         accs: &[Accumulator],
     ) -> DResult<()> {
-        let (b, ipt) = (self.block_size, self.items_per_thread);
         let off = |i: &str| format!("{set}_offsets[{i}]");
-        let pad = |p: &str| format!("({p}) + (({p}) >> 5)");
         // The accumulators in the order of their staged operands: `loops_stage_<i>` is the
         // operand of the `i`th, and so is its place in the block's record.
         let accs: Vec<Accumulator> = staged
@@ -88,12 +78,37 @@ impl CarryLowering {
             })
             .collect();
         let accs = accs.as_slice();
+        // 1. The block's range, its atoms' operands and the heads of its tiles.
         self.block_range(cx, set, true, true);
         cx.line("const int loops_n = loops_by1 - loops_by0;");
         self.stage(cx, body.atom, staged, false, true);
-        // Tile `bx0` starts at or before the block; the others up to `bx1` may start inside.
+        self.mark_heads(cx, &off);
+        // 2. The thread's atoms `p0..p0 + ipt`: heads, then an inclusive segmented scan.
+        cx.line(
+            "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
+        );
+        cx.line(format!(
+            "const int loops_p0 = (int)threadIdx.x * {};",
+            self.items_per_thread
+        ));
+        let heads = HeadWords::new(self.items_per_thread);
+        heads.load(cx);
+        self.scan_thread_atoms(cx, &heads, accs);
+        self.scan_threads(cx, accs);
+        self.carry_in(cx, &heads, accs);
+        self.scan_record(cx, &off, accs);
+        // 3. The tiles that end in the block; the one that began in an earlier block after the
+        // look-back.
+        self.finish_ended_tiles(cx, body, &off, accs)?;
+        self.look_back(cx, body, accs)
+    }
+
+    /// Marks in `loops_heads` each of the block's atoms where a tile starts. Tile `bx0` starts at
+    /// or before the block; the others up to `bx1` may start inside.
+    fn mark_heads(&self, cx: &mut Cx<'_>, off: &dyn Fn(&str) -> String) {
         cx.open(format!(
-            "for (int loops_t = loops_bx0 + 1 + (int)threadIdx.x; loops_t <= loops_bx1; loops_t += {b})"
+            "for (int loops_t = loops_bx0 + 1 + (int)threadIdx.x; loops_t <= loops_bx1; loops_t += {})",
+            self.block_size
         ));
         cx.line(format!(
             "const int loops_s = {} - loops_by0;",
@@ -102,34 +117,13 @@ impl CarryLowering {
         cx.line("if (loops_s > 0 && loops_s < loops_n) loops_heads[loops_s] = 1;");
         cx.close();
         cx.line("__syncthreads();");
+    }
 
-        // 2. The thread's atoms `p0..p0 + ipt`: heads, then an inclusive segmented scan.
-        cx.line(
-            "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
-        );
-        cx.line(format!("const int loops_p0 = (int)threadIdx.x * {ipt};"));
-        // The heads come in as whole words: 8 bytes where the thread's run is 8-aligned (fewer
-        // live registers through the scan: at 16 items per thread, 8 bytes of spills instead of
-        // 24), else 4; else byte by byte.
-        let word = [(8, "unsigned long long", "ull"), (4, "unsigned int", "u")]
-            .into_iter()
-            .find(|(bytes, _, _)| ipt % bytes == 0);
-        let head = |j: u32| match word {
-            Some((bytes, _, suffix)) => format!(
-                "((loops_hw[{}] >> {}) & 0xff{suffix})",
-                j / bytes,
-                8 * (j % bytes)
-            ),
-            None => format!("loops_heads[loops_p0 + {j}]"),
-        };
-        if let Some((bytes, ty, _)) = word {
-            let words = ipt / bytes;
-            cx.line(format!("{ty} loops_hw[{words}];"));
-            cx.line("#pragma unroll");
-            cx.line(format!(
-                "for (int loops_k = 0; loops_k < {words}; ++loops_k) loops_hw[loops_k] = reinterpret_cast<const {ty}*>(loops_heads)[threadIdx.x * {words} + loops_k];"
-            ));
-        }
+    /// The inclusive segmented scan of the thread's own atoms in registers: `loops_acc_<acc>[j]`
+    /// is atom `p0 + j`'s partial back to the nearest head in the thread (or its first atom);
+    /// `loops_f`: the thread has a head.
+    fn scan_thread_atoms(&self, cx: &mut Cx<'_>, heads: &HeadWords, accs: &[Accumulator]) {
+        let ipt = self.items_per_thread;
         cx.line("bool loops_f = false;");
         for a in accs {
             cx.line(format!("{} loops_acc_{}[{ipt}];", a.ty.cuda_name(), a.name));
@@ -138,7 +132,7 @@ impl CarryLowering {
         for j in 0..ipt {
             cx.open("");
             cx.line(format!("const int loops_p = loops_p0 + {j};"));
-            cx.line(format!("const bool loops_head = {} != 0;", head(j)));
+            cx.line(format!("const bool loops_head = {} != 0;", heads.at(j)));
             cx.line("loops_f = loops_f || loops_head;");
             for (i, a) in accs.iter().enumerate() {
                 // The operand is read once, then selected: read in both arms of the head
@@ -163,7 +157,13 @@ impl CarryLowering {
             }
             cx.close();
         }
-        // The threads' totals (has a head, partial since the last one): shuffles up, segmented.
+    }
+
+    /// The threads' totals (has a head, partial since the last one) scanned by shuffles up,
+    /// segmented, into `loops_run_<acc>`; each warp's last lane leaves the warp's in shared
+    /// memory.
+    fn scan_threads(&self, cx: &mut Cx<'_>, accs: &[Accumulator]) {
+        let ipt = self.items_per_thread;
         declare_each(cx, accs, "run", |a, _| {
             format!("loops_acc_{}[{}]", a.name, ipt - 1)
         });
@@ -177,7 +177,7 @@ impl CarryLowering {
         cx.line("loops_f = loops_f || loops_up_f;");
         cx.close();
         cx.close();
-        let warps = b / 32;
+        let warps = self.block_size / 32;
         cx.line(format!("__shared__ bool loops_warp_head[{warps}];"));
         for a in accs {
             cx.line(format!(
@@ -195,8 +195,13 @@ impl CarryLowering {
             ));
         }
         cx.close();
-        // What comes before the thread's first atom, back to the nearest head: the lane
-        // before it, then, while no head was met, the earlier warps' totals.
+    }
+
+    /// What comes before the thread's first atom, back to the nearest head (`loops_in_<acc>`):
+    /// the lane before it, then, while no head was met, the earlier warps' totals. It reaches
+    /// the atoms before the thread's first head; every atom's partial goes back in place. The
+    /// block's last atom's (`loops_last_<acc>`) is its record.
+    fn carry_in(&self, cx: &mut Cx<'_>, heads: &HeadWords, accs: &[Accumulator]) {
         Self::shuffle_up(cx, accs, "prev", "1", ("bool", "f", "loops_f"));
         cx.line("bool loops_in_f = loops_lane > 0 && loops_prev_f;");
         declare_each(cx, accs, "in", |a, _| {
@@ -215,14 +220,12 @@ impl CarryLowering {
         cx.line("if (loops_warp_head[loops_v]) break;");
         cx.close();
         cx.close();
-        // The carry reaches the atoms before the thread's first head; every atom's partial
-        // goes back in place. The block's last atom's is its record.
         cx.line("bool loops_open = true;");
         declare_each(cx, accs, "last", |a, _| a.op.identity(&a.ty));
-        for j in 0..ipt {
+        for j in 0..self.items_per_thread {
             cx.open("");
             cx.line(format!("const int loops_p = loops_p0 + {j};"));
-            cx.line(format!("if ({} != 0) loops_open = false;", head(j)));
+            cx.line(format!("if ({} != 0) loops_open = false;", heads.at(j)));
             for (i, a) in accs.iter().enumerate() {
                 let c = a.op.combine(
                     &format!("loops_in_{}", a.name),
@@ -241,17 +244,13 @@ impl CarryLowering {
             }
             cx.close();
         }
-        // The record: the partial of the tile in progress at the block's end (nothing of it
-        // here if it starts at the next block), inclusive where it began in the block.
-        cx.line(
-            "const unsigned int loops_stamp = (unsigned int)loops_epoch | (unsigned int)(loops_epoch >> 32);",
-        );
-        cx.line("unsigned long long* const loops_data = loops_scratch + 1;");
-        cx.line(format!(
-            "unsigned long long* const loops_mine = loops_data + loops_chunk * {};",
-            slots_per_block(accs.len())
-        ));
-        cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
+    }
+
+    /// The block's record: the partial of the tile in progress at the block's end (nothing of it
+    /// here if it starts at the next block), inclusive where it began in the block; published by
+    /// the thread holding the block's last atom.
+    fn scan_record(&self, cx: &mut Cx<'_>, off: &dyn Fn(&str) -> String, accs: &[Accumulator]) {
+        start_record(cx, accs, true);
         for a in accs {
             cx.line(format!(
                 "__shared__ {} loops_block_{};",
@@ -260,7 +259,8 @@ impl CarryLowering {
             ));
         }
         cx.open(format!(
-            "if ((int)threadIdx.x == max(loops_n - 1, 0) / {ipt})"
+            "if ((int)threadIdx.x == max(loops_n - 1, 0) / {})",
+            self.items_per_thread
         ));
         cx.open(format!(
             "if (!loops_inside && {} >= loops_by1)",
@@ -270,26 +270,28 @@ impl CarryLowering {
             cx.line(format!("loops_last_{} = {};", a.name, a.op.identity(&a.ty)));
         }
         cx.close();
-        for (i, a) in accs.iter().enumerate() {
-            cx.line(format!(
-                "loops_publish(loops_mine + (loops_inside ? {} : {}), loops_stamp, loops_last_{});",
-                aggregate_word(i),
-                inclusive_word(accs.len(), i),
-                a.name
-            ));
-            cx.line(format!("loops_block_{0} = loops_last_{0};", a.name));
-        }
+        publish_record(cx, accs, "last");
         cx.close();
         cx.line("__syncthreads();");
+    }
 
-        // 3. The tiles that end in the block, a thread each in turn. Tile `bx0`, if it began
-        // in an earlier block, is finished after the look-back instead.
+    /// The tiles that end in the block, a thread each in turn: each is one read, its last atom's
+    /// partial. Tile `bx0`, if it began in an earlier block, is finished after the look-back
+    /// instead: declares it and the block's part of it for [`Self::look_back`].
+    fn finish_ended_tiles(
+        &self,
+        cx: &mut Cx<'_>,
+        body: &TileBody<'_>,
+        off: &dyn Fn(&str) -> String,
+        accs: &[Accumulator],
+    ) -> DResult<()> {
         cx.line(format!(
             "const bool loops_cross = !loops_inside && {} < loops_by0;",
             off("loops_bx0")
         ));
         cx.open(format!(
-            "for (int loops_t = loops_bx0 + (loops_cross ? 1 : 0) + (int)threadIdx.x; loops_t < loops_bx1; loops_t += {b})"
+            "for (int loops_t = loops_bx0 + (loops_cross ? 1 : 0) + (int)threadIdx.x; loops_t < loops_bx1; loops_t += {})",
+            self.block_size
         ));
         cx.line(format!("const int {} = loops_t;", body.tile));
         cx.block(body.prologue)?;
@@ -319,6 +321,56 @@ impl CarryLowering {
                 pad("loops_cross_end")
             ));
         }
-        self.look_back(cx, body.tile, None, body.prologue, body.epilogue, accs)
+        Ok(())
+    }
+}
+
+/// Position `p` of the staged operands: one pad slot per 32 ([`CarryLowering::stage`]).
+fn pad(p: &str) -> String {
+    format!("({p}) + (({p}) >> 5)")
+}
+
+/// How a thread reads the head flags of its atoms: as whole words, 8 bytes where the thread's
+/// run is 8-aligned (fewer live registers through the scan: at 16 items per thread, 8 bytes of
+/// spills instead of 24), else 4; else byte by byte.
+struct HeadWords {
+    items_per_thread: u32,
+    /// Bytes, CUDA type and literal suffix of a word.
+    word: Option<(u32, &'static str, &'static str)>,
+}
+
+impl HeadWords {
+    fn new(items_per_thread: u32) -> HeadWords {
+        let word = [(8, "unsigned long long", "ull"), (4, "unsigned int", "u")]
+            .into_iter()
+            .find(|(bytes, _, _)| items_per_thread.is_multiple_of(*bytes));
+        HeadWords {
+            items_per_thread,
+            word,
+        }
+    }
+
+    /// Loads the thread's words into `loops_hw`.
+    fn load(&self, cx: &mut Cx<'_>) {
+        if let Some((bytes, ty, _)) = self.word {
+            let words = self.items_per_thread / bytes;
+            cx.line(format!("{ty} loops_hw[{words}];"));
+            cx.line("#pragma unroll");
+            cx.line(format!(
+                "for (int loops_k = 0; loops_k < {words}; ++loops_k) loops_hw[loops_k] = reinterpret_cast<const {ty}*>(loops_heads)[threadIdx.x * {words} + loops_k];"
+            ));
+        }
+    }
+
+    /// The head flag of the thread's atom `j`.
+    fn at(&self, j: u32) -> String {
+        match self.word {
+            Some((bytes, _, suffix)) => format!(
+                "((loops_hw[{}] >> {}) & 0xff{suffix})",
+                j / bytes,
+                8 * (j % bytes)
+            ),
+            None => format!("loops_heads[loops_p0 + {j}]"),
+        }
     }
 }
