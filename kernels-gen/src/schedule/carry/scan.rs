@@ -20,7 +20,7 @@ fn one_update_each(staged: &[StagedUpdate<'_>], accs: &[Accumulator]) -> bool {
 
 impl CarryLowering {
     /// Whether this lowering runs the kernel's tile loop as a segmented scan
-    /// ([`Self::segmented_scan`]): `work_oriented` over a whole tile set, no rounds, an
+    /// (`segmented_scan`): `work_oriented` over a whole tile set, no rounds, an
     /// epilogue, and every accumulator folding one staged operand that fits in shared memory.
     pub fn scans(&self, kernel: &Kernel) -> bool {
         if self.partition != Partition::WorkOriented || kernel.body.subset.is_some() {
@@ -57,7 +57,7 @@ impl CarryLowering {
     ///    prologues, epilogues and their writes run side by side, coalesced, and empty tiles
     ///    cost a thread one step.
     ///
-    /// The records and the look-back are the other schedules' (`look_back`). Measured on an
+    /// The records and the look-back are the other schedules' ([`Self::look_back`]). Measured on an
     /// H100 against the per-thread walks: fewer instructions, no divergence in the walks.
     pub(super) fn segmented_scan(
         &self,

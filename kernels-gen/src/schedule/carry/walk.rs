@@ -182,7 +182,7 @@ fn walk_tiles(
 /// One atom `loops_nz` of the walk: its staged operands folded into the accumulators, or the
 /// atom loop's body with the atom variable bound (for a subset, moved from the virtual offsets
 /// to the tile's real ones by `loops_base`).
-pub(super) fn atom_step(
+fn atom_step(
     cx: &mut Cx<'_>,
     body: &TileBody<'_>,
     staged: Option<&[StagedUpdate<'_>]>,
