@@ -1,0 +1,302 @@
+//! Expressions: typing and checking of operators, casts, variables, literals.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use super::call::{arrays_list, properties_list};
+use super::{scalar_type, Lowerer};
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// An expression whose type must be `ty` (literals adopt it).
+    pub(super) fn expr_as(&mut self, e: &syn::Expr, ty: &Ty) -> DResult<Expr> {
+        let lowered = self.expr(e, Some(ty))?;
+        if &lowered.ty != ty {
+            bail!(
+                e.span(),
+                "mismatched types: expected `{}`, found `{}` (convert with `as {}`)",
+                ty.rust_name(),
+                lowered.ty.rust_name(),
+                ty.rust_name()
+            );
+        }
+        Ok(lowered)
+    }
+
+    /// An expression with no expected type: literals take their defaults.
+    pub(super) fn expr_default(&mut self, e: &syn::Expr) -> DResult<Expr> {
+        self.expr(e, None)
+    }
+
+    /// Lowers two operands that must agree in type. An unsuffixed literal on one side takes the other
+    /// side's type, so it is lowered second.
+    pub(super) fn binary_operands(
+        &mut self,
+        l: &syn::Expr,
+        r: &syn::Expr,
+        expected: Option<&Ty>,
+    ) -> DResult<(Expr, Expr)> {
+        if is_untyped_literal(l) && !is_untyped_literal(r) {
+            let r = self.expr(r, expected)?;
+            let l = self.expr(l, Some(&r.ty))?;
+            Ok((l, r))
+        } else {
+            let l = self.expr(l, expected)?;
+            let r = self.expr(r, Some(&l.ty))?;
+            Ok((l, r))
+        }
+    }
+
+    pub(super) fn expr(&mut self, e: &syn::Expr, expected: Option<&Ty>) -> DResult<Expr> {
+        let span = e.span();
+        let mk = |kind, ty| Ok(Expr { kind, ty, span });
+        match e {
+            syn::Expr::Lit(l) => self.literal(&l.lit, expected, false),
+            syn::Expr::Paren(p) => self.expr(&p.expr, expected),
+            syn::Expr::Group(g) => self.expr(&g.expr, expected),
+            syn::Expr::Path(p) => {
+                let name = path_name(p)?;
+                if let Some(v) = self.lookup(&name) {
+                    return mk(ExprKind::Var(name), v.ty.clone());
+                }
+                match self.param(&name).map(|p| &p.kind) {
+                    Some(ParamKind::Scalar(ty)) => mk(ExprKind::Var(name), ty.clone()),
+                    Some(ParamKind::Slice { .. }) => bail!(span, "`{name}` is a slice: index it (`{name}[i]`) or take `{name}.len()`"),
+                    Some(ParamKind::TileSet { format, .. }) => bail!(span, "`{name}` is a tile set: use its arrays ({}) and sizes ({})", arrays_list(*format), properties_list(*format)),
+                    None => bail!(span, "cannot find `{name}` in this kernel"),
+                }
+            }
+            syn::Expr::Index(ix) => self.index(ix),
+            syn::Expr::Unary(u) => match u.op {
+                syn::UnOp::Neg(_) => {
+                    if let syn::Expr::Lit(l) = &*u.expr {
+                        return self.literal(&l.lit, expected, true);
+                    }
+                    let inner = self.expr(&u.expr, expected)?;
+                    if !(inner.ty.is_float() || inner.ty.is_signed_integer()) {
+                        bail!(span, "cannot negate a value of type `{}`", inner.ty.rust_name());
+                    }
+                    let ty = inner.ty.clone();
+                    mk(ExprKind::Unary { op: UnOp::Neg, expr: Box::new(inner) }, ty)
+                }
+                syn::UnOp::Not(_) => {
+                    let inner = self.expr(&u.expr, expected)?;
+                    if !(inner.ty == Ty::Bool || inner.ty.is_integer()) {
+                        bail!(span, "`!` needs a bool or an integer, not `{}`", inner.ty.rust_name());
+                    }
+                    let ty = inner.ty.clone();
+                    mk(ExprKind::Unary { op: UnOp::Not, expr: Box::new(inner) }, ty)
+                }
+                syn::UnOp::Deref(_) => bail!(span, "dereferencing is not supported in a kernel body"),
+                _ => bail!(span, "unsupported unary operator"),
+            },
+            syn::Expr::Binary(b) => {
+                let Some(op) = binary_op(&b.op) else {
+                    bail!(b.op.span(), "`{}` is an assignment: it must be a statement of its own", quote::ToTokens::to_token_stream(&b.op));
+                };
+                if op.is_logical() {
+                    let l = self.expr_as(&b.left, &Ty::Bool)?;
+                    let r = self.expr_as(&b.right, &Ty::Bool)?;
+                    return mk(ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, Ty::Bool);
+                }
+                if op.is_shift() {
+                    let l = self.expr(&b.left, expected)?;
+                    let r = self.expr_default(&b.right)?;
+                    if !l.ty.is_integer() || !r.ty.is_integer() {
+                        bail!(b.op.span(), "shifts need integers");
+                    }
+                    let ty = l.ty.clone();
+                    return mk(ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty);
+                }
+                let operand_hint = if op.is_comparison() { None } else { expected };
+                let (l, r) = self.binary_operands(&b.left, &b.right, operand_hint)?;
+                check_arith(op, &l.ty, &r.ty, b.op.span())?;
+                let ty = if op.is_comparison() { Ty::Bool } else { l.ty.clone() };
+                mk(ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty)
+            }
+            syn::Expr::Cast(c) => {
+                let to = scalar_type(&c.ty, self.type_params)?;
+                let inner = self.expr_default(&c.expr)?;
+                if (inner.ty == Ty::Bool) != (to == Ty::Bool) && inner.ty != to {
+                    bail!(span, "cannot cast `{}` as `{}`", inner.ty.rust_name(), to.rust_name());
+                }
+                mk(ExprKind::Cast { expr: Box::new(inner), to: to.clone() }, to)
+            }
+            syn::Expr::Call(call) => {
+                let syn::Expr::Path(p) = &*call.func else {
+                    bail!(call.func.span(), "only builtin functions can be called in a kernel body");
+                };
+                let name = path_name(p)?;
+                let Some(builtin) = Builtin::from_name(&name) else {
+                    bail!(call.func.span(), "`{name}` is not a kernel builtin; available: min, max, abs, sqrt, atomic_add, atomic_min, atomic_max");
+                };
+                let args: Vec<&syn::Expr> = call.args.iter().collect();
+                self.builtin(builtin, &args, expected, span)
+            }
+            syn::Expr::MethodCall(m) => self.method_call(m, expected),
+            syn::Expr::Reference(r) => bail!(r.span(), "references appear only as the first argument of an atomic: `atomic_add(&mut y[i], v)`"),
+            other => bail!(span, "{}", unsupported_expr(other)),
+        }
+    }
+
+    fn literal(&self, lit: &syn::Lit, expected: Option<&Ty>, negative: bool) -> DResult<Expr> {
+        let span = lit.span();
+        let sign = if negative { "-" } else { "" };
+        let (digits, suffix, is_float) = match lit {
+            syn::Lit::Int(i) => (i.base10_digits().to_string(), i.suffix().to_string(), false),
+            syn::Lit::Float(f) => (f.base10_digits().to_string(), f.suffix().to_string(), true),
+            syn::Lit::Bool(b) => {
+                if negative {
+                    bail!(span, "cannot negate a bool");
+                }
+                return Ok(Expr {
+                    kind: ExprKind::Lit(b.value.to_string()),
+                    ty: Ty::Bool,
+                    span,
+                });
+            }
+            other => bail!(
+                other.span(),
+                "only number and bool literals are allowed in a kernel body"
+            ),
+        };
+        let ty = if !suffix.is_empty() {
+            let Some(t) = Ty::from_rust(&suffix) else {
+                bail!(span, "unsupported literal suffix `{suffix}`");
+            };
+            t
+        } else {
+            match expected {
+                Some(t) if t.is_float() => t.clone(),
+                Some(t) if t.is_integer() && !is_float => t.clone(),
+                Some(t) if t.is_integer() => {
+                    bail!(span, "expected `{}`, found a float literal", t.rust_name())
+                }
+                _ if is_float => self.default_float.clone(),
+                Some(Ty::Bool) => bail!(span, "expected `bool`, found a number"),
+                _ => Ty::I32,
+            }
+        };
+        if negative && !(ty.is_float() || ty.is_signed_integer()) {
+            bail!(span, "cannot negate a value of type `{}`", ty.rust_name());
+        }
+        if is_float && ty.is_integer() {
+            bail!(
+                span,
+                "a float literal cannot have integer type `{}`",
+                ty.rust_name()
+            );
+        }
+        Ok(Expr {
+            kind: ExprKind::Lit(crate::emit::cuda_literal(
+                &format!("{sign}{digits}"),
+                &ty,
+                is_float,
+            )),
+            ty,
+            span,
+        })
+    }
+}
+
+pub(super) fn check_arith(op: BinOp, l: &Ty, r: &Ty, span: Span) -> DResult<()> {
+    if l != r {
+        bail!(
+            span,
+            "mismatched types `{}` and `{}` in `{}`: convert one with `as`",
+            l.rust_name(),
+            r.rust_name(),
+            op.cuda()
+        );
+    }
+    let ok = match op {
+        BinOp::Eq | BinOp::Ne => true,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => *l != Ty::Bool,
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => *l != Ty::Bool,
+        BinOp::Rem => l.is_integer(),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => l.is_integer() || *l == Ty::Bool,
+        BinOp::Shl | BinOp::Shr => l.is_integer(),
+        BinOp::And | BinOp::Or => *l == Ty::Bool,
+    };
+    if !ok {
+        bail!(
+            span,
+            "`{}` is not defined for `{}` in a kernel body",
+            op.cuda(),
+            l.rust_name()
+        );
+    }
+    Ok(())
+}
+
+fn is_untyped_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.suffix().is_empty(),
+            syn::Lit::Float(f) => f.suffix().is_empty(),
+            _ => false,
+        },
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_untyped_literal(&u.expr),
+        syn::Expr::Paren(p) => is_untyped_literal(&p.expr),
+        _ => false,
+    }
+}
+
+pub(super) fn path_name(p: &syn::ExprPath) -> DResult<String> {
+    match p.path.get_ident() {
+        Some(id) if p.qself.is_none() => Ok(id.to_string()),
+        _ => bail!(p.span(), "paths (`a::b`, `T::zero()`) are not supported in a kernel body; use a literal like `0.0`"),
+    }
+}
+
+fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as S;
+    Some(match op {
+        S::Add(_) => BinOp::Add,
+        S::Sub(_) => BinOp::Sub,
+        S::Mul(_) => BinOp::Mul,
+        S::Div(_) => BinOp::Div,
+        S::Rem(_) => BinOp::Rem,
+        S::And(_) => BinOp::And,
+        S::Or(_) => BinOp::Or,
+        S::BitAnd(_) => BinOp::BitAnd,
+        S::BitOr(_) => BinOp::BitOr,
+        S::BitXor(_) => BinOp::BitXor,
+        S::Shl(_) => BinOp::Shl,
+        S::Shr(_) => BinOp::Shr,
+        S::Eq(_) => BinOp::Eq,
+        S::Ne(_) => BinOp::Ne,
+        S::Lt(_) => BinOp::Lt,
+        S::Le(_) => BinOp::Le,
+        S::Gt(_) => BinOp::Gt,
+        S::Ge(_) => BinOp::Ge,
+        _ => return None,
+    })
+}
+
+/// Names the construct the kernel language lacks, for the error message.
+pub(super) fn unsupported_expr(e: &syn::Expr) -> String {
+    let what = match e {
+        syn::Expr::Closure(_) => "closures",
+        syn::Expr::While(_) => "`while` loops",
+        syn::Expr::Loop(_) => "`loop`",
+        syn::Expr::Match(_) => "`match`",
+        syn::Expr::Return(_) => "`return`",
+        syn::Expr::Break(_) => "`break`",
+        syn::Expr::Continue(_) => "`continue`",
+        syn::Expr::Async(_) | syn::Expr::Await(_) => "async code",
+        syn::Expr::Macro(_) => "macros",
+        syn::Expr::Tuple(_) => "tuples",
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => "arrays",
+        syn::Expr::Struct(_) => "struct literals",
+        syn::Expr::Field(_) => "field access",
+        syn::Expr::Range(_) => "ranges outside a `for` loop",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks",
+        syn::Expr::Try(_) => "the `?` operator",
+        syn::Expr::If(_) => "`if` as a value",
+        syn::Expr::Let(_) => "`let` in expressions",
+        _ => "this expression",
+    };
+    format!("{what} are not supported in a kernel body")
+}

@@ -1,0 +1,272 @@
+//! The kernel-body language: a `syn` function becomes a typed [`Kernel`].
+//!
+//! The language is a small Rust subset: `let`, assignment and compound assignment, `if`/`else`,
+//! `for` over `a.tiles()`, `a.atoms(tile)`, `a.all_atoms()` and integer ranges, indexing, `as`
+//! casts, literals, arithmetic, comparison and logic, and the builtins of [`Builtin`]. Types follow
+//! Rust's rules (no implicit conversions), with one addition: an unsuffixed literal takes the type its
+//! context needs, and a `let` initialised by an unsuffixed float literal gets the kernel's element type
+//! `T` when the kernel has one (f64 otherwise). Everything else is an error at its span.
+//!
+//! This file holds the signature (parameters, types) and the scopes; `stmt.rs` the statements and
+//! loops, `expr.rs` the expressions and literals, `call.rs` method calls, builtins and indexing.
+
+mod call;
+mod expr;
+mod stmt;
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+use crate::schedule::ScheduleConfig;
+
+/// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.
+pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResult<Kernel> {
+    let sig = &item.sig;
+    if let Some(t) = &sig.asyncness {
+        bail!(t.span(), "a kernel cannot be `async`");
+    }
+    if let Some(t) = &sig.constness {
+        bail!(t.span(), "a kernel cannot be `const`");
+    }
+    if let Some(t) = &sig.unsafety {
+        bail!(t.span(), "a kernel body is checked; drop `unsafe`");
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        bail!(
+            ty.span(),
+            "a kernel returns nothing: write its results into `&mut` slices"
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        bail!(v.span(), "a kernel cannot be variadic");
+    }
+    let mut type_params = Vec::new();
+    for g in &sig.generics.params {
+        match g {
+            syn::GenericParam::Type(t) => type_params.push(t.ident.to_string()),
+            other => bail!(
+                other.span(),
+                "a kernel's only generic parameters are element types like `T: Float`"
+            ),
+        }
+    }
+
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            bail!(input.span(), "a kernel is a free function: no `self`");
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            bail!(pt.pat.span(), "a kernel parameter must be a plain name");
+        };
+        let name = pi.ident.to_string();
+        check_name(&name, pi.ident.span())?;
+        let kind = param_kind(&pt.ty, &type_params)?;
+        params.push(Param {
+            name,
+            kind,
+            span: pi.ident.span(),
+        });
+    }
+
+    let default_float = match type_params.as_slice() {
+        [t] => Ty::Param(t.clone()),
+        _ => Ty::F64,
+    };
+    let mut lowerer = Lowerer {
+        params: &params,
+        type_params: &type_params,
+        scopes: vec![HashMap::new()],
+        tile: None,
+        atom_var: None,
+        default_float,
+    };
+    let body = lowerer.tile_loop(&item.block)?;
+    Ok(Kernel {
+        name: sig.ident.to_string(),
+        type_params,
+        params,
+        body,
+        config,
+        file: file.to_string(),
+    })
+}
+
+/// The names the generated CUDA uses for itself; a user name must not clash with them.
+fn check_name(name: &str, span: Span) -> DResult<()> {
+    if name.starts_with("loops_") {
+        bail!(
+            span,
+            "names starting with `loops_` are reserved for the generated CUDA; rename `{name}`"
+        );
+    }
+    if crate::emit::is_cuda_keyword(name) {
+        bail!(
+            span,
+            "`{name}` is a keyword in CUDA C++, which this kernel becomes; rename it"
+        );
+    }
+    Ok(())
+}
+
+fn param_kind(ty: &syn::Type, type_params: &[String]) -> DResult<ParamKind> {
+    match ty {
+        syn::Type::Reference(r) => {
+            let syn::Type::Slice(s) = &*r.elem else {
+                bail!(
+                    r.elem.span(),
+                    "a reference parameter must be a slice: `&[T]` or `&mut [T]`"
+                );
+            };
+            let elem = scalar_type(&s.elem, type_params)?;
+            if elem == Ty::Bool {
+                bail!(
+                    s.elem.span(),
+                    "`bool` slices are not supported: use `u32` or `i32` flags"
+                );
+            }
+            Ok(ParamKind::Slice {
+                elem,
+                mutable: r.mutability.is_some(),
+            })
+        }
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().expect("a path has a segment");
+            if let Some(format) = Format::from_rust(&last.ident.to_string()) {
+                let f = format.rust_name();
+                if !format.has_values() {
+                    if !last.arguments.is_empty() {
+                        bail!(
+                            last.arguments.span(),
+                            "`{f}` takes no type argument: it holds offsets only"
+                        );
+                    }
+                    return Ok(ParamKind::TileSet { format, elem: None });
+                }
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    bail!(
+                        last.span(),
+                        "`{f}` needs its value type: `{f}<f32>`, `{f}<f64>` or `{f}<T>`"
+                    );
+                };
+                let [syn::GenericArgument::Type(elem)] = args.args.iter().collect::<Vec<_>>()[..]
+                else {
+                    bail!(args.span(), "`{f}` takes one type argument: its value type");
+                };
+                let elem = scalar_type(elem, type_params)?;
+                if !elem.is_float() {
+                    bail!(
+                        args.span(),
+                        "`{f}` values must be `f32`, `f64` or a type parameter"
+                    );
+                }
+                Ok(ParamKind::TileSet {
+                    format,
+                    elem: Some(elem),
+                })
+            } else {
+                Ok(ParamKind::Scalar(scalar_type(ty, type_params)?))
+            }
+        }
+        other => bail!(
+            other.span(),
+            "unsupported parameter type: a kernel takes tile sets (`Csr<T>`, `Csc<T>`, `Coo<T>`, `Offsets`), `&[T]`, `&mut [T]` and scalars"
+        ),
+    }
+}
+
+pub(super) fn scalar_type(ty: &syn::Type, type_params: &[String]) -> DResult<Ty> {
+    if let syn::Type::Path(p) = ty {
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            if let Some(t) = Ty::from_rust(&name) {
+                return Ok(t);
+            }
+            if type_params.contains(&name) {
+                return Ok(Ty::Param(name));
+            }
+        }
+    }
+    bail!(
+        ty.span(),
+        "unsupported type `{}`: expected f32, f64, i32, u32, i64, u64, usize, bool or a type parameter",
+        quote::ToTokens::to_token_stream(ty)
+    )
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Var {
+    ty: Ty,
+    mutable: bool,
+}
+
+pub(super) struct Lowerer<'a> {
+    params: &'a [Param],
+    type_params: &'a [String],
+    scopes: Vec<HashMap<String, Var>>,
+    /// The tile set and tile variable of the tile loop, once inside it.
+    tile: Option<(String, String)>,
+    /// The atom variable, inside an atom loop.
+    atom_var: Option<String>,
+    default_float: Ty,
+}
+
+pub(super) fn line_of(span: Span) -> usize {
+    span.start().line
+}
+
+impl Lowerer<'_> {
+    fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn declare(&mut self, name: &str, span: Span, var: Var) -> DResult<()> {
+        check_name(name, span)?;
+        if self.param(name).is_some() || self.lookup(name).is_some() {
+            // C++ cannot redeclare a name in one scope, and the host-side length checks read the tile
+            // and atom variables by name: a kernel body names each variable once.
+            bail!(span, "`{name}` is already defined; shadowing is not supported in a kernel body, rename it");
+        }
+        for p in self.params {
+            if crate::emit::derived_param_names(p)
+                .iter()
+                .any(|d| d == name)
+            {
+                bail!(
+                    span,
+                    "`{name}` is the generated name of a part of `{}`; rename it",
+                    p.name
+                );
+            }
+        }
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .insert(name.to_string(), var);
+        Ok(())
+    }
+
+    /// Runs `body` in a new scope where the loop variable `name` (immutable, of type `ty`) is declared.
+    fn with_loop_var<R>(
+        &mut self,
+        name: &str,
+        span: Span,
+        ty: Ty,
+        body: impl FnOnce(&mut Self) -> DResult<R>,
+    ) -> DResult<R> {
+        self.scopes.push(HashMap::new());
+        let result = self
+            .declare(name, span, Var { ty, mutable: false })
+            .and_then(|()| body(self));
+        self.scopes.pop();
+        result
+    }
+}

@@ -1,0 +1,494 @@
+//! Statements: the tile loop (over a tile set or a subset of it), `let`, assignments, `for` loops
+//! over atoms and ranges, `if`.
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+
+use super::expr::{check_arith, path_name, unsupported_expr};
+use super::{line_of, scalar_type, Lowerer, Var};
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// The tile-set parameter `expr` names, and its format.
+    pub(super) fn tile_set(&self, expr: &syn::Expr) -> DResult<(String, Format)> {
+        if let syn::Expr::Path(p) = expr {
+            if let Some(id) = p.path.get_ident() {
+                let name = id.to_string();
+                if let Some(Param {
+                    kind: ParamKind::TileSet { format, .. },
+                    ..
+                }) = self.param(&name)
+                {
+                    if self.lookup(&name).is_none() {
+                        return Ok((name, *format));
+                    }
+                }
+            }
+        }
+        bail!(
+            expr.span(),
+            "expected a tile-set parameter here (`Csr<T>`, `Csc<T>`, `Coo<T>` or `Offsets`)"
+        )
+    }
+
+    pub(super) fn set_elem(&self, set: &str) -> Option<Ty> {
+        match &self.param(set).expect("checked tile set").kind {
+            ParamKind::TileSet { elem, .. } => elem.clone(),
+            _ => unreachable!("checked tile set"),
+        }
+    }
+
+    /// The function body: exactly one loop over a tile set.
+    pub(super) fn tile_loop(&mut self, block: &syn::Block) -> DResult<TileLoop> {
+        let hint = "the kernel body must be one `for tile in a.tiles() { ... }` or \
+                    `for atom in a.all_atoms() { ... }` loop";
+        let [syn::Stmt::Expr(syn::Expr::ForLoop(f), _)] = block.stmts.as_slice() else {
+            let span = block
+                .stmts
+                .first()
+                .map(|s| s.span())
+                .unwrap_or(block.span());
+            bail!(span, "{hint}");
+        };
+        let var = loop_var(&f.pat)?;
+        let syn::Expr::MethodCall(call) = &*f.expr else {
+            bail!(f.expr.span(), "{hint}");
+        };
+        let (set, _) = self.tile_set(&call.receiver)?;
+        if call.method == "tiles_in" {
+            return self.subset_loop(f, call, set, var);
+        }
+        if !call.args.is_empty() {
+            bail!(call.args.span(), "`{}()` takes no arguments", call.method);
+        }
+        let line = line_of(f.for_token.span);
+        match call.method.to_string().as_str() {
+            "tiles" => {
+                self.tile = Some((set.clone(), var.clone()));
+                let body =
+                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
+                if !contains_atom_loop(&body) {
+                    bail!(
+                        f.body.span(),
+                        "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
+                    );
+                }
+                Ok(TileLoop {
+                    set,
+                    tile: var,
+                    body,
+                    span: f.span(),
+                    line,
+                    subset: None,
+                })
+            }
+            "all_atoms" => {
+                // Atom-major form: every atom of the set, its tile looked up with `set.tile_of(atom)`.
+                // It is the tile loop with one atom loop and nothing around it, so every schedule
+                // lowers it as it lowers any tile loop.
+                let tile = "loops_tile".to_string();
+                self.tile = Some((set.clone(), tile.clone()));
+                self.atom_var = Some(var.clone());
+                let atom_body =
+                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
+                self.atom_var = None;
+                let tile_expr = Expr {
+                    kind: ExprKind::Var(tile.clone()),
+                    ty: Ty::Usize,
+                    span: call.method.span(),
+                };
+                let atoms = Stmt {
+                    kind: StmtKind::ForAtoms {
+                        var,
+                        set: set.clone(),
+                        tile: tile_expr,
+                        body: atom_body,
+                    },
+                    span: f.span(),
+                    line,
+                };
+                Ok(TileLoop {
+                    set,
+                    tile,
+                    body: vec![atoms],
+                    span: f.span(),
+                    line,
+                    subset: None,
+                })
+            }
+            other => bail!(
+                call.method.span(),
+                "expected `{set}.tiles()`, `{set}.tiles_in(list)` or `{set}.all_atoms()`, not `{other}`"
+            ),
+        }
+    }
+
+    /// `for v in a.tiles_in(list) { body }`: the tiles whose ids are in the slice parameter `list`
+    /// (`&[u32]`, `&[i32]`, `&[usize]`, ...), in list order. Lowered as a tile loop over the list's
+    /// positions whose body reads the tile id and skips an id outside the tile set:
+    /// `let v = list[pos] as usize; if v < a.num_tiles() { body }`.
+    fn subset_loop(
+        &mut self,
+        f: &syn::ExprForLoop,
+        call: &syn::ExprMethodCall,
+        set: String,
+        var: String,
+    ) -> DResult<TileLoop> {
+        let line = line_of(f.for_token.span);
+        let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+            bail!(
+                call.span(),
+                "`{set}.tiles_in(..)` takes one argument: a slice parameter of tile ids, e.g. `frontier: &[u32]`"
+            );
+        };
+        let list = match arg {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let elem = match list.as_deref().and_then(|l| self.param(l)).map(|p| &p.kind) {
+            Some(ParamKind::Slice { elem, .. }) if elem.is_integer() => elem.clone(),
+            _ => bail!(
+                arg.span(),
+                "`{set}.tiles_in(..)` takes a slice parameter of integer tile ids, e.g. `frontier: &[u32]`"
+            ),
+        };
+        let list = list.expect("checked");
+        let span = call.span();
+        self.tile = Some((set.clone(), var.clone()));
+        let user_body =
+            self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
+        if !contains_atom_loop(&user_body) {
+            bail!(
+                f.body.span(),
+                "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
+            );
+        }
+        Ok(TileLoop::over_list(
+            &set,
+            &var,
+            &list,
+            elem,
+            user_body,
+            span,
+            f.span(),
+            line,
+        ))
+    }
+
+    pub(super) fn block(&mut self, block: &syn::Block) -> DResult<Block> {
+        self.scopes.push(HashMap::new());
+        let mut out = Vec::new();
+        for stmt in &block.stmts {
+            out.push(self.stmt(stmt)?);
+        }
+        self.scopes.pop();
+        Ok(out)
+    }
+
+    fn stmt(&mut self, stmt: &syn::Stmt) -> DResult<Stmt> {
+        let span = stmt.span();
+        let line = line_of(span);
+        let kind = match stmt {
+            syn::Stmt::Local(local) => self.local(local)?,
+            syn::Stmt::Expr(e, semi) => {
+                let block_like = matches!(
+                    e,
+                    syn::Expr::ForLoop(_)
+                        | syn::Expr::If(_)
+                        | syn::Expr::Block(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::Loop(_)
+                        | syn::Expr::Match(_)
+                        | syn::Expr::Unsafe(_)
+                );
+                if semi.is_none() && !block_like {
+                    bail!(
+                        e.span(),
+                        "a kernel body has no values to return: end this expression with `;`"
+                    );
+                }
+                self.expr_stmt(e)?
+            }
+            syn::Stmt::Item(item) => bail!(
+                item.span(),
+                "items (fn, struct, use, ...) are not allowed in a kernel body"
+            ),
+            syn::Stmt::Macro(m) => bail!(
+                m.span(),
+                "macros are not allowed in a kernel body (`{}!`)",
+                quote::ToTokens::to_token_stream(&m.mac.path)
+            ),
+        };
+        Ok(Stmt { kind, span, line })
+    }
+
+    fn local(&mut self, local: &syn::Local) -> DResult<StmtKind> {
+        let (pat, annotated) = match &local.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(scalar_type(&pt.ty, self.type_params)?)),
+            other => (other, None),
+        };
+        let syn::Pat::Ident(pi) = pat else {
+            bail!(
+                pat.span(),
+                "a `let` binds one name (no patterns or destructuring)"
+            );
+        };
+        if pi.by_ref.is_some() || pi.subpat.is_some() {
+            bail!(pi.span(), "a `let` binds one name by value");
+        }
+        let Some(init) = &local.init else {
+            bail!(local.span(), "a `let` needs an initial value");
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            bail!(
+                diverge.span(),
+                "`let ... else` is not supported in a kernel body"
+            );
+        }
+        let init = match &annotated {
+            Some(ty) => self.expr_as(&init.expr, ty)?,
+            None => self.expr_default(&init.expr)?,
+        };
+        let name = pi.ident.to_string();
+        let ty = init.ty.clone();
+        self.declare(
+            &name,
+            pi.ident.span(),
+            Var {
+                ty: ty.clone(),
+                mutable: pi.mutability.is_some(),
+            },
+        )?;
+        Ok(StmtKind::Let {
+            name,
+            mutable: pi.mutability.is_some(),
+            ty,
+            init,
+        })
+    }
+
+    fn expr_stmt(&mut self, e: &syn::Expr) -> DResult<StmtKind> {
+        Ok(match e {
+            syn::Expr::Assign(a) => {
+                let place = self.place(&a.left)?;
+                let value = self.expr_as(&a.right, &place.ty)?;
+                StmtKind::Assign {
+                    place,
+                    op: None,
+                    value,
+                }
+            }
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                let op = compound_op(&b.op).expect("checked");
+                let place = self.place(&b.left)?;
+                let value = if op.is_shift() {
+                    self.expr_default(&b.right)?
+                } else {
+                    self.expr_as(&b.right, &place.ty)?
+                };
+                check_arith(op, &place.ty, &value.ty, b.op.span())?;
+                StmtKind::Assign {
+                    place,
+                    op: Some(op),
+                    value,
+                }
+            }
+            syn::Expr::ForLoop(f) => self.for_loop(f)?,
+            syn::Expr::If(i) => self.if_stmt(i)?,
+            syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
+                let e = self.expr_default(e)?;
+                if !matches!(&e.kind, ExprKind::Call { builtin, .. } if builtin.is_atomic()) {
+                    bail!(
+                        e.span,
+                        "this statement has no effect: only atomics may stand alone"
+                    );
+                }
+                StmtKind::Expr(e)
+            }
+            syn::Expr::Block(b) if b.label.is_none() => {
+                // A bare `{ ... }` block: an `if true` without the test.
+                let then = self.block(&b.block)?;
+                let cond = Expr {
+                    kind: ExprKind::Lit("true".into()),
+                    ty: Ty::Bool,
+                    span: b.span(),
+                };
+                StmtKind::If {
+                    cond,
+                    then,
+                    otherwise: vec![],
+                }
+            }
+            other => bail!(other.span(), "{}", unsupported_expr(other)),
+        })
+    }
+
+    pub(super) fn place(&mut self, e: &syn::Expr) -> DResult<Expr> {
+        match e {
+            syn::Expr::Path(p) => {
+                let name = path_name(p)?;
+                match self.lookup(&name) {
+                    Some(v) if v.mutable => Ok(Expr { kind: ExprKind::Var(name), ty: v.ty.clone(), span: e.span() }),
+                    Some(_) => bail!(e.span(), "cannot assign twice to immutable variable `{name}`: declare it with `let mut`"),
+                    None if self.param(&name).is_some() => bail!(e.span(), "cannot assign to parameter `{name}`"),
+                    None => bail!(e.span(), "cannot find variable `{name}` in this kernel"),
+                }
+            }
+            syn::Expr::Index(ix) => {
+                let lowered = self.index(ix)?;
+                if let ExprKind::Index { base, .. } = &lowered.kind {
+                    match base {
+                        Indexed::Slice(s) => {
+                            if let Some(Param {
+                                kind: ParamKind::Slice { mutable: false, .. },
+                                ..
+                            }) = self.param(s)
+                            {
+                                bail!(e.span(), "cannot assign through `{s}`: it is a `&` slice; declare it `&mut [..]`");
+                            }
+                        }
+                        Indexed::SetArray { set, array, .. } => {
+                            bail!(
+                                e.span(),
+                                "`{set}.{}` is read-only in a kernel",
+                                array.rust_name()
+                            )
+                        }
+                    }
+                }
+                Ok(lowered)
+            }
+            syn::Expr::Paren(p) => self.place(&p.expr),
+            other => bail!(
+                other.span(),
+                "can only assign to a `let mut` variable or a slice element"
+            ),
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> DResult<StmtKind> {
+        if let Some(label) = &f.label {
+            bail!(
+                label.span(),
+                "loop labels are not supported in a kernel body"
+            );
+        }
+        let var = loop_var(&f.pat)?;
+        match &*f.expr {
+            syn::Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    bail!(r.span(), "a range loop needs both bounds: `for i in a..b`");
+                };
+                // The loop variable takes the type of whichever bound is typed; both literals: usize.
+                let (start, end) = self.binary_operands(start, end, Some(&Ty::Usize))?;
+                if start.ty != end.ty {
+                    bail!(r.span(), "range bounds have different types `{}` and `{}`", start.ty.rust_name(), end.ty.rust_name());
+                }
+                if !start.ty.is_integer() {
+                    bail!(r.span(), "a range loop runs over integers, not `{}`", start.ty.rust_name());
+                }
+                let ty = start.ty.clone();
+                let body = self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.block(&f.body))?;
+                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+                Ok(StmtKind::ForRange { var, ty, start, end, inclusive, body })
+            }
+            syn::Expr::MethodCall(call) if call.method == "atoms" => {
+                let (set, _) = self.tile_set(&call.receiver)?;
+                let Some((tile_set, tile_var)) = self.tile.clone() else {
+                    bail!(call.span(), "an atom loop must be inside a tile loop");
+                };
+                if set != tile_set {
+                    bail!(call.receiver.span(), "this atom loop is over `{set}` but the tile loop is over `{tile_set}`");
+                }
+                if self.atom_var.is_some() {
+                    bail!(f.span(), "atom loops cannot nest: this one is inside another atom loop");
+                }
+                let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    bail!(call.span(), "`{set}.atoms(..)` takes the tile: `{set}.atoms({tile_var})`");
+                };
+                let is_tile = matches!(arg, syn::Expr::Path(p) if p.path.is_ident(&tile_var));
+                if !is_tile {
+                    bail!(arg.span(), "an atom loop runs over the current tile's atoms: `{set}.atoms({tile_var})`");
+                }
+                let tile = Expr { kind: ExprKind::Var(tile_var), ty: Ty::Usize, span: arg.span() };
+                self.atom_var = Some(var.clone());
+                let body = self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body));
+                self.atom_var = None;
+                Ok(StmtKind::ForAtoms { var, set, tile, body: body? })
+            }
+            syn::Expr::MethodCall(call) if call.method == "tiles" || call.method == "all_atoms" || call.method == "tiles_in" => {
+                bail!(call.span(), "a kernel has one tile loop, at the top of its body")
+            }
+            other => bail!(
+                other.span(),
+                "a `for` loop runs over a range (`a..b`) or a tile's atoms (`a.atoms(tile)`), nothing else"
+            ),
+        }
+    }
+
+    fn if_stmt(&mut self, i: &syn::ExprIf) -> DResult<StmtKind> {
+        let cond = self.expr_as(&i.cond, &Ty::Bool)?;
+        let then = self.block(&i.then_branch)?;
+        let otherwise = match &i.else_branch {
+            None => vec![],
+            Some((_, e)) => match &**e {
+                syn::Expr::Block(b) => self.block(&b.block)?,
+                syn::Expr::If(nested) => {
+                    let span = nested.span();
+                    vec![Stmt {
+                        kind: self.if_stmt(nested)?,
+                        span,
+                        line: line_of(span),
+                    }]
+                }
+                other => bail!(other.span(), "expected a block after `else`"),
+            },
+        };
+        Ok(StmtKind::If {
+            cond,
+            then,
+            otherwise,
+        })
+    }
+}
+
+fn loop_var(pat: &syn::Pat) -> DResult<String> {
+    match pat {
+        syn::Pat::Ident(pi)
+            if pi.by_ref.is_none() && pi.mutability.is_none() && pi.subpat.is_none() =>
+        {
+            Ok(pi.ident.to_string())
+        }
+        other => bail!(other.span(), "a loop variable must be a plain name"),
+    }
+}
+
+fn contains_atom_loop(block: &Block) -> bool {
+    block.iter().any(|s| match &s.kind {
+        StmtKind::ForAtoms { .. } => true,
+        StmtKind::If {
+            then, otherwise, ..
+        } => contains_atom_loop(then) || contains_atom_loop(otherwise),
+        StmtKind::ForRange { body, .. } => contains_atom_loop(body),
+        _ => false,
+    })
+}
+
+fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as S;
+    Some(match op {
+        S::AddAssign(_) => BinOp::Add,
+        S::SubAssign(_) => BinOp::Sub,
+        S::MulAssign(_) => BinOp::Mul,
+        S::DivAssign(_) => BinOp::Div,
+        S::RemAssign(_) => BinOp::Rem,
+        S::BitAndAssign(_) => BinOp::BitAnd,
+        S::BitOrAssign(_) => BinOp::BitOr,
+        S::BitXorAssign(_) => BinOp::BitXor,
+        S::ShlAssign(_) => BinOp::Shl,
+        S::ShrAssign(_) => BinOp::Shr,
+        _ => return None,
+    })
+}
