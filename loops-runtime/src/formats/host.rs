@@ -308,6 +308,65 @@ pub fn csr_from_triplets<T: Copy + Add<Output = T>>(t: &sprs::TriMat<T>) -> sprs
     }
 }
 
+/// A sprs matrix from 32-bit compressed arrays (outer = rows for CSR, columns for CSC). Inner
+/// indices unsorted within an outer slice (possible for a matrix built from raw parts) are sorted,
+/// values following; duplicates are kept.
+pub(crate) fn compressed_to_sprs<T: Copy + Add<Output = T>>(
+    storage: sprs::CompressedStorage,
+    shape: (usize, usize),
+    offsets: &[i32],
+    indices: &[i32],
+    values: &[T],
+) -> sprs::CsMat<T> {
+    let indptr: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+    let mut idx: Vec<usize> = indices.iter().map(|&i| i as usize).collect();
+    let mut data = values.to_vec();
+    for w in indptr.windows(2) {
+        let (s, e) = (w[0], w[1]);
+        if !idx[s..e].windows(2).all(|p| p[0] <= p[1]) {
+            let mut pairs: Vec<(usize, T)> = idx[s..e]
+                .iter()
+                .copied()
+                .zip(data[s..e].iter().copied())
+                .collect();
+            pairs.sort_by_key(|p| p.0);
+            for (k, (i, v)) in pairs.into_iter().enumerate() {
+                idx[s + k] = i;
+                data[s + k] = v;
+            }
+        }
+    }
+    // sprs wants strictly increasing inner indices; a duplicate (only from raw parts) goes through
+    // triplets, which sum it.
+    let strictly = indptr
+        .windows(2)
+        .all(|w| idx[w[0]..w[1]].windows(2).all(|p| p[0] < p[1]));
+    if strictly {
+        // try_new checks every invariant; they hold by construction here.
+        let made = match storage {
+            sprs::CompressedStorage::CSR => sprs::CsMat::try_new(shape, indptr, idx, data),
+            sprs::CompressedStorage::CSC => sprs::CsMat::try_new_csc(shape, indptr, idx, data),
+        };
+        return made.unwrap_or_else(|(_, _, _, e)| panic!("checked compressed arrays: {e}"));
+    }
+    // Triplets (outer, inner): the CSR of the matrix, or of its transpose for CSC.
+    let outer_shape = match storage {
+        sprs::CompressedStorage::CSR => shape,
+        sprs::CompressedStorage::CSC => (shape.1, shape.0),
+    };
+    let mut t = sprs::TriMat::with_capacity(outer_shape, idx.len());
+    for (outer, w) in indptr.windows(2).enumerate() {
+        for k in w[0]..w[1] {
+            t.add_triplet(outer, idx[k], data[k]);
+        }
+    }
+    let csr: sprs::CsMat<T> = csr_from_triplets(&t);
+    match storage {
+        sprs::CompressedStorage::CSR => csr,
+        sprs::CompressedStorage::CSC => csr.transpose_into(),
+    }
+}
+
 /// CPU reference for `y = A x`, computed in f64 whatever `T` is.
 ///
 /// Returns `(y, scale)` where `scale[i] = sum_j |a_ij * x_j|` over the stored entries of row `i`:
