@@ -89,20 +89,5 @@ impl Gpu {
 /// One thread per boundary `b`: the largest tile `x` with `offsets[x] + slope * x <= min(b *
 /// items, total)`, by binary search (the search every block would otherwise make by warps). The
 /// offsets were checked on upload: non-decreasing, from 0.
-pub const BLOCK_STARTS_SOURCE: &str = r#"// loops for Rust: where each block's range starts (loops-runtime/src/block_ranges.rs).
-extern "C" __global__ void __launch_bounds__(256) loops_block_starts(
-    const int* __restrict__ offsets, const int tiles, const int slope, const long long items,
-    const long long boundaries, int* __restrict__ starts, const unsigned long long starts_len)
-{
-    const long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= boundaries) return;
-    const long long total = (long long)offsets[tiles] + (long long)slope * tiles;
-    const long long bound = min(b * items, total);
-    int lo = 0, hi = tiles;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo + 1) / 2;
-        if ((long long)offsets[mid] + (long long)slope * mid <= bound) lo = mid; else hi = mid - 1;
-    }
-    starts[b] = lo;
-}
-"#;
+/// The CUDA text is kept in `block_ranges.cuh`, next to this file.
+pub const BLOCK_STARTS_SOURCE: &str = include_str!("block_ranges.cuh");
