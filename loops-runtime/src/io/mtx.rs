@@ -7,8 +7,9 @@
 //! * format `coordinate` (sparse triplets) or `array` (dense, column-major);
 //! * field `real`, `double` (a synonym of `real`), `integer` or `pattern` (coordinate only; every
 //!   entry gets the value 1.0). `complex` is rejected: complex matrices are not supported;
-//! * symmetry `general`, `symmetric` or `skew-symmetric`. `hermitian` is only meaningful for complex
-//!   matrices and is rejected as such.
+//! * symmetry `general`, `symmetric`, `skew-symmetric` or `hermitian`. A hermitian matrix equals
+//!   its conjugate transpose; with real (or integer, or pattern) values that is its transpose, so a
+//!   `hermitian` file of those fields is read as `symmetric` (and reported as [`Symmetry::Symmetric`]).
 //!
 //! Symmetric files are expanded: each off-diagonal entry `(i, j, v)` also gives `(j, i, v)`.
 //! Skew-symmetric files give `(j, i, -v)`; a diagonal entry there is an error. Entries of a
@@ -29,8 +30,9 @@
 //! * **NaN and infinities are rejected** (so is a literal such as `1e400` that overflows f64): a
 //!   non-finite value in a matrix is almost always corruption, and no result computed from it can be
 //!   checked against a reference. The writer rejects them too, so whatever it writes reads back.
-//! * Values of `integer` files must be integers (optional sign, digits) that fit an i64; they are
-//!   converted to f64 (exactly up to 2^53).
+//! * Values of `integer` files must be integers (optional sign, digits) that fit an i64 (one that
+//!   does not is [`MtxErrorKind::IntegerOutOfRange`]); they are converted to f64 (exactly up to
+//!   2^53).
 //! * Files compressed with gzip are recognised by their magic bytes (`1f 8b`), whatever their name.
 //!
 //! # Errors
@@ -157,6 +159,8 @@ pub enum MtxErrorKind {
         found: String,
         line_format: &'static str,
     },
+    #[error("value `{found}` does not fit an i64 ({min}..={max}), which `integer` values are read as", min = i64::MIN, max = i64::MAX)]
+    IntegerOutOfRange { found: String },
     #[error("{what} `{found}` is not {expected}")]
     BadToken {
         what: &'static str,
@@ -497,6 +501,16 @@ fn parse_i64(t: &[u8]) -> Option<i64> {
     }
 }
 
+/// Whether `t` is spelled as an integer (optional sign, then digits), whatever its size: what tells
+/// an `integer` value past the i64 range from one that is no integer at all.
+fn is_integer_literal(t: &[u8]) -> bool {
+    let digits = t
+        .strip_prefix(b"-")
+        .or_else(|| t.strip_prefix(b"+"))
+        .unwrap_or(t);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
 /// A real number: a decimal with optional sign, fraction and exponent (`e`, `E`, or Fortran's `d`,
 /// `D`), or `inf`, `nan` and the like. `None` if it is not a number; a non-finite result is left to
 /// the caller. Parsed by `fast-float2` (Eisel-Lemire, correctly rounded).
@@ -575,11 +589,8 @@ fn parse_banner(line: &[u8]) -> Result<Header, MtxErrorKind> {
         b"general" => Symmetry::General,
         b"symmetric" => Symmetry::Symmetric,
         b"skew-symmetric" => Symmetry::SkewSymmetric,
-        b"hermitian" => {
-            return Err(MtxErrorKind::Complex {
-                keyword: "hermitian".into(),
-            })
-        }
+        // Real values: hermitian is symmetric (a complex field was refused above).
+        b"hermitian" => Symmetry::Symmetric,
         _ => {
             return Err(MtxErrorKind::UnknownKeyword {
                 expected: SYMMETRY,
@@ -700,10 +711,16 @@ fn parse_value(
     };
     let v = match field {
         Field::Pattern => unreachable!("pattern entries have no value"),
-        Field::Integer => parse_i64(tok).ok_or_else(|| MtxErrorKind::BadToken {
-            what: "value",
-            found: lossy(tok),
-            expected: "an integer (the field is `integer`)",
+        Field::Integer => parse_i64(tok).ok_or_else(|| {
+            if is_integer_literal(tok) {
+                MtxErrorKind::IntegerOutOfRange { found: lossy(tok) }
+            } else {
+                MtxErrorKind::BadToken {
+                    what: "value",
+                    found: lossy(tok),
+                    expected: "an integer (the field is `integer`)",
+                }
+            }
         })? as f64,
         Field::Real => {
             let v = parse_f64(tok).ok_or_else(|| MtxErrorKind::BadToken {
