@@ -175,8 +175,11 @@ pub fn default_dir() -> Option<PathBuf> {
 #[derive(Debug, thiserror::Error)]
 #[error("kernel cache: could not {action} {}: {source}", path.display())]
 pub struct CacheError {
+    /// What was being done (`write`, `create`, ...).
     pub action: &'static str,
+    /// The file or folder.
     pub path: PathBuf,
+    /// The I/O error.
     #[source]
     pub source: io::Error,
 }
@@ -262,10 +265,12 @@ pub struct DiskCache {
 }
 
 impl DiskCache {
+    /// The cache in `dir` (made on the first store).
     pub fn new(dir: impl Into<PathBuf>) -> DiskCache {
         DiskCache { dir: dir.into() }
     }
 
+    /// The cache folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -479,8 +484,11 @@ pub enum Origin {
 /// A kernel image for a device, and where it came from.
 #[derive(Clone, Debug)]
 pub struct CompiledKernel {
+    /// The compiled kernel.
     pub image: KernelImage,
+    /// What it was compiled for.
     pub target: Target,
+    /// Whether it was compiled now or read from the disk cache.
     pub origin: Origin,
     /// The cache entry read, or written (`None`: no disk cache, or it could not be written).
     pub cache_file: Option<PathBuf>,

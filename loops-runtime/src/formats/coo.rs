@@ -15,15 +15,21 @@ use crate::error::Result;
 use crate::launch::preprocess::TileSetCache;
 use crate::launch::{KernelArgs, Param};
 
-/// A COO matrix with 32-bit indices, sorted by row (see the module's COO policy), with the row
+/// A COO matrix with 32-bit indices, sorted by row (see the COO policy in [`crate::formats`]), with the row
 /// offsets that make its rows tiles: row `r`'s entries are `row_offsets[r]..row_offsets[r + 1]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coo32<T> {
+    /// The rows.
     pub rows: usize,
+    /// The columns.
     pub cols: usize,
+    /// `rows + 1` offsets: row `r`'s entries are `row_offsets[r]..row_offsets[r + 1]`.
     pub row_offsets: Vec<i32>,
+    /// The row of each entry (non-decreasing).
     pub row_indices: Vec<i32>,
+    /// The column of each entry.
     pub col_indices: Vec<i32>,
+    /// The value of each entry.
     pub values: Vec<T>,
 }
 
@@ -131,6 +137,7 @@ impl<T: Copy> Coo32<T> {
         })
     }
 
+    /// The number of entries (duplicates counted).
     pub fn nnz(&self) -> usize {
         self.values.len()
     }
@@ -148,6 +155,7 @@ impl<T: Copy> Coo32<T> {
 
 /// What [`Gpu::upload_coo`] takes: a sprs triplet matrix or a compressed one.
 pub trait CooSource<T> {
+    /// The entries as a checked [`Coo32`], sorted by row.
     fn to_coo32(&self) -> Result<Coo32<T>>;
 }
 

@@ -21,10 +21,15 @@ use crate::launch::{KernelArgs, Param};
 /// held as one (`Csr32` with rows and columns swapped) so both share one set of checks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Csc32<T> {
+    /// The rows.
     pub rows: usize,
+    /// The columns.
     pub cols: usize,
+    /// `cols + 1` offsets: column `c`'s entries are `col_offsets[c]..col_offsets[c + 1]`.
     pub col_offsets: Vec<i32>,
+    /// The row of each entry.
     pub row_indices: Vec<i32>,
+    /// The value of each entry.
     pub values: Vec<T>,
 }
 
@@ -64,6 +69,7 @@ impl<T: Copy> Csc32<T> {
         })
     }
 
+    /// The number of stored entries.
     pub fn nnz(&self) -> usize {
         self.row_indices.len()
     }

@@ -20,7 +20,7 @@ impl Gpu {
     /// offsets when it has more than `i32::MAX` nonzeros (CSR storage only; its column indices
     /// are then converted to `i32` on the host: for matrices that large,
     /// [`Gpu::upload_csr_parts`] takes 4-byte indices with no copy). Rows or columns beyond
-    /// `i32::MAX`, or a wide matrix in CSC storage, are [`LoopsError::TooLarge`], before anything is
+    /// `i32::MAX`, or a wide matrix in CSC storage, are [`LoopsError::TooLarge`](crate::LoopsError::TooLarge), before anything is
     /// allocated.
     pub fn upload_csr<T: Float>(&self, m: &CsMat<T>) -> Result<DeviceCsr<T>> {
         if needs_wide(m.nnz()) && m.is_csr() {

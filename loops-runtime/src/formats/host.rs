@@ -13,8 +13,11 @@ use crate::element::Float;
 /// Which size of a matrix is meant in [`MatrixError::TooLarge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dimension {
+    /// The rows.
     Rows,
+    /// The columns.
     Cols,
+    /// The stored entries.
     Nnz,
 }
 
@@ -36,46 +39,66 @@ pub enum MatrixError {
     /// A size does not fit the 32-bit offsets and indices of the device format.
     #[error("{what} is {value}, which exceeds i32::MAX ({max}) by {excess}: device CSR uses 32-bit offsets and indices", max = i32::MAX)]
     TooLarge {
+        /// Which size.
         what: Dimension,
+        /// Its value.
         value: usize,
+        /// How much it exceeds `i32::MAX` by.
         excess: usize,
     },
 
     /// `offsets` must have `rows + 1` entries.
     #[error("offsets has {len} entries but a matrix with {rows} rows needs rows + 1 = {expected}")]
     OffsetsLength {
+        /// The rows.
         rows: usize,
+        /// The offsets' length.
         len: usize,
+        /// `rows + 1`.
         expected: usize,
     },
 
     /// `offsets[0]` must be 0.
     #[error("offsets[0] is {value} but must be 0")]
-    FirstOffset { value: i64 },
+    FirstOffset {
+        /// The first offset.
+        value: i64,
+    },
 
     /// Offsets must not decrease (row `position - 1` would have a negative length).
     #[error("offsets decrease at position {position}: offsets[{position}] = {value} < offsets[{}] = {previous}", position - 1)]
     OffsetsDecrease {
+        /// Where the offsets decrease.
         position: usize,
+        /// The offset there.
         value: i64,
+        /// The one before it.
         previous: i64,
     },
 
     /// The last offset is the number of nonzeros, which both `indices` and `values` must have.
     #[error("the last offset (offsets[{rows}] = {last}) must equal indices.len() = {indices} and values.len() = {values}")]
     NnzMismatch {
+        /// The rows.
         rows: usize,
+        /// The last offset.
         last: i64,
+        /// The indices' length.
         indices: usize,
+        /// The values' length.
         values: usize,
     },
 
     /// A column index outside `0..cols`.
     #[error("indices[{position}] = {value} (in row {row}) is outside the columns 0..{cols}")]
     IndexOutOfRange {
+        /// The entry's position in the indices.
         position: usize,
+        /// Its row.
         row: usize,
+        /// The index.
         value: i64,
+        /// The bound it breaks (the columns, or the rows for a row index).
         cols: usize,
     },
 }
@@ -102,10 +125,15 @@ fn check_fits(what: Dimension, value: usize) -> Result<(), MatrixError> {
 /// guarantee.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Csr32<T> {
+    /// The rows.
     pub rows: usize,
+    /// The columns.
     pub cols: usize,
+    /// `rows + 1` offsets: row `r`'s entries are `offsets[r]..offsets[r + 1]`.
     pub offsets: Vec<i32>,
+    /// The column of each entry.
     pub indices: Vec<i32>,
+    /// The value of each entry.
     pub values: Vec<T>,
 }
 

@@ -53,6 +53,7 @@ pub fn needs_wide(atoms: usize) -> bool {
 
 /// An offset type [`Gpu::upload_csr_parts`] takes.
 pub trait OffsetValue: Copy + Send + Sync + sealed::Sealed {
+    /// The offset as a u64 (offsets are checked non-negative first).
     fn to_u64(self) -> u64;
 }
 
@@ -60,6 +61,7 @@ pub trait OffsetValue: Copy + Send + Sync + sealed::Sealed {
 /// (checked to lie in `0..cols`, so their bits are those of the `i32` the kernels read); `usize`
 /// ones are converted.
 pub trait IndexValue: Copy + Send + Sync + sealed::Sealed {
+    /// The index as an i64, for the range checks.
     fn to_i64(self) -> i64;
 }
 

@@ -321,10 +321,12 @@ impl DeviceGraph {
         &self.weights
     }
 
+    /// The number of vertices (tiles).
     pub fn vertices(&self) -> usize {
         self.offsets.num_tiles()
     }
 
+    /// The number of edges (atoms).
     pub fn edges(&self) -> usize {
         self.offsets.num_atoms()
     }

@@ -58,6 +58,7 @@ use read::read_plain;
 pub enum Field {
     /// `real` or `double`.
     Real,
+    /// `integer`: values are whole numbers within i64, read as f64.
     Integer,
     /// Structure only: every entry is 1.0.
     Pattern,
@@ -66,8 +67,12 @@ pub enum Field {
 /// The symmetry of a Matrix Market file that was read (the matrix returned is always expanded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Symmetry {
+    /// Every entry is stored.
     General,
+    /// Only one triangle is stored; each off-diagonal entry stands for its mirror too. Also a
+    /// `hermitian` file, whose values are real.
     Symmetric,
+    /// Like symmetric, the mirror negated; the diagonal is zero and not stored.
     SkewSymmetric,
 }
 
@@ -83,10 +88,15 @@ pub enum Format {
 /// A Matrix Market file, read.
 #[derive(Debug)]
 pub struct MatrixMarket {
+    /// Rows, from the size line.
     pub rows: usize,
+    /// Columns, from the size line.
     pub cols: usize,
+    /// The storage format of the file.
     pub format: Format,
+    /// The field of the file.
     pub field: Field,
+    /// The symmetry of the file (the triplets are expanded).
     pub symmetry: Symmetry,
     /// Entries stored in the file (for `coordinate`, the count on the size line; for `array`, the
     /// number of values of the stored triangle or of the whole matrix).
@@ -113,78 +123,167 @@ impl MatrixMarket {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MtxErrorKind {
+    /// Reading or writing failed.
     #[error("I/O error: {0}")]
     Io(#[source] std::io::Error),
+    /// Nothing at all in the file.
     #[error("empty file: expected the banner `%%MatrixMarket matrix <format> <field> <symmetry>`")]
     Empty,
+    /// The first line is not a Matrix Market banner.
     #[error(
         "expected the banner `%%MatrixMarket matrix <format> <field> <symmetry>`, found `{found}`"
     )]
-    BadBanner { found: String },
+    BadBanner {
+        /// The first line.
+        found: String,
+    },
+    /// A banner word that is not one of the words allowed there.
     #[error("banner: expected {expected}, found `{found}`")]
     UnknownKeyword {
+        /// What the banner allows there.
         expected: &'static str,
+        /// The word found.
         found: String,
     },
+    /// The banner ends early.
     #[error("banner: missing {expected}")]
-    MissingKeyword { expected: &'static str },
+    MissingKeyword {
+        /// The word missing.
+        expected: &'static str,
+    },
+    /// A word after the symmetry.
     #[error("banner: unexpected extra word `{found}` after the symmetry")]
-    ExtraKeyword { found: String },
+    ExtraKeyword {
+        /// The word.
+        found: String,
+    },
+    /// A complex field.
     #[error("complex matrices are not supported (the banner says `{keyword}`)")]
-    Complex { keyword: String },
+    Complex {
+        /// The banner word.
+        keyword: String,
+    },
+    /// Banner words that do not go together (e.g. `array pattern`).
     #[error("banner: {0}")]
     InvalidCombination(&'static str),
+    /// No size line.
     #[error("missing size line `{expected}`: the file ends after the banner and comments")]
-    MissingSizeLine { expected: &'static str },
+    MissingSizeLine {
+        /// What the size line holds for this format.
+        expected: &'static str,
+    },
+    /// A size line that is not the integers it must be.
     #[error("bad size line: expected `{expected}` (non-negative integers), found `{found}`")]
     BadSizeLine {
+        /// What the size line holds for this format.
         expected: &'static str,
+        /// The line.
         found: String,
     },
+    /// A symmetric or skew-symmetric matrix that is not square.
     #[error("a {symmetry} matrix must be square, but the size line says {rows} x {cols}")]
     NotSquare {
+        /// The symmetry.
         symmetry: &'static str,
+        /// Rows, from the size line.
         rows: usize,
+        /// Columns, from the size line.
         cols: usize,
     },
+    /// An `array` file with more entries than `usize` counts.
     #[error("a dense {rows} x {cols} array has more entries than this machine can address")]
-    SizeOverflow { rows: usize, cols: usize },
+    SizeOverflow {
+        /// Rows, from the size line.
+        rows: usize,
+        /// Columns, from the size line.
+        cols: usize,
+    },
+    /// Fewer entries than the size line says.
     #[error("the file ends after {found} of the {expected} entries the size line declares (truncated file?)")]
-    Truncated { expected: usize, found: usize },
+    Truncated {
+        /// Entries the size line declares.
+        expected: usize,
+        /// Entries read.
+        found: usize,
+    },
+    /// More entries than the size line says.
     #[error("more entries than the {expected} the size line declares: found `{found}`")]
-    ExtraEntries { expected: usize, found: String },
+    ExtraEntries {
+        /// Entries the size line declares.
+        expected: usize,
+        /// The first extra line.
+        found: String,
+    },
+    /// An entry line that ends early.
     #[error("missing {what}: each entry line must read `{line_format}`")]
     MissingToken {
+        /// The token missing (`row index`, `value`, ...).
         what: &'static str,
+        /// What an entry line holds for this format.
         line_format: &'static str,
     },
+    /// An entry line with more tokens than its format has.
     #[error("unexpected `{found}` after the entry: each entry line must read `{line_format}`")]
     ExtraToken {
+        /// The first extra token.
         found: String,
+        /// What an entry line holds for this format.
         line_format: &'static str,
     },
+    /// An `integer` value past the i64 range.
     #[error("value `{found}` does not fit an i64 ({min}..={max}), which `integer` values are read as", min = i64::MIN, max = i64::MAX)]
-    IntegerOutOfRange { found: String },
+    IntegerOutOfRange {
+        /// The value as written.
+        found: String,
+    },
+    /// A token that is not the number it must be.
     #[error("{what} `{found}` is not {expected}")]
     BadToken {
+        /// What the token is (`row index`, `value`, ...).
         what: &'static str,
+        /// The token.
         found: String,
+        /// What it must be.
         expected: &'static str,
     },
+    /// An index outside the matrix.
     #[error("{what} {index} is out of range 1..={max} (Matrix Market indices are 1-based)")]
     IndexOutOfRange {
+        /// Which index (`row index`, `column index`).
         what: &'static str,
+        /// The 1-based index.
         index: u64,
+        /// The largest index allowed.
         max: usize,
     },
+    /// A diagonal entry in a skew-symmetric file.
     #[error("diagonal entry ({index}, {index}) in a skew-symmetric matrix, whose diagonal is zero and not stored")]
-    SkewDiagonal { index: usize },
+    SkewDiagonal {
+        /// Its 1-based row (and column).
+        index: usize,
+    },
+    /// A NaN or infinite value (or one that overflows f64).
     #[error("value `{found}` is not finite: NaN and infinities are rejected")]
-    NonFinite { found: String },
+    NonFinite {
+        /// The value as written.
+        found: String,
+    },
+    /// A line too long to be Matrix Market.
     #[error("line longer than {max} bytes: not a Matrix Market file")]
-    LineTooLong { max: usize },
+    LineTooLong {
+        /// The longest line accepted, in bytes.
+        max: usize,
+    },
+    /// A non-finite value that the writer refuses.
     #[error("cannot write the non-finite value {value} at ({row}, {col}) (1-based): it would not read back")]
-    NonFiniteValue { row: usize, col: usize, value: f64 },
+    NonFiniteValue {
+        /// Its 1-based row.
+        row: usize,
+        /// Its 1-based column.
+        col: usize,
+        /// The value.
+        value: f64,
+    },
 }
 
 /// A Matrix Market file could not be read or written: where (file, 1-based line) and what

@@ -24,6 +24,8 @@
 //! tile set land in two or three of them, so one atomic per item would serialize on those few
 //! addresses in L2; one per bin and block round cuts them by the items of a round (1024).
 
+#![warn(missing_docs)]
+
 use std::ops::{Range, RangeInclusive};
 use std::sync::Arc;
 
@@ -117,6 +119,7 @@ impl<'a> SubsetIds<'a> {
         self.len
     }
 
+    /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

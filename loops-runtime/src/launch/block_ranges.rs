@@ -11,6 +11,8 @@
 //! of loads. A launch over a subset, or without a kept array, passes a null pointer and the blocks
 //! search as before. `kernels_gen::schedule::carry::Partition::block_starts` is the CPU model.
 
+#![warn(missing_docs)]
+
 use kernels_gen::schedule::carry::Partition;
 use kernels_gen::schedule::LaunchDims;
 
@@ -21,8 +23,11 @@ use crate::launch::{check_len, KernelArgs, Param};
 /// The boundaries of one launch geometry: `blocks + 1` of them, `items_per_block` apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RangeJob {
+    /// How the items are shared out (the schedule's partition).
     pub partition: Partition,
+    /// Items (merge-path steps or atoms) per block.
     pub items_per_block: u64,
+    /// The blocks of the launch.
     pub blocks: u64,
 }
 

@@ -17,6 +17,8 @@
 //! which it searches for the tile of each thread's piece; the total sizes the grid, one thread per
 //! piece.
 
+#![warn(missing_docs)]
+
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaFunction, CudaStream};
 use kernels_gen::schedule::LaunchDims;

@@ -16,6 +16,7 @@ use super::*;
 pub struct LibraryFile {
     /// The path the dynamic loader found it at.
     pub path: PathBuf,
+    /// Its size in bytes.
     pub size: u64,
     /// Modification time, nanoseconds since 1970 (0 where the platform cannot tell).
     pub modified_ns: u128,
