@@ -25,21 +25,23 @@
 pub use loops_macros::load_balanced;
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
-pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets};
+pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
 pub use loops_runtime::{generate, graph, mtx, subset, Element, Float, LoopsError, Result};
 
-/// What a kernel file needs: the attribute, the device handle and buffers, and the element traits.
+/// What a kernel file needs: the attribute, the device handle and buffers, the tile-set formats
+/// and their trait, and the element traits.
 pub mod prelude {
     pub use crate::{
         load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, Element,
-        Float, Gpu, LoopsError,
+        Float, Gpu, LoopsError, TileSet,
     };
 }
 
 /// Used by the code `#[load_balanced]` expands to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use loops_runtime::formats::TileSet;
     pub use loops_runtime::launch::{check_len, KernelArgs};
-    pub use loops_runtime::run::{check_narrow, Call, KernelDesc, TileSet};
+    pub use loops_runtime::run::{check_narrow, Call, KernelDesc};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig, Variant};
 }

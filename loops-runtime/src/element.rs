@@ -17,7 +17,9 @@ pub trait Element:
 pub trait Float:
     Element + PartialOrd + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 {
+    /// The nearest value of this type to `v`.
     fn from_f64(v: f64) -> Self;
+    /// The value as an f64 (exact for f32 and f64).
     fn to_f64(self) -> f64;
     /// Unit roundoff (half the machine epsilon), for error bounds against an f64 reference.
     const UNIT_ROUNDOFF: f64;

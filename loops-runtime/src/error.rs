@@ -2,37 +2,56 @@
 
 use std::path::PathBuf;
 
+/// The result of every fallible runtime call: [`LoopsError`] unless said otherwise.
 pub type Result<T, E = LoopsError> = std::result::Result<T, E>;
 
+/// What went wrong in a runtime call: the driver, NVRTC, a size, a buffer, a kernel's bounds
+/// check, an input file. Every variant's message names what it is about.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LoopsError {
     /// libcuda could not be loaded: no NVIDIA driver on this machine.
     #[error("no CUDA driver: {detail}")]
-    NoDriver { detail: String },
+    NoDriver {
+        /// Which library names were searched.
+        detail: String,
+    },
 
     /// The driver is there but the requested device is not.
     #[error("no CUDA device {ordinal}: this machine has {count}")]
-    NoDevice { ordinal: usize, count: usize },
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// The number of devices the driver reports.
+        count: usize,
+    },
 
     /// A CUDA driver call failed.
     #[error("CUDA driver error while {context}: {source}")]
     Driver {
+        /// What the runtime was doing.
         context: String,
+        /// The driver's error.
         #[source]
         source: cudarc::driver::DriverError,
     },
 
     /// libnvrtc could not be loaded, so no kernel can be compiled.
     #[error("NVRTC (libnvrtc) not found; searched {searched:?}. Install the CUDA toolkit or `pip install nvidia-cuda-nvrtc`, and put its lib folder on LD_LIBRARY_PATH (or set LOOPS_NVRTC_LIB)")]
-    NvrtcMissing { searched: Vec<String> },
+    NvrtcMissing {
+        /// The library names and paths tried.
+        searched: Vec<String>,
+    },
 
     /// NVRTC rejected the generated source. Holds the log and the source, whose `#line` directives
     /// point into the user's Rust file.
     #[error("NVRTC could not compile kernel `{kernel}`:\n{log}")]
     Compile {
+        /// The kernel's name.
         kernel: String,
+        /// NVRTC's log.
         log: String,
+        /// The CUDA source that was compiled.
         source_code: String,
     },
 
@@ -41,10 +60,15 @@ pub enum LoopsError {
         "kernel `{kernel}`: `{param}` has {len} elements but needs at least {required} ({why})"
     )]
     BufferTooShort {
+        /// The kernel's name.
         kernel: String,
+        /// The parameter the buffer was passed as.
         param: String,
+        /// The buffer's length.
         len: usize,
+        /// The length the tile set needs.
         required: usize,
+        /// What the length is needed for.
         why: String,
     },
 
@@ -52,7 +76,10 @@ pub enum LoopsError {
     /// handles of the same context (`Gpu::fork` siblings, other `Gpu::new` handles of the device) are
     /// accepted, and ordered across the two streams by the runtime.
     #[error("{context}: the buffer belongs to a Gpu handle of another device (CUDA context); copy it through the host, or use it with a handle of its own device")]
-    ForeignBuffer { context: String },
+    ForeignBuffer {
+        /// The call and the argument the buffer was given as.
+        context: String,
+    },
 
     /// The device has no room for an allocation (an upload, `zeros`, the carry schedules' scratch).
     /// Nothing was allocated; the handle remains usable. `free_bytes` and `total_bytes` are the
@@ -63,9 +90,13 @@ pub enum LoopsError {
         free = free_bytes.map_or("unknown".into(), bytes_text),
         total = total_bytes.map_or("unknown".into(), bytes_text))]
     OutOfMemory {
+        /// What was being allocated.
         what: String,
+        /// The bytes asked for.
         requested_bytes: u64,
+        /// The device's free bytes just after the failure.
         free_bytes: Option<u64>,
+        /// The device's total bytes.
         total_bytes: Option<u64>,
     },
 
@@ -73,17 +104,28 @@ pub enum LoopsError {
     #[error(
         "kernel `{kernel}`: the arguments do not match the entry point's parameters: {detail}"
     )]
-    KernelArguments { kernel: String, detail: String },
+    KernelArguments {
+        /// The kernel's name.
+        kernel: String,
+        /// Which argument differs from its parameter, and how.
+        detail: String,
+    },
 
     /// A checked kernel (debug builds, or `LOOPS_CHECKED=1`) indexed out of range. The access was
     /// not made.
     #[error("kernel `{kernel}` indexed `{array}` at {index}, out of bounds for length {len}, at {file}:{line}")]
     IndexOutOfBounds {
+        /// The kernel's name.
         kernel: String,
+        /// The array indexed, as the kernel body names it (`x`, `a.col_indices`).
         array: String,
+        /// The index.
         index: i64,
+        /// The array's length.
         len: u64,
+        /// The Rust file of the kernel body.
         file: String,
+        /// The line of the access in that file.
         line: u64,
     },
 
@@ -94,10 +136,15 @@ pub enum LoopsError {
     /// its atoms.
     #[error("{format} with {rows} rows, {cols} columns and {nnz} stored entries does not fit the device format: its {what} exceeds i32::MAX = {max} (indices are 32-bit; only CSR and Offsets take 64-bit offsets for more entries)", max = i32::MAX)]
     TooLarge {
+        /// The format (`Csr`, `Csc`, `Coo`, `Offsets`).
         format: &'static str,
+        /// Its rows (tiles of an `Offsets` layout).
         rows: usize,
+        /// Its columns (0 for an `Offsets` layout).
         cols: usize,
+        /// Its stored entries (atoms).
         nnz: usize,
+        /// Which of the sizes is too large.
         what: crate::formats::host::Dimension,
     },
 
@@ -107,10 +154,15 @@ pub enum LoopsError {
     /// second tile-set parameter. Returned before anything is launched.
     #[error("kernel `{kernel}` (schedule {schedule}) cannot run on `{param}`, a tile set of {atoms} atoms: more than i32::MAX = {max} needs 64-bit offsets, and {why}; the schedules thread, group, warp, block and auto take 64-bit offsets", max = i32::MAX)]
     WideUnsupported {
+        /// The kernel's name.
         kernel: String,
+        /// The kernel's schedule.
         schedule: String,
+        /// The tile-set parameter.
         param: String,
+        /// The tile set's atoms.
         atoms: usize,
+        /// Why this kernel has no 64-bit-offsets instantiation.
         why: String,
     },
 
@@ -122,43 +174,71 @@ pub enum LoopsError {
         total = bytes_text(*total_bytes),
         reserve = bytes_text(crate::formats::wide::MEMORY_RESERVE_BYTES))]
     NotEnoughMemory {
+        /// What was being uploaded.
         what: String,
+        /// The bytes it needs.
         needed_bytes: u64,
+        /// The device's free bytes.
         free_bytes: u64,
+        /// The device's total bytes.
         total_bytes: u64,
     },
 
     /// The list of a tile subset (`a.tiles_in(list)`) has more entries than a launch indexes with
     /// 32 bits.
     #[error("kernel `{kernel}`: the tile subset's list has {len} entries, more than i32::MAX = {max}", max = i32::MAX)]
-    SubsetTooLarge { kernel: String, len: usize },
+    SubsetTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// The list's entries.
+        len: usize,
+    },
 
     /// The tiles of a subset hold more atoms together than 32-bit offsets reach (a list that repeats
     /// long tiles), under a schedule that needs them at contiguous offsets.
     #[error("kernel `{kernel}`: the tiles of the subset's list hold {atoms} atoms together, more than i32::MAX = {max};              split the list, or use a schedule that maps tiles (thread, group, warp, block)", max = i32::MAX)]
-    SubsetAtomsTooLarge { kernel: String, atoms: u64 },
+    SubsetAtomsTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// The atoms of the listed tiles together.
+        atoms: u64,
+    },
 
     /// Under `split`, more pieces than 32-bit offsets reach (a tiny `mdt` on a huge tile set).
     #[error("kernel `{kernel}`: cutting the tiles into pieces of at most {mdt} atoms makes {pieces} pieces, \
              more than i32::MAX = {max}; raise `mdt`", max = i32::MAX)]
     TooManyPieces {
+        /// The kernel's name.
         kernel: String,
+        /// The pieces the tiles would be cut into.
         pieces: u64,
+        /// The largest piece, in atoms.
         mdt: u32,
     },
 
     /// A graph that breaks the invariants of `graph::Graph`, or a frontier run given bad input.
     #[error("invalid graph: {detail}")]
-    InvalidGraph { detail: String },
+    InvalidGraph {
+        /// Which invariant is broken, and where.
+        detail: String,
+    },
 
     /// A frontier loop still had work after its iteration limit (e.g. a distance that keeps falling).
     #[error("the frontier loop did not converge: {iterations} iterations, the frontier still holds {frontier} vertices")]
-    NoConvergence { iterations: u64, frontier: usize },
+    NoConvergence {
+        /// The iterations run.
+        iterations: u64,
+        /// The vertices still in the frontier.
+        frontier: usize,
+    },
 
     /// `Gpu::bin_tiles` was given offsets that do not match the tile count, or more items than its
     /// `u32` positions reach.
     #[error("binning tiles: {detail}")]
-    InvalidBinning { detail: String },
+    InvalidBinning {
+        /// Which size is wrong.
+        detail: String,
+    },
 
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
@@ -171,7 +251,9 @@ pub enum LoopsError {
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

@@ -1,6 +1,8 @@
 //! loops-runtime: everything that happens at run time. It knows schedules only as launch geometry
 //! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
 
+#![warn(missing_docs)]
+
 pub mod compile;
 pub mod device;
 pub mod element;
@@ -8,6 +10,9 @@ pub mod error;
 pub mod formats;
 pub mod graph;
 pub mod io;
+// launch/mod.rs is being rewritten, documentation included: until then its own items are let off
+// the lint; its submodules turn it back on for themselves.
+#[allow(missing_docs)]
 pub mod launch;
 pub mod verify;
 

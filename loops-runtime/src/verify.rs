@@ -9,20 +9,29 @@ use crate::Float;
 /// How many rows of a result are outside their error bound, and the first one that is.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowCheck {
+    /// Rows checked.
     pub rows: usize,
+    /// Rows outside their bound.
     pub bad_rows: usize,
+    /// The first of them, if any.
     pub first_bad: Option<BadRow>,
 }
 
+/// A row whose result is outside its error bound.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BadRow {
+    /// The row.
     pub row: usize,
+    /// The GPU's value.
     pub got: f64,
+    /// The f64 reference's value.
     pub want: f64,
+    /// The largest difference allowed.
     pub bound: f64,
 }
 
 impl RowCheck {
+    /// Whether every row is within its bound.
     pub fn passed(&self) -> bool {
         self.bad_rows == 0
     }

@@ -523,11 +523,43 @@ fn malformed_complex_is_unsupported() {
 }
 
 #[test]
-fn malformed_hermitian_is_complex() {
-    assert_error!(
-        "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+fn hermitian_with_real_values_reads_as_symmetric() {
+    // With real values a hermitian matrix is its own transpose: the file reads as the symmetric one.
+    let bodies = [
+        ("coordinate real", "3 3 3\n1 1 2.5\n3 1 -1\n3 2 4\n"),
+        ("coordinate double", "2 2 2\n1 1 1\n2 1 7\n"),
+        ("coordinate integer", "3 3 2\n2 1 5\n3 3 -1\n"),
+        ("coordinate pattern", "3 3 2\n2 1\n3 2\n"),
+        ("array real", "2 2\n1\n2\n3\n"),
+        ("array integer", "3 3\n1\n2\n3\n4\n5\n6\n"),
+    ];
+    for (format_field, body) in bodies {
+        for case in ["hermitian", "Hermitian"] {
+            let hermitian = ok(&format!(
+                "%%MatrixMarket matrix {format_field} {case}\n{body}"
+            ));
+            let symmetric = ok(&format!(
+                "%%MatrixMarket matrix {format_field} symmetric\n{body}"
+            ));
+            assert_eq!(hermitian.symmetry, Symmetry::Symmetric, "{format_field}");
+            assert_eq!(hermitian.entries_in_file, symmetric.entries_in_file);
+            assert_eq!(dense(&hermitian), dense(&symmetric), "{format_field}");
+            assert_eq!(hermitian.triplets.row_inds(), symmetric.triplets.row_inds());
+            assert_eq!(hermitian.triplets.col_inds(), symmetric.triplets.col_inds());
+        }
+    }
+}
+
+#[test]
+fn malformed_complex_hermitian_is_unsupported() {
+    let e = assert_error!(
+        "%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n",
         1,
         MtxErrorKind::Complex { .. }
+    );
+    assert!(
+        e.to_string().contains("complex matrices are not supported"),
+        "{e}"
     );
 }
 
@@ -776,6 +808,47 @@ fn malformed_integer_field_with_real_value() {
         3,
         MtxErrorKind::BadToken { .. }
     );
+}
+
+#[test]
+fn malformed_integer_value_past_i64() {
+    let header = "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 3\n";
+    for value in [
+        "9223372036854775808",
+        "-9223372036854775809",
+        "+99999999999999999999999",
+    ] {
+        let e = assert_error!(
+            &format!("{header}2 2 {value}\n"),
+            4,
+            MtxErrorKind::IntegerOutOfRange { .. }
+        );
+        let shown = e.to_string();
+        assert!(
+            shown.contains(&format!("`{value}`")),
+            "must name the value: {shown}"
+        );
+        assert!(
+            shown.contains("does not fit an i64"),
+            "must say it does not fit: {shown}"
+        );
+        assert!(!shown.contains("is not an integer"), "{shown}");
+    }
+    // The same value in an array file, and the limits themselves, which fit.
+    assert_error!(
+        "%%MatrixMarket matrix array integer general\n1 1\n18446744073709551616\n",
+        3,
+        MtxErrorKind::IntegerOutOfRange { .. }
+    );
+    let m = ok(&format!("{header}2 2 -9223372036854775808\n",));
+    assert_eq!(dense(&m)[1][1], i64::MIN as f64);
+    // What is no integer at all still says so.
+    let e = assert_error!(
+        &format!("{header}2 2 12x\n"),
+        4,
+        MtxErrorKind::BadToken { .. }
+    );
+    assert!(e.to_string().contains("is not an integer"), "{e}");
 }
 
 #[test]

@@ -66,12 +66,21 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
 use crate::compile::{self, Arch, KernelImage, Output, Target};
 use crate::error::Result;
+
+mod dump;
+mod identity;
+
+pub use dump::dump_file_stem;
+use dump::{dump_cache_hit, file_safe};
+pub(crate) use dump::{dump_compile, CompileRecord};
+use identity::{remember_identity, remembered_identity};
+pub use identity::{LibraryFile, NvrtcIdentity};
 
 /// `LOOPS_CACHE=off` turns the disk cache off.
 pub const CACHE_ENV: &str = "LOOPS_CACHE";
@@ -166,8 +175,11 @@ pub fn default_dir() -> Option<PathBuf> {
 #[derive(Debug, thiserror::Error)]
 #[error("kernel cache: could not {action} {}: {source}", path.display())]
 pub struct CacheError {
+    /// What was being done (`write`, `create`, ...).
     pub action: &'static str,
+    /// The file or folder.
     pub path: PathBuf,
+    /// The I/O error.
     #[source]
     pub source: io::Error,
 }
@@ -179,152 +191,6 @@ impl CacheError {
             path: path.to_path_buf(),
             source,
         }
-    }
-}
-
-/// A libnvrtc file, as it was when its identity was taken.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryFile {
-    /// The path the dynamic loader found it at.
-    pub path: PathBuf,
-    pub size: u64,
-    /// Modification time, nanoseconds since 1970 (0 where the platform cannot tell).
-    pub modified_ns: u128,
-    /// (device, inode) on Unix.
-    pub file_id: Option<(u64, u64)>,
-}
-
-impl LibraryFile {
-    /// The file at `path` as it is now (following links); `None` if it cannot be read.
-    pub fn stat(path: &Path) -> Option<LibraryFile> {
-        let meta = fs::metadata(path).ok()?;
-        #[cfg(unix)]
-        let file_id = {
-            use std::os::unix::fs::MetadataExt;
-            Some((meta.dev(), meta.ino()))
-        };
-        #[cfg(not(unix))]
-        let file_id = None;
-        Some(LibraryFile {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            modified_ns: modified_ns(&meta),
-            file_id,
-        })
-    }
-}
-
-fn modified_ns(meta: &fs::Metadata) -> u128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos())
-}
-
-/// Which NVRTC compiles: what goes into the key, and what decides the target.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NvrtcIdentity {
-    /// `nvrtcVersion()`, e.g. (13, 0).
-    pub version: (u32, u32),
-    /// The real architectures it compiles for, as numbers (90 for sm_90).
-    pub supported_archs: Vec<u32>,
-    /// The library file, where the loader can tell (Unix).
-    pub library: Option<LibraryFile>,
-}
-
-impl NvrtcIdentity {
-    /// The NVRTC of this process, loading it if need be ([`crate::LoopsError::NvrtcMissing`] if it
-    /// cannot be loaded).
-    pub fn of_loaded() -> Result<NvrtcIdentity> {
-        static LOADED: OnceLock<NvrtcIdentity> = OnceLock::new();
-        let info = compile::nvrtc_available()?;
-        Ok(LOADED
-            .get_or_init(|| NvrtcIdentity {
-                version: info.version,
-                supported_archs: info.supported_archs.clone(),
-                library: info.library.as_deref().and_then(LibraryFile::stat),
-            })
-            .clone())
-    }
-
-    /// What a kernel for `device` is compiled to.
-    pub fn target(&self, device: Arch) -> Target {
-        compile::target_for(&self.supported_archs, device)
-    }
-
-    fn key_text(&self) -> String {
-        let (major, minor) = self.version;
-        match &self.library {
-            Some(lib) => format!(
-                "{major}.{minor}, {:?} ({} bytes, modified {}.{:09})",
-                lib.path,
-                lib.size,
-                lib.modified_ns / 1_000_000_000,
-                lib.modified_ns % 1_000_000_000
-            ),
-            None => format!("{major}.{minor}, library file unknown"),
-        }
-    }
-
-    /// The memo's payload; `None` when there is nothing to check it against later.
-    fn to_memo(&self) -> Option<String> {
-        let lib = self.library.as_ref()?;
-        let path = lib.path.to_str().filter(|p| !p.contains('\n'))?;
-        let archs: Vec<String> = self.supported_archs.iter().map(u32::to_string).collect();
-        let id = lib
-            .file_id
-            .map_or("-".to_string(), |(dev, ino)| format!("{dev} {ino}"));
-        Some(format!(
-            "version {} {}\narchs {}\nsize {}\nmodified {}\nid {id}\npath {path}\n",
-            self.version.0,
-            self.version.1,
-            archs.join(" "),
-            lib.size,
-            lib.modified_ns,
-        ))
-    }
-
-    /// Parses a memo and checks that its library file is still the same file.
-    fn from_memo(text: &str) -> Option<NvrtcIdentity> {
-        let mut fields = std::collections::HashMap::new();
-        for line in text.lines() {
-            let (name, value) = line.split_once(' ')?;
-            fields.insert(name, value);
-        }
-        let numbers = |name: &str| -> Option<Vec<u128>> {
-            fields
-                .get(name)?
-                .split_whitespace()
-                .map(|n| n.parse().ok())
-                .collect()
-        };
-        let version = match numbers("version")?.as_slice() {
-            &[major, minor] => (u32::try_from(major).ok()?, u32::try_from(minor).ok()?),
-            _ => return None,
-        };
-        let supported_archs = numbers("archs")?
-            .into_iter()
-            .map(|a| u32::try_from(a).ok())
-            .collect::<Option<Vec<u32>>>()?;
-        let file_id = match fields.get("id").copied()? {
-            "-" => None,
-            _ => match numbers("id")?.as_slice() {
-                &[dev, ino] => Some((u64::try_from(dev).ok()?, u64::try_from(ino).ok()?)),
-                _ => return None,
-            },
-        };
-        let recorded = LibraryFile {
-            path: PathBuf::from(fields.get("path")?),
-            size: fields.get("size")?.parse().ok()?,
-            modified_ns: fields.get("modified")?.parse().ok()?,
-            file_id,
-        };
-        let now = LibraryFile::stat(&recorded.path)?;
-        (now == recorded).then_some(NvrtcIdentity {
-            version,
-            supported_archs,
-            library: Some(recorded),
-        })
     }
 }
 
@@ -399,10 +265,12 @@ pub struct DiskCache {
 }
 
 impl DiskCache {
+    /// The cache in `dir` (made on the first store).
     pub fn new(dir: impl Into<PathBuf>) -> DiskCache {
         DiskCache { dir: dir.into() }
     }
 
+    /// The cache folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -604,86 +472,6 @@ fn warn_once(flag: &AtomicBool, message: fmt::Arguments<'_>) {
 static STORE_WARNED: AtomicBool = AtomicBool::new(false);
 static DUMP_WARNED: AtomicBool = AtomicBool::new(false);
 
-/// What decides which libnvrtc the dynamic loader picks in this process (see the module docs).
-fn loader_fingerprint() -> &'static str {
-    static FINGERPRINT: OnceLock<String> = OnceLock::new();
-    FINGERPRINT.get_or_init(|| {
-        let stamp = |p: &Path| match fs::metadata(p) {
-            Ok(m) => format!("{} bytes, modified {}", m.len(), modified_ns(&m)),
-            Err(_) => "absent".to_string(),
-        };
-        let mut s = String::from("loops-for-rust: which libnvrtc this process loads\n");
-        if let Ok(exe) = std::env::current_exe() {
-            let _ = writeln!(s, "exe {:?} ({})", exe, stamp(&exe));
-        }
-        let lib = std::env::var_os(compile::NVRTC_LIB_ENV);
-        let _ = writeln!(s, "{} {:?}", compile::NVRTC_LIB_ENV, lib);
-        if let Some(lib) = lib {
-            let _ = writeln!(s, "  ({})", stamp(Path::new(&lib)));
-        }
-        let path_vars: &[&str] = if cfg!(windows) {
-            &["PATH"]
-        } else {
-            &[
-                "LD_LIBRARY_PATH",
-                "DYLD_LIBRARY_PATH",
-                "DYLD_FALLBACK_LIBRARY_PATH",
-            ]
-        };
-        for var in path_vars {
-            let value = std::env::var_os(var);
-            let _ = writeln!(s, "{var} {value:?}");
-            for dir in value.iter().flat_map(std::env::split_paths) {
-                let _ = writeln!(s, "  {:?} ({})", dir, stamp(&dir));
-            }
-        }
-        if cfg!(target_os = "linux") {
-            for p in [
-                "/etc/ld.so.cache",
-                "/lib",
-                "/lib64",
-                "/usr/lib",
-                "/usr/lib64",
-                "/lib/x86_64-linux-gnu",
-                "/usr/lib/x86_64-linux-gnu",
-                "/lib/aarch64-linux-gnu",
-                "/usr/lib/aarch64-linux-gnu",
-            ] {
-                let _ = writeln!(s, "{p} ({})", stamp(Path::new(p)));
-            }
-        }
-        let _ = writeln!(
-            s,
-            "names {}",
-            cudarc::get_lib_name_candidates("nvrtc").join(" ")
-        );
-        s
-    })
-}
-
-fn memo_name() -> String {
-    format!(
-        "nvrtc-{}.id",
-        hex(&Sha256::digest(loader_fingerprint().as_bytes())[..8])
-    )
-}
-
-/// The NVRTC identity remembered in `cache` for this process's loader fingerprint, if its library
-/// file is unchanged.
-fn remembered_identity(cache: &DiskCache) -> Option<NvrtcIdentity> {
-    let bytes = fs::read(cache.dir.join(memo_name())).ok()?;
-    let payload = decode(&bytes, KIND_IDENTITY, loader_fingerprint()).ok()?;
-    NvrtcIdentity::from_memo(std::str::from_utf8(payload).ok()?)
-}
-
-fn remember_identity(cache: &DiskCache, id: &NvrtcIdentity) -> Result<(), CacheError> {
-    let Some(memo) = id.to_memo() else {
-        return Ok(());
-    };
-    let bytes = encode(KIND_IDENTITY, loader_fingerprint(), memo.as_bytes());
-    write_atomic(&cache.dir, &memo_name(), &bytes).map(|_| ())
-}
-
 /// Where a kernel came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -696,8 +484,11 @@ pub enum Origin {
 /// A kernel image for a device, and where it came from.
 #[derive(Clone, Debug)]
 pub struct CompiledKernel {
+    /// The compiled kernel.
     pub image: KernelImage,
+    /// What it was compiled for.
     pub target: Target,
+    /// Whether it was compiled now or read from the disk cache.
     pub origin: Origin,
     /// The cache entry read, or written (`None`: no disk cache, or it could not be written).
     pub cache_file: Option<PathBuf>,
@@ -788,98 +579,6 @@ pub fn compile_fresh(
     })
 }
 
-/// `NAME-HASH`: the stem of a kernel's files in `LOOPS_DUMP_DIR` (the kernel name made safe for a
-/// file name, and the 64-bit FNV-1a hash of its source, [`compile::source_hash`]).
-pub fn dump_file_stem(kernel_name: &str, source: &str) -> String {
-    format!(
-        "{}-{:016x}",
-        file_safe(kernel_name),
-        compile::source_hash(source)
-    )
-}
-
-/// What a compile did, for its `.log` in the dump folder.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct CompileRecord<'a> {
-    pub(crate) nvrtc_version: (u32, u32),
-    pub(crate) target: Target,
-    pub(crate) options: &'a [String],
-    /// The image's size, or the error.
-    pub(crate) outcome: std::result::Result<usize, &'a str>,
-    pub(crate) log: &'a str,
-}
-
-/// Writes the source and the NVRTC log of a compile to `dir`; a failure is a warning.
-pub(crate) fn dump_compile(
-    dir: &Path,
-    kernel_name: &str,
-    source: &str,
-    record: &CompileRecord<'_>,
-) {
-    let (major, minor) = record.nvrtc_version;
-    let mut log = format!(
-        "kernel: {kernel_name}\nnvrtc: {major}.{minor}\ntarget: {}\noptions: {}\n",
-        record.target,
-        record.options.join(" ")
-    );
-    match record.outcome {
-        Ok(size) => {
-            let _ = writeln!(
-                log,
-                "result: compiled ({size} bytes of {})",
-                record.target.output
-            );
-        }
-        Err(error) if error == record.log => log.push_str("result: FAILED\n"),
-        Err(error) => {
-            let _ = writeln!(log, "result: FAILED: {error}");
-        }
-    }
-    log.push_str("--- NVRTC log ---\n");
-    log.push_str(record.log);
-    dump(dir, kernel_name, source, &log);
-}
-
-fn dump_cache_hit(dir: &Path, kernel_name: &str, source: &str, key: &CacheKey, path: &Path) {
-    let log = format!(
-        "kernel: {kernel_name}\nresult: loaded from the kernel cache, not compiled: {}\n\
-         ({CACHE_ENV}=off compiles it and records NVRTC's log)\n--- key ---\n{}",
-        path.display(),
-        key.text()
-    );
-    dump(dir, kernel_name, source, &log);
-}
-
-fn dump(dir: &Path, kernel_name: &str, source: &str, log: &str) {
-    let stem = dump_file_stem(kernel_name, source);
-    let written = write_atomic(dir, &format!("{stem}.cu"), source.as_bytes())
-        .and_then(|_| write_atomic(dir, &format!("{stem}.log"), log.as_bytes()));
-    if let Err(e) = written {
-        warn_once(&DUMP_WARNED, format_args!("{DUMP_DIR_ENV}: {e}"));
-    }
-}
-
-/// `name` with every character but ASCII letters, digits, `_` and `-` replaced by `_`, at most 64
-/// characters, never empty.
-fn file_safe(name: &str) -> String {
-    let safe: String = name
-        .chars()
-        .take(64)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if safe.is_empty() {
-        "kernel".to_string()
-    } else {
-        safe
-    }
-}
-
 fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(2 * bytes.len());
     for b in bytes {
@@ -889,94 +588,4 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-        let pairs: Vec<(String, OsString)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), OsString::from(v)))
-            .collect();
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        }
-    }
-
-    #[test]
-    fn config_from_vars() {
-        let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, "/x/cache")]));
-        assert_eq!(c, CacheConfig::in_dir("/x/cache"));
-        for off in ["off", "OFF", "0", "false", "no"] {
-            let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, "/x"), (CACHE_ENV, off)]));
-            assert_eq!(c.dir, None, "{off}");
-        }
-        let c = CacheConfig::from_vars(vars(&[
-            (CACHE_DIR_ENV, "/x"),
-            (CACHE_ENV, "on"),
-            (DUMP_DIR_ENV, "/d"),
-        ]));
-        assert_eq!(c, CacheConfig::in_dir("/x").with_dump_dir("/d"));
-        // Unset or empty: the platform's folder (when there is one), no dumps.
-        let c = CacheConfig::from_vars(vars(&[(CACHE_DIR_ENV, ""), (DUMP_DIR_ENV, "")]));
-        assert_eq!(c.dir, default_dir());
-        assert_eq!(c.dump_dir, None);
-        if let Some(dir) = c.dir {
-            assert!(dir.ends_with(APP_DIR_NAME), "{dir:?}");
-        }
-    }
-
-    #[test]
-    fn encode_decode() {
-        let bytes = encode(KIND_CUBIN, "key", b"payload");
-        assert_eq!(bytes.len(), HEADER_LEN + 3 + 7);
-        assert_eq!(decode(&bytes, KIND_CUBIN, "key"), Ok(&b"payload"[..]));
-        assert!(decode(&bytes, KIND_PTX, "key").is_err());
-        assert!(decode(&bytes, KIND_CUBIN, "kez").is_err());
-        // Every truncation and every single flipped bit is rejected.
-        for len in 0..bytes.len() {
-            assert!(decode(&bytes[..len], KIND_CUBIN, "key").is_err(), "{len}");
-        }
-        for i in 0..bytes.len() {
-            for bit in 0..8 {
-                let mut b = bytes.clone();
-                b[i] ^= 1 << bit;
-                assert!(decode(&b, KIND_CUBIN, "key").is_err(), "byte {i} bit {bit}");
-            }
-        }
-        // Lengths that overflow are rejected, not computed with.
-        let mut b = bytes.clone();
-        b[20..28].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(decode(&b, KIND_CUBIN, "key").is_err());
-    }
-
-    #[test]
-    fn identity_memo_round_trip() {
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let id = NvrtcIdentity {
-            version: (13, 0),
-            supported_archs: vec![75, 90],
-            library: LibraryFile::stat(&exe),
-        };
-        let memo = id.to_memo().expect("a library file");
-        assert_eq!(NvrtcIdentity::from_memo(&memo), Some(id.clone()));
-        // A library file that changed (here: another size) invalidates the memo.
-        let size = id.library.as_ref().map_or(0, |l| l.size);
-        let changed = memo.replace(&format!("size {size}"), "size 1");
-        assert_eq!(NvrtcIdentity::from_memo(&changed), None);
-        assert_eq!(NvrtcIdentity::from_memo("version 13\n"), None);
-        assert_eq!(NvrtcIdentity::from_memo(""), None);
-    }
-
-    #[test]
-    fn names() {
-        assert_eq!(file_safe("spmv"), "spmv");
-        assert_eq!(file_safe("a/b c\n"), "a_b_c_");
-        assert_eq!(file_safe(""), "kernel");
-        assert_eq!(file_safe(&"x".repeat(100)).len(), 64);
-        assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
-        assert_eq!(dump_file_stem("spmv", ""), "spmv-cbf29ce484222325");
-    }
-}
+mod tests;

@@ -31,7 +31,9 @@ pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
 /// A GPU architecture: a compute capability such as 9.0 (Hopper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Arch {
+    /// The major version of the compute capability (9 for sm_90).
     pub major: u32,
+    /// The minor version (0 for sm_90).
     pub minor: u32,
 }
 
@@ -39,6 +41,7 @@ impl Arch {
     /// Hopper (H100, H200): the architecture of the GPU machine, and what CI compiles for.
     pub const SM_90: Arch = Arch::new(9, 0);
 
+    /// The architecture of compute capability `major.minor`.
     pub const fn new(major: u32, minor: u32) -> Arch {
         Arch { major, minor }
     }
@@ -91,7 +94,9 @@ impl fmt::Display for Output {
 /// What a kernel is compiled to: an architecture and an output kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Target {
+    /// The architecture.
     pub arch: Arch,
+    /// PTX or a cubin.
     pub output: Output,
 }
 
@@ -459,11 +464,17 @@ pub fn resource_usage(kernel_name: &str, source: &str, arch: Arch) -> Result<Vec
 /// One entry point's resources, as ptxas reports them with `-v`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourceUsage {
+    /// The entry point.
     pub entry: String,
+    /// Registers per thread.
     pub registers: u32,
+    /// Static shared memory per block, in bytes.
     pub shared_bytes: u32,
+    /// Stack frame per thread, in bytes.
     pub stack_bytes: u32,
+    /// Bytes of spill stores.
     pub spill_stores: u32,
+    /// Bytes of spill loads.
     pub spill_loads: u32,
 }
 

@@ -231,6 +231,7 @@ impl<T> DeviceBuffer<T> {
         self.len = len;
     }
 
+    /// Whether no element is in use (`len() == 0`).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

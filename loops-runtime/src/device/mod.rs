@@ -585,7 +585,9 @@ pub(crate) fn param_sizes(func: &CudaFunction, count: usize) -> Option<Vec<usize
 /// Device memory, as [`Gpu::memory_info`] reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryInfo {
+    /// Free bytes on the device.
     pub free_bytes: u64,
+    /// Total bytes on the device.
     pub total_bytes: u64,
 }
 

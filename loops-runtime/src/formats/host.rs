@@ -13,8 +13,11 @@ use crate::element::Float;
 /// Which size of a matrix is meant in [`MatrixError::TooLarge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dimension {
+    /// The rows.
     Rows,
+    /// The columns.
     Cols,
+    /// The stored entries.
     Nnz,
 }
 
@@ -36,46 +39,66 @@ pub enum MatrixError {
     /// A size does not fit the 32-bit offsets and indices of the device format.
     #[error("{what} is {value}, which exceeds i32::MAX ({max}) by {excess}: device CSR uses 32-bit offsets and indices", max = i32::MAX)]
     TooLarge {
+        /// Which size.
         what: Dimension,
+        /// Its value.
         value: usize,
+        /// How much it exceeds `i32::MAX` by.
         excess: usize,
     },
 
     /// `offsets` must have `rows + 1` entries.
     #[error("offsets has {len} entries but a matrix with {rows} rows needs rows + 1 = {expected}")]
     OffsetsLength {
+        /// The rows.
         rows: usize,
+        /// The offsets' length.
         len: usize,
+        /// `rows + 1`.
         expected: usize,
     },
 
     /// `offsets[0]` must be 0.
     #[error("offsets[0] is {value} but must be 0")]
-    FirstOffset { value: i64 },
+    FirstOffset {
+        /// The first offset.
+        value: i64,
+    },
 
     /// Offsets must not decrease (row `position - 1` would have a negative length).
     #[error("offsets decrease at position {position}: offsets[{position}] = {value} < offsets[{}] = {previous}", position - 1)]
     OffsetsDecrease {
+        /// Where the offsets decrease.
         position: usize,
+        /// The offset there.
         value: i64,
+        /// The one before it.
         previous: i64,
     },
 
     /// The last offset is the number of nonzeros, which both `indices` and `values` must have.
     #[error("the last offset (offsets[{rows}] = {last}) must equal indices.len() = {indices} and values.len() = {values}")]
     NnzMismatch {
+        /// The rows.
         rows: usize,
+        /// The last offset.
         last: i64,
+        /// The indices' length.
         indices: usize,
+        /// The values' length.
         values: usize,
     },
 
     /// A column index outside `0..cols`.
     #[error("indices[{position}] = {value} (in row {row}) is outside the columns 0..{cols}")]
     IndexOutOfRange {
+        /// The entry's position in the indices.
         position: usize,
+        /// Its row.
         row: usize,
+        /// The index.
         value: i64,
+        /// The bound it breaks (the columns, or the rows for a row index).
         cols: usize,
     },
 }
@@ -102,10 +125,15 @@ fn check_fits(what: Dimension, value: usize) -> Result<(), MatrixError> {
 /// guarantee.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Csr32<T> {
+    /// The rows.
     pub rows: usize,
+    /// The columns.
     pub cols: usize,
+    /// `rows + 1` offsets: row `r`'s entries are `offsets[r]..offsets[r + 1]`.
     pub offsets: Vec<i32>,
+    /// The column of each entry.
     pub indices: Vec<i32>,
+    /// The value of each entry.
     pub values: Vec<T>,
 }
 
@@ -305,6 +333,65 @@ pub fn csr_from_triplets<T: Copy + Add<Output = T>>(t: &sprs::TriMat<T>) -> sprs
             indices,
             values,
         )
+    }
+}
+
+/// A sprs matrix from 32-bit compressed arrays (outer = rows for CSR, columns for CSC). Inner
+/// indices unsorted within an outer slice (possible for a matrix built from raw parts) are sorted,
+/// values following; duplicates are kept.
+pub(crate) fn compressed_to_sprs<T: Copy + Add<Output = T>>(
+    storage: sprs::CompressedStorage,
+    shape: (usize, usize),
+    offsets: &[i32],
+    indices: &[i32],
+    values: &[T],
+) -> sprs::CsMat<T> {
+    let indptr: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+    let mut idx: Vec<usize> = indices.iter().map(|&i| i as usize).collect();
+    let mut data = values.to_vec();
+    for w in indptr.windows(2) {
+        let (s, e) = (w[0], w[1]);
+        if !idx[s..e].windows(2).all(|p| p[0] <= p[1]) {
+            let mut pairs: Vec<(usize, T)> = idx[s..e]
+                .iter()
+                .copied()
+                .zip(data[s..e].iter().copied())
+                .collect();
+            pairs.sort_by_key(|p| p.0);
+            for (k, (i, v)) in pairs.into_iter().enumerate() {
+                idx[s + k] = i;
+                data[s + k] = v;
+            }
+        }
+    }
+    // sprs wants strictly increasing inner indices; a duplicate (only from raw parts) goes through
+    // triplets, which sum it.
+    let strictly = indptr
+        .windows(2)
+        .all(|w| idx[w[0]..w[1]].windows(2).all(|p| p[0] < p[1]));
+    if strictly {
+        // try_new checks every invariant; they hold by construction here.
+        let made = match storage {
+            sprs::CompressedStorage::CSR => sprs::CsMat::try_new(shape, indptr, idx, data),
+            sprs::CompressedStorage::CSC => sprs::CsMat::try_new_csc(shape, indptr, idx, data),
+        };
+        return made.unwrap_or_else(|(_, _, _, e)| panic!("checked compressed arrays: {e}"));
+    }
+    // Triplets (outer, inner): the CSR of the matrix, or of its transpose for CSC.
+    let outer_shape = match storage {
+        sprs::CompressedStorage::CSR => shape,
+        sprs::CompressedStorage::CSC => (shape.1, shape.0),
+    };
+    let mut t = sprs::TriMat::with_capacity(outer_shape, idx.len());
+    for (outer, w) in indptr.windows(2).enumerate() {
+        for k in w[0]..w[1] {
+            t.add_triplet(outer, idx[k], data[k]);
+        }
+    }
+    let csr: sprs::CsMat<T> = csr_from_triplets(&t);
+    match storage {
+        sprs::CompressedStorage::CSR => csr,
+        sprs::CompressedStorage::CSC => csr.transpose_into(),
     }
 }
 

@@ -16,8 +16,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::host::{Dimension, MatrixError};
-use crate::formats::DeviceCsr;
-use crate::launch::preprocess::TileSetCache;
+use crate::formats::{DeviceCsr, TileCore};
 
 /// Device memory an upload leaves free for what comes after it: modules, the carry scratch, the
 /// kernel's other buffers are the caller's business, but a matrix that fills the device to the
@@ -54,6 +53,7 @@ pub fn needs_wide(atoms: usize) -> bool {
 
 /// An offset type [`Gpu::upload_csr_parts`] takes.
 pub trait OffsetValue: Copy + Send + Sync + sealed::Sealed {
+    /// The offset as a u64 (offsets are checked non-negative first).
     fn to_u64(self) -> u64;
 }
 
@@ -61,6 +61,7 @@ pub trait OffsetValue: Copy + Send + Sync + sealed::Sealed {
 /// (checked to lie in `0..cols`, so their bits are those of the `i32` the kernels read); `usize`
 /// ones are converted.
 pub trait IndexValue: Copy + Send + Sync + sealed::Sealed {
+    /// The index as an i64, for the range checks.
     fn to_i64(self) -> i64;
 }
 
@@ -247,7 +248,7 @@ impl Gpu {
             T::RUST_NAME
         );
         self.check_memory(&what, csr_bytes(rows, nnz, std::mem::size_of::<T>()))?;
-        let sizes = crate::formats::tile_sizes_of(offsets.len(), |i| offsets[i].to_u64());
+        let sizes = super::tile_sizes_of(offsets.len(), |i| offsets[i].to_u64());
         let (narrow, wide) = if needs_wide(nnz) {
             let host: Vec<i64> = offsets.iter().map(|o| o.to_u64() as i64).collect();
             (DeviceBuffer::empty(), Some(self.upload(&host)?))
@@ -267,11 +268,8 @@ impl Gpu {
         };
         let device_values = self.upload(values)?;
         Ok(DeviceCsr {
-            rows,
+            core: TileCore::new(rows, nnz, sizes, &narrow),
             cols,
-            nnz,
-            sizes,
-            cache: TileSetCache::new(&narrow),
             offsets: narrow,
             wide_offsets: wide,
             indices: device_indices,

@@ -11,6 +11,8 @@
 //! of loads. A launch over a subset, or without a kept array, passes a null pointer and the blocks
 //! search as before. `kernels_gen::schedule::carry::Partition::block_starts` is the CPU model.
 
+#![warn(missing_docs)]
+
 use kernels_gen::schedule::carry::Partition;
 use kernels_gen::schedule::LaunchDims;
 
@@ -21,8 +23,11 @@ use crate::launch::{check_len, KernelArgs, Param};
 /// The boundaries of one launch geometry: `blocks + 1` of them, `items_per_block` apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RangeJob {
+    /// How the items are shared out (the schedule's partition).
     pub partition: Partition,
+    /// Items (merge-path steps or atoms) per block.
     pub items_per_block: u64,
+    /// The blocks of the launch.
     pub blocks: u64,
 }
 
@@ -89,20 +94,5 @@ impl Gpu {
 /// One thread per boundary `b`: the largest tile `x` with `offsets[x] + slope * x <= min(b *
 /// items, total)`, by binary search (the search every block would otherwise make by warps). The
 /// offsets were checked on upload: non-decreasing, from 0.
-pub const BLOCK_STARTS_SOURCE: &str = r#"// loops for Rust: where each block's range starts (loops-runtime/src/block_ranges.rs).
-extern "C" __global__ void __launch_bounds__(256) loops_block_starts(
-    const int* __restrict__ offsets, const int tiles, const int slope, const long long items,
-    const long long boundaries, int* __restrict__ starts, const unsigned long long starts_len)
-{
-    const long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= boundaries) return;
-    const long long total = (long long)offsets[tiles] + (long long)slope * tiles;
-    const long long bound = min(b * items, total);
-    int lo = 0, hi = tiles;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo + 1) / 2;
-        if ((long long)offsets[mid] + (long long)slope * mid <= bound) lo = mid; else hi = mid - 1;
-    }
-    starts[b] = lo;
-}
-"#;
+/// The CUDA text is kept in `block_ranges.cuh`, next to this file.
+pub const BLOCK_STARTS_SOURCE: &str = include_str!("block_ranges.cuh");

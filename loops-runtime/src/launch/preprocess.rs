@@ -15,6 +15,8 @@
 //! The cached buffers are made on the stream of the handle that launched first, and used like any
 //! buffer of another handle (the launch orders the streams), so forks may share a tile set.
 
+#![warn(missing_docs)]
+
 use std::sync::OnceLock;
 
 use cudarc::driver::sys::CUdeviceptr;

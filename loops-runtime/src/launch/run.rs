@@ -10,17 +10,13 @@
 use kernels_gen::abi::{self, Hidden};
 use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::lrb::BINS;
-use kernels_gen::schedule::{
-    DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, TileSetShape, Tiles, Variant,
-};
+use kernels_gen::schedule::{DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, Tiles, Variant};
 
 use crate::binning::{SubsetIds, TileBins};
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::formats::{subset_shape, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets};
+use crate::formats::{subset_shape, TileSet};
 use crate::launch::{checked_mode, KernelArgs, KernelSpec};
-use crate::preprocess::TileSetCache;
 use crate::subset::TileId;
 
 /// A generated kernel, as its wrapper's `KERNEL` constant describes it: its sources, the variants
@@ -108,67 +104,6 @@ impl Launcher for DryRun<'_> {
         Ok(())
     }
 }
-
-/// What every device tile set gives a launch: its shape and statistics, its tile offsets, the
-/// preprocessing kept with it, and its arrays as kernel arguments.
-pub trait TileSet {
-    /// Tiles (rows of a CSR matrix, columns of a CSC one, vertices of a graph).
-    fn num_tiles(&self) -> usize;
-    /// Atoms (nonzeros, edges).
-    fn num_atoms(&self) -> usize;
-    /// Tiles and atoms.
-    fn shape(&self) -> TileSetShape;
-    /// What `auto` chooses from.
-    fn stats(&self) -> TileStats;
-    /// The 32-bit tile offsets (`num_tiles + 1`).
-    fn tile_offsets(&self) -> &DeviceBuffer<i32>;
-    /// Whether the set has 64-bit offsets (more than `i32::MAX` atoms).
-    fn is_wide(&self) -> bool;
-    /// The node-splitting piece size chosen at upload.
-    fn split_mdt(&self) -> u64;
-    /// The preprocessing kept with the set.
-    fn preprocessed(&self) -> &TileSetCache;
-    /// Pushes the set's kernel parameters in ABI order.
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>);
-}
-
-macro_rules! tile_set {
-    ($ty:ty, $push:ident $(, $t:ident)?) => {
-        impl<$($t: Float)?> TileSet for $ty {
-            fn num_tiles(&self) -> usize {
-                Self::num_tiles(self)
-            }
-            fn num_atoms(&self) -> usize {
-                Self::num_atoms(self)
-            }
-            fn shape(&self) -> TileSetShape {
-                Self::shape(self)
-            }
-            fn stats(&self) -> TileStats {
-                Self::stats(self)
-            }
-            fn tile_offsets(&self) -> &DeviceBuffer<i32> {
-                Self::tile_offsets(self)
-            }
-            fn is_wide(&self) -> bool {
-                Self::is_wide(self)
-            }
-            fn split_mdt(&self) -> u64 {
-                Self::split_mdt(self)
-            }
-            fn preprocessed(&self) -> &TileSetCache {
-                Self::preprocessed(self)
-            }
-            fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
-                args.$push(self);
-            }
-        }
-    };
-}
-tile_set!(DeviceCsr<T>, csr, T);
-tile_set!(DeviceCsc<T>, csc, T);
-tile_set!(DeviceCoo<T>, coo, T);
-tile_set!(DeviceOffsets, offsets);
 
 impl<'a> KernelArgs<'a> {
     /// A tile set: its parameters in ABI order (for a CSR matrix `rows, cols, nnz, offsets,

@@ -17,6 +17,8 @@
 //! which it searches for the tile of each thread's piece; the total sizes the grid, one thread per
 //! piece.
 
+#![warn(missing_docs)]
+
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaFunction, CudaStream};
 use kernels_gen::schedule::LaunchDims;
@@ -347,131 +349,8 @@ impl Gpu {
 /// The prefix-sum kernels. A listed id is read as a signed 64-bit value and compared unsigned, so
 /// negative ids are outside the set; the sums are 64-bit, so a total past `i32::MAX` (a list that
 /// repeats long tiles) is seen, not wrapped.
-pub const SUBSET_SCAN_SOURCE: &str = r#"// loops for Rust: prefix sum of a tile subset's sizes (loops-runtime/src/subset.rs).
-#define LOOPS_CHUNK 2048
-
-// Item i: tile list[i] (tile i without a list). Its size, or with mdt > 0 its pieces of at most
-// mdt atoms (at least one: an empty tile's epilogue still runs); 0 for an id outside the set.
-template <typename Id>
-static __device__ __forceinline__ long long loops_listed_size(
-    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long i,
-    const long long mdt)
-{
-    const unsigned long long v = list ? (unsigned long long)(long long)list[i] : (unsigned long long)i;
-    if (v >= (unsigned long long)tiles) return 0ll;
-    const long long size = offsets[v + 1] - offsets[v];
-    return mdt > 0 ? max(1ll, (size + mdt - 1) / mdt) : size;
-}
-
-// Inclusive scan of `x` over a warp.
-static __device__ __forceinline__ long long loops_warp_scan(long long x)
-{
-    const int lane = threadIdx.x & 31;
-    for (int o = 1; o < 32; o <<= 1) {
-        const long long y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    return x;
-}
-
-// Each block: the sum of its chunk's sizes, loaded coalesced.
-template <typename Id>
-static __device__ __forceinline__ void loops_chunk_sums(
-    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long n,
-    const long long mdt, long long* __restrict__ sums)
-{
-    __shared__ long long warp_sums[8];
-    const long long base = (long long)blockIdx.x * LOOPS_CHUNK;
-    long long s = 0;
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-        const long long i = base + r * 256 + threadIdx.x;
-        if (i < n) s += loops_listed_size(offsets, tiles, list, i, mdt);
-    }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        long long t = 0;
-        for (int w = 0; w < 8; ++w) t += warp_sums[w];
-        sums[blockIdx.x] = t;
-    }
-}
-
-// Each block: its chunk's offsets, from the chunk's exclusive prefix; each thread takes 8 items in
-// a row. Block 0 also writes the total at offsets[n].
-template <typename Id>
-static __device__ __forceinline__ void loops_offsets(
-    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long n,
-    const long long mdt, const long long* __restrict__ sums, const long long chunks, int* __restrict__ out)
-{
-    __shared__ long long warp_totals[8];
-    const long long base = (long long)blockIdx.x * LOOPS_CHUNK + threadIdx.x * 8;
-    long long before[8];
-    long long s = 0;
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-        before[r] = s;
-        if (base + r < n) s += loops_listed_size(offsets, tiles, list, base + r, mdt);
-    }
-    const long long x = loops_warp_scan(s);
-    if ((threadIdx.x & 31) == 31) warp_totals[threadIdx.x >> 5] = x;
-    __syncthreads();
-    long long warp_prefix = 0;
-    for (int w = 0; w < (int)(threadIdx.x >> 5); ++w) warp_prefix += warp_totals[w];
-    const long long prefix = (chunks > 0 ? sums[blockIdx.x] : 0ll) + warp_prefix + x - s;
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-        if (base + r < n) out[base + r] = (int)(prefix + before[r]);
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) out[n] = (int)sums[chunks];
-}
-
-#define LOOPS_SUBSET_ENTRIES(Id, suffix)                                                              \
-    extern "C" __global__ void __launch_bounds__(256) loops_subset_chunk_sums_##suffix(               \
-        const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
-        const long long n, const long long mdt, long long* __restrict__ sums)                           \
-    {                                                                                                   \
-        loops_chunk_sums<Id>(offsets, tiles, list, n, mdt, sums);                                      \
-    }                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(256) loops_subset_offsets_##suffix(                  \
-        const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
-        const long long n, const long long mdt, const long long* __restrict__ sums,                    \
-        const long long chunks, int* __restrict__ out)                                                  \
-    {                                                                                                   \
-        loops_offsets<Id>(offsets, tiles, list, n, mdt, sums, chunks, out);                            \
-    }
-LOOPS_SUBSET_ENTRIES(unsigned int, u32)
-LOOPS_SUBSET_ENTRIES(int, i32)
-LOOPS_SUBSET_ENTRIES(unsigned long long, u64)
-LOOPS_SUBSET_ENTRIES(long long, i64)
-
-// One block of 1024: the exclusive scan of the chunk sums, in place, and their total at sums[chunks].
-extern "C" __global__ void __launch_bounds__(1024) loops_subset_scan_sums(
-    long long* __restrict__ sums, const long long chunks)
-{
-    __shared__ long long warp_totals[32];
-    __shared__ long long carry;
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
-    for (long long start = 0; start < chunks; start += 1024) {
-        const long long i = start + threadIdx.x;
-        const long long v = i < chunks ? sums[i] : 0ll;
-        const long long x = loops_warp_scan(v);
-        if ((threadIdx.x & 31) == 31) warp_totals[threadIdx.x >> 5] = x;
-        __syncthreads();
-        if (threadIdx.x < 32) warp_totals[threadIdx.x] = loops_warp_scan(warp_totals[threadIdx.x]);
-        __syncthreads();
-        const long long excl = carry + ((threadIdx.x >> 5) > 0 ? warp_totals[(threadIdx.x >> 5) - 1] : 0ll) + x - v;
-        if (i < chunks) sums[i] = excl;
-        // Every thread has read `carry` before the last one moves it on.
-        __syncthreads();
-        if (threadIdx.x == 1023) carry = excl + v;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) sums[chunks] = carry;
-}
-"#;
+/// The CUDA text is kept in `subset.cuh`, next to this file.
+pub const SUBSET_SCAN_SOURCE: &str = include_str!("subset.cuh");
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,227 @@
+//! CSC matrices, on the host ([`Csc32`]) and in device memory ([`DeviceCsc`]): tiles are columns,
+//! atoms are nonzeros. A CSC matrix is the CSR of its transpose, and is held and checked as one.
+
+use std::fmt;
+use std::ops::Add;
+
+use kernels_gen::schedule::auto::TileStats;
+use kernels_gen::schedule::TileSetShape;
+use sprs::CsMat;
+
+use super::host::{compressed_to_sprs, Csr32, MatrixError};
+use super::{check_fits_32, tile_set_methods, tile_sizes, TileCore, TileSet};
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Float;
+use crate::error::Result;
+use crate::launch::preprocess::TileSetCache;
+use crate::launch::{KernelArgs, Param};
+
+/// A CSC matrix with 32-bit offsets and row indices: column `c`'s entries are
+/// `col_offsets[c]..col_offsets[c + 1]`, their rows in `row_indices`. The CSR of the transpose, and
+/// held as one (`Csr32` with rows and columns swapped) so both share one set of checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Csc32<T> {
+    /// The rows.
+    pub rows: usize,
+    /// The columns.
+    pub cols: usize,
+    /// `cols + 1` offsets: column `c`'s entries are `col_offsets[c]..col_offsets[c + 1]`.
+    pub col_offsets: Vec<i32>,
+    /// The row of each entry.
+    pub row_indices: Vec<i32>,
+    /// The value of each entry.
+    pub values: Vec<T>,
+}
+
+impl<T: Copy> Csc32<T> {
+    /// From a sprs matrix in either storage order (CSR is converted; row indices come out sorted
+    /// within each column). Sizes are checked before anything is allocated.
+    pub fn from_sprs(m: &CsMat<T>) -> Result<Self> {
+        check_fits_32("Csc", m.rows(), m.cols(), m.nnz())?;
+        // The CSC of A is the CSR of A^T; the transposed view of a CSC matrix is CSR (no copy of
+        // the structure's meaning, one copy of its arrays).
+        let t: CsMat<T> = m.transpose_view().to_owned();
+        let csr = Csr32::from_sprs(&t)?;
+        Ok(Csc32 {
+            rows: m.rows(),
+            cols: m.cols(),
+            col_offsets: csr.offsets,
+            row_indices: csr.indices,
+            values: csr.values,
+        })
+    }
+
+    /// From raw parts, checking every invariant (those of [`Csr32::from_parts`] for the transpose).
+    pub fn from_parts(
+        rows: usize,
+        cols: usize,
+        col_offsets: Vec<i32>,
+        row_indices: Vec<i32>,
+        values: Vec<T>,
+    ) -> Result<Self, MatrixError> {
+        let t = Csr32::from_parts(cols, rows, col_offsets, row_indices, values)?;
+        Ok(Csc32 {
+            rows,
+            cols,
+            col_offsets: t.offsets,
+            row_indices: t.indices,
+            values: t.values,
+        })
+    }
+
+    /// The number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.row_indices.len()
+    }
+}
+
+impl<T: Copy + Add<Output = T>> Csc32<T> {
+    /// The sprs matrix (CSC storage).
+    pub fn to_sprs(&self) -> CsMat<T> {
+        compressed_to_sprs(
+            sprs::CompressedStorage::CSC,
+            (self.rows, self.cols),
+            &self.col_offsets,
+            &self.row_indices,
+            &self.values,
+        )
+    }
+}
+
+/// A CSC matrix in device memory: tiles are columns, atoms are nonzeros.
+pub struct DeviceCsc<T> {
+    /// Columns as tiles, nonzeros as atoms.
+    core: TileCore,
+    rows: usize,
+    col_offsets: DeviceBuffer<i32>,
+    row_indices: DeviceBuffer<i32>,
+    values: DeviceBuffer<T>,
+}
+
+impl<T> DeviceCsc<T> {
+    /// The number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The number of columns.
+    pub fn cols(&self) -> usize {
+        self.core.tiles
+    }
+
+    /// The number of stored nonzeros.
+    pub fn nnz(&self) -> usize {
+        self.core.atoms
+    }
+
+    /// The `cols + 1` column offsets.
+    pub fn col_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.col_offsets
+    }
+
+    /// The row index of each nonzero.
+    pub fn row_indices(&self) -> &DeviceBuffer<i32> {
+        &self.row_indices
+    }
+
+    /// The value of each nonzero.
+    pub fn values(&self) -> &DeviceBuffer<T> {
+        &self.values
+    }
+}
+
+impl<T: Float> TileSet for DeviceCsc<T> {
+    fn num_tiles(&self) -> usize {
+        self.core.tiles
+    }
+    fn num_atoms(&self) -> usize {
+        self.core.atoms
+    }
+    fn shape(&self) -> TileSetShape {
+        self.core.shape()
+    }
+    fn stats(&self) -> TileStats {
+        self.core.stats()
+    }
+    /// `col_offsets()`.
+    fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.col_offsets
+    }
+    /// Always false: CSC has 32-bit offsets only (its uploads refuse more than `i32::MAX` entries).
+    fn is_wide(&self) -> bool {
+        false
+    }
+    fn split_mdt(&self) -> u64 {
+        self.core.split_mdt()
+    }
+    fn preprocessed(&self) -> &TileSetCache {
+        self.core.cache()
+    }
+    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
+        args.csc(self);
+    }
+}
+
+tile_set_methods!(impl<T: Float> DeviceCsc<T>);
+
+impl<T> fmt::Debug for DeviceCsc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceCsc<{}>({}x{}, {} entries)",
+            std::any::type_name::<T>(),
+            self.rows,
+            self.cols(),
+            self.nnz()
+        )
+    }
+}
+
+impl Gpu {
+    /// Uploads a sprs matrix (either storage order; CSR is converted) as a device CSC matrix.
+    pub fn upload_csc<T: Float>(&self, m: &CsMat<T>) -> Result<DeviceCsc<T>> {
+        let host = Csc32::from_sprs(m)?;
+        self.upload_csc32(&host)
+    }
+
+    /// Uploads a checked host CSC matrix.
+    pub fn upload_csc32<T: Float>(&self, m: &Csc32<T>) -> Result<DeviceCsc<T>> {
+        let col_offsets = self.upload(&m.col_offsets)?;
+        Ok(DeviceCsc {
+            core: TileCore::new(m.cols, m.nnz(), tile_sizes(&m.col_offsets), &col_offsets),
+            rows: m.rows,
+            col_offsets,
+            row_indices: self.upload(&m.row_indices)?,
+            values: self.upload(&m.values)?,
+        })
+    }
+
+    /// Downloads a device CSC matrix as a sprs `CsMat` (CSC storage).
+    pub fn download_csc<T: Float>(&self, m: &DeviceCsc<T>) -> Result<CsMat<T>> {
+        let offsets = self.download_offsets(&m.col_offsets, m.cols())?;
+        let indices = self.download(&m.row_indices)?;
+        let values = self.download(&m.values)?;
+        Ok(compressed_to_sprs(
+            sprs::CompressedStorage::CSC,
+            (m.rows, m.cols()),
+            &offsets,
+            &indices,
+            &values,
+        ))
+    }
+}
+
+impl<'a> KernelArgs<'a> {
+    /// A CSC matrix, as the CSR of its transpose: tiles (its columns), the other dimension (its
+    /// rows), nnz (`int`), column offsets, row indices, values (pointers).
+    pub fn csc<T: Float>(&mut self, m: &'a DeviceCsc<T>) -> &mut Self {
+        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+        self.push_value(int(m.cols()), Param::Csr("int rows (tiles: the columns)"));
+        self.push_value(int(m.rows), Param::Csr("int cols (the rows)"));
+        self.push_value(int(m.nnz()), Param::Csr("int nnz"));
+        self.push_buffer(&m.col_offsets, Param::Csr("const int* offsets"));
+        self.push_buffer(&m.row_indices, Param::Csr("const int* indices"));
+        self.push_buffer(&m.values, Param::CsrValues(T::CUDA_NAME));
+        self
+    }
+}

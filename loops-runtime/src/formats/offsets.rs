@@ -1,0 +1,182 @@
+//! Tile layouts given by offsets alone ([`DeviceOffsets`]): tile `t`'s atoms are the indices
+//! `offsets[t]..offsets[t + 1]` into a kernel's own arrays (a graph's vertices and edges, say).
+
+use std::fmt;
+
+use kernels_gen::schedule::auto::TileStats;
+use kernels_gen::schedule::TileSetShape;
+
+use super::host::MatrixError;
+use super::wide::needs_wide;
+use super::{
+    check_fits_32, tile_set_methods, tile_sizes, tile_sizes_of, to_i32, TileCore, TileSet,
+};
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::Result;
+use crate::launch::preprocess::TileSetCache;
+use crate::launch::{KernelArgs, Param};
+
+/// Checks a tile layout given by offsets: at least one entry, the first 0, non-decreasing, the
+/// last (the number of atoms) and the number of tiles within `i32::MAX`. Returns them as `i32`.
+pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
+    let tiles = offsets.len().saturating_sub(1);
+    let atoms = offsets.last().copied().unwrap_or(0);
+    check_fits_32("Offsets", tiles, 0, atoms)?;
+    check_layout(offsets)?;
+    Ok(offsets.iter().map(|&o| to_i32(o)).collect())
+}
+
+/// [`checked_offsets`] for a layout of more than `i32::MAX` atoms (tiles still within
+/// `i32::MAX`): the same checks, the offsets as `i64`.
+pub fn checked_wide_offsets(offsets: &[usize]) -> Result<Vec<i64>> {
+    let tiles = offsets.len().saturating_sub(1);
+    check_fits_32("Offsets", tiles, 0, 0)?;
+    check_layout(offsets)?;
+    Ok(offsets.iter().map(|&o| o as i64).collect())
+}
+
+/// At least one offset, the first 0, non-decreasing.
+fn check_layout(offsets: &[usize]) -> Result<()> {
+    if offsets.is_empty() {
+        return Err(MatrixError::OffsetsLength {
+            rows: 0,
+            len: 0,
+            expected: 1,
+        }
+        .into());
+    }
+    if offsets[0] != 0 {
+        return Err(MatrixError::FirstOffset {
+            value: offsets[0] as i64,
+        }
+        .into());
+    }
+    for (i, w) in offsets.windows(2).enumerate() {
+        if w[1] < w[0] {
+            return Err(MatrixError::OffsetsDecrease {
+                position: i + 1,
+                value: w[1] as i64,
+                previous: w[0] as i64,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A tile layout given by offsets alone, in device memory: tile `t`'s atoms are the indices
+/// `offsets[t]..offsets[t + 1]` (into the kernel's own arrays).
+pub struct DeviceOffsets {
+    core: TileCore,
+    /// The 32-bit offsets; empty when the layout is wide.
+    offsets: DeviceBuffer<i32>,
+    /// The 64-bit offsets of a layout of more than `i32::MAX` atoms (see [`super::wide`]).
+    wide_offsets: Option<DeviceBuffer<i64>>,
+}
+
+impl DeviceOffsets {
+    /// The `tiles + 1` offsets (empty for a wide layout: see [`DeviceOffsets::wide_offsets`]).
+    pub fn offsets(&self) -> &DeviceBuffer<i32> {
+        &self.offsets
+    }
+
+    /// The 64-bit offsets of a wide layout (`None` for a 32-bit one).
+    pub fn wide_offsets(&self) -> Option<&DeviceBuffer<i64>> {
+        self.wide_offsets.as_ref()
+    }
+}
+
+impl TileSet for DeviceOffsets {
+    fn num_tiles(&self) -> usize {
+        self.core.tiles
+    }
+    fn num_atoms(&self) -> usize {
+        self.core.atoms
+    }
+    fn shape(&self) -> TileSetShape {
+        self.core.shape()
+    }
+    fn stats(&self) -> TileStats {
+        self.core.stats()
+    }
+    /// `offsets()`; empty for a wide layout, whose offsets are [`DeviceOffsets::wide_offsets`].
+    fn tile_offsets(&self) -> &DeviceBuffer<i32> {
+        &self.offsets
+    }
+    /// Whether the layout has more than `i32::MAX` atoms and so 64-bit offsets.
+    fn is_wide(&self) -> bool {
+        self.wide_offsets.is_some()
+    }
+    fn split_mdt(&self) -> u64 {
+        self.core.split_mdt()
+    }
+    fn preprocessed(&self) -> &TileSetCache {
+        self.core.cache()
+    }
+    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
+        args.offsets(self);
+    }
+}
+
+tile_set_methods!(impl DeviceOffsets);
+
+impl fmt::Debug for DeviceOffsets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceOffsets({} tiles, {} atoms)",
+            self.core.tiles, self.core.atoms
+        )
+    }
+}
+
+impl Gpu {
+    /// Uploads a tile layout given by `offsets` (`tiles + 1` entries, from 0, non-decreasing).
+    /// More than `i32::MAX` atoms get 64-bit offsets (tiles stay within `i32::MAX`), after a
+    /// check of the device's free memory.
+    pub fn upload_offsets(&self, offsets: &[usize]) -> Result<DeviceOffsets> {
+        if offsets.last().is_some_and(|&atoms| needs_wide(atoms)) {
+            let checked = checked_wide_offsets(offsets)?;
+            let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
+            self.check_memory(
+                &format!("uploading the 64-bit offsets of {tiles} tiles"),
+                (checked.len() * 8) as u64,
+            )?;
+            let narrow = DeviceBuffer::empty();
+            let sizes = tile_sizes_of(checked.len(), |i| checked[i] as u64);
+            return Ok(DeviceOffsets {
+                core: TileCore::new(tiles, atoms, sizes, &narrow),
+                offsets: narrow,
+                wide_offsets: Some(self.upload(&checked)?),
+            });
+        }
+        let checked = checked_offsets(offsets)?;
+        let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
+        let offsets = self.upload(&checked)?;
+        Ok(DeviceOffsets {
+            core: TileCore::new(tiles, atoms, tile_sizes(&checked), &offsets),
+            offsets,
+            wide_offsets: None,
+        })
+    }
+}
+
+impl<'a> KernelArgs<'a> {
+    /// An offsets layout: tiles, atoms (`int`), offsets; a wide one, atoms as `long long` and its
+    /// 64-bit offsets (as a kernel's 64-bit-offsets instantiation takes them).
+    pub fn offsets(&mut self, m: &'a DeviceOffsets) -> &mut Self {
+        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+        self.push_value(int(m.core.tiles), Param::Csr("int rows (tiles)"));
+        match &m.wide_offsets {
+            Some(wide) => {
+                self.push_value(m.core.atoms as i64, Param::Csr("long long nnz (atoms)"));
+                self.push_buffer(wide, Param::Csr("const long long* offsets"));
+            }
+            None => {
+                self.push_value(int(m.core.atoms), Param::Csr("int nnz (atoms)"));
+                self.push_buffer(&m.offsets, Param::Csr("const int* offsets"));
+            }
+        }
+        self
+    }
+}
