@@ -1,5 +1,19 @@
 //! loops-runtime: everything that happens at run time. It knows schedules only as launch geometry
 //! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
+//!
+//! The modules, by concern:
+//! - [`device`]: the [`device::Gpu`] handle (devices, streams, synchronization, timing, loaded
+//!   kernels) and its [`device::DeviceBuffer`]s;
+//! - [`compile`]: NVRTC, and the on-disk kernel cache ([`compile::cache`]);
+//! - [`launch`]: kernel arguments and launches, and what launches compute first: tile bins
+//!   ([`launch::binning`]), subset prefix sums ([`launch::subset`]), block starts
+//!   ([`launch::block_ranges`]) and what a tile set keeps of them ([`launch::preprocess`]);
+//! - [`formats`]: the tile-set formats (CSR, CSC, COO, offsets) on the host and the device, and the
+//!   [`formats::TileSet`] trait every device format implements; 64-bit offsets in
+//!   [`formats::wide`];
+//! - [`io`]: Matrix Market files ([`io::mtx`]) and generated matrices ([`io::generate`]);
+//! - [`graph`]: graphs as tile sets, and frontier loops over them;
+//! - [`verify`]: checking results against a CPU reference.
 
 #![warn(missing_docs)]
 

@@ -533,7 +533,7 @@ pub fn load_or_compile(
 
 /// Compiles `source` for `device` with NVRTC (never reading the disk cache) and stores the result in
 /// the disk cache of `config`, replacing any entry: for a cached image that the driver refused.
-pub fn compile_fresh(
+pub(crate) fn compile_fresh(
     kernel_name: &str,
     source: &str,
     device: Arch,

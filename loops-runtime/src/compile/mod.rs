@@ -168,7 +168,7 @@ impl KernelImage {
     }
 
     /// The image as cudarc's loader takes it.
-    pub fn into_cudarc(self) -> cudarc::nvrtc::Ptx {
+    pub(crate) fn into_cudarc(self) -> cudarc::nvrtc::Ptx {
         match self {
             KernelImage::Ptx(s) => cudarc::nvrtc::Ptx::from_src(s),
             KernelImage::Cubin(b) => cudarc::nvrtc::Ptx::from_binary(b),
@@ -373,7 +373,7 @@ fn loaded_library_file() -> Option<PathBuf> {
 
 /// The NVRTC options a kernel is compiled with. Generated code includes no headers, so there are no
 /// include paths.
-pub fn compile_options(arch: Arch, output: Output) -> Vec<String> {
+pub(crate) fn compile_options(arch: Arch, output: Output) -> Vec<String> {
     let gpu_arch = match output {
         Output::Ptx => arch.compute(),
         Output::Cubin => arch.sm(),

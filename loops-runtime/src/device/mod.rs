@@ -55,7 +55,7 @@ pub use buffer::DeviceBuffer;
 
 /// Whether libcuda can be loaded. cudarc panics at first use when it cannot, so this is asked before
 /// any driver call.
-pub fn driver_available() -> Result<()> {
+pub(crate) fn driver_available() -> Result<()> {
     static PRESENT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     // SAFETY: only loads and unloads the library.
     if *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() }) {

@@ -47,7 +47,7 @@ pub fn check_memory(
 }
 
 /// Whether a tile set of `atoms` atoms needs 64-bit offsets.
-pub fn needs_wide(atoms: usize) -> bool {
+pub(crate) fn needs_wide(atoms: usize) -> bool {
     atoms > i32::MAX as usize
 }
 

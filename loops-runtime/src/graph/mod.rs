@@ -199,7 +199,7 @@ impl Graph {
 
 /// `len` weights drawn uniformly from `1..=max_weight` (ChaCha8 seeded with `seed`: the same on
 /// every platform). `max_weight` 0 is taken as 1.
-pub fn random_weights(len: usize, max_weight: u32, seed: u64) -> Vec<u32> {
+pub(crate) fn random_weights(len: usize, max_weight: u32, seed: u64) -> Vec<u32> {
     let max_weight = max_weight.max(1);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_3e16_4750_0000);
     (0..len).map(|_| rng.random_range(1..=max_weight)).collect()

@@ -31,7 +31,7 @@ use crate::launch::{KernelArgs, Param};
 
 /// Items one block of the prefix-sum kernels takes: 256 threads of 8 items each, as in
 /// [`SUBSET_SCAN_SOURCE`].
-pub const CHUNK: usize = 2048;
+pub(crate) const CHUNK: usize = 2048;
 
 /// An integer type a tile subset's list may hold. Signed ids are sign-extended, so a negative id
 /// is outside the set, as in the kernel body's `list[p] as usize < a.num_tiles()`.
