@@ -23,10 +23,10 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use loops::prelude::*;
-use loops::runtime::cache::{self, CacheConfig, Origin};
+use loops::runtime::compile::cache::{self, CacheConfig, Origin};
 use loops::runtime::compile::{self, Arch, Output, Target};
 use loops::runtime::launch::checked_mode;
-use loops::runtime::run::KernelDesc;
+use loops::runtime::launch::run::KernelDesc;
 
 /// One kernel under one schedule.
 struct Case {

@@ -26,7 +26,8 @@ pub use loops_macros::load_balanced;
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
-pub use loops_runtime::{generate, graph, mtx, subset, Element, Float, LoopsError, Result};
+pub use loops_runtime::launch::subset;
+pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result};
 
 /// What a kernel file needs: the attribute, the device handle and buffers, the tile-set formats
 /// and their trait, and the element traits.
@@ -41,7 +42,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use loops_runtime::formats::TileSet;
+    pub use loops_runtime::launch::run::{check_narrow, Call, KernelDesc};
     pub use loops_runtime::launch::{check_len, KernelArgs};
-    pub use loops_runtime::run::{check_narrow, Call, KernelDesc};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig, Variant};
 }

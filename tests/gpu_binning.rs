@@ -16,7 +16,7 @@
 mod common;
 
 use loops::prelude::*;
-use loops::runtime::binning::{SubsetIds, TileBins};
+use loops::runtime::launch::binning::{SubsetIds, TileBins};
 use loops::runtime::schedule::lrb::{self, bin_of, BINS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

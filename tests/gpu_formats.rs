@@ -14,7 +14,7 @@ mod common;
 mod kernels;
 
 use loops::prelude::*;
-use loops::runtime::host::expected_error_bound;
+use loops::runtime::formats::host::expected_error_bound;
 use loops::runtime::verify::{check_rows, check_spmv, RowCheck};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

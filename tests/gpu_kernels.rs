@@ -10,7 +10,7 @@ mod common;
 mod kernels;
 
 use loops::prelude::*;
-use loops::runtime::host::{expected_error_bound, spmv_reference};
+use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::{check_rows, RowCheck};
 use sprs::CsMat;
 

@@ -383,7 +383,7 @@ fn requests_beyond_the_device_get_memory_errors() {
     let gpu = common::gpu();
     let info = gpu.memory_info().unwrap();
     // The check before allocating, with the device's numbers: a CSR matrix of 40e9 nonzeros.
-    let needed = loops::runtime::wide::csr_bytes(1 << 30, 40_000_000_000, 4);
+    let needed = loops::runtime::formats::wide::csr_bytes(1 << 30, 40_000_000_000, 4);
     let e = gpu
         .check_memory("a 40e9-nonzero matrix", needed)
         .unwrap_err();

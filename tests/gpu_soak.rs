@@ -13,7 +13,7 @@ mod common;
 mod kernels;
 
 use loops::prelude::*;
-use loops::runtime::host::{expected_error_bound, spmv_reference};
+use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::{check_rows, check_spmv, RowCheck};
 use sprs::CsMat;
 

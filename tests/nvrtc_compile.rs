@@ -138,7 +138,7 @@ fn graph_kernels_compile_for_sm90() {
     }
     match compile_ptx(
         "loops_block_starts",
-        loops::runtime::block_ranges::BLOCK_STARTS_SOURCE,
+        loops::runtime::launch::block_ranges::BLOCK_STARTS_SOURCE,
         Arch::SM_90,
     ) {
         Ok(ptx) => assert!(ptx.contains(".entry loops_block_starts(")),
@@ -179,7 +179,7 @@ fn binning_kernels_compile_for_sm90() {
     };
     let ptx = compile_ptx(
         "loops_bin_tiles",
-        loops::runtime::binning::BINNING_SOURCE,
+        loops::runtime::launch::binning::BINNING_SOURCE,
         Arch::SM_90,
     )
     .unwrap_or_else(|e| panic!("NVRTC {:?} failed:\n{e}", info.version));

@@ -5,7 +5,7 @@
 //! cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y` written in
 //! place. It is compiled through the same NVRTC path as the generated kernels.
 
-use loops::runtime::block_ranges::RangeJob;
+use loops::runtime::launch::block_ranges::RangeJob;
 use loops::runtime::launch::KernelArgs;
 use loops::runtime::schedule::carry::Partition;
 use loops::runtime::schedule::LaunchDims;

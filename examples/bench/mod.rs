@@ -11,7 +11,7 @@ pub mod handwritten;
 pub mod plot;
 pub mod report;
 
-use loops::runtime::host::{expected_error_bound, spmv_reference};
+use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::{self, RowCheck};
 use loops::Float;
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use loops_runtime::cache::{
+use loops_runtime::compile::cache::{
     self, CacheConfig, CacheKey, DiskCache, Lookup, NvrtcIdentity, Origin, CACHE_DIR_ENV,
     CACHE_ENV, DUMP_DIR_ENV, STALE_TEMP_AGE,
 };

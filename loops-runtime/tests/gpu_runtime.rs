@@ -651,7 +651,7 @@ fn one_handle_from_many_threads() {
 /// and `work_oriented`, for two block geometries, with the output poisoned first.
 #[test]
 fn block_starts_match_the_model() {
-    use loops_runtime::block_ranges::RangeJob;
+    use loops_runtime::launch::block_ranges::RangeJob;
     use loops_runtime::schedule::carry::Partition;
     use rand::{Rng, SeedableRng};
     let seed = std::time::SystemTime::now()

@@ -1,9 +1,9 @@
 //! Csr32 validation, triplet conversion, the SpMV reference and its error bound.
 
-use loops_runtime::generate;
-use loops_runtime::host::{
+use loops_runtime::formats::host::{
     csr_from_triplets, expected_error_bound, spmv_reference, Csr32, Dimension, MatrixError,
 };
+use loops_runtime::generate;
 use loops_runtime::{Float, LoopsError};
 use proptest::prelude::*;
 

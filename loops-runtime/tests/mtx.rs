@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use loops_runtime::host::csr_from_triplets;
+use loops_runtime::formats::host::csr_from_triplets;
 use loops_runtime::mtx::{self, Field, Format, MatrixMarket, MtxError, MtxErrorKind, Symmetry};
 use loops_runtime::{generate, Float};
 use proptest::prelude::*;

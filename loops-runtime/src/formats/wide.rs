@@ -313,13 +313,13 @@ mod tests {
 
     #[test]
     fn refusal_names_kernel_schedule_and_what_to_use() {
-        let e = crate::launch::wide_unsupported(
-            "spmv",
-            "merge_path (8 items per thread)",
-            "a",
-            2_200_000_000,
-            "this schedule keeps atom positions in 32-bit prefix sums",
-        );
+        let e = LoopsError::WideUnsupported {
+            kernel: "spmv".into(),
+            schedule: "merge_path (8 items per thread)".into(),
+            param: "a".into(),
+            atoms: 2_200_000_000,
+            why: "this schedule keeps atom positions in 32-bit prefix sums".into(),
+        };
         let text = e.to_string();
         for part in [
             "kernel `spmv`",

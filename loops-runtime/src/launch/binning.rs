@@ -125,8 +125,8 @@ impl<'a> SubsetIds<'a> {
     }
 
     /// The list as the prefix sums of a subset take it.
-    pub(crate) fn list_arg(self) -> crate::subset::ListArg<'a> {
-        crate::subset::ListArg {
+    pub(crate) fn list_arg(self) -> crate::launch::subset::ListArg<'a> {
+        crate::launch::subset::ListArg {
             ptr: self.ptr,
             len: self.len,
             stream: self.stream,

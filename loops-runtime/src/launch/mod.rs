@@ -1,29 +1,30 @@
-//! Launching a generated kernel: the argument builder the macro's Rust wrapper fills, and the launch.
+//! Launching: [`run`] carries out a generated kernel's schedule plan (one call of a
+//! `#[load_balanced]` wrapper); [`Gpu::launch`] makes each of its launches, one entry point of one
+//! source with its arguments ([`KernelArgs`]); the rooms beside it compute what the launches need
+//! from the tile set first (prefix sums of subsets and pieces, [`subset`]; block starts,
+//! [`block_ranges`]; bins, [`binning`]), kept with a whole tile set ([`preprocess`]).
 //!
-//! The kernel ABI (order and C types of the generated `extern "C" __global__` parameters):
-//! - `Csr<T>` named `a`: `int a_rows, int a_cols, int a_nnz, const int* a_offsets,
-//!   const int* a_indices, const T* a_values`;
-//! - `&[T]` named `x`: `const T* __restrict__ x, unsigned long long x_len`; `&mut [T]` named `y`:
-//!   `T* y, unsigned long long y_len`;
-//! - a scalar: its value (`float`, `double`, `int`, `unsigned int`, `long long`,
-//!   `unsigned long long`, `bool` as 1 byte, `usize` as `unsigned long long`);
-//! - under `merge_path` and `work_oriented` over a whole tile set: `const int* loops_block_starts`,
-//!   kept with the tile set, or null. Each instantiation then has three entry points
-//!   ([`kernels_gen::schedule::RangeEntry`]), of one signature: `spmv__f32` reads the kept starts,
+//! The kernel ABI is described once, in [`kernels_gen::abi`]: the user's parameters, each as its
+//! parts, then the hidden ones in [`kernels_gen::abi::Hidden`]'s order, which [`Gpu::launch`]
+//! appends from what [`KernelArgs`] was told (subset and piece prefix sums, block starts, piece
+//! size, pass, per-call tile state, fault record, scratch). Two of them need more words:
+//! - `loops_block_starts` (`merge_path` and `work_oriented` over a whole tile set): kept with the
+//!   tile set, or null. Each instantiation then has three entry points
+//!   ([`kernels_gen::schedule::RangeEntry`]) of one signature: `spmv__f32` reads the kept starts,
 //!   `spmv__f32__stream` also loads its staged operands evict-first (where
 //!   [`kernels_gen::schedule::streams_past_l2`] holds), `spmv__f32__searched` takes null and
-//!   searches. The wrapper names the first; [`Gpu::launch`] picks;
-//! - last, always: `unsigned long long* __restrict__ loops_scratch`, global scratch for the carries of
-//!   the segment schedules: one counter (the launch epoch in its high half, the next block ticket in
-//!   its low half; kernels leave the ticket at 0 and move to the next epoch), then
-//!   `grid * scratch_slots_per_block` 8-byte slots per carry round, the blocks' records, stamped
-//!   with the epoch so that no launch mistakes an earlier one's records for its own.
-//!   [`Gpu::launch`] appends it (a null pointer when the kernel needs none); one scratch area per
-//!   [`Gpu`] handle, zeroed when allocated, grown on demand and shared by that handle's launches,
-//!   which its one stream runs one after another. The look-back of the carry schedules relies on
-//!   that: two launches that ran at once on one area would read each other's records and race for
-//!   its ticket. Handles made by [`Gpu::fork`] have their own stream *and* their own area, so
-//!   launches on sibling streams may overlap safely.
+//!   searches. [`Gpu::launch`] is given the first and picks;
+//! - `loops_scratch`, last, always: global scratch for the carries of the segment schedules: one
+//!   counter (the launch epoch in its high half, the next block ticket in its low half; kernels
+//!   leave the ticket at 0 and move to the next epoch), then `grid * scratch_slots_per_block`
+//!   8-byte slots per carry round, the blocks' records, stamped with the epoch so that no launch
+//!   mistakes an earlier one's records for its own. [`Gpu::launch`] appends it (a null pointer
+//!   when the kernel needs none); one scratch area per [`Gpu`] handle, zeroed when allocated,
+//!   grown on demand and shared by that handle's launches, which its one stream runs one after
+//!   another. The look-back of the carry schedules relies on that: two launches that ran at once
+//!   on one area would read each other's records and race for its ticket. Handles made by
+//!   [`Gpu::fork`] have their own stream *and* their own area, so launches on sibling streams may
+//!   overlap safely.
 //!
 //! Buffers: a launch may be given buffers of any handle of its device's context; those of another
 //! handle's stream are ordered with that stream around the launch (see [`crate::device`]).
@@ -34,14 +35,17 @@
 //! the arguments against them, so a wrapper and a kernel that disagree give
 //! [`LoopsError::KernelArguments`] instead of a kernel reading garbage.
 
+mod args;
 pub mod binning;
 pub mod block_ranges;
 pub mod preprocess;
 pub mod run;
 pub mod subset;
 
+pub(crate) use args::Param;
+pub use args::{KernelArgs, ScalarArg};
+
 use std::ffi::c_void;
-use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaStream};
@@ -49,20 +53,22 @@ use kernels_gen::schedule::{
     streams_past_l2, LaunchDims, RangeEntry, ScheduleConfig, TileSetShape,
 };
 
-use crate::device::{DeviceBuffer, Gpu};
-use crate::element::{Element, Float};
+use crate::device::Gpu;
 use crate::error::{LoopsError, Result};
-use crate::formats::DeviceCsr;
 use crate::launch::block_ranges::RangeJob;
-use crate::launch::preprocess::TileSetCache;
 use crate::launch::subset::PrefixJob;
 
-/// A generated kernel: its name (for errors), its CUDA source, the schedule it was generated for
-/// (which decides the launch geometry), and the global scratch its schedule needs.
+/// One launchable kernel source: its name (for errors), its CUDA source, the schedule it was
+/// generated for (which decides the launch geometry), and the global scratch its schedule needs.
+/// [`run`] makes one per launch from a generated kernel's description; tests and benchmarks write
+/// their own for hand-written kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelSpec {
+    /// The kernel's name, for errors and the kernel cache.
     pub name: &'static str,
+    /// Its CUDA C++ source (compiled once per process, or read from the disk cache).
     pub source: &'static str,
+    /// The schedule of the variant launched, which decides the grid.
     pub config: ScheduleConfig,
     /// 8-byte slots of global scratch per block (besides the one ticket counter); 0 for none.
     pub scratch_slots_per_block: u32,
@@ -76,19 +82,6 @@ pub struct KernelSpec {
     pub fault_sites: &'static [&'static str],
     /// The Rust source file of the kernel body.
     pub file: &'static str,
-}
-
-impl KernelSpec {
-    /// The bounds-checked variant of this kernel, whose entry points are in `checked_source`:
-    /// the same spec, with `loops_fault` as one more parameter.
-    pub const fn checked_variant(&self, checked_source: &'static str) -> KernelSpec {
-        KernelSpec {
-            source: checked_source,
-            checked: true,
-            param_count: self.param_count + 1,
-            ..*self
-        }
-    }
 }
 
 /// Slots at the front of the scratch area that hold the fault record of checked launches
@@ -127,291 +120,6 @@ pub fn checked_mode(default: bool) -> bool {
         .unwrap_or(default)
 }
 
-/// A value a kernel takes by value. Implemented for the element types, `bool` (1 byte, C++ `bool`)
-/// and `usize` (passed as `unsigned long long`).
-pub trait ScalarArg: Copy + sealed::Sealed {
-    /// The CUDA C++ spelling of the parameter's type.
-    const CUDA_NAME: &'static str;
-    /// Writes the value's bytes, as the kernel reads them, to the start of `slot`; returns how many.
-    fn store(self, slot: &mut u64) -> usize;
-}
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// Writes `v` at the start of `slot` (as the kernel reads it: the driver copies `size_of::<T>()`
-/// bytes from the slot's address).
-fn store_raw<T: Copy>(v: T, slot: &mut u64) -> usize {
-    const { assert!(std::mem::size_of::<T>() <= 8 && std::mem::align_of::<T>() <= 8) };
-    // SAFETY: `T` fits in the slot and its alignment is at most the slot's (asserted above).
-    unsafe { (slot as *mut u64).cast::<T>().write(v) };
-    std::mem::size_of::<T>()
-}
-
-macro_rules! scalar_arg {
-    ($($t:ty => $cuda:literal),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
-        impl ScalarArg for $t {
-            const CUDA_NAME: &'static str = $cuda;
-            fn store(self, slot: &mut u64) -> usize {
-                store_raw(self, slot)
-            }
-        }
-    )*};
-}
-scalar_arg!(f32 => "float", f64 => "double", i32 => "int", u32 => "unsigned int",
-            i64 => "long long", u64 => "unsigned long long", bool => "bool");
-
-impl sealed::Sealed for usize {}
-impl ScalarArg for usize {
-    const CUDA_NAME: &'static str = "unsigned long long";
-    fn store(self, slot: &mut u64) -> usize {
-        store_raw(self as u64, slot)
-    }
-}
-
-/// The arguments of one launch, in parameter order. Holds the buffers borrowed (shared or exclusive,
-/// as the kernel reads or writes them) until the launch. A plan of several launches gives each a
-/// copy of the user's arguments.
-#[derive(Clone, Default)]
-pub struct KernelArgs<'a> {
-    /// One 8-byte slot per parameter; the driver reads `sizes[i]` bytes from the start of slot `i`.
-    slots: Vec<u64>,
-    sizes: Vec<usize>,
-    /// What each parameter is, for error messages.
-    what: Vec<Param>,
-    /// (parameter, the stream of the buffer's allocation): buffers of another handle's stream are
-    /// ordered with it around the launch, those of another context refused.
-    streams: Vec<(usize, &'a Arc<CudaStream>)>,
-    /// Rounds of the carry fix-up (a tile-invariant loop around the atom loop runs one per
-    /// iteration); each needs its own scratch region. 0 means 1.
-    carry_rounds: u64,
-    /// A tile subset whose prefix sum the launch computes first (see [`crate::subset`]).
-    pub(crate) subset: Option<crate::subset::SubsetArgs<'a>>,
-    /// The tile offsets and piece size of a launch under `split` (see [`crate::subset`]).
-    pub(crate) split: Option<crate::subset::SplitArgs<'a>>,
-    /// Where the launch keeps those prefix sums when they are over a whole tile set (see
-    /// [`crate::preprocess`]).
-    pub(crate) preprocessed: Option<&'a TileSetCache>,
-    /// The offsets of the whole tile set a `merge_path` or `work_oriented` launch runs over: with
-    /// `preprocessed`, its blocks' range starts are kept there (see [`crate::block_ranges`]).
-    pub(crate) ranges_of: Option<&'a DeviceBuffer<i32>>,
-    /// Bytes of the slices passed read-only (`&[T]`): what the kernel may gather, for
-    /// [`kernels_gen::schedule::streams_past_l2`].
-    pub(crate) read_only_bytes: u64,
-    /// This launch's index among the launches of its plan over the same tiles, and their count
-    /// (`loops_pass`, `loops_passes`), for a kernel that takes them.
-    pub(crate) pass: Option<(u32, u32)>,
-    /// Atoms per piece (`loops_mdt`), for a kernel that takes it.
-    pub(crate) mdt: Option<u32>,
-    /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
-    pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
-    _borrows: PhantomData<&'a mut ()>,
-}
-
-impl<'a> KernelArgs<'a> {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the number of carry rounds the kernel runs (the trip count of the tile-invariant loop
-    /// around its atom loop, for the segment schedules); the runtime gives each its own scratch.
-    pub fn carry_rounds(&mut self, rounds: u64) -> &mut Self {
-        self.carry_rounds = rounds;
-        self
-    }
-
-    /// The launch's prefix sums ([`KernelArgs::split_pieces`], and [`KernelArgs::tile_subset_range`]
-    /// over `cache`'s own bins) are of data that stays as it is for the tile set's life: they are
-    /// computed by the first launch and kept in `cache`, the tile set's.
-    pub fn preprocessed(&mut self, cache: &'a TileSetCache) -> &mut Self {
-        self.preprocessed = Some(cache);
-        self
-    }
-
-    /// A launch over the whole tile set whose offsets are `offsets`: under `merge_path` and
-    /// `work_oriented`, each block's range start is computed by the first launch of a geometry,
-    /// kept in the [`KernelArgs::preprocessed`] cache and passed to the kernel, which then need not
-    /// search for it. Without either, the kernel's blocks search.
-    pub fn block_ranges(&mut self, offsets: &'a DeviceBuffer<i32>) -> &mut Self {
-        self.ranges_of = Some(offsets);
-        self
-    }
-
-    /// The launch is pass `pass.0` of `pass.1` of its plan over the same tiles (the kernel's
-    /// `loops_pass`, `loops_passes`).
-    pub fn pass(&mut self, pass: (u32, u32)) -> &mut Self {
-        self.pass = Some(pass);
-        self
-    }
-
-    /// Atoms per piece (`loops_mdt`) of a kernel that takes it without the pieces of `split`
-    /// ([`KernelArgs::split_pieces`] sets it too). At least 1.
-    pub fn mdt(&mut self, mdt: u64) -> &mut Self {
-        self.mdt = Some(mdt.clamp(1, i32::MAX as u64) as u32);
-        self
-    }
-
-    /// The number of parameters pushed so far.
-    pub fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
-
-    /// The byte size of each parameter pushed so far.
-    pub fn sizes(&self) -> &[usize] {
-        &self.sizes
-    }
-
-    pub(crate) fn push_value<S: ScalarArg>(&mut self, v: S, what: Param) {
-        let mut slot = 0u64;
-        let size = v.store(&mut slot);
-        self.slots.push(slot);
-        self.sizes.push(size);
-        self.what.push(what);
-    }
-
-    /// A device pointer whose allocation belongs to `stream` (ordered like a buffer's).
-    pub(crate) fn push_foreign_ptr(
-        &mut self,
-        ptr: cudarc::driver::sys::CUdeviceptr,
-        stream: Option<&'a Arc<CudaStream>>,
-        what: Param,
-    ) {
-        if let Some(s) = stream {
-            self.streams.push((self.slots.len(), s));
-        }
-        self.push_value(ptr, what);
-    }
-
-    pub(crate) fn push_buffer<T>(&mut self, b: &'a DeviceBuffer<T>, what: Param) {
-        if let Some(s) = b.cuda_slice() {
-            self.streams.push((self.slots.len(), s.stream()));
-        }
-        self.push_value(b.device_ptr(), what);
-    }
-
-    /// A CSR matrix: rows, cols, nnz (`int`), offsets, indices, values (pointers). A wide matrix
-    /// ([`DeviceCsr::is_wide`]) passes nnz as `long long` and its 64-bit offsets, as the
-    /// 64-bit-offsets instantiation of a kernel takes them.
-    pub fn csr<T: Float>(&mut self, m: &'a DeviceCsr<T>) -> &mut Self {
-        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-        self.push_value(int(m.rows()), Param::Csr("int rows"));
-        self.push_value(int(m.cols()), Param::Csr("int cols"));
-        match m.wide_offsets() {
-            Some(wide) => {
-                self.push_value(m.nnz() as i64, Param::Csr("long long nnz"));
-                self.push_buffer(wide, Param::Csr("const long long* offsets"));
-            }
-            None => {
-                self.push_value(int(m.nnz()), Param::Csr("int nnz"));
-                self.push_buffer(m.offsets(), Param::Csr("const int* offsets"));
-            }
-        }
-        self.push_buffer(m.indices(), Param::Csr("const int* indices"));
-        self.push_buffer(m.values(), Param::CsrValues(T::CUDA_NAME));
-        self
-    }
-
-    /// A buffer the kernel reads: pointer, then length (`unsigned long long`).
-    pub fn slice<T: Element>(&mut self, b: &'a DeviceBuffer<T>) -> &mut Self {
-        self.read_only_bytes += (b.len() * std::mem::size_of::<T>()) as u64;
-        self.push_buffer(
-            b,
-            Param::Ptr {
-                ty: T::CUDA_NAME,
-                mutable: false,
-            },
-        );
-        self.push_value(b.len() as u64, Param::Len);
-        self
-    }
-
-    /// The entries `range` of a buffer the kernel reads (clamped to the buffer): pointer to the
-    /// first, then the count (`unsigned long long`).
-    pub fn slice_range<T: Element>(
-        &mut self,
-        b: &'a DeviceBuffer<T>,
-        range: std::ops::Range<usize>,
-    ) -> &mut Self {
-        let range = range.start.min(b.len())..range.end.min(b.len());
-        self.read_only_bytes += (range.len() * std::mem::size_of::<T>()) as u64;
-        let ptr = if range.is_empty() {
-            0
-        } else {
-            b.device_ptr() + (range.start * std::mem::size_of::<T>()) as u64
-        };
-        self.push_foreign_ptr(
-            ptr,
-            b.cuda_slice().map(|s| s.stream()),
-            Param::Ptr {
-                ty: T::CUDA_NAME,
-                mutable: false,
-            },
-        );
-        self.push_value(range.len() as u64, Param::Len);
-        self
-    }
-
-    /// A buffer the kernel writes: pointer, then length (`unsigned long long`).
-    pub fn slice_mut<T: Element>(&mut self, b: &'a mut DeviceBuffer<T>) -> &mut Self {
-        self.push_buffer(
-            b,
-            Param::Ptr {
-                ty: T::CUDA_NAME,
-                mutable: true,
-            },
-        );
-        self.push_value(b.len() as u64, Param::Len);
-        self
-    }
-
-    /// A value.
-    pub fn scalar<T: ScalarArg>(&mut self, v: T) -> &mut Self {
-        self.push_value(v, Param::Scalar(T::CUDA_NAME));
-        self
-    }
-}
-
-/// What a parameter is, for error messages.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Param {
-    Scalar(&'static str),
-    Ptr { ty: &'static str, mutable: bool },
-    Len,
-    Csr(&'static str),
-    CsrValues(&'static str),
-    Scratch,
-    Fault,
-    SubsetOffsets,
-    SplitPieces,
-    BlockStarts,
-    TileState,
-}
-
-impl std::fmt::Display for Param {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Param::Scalar(ty) => write!(f, "{ty}"),
-            Param::Ptr { ty, mutable: false } => write!(f, "const {ty}*"),
-            Param::Ptr { ty, mutable: true } => write!(f, "{ty}*"),
-            Param::Len => write!(f, "unsigned long long len"),
-            Param::Csr(what) => write!(f, "{what}"),
-            Param::CsrValues(ty) => write!(f, "const {ty}* values"),
-            Param::Scratch => write!(f, "unsigned long long* loops_scratch"),
-            Param::SubsetOffsets => write!(f, "const int* loops_subset_offsets"),
-            Param::SplitPieces => write!(f, "const int* loops_pieces"),
-            Param::BlockStarts => write!(f, "const int* loops_block_starts"),
-            Param::TileState => write!(f, "unsigned long long* loops_tile_state"),
-            Param::Fault => write!(f, "unsigned long long* loops_fault"),
-        }
-    }
-}
-
 /// [`LoopsError::BufferTooShort`] if `len < required`.
 pub fn check_len(kernel: &str, param: &str, len: usize, required: usize, why: &str) -> Result<()> {
     if len < required {
@@ -424,24 +132,6 @@ pub fn check_len(kernel: &str, param: &str, len: usize, required: usize, why: &s
         });
     }
     Ok(())
-}
-
-/// [`LoopsError::WideUnsupported`]: what a launch wrapper returns, before launching, for a tile
-/// set of more than `i32::MAX` atoms that its kernel has no 64-bit-offsets instantiation for.
-pub fn wide_unsupported(
-    kernel: &str,
-    schedule: &str,
-    param: &str,
-    atoms: usize,
-    why: &str,
-) -> LoopsError {
-    LoopsError::WideUnsupported {
-        kernel: kernel.to_string(),
-        schedule: schedule.to_string(),
-        param: param.to_string(),
-        atoms,
-        why: why.to_string(),
-    }
 }
 
 /// With `LOOPS_SYNC_LAUNCH=1` every launch waits for its kernel, so a fault is reported by the launch

@@ -12,12 +12,12 @@ use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::lrb::BINS;
 use kernels_gen::schedule::{DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, Tiles, Variant};
 
-use crate::binning::{SubsetIds, TileBins};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::{subset_shape, TileSet};
+use crate::launch::binning::{SubsetIds, TileBins};
+use crate::launch::subset::TileId;
 use crate::launch::{checked_mode, KernelArgs, KernelSpec};
-use crate::subset::TileId;
 
 /// A generated kernel, as its wrapper's `KERNEL` constant describes it: its sources, the variants
 /// they hold, and its schedule (whose plan a call carries out).

@@ -103,7 +103,7 @@ impl<'a> KernelArgs<'a> {
     pub(crate) fn tile_subset_ids(
         &mut self,
         offsets: &'a DeviceBuffer<i32>,
-        list: crate::binning::SubsetIds<'a>,
+        list: crate::launch::binning::SubsetIds<'a>,
     ) -> &mut Self {
         self.subset = Some(SubsetArgs {
             offsets,

@@ -139,7 +139,7 @@ impl Partition {
     /// items)` (the slope is 1 on the merge path, whose items are tiles + atoms, and 0 for
     /// `work_oriented`, whose items are atoms). Block `b` runs from `starts[b]` to `starts[b + 1]`:
     /// what its two warp searches find. The runtime computes the same on the GPU once per tile set
-    /// (`loops_runtime::block_ranges`), so that the kernel reads two ints instead of searching.
+    /// (`loops_runtime::launch::block_ranges`), so that the kernel reads two ints instead of searching.
     /// `None` for [`Partition::Split`], whose ranges are found in the piece counts.
     pub fn block_starts(
         self,
@@ -169,7 +169,7 @@ impl Partition {
 /// A tile subset as the carry schedules run it: position `p` of `list` holds the atoms of tile
 /// `list[p]` at the returned virtual offsets (`list.len() + 1` of them), the prefix sum of the listed
 /// tiles' sizes, an id outside the set counting 0. The runtime computes the same on the GPU
-/// (`loops_runtime::subset`); virtual atom `v` of position `p` is real atom
+/// (`loops_runtime::launch::subset`); virtual atom `v` of position `p` is real atom
 /// `offsets[list[p]] + v - virtual[p]`.
 pub fn subset_offsets(offsets: &[u64], list: &[u64]) -> Vec<u64> {
     let tiles = offsets.len() as u64 - 1;

@@ -1,0 +1,232 @@
+//! Statements and expressions of the kernel body, in CUDA: what every schedule's lowering emits
+//! through [`Cx::block`], [`Cx::stmt`] and [`Cx::expr`], with the checked variant's bounds checks.
+
+use super::{fault_sites, AtomLoop, Cx};
+use crate::diag::DResult;
+use crate::ir::*;
+
+impl Cx<'_> {
+    /// Emits a block of user statements.
+    pub fn block(&mut self, block: &[Stmt]) -> DResult<()> {
+        for stmt in block {
+            self.stmt(stmt)?;
+        }
+        Ok(())
+    }
+
+    pub fn stmt(&mut self, stmt: &Stmt) -> DResult<()> {
+        self.line_directive(stmt.line);
+        self.line = stmt.line;
+        match &stmt.kind {
+            StmtKind::Let {
+                name,
+                mutable,
+                ty,
+                init,
+            } => {
+                let c = if *mutable { "" } else { "const " };
+                let init = self.expr(init);
+                self.line(format!("{c}{} {name} = {init};", ty.cuda_name()));
+            }
+            StmtKind::Assign { place, op, value } => {
+                let op = op.map(|o| o.cuda()).unwrap_or("");
+                if let (true, ExprKind::Index { base, index }) = (self.checked, &place.kind) {
+                    // The element's address, or null (and a fault record) when out of range.
+                    let guard = self.guard_prefix();
+                    let ptr = self.checked_ptr(base, index);
+                    let value = self.expr(value);
+                    self.line(format!("{guard}{{ auto* const loops_p = {ptr}; if (loops_p) *loops_p {op}= {value}; }}"));
+                    return Ok(());
+                }
+                let guard = match place.kind {
+                    ExprKind::Index { .. } => self.guard_prefix(),
+                    _ => String::new(),
+                };
+                let place = self.expr(place);
+                let value = self.expr(value);
+                self.line(format!("{guard}{place} {op}= {value};"));
+            }
+            StmtKind::Expr(e) => {
+                let guard = self.guard_prefix();
+                let e = self.expr(e);
+                self.line(format!("{guard}(void){e};"));
+            }
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond);
+                self.open(format!("if ({cond})"));
+                self.block(then)?;
+                self.close();
+                if !otherwise.is_empty() {
+                    self.open("else");
+                    self.block(otherwise)?;
+                    self.close();
+                }
+            }
+            StmtKind::ForRange {
+                var,
+                ty,
+                start,
+                end,
+                inclusive,
+                body,
+            } => {
+                // The bounds are evaluated once, as Rust evaluates a range once.
+                let (start, end) = (self.expr(start), self.expr(end));
+                let t = ty.cuda_name();
+                let end_var = self.fresh("end");
+                self.open("");
+                self.line(format!("const {t} {end_var} = {end};"));
+                let cmp = if *inclusive { "<=" } else { "<" };
+                if *inclusive {
+                    // `a..=MAX` must not wrap: test before the increment.
+                    self.open(format!(
+                        "for ({t} {var} = {start}; {var} {cmp} {end_var}; )"
+                    ));
+                    self.block(body)?;
+                    self.line(format!("if ({var} == {end_var}) break;"));
+                    self.line(format!("++{var};"));
+                } else {
+                    self.open(format!(
+                        "for ({t} {var} = {start}; {var} {cmp} {end_var}; ++{var})"
+                    ));
+                    self.block(body)?;
+                }
+                self.close();
+                self.close();
+            }
+            StmtKind::ForAtoms {
+                var,
+                set,
+                tile,
+                body,
+            } => {
+                let l = self.lowering;
+                l.atom_loop(
+                    self,
+                    AtomLoop {
+                        var,
+                        set,
+                        tile,
+                        body,
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn guard_prefix(&self) -> String {
+        self.guard
+            .as_ref()
+            .map(|g| format!("if ({g}) "))
+            .unwrap_or_default()
+    }
+
+    /// `loops_ptr(...)`: the checked address of `base[index]` in the checked variant.
+    fn checked_ptr(&mut self, base: &Indexed, index: &Expr) -> String {
+        let index = self.expr(index);
+        let sites = fault_sites(self.kernel);
+        let (ptr, len, site) = match base {
+            Indexed::Slice(s) => (s.clone(), format!("{s}_len"), s.clone()),
+            Indexed::SetArray { set, format, array } => {
+                let len = if array.is_offsets() {
+                    format!("(unsigned long long){set}_rows + 1ull")
+                } else {
+                    format!("(unsigned long long){set}_nnz")
+                };
+                (
+                    format!("{set}_{}", format.cuda_suffix(*array)),
+                    len,
+                    format!("{set}.{}", array.rust_name()),
+                )
+            }
+        };
+        let code = sites
+            .iter()
+            .position(|x| *x == site)
+            .expect("every indexed array has a site");
+        format!(
+            "loops_ptr({ptr}, (long long)({index}), {len}, {code}, {}, loops_fault)",
+            self.line
+        )
+    }
+
+    /// CUDA text of an expression, fully parenthesised where precedence could differ from Rust's.
+    pub fn expr(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Lit(text) => text.clone(),
+            ExprKind::Var(name) => name.clone(),
+            ExprKind::Index { base, index } if self.checked => {
+                let ptr = self.checked_ptr(base, index);
+                format!("loops_load({ptr})")
+            }
+            ExprKind::Index { base, index } => {
+                let streamed = matches!((&index.kind, &self.streamed_atom),
+                    (ExprKind::Var(v), Some(atom)) if v == atom);
+                let index = self.expr(index);
+                match base {
+                    Indexed::Slice(s) => format!("{s}[{index}]"),
+                    Indexed::SetArray { set, format, array } if streamed => {
+                        format!("__ldcs(&{set}_{}[{index}])", format.cuda_suffix(*array))
+                    }
+                    Indexed::SetArray { set, format, array } => {
+                        format!("{set}_{}[{index}]", format.cuda_suffix(*array))
+                    }
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.expr(lhs), self.expr(rhs));
+                format!("({l} {} {r})", op.cuda())
+            }
+            ExprKind::Unary { op, expr } => {
+                let inner = self.expr(expr);
+                match op {
+                    UnOp::Neg => format!("(-{inner})"),
+                    // Rust's `!` is logical on bool and bitwise on integers.
+                    UnOp::Not if expr.ty == Ty::Bool => format!("(!{inner})"),
+                    UnOp::Not => format!("(~{inner})"),
+                }
+            }
+            ExprKind::Cast { expr, to } => {
+                let inner = self.expr(expr);
+                format!("(({}){inner})", to.cuda_name())
+            }
+            ExprKind::Call { builtin, args } if self.checked && builtin.is_atomic() => {
+                let ExprKind::Index { base, index } = &args[0].kind else {
+                    unreachable!("the front end makes an atomic's target a slice element")
+                };
+                let ptr = self.checked_ptr(base, index);
+                let value = self.expr(&args[1]);
+                // A skipped atomic returns 0 as the old value.
+                format!(
+                    "loops_checked_{}({ptr}, {value})",
+                    builtin.cuda().trim_start_matches("loops_")
+                )
+            }
+            ExprKind::Call { builtin, args } => {
+                let mut parts = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    let text = self.expr(a);
+                    parts.push(if i == 0 && builtin.is_atomic() {
+                        format!("&{text}")
+                    } else {
+                        text
+                    });
+                }
+                format!("{}({})", builtin.cuda(), parts.join(", "))
+            }
+            ExprKind::SetProperty { set, property } => {
+                let format = match self.kernel.param(set).map(|p| &p.kind) {
+                    Some(ParamKind::TileSet { format, .. }) => *format,
+                    _ => unreachable!("the front end checked `{set}` is a tile set"),
+                };
+                format.cuda_property(set, *property)
+            }
+            ExprKind::SliceLen(s) => format!("{s}_len"),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+
+// ---- loops checked mode: bounds checks ----
+template <typename T>
+__device__ __forceinline__ T* loops_ptr(T* base, long long i, unsigned long long len, int site, int line,
+                                        unsigned long long* fault) {
+    if (i >= 0 && (unsigned long long)i < len) return base + i;
+    if (atomicCAS(fault, 0ull, 1ull) == 0ull) {
+        fault[1] = (unsigned long long)site;
+        fault[2] = (unsigned long long)i;
+        fault[3] = len;
+        fault[4] = (unsigned long long)line;
+    }
+    return nullptr;
+}
+template <typename T> __device__ __forceinline__ T loops_load(const T* p) { return p ? *p : T(0); }
+#define LOOPS_CHECKED_ATOMIC(NAME) \
+    template <typename T> __device__ __forceinline__ T loops_checked_##NAME(T* p, T v) { return p ? loops_##NAME(p, v) : T(0); }
+LOOPS_CHECKED_ATOMIC(atomic_add)
+LOOPS_CHECKED_ATOMIC(atomic_min)
+LOOPS_CHECKED_ATOMIC(atomic_max)
+#undef LOOPS_CHECKED_ATOMIC
+// ---- end of checked mode ----
+
