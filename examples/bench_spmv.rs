@@ -321,7 +321,8 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
         use kernels::spmv::merge_path::spmv as generated;
         let mut args = loops::__private::KernelArgs::new();
         args.csr(self.a).slice(self.x).slice_mut(self.y);
-        Ok(gpu.run_variant(&generated::KERNEL, 0, T::RUST_NAME, self.a, args, true)?)
+        let call = loops::__private::Call::new("a", self.a, cfg!(debug_assertions));
+        Ok(gpu.run_variant(&generated::KERNEL, 0, T::RUST_NAME, call, args, true)?)
     }
     fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
         Ok(gpu.download(self.y)?)

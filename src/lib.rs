@@ -42,7 +42,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use loops_runtime::formats::TileSet;
-    pub use loops_runtime::launch::run::{check_narrow, Call, KernelDesc};
+    pub use loops_runtime::launch::run::{check_wide, Call, KernelDesc};
     pub use loops_runtime::launch::{check_len, KernelArgs};
     pub use loops_runtime::schedule::{Schedule, ScheduleConfig, Variant};
 }

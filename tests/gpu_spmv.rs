@@ -122,8 +122,9 @@ fn spmv_auto_every_candidate() {
                     gpu.fill(&mut dy, T::POISON).expect("fill");
                     let mut args = KernelArgs::new();
                     args.csr(&da).slice(&dx).slice_mut(&mut dy);
+                    let call = loops::__private::Call::new("a", &da, cfg!(debug_assertions));
                     let launched =
-                        gpu.run_variant(&auto::KERNEL, c, T::RUST_NAME, &da, args, !kept);
+                        gpu.run_variant(&auto::KERNEL, c, T::RUST_NAME, call, args, !kept);
                     let y = launched.and_then(|()| gpu.download(&dy));
                     let searched = if kept { "" } else { " (searched ranges)" };
                     let schedule = format!("{}{searched}", variant.config.short_name());

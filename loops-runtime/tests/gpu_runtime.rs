@@ -101,6 +101,7 @@ const SAXPY_SPEC: KernelSpec = KernelSpec {
     checked: false,
     fault_sites: &[],
     file: "tests/gpu_runtime.rs",
+    hidden: &[],
 };
 const SPMV_SPEC: KernelSpec = KernelSpec {
     name: "spmv",
@@ -111,6 +112,7 @@ const SPMV_SPEC: KernelSpec = KernelSpec {
     checked: false,
     fault_sites: &[],
     file: "tests/gpu_runtime.rs",
+    hidden: &[],
 };
 const TICKET_SPEC: KernelSpec = KernelSpec {
     name: "ticket",
@@ -121,6 +123,7 @@ const TICKET_SPEC: KernelSpec = KernelSpec {
     checked: false,
     fault_sites: &[],
     file: "tests/gpu_runtime.rs",
+    hidden: &[],
 };
 
 fn saxpy_args<'a>(

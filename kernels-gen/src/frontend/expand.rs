@@ -49,7 +49,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let (params, pushes) = params_and_pushes(kernel);
     let set = format_ident!("{}", set_name(kernel));
     let set_str = set.to_string();
-    let narrow_checks = narrow_checks(kernel);
+    let wide_checks = wide_checks(kernel);
     let checks = length_checks(kernel);
     let rounds = carry_rounds(kernel, emitted);
     let subset = match &kernel.body.subset {
@@ -84,7 +84,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         #[doc = ""]
         #[doc = #doc_wrapper]
         #vis fn #name<#(#generics),*>(gpu: &::loops::Gpu, #(#params),*) -> ::loops::Result<()> {
-            #(#narrow_checks)*
+            #(#wide_checks)*
             #(#checks)*
             let mut args = ::loops::__private::KernelArgs::new();
             #(#pushes)*
@@ -220,19 +220,20 @@ fn params_and_pushes(kernel: &Kernel) -> (Vec<TokenStream>, Vec<TokenStream>) {
     (params, pushes)
 }
 
-/// 64-bit offsets: only the tile loop's set may be wide (the wide instantiation widens its
-/// offsets and atom count alone); any other tile-set parameter must be narrow.
-fn narrow_checks(kernel: &Kernel) -> Vec<TokenStream> {
+/// 64-bit offsets, checked before anything else: the tile loop's set may be wide where a variant
+/// has a 64-bit-offsets instantiation (which widens its offsets and atom count alone); any other
+/// tile-set parameter must be narrow.
+fn wide_checks(kernel: &Kernel) -> Vec<TokenStream> {
     let set = set_name(kernel);
+    let name = format_ident!("{}", kernel.name);
     kernel
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::TileSet { .. }) && p.name != set)
+        .filter(|p| matches!(p.kind, ParamKind::TileSet { .. }))
         .map(|p| {
             let ident = format_ident!("{}", p.name);
-            let pname = &p.name;
-            let name = format_ident!("{}", kernel.name);
-            quote!(::loops::__private::check_narrow(&#name::KERNEL, #pname, #ident)?;)
+            let (pname, loop_set) = (&p.name, p.name == set);
+            quote!(::loops::__private::check_wide(&#name::KERNEL, #pname, #ident, #loop_set)?;)
         })
         .collect()
 }
@@ -304,12 +305,24 @@ fn length_checks(kernel: &Kernel) -> Vec<TokenStream> {
             let ident = format_ident!("{}", slice);
             let set = format_ident!("{}", set_str);
             let (method, why) = match extent {
-                Extent::Tiles => (quote!(num_tiles), format!("it is indexed by the tiles of `{set_str}`")),
-                Extent::Cols => (quote!(cols), format!("it is indexed by column indices of `{set_str}`")),
-                Extent::Rows => (quote!(rows), format!("it is indexed by row indices of `{set_str}`")),
-                Extent::Atoms => (quote!(num_atoms), format!("it is indexed by the atoms of `{set_str}`")),
+                Extent::Tiles => (
+                    quote!(::loops::__private::TileSet::num_tiles(#set)),
+                    format!("it is indexed by the tiles of `{set_str}`"),
+                ),
+                Extent::Cols => (
+                    quote!(#set.cols()),
+                    format!("it is indexed by column indices of `{set_str}`"),
+                ),
+                Extent::Rows => (
+                    quote!(#set.rows()),
+                    format!("it is indexed by row indices of `{set_str}`"),
+                ),
+                Extent::Atoms => (
+                    quote!(::loops::__private::TileSet::num_atoms(#set)),
+                    format!("it is indexed by the atoms of `{set_str}`"),
+                ),
             };
-            quote!(::loops::__private::check_len(#kname, #slice, #ident.len(), #set.#method(), #why)?;)
+            quote!(::loops::__private::check_len(#kname, #slice, #ident.len(), #method, #why)?;)
         })
         .collect()
 }
@@ -442,7 +455,17 @@ fn rust_expr(e: &Expr) -> String {
             }
         },
         ExprKind::Var(v) => v.clone(),
-        ExprKind::SetProperty { set, property } => format!("{set}.{}()", property.rust_name()),
+        // Tiles and atoms through the trait (the user's file need not import it); rows, columns
+        // and entries are a matrix's own.
+        ExprKind::SetProperty { set, property } => match property {
+            SetProperty::Tiles | SetProperty::Atoms => {
+                format!(
+                    "::loops::__private::TileSet::{}({set})",
+                    property.rust_name()
+                )
+            }
+            _ => format!("{set}.{}()", property.rust_name()),
+        },
         ExprKind::SliceLen(s) => format!("{s}.len()"),
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", rust_expr(lhs), op.cuda(), rust_expr(rhs))

@@ -49,11 +49,12 @@ use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaStream};
+use kernels_gen::abi::Hidden;
 use kernels_gen::schedule::{
     streams_past_l2, LaunchDims, RangeEntry, ScheduleConfig, TileSetShape,
 };
 
-use crate::device::Gpu;
+use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::launch::block_ranges::RangeJob;
 use crate::launch::subset::PrefixJob;
@@ -82,6 +83,10 @@ pub struct KernelSpec {
     pub fault_sites: &'static [&'static str],
     /// The Rust source file of the kernel body.
     pub file: &'static str,
+    /// The hidden parameters its entry points take after the user's, before the fault record and
+    /// the scratch pointer (the schedule's, [`kernels_gen::schedule::ScheduleUnit::hidden_params`];
+    /// none for a hand-written kernel).
+    pub hidden: &'static [Hidden],
 }
 
 /// Slots at the front of the scratch area that hold the fault record of checked launches
@@ -187,10 +192,76 @@ fn check_args(kernel: &str, entry: &str, sizes: &[usize], args: &KernelArgs<'_>)
 /// tile set's cached buffer that holds it (`None`: the handle's own subset area).
 type ReadyPrefix<'a> = (u64, u64, Option<&'a Arc<CudaStream>>);
 
+/// A prefix sum a launch passes (see [`ReadyPrefix`]), with the items it sums.
+struct LaunchPrefix<'a> {
+    ptr: u64,
+    total: u64,
+    items: u64,
+    stream: Option<&'a Arc<CudaStream>>,
+}
+
+/// The prefix sums of one launch: of its subset's tile sizes, of its tiles' piece counts.
+struct LaunchPrefixes<'a> {
+    subset: Option<LaunchPrefix<'a>>,
+    pieces: Option<LaunchPrefix<'a>>,
+}
+
+/// Pushes the value of one hidden parameter (the fault record and the scratch pointer are the
+/// launch's own, pushed last).
+fn push_hidden<'a>(
+    kernel: &str,
+    hidden: Hidden,
+    args: &mut KernelArgs<'a>,
+    prefixes: &LaunchPrefixes<'a>,
+    starts: Option<Option<&'a DeviceBuffer<i32>>>,
+) -> Result<()> {
+    let missing = |what: &str| LoopsError::KernelArguments {
+        kernel: kernel.to_string(),
+        detail: format!("its entry points take {what}, and the launch was given none"),
+    };
+    match hidden {
+        Hidden::SubsetOffsets => {
+            let p = prefixes
+                .subset
+                .as_ref()
+                .ok_or_else(|| missing("a tile subset"))?;
+            args.push_foreign_ptr(p.ptr, p.stream, Param::SubsetOffsets);
+        }
+        Hidden::BlockStarts => match starts.flatten() {
+            Some(starts) => args.push_buffer(starts, Param::BlockStarts),
+            None => args.push_value(0u64, Param::BlockStarts),
+        },
+        Hidden::SplitPieces => {
+            let p = prefixes
+                .pieces
+                .as_ref()
+                .ok_or_else(|| missing("piece counts"))?;
+            args.push_foreign_ptr(p.ptr, p.stream, Param::SplitPieces);
+        }
+        Hidden::Mdt => {
+            let mdt = args.mdt.ok_or_else(|| missing("a piece size"))?;
+            args.push_value(mdt as i32, Param::Scalar("int loops_mdt"));
+        }
+        Hidden::Pass => {
+            let (pass, passes) = args.pass.ok_or_else(|| missing("a pass"))?;
+            args.push_value(pass as i32, Param::Scalar("int loops_pass"));
+            args.push_value(passes as i32, Param::Scalar("int loops_passes"));
+        }
+        Hidden::TileState => {
+            let state = args.tile_state.ok_or_else(|| missing("tile state"))?;
+            args.push_value(state, Param::TileState);
+        }
+        Hidden::Fault | Hidden::Scratch => {}
+    }
+    Ok(())
+}
+
 impl Gpu {
     /// Compiles (once) and launches `entry` of `spec` over a tile set of `shape`, with the geometry
-    /// `spec.config.launch_dims(shape, self.limits())`. Returns once the launch is queued; errors of
-    /// the kernel's execution surface at the next synchronizing call (e.g. [`Gpu::download`]).
+    /// `spec.config.launch_dims(shape, self.limits())`. The hidden arguments follow the user's in
+    /// the order of `spec.hidden` ([`kernels_gen::abi`]), then the fault record (checked) and the
+    /// scratch pointer. Returns once the launch is queued; errors of the kernel's execution
+    /// surface at the next synchronizing call (e.g. [`Gpu::download`]).
     pub fn launch<'a>(
         &self,
         spec: &KernelSpec,
@@ -200,110 +271,35 @@ impl Gpu {
     ) -> Result<()> {
         // Compiled (once) first: the first launch's NVRTC run holds none of the locks below.
         let mut f = self.loaded_function(spec.name, spec.source, entry, Some(spec.param_count))?;
-        // A subset under a schedule that partitions atoms, or `split`: the prefix sums first
-        // (see `subset`), whose totals size the grid. Those of data that does not change come
-        // from the tile set's cache (see `preprocess`); the others are computed now in the
-        // handle's subset area, which stays locked until the launch is queued (as the scratch
-        // below).
+        let (prefixes, prefix_area) = self.launch_prefixes(spec, &mut args)?;
         let mut shape = shape;
-        let (subset, split) = (args.subset.take(), args.split.take());
-        let jobs = [
-            subset.map(|s| PrefixJob {
-                offsets: s.offsets,
-                list: Some(s.list),
-                mdt: 0,
-            }),
-            split.map(|s| PrefixJob {
-                offsets: s.offsets,
-                list: subset.map(|s| s.list),
-                mdt: s.mdt,
-            }),
-        ];
-        let mut prefixes: [Option<ReadyPrefix<'a>>; 2] = [None, None];
-        let mut fresh = Vec::new();
-        for (job, prefix) in jobs.iter().zip(&mut prefixes) {
-            let (Some(job), Some(cache)) = (job, args.preprocessed) else {
-                continue;
-            };
-            if let Some(p) = cache.prefix(self, spec.name, job)? {
-                *prefix = Some((p.offsets, p.total, p.sums.cuda_slice().map(|s| s.stream())));
-            }
-        }
-        for (job, prefix) in jobs.iter().zip(&prefixes) {
-            if let (Some(job), None) = (job, prefix) {
-                fresh.push(*job);
-            }
-        }
-        let prefix_area = if fresh.is_empty() {
-            None
-        } else {
-            let (computed, area) = self.prefix_sums(spec.name, &fresh)?;
-            let mut computed = computed.into_iter();
-            for (job, prefix) in jobs.iter().zip(&mut prefixes) {
-                if job.is_some() && prefix.is_none() {
-                    let p = computed.next().expect("one prefix per job");
-                    *prefix = Some((p.offsets, p.total, None));
-                }
-            }
-            Some(area)
-        };
-        if let (Some(s), Some((offsets, total, stream))) = (subset, prefixes[0]) {
+        if let Some(p) = &prefixes.subset {
             shape = TileSetShape {
-                tiles: s.list.len as u64,
-                atoms: total,
+                tiles: p.items,
+                atoms: p.total,
             };
-            args.push_foreign_ptr(offsets, stream, Param::SubsetOffsets);
         }
-        if let (Some(s), Some((pieces, total, stream))) = (split, prefixes[1]) {
-            // One thread per piece: `split` takes the pieces as its shape's atoms.
-            shape.atoms = total;
-            args.push_foreign_ptr(pieces, stream, Param::SplitPieces);
-            args.mdt.get_or_insert(s.mdt);
+        if let Some(p) = &prefixes.pieces {
+            // One thread per piece: a kernel that takes them takes the pieces as its atoms.
+            shape.atoms = p.total;
         }
         let dims = spec.config.launch_dims(shape, self.limits());
-        // Over a whole tile set, `merge_path` and `work_oriented` take where each block's range
-        // starts: kept with the tile set, or null (the blocks search); each case, and evict-first
-        // staging, is its own entry point (`RangeEntry`; `entry` names the kept one).
         let mut ranged_entry = None;
-        if let (None, Some((partition, per_thread))) =
-            (subset, spec.config.schedule.searched_partition())
-        {
-            let job = RangeJob {
-                partition,
-                items_per_block: per_thread as u64 * dims.block as u64,
-                blocks: dims.grid as u64,
-            };
-            let kept = match (args.ranges_of.take(), args.preprocessed) {
-                (Some(offsets), Some(cache)) => cache.block_starts(self, offsets, job)?,
-                _ => None,
-            };
-            let streamed = stream_hint().unwrap_or_else(|| {
-                streams_past_l2(shape.atoms, args.read_only_bytes, self.limits())
-            });
-            let range = RangeEntry::choose(kept.is_some(), streamed, spec.checked);
-            match kept {
-                Some(starts) => args.push_buffer(starts, Param::BlockStarts),
-                None => args.push_value(0u64, Param::BlockStarts),
-            }
+        let starts = if spec.hidden.contains(&Hidden::BlockStarts) {
+            let (starts, range) = self.block_starts_of(spec, &mut args, shape, dims)?;
             if range != RangeEntry::Kept {
                 let name = range.entry_name(entry);
                 f = self.loaded_function(spec.name, spec.source, &name, Some(spec.param_count))?;
                 ranged_entry = Some(name);
             }
-        }
-        // The rest of the hidden parameters, in the order of `kernels_gen::abi::Hidden` (the
-        // block starts above never come with the pieces of `split`).
-        if let Some(mdt) = args.mdt {
-            args.push_value(mdt as i32, Param::Scalar("int loops_mdt"));
-        }
-        if let Some((pass, passes)) = args.pass {
-            args.push_value(pass as i32, Param::Scalar("int loops_pass"));
-            args.push_value(passes as i32, Param::Scalar("int loops_passes"));
-        }
-        if let Some(state) = args.tile_state {
-            args.push_value(state, Param::TileState);
-        }
+            Some(starts)
+        } else {
+            None
+        };
         let entry = ranged_entry.as_deref().unwrap_or(entry);
+        for &hidden in spec.hidden {
+            push_hidden(spec.name, hidden, &mut args, &prefixes, starts)?;
+        }
         // The scratch lock is held until the launch is queued: growing the area frees the old one
         // (stream-ordered), which must come after every launch that was given it.
         let scratch = if spec.scratch_slots_per_block > 0 || spec.checked {
@@ -330,6 +326,112 @@ impl Gpu {
             Some(scratch) if spec.checked => self.take_fault(spec, scratch.device_ptr()),
             _ => Ok(()),
         }
+    }
+
+    /// The prefix sums a launch was asked for (of a subset's tile sizes, of the tiles' piece
+    /// counts; see `subset`), whose totals size the grid. Those of data that does not change come
+    /// from the tile set's cache (see `preprocess`); the others are computed now in the handle's
+    /// subset area, returned locked: the caller holds it until its launch is queued (as the
+    /// scratch).
+    fn launch_prefixes<'s, 'a>(
+        &'s self,
+        spec: &KernelSpec,
+        args: &mut KernelArgs<'a>,
+    ) -> Result<(
+        LaunchPrefixes<'a>,
+        Option<std::sync::MutexGuard<'s, DeviceBuffer<u64>>>,
+    )> {
+        let (subset, split) = (args.subset.take(), args.split.take());
+        let jobs = [
+            subset.map(|s| PrefixJob {
+                offsets: s.offsets,
+                list: Some(s.list),
+                mdt: 0,
+            }),
+            split.map(|s| PrefixJob {
+                offsets: s.offsets,
+                list: subset.map(|s| s.list),
+                mdt: s.mdt,
+            }),
+        ];
+        if let Some(s) = split {
+            args.mdt.get_or_insert(s.mdt);
+        }
+        let mut ready: [Option<ReadyPrefix<'a>>; 2] = [None, None];
+        for (job, prefix) in jobs.iter().zip(&mut ready) {
+            let (Some(job), Some(cache)) = (job, args.preprocessed) else {
+                continue;
+            };
+            if let Some(p) = cache.prefix(self, spec.name, job)? {
+                *prefix = Some((p.offsets, p.total, p.sums.cuda_slice().map(|s| s.stream())));
+            }
+        }
+        let fresh: Vec<PrefixJob<'a>> = jobs
+            .iter()
+            .zip(&ready)
+            .filter_map(|(job, prefix)| job.filter(|_| prefix.is_none()))
+            .collect();
+        let area = if fresh.is_empty() {
+            None
+        } else {
+            let (computed, area) = self.prefix_sums(spec.name, &fresh)?;
+            let mut computed = computed.into_iter();
+            for (job, prefix) in jobs.iter().zip(&mut ready) {
+                if job.is_some() && prefix.is_none() {
+                    let p = computed.next().expect("one prefix per job");
+                    *prefix = Some((p.offsets, p.total, None));
+                }
+            }
+            Some(area)
+        };
+        let with_items = |prefix: Option<ReadyPrefix<'a>>, items: u64| {
+            prefix.map(|(ptr, total, stream)| LaunchPrefix {
+                ptr,
+                total,
+                items,
+                stream,
+            })
+        };
+        let prefixes = LaunchPrefixes {
+            subset: with_items(ready[0], subset.map_or(0, |s| s.list.len as u64)),
+            pieces: with_items(ready[1], 0),
+        };
+        Ok((prefixes, area))
+    }
+
+    /// Where each block's range starts, for a kernel that takes `loops_block_starts`: kept with
+    /// the tile set (computed by the first launch of this geometry), or null (the blocks search);
+    /// and the entry point of that case and of the load form ([`RangeEntry`]: each is its own).
+    fn block_starts_of<'a>(
+        &self,
+        spec: &KernelSpec,
+        args: &mut KernelArgs<'a>,
+        shape: TileSetShape,
+        dims: LaunchDims,
+    ) -> Result<(Option<&'a DeviceBuffer<i32>>, RangeEntry)> {
+        let kept = match (
+            spec.config.schedule.searched_partition(),
+            args.ranges_of.take(),
+        ) {
+            (Some((partition, per_thread)), Some(offsets)) => {
+                let job = RangeJob {
+                    partition,
+                    items_per_block: per_thread as u64 * dims.block as u64,
+                    blocks: dims.grid as u64,
+                };
+                match args.preprocessed {
+                    Some(cache) => cache.block_starts(self, offsets, job)?,
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let streamed = stream_hint()
+            .unwrap_or_else(|| streams_past_l2(shape.atoms, args.read_only_bytes, self.limits()));
+        Ok((
+            kept,
+            RangeEntry::choose(kept.is_some(), streamed, spec.checked),
+        ))
     }
 
     /// After a checked launch: waits for the kernel and turns its first out-of-range index, if any,

@@ -145,18 +145,27 @@ impl<'a> Call<'a> {
     }
 }
 
-/// [`LoopsError::WideUnsupported`] for tile-set parameter `param` of `kernel` that is not the
-/// tile loop's set and has 64-bit offsets: only the loop's set may.
-pub fn check_narrow<S: TileSet>(kernel: &KernelDesc, param: &str, set: &S) -> Result<()> {
-    if !set.is_wide() {
-        return Ok(());
-    }
+/// [`LoopsError::WideUnsupported`] for tile-set parameter `param` of `kernel` where it has 64-bit
+/// offsets (more than `i32::MAX` atoms) and may not: the tile loop's set (`loop_set`) where no
+/// variant of the kernel has a 64-bit-offsets instantiation, any other set always. The wrapper
+/// checks every tile-set parameter before anything else.
+pub fn check_wide<S: TileSet + ?Sized>(
+    kernel: &KernelDesc,
+    param: &str,
+    set: &S,
+    loop_set: bool,
+) -> Result<()> {
+    let why = match (set.is_wide(), loop_set, kernel.wide_sources) {
+        (false, _, _) | (true, true, Some(_)) => return Ok(()),
+        (true, true, None) => kernel.narrow_why,
+        (true, false, _) => "only the tile loop's set may have 64-bit offsets",
+    };
     Err(LoopsError::WideUnsupported {
         kernel: kernel.name.to_string(),
         schedule: kernel.config.describe(),
         param: param.to_string(),
         atoms: set.num_atoms(),
-        why: "only the tile loop's set may have 64-bit offsets".to_string(),
+        why: why.to_string(),
     })
 }
 
@@ -164,8 +173,9 @@ impl Gpu {
     /// One call of a generated kernel: carries out its schedule's plan over `call`'s tiles, each
     /// launch with a copy of `args` (the user's arguments, pushed by the wrapper) and the hidden
     /// arguments of the variant it launches. Compiles each variant's source once per process (or
-    /// reads it from the disk cache). Returns once the launches are queued, except in checked
-    /// mode, which waits for each and reports the first out-of-range index.
+    /// reads it from the disk cache). Returns once the launches are queued, except where the plan
+    /// reads back what it needs first (`lrb`'s bin counts, prefix sums over a subset) and in
+    /// checked mode, which waits for each launch and reports the first out-of-range index.
     pub fn run<'a>(
         &self,
         kernel: &KernelDesc,
@@ -173,15 +183,57 @@ impl Gpu {
         call: Call<'a>,
         args: KernelArgs<'a>,
     ) -> Result<()> {
-        if call.set.is_wide() && kernel.wide_sources.is_none() {
-            return Err(LoopsError::WideUnsupported {
+        self.carry_out(kernel, None, key, call, args, false)
+    }
+
+    /// Variant `variant` of `kernel` alone, under its own schedule's plan (one launch, or the
+    /// passes of `hierarchical`), outside the kernel's: for tests and benchmarks that run each of
+    /// `auto`'s candidates. With `search_ranges`, the blocks of `merge_path` and `work_oriented`
+    /// search the offsets for their ranges instead of reading the starts kept with the set. A
+    /// variant of `lrb` (over its bin lists) cannot run alone over a whole set.
+    pub fn run_variant<'a>(
+        &self,
+        kernel: &KernelDesc,
+        variant: usize,
+        key: &str,
+        call: Call<'a>,
+        args: KernelArgs<'a>,
+        search_ranges: bool,
+    ) -> Result<()> {
+        let Some(v) = kernel.variants.get(variant) else {
+            return Err(LoopsError::KernelArguments {
                 kernel: kernel.name.to_string(),
-                schedule: kernel.config.describe(),
-                param: call.set_name.to_string(),
-                atoms: call.set.num_atoms(),
-                why: kernel.narrow_why.to_string(),
+                detail: format!(
+                    "it has {} variants, not {}",
+                    kernel.variants.len(),
+                    variant + 1
+                ),
+            });
+        };
+        if v.over_list && call.subset.is_none() {
+            return Err(LoopsError::KernelArguments {
+                kernel: kernel.name.to_string(),
+                detail: format!(
+                    "variant `{}` runs over a list of tiles: launch the kernel",
+                    v.name
+                ),
             });
         }
+        self.carry_out(kernel, Some(variant), key, call, args, search_ranges)
+    }
+
+    /// The plan of `kernel`'s schedule, or with `only`, that variant's own schedule's plan with
+    /// every launch redirected to it.
+    fn carry_out<'a>(
+        &self,
+        kernel: &KernelDesc,
+        only: Option<usize>,
+        key: &str,
+        call: Call<'a>,
+        args: KernelArgs<'a>,
+        search_ranges: bool,
+    ) -> Result<()> {
+        check_wide(kernel, call.set_name, call.set, true)?;
         let mut plan = Plan {
             gpu: self,
             kernel,
@@ -189,13 +241,15 @@ impl Gpu {
             call,
             args,
             checked: checked_mode(call.debug),
-            search_ranges: false,
+            search_ranges,
+            only,
             bins: None,
             ids: None,
             state: None,
             error: None,
         };
-        match kernel.config.schedule.unit().plan(kernel.config, &mut plan) {
+        let config = only.map_or(kernel.config, |v| kernel.variants[v].config);
+        match config.schedule.unit().plan(config, &mut plan) {
             Ok(()) => Ok(()),
             Err(Stop) => Err(plan
                 .error
@@ -204,38 +258,6 @@ impl Gpu {
                     kernel: kernel.name.to_string(),
                     detail: "the schedule's plan stopped without an error".into(),
                 })),
-        }
-    }
-
-    /// Launches variant `variant` of `kernel` once over the whole of `set`, outside its
-    /// schedule's plan: for tests and benchmarks that run each of `auto`'s candidates. With
-    /// `search_ranges`, the blocks of `merge_path` and `work_oriented` search the offsets for
-    /// their ranges instead of reading the starts kept with the set.
-    pub fn run_variant<'a, S: TileSet>(
-        &self,
-        kernel: &KernelDesc,
-        variant: usize,
-        key: &str,
-        set: &'a S,
-        args: KernelArgs<'a>,
-        search_ranges: bool,
-    ) -> Result<()> {
-        let mut plan = Plan {
-            gpu: self,
-            kernel,
-            key,
-            call: Call::new("", set, cfg!(debug_assertions)),
-            args,
-            checked: checked_mode(cfg!(debug_assertions)),
-            search_ranges,
-            bins: None,
-            ids: None,
-            state: None,
-            error: None,
-        };
-        match plan.launch(Launch::whole(variant)) {
-            Ok(()) => Ok(()),
-            Err(Stop) => Err(plan.error.take().expect("a stopped launch keeps its error")),
         }
     }
 }
@@ -265,6 +287,8 @@ struct Plan<'g, 'a> {
     checked: bool,
     /// Leave out the kept block starts (see [`Gpu::run_variant`]).
     search_ranges: bool,
+    /// Every launch runs this variant (see [`Gpu::run_variant`]).
+    only: Option<usize>,
     bins: Option<Bins<'a>>,
     /// The tile ids of the binned order over a subset (over a whole set, the order itself).
     ids: Option<DeviceBuffer<u32>>,
@@ -312,6 +336,11 @@ impl Plan<'_, '_> {
             checked: self.checked,
             fault_sites: k.fault_sites,
             file: k.file,
+            hidden: variant
+                .config
+                .schedule
+                .unit()
+                .hidden_params(variant.config.schedule, variant.over_list),
         }
     }
 
@@ -489,7 +518,10 @@ impl Launcher for Plan<'_, '_> {
         Ok(self.bins.as_ref().expect("binned above").get().bin_starts)
     }
 
-    fn launch(&mut self, launch: Launch) -> std::result::Result<(), Stop> {
+    fn launch(&mut self, mut launch: Launch) -> std::result::Result<(), Stop> {
+        if let Some(only) = self.only {
+            launch.variant = only;
+        }
         self.launch_variant(&launch).map_err(|e| self.stop(e))
     }
 }
