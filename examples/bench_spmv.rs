@@ -548,11 +548,69 @@ fn bench_matrix<T: Float>(
     first_launches: &mut Option<Vec<(&'static str, Duration)>>,
 ) -> Result<MatrixResult, BoxError> {
     let name = entry.name.as_str();
+    let Uploaded {
+        mut result,
+        a,
+        x,
+        reference,
+    } = upload_matrix::<T>(gpu, entry, args.seed, pb)?;
+
+    // The ceiling first: its time decides how the small matrices are timed.
+    pb.set_message(format!("{name}: copy"));
+    let (copy, batch) = measure_copy(gpu, plan, result.bytes, args.batch_below_ms)?;
+    result.kernels.push(copy);
+    pb.inc(1);
+
+    let on = OnMatrix {
+        gpu,
+        name,
+        a: &a,
+        x: &x,
+        reference: &reference,
+        plan,
+        batch,
+        pb,
+    };
+    let mut y = gpu.zeros::<T>(result.rows)?;
+    let firsts = on.measure_schedules(&mut y, &mut result.kernels);
+    on.measure_controls(&mut y, &mut result.kernels);
+    drop(y);
+    if first_launches.is_none() {
+        let text: Vec<String> = firsts
+            .iter()
+            .map(|(s, d)| format!("{s} {:.0} ms", d.as_secs_f64() * 1e3))
+            .collect();
+        pb.suspend(|| eprintln!("first launches (NVRTC compile + load): {}", text.join(", ")));
+        *first_launches = Some(firsts);
+    }
+    if let Some(cs) = cusparse {
+        on.measure_cusparse(cs, &mut result.kernels);
+    }
+    Ok(result)
+}
+
+/// One matrix on the device with its CPU reference, and its result with no kernel yet.
+struct Uploaded<T: Float> {
+    result: MatrixResult,
+    a: DeviceCsr<T>,
+    x: DeviceBuffer<T>,
+    reference: Reference,
+}
+
+/// Builds or reads the matrix, draws `x`, computes the reference and uploads both, saying how long
+/// each took. The host copies are freed on return, before the kernels allocate.
+fn upload_matrix<T: Float>(
+    gpu: &Gpu,
+    entry: &Entry,
+    seed: u64,
+    pb: &ProgressBar,
+) -> Result<Uploaded<T>, BoxError> {
+    let name = entry.name.as_str();
     pb.set_message(format!("{name}: building {}", entry.spec));
     let t = Instant::now();
-    let a = entry.load::<T>(args.seed)?;
+    let a = entry.load::<T>(seed)?;
     let built = t.elapsed();
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), args.seed ^ 0x5eed);
+    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed ^ 0x5eed);
     pb.set_message(format!("{name}: CPU reference"));
     let t = Instant::now();
     let reference = Reference::new(&a, &x);
@@ -563,7 +621,7 @@ fn bench_matrix<T: Float>(
     let dx = gpu.upload(&x)?;
     gpu.synchronize()?;
     let uploaded = t.elapsed();
-    let mut result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
+    let result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
     pb.suspend(|| {
         eprintln!(
             "{name}: {} x {}, {} nonzeros; {} in {built:.2?}, CPU reference {referenced:.2?}, upload {uploaded:.2?}",
@@ -573,19 +631,32 @@ fn bench_matrix<T: Float>(
             if matches!(entry.spec, corpus::Spec::File(_)) { "read" } else { "generated" },
         )
     });
-    drop((a, x));
+    Ok(Uploaded {
+        result,
+        a: da,
+        x: dx,
+        reference,
+    })
+}
 
-    // The ceiling first: its time decides how the small matrices are timed.
-    pb.set_message(format!("{name}: copy"));
-    let copy = Copy::new(gpu, (result.bytes / 2) as usize)?;
+/// Times the copy of half the model's `bytes`; returns its measurement and whether the matrix's
+/// kernels are timed in batches (the copy took under `batch_below_ms`). The buffers are freed on
+/// return.
+fn measure_copy(
+    gpu: &Gpu,
+    plan: &Plan,
+    bytes: u64,
+    batch_below_ms: f64,
+) -> Result<(Measurement, bool), BoxError> {
+    let copy = Copy::new(gpu, (bytes / 2) as usize)?;
     let copy_ms = time_launches(gpu, plan, false, &mut || copy.launch(gpu));
-    let batch = matches!(copy_ms, Ok((t, _, _)) if t < args.batch_below_ms);
+    let batch = matches!(copy_ms, Ok((t, _, _)) if t < batch_below_ms);
     let copy_ms = if batch {
         time_launches(gpu, plan, true, &mut || copy.launch(gpu))
     } else {
         copy_ms
     };
-    result.kernels.push(match copy_ms {
+    let m = match copy_ms {
         Ok((median, per_launch, timing)) => Measurement {
             kernel: COPY.to_string(),
             kind: Kind::Copy,
@@ -595,108 +666,105 @@ fn bench_matrix<T: Float>(
             failure: None,
         },
         Err(e) => Measurement::failed(COPY, Kind::Copy, chain(e.as_ref())),
-    });
-    drop(copy);
-    pb.inc(1);
-
-    let mut dy = gpu.zeros::<T>(result.rows)?;
-    let mut firsts = Vec::new();
-    for &schedule in spmv::SCHEDULES {
-        pb.set_message(format!("{name}: {schedule}"));
-        let mut subject = Schedule {
-            schedule,
-            a: &da,
-            x: &dx,
-            y: &mut dy,
-            searched: false,
-        };
-        let (m, first) = measure(
-            gpu,
-            schedule,
-            Kind::Schedule,
-            &mut subject,
-            &reference,
-            plan,
-            batch,
-        );
-        firsts.push((schedule, first));
-        result.kernels.push(m);
-        pb.inc(1);
-    }
-    // The control for the block starts kept with the matrix.
-    pb.set_message(format!("{name}: {SEARCHED}"));
-    let mut searched = Schedule {
-        schedule: "merge_path",
-        a: &da,
-        x: &dx,
-        y: &mut dy,
-        searched: true,
     };
-    let (m, _) = measure(
-        gpu,
-        SEARCHED,
-        Kind::Ablation,
-        &mut searched,
-        &reference,
-        plan,
-        batch,
-    );
-    result.kernels.push(m);
-    pb.inc(1);
-    // The control for the abstraction's cost: merge-path SpMV written by hand.
-    pb.set_message(format!("{name}: {}", handwritten::NAME));
-    let m = match Handwritten::new(gpu, &da, &dx, &mut dy) {
-        Ok(mut hw) => {
-            measure(
-                gpu,
-                handwritten::NAME,
-                Kind::Handwritten,
-                &mut hw,
-                &reference,
-                plan,
-                batch,
-            )
-            .0
+    Ok((m, batch))
+}
+
+/// What every kernel on one matrix is measured with: the uploaded operands, the reference, how to
+/// time, and the progress bar that says which kernel runs and counts each.
+struct OnMatrix<'a, T: Float> {
+    gpu: &'a Gpu,
+    name: &'a str,
+    a: &'a DeviceCsr<T>,
+    x: &'a DeviceBuffer<T>,
+    reference: &'a Reference,
+    plan: &'a Plan,
+    batch: bool,
+    pb: &'a ProgressBar,
+}
+
+impl<T: Float> OnMatrix<'_, T> {
+    /// [`measure`] on this matrix.
+    fn measure(
+        &self,
+        kernel: &str,
+        kind: Kind,
+        subject: &mut dyn Subject<T>,
+    ) -> (Measurement, Duration) {
+        let (gpu, reference, plan) = (self.gpu, self.reference, self.plan);
+        measure(gpu, kernel, kind, subject, reference, plan, self.batch)
+    }
+
+    /// Every schedule of the loops `spmv` kernel, writing `y`; returns each one's first launch
+    /// time (NVRTC compile + load on its first use in the process).
+    fn measure_schedules(
+        &self,
+        y: &mut DeviceBuffer<T>,
+        out: &mut Vec<Measurement>,
+    ) -> Vec<(&'static str, Duration)> {
+        let mut firsts = Vec::new();
+        for &schedule in spmv::SCHEDULES {
+            self.pb.set_message(format!("{}: {schedule}", self.name));
+            let mut subject = Schedule {
+                schedule,
+                a: self.a,
+                x: self.x,
+                y: &mut *y,
+                searched: false,
+            };
+            let (m, first) = self.measure(schedule, Kind::Schedule, &mut subject);
+            firsts.push((schedule, first));
+            out.push(m);
+            self.pb.inc(1);
         }
-        Err(e) => Measurement::failed(handwritten::NAME, Kind::Handwritten, chain(e.as_ref())),
-    };
-    result.kernels.push(m);
-    pb.inc(1);
-    drop(dy);
-    if first_launches.is_none() {
-        let text: Vec<String> = firsts
-            .iter()
-            .map(|(s, d)| format!("{s} {:.0} ms", d.as_secs_f64() * 1e3))
-            .collect();
-        pb.suspend(|| eprintln!("first launches (NVRTC compile + load): {}", text.join(", ")));
-        *first_launches = Some(firsts);
+        firsts
     }
 
-    if let Some(cs) = cusparse {
+    /// The controls, writing `y`: `merge_path` without the block starts kept with the matrix, and
+    /// merge-path SpMV written by hand (the abstraction's cost).
+    fn measure_controls(&self, y: &mut DeviceBuffer<T>, out: &mut Vec<Measurement>) {
+        self.pb.set_message(format!("{}: {SEARCHED}", self.name));
+        let mut searched = Schedule {
+            schedule: "merge_path",
+            a: self.a,
+            x: self.x,
+            y: &mut *y,
+            searched: true,
+        };
+        out.push(self.measure(SEARCHED, Kind::Ablation, &mut searched).0);
+        self.pb.inc(1);
+        self.pb
+            .set_message(format!("{}: {}", self.name, handwritten::NAME));
+        let m = match Handwritten::new(self.gpu, self.a, self.x, y) {
+            Ok(mut hw) => {
+                self.measure(handwritten::NAME, Kind::Handwritten, &mut hw)
+                    .0
+            }
+            Err(e) => Measurement::failed(handwritten::NAME, Kind::Handwritten, chain(e.as_ref())),
+        };
+        out.push(m);
+        self.pb.inc(1);
+    }
+
+    /// cuSPARSE ALG1 and ALG2, each with its own output; a failed preprocessing is said and the
+    /// SpMV timed without it.
+    fn measure_cusparse(&self, cs: &Cusparse, out: &mut Vec<Measurement>) {
+        let name = self.name;
         for alg in [Alg::CsrAlg1, Alg::CsrAlg2] {
             let kernel = alg.kernel_name();
-            pb.set_message(format!("{name}: {kernel}"));
-            let m = match SpMv::new(cs, gpu, &da, &dx, alg) {
+            self.pb.set_message(format!("{name}: {kernel}"));
+            let m = match SpMv::new(cs, self.gpu, self.a, self.x, alg) {
                 Ok(mut spmv) => {
                     if let Some(e) = spmv.preprocess_error() {
-                        pb.suspend(|| eprintln!("{name}: {kernel}: {e}; timed without it"));
+                        self.pb
+                            .suspend(|| eprintln!("{name}: {kernel}: {e}; timed without it"));
                     }
-                    measure(
-                        gpu,
-                        kernel,
-                        Kind::Cusparse,
-                        &mut spmv,
-                        &reference,
-                        plan,
-                        batch,
-                    )
-                    .0
+                    self.measure(kernel, Kind::Cusparse, &mut spmv).0
                 }
                 Err(e) => Measurement::failed(kernel, Kind::Cusparse, chain(&e)),
             };
-            result.kernels.push(m);
-            pb.inc(1);
+            out.push(m);
+            self.pb.inc(1);
         }
     }
-    Ok(result)
 }
