@@ -10,15 +10,15 @@
 //! |---|---|---|
 //! | [`Hidden::SubsetOffsets`] | `const int* loops_subset_offsets` | a carry schedule over a tile subset (or a bin list of `lrb`): the prefix sum of the listed tiles' sizes |
 //! | [`Hidden::BlockStarts`] | `const int* loops_block_starts` | `merge_path`, `work_oriented` over a whole set: each block's first tile, or null (search) |
-//! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count |
-//! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`: atoms per piece |
+//! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count; the launch then runs a thread per piece (its shape's atoms are the pieces) |
+//! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`, `hierarchical`: atoms per piece, or per pass |
 //! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`): this launch's index and the count |
 //! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: [`STATE_HEADER_SLOTS`] slots zeroed before the first launch, then `state_slots_per_tile` slots per tile of the call, kept across its launches |
 //! | [`Hidden::Fault`] | `unsigned long long* loops_fault` | the bounds-checked variant: the fault record |
 //! | [`Hidden::Scratch`] | `unsigned long long* loops_scratch` | every entry point, last: the carry schedules' records (null when none) |
 //!
 //! `lrb` launches its mappings over a list of tile ids: that list is a slice parameter of the
-//! emitted variants (`loops_bin_list`, pointer and length), right after the user's parameters.
+//! emitted variants (`loops_bin`, pointer and length), right after the user's parameters.
 
 use crate::schedule::Schedule;
 

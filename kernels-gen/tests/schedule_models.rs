@@ -518,9 +518,11 @@ proptest! {
             prop_assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());
         }
         let longest = sizes.iter().copied().max().unwrap_or(0);
-        prop_assert_eq!(lengths.len(), hierarchical::passes(longest, mdt) as usize);
+        let per_pass = hierarchical::effective_mdt(mdt, longest);
+        prop_assert_eq!(lengths.len(), hierarchical::passes(longest, per_pass) as usize);
+        prop_assert!(lengths.len() as u64 <= hierarchical::MAX_PASSES);
         for (k, &len) in lengths.iter().enumerate() {
-            let longer = sizes.iter().filter(|&&s| k == 0 || s > k as u64 * mdt).count();
+            let longer = sizes.iter().filter(|&&s| k == 0 || s > k as u64 * per_pass).count();
             prop_assert_eq!(len, longer, "pass {}", k);
         }
     }

@@ -99,26 +99,30 @@ fn emit_candidates(
     kernel: &Kernel,
     kernels: &[Kernel],
     describe: &str,
-    wide: bool,
+    wide: Option<&str>,
 ) -> DResult<Emitted> {
     let (source, checked_source, variants) = candidate_sources(kernel, kernels, describe, false)?;
     let wide_kernels: Vec<Kernel> = kernels
         .iter()
-        .filter(|k| wide && k.has_wide_variant())
+        .filter(|k| wide.is_some() && k.has_wide_variant())
         .cloned()
         .collect();
-    let wide = if wide_kernels.is_empty() {
-        None
-    } else {
-        // Only `auto` asks for wide candidates: its header names those the source holds.
+    let wide = match wide {
+        Some(whole) if !wide_kernels.is_empty() => Some((whole, wide_kernels)),
+        _ => None,
+    };
+    let wide = if let Some((whole, wide_kernels)) = wide {
+        // The header names the variants the wide source holds.
         let names: Vec<String> = wide_kernels.iter().map(|k| k.config.short_name()).collect();
-        let describe = format!("auto: {}{WIDE_NOTE}", names.join(", "));
+        let describe = format!("{whole}: {}{WIDE_NOTE}", names.join(", "));
         let (source, checked_source, _) =
             candidate_sources(kernel, &wide_kernels, &describe, true)?;
         Some(WideSources {
             source,
             checked_source,
         })
+    } else {
+        None
     };
     Ok(Emitted {
         source,

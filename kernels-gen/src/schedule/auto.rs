@@ -18,6 +18,11 @@ impl ScheduleUnit for Auto {
         &["auto"]
     }
 
+    /// Through its tile-mapped candidates, each with a 64-bit-offsets instantiation.
+    fn supports_wide_offsets(&self) -> bool {
+        true
+    }
+
     /// Never launched itself (its candidates are).
     fn blocks_wanted(
         &self,
@@ -75,7 +80,7 @@ impl ScheduleUnit for Auto {
         Some(super::Variants {
             kernels,
             describe: format!("auto: {}", names.join(", ")),
-            wide: true,
+            wide: Some("auto"),
         })
     }
 }

@@ -8,9 +8,11 @@
 //! worklist, which is all the longer tiles, and only them. The first pass's worklist is every
 //! tile (or the call's subset); the last pass is `ceil(longest tile / mdt)`. A tile's atoms run in
 //! order on one thread at a time, so its epilogue runs once, in the pass that finishes it, with the
-//! complete state: any update in the atom loop is kept, not only associative ones (an argmax with
-//! its tie rule comes out as the sequential loop computes it). Without `mdt` in the attribute,
-//! the runtime takes the tile set's choice ([`super::split::choose_mdt`], as `split`).
+//! complete state: the variables the atom loop assigns are kept between passes whatever the update
+//! (an argmax keeps its tie rule), not only associative ones. The other `let`s before the atom loop
+//! are evaluated again in every pass: one that reads memory the kernel writes (SSSP's
+//! `let dv = dist[v]`) may see a newer value in a later pass. Without `mdt` in the attribute, the
+//! runtime takes the tile set's choice ([`super::split::choose_mdt`], as `split`).
 //!
 //! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call):
 //! three counters (pass `k` reads the length of its list from counter `k % 3`, appends to counter
@@ -137,7 +139,8 @@ pub fn passes(longest: u64, mdt: u64) -> u32 {
 }
 
 /// Replays a call over the tiles of `offsets` (the positions of `list`, if given: a position
-/// whose tile is outside the set does nothing), pass by pass as the GPU runs it: each pass's
+/// whose tile is outside the set does nothing) with the threshold `mdt` ([`effective_mdt`] of it
+/// per pass, as the plan), pass by pass as the GPU runs it: each pass's
 /// worklist in order, each tile summing its atoms' `value(atom)` into its kept state, the tiles
 /// with atoms left appended to the next worklist. Returns what every atom and tile saw, and the
 /// length of each pass's worklist.
@@ -159,6 +162,7 @@ pub fn model_run(
         .map(|t| offsets[t + 1] - offsets[t])
         .max()
         .unwrap_or(0);
+    let mdt = effective_mdt(mdt, longest);
     let mut state = vec![0u64; positions];
     let mut worklist: Vec<usize> = (0..positions).collect();
     let mut lengths = Vec::new();
@@ -216,6 +220,7 @@ mod lowering {
     }
 
     fn parts<'k>(kernel: &Kernel, body: &'k [Stmt]) -> DResult<Parts<'k>> {
+        check_prologue(body)?;
         let split = carry_body(kernel, body, "hierarchical")?;
         let Stmt {
             kind:
@@ -238,17 +243,6 @@ mod lowering {
                  kept between passes for one atom loop"
             );
         }
-        for stmt in split.prologue {
-            let mut atomic = false;
-            stmt_exprs(stmt, &mut |e| atomic |= has_atomic(e));
-            if atomic {
-                bail!(
-                    stmt.span,
-                    "under `hierarchical` the statements before the atom loop run again in every pass: \
-                     they may not use atomics"
-                );
-            }
-        }
         Ok(Parts {
             prologue: split.prologue,
             var,
@@ -259,6 +253,26 @@ mod lowering {
             epilogue: split.epilogue,
             state: state_vars(split.prologue, atom_body),
         })
+    }
+
+    /// The statements before the atom loop run again in every pass: no atomics there (checked
+    /// before the shape, so the error gives this reason).
+    fn check_prologue(body: &[Stmt]) -> DResult<()> {
+        let before = body
+            .iter()
+            .take_while(|s| !matches!(s.kind, StmtKind::ForAtoms { .. }));
+        for stmt in before {
+            let mut atomic = false;
+            stmt_exprs(stmt, &mut |e| atomic |= has_atomic(e));
+            if atomic {
+                bail!(
+                    stmt.span,
+                    "under `hierarchical` the statements before the atom loop run again in every pass: \
+                     they may not use atomics"
+                );
+            }
+        }
+        Ok(())
     }
 
     /// The prologue's variables that the atom loop assigns, in the order they are declared.

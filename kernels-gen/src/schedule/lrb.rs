@@ -137,7 +137,7 @@ impl ScheduleUnit for Lrb {
         Some(super::Variants {
             kernels,
             describe,
-            wide: false,
+            wide: None,
         })
     }
 }

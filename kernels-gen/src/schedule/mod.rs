@@ -299,8 +299,9 @@ pub struct Variants {
     pub kernels: Vec<crate::ir::Kernel>,
     /// The source header's description (`auto: thread, group2, ...`).
     pub describe: String,
-    /// Whether the variants that can take 64-bit tile offsets get a wide source too.
-    pub wide: bool,
+    /// Where the variants that can take 64-bit tile offsets get a wide source too: the name its
+    /// header gives the whole (`auto`: the header lists the wide candidates after it).
+    pub wide: Option<&'static str>,
 }
 
 /// The attribute's arguments, as written, for [`ScheduleUnit::parse`].
