@@ -9,7 +9,7 @@ use loops::runtime::launch::block_ranges::RangeJob;
 use loops::runtime::launch::KernelArgs;
 use loops::runtime::schedule::carry::Partition;
 use loops::runtime::schedule::LaunchDims;
-use loops::{DeviceBuffer, DeviceCsr, Float, Gpu};
+use loops::{DeviceBuffer, DeviceCsr, Float, Gpu, TileSet};
 
 type BoxError = Box<dyn std::error::Error>;
 

@@ -150,7 +150,8 @@ pub enum LoopsError {
 
     /// A tile set of more than `i32::MAX` atoms (64-bit offsets) given to a kernel that has no
     /// 64-bit-offsets instantiation: a schedule that keeps atom positions in 32-bit prefix sums
-    /// (`work_oriented`, `merge_path`, `split`, `lrb`), a body that reads the offsets array, or a
+    /// or worklists (`work_oriented`, `merge_path`, `split`, `hierarchical`, `lrb`), a body that
+    /// reads the offsets array, or a
     /// second tile-set parameter. Returned before anything is launched.
     #[error("kernel `{kernel}` (schedule {schedule}) cannot run on `{param}`, a tile set of {atoms} atoms: more than i32::MAX = {max} needs 64-bit offsets, and {why}; the schedules thread, group, warp, block and auto take 64-bit offsets", max = i32::MAX)]
     WideUnsupported {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use loops_runtime::device::{DeviceBuffer, Gpu};
+use loops_runtime::formats::TileSet;
 use loops_runtime::launch::{KernelArgs, KernelSpec};
 use loops_runtime::schedule::{LaunchDims, Schedule, ScheduleConfig, TileSetShape};
 use loops_runtime::LoopsError;

@@ -8,7 +8,7 @@ use kernels_gen::schedule::TileSetShape;
 use sprs::{CsMat, TriMat};
 
 use super::host::{Csr32, MatrixError};
-use super::{check_fits_32, tile_set_methods, tile_sizes, to_i32, TileCore, TileSet};
+use super::{check_fits_32, tile_sizes, to_i32, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
@@ -257,8 +257,6 @@ impl<T: Float> TileSet for DeviceCoo<T> {
         args.coo(self);
     }
 }
-
-tile_set_methods!(impl<T: Float> DeviceCoo<T>);
 
 impl<T> fmt::Debug for DeviceCoo<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

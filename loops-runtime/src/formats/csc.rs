@@ -9,7 +9,7 @@ use kernels_gen::schedule::TileSetShape;
 use sprs::CsMat;
 
 use super::host::{compressed_to_sprs, Csr32, MatrixError};
-use super::{check_fits_32, tile_set_methods, tile_sizes, TileCore, TileSet};
+use super::{check_fits_32, tile_sizes, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
@@ -161,8 +161,6 @@ impl<T: Float> TileSet for DeviceCsc<T> {
         args.csc(self);
     }
 }
-
-tile_set_methods!(impl<T: Float> DeviceCsc<T>);
 
 impl<T> fmt::Debug for DeviceCsc<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

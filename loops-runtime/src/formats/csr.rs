@@ -8,7 +8,7 @@ use sprs::CsMat;
 
 use super::host::{compressed_to_sprs, Csr32};
 use super::wide::needs_wide;
-use super::{check_fits_32, tile_set_methods, tile_sizes, TileCore, TileSet};
+use super::{check_fits_32, tile_sizes, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
@@ -158,8 +158,6 @@ impl<T: Float> TileSet for DeviceCsr<T> {
         args.csr(self);
     }
 }
-
-tile_set_methods!(impl<T: Float> DeviceCsr<T>);
 
 impl<T> fmt::Debug for DeviceCsr<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -58,60 +58,19 @@ pub trait TileSet {
     /// What `schedule = "auto"` chooses by: tiles, atoms, the longest tile's atoms and the longest
     /// run of empty tiles.
     fn stats(&self) -> TileStats;
-    /// The 32-bit tile offsets (`num_tiles + 1`), as today's `tile_offsets()`. Empty for a wide
+    /// The 32-bit tile offsets (`num_tiles + 1`). Empty for a wide
     /// set, whose offsets are 64-bit.
     fn tile_offsets(&self) -> &DeviceBuffer<i32>;
     /// Whether the set has 64-bit offsets (more than i32::MAX atoms).
     fn is_wide(&self) -> bool;
-    /// The node-splitting piece size chosen at upload, as today's `split_mdt()`.
+    /// The piece size chosen at upload from the histogram of tile sizes (`split` and
+    /// `hierarchical` without an `mdt` of their own).
     fn split_mdt(&self) -> u64;
-    /// The preprocessing kept with the set (today's `preprocessed()`, `TileSetCache`).
+    /// The preprocessing kept with the set: what the first launches computed from its offsets.
     fn preprocessed(&self) -> &TileSetCache;
-    /// Pushes the set's kernel parameters in ABI order (today's `KernelArgs::csr/csc/coo/offsets`).
+    /// Pushes the set's kernel parameters in ABI order (`rows, cols, nnz, offsets, ...`).
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>);
 }
-
-/// The [`TileSet`] methods as inherent ones too: the code `#[load_balanced]` expands to calls them
-/// as methods without importing the trait. Each forwards to the trait.
-macro_rules! tile_set_methods {
-    ($($header:tt)*) => {
-        $($header)* {
-            /// [`TileSet::num_tiles`].
-            pub fn num_tiles(&self) -> usize {
-                crate::formats::TileSet::num_tiles(self)
-            }
-            /// [`TileSet::num_atoms`].
-            pub fn num_atoms(&self) -> usize {
-                crate::formats::TileSet::num_atoms(self)
-            }
-            /// [`TileSet::shape`].
-            pub fn shape(&self) -> kernels_gen::schedule::TileSetShape {
-                crate::formats::TileSet::shape(self)
-            }
-            /// [`TileSet::stats`].
-            pub fn stats(&self) -> kernels_gen::schedule::auto::TileStats {
-                crate::formats::TileSet::stats(self)
-            }
-            /// [`TileSet::tile_offsets`].
-            pub fn tile_offsets(&self) -> &crate::device::DeviceBuffer<i32> {
-                crate::formats::TileSet::tile_offsets(self)
-            }
-            /// [`TileSet::is_wide`].
-            pub fn is_wide(&self) -> bool {
-                crate::formats::TileSet::is_wide(self)
-            }
-            /// [`TileSet::split_mdt`].
-            pub fn split_mdt(&self) -> u64 {
-                crate::formats::TileSet::split_mdt(self)
-            }
-            /// [`TileSet::preprocessed`].
-            pub fn preprocessed(&self) -> &crate::launch::preprocess::TileSetCache {
-                crate::formats::TileSet::preprocessed(self)
-            }
-        }
-    };
-}
-use tile_set_methods;
 
 /// What every device tile set holds besides its format's arrays: its counts, the tile sizes counted
 /// on upload, and the preprocessing its launches keep. The formats answer most of [`TileSet`] from it.

@@ -8,9 +8,7 @@ use kernels_gen::schedule::TileSetShape;
 
 use super::host::MatrixError;
 use super::wide::needs_wide;
-use super::{
-    check_fits_32, tile_set_methods, tile_sizes, tile_sizes_of, to_i32, TileCore, TileSet,
-};
+use super::{check_fits_32, tile_sizes, tile_sizes_of, to_i32, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
 use crate::launch::preprocess::TileSetCache;
@@ -117,8 +115,6 @@ impl TileSet for DeviceOffsets {
         args.offsets(self);
     }
 }
-
-tile_set_methods!(impl DeviceOffsets);
 
 impl fmt::Debug for DeviceOffsets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::formats::DeviceOffsets;
+use crate::formats::{DeviceOffsets, TileSet};
 use crate::launch::{KernelArgs, Param};
 
 /// The distance or level of a vertex no path reaches.

@@ -2,7 +2,8 @@
 //! carries out the schedule's plan ([`ScheduleUnit::plan`](kernels_gen::schedule::ScheduleUnit::plan)).
 //!
 //! The plan is the schedule's (in `kernels-gen`): launch the kernel once, or choose one of
-//! `auto`'s candidates, or bin the tiles and launch `lrb`'s mappings. This file gives it what it
+//! `auto`'s candidates, or bin the tiles and launch `lrb`'s mappings, or launch `hierarchical`'s
+//! passes one after another. This file gives it what it
 //! may look at and do ([`Launcher`]) and turns each of its launches into one
 //! [`Gpu::launch`] of a variant, with the arguments its hidden parameters ask for
 //! ([`kernels_gen::abi`]): the runtime knows those parameters, not the schedules.
