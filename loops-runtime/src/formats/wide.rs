@@ -2,7 +2,7 @@
 //!
 //! Rows, columns and indices stay 32-bit everywhere. Only a tile set's offsets and atom count
 //! become 64-bit, and only when its atoms do not fit `i32`: a [`DeviceCsr`] or
-//! [`crate::formats::DeviceOffsets`] then holds `i64` offsets ([`DeviceCsr::is_wide`]), and a
+//! [`crate::formats::DeviceOffsets`] then holds `i64` offsets ([`TileSet::is_wide`](crate::formats::TileSet::is_wide)), and a
 //! kernel launched on it runs its 64-bit-offsets instantiation (the `__wide` entry points, a
 //! separate source compiled on first use, so 32-bit kernels are the code they were). The schedules
 //! `thread`, `group`, `warp`, `block` and `auto` (among those) have one; the others refuse a wide

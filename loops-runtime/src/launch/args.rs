@@ -183,7 +183,7 @@ impl<'a> KernelArgs<'a> {
     }
 
     /// A CSR matrix: rows, cols, nnz (`int`), offsets, indices, values (pointers). A wide matrix
-    /// ([`DeviceCsr::is_wide`]) passes nnz as `long long` and its 64-bit offsets, as the
+    /// ([`TileSet::is_wide`](crate::formats::TileSet::is_wide)) passes nnz as `long long` and its 64-bit offsets, as the
     /// 64-bit-offsets instantiation of a kernel takes them.
     pub fn csr<T: Float>(&mut self, m: &'a DeviceCsr<T>) -> &mut Self {
         let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
