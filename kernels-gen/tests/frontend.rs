@@ -171,3 +171,35 @@ fn work_oriented_scans_where_each_accumulator_folds_one_staged_operand() {
         "for nz in a.atoms(row) { y[a.col_indices[nz] as usize] = a.values[nz]; }"
     ));
 }
+
+/// A per-row argmax (`if v > m { m = v; c = col; }`) updates its state in a way no group can
+/// reduce: `auto` leaves out the groups and the carry schedules and keeps `thread`, `lrb` runs every
+/// bin a thread per tile, `hierarchical` (one thread per tile and pass) takes it as it is, and the
+/// schedules that cannot name themselves in the error.
+#[test]
+fn argmax_runs_where_the_schedule_can_take_it_and_names_the_schedule_where_not() {
+    let sig = "(a: Csr<f32>, best: &mut [u32])";
+    let body = "let mut m = -1.0f32; let mut c = 0u32; \
+                for nz in a.atoms(row) { let v = a.values[nz]; if v > m { m = v; c = a.col_indices[nz] as u32; } } \
+                best[row] = c;";
+    let src = spmv_with(sig, body);
+    let auto = lower(r#"schedule = "auto""#, &src).expect("auto keeps thread");
+    assert!(auto.contains("k_thread("), "{auto}");
+    assert!(
+        !auto.contains("k_group32(") && !auto.contains("k_merge_path("),
+        "{auto}"
+    );
+    let lrb = lower(r#"schedule = "lrb""#, &src).expect("lrb falls back to thread");
+    assert!(
+        lrb.contains("k_lrb_warp(") && !lrb.contains("loops_lane"),
+        "{lrb}"
+    );
+    lower(r#"schedule = "hierarchical""#, &src).expect("hierarchical keeps any update");
+    for (attr, name) in [
+        (r#"schedule = "warp""#, "group"),
+        (r#"schedule = "merge_path""#, "merge_path"),
+    ] {
+        let e = lower(attr, &src).unwrap_err();
+        assert!(e.contains(&format!("`{name}`")), "{attr}: {e}");
+    }
+}

@@ -155,7 +155,14 @@ mod lowering {
     impl Lowering for GroupLowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
             // Outside the atom loops only the leader runs atomics, so their results exist on one lane.
-            check_tile_scope(&kernel.body.body)
+            check_tile_scope(&kernel.body.body)?;
+            // Each atom loop's accumulators are reduced across the group: the same analysis as
+            // the emission's, so that `auto` and `lrb` leave out a group they cannot lower.
+            let name = kernel.config.name();
+            crate::analysis::visit_stmts(&kernel.body.body, &mut |s| match &s.kind {
+                StmtKind::ForAtoms { var, body, .. } => accumulators(body, var, name).map(|_| ()),
+                _ => Ok(()),
+            })
         }
 
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {

@@ -118,10 +118,18 @@ impl ScheduleUnit for Lrb {
                 schedule: launch.schedule,
                 block_size,
             };
-            if k.config.lowering().check(&k).is_err() {
-                k.config.schedule = Schedule::Group {
+            // A body the carry fix-up cannot take runs its longest tiles a block each; one the
+            // groups cannot reduce (a non-associative update) runs every bin a thread per tile.
+            for fallback in [
+                Schedule::Group {
                     group_size: block_size,
-                };
+                },
+                Schedule::Thread,
+            ] {
+                if k.config.lowering().check(&k).is_ok() {
+                    break;
+                }
+                k.config.schedule = fallback;
             }
             kernels.push(k);
         }

@@ -53,8 +53,15 @@ fn list_positions(cx: &mut Cx<'_>, sub: &Subset) -> &'static str {
 }
 
 impl Lowering for CarryLowering {
+    /// The body's shape and its accumulators, as the emission analyses them: `auto` and `lrb`
+    /// leave out a carry schedule that one of them rules out.
     fn check(&self, kernel: &Kernel) -> DResult<()> {
-        carry_body(kernel, kernel.body.user_body(), kernel.config.name()).map(|_| ())
+        let name = kernel.config.name();
+        let parts = carry_body(kernel, kernel.body.user_body(), name)?;
+        match &parts.atoms.kind {
+            StmtKind::ForAtoms { var, body, .. } => accumulators(body, var, name).map(|_| ()),
+            _ => Ok(()),
+        }
     }
 
     /// Splits the tile body, then emits it as a segmented scan ([`Self::scans`]) or as the
