@@ -508,6 +508,35 @@ mod tests {
         }
     }";
 
+    /// Every schedule's constant is written from its `Debug` form: it must parse as an
+    /// expression and name the variant with its arguments.
+    #[test]
+    fn every_schedule_constant_is_its_constructor() {
+        use crate::schedule::{Schedule, DEFAULT_BLOCK_SIZE};
+        for schedule in [
+            Schedule::Thread,
+            Schedule::Group { group_size: 64 },
+            Schedule::WorkOriented {
+                items_per_thread: 16,
+            },
+            Schedule::MergePath {
+                items_per_thread: 8,
+            },
+            Schedule::Split { mdt: 0 },
+            Schedule::Hierarchical { mdt: 3 },
+            Schedule::Auto,
+            Schedule::Lrb,
+        ] {
+            let config = ScheduleConfig {
+                schedule,
+                block_size: DEFAULT_BLOCK_SIZE,
+            };
+            let tokens = config_tokens(&config).to_string().replace(' ', "");
+            let want = format!("{schedule:?}").replace(' ', "");
+            assert!(tokens.contains(&format!("Schedule::{want}")), "{tokens}");
+        }
+    }
+
     /// A tile-mapped schedule has a wide source with `__wide` entries; a carry schedule and
     /// `lrb` have none and say why, for the runtime to refuse a wide set before launching; a body
     /// that reads the offsets has none under every schedule.
