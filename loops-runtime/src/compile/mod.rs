@@ -633,26 +633,9 @@ pub fn source_hash(source: &str) -> u64 {
     h
 }
 
-/// The environment variable that makes a missing libnvrtc fatal for [`nvrtc_or_skip`]. CI sets it.
+/// The environment variable that makes a missing libnvrtc fatal in the compile tests, which
+/// otherwise say they skip (`tests/common/nvrtc.rs`). CI sets it.
 pub const REQUIRE_NVRTC_ENV: &str = "LOOPS_REQUIRE_NVRTC";
-
-/// For test suites that compile kernels without a GPU: the NVRTC in use, or `None` after saying
-/// loudly on stderr that `what` is skipped because libnvrtc is not installed. With
-/// `LOOPS_REQUIRE_NVRTC=1` a missing libnvrtc panics instead, so CI cannot pass by skipping.
-pub fn nvrtc_or_skip(what: &str) -> Option<NvrtcInfo> {
-    match nvrtc_available() {
-        Ok(info) => Some(info),
-        Err(e) if std::env::var(REQUIRE_NVRTC_ENV).is_ok_and(|v| v == "1") => {
-            panic!("{REQUIRE_NVRTC_ENV}=1 but NVRTC cannot be loaded: {e}")
-        }
-        Err(e) => {
-            eprintln!(
-                "SKIPPED {what}: {e}\n  (set {REQUIRE_NVRTC_ENV}=1 to make this a failure; .ci/run does)"
-            );
-            None
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {
