@@ -95,14 +95,7 @@ impl ScheduleUnit for Hierarchical {
 
     #[cfg(feature = "frontend")]
     fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
-        let mdt = match args.get("mdt") {
-            None => 0,
-            Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => crate::diag::bail!(
-                span,
-                "`mdt` (the most atoms a tile processes per pass) must be from 1 to i32::MAX, not {n}"
-            ),
-            Some((n, _)) => n as u32,
-        };
+        let mdt = super::split::parse_mdt(args, "the most atoms a tile processes per pass")?;
         Ok(Schedule::Hierarchical { mdt })
     }
 

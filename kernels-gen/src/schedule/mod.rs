@@ -154,8 +154,8 @@ pub enum Schedule {
 pub const UNITS: &[&dyn ScheduleUnit] = &[
     &thread::Thread,
     &group::Group,
-    &work_oriented::WorkOriented,
-    &merge_path::MergePath,
+    &work_oriented::WORK_ORIENTED,
+    &merge_path::MERGE_PATH,
     &split::Split,
     &hierarchical::Hierarchical,
     &lrb::Lrb,
@@ -168,8 +168,8 @@ impl Schedule {
         match self {
             Schedule::Thread => &thread::Thread,
             Schedule::Group { .. } => &group::Group,
-            Schedule::WorkOriented { .. } => &work_oriented::WorkOriented,
-            Schedule::MergePath { .. } => &merge_path::MergePath,
+            Schedule::WorkOriented { .. } => &work_oriented::WORK_ORIENTED,
+            Schedule::MergePath { .. } => &merge_path::MERGE_PATH,
             Schedule::Split { .. } => &split::Split,
             Schedule::Hierarchical { .. } => &hierarchical::Hierarchical,
             Schedule::Auto => &auto::Auto,

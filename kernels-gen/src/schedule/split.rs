@@ -62,14 +62,7 @@ impl ScheduleUnit for Split {
 
     #[cfg(feature = "frontend")]
     fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
-        let mdt = match args.get("mdt") {
-            None => 0,
-            Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => crate::diag::bail!(
-                span,
-                "`mdt` (the most atoms of a virtual tile) must be from 1 to i32::MAX, not {n}"
-            ),
-            Some((n, _)) => n as u32,
-        };
+        let mdt = parse_mdt(args, "the most atoms of a virtual tile")?;
         Ok(Schedule::Split { mdt })
     }
 
@@ -82,6 +75,20 @@ impl ScheduleUnit for Split {
             items_per_thread: 1,
             block_size: config.block_size,
         })
+    }
+}
+
+/// The attribute's `mdt` (`meaning` says what it bounds, for the error): from 1 to `i32::MAX`,
+/// or 0 where it is not given (the tile set's choice, [`choose_mdt`]).
+#[cfg(feature = "frontend")]
+pub(super) fn parse_mdt(args: &super::AttrArgs, meaning: &str) -> crate::diag::DResult<u32> {
+    match args.get("mdt") {
+        None => Ok(0),
+        Some((n, span)) if !(1..=i32::MAX as u64).contains(&n) => crate::diag::bail!(
+            span,
+            "`mdt` ({meaning}) must be from 1 to i32::MAX, not {n}"
+        ),
+        Some((n, _)) => Ok(n as u32),
     }
 }
 

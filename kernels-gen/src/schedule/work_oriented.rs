@@ -15,11 +15,35 @@ pub const PARTITION: Partition = Partition::WorkOriented;
 use super::{DeviceLimits, Hidden, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
 
 /// `schedule = "work_oriented"`.
-pub struct WorkOriented;
+pub const WORK_ORIENTED: Segmented = Segmented {
+    names: &["work_oriented"],
+    partition: PARTITION,
+};
 
-impl ScheduleUnit for WorkOriented {
+/// The unit of a schedule that gives each thread an equal segment of the tile set, found by
+/// searching its offsets, and finishes cut tiles with the carry fix-up: `work_oriented` (segments
+/// of atoms) and `merge_path` (of tiles + atoms). The two differ only in their partition.
+pub struct Segmented {
+    /// The schedule's name in the attribute.
+    pub names: &'static [&'static str],
+    /// How the items are cut into segments.
+    pub partition: Partition,
+}
+
+impl Segmented {
+    /// The schedule with `items_per_thread`.
+    #[cfg(feature = "frontend")]
+    fn schedule(&self, items_per_thread: u32) -> Schedule {
+        match self.partition {
+            Partition::WorkOriented => Schedule::WorkOriented { items_per_thread },
+            _ => Schedule::MergePath { items_per_thread },
+        }
+    }
+}
+
+impl ScheduleUnit for Segmented {
     fn names(&self) -> &'static [&'static str] {
-        &["work_oriented"]
+        self.names
     }
 
     fn arg_keys(&self, _name: &str) -> &'static [&'static str] {
@@ -27,22 +51,28 @@ impl ScheduleUnit for WorkOriented {
     }
 
     fn describe(&self, schedule: Schedule) -> String {
-        format!("work_oriented {}/thread", items_per_thread(schedule))
+        format!("{} {}/thread", self.names[0], items_per_thread(schedule))
     }
 
     fn carries(&self) -> bool {
         true
     }
 
+    /// Over a subset the prefix sum of its tiles' sizes; over a whole set the block starts kept
+    /// with it.
     fn hidden_params(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
-        ranged_params(over_subset)
+        if over_subset {
+            &[Hidden::SubsetOffsets]
+        } else {
+            &[Hidden::BlockStarts]
+        }
     }
 
     fn searched_partition(&self, schedule: Schedule) -> Option<(Partition, u32)> {
-        Some((PARTITION, items_per_thread(schedule)))
+        Some((self.partition, items_per_thread(schedule)))
     }
 
-    /// One segment of `items_per_thread` atoms per thread, every thread launched.
+    /// One segment of `items_per_thread` items per thread, every thread launched.
     fn blocks_wanted(
         &self,
         config: ScheduleConfig,
@@ -50,20 +80,27 @@ impl ScheduleUnit for WorkOriented {
         _limits: DeviceLimits,
     ) -> u64 {
         let ipt = items_per_thread(config.schedule);
-        PARTITION.blocks_wanted(shape.tiles, shape.atoms, ipt, config.block_size)
+        self.partition
+            .blocks_wanted(shape.tiles, shape.atoms, ipt, config.block_size)
     }
 
+    /// `items_per_thread` from 1 to 64, by default [`super::DEFAULT_ITEMS_PER_THREAD`].
     #[cfg(feature = "frontend")]
     fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
-        Ok(Schedule::WorkOriented {
-            items_per_thread: parse_items_per_thread(args)?,
-        })
+        let ipt = match args.get("items_per_thread") {
+            None => super::DEFAULT_ITEMS_PER_THREAD,
+            Some((n, span)) if !(1..=64).contains(&n) => {
+                crate::diag::bail!(span, "`items_per_thread` must be from 1 to 64, not {n}")
+            }
+            Some((n, _)) => n as u32,
+        };
+        Ok(self.schedule(ipt))
     }
 
     #[cfg(feature = "frontend")]
     fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
         Box::new(super::carry::CarryLowering {
-            partition: PARTITION,
+            partition: self.partition,
             items_per_thread: items_per_thread(config.schedule),
             block_size: config.block_size,
         })
@@ -72,31 +109,9 @@ impl ScheduleUnit for WorkOriented {
 
 fn items_per_thread(schedule: Schedule) -> u32 {
     match schedule {
-        Schedule::WorkOriented { items_per_thread } => items_per_thread,
-        other => unreachable!("the work_oriented unit asked about {other:?}"),
-    }
-}
-
-/// The hidden parameters of the schedules whose blocks search their ranges (`work_oriented`,
-/// `merge_path`): over a subset the prefix sum of its tiles' sizes; over a whole set the block
-/// starts kept with it.
-pub(super) fn ranged_params(over_subset: bool) -> &'static [Hidden] {
-    if over_subset {
-        &[Hidden::SubsetOffsets]
-    } else {
-        &[Hidden::BlockStarts]
-    }
-}
-
-/// `items_per_thread` of `work_oriented` and `merge_path`: from 1 to 64, by default
-/// [`super::DEFAULT_ITEMS_PER_THREAD`].
-#[cfg(feature = "frontend")]
-pub(super) fn parse_items_per_thread(args: &super::AttrArgs) -> crate::diag::DResult<u32> {
-    match args.get("items_per_thread") {
-        None => Ok(super::DEFAULT_ITEMS_PER_THREAD),
-        Some((n, span)) if !(1..=64).contains(&n) => {
-            crate::diag::bail!(span, "`items_per_thread` must be from 1 to 64, not {n}")
+        Schedule::WorkOriented { items_per_thread } | Schedule::MergePath { items_per_thread } => {
+            items_per_thread
         }
-        Some((n, _)) => Ok(n as u32),
+        other => unreachable!("a segmented unit asked about {other:?}"),
     }
 }
