@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use kernels_gen::schedule::auto::TileStats;
-use kernels_gen::schedule::TileSetShape;
 use sprs::{CsMat, TriMat};
 
 use super::host::{Csr32, MatrixError};
@@ -12,7 +10,6 @@ use super::{check_fits_32, tile_sizes, to_i32, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::preprocess::TileSetCache;
 use crate::launch::{KernelArgs, Param};
 
 /// A COO matrix with 32-bit indices, sorted by row (see the COO policy in [`crate::formats`]), with the row
@@ -227,31 +224,12 @@ impl<T> DeviceCoo<T> {
 }
 
 impl<T: Float> TileSet for DeviceCoo<T> {
-    fn num_tiles(&self) -> usize {
-        self.core.tiles
-    }
-    fn num_atoms(&self) -> usize {
-        self.core.atoms
-    }
-    fn shape(&self) -> TileSetShape {
-        self.core.shape()
-    }
-    fn stats(&self) -> TileStats {
-        self.core.stats()
+    fn core(&self) -> &TileCore {
+        &self.core
     }
     /// `row_offsets()`.
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.row_offsets
-    }
-    /// Always false: COO has 32-bit offsets only (its uploads refuse more than `i32::MAX` entries).
-    fn is_wide(&self) -> bool {
-        false
-    }
-    fn split_mdt(&self) -> u64 {
-        self.core.split_mdt()
-    }
-    fn preprocessed(&self) -> &TileSetCache {
-        self.core.cache()
     }
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
         args.coo(self);

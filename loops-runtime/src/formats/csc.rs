@@ -4,8 +4,6 @@
 use std::fmt;
 use std::ops::Add;
 
-use kernels_gen::schedule::auto::TileStats;
-use kernels_gen::schedule::TileSetShape;
 use sprs::CsMat;
 
 use super::host::{compressed_to_sprs, Csr32, MatrixError};
@@ -13,7 +11,6 @@ use super::{check_fits_32, tile_sizes, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::preprocess::TileSetCache;
 use crate::launch::{KernelArgs, Param};
 
 /// A CSC matrix with 32-bit offsets and row indices: column `c`'s entries are
@@ -131,31 +128,12 @@ impl<T> DeviceCsc<T> {
 }
 
 impl<T: Float> TileSet for DeviceCsc<T> {
-    fn num_tiles(&self) -> usize {
-        self.core.tiles
-    }
-    fn num_atoms(&self) -> usize {
-        self.core.atoms
-    }
-    fn shape(&self) -> TileSetShape {
-        self.core.shape()
-    }
-    fn stats(&self) -> TileStats {
-        self.core.stats()
+    fn core(&self) -> &TileCore {
+        &self.core
     }
     /// `col_offsets()`.
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.col_offsets
-    }
-    /// Always false: CSC has 32-bit offsets only (its uploads refuse more than `i32::MAX` entries).
-    fn is_wide(&self) -> bool {
-        false
-    }
-    fn split_mdt(&self) -> u64 {
-        self.core.split_mdt()
-    }
-    fn preprocessed(&self) -> &TileSetCache {
-        self.core.cache()
     }
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
         args.csc(self);

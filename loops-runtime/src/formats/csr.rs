@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use kernels_gen::schedule::auto::TileStats;
-use kernels_gen::schedule::TileSetShape;
 use sprs::CsMat;
 
 use super::host::{compressed_to_sprs, Csr32};
@@ -12,7 +10,6 @@ use super::{check_fits_32, tile_sizes, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::preprocess::TileSetCache;
 use crate::launch::KernelArgs;
 
 impl Gpu {
@@ -127,17 +124,8 @@ impl<T> DeviceCsr<T> {
 }
 
 impl<T: Float> TileSet for DeviceCsr<T> {
-    fn num_tiles(&self) -> usize {
-        self.core.tiles
-    }
-    fn num_atoms(&self) -> usize {
-        self.core.atoms
-    }
-    fn shape(&self) -> TileSetShape {
-        self.core.shape()
-    }
-    fn stats(&self) -> TileStats {
-        self.core.stats()
+    fn core(&self) -> &TileCore {
+        &self.core
     }
     /// `offsets()`; empty for a wide matrix, whose offsets are [`DeviceCsr::wide_offsets`].
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
@@ -147,12 +135,6 @@ impl<T: Float> TileSet for DeviceCsr<T> {
     /// their 64-bit-offsets instantiation on it, or refuse it (see [`super::wide`]).
     fn is_wide(&self) -> bool {
         self.wide_offsets.is_some()
-    }
-    fn split_mdt(&self) -> u64 {
-        self.core.split_mdt()
-    }
-    fn preprocessed(&self) -> &TileSetCache {
-        self.core.cache()
     }
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
         args.csr(self);

@@ -49,32 +49,50 @@ pub use offsets::{checked_offsets, checked_wide_offsets, DeviceOffsets};
 /// atoms, the tile offsets, and what it keeps between launches. The kernel wrappers `#[load_balanced]`
 /// generates take any format through it.
 pub trait TileSet {
-    /// Tiles (rows of a CSR matrix, columns of a CSC one, vertices of a graph).
-    fn num_tiles(&self) -> usize;
-    /// Atoms (nonzeros, edges).
-    fn num_atoms(&self) -> usize;
-    /// The launch shape: tiles and atoms.
-    fn shape(&self) -> TileSetShape;
-    /// What `schedule = "auto"` chooses by: tiles, atoms, the longest tile's atoms and the longest
-    /// run of empty tiles.
-    fn stats(&self) -> TileStats;
-    /// The 32-bit tile offsets (`num_tiles + 1`). Empty for a wide
-    /// set, whose offsets are 64-bit.
+    /// What every format holds besides its arrays (made by the uploads): the rest of the trait
+    /// reads it.
+    fn core(&self) -> &TileCore;
+    /// The 32-bit tile offsets (`num_tiles + 1`). Empty for a wide set, whose offsets are 64-bit.
     fn tile_offsets(&self) -> &DeviceBuffer<i32>;
-    /// Whether the set has 64-bit offsets (more than i32::MAX atoms).
-    fn is_wide(&self) -> bool;
-    /// The piece size chosen at upload from the histogram of tile sizes (`split` and
-    /// `hierarchical` without an `mdt` of their own).
-    fn split_mdt(&self) -> u64;
-    /// The preprocessing kept with the set: what the first launches computed from its offsets.
-    fn preprocessed(&self) -> &TileSetCache;
     /// Pushes the set's kernel parameters in ABI order (`rows, cols, nnz, offsets, ...`).
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>);
+    /// Whether the set has 64-bit offsets (more than i32::MAX atoms): only CSR and `Offsets`
+    /// uploads make them.
+    fn is_wide(&self) -> bool {
+        false
+    }
+    /// Tiles (rows of a CSR matrix, columns of a CSC one, vertices of a graph).
+    fn num_tiles(&self) -> usize {
+        self.core().tiles
+    }
+    /// Atoms (nonzeros, edges).
+    fn num_atoms(&self) -> usize {
+        self.core().atoms
+    }
+    /// The launch shape: tiles and atoms.
+    fn shape(&self) -> TileSetShape {
+        self.core().shape()
+    }
+    /// What `schedule = "auto"` chooses by: tiles, atoms, the longest tile's atoms and the longest
+    /// run of empty tiles.
+    fn stats(&self) -> TileStats {
+        self.core().stats()
+    }
+    /// The piece size chosen at upload from the histogram of tile sizes (`split` and
+    /// `hierarchical` without an `mdt` of their own).
+    fn split_mdt(&self) -> u64 {
+        self.core().split_mdt()
+    }
+    /// The preprocessing kept with the set: what the first launches computed from its offsets.
+    fn preprocessed(&self) -> &TileSetCache {
+        self.core().cache()
+    }
 }
 
 /// What every device tile set holds besides its format's arrays: its counts, the tile sizes counted
 /// on upload, and the preprocessing its launches keep. The formats answer most of [`TileSet`] from it.
-pub(crate) struct TileCore {
+/// Only the uploads make one, so the formats of this crate are the only tile sets.
+pub struct TileCore {
     pub(crate) tiles: usize,
     pub(crate) atoms: usize,
     /// Sizes counted on upload: `schedule = "auto"` and `"split"` look at them.

@@ -3,15 +3,11 @@
 
 use std::fmt;
 
-use kernels_gen::schedule::auto::TileStats;
-use kernels_gen::schedule::TileSetShape;
-
 use super::host::MatrixError;
 use super::wide::needs_wide;
 use super::{check_fits_32, tile_sizes, tile_sizes_of, to_i32, TileCore, TileSet};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
-use crate::launch::preprocess::TileSetCache;
 use crate::launch::{KernelArgs, Param};
 
 /// Checks a tile layout given by offsets: at least one entry, the first 0, non-decreasing, the
@@ -85,17 +81,8 @@ impl DeviceOffsets {
 }
 
 impl TileSet for DeviceOffsets {
-    fn num_tiles(&self) -> usize {
-        self.core.tiles
-    }
-    fn num_atoms(&self) -> usize {
-        self.core.atoms
-    }
-    fn shape(&self) -> TileSetShape {
-        self.core.shape()
-    }
-    fn stats(&self) -> TileStats {
-        self.core.stats()
+    fn core(&self) -> &TileCore {
+        &self.core
     }
     /// `offsets()`; empty for a wide layout, whose offsets are [`DeviceOffsets::wide_offsets`].
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
@@ -104,12 +91,6 @@ impl TileSet for DeviceOffsets {
     /// Whether the layout has more than `i32::MAX` atoms and so 64-bit offsets.
     fn is_wide(&self) -> bool {
         self.wide_offsets.is_some()
-    }
-    fn split_mdt(&self) -> u64 {
-        self.core.split_mdt()
-    }
-    fn preprocessed(&self) -> &TileSetCache {
-        self.core.cache()
     }
     fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
         args.offsets(self);
