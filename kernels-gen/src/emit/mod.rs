@@ -186,7 +186,7 @@ pub struct Candidate {
     pub scratch_slots_per_block: u32,
     /// 8-byte slots of per-tile state it keeps across the passes of one call (0 for none).
     pub state_slots_per_tile: u32,
-    /// Whether it runs its tiles as a segmented scan ([`crate::schedule::work_oriented_scans`]).
+    /// Whether it runs its tiles as a segmented scan ([`crate::schedule::ScheduleUnit::scans`]).
     pub scans: bool,
     /// Whether it has a 64-bit-offsets instantiation.
     pub wide: bool,
@@ -203,7 +203,7 @@ impl Candidate {
             name: kernel.name.clone(),
             scratch_slots_per_block: slots.scratch_per_block,
             state_slots_per_tile: slots.state_per_tile,
-            scans: crate::schedule::work_oriented_scans(kernel),
+            scans: kernel.config.schedule.unit().scans(kernel),
             wide: kernel.has_wide_variant(),
             user_params: kernel
                 .params

@@ -283,6 +283,15 @@ pub trait ScheduleUnit: Sync {
     #[cfg(feature = "frontend")]
     fn lowering(&self, config: ScheduleConfig) -> Box<dyn Lowering>;
 
+    /// Whether `kernel` (configured with this schedule) runs its tiles as a segmented scan, where
+    /// runs of empty tiles cost nothing (`work_oriented` where every accumulator folds one staged
+    /// operand); `auto`'s choice takes it into account.
+    #[cfg(feature = "frontend")]
+    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+        let _ = kernel;
+        false
+    }
+
     /// Where the kernel is emitted as several variants in one source (`auto`'s candidates, `lrb`'s
     /// mappings): those variants, named and configured, and the description of the whole.
     #[cfg(feature = "frontend")]
@@ -408,21 +417,6 @@ pub trait Lowering {
         cx: &mut crate::emit::Cx<'_>,
         atoms: crate::emit::AtomLoop<'_>,
     ) -> crate::diag::DResult<()>;
-}
-
-/// Whether `kernel`, under its own configuration, is a `work_oriented` kernel that runs its tiles
-/// as a segmented scan ([`carry::CarryLowering::scans`]); `auto`'s choice takes it into account.
-#[cfg(feature = "frontend")]
-pub fn work_oriented_scans(kernel: &crate::ir::Kernel) -> bool {
-    match kernel.config.schedule {
-        Schedule::WorkOriented { items_per_thread } => carry::CarryLowering {
-            partition: carry::Partition::WorkOriented,
-            items_per_thread,
-            block_size: kernel.config.block_size,
-        }
-        .scans(kernel),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,16 @@ pub struct Segmented {
 }
 
 impl Segmented {
+    /// The carry lowering of this partition.
+    #[cfg(feature = "frontend")]
+    fn carry_lowering(&self, config: ScheduleConfig) -> super::carry::CarryLowering {
+        super::carry::CarryLowering {
+            partition: self.partition,
+            items_per_thread: items_per_thread(config.schedule),
+            block_size: config.block_size,
+        }
+    }
+
     /// The schedule with `items_per_thread`.
     #[cfg(feature = "frontend")]
     fn schedule(&self, items_per_thread: u32) -> Schedule {
@@ -99,11 +109,14 @@ impl ScheduleUnit for Segmented {
 
     #[cfg(feature = "frontend")]
     fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
-        Box::new(super::carry::CarryLowering {
-            partition: self.partition,
-            items_per_thread: items_per_thread(config.schedule),
-            block_size: config.block_size,
-        })
+        Box::new(self.carry_lowering(config))
+    }
+
+    /// `work_oriented` scans its tiles where every accumulator folds one staged operand
+    /// ([`super::carry::CarryLowering::scans`]); the merge path never does.
+    #[cfg(feature = "frontend")]
+    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+        self.carry_lowering(kernel.config).scans(kernel)
     }
 }
 
