@@ -537,6 +537,16 @@ mod tests {
         }
     }
 
+    /// `auto`'s SpMV holds one candidate that runs the segmented scan (`work_oriented`), which its
+    /// choice reads from `VARIANTS`.
+    #[test]
+    fn the_work_oriented_candidate_says_it_scans() {
+        let auto = expanded("schedule = \"auto\"", SPMV);
+        assert_eq!(auto.matches("scans : true").count(), 1, "{auto}");
+        let merge_path = expanded("schedule = \"merge_path\"", SPMV);
+        assert!(merge_path.contains("scans : false"));
+    }
+
     /// A tile-mapped schedule has a wide source with `__wide` entries; a carry schedule and
     /// `lrb` have none and say why, for the runtime to refuse a wide set before launching; a body
     /// that reads the offsets has none under every schedule.
