@@ -393,7 +393,9 @@ impl Plan<'_, '_> {
         })?;
         let set = self.call.set;
         let offsets = set.tile_offsets();
-        let hidden = abi::hidden_params(variant.config.schedule, variant.over_list, false);
+        // The schedule's own hidden parameters (a static list: no allocation per launch).
+        let schedule = variant.config.schedule;
+        let hidden = schedule.unit().hidden_params(schedule, variant.over_list);
         let takes = |h: Hidden| hidden.contains(&h);
         let state = if takes(Hidden::TileState) {
             let positions = match (&launch.tiles, self.call.subset) {
