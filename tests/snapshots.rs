@@ -185,17 +185,12 @@ fn wide_variants() {
         .collect();
     assert_eq!(
         schedules,
-        ["thread", "group2", "group4", "group32", "group64"]
+        ["thread", "group2", "group4", "group8", "group16", "group32", "group64"]
     );
     assert!(!kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE.contains("merge_path"));
     // A skewed wide set (one row far longer than the mean) takes the widest group, not the merge
     // path.
-    let skewed = loops::runtime::schedule::auto::TileStats {
-        tiles: 1 << 26,
-        atoms: 3 << 30,
-        max_tile_atoms: 1 << 20,
-        longest_empty_run: 0,
-    };
+    let skewed = loops::runtime::schedule::auto::TileStats::summary(1 << 26, 3 << 30, 1 << 20);
     let picks = auto
         .planned_variants(skewed, true)
         .expect("auto decides on the host");

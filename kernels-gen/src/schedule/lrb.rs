@@ -267,7 +267,7 @@ pub const SMALL_SET_TILES: u32 = 1 << 16;
 /// fewer than [`SMALL_SET_TILES`] tiles, `small_set_bins`: the paper's four mappings). They refine
 /// the paper's four mappings (the model's [`Mapping`], default [`Thresholds`]) where the
 /// benchmark says a small group beats one thread or a whole warp, the same sizes at which
-/// `auto`'s rule picks them ([`super::auto::preferred`]):
+/// `auto`'s model ranks them ([`super::auto::model`]):
 ///
 /// | bins | atoms | launch | model mapping |
 /// |---|---|---|---|

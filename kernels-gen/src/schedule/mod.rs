@@ -142,7 +142,7 @@ pub enum Schedule {
     /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
     /// go on to the next pass's worklist.
     Hierarchical { mdt: u32 },
-    /// Emitted under each of [`auto::candidates`]; each launch picks one with [`auto::choose`].
+    /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
     Auto,
     /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
     /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch

@@ -78,6 +78,15 @@ pub trait Launcher {
     fn variants(&self) -> &[Variant];
     /// The statistics of the call's tile set (over a subset: of the whole set).
     fn stats(&self) -> TileStats;
+    /// The statistics of the call's tiles: of the whole set, or of the subset's tiles (counted on
+    /// the device where the set has tiles too long for one warp, else estimated from the set's).
+    fn call_stats(&mut self) -> Result<TileStats, Stop>;
+    /// The variant to launch among `shortlist` (variant indices, the model's best first): the
+    /// runtime may time them on the call's tiles (without touching the call's outputs) and
+    /// remember the winner; by default, and where it does not time, the first.
+    fn tune(&mut self, shortlist: &[usize]) -> Result<usize, Stop> {
+        shortlist.first().copied().ok_or(Stop)
+    }
     /// Whether the tile set has 64-bit offsets: only variants with [`Variant::wide`] may run.
     fn is_wide(&self) -> bool;
     /// The device's limits.

@@ -64,6 +64,15 @@ impl ScheduleUnit for Segmented {
         format!("{} {}/thread", self.names[0], items_per_thread(schedule))
     }
 
+    /// The name, with the atoms per thread where they are not the default (`work_oriented16`):
+    /// variants of both sizes are `auto` candidates, and variant names must differ.
+    fn short_name(&self, schedule: Schedule) -> String {
+        match items_per_thread(schedule) {
+            super::DEFAULT_ITEMS_PER_THREAD => self.names[0].to_string(),
+            ipt => format!("{}{ipt}", self.names[0]),
+        }
+    }
+
     fn carries(&self) -> bool {
         true
     }

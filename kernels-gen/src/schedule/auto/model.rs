@@ -1,0 +1,232 @@
+//! `auto`'s cost model: an estimate of what each candidate schedule costs on a tile set, from the
+//! distribution of its tile sizes (not from its mean alone), used to rank the candidates. The
+//! runtime times the few best on the tile set the first time a kernel meets it (see
+//! [`super::Auto`]), so the model has to put the fastest among its first few, not to be exact;
+//! where nothing is timed (tile subsets, which change at every level of a traversal; `LOOPS_TUNE=off`)
+//! its first choice runs.
+//!
+//! A launch costs the larger of three things, plus its fixed latency:
+//! - the *critical path*: the longest tile, walked by one group of `g` lanes in `ceil(len / g)`
+//!   dependent steps (a thread per tile on a 3,000-atom row is 0.13 ms however few the other rows
+//!   are); the carry schedules cut tiles, so theirs is one thread's share of atoms;
+//! - the *issue* time: warp steps, counting the lanes a warp idles while its longest tile finishes
+//!   (a warp of 32 tiles takes as many steps as the longest of them: the expected maximum of 32
+//!   draws from the size histogram), at the rate the SMs issue them;
+//! - the *memory* time: the bytes of the tiles, at the bandwidth their access pattern gets (lanes
+//!   of a small group read their tiles' atoms from separate lines, so part of each line is wasted
+//!   where tiles are long).
+//!
+//! The constants are an H100's, scaled by the SM count the device reports; the measurements they
+//! come from are in `examples/bench/README.md` (tuning log).
+
+use super::TileStats;
+use crate::schedule::lrb::BINS;
+use crate::schedule::{DeviceLimits, Schedule, ScheduleConfig};
+
+/// The model's constants (H100; the latencies do not scale with the device, the rates scale with
+/// its SM count).
+#[derive(Clone, Copy, Debug)]
+pub struct Costs {
+    /// Fixed cost of one launch, in microseconds.
+    pub launch_us: f64,
+    /// Extra fixed cost of a carry schedule's partition search and fix-up, in microseconds.
+    pub carry_us: f64,
+    /// One dependent step of a lane through its tile (load an atom, gather, accumulate), in
+    /// nanoseconds.
+    pub step_ns: f64,
+    /// Warp steps the whole device issues per nanosecond.
+    pub warp_steps_per_ns: f64,
+    /// Bytes per nanosecond the device streams (per-atom traffic of the kernel, gathers included).
+    pub bytes_per_ns: f64,
+    /// Bytes each atom costs (its index, its value, its share of the gather).
+    pub bytes_per_atom: f64,
+    /// Bytes each tile costs (its offsets and its result).
+    pub bytes_per_tile: f64,
+    /// The SM count these constants were measured with.
+    pub sm_count: f64,
+}
+
+/// The constants measured on an H100 (see the module docs).
+pub const H100: Costs = Costs {
+    launch_us: 1.5,
+    carry_us: 1.2,
+    step_ns: 45.0,
+    warp_steps_per_ns: 40.0,
+    bytes_per_ns: 2500.0,
+    bytes_per_atom: 12.0,
+    bytes_per_tile: 8.0,
+    sm_count: 132.0,
+};
+
+/// A representative size of the tiles of bin `b` (sizes `2^(b-1)+1 ..= 2^b`; bin 0: 0 and 1).
+fn bin_size(b: usize, stats: &TileStats) -> f64 {
+    if b == 0 {
+        let ones = stats.histogram[0].saturating_sub(stats.empty_tiles);
+        let n = stats.histogram[0].max(1);
+        return ones as f64 / n as f64;
+    }
+    let upper = (1u64 << b) as f64;
+    (0.75 * upper).min(stats.max_tile_atoms.max(1) as f64)
+}
+
+/// The expected largest of `draws` independent values of `cost(size)` over tiles drawn from the
+/// histogram (`cost` non-decreasing in the size).
+fn expected_max(stats: &TileStats, draws: u32, cost: impl Fn(f64) -> f64) -> f64 {
+    let total = stats.histogram.iter().sum::<u64>();
+    if total == 0 {
+        return 0.0;
+    }
+    let mut below = 0u64;
+    let mut prev = 0.0;
+    let mut e = 0.0;
+    for b in 0..BINS {
+        let count = stats.histogram[b];
+        if count == 0 {
+            continue;
+        }
+        below += count;
+        let cdf = (below as f64 / total as f64).powi(draws as i32);
+        e += cost(bin_size(b, stats)) * (cdf - prev);
+        prev = cdf;
+    }
+    e
+}
+
+/// Lanes a tile is given under `schedule`, or `None` for the carry schedules (which cut tiles).
+fn lanes_per_tile(schedule: Schedule) -> Option<u32> {
+    match schedule {
+        Schedule::Thread => Some(1),
+        Schedule::Group { group_size } => Some(group_size),
+        _ => None,
+    }
+}
+
+/// Steps of a group of `g` lanes through a tile of `size` atoms: its atoms in turn, the reduction
+/// across the group, and the tile's own loads and store.
+fn tile_steps(size: f64, g: u32) -> f64 {
+    (size / g as f64).ceil() + (g as f64).log2() + 2.0
+}
+
+/// The estimated time of one call under `config`, in microseconds. `scans`: its `work_oriented`
+/// runs the tiles as a segmented scan (empty tiles cost it nothing).
+pub fn estimate_us(
+    config: ScheduleConfig,
+    stats: &TileStats,
+    limits: DeviceLimits,
+    scans: bool,
+    costs: &Costs,
+) -> f64 {
+    let scale = if limits.sm_count == 0 {
+        1.0
+    } else {
+        limits.sm_count as f64 / costs.sm_count
+    };
+    let issue_rate = costs.warp_steps_per_ns * scale;
+    let bandwidth = costs.bytes_per_ns * scale;
+    let tiles = stats.tiles as f64;
+    let atoms = stats.atoms as f64;
+    let bytes = atoms * costs.bytes_per_atom + tiles * costs.bytes_per_tile;
+    let mean = stats.mean();
+    let ns = match lanes_per_tile(config.schedule) {
+        Some(g) => {
+            let per_warp = (32 / g).max(1);
+            let warps_per_tile = (g / 32).max(1) as f64;
+            let critical = tile_steps(stats.max_tile_atoms as f64, g) * costs.step_ns;
+            let warp_steps = tiles / per_warp as f64
+                * warps_per_tile
+                * expected_max(stats, per_warp, |size| tile_steps(size, g));
+            let issue = warp_steps / issue_rate;
+            // A lane of a small group reads `g` consecutive atoms per step: under 8 lanes, the
+            // rest of each 32-byte sector waits in L1 for its next steps. Short tiles' sectors are
+            // used up by the lanes of neighbouring tiles within a few steps; past 16 atoms a tile,
+            // more of them are evicted first (half at 64 and more).
+            let spread = if g < 8 {
+                let used = g as f64 / 8.0;
+                let kept = (1.0 - (mean - 16.0) / 96.0).clamp(0.5, 1.0);
+                1.0 / (used + kept * (1.0 - used))
+            } else {
+                1.0
+            };
+            let memory = bytes * spread / bandwidth;
+            critical.max(issue).max(memory)
+        }
+        None => {
+            let ipt = match config.schedule {
+                Schedule::MergePath { items_per_thread }
+                | Schedule::WorkOriented { items_per_thread } => items_per_thread.max(1) as f64,
+                _ => crate::schedule::DEFAULT_ITEMS_PER_THREAD as f64,
+            };
+            // The merge path counts tiles as work; work_oriented steps through a run of empty
+            // tiles on one thread unless it scans.
+            let work = match config.schedule {
+                Schedule::MergePath { .. } => atoms + tiles,
+                _ => atoms,
+            };
+            let empty_walk = match config.schedule {
+                Schedule::WorkOriented { .. } if !scans => {
+                    stats.longest_empty_run as f64 * costs.step_ns * 0.5
+                }
+                _ => 0.0,
+            };
+            let critical = (ipt + 16.0) * costs.step_ns + empty_walk;
+            let issue = (work / 32.0) * 1.5 / issue_rate;
+            // The merge path reads the offsets once more, as its merge's second list.
+            let offsets_again = match config.schedule {
+                Schedule::MergePath { .. } => tiles * 4.0,
+                _ => 0.0,
+            };
+            let memory = (bytes * 1.05 + offsets_again) / bandwidth;
+            critical.max(issue).max(memory) + costs.carry_us * 1000.0
+        }
+    };
+    costs.launch_us + ns / 1000.0
+}
+
+/// The candidates in order of their estimates, cheapest first (ties keep `configs`' order).
+pub fn rank(
+    configs: &[ScheduleConfig],
+    stats: &TileStats,
+    limits: DeviceLimits,
+    scans: bool,
+) -> Vec<usize> {
+    let est: Vec<f64> = configs
+        .iter()
+        .map(|&c| estimate_us(c, stats, limits, scans, &H100))
+        .collect();
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.sort_by(|&a, &b| est[a].total_cmp(&est[b]).then(a.cmp(&b)));
+    order
+}
+
+/// At most `k` candidates worth timing, best estimate first: the model's best, the best of the
+/// other family (tile-mapped or carry: the model's largest errors are between the two), then the
+/// next best estimates.
+pub fn shortlist(
+    configs: &[ScheduleConfig],
+    stats: &TileStats,
+    limits: DeviceLimits,
+    scans: bool,
+    k: usize,
+) -> Vec<usize> {
+    let order = rank(configs, stats, limits, scans);
+    let Some(&first) = order.first() else {
+        return Vec::new();
+    };
+    let carry = |i: usize| lanes_per_tile(configs[i].schedule).is_none();
+    let mut picked = vec![first];
+    if let Some(&other) = order.iter().find(|&&i| carry(i) != carry(first)) {
+        picked.push(other);
+    }
+    for &i in &order {
+        if picked.len() >= k.max(1) {
+            break;
+        }
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    picked.truncate(k.max(1));
+    // Best estimate first.
+    picked.sort_by_key(|i| order.iter().position(|o| o == i));
+    picked
+}
