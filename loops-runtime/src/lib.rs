@@ -13,6 +13,8 @@
 //!   [`formats::wide`];
 //! - [`io`]: Matrix Market files ([`io::mtx`]) and generated matrices ([`io::generate`]);
 //! - [`graph`]: graphs as tile sets, and frontier loops over them;
+//! - [`tune`]: the persistent cache of measured tuning (the variant `auto` timed fastest per kernel,
+//!   device and tile-set shape);
 //! - [`verify`]: checking results against a CPU reference.
 
 #![warn(missing_docs)]
@@ -25,6 +27,7 @@ pub mod formats;
 pub mod graph;
 pub mod io;
 pub mod launch;
+pub mod tune;
 pub mod verify;
 
 // Matrix Market and the generators, which every example and test reaches for, at short paths.

@@ -76,8 +76,9 @@ use crate::error::Result;
 mod dump;
 mod identity;
 
+use dump::dump_cache_hit;
 pub use dump::dump_file_stem;
-use dump::{dump_cache_hit, file_safe};
+pub(crate) use dump::file_safe;
 pub(crate) use dump::{dump_compile, CompileRecord};
 use identity::{remember_identity, remembered_identity};
 pub use identity::{LibraryFile, NvrtcIdentity};
@@ -141,12 +142,7 @@ impl CacheConfig {
     /// An empty variable counts as unset.
     pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> CacheConfig {
         let get = |name: &str| var(name).filter(|v| !v.is_empty());
-        let off = get(CACHE_ENV).is_some_and(|v| {
-            matches!(
-                v.to_string_lossy().trim().to_ascii_lowercase().as_str(),
-                "off" | "0" | "false" | "no"
-            )
-        });
+        let off = get(CACHE_ENV).is_some_and(|v| means_off(&v));
         let dir = if off {
             None
         } else {
@@ -163,6 +159,15 @@ impl CacheConfig {
         static GLOBAL: OnceLock<CacheConfig> = OnceLock::new();
         GLOBAL.get_or_init(CacheConfig::from_env)
     }
+}
+
+/// Whether a switch variable's value turns its feature off: `off`, `0`, `false` or `no`, in any case,
+/// spaces around ignored. Any other value leaves it on.
+pub(crate) fn means_off(value: &std::ffi::OsStr) -> bool {
+    matches!(
+        value.to_string_lossy().trim().to_ascii_lowercase().as_str(),
+        "off" | "0" | "false" | "no"
+    )
 }
 
 /// The default cache folder: `loops-for-rust` in the platform's cache folder (`None` where the
@@ -429,7 +434,7 @@ fn decode<'a>(bytes: &'a [u8], kind: u8, key: &str) -> std::result::Result<&'a [
 
 /// Writes `bytes` to `dir/name` so that readers see the whole file or none: a temporary file in the
 /// same folder, fsync, rename, fsync of the folder.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, CacheError> {
+pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, CacheError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     fs::create_dir_all(dir).map_err(|e| CacheError::new("create the folder", dir, e))?;
     let path = dir.join(name);
@@ -463,7 +468,7 @@ fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, CacheEr
 }
 
 /// Prints `message` on stderr, the first time `flag` is raised in this process.
-fn warn_once(flag: &AtomicBool, message: fmt::Arguments<'_>) {
+pub(crate) fn warn_once(flag: &AtomicBool, message: fmt::Arguments<'_>) {
     if !flag.swap(true, Ordering::Relaxed) {
         eprintln!("loops: warning: {message}");
     }
@@ -579,7 +584,7 @@ pub(crate) fn compile_fresh(
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(2 * bytes.len());
     for b in bytes {
         let _ = write!(s, "{b:02x}");

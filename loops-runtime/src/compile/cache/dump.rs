@@ -83,7 +83,7 @@ pub(super) fn dump(dir: &Path, kernel_name: &str, source: &str, log: &str) {
 
 /// `name` with every character but ASCII letters, digits, `_` and `-` replaced by `_`, at most 64
 /// characters, never empty.
-pub(super) fn file_safe(name: &str) -> String {
+pub(crate) fn file_safe(name: &str) -> String {
     let safe: String = name
         .chars()
         .take(64)
