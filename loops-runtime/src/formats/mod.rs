@@ -120,12 +120,7 @@ impl TileCore {
     }
 
     pub(crate) fn stats(&self) -> TileStats {
-        TileStats {
-            tiles: self.tiles as u64,
-            atoms: self.atoms as u64,
-            max_tile_atoms: self.sizes.longest,
-            longest_empty_run: self.sizes.longest_empty_run,
-        }
+        self.sizes.stats
     }
 
     pub(crate) fn shape(&self) -> TileSetShape {
@@ -186,23 +181,12 @@ pub(crate) fn to_i32(v: usize) -> i32 {
 /// What a tile set records of its tile sizes on upload, from the host offsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TileSizes {
-    /// Atoms of the longest tile, for `schedule = "auto"`.
-    pub longest: u64,
-    /// The longest run of consecutive empty tiles, for `schedule = "auto"`.
-    pub longest_empty_run: u64,
+    /// Counts, the longest tile, the longest empty run and the log2 size histogram, for
+    /// `schedule = "auto"`'s model.
+    pub stats: TileStats,
     /// The max degree threshold `schedule = "split"` uses unless the attribute gives one: the upper
     /// edge of the tallest log2 bin of the sizes (`kernels_gen::schedule::split::choose_mdt`).
     pub split_mdt: u64,
-}
-
-/// The longest run of consecutive zeros in `sizes`.
-fn longest_run_of_zeros(sizes: impl Iterator<Item = u64>) -> u64 {
-    let (mut run, mut longest) = (0, 0);
-    for size in sizes {
-        run = if size == 0 { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    longest
 }
 
 /// [`TileSizes`] of checked (non-decreasing) offsets.
@@ -214,8 +198,7 @@ pub(crate) fn tile_sizes(offsets: &[i32]) -> TileSizes {
 pub(crate) fn tile_sizes_of(len: usize, offset: impl Fn(usize) -> u64) -> TileSizes {
     let sizes = || (1..len).map(|i| offset(i) - offset(i - 1));
     TileSizes {
-        longest: sizes().max().unwrap_or(0),
-        longest_empty_run: longest_run_of_zeros(sizes()),
+        stats: TileStats::of_sizes(sizes()),
         split_mdt: kernels_gen::schedule::split::choose_mdt_of_sizes(sizes()),
     }
 }

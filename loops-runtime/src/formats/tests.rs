@@ -15,12 +15,14 @@ fn example() -> TriMat<f64> {
 
 #[test]
 fn tile_sizes_count_the_longest_empty_run() {
-    let of = |offsets: &[i32]| tile_sizes(offsets);
+    let of = |offsets: &[i32]| tile_sizes(offsets).stats;
     assert_eq!(of(&[0]).longest_empty_run, 0);
     assert_eq!(of(&[0, 0, 0]).longest_empty_run, 2);
     // Sizes 0, 3, 0, 0, 0, 1, 0: runs of 1, 3 and 1.
     let t = of(&[0, 0, 3, 3, 3, 3, 4, 4]);
-    assert_eq!((t.longest, t.longest_empty_run), (3, 3));
+    assert_eq!((t.max_tile_atoms, t.longest_empty_run), (3, 3));
+    assert_eq!((t.tiles, t.atoms, t.empty_tiles), (7, 4, 5));
+    assert_eq!((t.histogram[0], t.histogram[2]), (6, 1));
     assert_eq!(of(&[0, 2, 4]).longest_empty_run, 0);
 }
 

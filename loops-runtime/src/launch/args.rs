@@ -92,6 +92,9 @@ pub struct KernelArgs<'a> {
     pub(crate) mdt: Option<u32>,
     /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
     pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
+    /// The buffers the kernel may write, where they were pushed: what `auto`'s tuning runs its
+    /// candidates on copies of.
+    pub(crate) outputs: Vec<OutputArg>,
     _borrows: PhantomData<&'a mut ()>,
 }
 
@@ -246,6 +249,11 @@ impl<'a> KernelArgs<'a> {
 
     /// A buffer the kernel writes: pointer, then length (`unsigned long long`).
     pub fn slice_mut<T: Element>(&mut self, b: &'a mut DeviceBuffer<T>) -> &mut Self {
+        self.outputs.push(OutputArg {
+            slot: self.slots.len(),
+            ptr: b.device_ptr(),
+            bytes: b.len() * std::mem::size_of::<T>(),
+        });
         self.push_buffer(
             b,
             Param::Ptr {
@@ -262,6 +270,14 @@ impl<'a> KernelArgs<'a> {
         self.push_value(v, Param::Scalar(T::CUDA_NAME));
         self
     }
+}
+
+/// A buffer a kernel may write, as pushed: its parameter slot, its address and its size.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutputArg {
+    pub slot: usize,
+    pub ptr: cudarc::driver::sys::CUdeviceptr,
+    pub bytes: usize,
 }
 
 /// What a parameter is, for error messages.

@@ -150,7 +150,7 @@ fn sync_each_launch() -> bool {
 /// `LOOPS_STREAM_HINT=on` (or `off`) makes every `merge_path` and `work_oriented` launch load its
 /// staged operands evict-first (or not) whatever [`streams_past_l2`] says: for tests of both
 /// paths on small inputs, and for measuring the hint.
-fn stream_hint() -> Option<bool> {
+pub(crate) fn stream_hint() -> Option<bool> {
     static HINT: OnceLock<Option<bool>> = OnceLock::new();
     *HINT.get_or_init(|| match std::env::var("LOOPS_STREAM_HINT").as_deref() {
         Ok("on" | "1") => Some(true),
@@ -509,6 +509,29 @@ impl Gpu {
         // SAFETY: callers pass a range inside the live scratch area of this stream.
         unsafe {
             cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, self.stream().cu_stream())
+                .result()
+        }
+        .map_err(LoopsError::driver(context()))
+    }
+
+    /// Copies `bytes` bytes from `from` to `to` on this stream (both device addresses of this
+    /// context).
+    pub(crate) fn copy_device(
+        &self,
+        from: cudarc::driver::sys::CUdeviceptr,
+        to: cudarc::driver::sys::CUdeviceptr,
+        bytes: usize,
+        what: &str,
+    ) -> Result<()> {
+        let context = || what.to_string();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        // SAFETY: callers pass ranges inside live allocations of this context, ordered on this
+        // stream after the work that wrote them.
+        unsafe {
+            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(to, from, bytes, self.stream().cu_stream())
                 .result()
         }
         .map_err(LoopsError::driver(context()))

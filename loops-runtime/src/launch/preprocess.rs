@@ -44,6 +44,17 @@ pub struct TileSetCache {
     bins: OnceLock<TileBins>,
     prefixes: [OnceLock<CachedPrefix>; PREFIX_SLOTS],
     starts: [OnceLock<(RangeJob, DeviceBuffer<i32>)>; START_SLOTS],
+    /// `auto`'s winners on this set, by kernel and call ([`TunedKey`]): the variant's name.
+    tuned: std::sync::Mutex<std::collections::HashMap<TunedKey, &'static str>>,
+}
+
+/// What an `auto` winner kept with a tile set was measured for: the kernel (its source's address
+/// and length), the element key, and the lengths of the call's buffers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct TunedKey {
+    pub source: (usize, usize),
+    pub element: String,
+    pub lens: Vec<u64>,
 }
 
 /// One prefix sum in its own buffer: the chunk sums, then the `items + 1` int offsets.
@@ -64,7 +75,25 @@ impl TileSetCache {
             bins: OnceLock::new(),
             prefixes: Default::default(),
             starts: Default::default(),
+            tuned: Default::default(),
         }
+    }
+
+    /// The variant `auto` measured fastest for `key` on this set, if it did.
+    pub(crate) fn tuned(&self, key: &TunedKey) -> Option<&'static str> {
+        let tuned = self.tuned.lock().unwrap_or_else(|e| e.into_inner());
+        tuned.get(key).copied()
+    }
+
+    /// Keeps `auto`'s winner for `key` on this set.
+    pub(crate) fn remember_tuned(&self, key: TunedKey, variant: &'static str) {
+        let mut tuned = self.tuned.lock().unwrap_or_else(|e| e.into_inner());
+        tuned.insert(key, variant);
+    }
+
+    /// How many `auto` winners are kept with the set.
+    pub fn tuned_kept(&self) -> usize {
+        self.tuned.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Whether an `lrb` launch has binned the tile set.

@@ -20,6 +20,12 @@ use crate::launch::binning::{SubsetIds, TileBins};
 use crate::launch::subset::TileId;
 use crate::launch::{checked_mode, KernelArgs, KernelSpec};
 
+mod tuning;
+
+/// Past this many atoms a tile keeps one warp busy for more than 8 steps: a subset of a set with
+/// such tiles has its sizes counted before `auto` chooses.
+const WARP_TILE: u64 = 256;
+
 /// A generated kernel, as its wrapper's `KERNEL` constant describes it: its sources, the variants
 /// they hold, and its schedule (whose plan a call carries out).
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +87,9 @@ impl Launcher for DryRun<'_> {
     }
     fn stats(&self) -> TileStats {
         self.stats
+    }
+    fn call_stats(&mut self) -> std::result::Result<TileStats, Stop> {
+        Ok(self.stats)
     }
     fn is_wide(&self) -> bool {
         self.wide
@@ -477,6 +486,24 @@ impl Plan<'_, '_> {
         }
     }
 
+    /// The statistics of the call's tiles: the set's, or over a subset, counted on the device
+    /// where the set has tiles longer than [`WARP_TILE`] (a frontier may hold them, and where it
+    /// does, the choice turns on them), else the set's scaled to the subset's length (a
+    /// frontier's sizes are bounded by the set's, and its length is known without the device).
+    fn subset_stats(&mut self) -> Result<TileStats> {
+        let set = self.call.set;
+        let whole = set.stats();
+        let Some(list) = self.call.subset else {
+            return Ok(whole);
+        };
+        if whole.max_tile_atoms <= WARP_TILE {
+            return Ok(whole.scaled_to(list.len() as u64));
+        }
+        let mut stats = self.gpu.subset_stats(set.tile_offsets(), list.list_arg())?;
+        stats.longest_empty_run = whole.longest_empty_run.min(stats.tiles);
+        Ok(stats)
+    }
+
     fn bin_tiles(&mut self) -> Result<()> {
         let set = self.call.set;
         let tiles = set.num_tiles();
@@ -498,6 +525,14 @@ impl Launcher for Plan<'_, '_> {
 
     fn stats(&self) -> TileStats {
         self.call.set.stats()
+    }
+
+    fn call_stats(&mut self) -> std::result::Result<TileStats, Stop> {
+        self.subset_stats().map_err(|e| self.stop(e))
+    }
+
+    fn tune(&mut self, shortlist: &[usize]) -> std::result::Result<usize, Stop> {
+        self.pick(shortlist).map_err(|e| self.stop(e))
     }
 
     fn is_wide(&self) -> bool {

@@ -78,6 +78,40 @@ static __device__ __forceinline__ void loops_offsets(
     if (blockIdx.x == 0 && threadIdx.x == 0) out[n] = (int)sums[chunks];
 }
 
+// The sizes of a subset's tiles, for `schedule = "auto"`'s choice over it: out[0] += atoms,
+// out[1] = max(out[1], longest), out[2] += empty tiles, out[3 + b] += tiles of log2 bin b (`lrb`'s
+// bins: ceil(log2(size)), 0 for sizes 0 and 1). `out` is zeroed first; the grid strides.
+template <typename Id>
+static __device__ __forceinline__ void loops_subset_stats(
+    const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list, const long long n,
+    unsigned long long* __restrict__ out)
+{
+    __shared__ unsigned long long bins[32];
+    if (threadIdx.x < 32) bins[threadIdx.x] = 0;
+    __syncthreads();
+    unsigned long long atoms = 0, longest = 0, empty = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const unsigned long long size = (unsigned long long)loops_listed_size(offsets, tiles, list, i, 0ll);
+        atoms += size;
+        longest = max(longest, size);
+        empty += size == 0 ? 1ull : 0ull;
+        atomicAdd(&bins[size <= 1 ? 0 : 64 - __clzll((long long)(size - 1))], 1ull);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        atoms += __shfl_xor_sync(0xffffffffu, atoms, o);
+        empty += __shfl_xor_sync(0xffffffffu, empty, o);
+        longest = max(longest, __shfl_xor_sync(0xffffffffu, longest, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&out[0], atoms);
+        atomicMax(&out[1], longest);
+        atomicAdd(&out[2], empty);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32 && bins[threadIdx.x] > 0) atomicAdd(&out[3 + threadIdx.x], bins[threadIdx.x]);
+}
+
 #define LOOPS_SUBSET_ENTRIES(Id, suffix)                                                              \
     extern "C" __global__ void __launch_bounds__(256) loops_subset_chunk_sums_##suffix(               \
         const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
@@ -91,6 +125,12 @@ static __device__ __forceinline__ void loops_offsets(
         const long long chunks, int* __restrict__ out)                                                  \
     {                                                                                                   \
         loops_offsets<Id>(offsets, tiles, list, n, mdt, sums, chunks, out);                            \
+    }                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) loops_subset_stats_##suffix(                    \
+        const int* __restrict__ offsets, const long long tiles, const Id* __restrict__ list,           \
+        const long long n, unsigned long long* __restrict__ out)                                        \
+    {                                                                                                   \
+        loops_subset_stats<Id>(offsets, tiles, list, n, out);                                          \
     }
 LOOPS_SUBSET_ENTRIES(unsigned int, u32)
 LOOPS_SUBSET_ENTRIES(int, i32)

@@ -278,6 +278,65 @@ impl Gpu {
         Ok(prefixes[0].total)
     }
 
+    /// The sizes of the tiles of `list` in the set of `offsets`: one small kernel and a read-back
+    /// (waits for it). An id outside the set counts as an empty tile. For `schedule = "auto"`'s
+    /// choice over a subset (a traversal's frontier).
+    pub(crate) fn subset_stats(
+        &self,
+        offsets: &DeviceBuffer<i32>,
+        list: ListArg<'_>,
+    ) -> Result<kernels_gen::schedule::auto::TileStats> {
+        use kernels_gen::schedule::lrb::BINS;
+        let n = list.len;
+        let out = self.zeros::<u64>(3 + BINS)?;
+        if n > 0 {
+            let entry = format!("loops_subset_stats_{}", list.suffix);
+            let f = self.function("loops_subset_prefix", SUBSET_SCAN_SOURCE, &entry)?;
+            let mut args = KernelArgs::new();
+            args.push_buffer(offsets, Param::Csr("const int* offsets"));
+            args.push_value(
+                offsets.len().saturating_sub(1) as i64,
+                Param::Scalar("long long"),
+            );
+            let what = Param::Ptr {
+                ty: "tile id",
+                mutable: false,
+            };
+            args.push_foreign_ptr(list.ptr, list.stream, what);
+            args.push_value(n as i64, Param::Scalar("long long"));
+            args.push_buffer(
+                &out,
+                Param::Ptr {
+                    ty: "unsigned long long",
+                    mutable: true,
+                },
+            );
+            let resident = (self.limits().sm_count as usize * 4).max(1);
+            let dims = LaunchDims {
+                grid: n.div_ceil(256).min(resident) as u32,
+                block: 256,
+                shared_bytes: 0,
+            };
+            self.launch_function("loops_subset_stats", &f, dims, args)?;
+        }
+        let mut counts = [0u64; 3 + BINS];
+        self.read_slots(
+            out.device_ptr(),
+            &mut counts,
+            "reading the tile sizes of a subset",
+        )?;
+        let mut histogram = [0u64; BINS];
+        histogram.copy_from_slice(&counts[3..]);
+        Ok(kernels_gen::schedule::auto::TileStats {
+            tiles: n as u64,
+            atoms: counts[0],
+            max_tile_atoms: counts[1],
+            longest_empty_run: 0,
+            empty_tiles: counts[2],
+            histogram,
+        })
+    }
+
     /// Queues the three kernels of one prefix sum over `n` items: chunk sums into `sums`, their
     /// scan (and total at `sums[chunks]`), the offsets into `offsets`.
     fn queue_prefix_sum<'a>(

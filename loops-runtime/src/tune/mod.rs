@@ -53,6 +53,7 @@
 //! on stderr per process, never an error or a panic.
 
 mod cache;
+pub mod report;
 
 pub use cache::{
     DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner, ENTRY_EXTENSION, TUNE_DIR_ENV,
