@@ -25,6 +25,12 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::element::Float;
 
+mod world;
+mod world_set;
+
+pub use world::{circuit, citation, fem, road_network, snap_power_law, web_graph};
+pub use world_set::{world_bandwidth, world_set, WorldSpec, GRAPH_CLASSES, WORLD_CLASSES};
+
 /// Rows per block: the unit of random streams and of parallel work.
 const BLOCK_ROWS: usize = 1 << 12;
 /// Edges per block of the R-MAT edge list.
@@ -38,6 +44,12 @@ const VALUE_STREAMS: u64 = 1 << 40;
 const LENGTH_STREAM: u64 = 2 << 40;
 const EDGE_STREAMS: u64 = 3 << 40;
 const VECTOR_STREAM: u64 = 4 << 40;
+/// The world classes' per-seed parameters (exponents, means, longest rows).
+const PARAM_STREAM: u64 = 5 << 40;
+/// The world classes' per-vertex target weights (popularity).
+const WEIGHT_STREAM: u64 = 6 << 40;
+/// The world classes' row structure (runs of empty rows, hosts).
+const LAYOUT_STREAM: u64 = 7 << 40;
 
 fn rng_for(seed: u64, stream: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
