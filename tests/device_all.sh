@@ -6,7 +6,9 @@
 #
 # Usage, after ../shared/tools/device-pack here:   bash tests/device_all.sh [STEP...]
 #   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `bench` (generated set,
-#   then the real matrices), `bench:generated`, `bench:corpus`, `sanitize` (tests/sanitize.sh).
+#   then the real matrices), `bench:generated`, `bench:corpus`, `bench:world` and `bench:world64`
+#   (the world set, f32 and f64), `graphs:world` (traversals on the world graphs), `startup`
+#   (examples/startup: cold and warm first launches), `sanitize` (tests/sanitize.sh).
 #   Default: tests bench.
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
@@ -59,6 +61,17 @@ for w in "${steps[@]}"; do
     bench:corpus)
       # shellcheck disable=SC2086
       step bench-corpus .device/examples/bench_spmv --corpus .device/data --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    bench:world)
+      # shellcheck disable=SC2086
+      step bench-world .device/examples/bench_spmv --world --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    bench:world64)
+      # shellcheck disable=SC2086
+      step bench-world64 .device/examples/bench_spmv --world --f64 --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    graphs:world)
+      # shellcheck disable=SC2086
+      step graphs-world .device/examples/bench_graphs --world --out "$logs/graphs" ${LOOPS_GRAPHS_ARGS:-} ;;
+    startup)
+      step startup .device/examples/startup ;;
     sanitize)
       # Every binary at once under the three tools: about 5 minutes on an H100.
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;
@@ -68,6 +81,7 @@ for w in "${steps[@]}"; do
 done
 
 tar -czf "$OUT/logs.tgz" -C "$logs" .
-for f in "$logs"/bench-*.log; do [ -f "$f" ] && tail -n 45 "$f"; done
+for f in "$logs"/bench-*.log "$logs"/graphs-*.log; do [ -f "$f" ] && tail -n 45 "$f"; done
+[ -f "$logs/startup.log" ] && grep -E '^auto|new-process|failed' "$logs/startup.log"
 [ -f "$logs/sanitize.log" ] && tail -n 30 "$logs/sanitize.log"
 printf '%s\n' "${summary[@]}"
