@@ -35,12 +35,17 @@ fn stats_of(a: &sprs::CsMat<f32>) -> TileStats {
 
 fn show(name: &str, stats: &TileStats) {
     let configs = candidates(256);
-    let order = model::rank(&configs, stats, H100, true);
-    let short = model::shortlist(&configs, stats, H100, true, SHORTLIST);
+    let setting = model::Setting {
+        limits: H100,
+        scans: true,
+        over_list: false,
+    };
+    let order = model::rank(&configs, stats, setting);
+    let short = model::shortlist(&configs, stats, setting, SHORTLIST);
     let names: Vec<String> = order
         .iter()
         .map(|&i| {
-            let us = model::estimate_us(configs[i], stats, H100, true, &model::H100);
+            let us = model::estimate_us(configs[i], stats, setting, &model::H100);
             let mark = if short.contains(&i) { "*" } else { "" };
             format!("{}{mark} {us:.1}", configs[i].short_name())
         })

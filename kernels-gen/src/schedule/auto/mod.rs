@@ -98,11 +98,14 @@ pub fn shortlist(run: &mut dyn Launcher) -> Result<Vec<usize>, Stop> {
         .filter(|(_, v)| !wide || v.wide)
         .map(|(i, v)| (i, v.config))
         .collect();
-    let scans = !wide && run.variants().iter().any(|v| v.scans);
+    let setting = model::Setting {
+        limits: run.limits(),
+        scans: !wide && run.variants().iter().any(|v| v.scans),
+        over_list: run.variants().iter().any(|v| v.over_list),
+    };
     let configs: Vec<ScheduleConfig> = pool.iter().map(|&(_, c)| c).collect();
     let stats = run.call_stats()?;
-    let limits = run.limits();
-    Ok(model::shortlist(&configs, &stats, limits, scans, SHORTLIST)
+    Ok(model::shortlist(&configs, &stats, setting, SHORTLIST)
         .into_iter()
         .map(|i| pool[i].0)
         .collect())
@@ -167,9 +170,17 @@ mod tests {
         candidates(256)
     }
 
+    fn on(limits: DeviceLimits, scans: bool) -> model::Setting {
+        model::Setting {
+            limits,
+            scans,
+            over_list: false,
+        }
+    }
+
     fn first(stats: &TileStats) -> Schedule {
         let configs = all();
-        configs[rank(&configs, stats, H100, false)[0]].schedule
+        configs[rank(&configs, stats, on(H100, false))[0]].schedule
     }
 
     fn is_carry(s: Schedule) -> bool {
@@ -220,7 +231,7 @@ mod tests {
         assert!(snap.max_tile_atoms == 3000 && snap.mean() < 10.0);
         assert!(is_carry(first(&snap)), "{:?}", first(&snap));
         let configs = all();
-        let order = rank(&configs, &snap, H100, false);
+        let order = rank(&configs, &snap, on(H100, false));
         let thread = order
             .iter()
             .position(|&i| configs[i].schedule == Schedule::Thread);
@@ -258,10 +269,25 @@ mod tests {
         // Long runs of empty tiles: the merge path over work_oriented, unless it scans.
         let runs = arrow.with_empty_run(1 << 16);
         let configs = all();
-        let mp = configs[rank(&configs, &runs, H100, false)[0]].schedule;
+        let mp = configs[rank(&configs, &runs, on(H100, false))[0]].schedule;
         assert!(matches!(mp, Schedule::MergePath { .. }), "{mp:?}");
-        let wo = configs[rank(&configs, &runs, H100, true)[0]].schedule;
+        let wo = configs[rank(&configs, &runs, on(H100, true))[0]].schedule;
         assert!(matches!(wo, Schedule::WorkOriented { .. }), "{wo:?}");
+    }
+
+    #[test]
+    fn a_frontier_pays_the_carry_schedules_prefix_sum() {
+        let configs = all();
+        let list = model::Setting {
+            over_list: true,
+            ..on(H100, false)
+        };
+        // A few hundred vertices, one of degree 200: a warp each beats three prefix-sum launches.
+        let small = TileStats::summary(500, 3000, 200);
+        assert!(!is_carry(configs[rank(&configs, &small, list)[0]].schedule));
+        // A large skewed frontier still goes to a carry schedule.
+        let large = power_law(1 << 20, 8.0, 20_000);
+        assert!(is_carry(configs[rank(&configs, &large, list)[0]].schedule));
     }
 
     #[test]
@@ -273,16 +299,16 @@ mod tests {
             TileStats::summary(1138, 4054, 18),
             TileStats::summary(0, 0, 0),
         ] {
-            let short = shortlist(&configs, &stats, H100, false, SHORTLIST);
+            let short = shortlist(&configs, &stats, on(H100, false), SHORTLIST);
             assert_eq!(short.len(), SHORTLIST);
-            assert_eq!(short[0], rank(&configs, &stats, H100, false)[0]);
+            assert_eq!(short[0], rank(&configs, &stats, on(H100, false))[0]);
             assert!(short.iter().any(|&i| is_carry(configs[i].schedule)));
             assert!(short.iter().any(|&i| !is_carry(configs[i].schedule)));
         }
         // Only what was emitted is ranked.
         let thread_only = &configs[..1];
         assert_eq!(
-            shortlist(thread_only, &TileStats::default(), H100, false, 4),
+            shortlist(thread_only, &TileStats::default(), on(H100, false), 4),
             [0]
         );
     }
@@ -295,8 +321,8 @@ mod tests {
         };
         let s = TileStats::summary(1 << 22, 5 << 22, 5);
         let c = all()[0];
-        let big = model::estimate_us(c, &s, H100, false, &model::H100);
-        let small = model::estimate_us(c, &s, small_gpu, false, &model::H100);
+        let big = model::estimate_us(c, &s, on(H100, false), &model::H100);
+        let small = model::estimate_us(c, &s, on(small_gpu, false), &model::H100);
         assert!(small > 4.0 * big);
         assert_eq!(bin_of(18), 5);
     }

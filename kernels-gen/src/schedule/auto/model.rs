@@ -58,6 +58,23 @@ pub const H100: Costs = Costs {
     sm_count: 132.0,
 };
 
+/// What besides the tile sizes a call's costs depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    /// The device's limits (the rates scale with its SM count; 0 SMs: an H100's).
+    pub limits: DeviceLimits,
+    /// The kernel's `work_oriented` runs its tiles as a segmented scan: empty tiles cost it
+    /// nothing.
+    pub scans: bool,
+    /// The call runs over a list of tiles (a frontier): the carry schedules first prefix-sum the
+    /// listed tiles' sizes, three small kernels and a read-back per call.
+    pub over_list: bool,
+}
+
+/// Microseconds of the prefix sum a carry schedule computes over a tile list before each launch
+/// (three launches and a read-back of the total).
+const LIST_PREFIX_US: f64 = 12.0;
+
 /// A representative size of the tiles of bin `b` (sizes `2^(b-1)+1 ..= 2^b`; bin 0: 0 and 1).
 fn bin_size(b: usize, stats: &TileStats) -> f64 {
     if b == 0 {
@@ -107,15 +124,18 @@ fn tile_steps(size: f64, g: u32) -> f64 {
     (size / g as f64).ceil() + (g as f64).log2() + 2.0
 }
 
-/// The estimated time of one call under `config`, in microseconds. `scans`: its `work_oriented`
-/// runs the tiles as a segmented scan (empty tiles cost it nothing).
+/// The estimated time of one call under `config`, in microseconds.
 pub fn estimate_us(
     config: ScheduleConfig,
     stats: &TileStats,
-    limits: DeviceLimits,
-    scans: bool,
+    setting: Setting,
     costs: &Costs,
 ) -> f64 {
+    let Setting {
+        limits,
+        scans,
+        over_list,
+    } = setting;
     let scale = if limits.sm_count == 0 {
         1.0
     } else {
@@ -176,22 +196,18 @@ pub fn estimate_us(
                 _ => 0.0,
             };
             let memory = (bytes * 1.05 + offsets_again) / bandwidth;
-            critical.max(issue).max(memory) + costs.carry_us * 1000.0
+            let list_prefix = if over_list { LIST_PREFIX_US } else { 0.0 };
+            critical.max(issue).max(memory) + (costs.carry_us + list_prefix) * 1000.0
         }
     };
     costs.launch_us + ns / 1000.0
 }
 
 /// The candidates in order of their estimates, cheapest first (ties keep `configs`' order).
-pub fn rank(
-    configs: &[ScheduleConfig],
-    stats: &TileStats,
-    limits: DeviceLimits,
-    scans: bool,
-) -> Vec<usize> {
+pub fn rank(configs: &[ScheduleConfig], stats: &TileStats, setting: Setting) -> Vec<usize> {
     let est: Vec<f64> = configs
         .iter()
-        .map(|&c| estimate_us(c, stats, limits, scans, &H100))
+        .map(|&c| estimate_us(c, stats, setting, &H100))
         .collect();
     let mut order: Vec<usize> = (0..configs.len()).collect();
     order.sort_by(|&a, &b| est[a].total_cmp(&est[b]).then(a.cmp(&b)));
@@ -204,11 +220,10 @@ pub fn rank(
 pub fn shortlist(
     configs: &[ScheduleConfig],
     stats: &TileStats,
-    limits: DeviceLimits,
-    scans: bool,
+    setting: Setting,
     k: usize,
 ) -> Vec<usize> {
-    let order = rank(configs, stats, limits, scans);
+    let order = rank(configs, stats, setting);
     let Some(&first) = order.first() else {
         return Vec::new();
     };
