@@ -491,7 +491,7 @@ impl<'a> Cx<'a> {
         };
         let args = self.arg_list();
         let open = |cx: &mut Self, entry: &str, targs: &[&str]| {
-            cx.out.push_str(&entry_guard_open(entry));
+            cx.out.push_str(&crate::abi::entry_guard_open(entry));
             cx.open(format!(
                 "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
             ));
@@ -516,38 +516,6 @@ impl<'a> Cx<'a> {
             open(self, &range.entry_name(&entry), &targs);
         }
     }
-}
-
-/// The macro that, defined, keeps only the entry points whose own macro ([`entry_macro`]) is
-/// defined too. A source holds many entry points (`auto`: every candidate x element type x launch
-/// form) and one NVRTC compile instantiates every one of them; the runtime compiles one entry
-/// point per module with `-DLOOPS_ONE_ENTRY -DLOOPS_ENTRY_<entry>`. With no macro defined, a source
-/// compiles whole, as before.
-pub const ONE_ENTRY_MACRO: &str = "LOOPS_ONE_ENTRY";
-
-/// The macro that keeps entry point `entry` when [`ONE_ENTRY_MACRO`] is defined:
-/// `LOOPS_ENTRY_<entry>` (entry names are C identifiers, so this is one too).
-pub fn entry_macro(entry: &str) -> String {
-    format!("LOOPS_ENTRY_{entry}")
-}
-
-/// The line that opens the guard of one entry point's definition (closed by `#endif`).
-fn entry_guard_open(entry: &str) -> String {
-    format!(
-        "#if !defined({ONE_ENTRY_MACRO}) || defined({})\n",
-        entry_macro(entry)
-    )
-}
-
-/// The entry points a generated source guards ([`entry_macro`]), in source order: what can be
-/// compiled alone. Empty for a source with no guards (hand-written CUDA).
-pub fn guarded_entries(source: &str) -> Vec<String> {
-    let opening = format!("#if !defined({ONE_ENTRY_MACRO}) || defined({}", entry_macro(""));
-    source
-        .lines()
-        .filter_map(|line| line.strip_prefix(opening.as_str())?.strip_suffix(')'))
-        .map(str::to_string)
-        .collect()
 }
 
 /// One atom loop, as the schedule sees it.
@@ -685,23 +653,3 @@ const PRELUDE: &str = include_str!("prelude.cuh");
 /// yields 0, a store or an atomic does nothing and returns 0), so the kernel never touches memory
 /// out of bounds.
 pub const CHECKED_PRELUDE: &str = include_str!("checked.cuh");
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entry_guards_name_their_entry() {
-        assert_eq!(
-            entry_guard_open("spmv_group4__f32__wide"),
-            "#if !defined(LOOPS_ONE_ENTRY) || defined(LOOPS_ENTRY_spmv_group4__f32__wide)\n"
-        );
-        let source = format!(
-            "template <typename T> void body() {{}}\n{}void a() {{}}\n#endif\n{}void b() {{}}\n#endif\n",
-            entry_guard_open("a__f32"),
-            entry_guard_open("b__f64")
-        );
-        assert_eq!(guarded_entries(&source), ["a__f32", "b__f64"]);
-        assert!(guarded_entries("extern \"C\" __global__ void k() {}").is_empty());
-    }
-}
