@@ -614,3 +614,71 @@ fn dump_dir_with_the_disk_cache() {
     // The variable's name, for the docs' sake.
     assert_eq!(DUMP_DIR_ENV, "LOOPS_DUMP_DIR");
 }
+
+/// Two entry points of one guarded source, each compiled alone: each is its own entry in the
+/// cache (`NAME.ENTRY-DIGEST.cubin`) holding that entry point only, read back on the next call;
+/// the whole source is a third entry, under the name it always had.
+#[test]
+fn entry_points_compiled_alone_are_cached_apart() {
+    if !nvrtc() {
+        return;
+    }
+    let guard =
+        |entry: &str| format!("#if !defined(LOOPS_ONE_ENTRY) || defined(LOOPS_ENTRY_{entry})\n");
+    let source = format!(
+        "{}extern \"C\" __global__ void scale(float* y) {{ y[0] *= 2.0f; }}\n#endif\n\
+         {}extern \"C\" __global__ void shift(float* y) {{ y[0] += 1.0f; }}\n#endif\n",
+        guard("scale"),
+        guard("shift")
+    );
+    let dir = temp();
+    let config = CacheConfig::in_dir(dir.path());
+    let compile = |entry: Option<&str>| {
+        cache::load_or_compile("pair", &source, entry, Arch::SM_90, &config)
+            .unwrap_or_else(|e| panic!("{entry:?}: {e}"))
+    };
+    let file_of = |k: &cache::CompiledKernel| {
+        let path = k.cache_file.clone().unwrap_or_else(|| panic!("not stored"));
+        path.file_name().unwrap().to_string_lossy().into_owned()
+    };
+    let scale = compile(Some("scale"));
+    let shift = compile(Some("shift"));
+    let whole = compile(None);
+    for k in [&scale, &shift, &whole] {
+        assert_eq!(k.origin, Origin::Compiled);
+    }
+    assert!(
+        file_of(&scale).starts_with("pair.scale-"),
+        "{}",
+        file_of(&scale)
+    );
+    assert!(
+        file_of(&shift).starts_with("pair.shift-"),
+        "{}",
+        file_of(&shift)
+    );
+    assert!(
+        file_of(&whole).starts_with("pair-") && file_of(&whole).ends_with(".cubin"),
+        "{}",
+        file_of(&whole)
+    );
+    // A cubin names its entry points in its symbol table: each alone holds its own only.
+    let holds = |k: &cache::CompiledKernel, name: &str| {
+        k.image
+            .bytes()
+            .windows(name.len() + 1)
+            .any(|w| w == format!("{name}\0").as_bytes())
+    };
+    assert!(holds(&scale, "scale") && !holds(&scale, "shift"));
+    assert!(holds(&shift, "shift") && !holds(&shift, "scale"));
+    assert!(holds(&whole, "scale") && holds(&whole, "shift"));
+    assert_eq!(compile(Some("scale")).origin, Origin::DiskCache);
+    assert_eq!(compile(Some("shift")).image, shift.image);
+    assert_eq!(
+        files(dir.path())
+            .iter()
+            .filter(|f| f.ends_with(".cubin"))
+            .count(),
+        3
+    );
+}

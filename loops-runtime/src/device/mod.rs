@@ -424,8 +424,9 @@ impl Gpu {
     }
 
     /// The entry point `entry` of the kernel `source`, compiled (once per process per device, for this
-    /// device's architecture; or read from the disk cache) and loaded. `kernel_name` names the kernel
-    /// in errors.
+    /// device's architecture; or read from the disk cache) and loaded. A generated source's entry
+    /// point is compiled alone, a hand-written source whole (see the module documentation).
+    /// `kernel_name` names the kernel in errors.
     pub fn function(
         &self,
         kernel_name: &str,
