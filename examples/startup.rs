@@ -304,8 +304,14 @@ fn gpu_mode_in(dir: &Path) -> Result<usize, Error> {
     for case in &cases {
         let spec = case.launched();
         let t = Instant::now();
-        let cold =
-            compile::compile_with_dump(spec.name, spec.source, target.arch, target.output, None);
+        let cold = compile::compile_with_dump(
+            spec.name,
+            spec.source,
+            None,
+            target.arch,
+            target.output,
+            None,
+        );
         let cold = cold.map(|_| t.elapsed()).map_err(|e| e.to_string());
         let t = Instant::now();
         let first = data
@@ -472,14 +478,14 @@ fn compile_only(arch: Arch) -> Result<usize, Error> {
         let spec = case.launched();
         let time = |t: Target| {
             let start = Instant::now();
-            compile::compile_with_dump(spec.name, spec.source, t.arch, t.output, None)
+            compile::compile_with_dump(spec.name, spec.source, None, t.arch, t.output, None)
                 .map(|image| (start.elapsed(), image.bytes().len()))
                 .map_err(|e| e.to_string())
         };
         let cubin = time(target);
         let ptx = time(ptx_target).map(|(d, _)| d);
         let start = Instant::now();
-        let stored = cache::load_or_compile(spec.name, spec.source, arch, &config)
+        let stored = cache::load_or_compile(spec.name, spec.source, None, arch, &config)
             .map_err(|e| e.to_string())
             .and_then(|k| match k.origin {
                 Origin::Compiled if k.cache_file.is_some() => Ok(start.elapsed()),
@@ -604,7 +610,7 @@ fn child_compile_only(kernel: &str, schedule: &str, arch: Arch) -> Result<usize,
     let spec = case.launched();
     let config = CacheConfig::from_env();
     let start = Instant::now();
-    let k = cache::load_or_compile(spec.name, spec.source, arch, &config)?;
+    let k = cache::load_or_compile(spec.name, spec.source, None, arch, &config)?;
     let first = start.elapsed();
     println!(
         "RESULT first_us={:.1} origin={} nvrtc_loaded={}",

@@ -9,7 +9,13 @@ mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, Arch};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use loops::runtime::compile::{
+    compile_ptx, compile_with_dump, guarded_entries, Arch, KernelImage, Output,
+};
 use nvrtc::nvrtc_or_skip;
 
 /// The entry-point stems of `kernel`'s source under `schedule` (each with `__f32`, `__f64`, or
@@ -293,4 +299,105 @@ fn wide_variants_compile_for_sm90() {
         failures.join("\n\n")
     );
     assert_eq!(compiled, 2 * 14 + 2);
+}
+
+/// `spmv`'s source under `auto`: every candidate's entry points in one source.
+fn spmv_auto_source() -> &'static str {
+    kernels::spmv::SOURCES
+        .iter()
+        .find(|(schedule, _)| *schedule == "auto")
+        .map(|(_, source)| *source)
+        .expect("spmv is generated under auto")
+}
+
+/// The `.entry NAME(` lines of some PTX, by name.
+fn ptx_entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|line| line.trim_start().split(".entry ").nth(1))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
+}
+
+/// One entry point compiled alone (`-DLOOPS_ONE_ENTRY -DLOOPS_ENTRY_<entry>`): its PTX holds that
+/// entry point and no other.
+#[test]
+fn one_entry_point_compiles_alone() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let source = spmv_auto_source();
+    let entries = guarded_entries(source);
+    assert!(entries.len() > 2, "{entries:?}");
+    let entry = &entries[entries.len() / 2];
+    let ptx = match compile_with_dump("spmv", source, Some(entry), Arch::SM_90, Output::Ptx, None) {
+        Ok(KernelImage::Ptx(ptx)) => ptx,
+        Ok(other) => panic!("asked for PTX, got {:?}", other.output()),
+        Err(e) => panic!("NVRTC {:?} failed:\n{e}", info.version),
+    };
+    assert_eq!(ptx_entries(&ptx), [entry.as_str()]);
+}
+
+/// Every entry point of `spmv` under `auto`, each compiled alone (on two threads, as the runtime's
+/// `load_entries` does), gives PTX for it: together they are the whole source's entry points. Also
+/// prints the NVRTC time of the whole source against one entry point's.
+#[test]
+fn every_entry_point_compiles_alone() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let source = spmv_auto_source();
+    let started = Instant::now();
+    let whole = compile_ptx("spmv", source, Arch::SM_90)
+        .unwrap_or_else(|e| panic!("NVRTC {:?} failed:\n{e}", info.version));
+    let whole_time = started.elapsed();
+    let mut in_whole = ptx_entries(&whole);
+    in_whole.sort_unstable();
+    let mut guarded = guarded_entries(source);
+    guarded.sort_unstable();
+    assert_eq!(
+        in_whole, guarded,
+        "the guarded entry points are the source's"
+    );
+
+    let next = AtomicUsize::new(0);
+    let compile_alone = || {
+        let mut done = Vec::new();
+        while let Some(entry) = guarded.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let started = Instant::now();
+            let image =
+                compile_with_dump("spmv", source, Some(entry), Arch::SM_90, Output::Ptx, None);
+            done.push((entry.clone(), image, started.elapsed()));
+        }
+        done
+    };
+    let started = Instant::now();
+    let alone: Vec<_> = std::thread::scope(|s| {
+        let workers = [s.spawn(compile_alone), s.spawn(compile_alone)];
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a compile thread panicked"))
+            .collect()
+    });
+    let all_alone_time = started.elapsed();
+    assert_eq!(alone.len(), guarded.len());
+    let mut slowest = Duration::ZERO;
+    for (entry, image, time) in alone {
+        let ptx = match image {
+            Ok(KernelImage::Ptx(ptx)) => ptx,
+            Ok(other) => panic!("{entry}: asked for PTX, got {:?}", other.output()),
+            Err(e) => panic!("{entry}: NVRTC {:?} failed:\n{e}", info.version),
+        };
+        assert_eq!(ptx_entries(&ptx), [entry.as_str()]);
+        slowest = slowest.max(time);
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let report = format!(
+        "spmv/auto, PTX for sm_90: whole source ({} entry points) {:.0} ms; each alone on 2 \
+         threads: slowest {:.0} ms, all {:.0} ms\n",
+        guarded.len(),
+        ms(whole_time),
+        ms(slowest),
+        ms(all_alone_time)
+    );
+    let _ = std::io::stderr().lock().write_all(report.as_bytes());
 }

@@ -19,8 +19,46 @@
 //!
 //! `lrb` launches its mappings over a list of tile ids: that list is a slice parameter of the
 //! emitted variants (`loops_bin`, pointer and length), right after the user's parameters.
+//!
+//! Each entry point's definition is guarded by [`entry_macro`], so that the runtime can compile
+//! one entry point of a source alone (with [`ONE_ENTRY_MACRO`] defined).
 
 use crate::schedule::Schedule;
+
+/// The macro that, defined, keeps only the entry points whose own macro ([`entry_macro`]) is
+/// defined too. A source holds many entry points (`auto`: every candidate x element type x launch
+/// form) and one NVRTC compile instantiates every one of them; the runtime compiles one entry
+/// point per module with `-DLOOPS_ONE_ENTRY -DLOOPS_ENTRY_<entry>`. With no macro defined, a source
+/// compiles whole, as before.
+pub const ONE_ENTRY_MACRO: &str = "LOOPS_ONE_ENTRY";
+
+/// The macro that keeps entry point `entry` when [`ONE_ENTRY_MACRO`] is defined:
+/// `LOOPS_ENTRY_<entry>` (entry names are C identifiers, so this is one too).
+pub fn entry_macro(entry: &str) -> String {
+    format!("LOOPS_ENTRY_{entry}")
+}
+
+/// The line that opens the guard of one entry point's definition (closed by `#endif`).
+pub fn entry_guard_open(entry: &str) -> String {
+    format!(
+        "#if !defined({ONE_ENTRY_MACRO}) || defined({})\n",
+        entry_macro(entry)
+    )
+}
+
+/// The entry points a generated source guards ([`entry_macro`]), in source order: what can be
+/// compiled alone. Empty for a source with no guards (hand-written CUDA).
+pub fn guarded_entries(source: &str) -> Vec<String> {
+    let opening = format!(
+        "#if !defined({ONE_ENTRY_MACRO}) || defined({}",
+        entry_macro("")
+    );
+    source
+        .lines()
+        .filter_map(|line| line.strip_prefix(opening.as_str())?.strip_suffix(')'))
+        .map(str::to_string)
+        .collect()
+}
 
 /// Slots at the front of [`Hidden::TileState`] that the runtime zeroes before the first launch
 /// of a call (counters the launches share); the per-tile state follows them.
@@ -99,4 +137,24 @@ pub fn hidden_params(schedule: Schedule, over_subset: bool, checked: bool) -> Ve
 /// How many C parameters `hidden` adds.
 pub fn count(hidden: &[Hidden]) -> usize {
     hidden.iter().map(|h| h.parts().len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_guards_name_their_entry() {
+        assert_eq!(
+            entry_guard_open("spmv_group4__f32__wide"),
+            "#if !defined(LOOPS_ONE_ENTRY) || defined(LOOPS_ENTRY_spmv_group4__f32__wide)\n"
+        );
+        let source = format!(
+            "template <typename T> void body() {{}}\n{}void a() {{}}\n#endif\n{}void b() {{}}\n#endif\n",
+            entry_guard_open("a__f32"),
+            entry_guard_open("b__f64")
+        );
+        assert_eq!(guarded_entries(&source), ["a__f32", "b__f64"]);
+        assert!(guarded_entries("extern \"C\" __global__ void k() {}").is_empty());
+    }
 }

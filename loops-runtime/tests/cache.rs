@@ -64,7 +64,7 @@ fn real_nvrtc() -> NvrtcIdentity {
 }
 
 fn cubin_key(source: &str) -> CacheKey {
-    CacheKey::new("k", source, Arch::SM_90, &fake_nvrtc())
+    CacheKey::new("k", source, None, Arch::SM_90, &fake_nvrtc())
 }
 
 fn fake_cubin(n: usize) -> KernelImage {
@@ -92,7 +92,7 @@ fn store(cache: &DiskCache, key: &CacheKey, image: &KernelImage) -> PathBuf {
 }
 
 fn load_or_compile(source: &str, config: &CacheConfig) -> cache::CompiledKernel {
-    cache::load_or_compile("saxpy", source, Arch::SM_90, config)
+    cache::load_or_compile("saxpy", source, None, Arch::SM_90, config)
         .unwrap_or_else(|e| panic!("load_or_compile failed: {e}"))
 }
 
@@ -111,7 +111,7 @@ fn round_trip() {
     assert_eq!(files(dir.path()), [key.file_name()]);
 
     // PTX: a device NVRTC has no cubin target for gets PTX for the newest architecture below it.
-    let key = CacheKey::new("k", "source", Arch::new(12, 0), &fake_nvrtc());
+    let key = CacheKey::new("k", "source", None, Arch::new(12, 0), &fake_nvrtc());
     assert_eq!(key.target().output, Output::Ptx);
     assert_eq!(key.target().arch, Arch::SM_90);
     assert!(key.file_name().ends_with(".ptx"));
@@ -124,7 +124,7 @@ fn round_trip() {
 fn key_covers_everything_that_changes_the_binary() {
     let base = fake_nvrtc();
     let key = |name: &str, source: &str, device: Arch, nvrtc: &NvrtcIdentity| {
-        CacheKey::new(name, source, device, nvrtc)
+        CacheKey::new(name, source, None, device, nvrtc)
     };
     let k = key("k", "s", Arch::SM_90, &base);
     assert_eq!(k, key("k", "s", Arch::SM_90, &base), "deterministic");
@@ -223,7 +223,7 @@ fn ptx_with_nul_is_rejected() {
     // The driver loads PTX as a C string (cudarc would panic on a NUL): such an entry is not used.
     let dir = temp();
     let cache = DiskCache::new(dir.path());
-    let key = CacheKey::new("k", "s", Arch::new(12, 0), &fake_nvrtc());
+    let key = CacheKey::new("k", "s", None, Arch::new(12, 0), &fake_nvrtc());
     store(&cache, &key, &KernelImage::Ptx("a\0b".into()));
     assert!(matches!(cache.load(&key), Lookup::Rejected(_)));
     // An image of the wrong kind for the key is refused.
@@ -251,8 +251,14 @@ fn corrupt_entries_are_rebuilt() {
     assert_eq!(hit.image, first.image);
 
     // Another kernel's entry, to rename into place.
-    let other = cache::load_or_compile("saxpy", &SAXPY.replace("a * x", "x"), Arch::SM_90, &config)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let other = cache::load_or_compile(
+        "saxpy",
+        &SAXPY.replace("a * x", "x"),
+        None,
+        Arch::SM_90,
+        &config,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let other_bytes = fs::read(other.cache_file.unwrap_or_default()).unwrap_or_default();
 
     let mut flipped = good.clone();
@@ -405,7 +411,7 @@ fn child_process() {
         Some("writer") => {
             // Compile (or read) the same kernel as the other writer, then keep replacing and reading
             // its entry while the other does the same.
-            let key = CacheKey::new("saxpy", SAXPY, Arch::SM_90, &real_nvrtc());
+            let key = CacheKey::new("saxpy", SAXPY, None, Arch::SM_90, &real_nvrtc());
             let kernel = load_or_compile(SAXPY, &config);
             let cache = DiskCache::new(config.dir.clone().unwrap_or_default());
             for _ in 0..30 {
@@ -467,7 +473,7 @@ fn two_processes_compiling_one_kernel_at_once() {
         check_child(output, "a writer");
     }
     let config = CacheConfig::in_dir(dir.path());
-    let key = CacheKey::new("saxpy", SAXPY, Arch::SM_90, &real_nvrtc());
+    let key = CacheKey::new("saxpy", SAXPY, None, Arch::SM_90, &real_nvrtc());
     assert!(matches!(
         DiskCache::new(dir.path()).load(&key),
         Lookup::Hit(_)
@@ -519,10 +525,16 @@ fn dump_dir_gets_source_and_log() {
         return;
     }
     let dir = temp();
-    let image =
-        compile::compile_with_dump("saxpy", SAXPY, Arch::SM_90, Output::Cubin, Some(dir.path()))
-            .unwrap_or_else(|e| panic!("{e}"));
-    let stem = cache::dump_file_stem("saxpy", SAXPY);
+    let image = compile::compile_with_dump(
+        "saxpy",
+        SAXPY,
+        None,
+        Arch::SM_90,
+        Output::Cubin,
+        Some(dir.path()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let stem = cache::dump_file_stem("saxpy", SAXPY, None);
     let cu = fs::read_to_string(dir.path().join(format!("{stem}.cu"))).unwrap_or_default();
     assert_eq!(cu, SAXPY);
     let log = fs::read_to_string(dir.path().join(format!("{stem}.log"))).unwrap_or_default();
@@ -549,13 +561,19 @@ fn dump_dir_gets_a_failing_compile() {
         return;
     }
     let dir = temp();
-    let err =
-        compile::compile_with_dump("broken", BROKEN, Arch::SM_90, Output::Ptx, Some(dir.path()))
-            .expect_err("the source has a syntax error");
+    let err = compile::compile_with_dump(
+        "broken",
+        BROKEN,
+        None,
+        Arch::SM_90,
+        Output::Ptx,
+        Some(dir.path()),
+    )
+    .expect_err("the source has a syntax error");
     let LoopsError::Compile { log: error_log, .. } = &err else {
         panic!("not a compile error: {err}");
     };
-    let stem = cache::dump_file_stem("broken", BROKEN);
+    let stem = cache::dump_file_stem("broken", BROKEN, None);
     let cu = fs::read_to_string(dir.path().join(format!("{stem}.cu"))).unwrap_or_default();
     assert_eq!(cu, BROKEN);
     let log = fs::read_to_string(dir.path().join(format!("{stem}.log"))).unwrap_or_default();
@@ -576,9 +594,10 @@ fn dump_dir_with_the_disk_cache() {
     let (cache_dir, dump_dir) = (temp(), temp());
     let config = CacheConfig::in_dir(cache_dir.path()).with_dump_dir(dump_dir.path());
     assert_eq!(load_or_compile(SAXPY, &config).origin, Origin::Compiled);
-    let log_path = dump_dir
-        .path()
-        .join(format!("{}.log", cache::dump_file_stem("saxpy", SAXPY)));
+    let log_path = dump_dir.path().join(format!(
+        "{}.log",
+        cache::dump_file_stem("saxpy", SAXPY, None)
+    ));
     let log = fs::read_to_string(&log_path).unwrap_or_default();
     assert!(log.contains("result: compiled"), "{log}");
     // A hit compiles nothing; its log says where the kernel came from.
@@ -587,8 +606,79 @@ fn dump_dir_with_the_disk_cache() {
     assert!(log.contains("loaded from the kernel cache"), "{log}");
     assert!(dump_dir
         .path()
-        .join(format!("{}.cu", cache::dump_file_stem("saxpy", SAXPY)))
+        .join(format!(
+            "{}.cu",
+            cache::dump_file_stem("saxpy", SAXPY, None)
+        ))
         .exists());
     // The variable's name, for the docs' sake.
     assert_eq!(DUMP_DIR_ENV, "LOOPS_DUMP_DIR");
+}
+
+/// Two entry points of one guarded source, each compiled alone: each is its own entry in the
+/// cache (`NAME.ENTRY-DIGEST.cubin`) holding that entry point only, read back on the next call;
+/// the whole source is a third entry, under the name it always had.
+#[test]
+fn entry_points_compiled_alone_are_cached_apart() {
+    if !nvrtc() {
+        return;
+    }
+    let guard =
+        |entry: &str| format!("#if !defined(LOOPS_ONE_ENTRY) || defined(LOOPS_ENTRY_{entry})\n");
+    let source = format!(
+        "{}extern \"C\" __global__ void scale(float* y) {{ y[0] *= 2.0f; }}\n#endif\n\
+         {}extern \"C\" __global__ void shift(float* y) {{ y[0] += 1.0f; }}\n#endif\n",
+        guard("scale"),
+        guard("shift")
+    );
+    let dir = temp();
+    let config = CacheConfig::in_dir(dir.path());
+    let compile = |entry: Option<&str>| {
+        cache::load_or_compile("pair", &source, entry, Arch::SM_90, &config)
+            .unwrap_or_else(|e| panic!("{entry:?}: {e}"))
+    };
+    let file_of = |k: &cache::CompiledKernel| {
+        let path = k.cache_file.clone().unwrap_or_else(|| panic!("not stored"));
+        path.file_name().unwrap().to_string_lossy().into_owned()
+    };
+    let scale = compile(Some("scale"));
+    let shift = compile(Some("shift"));
+    let whole = compile(None);
+    for k in [&scale, &shift, &whole] {
+        assert_eq!(k.origin, Origin::Compiled);
+    }
+    assert!(
+        file_of(&scale).starts_with("pair.scale-"),
+        "{}",
+        file_of(&scale)
+    );
+    assert!(
+        file_of(&shift).starts_with("pair.shift-"),
+        "{}",
+        file_of(&shift)
+    );
+    assert!(
+        file_of(&whole).starts_with("pair-") && file_of(&whole).ends_with(".cubin"),
+        "{}",
+        file_of(&whole)
+    );
+    // A cubin names its entry points in its symbol table: each alone holds its own only.
+    let holds = |k: &cache::CompiledKernel, name: &str| {
+        k.image
+            .bytes()
+            .windows(name.len() + 1)
+            .any(|w| w == format!("{name}\0").as_bytes())
+    };
+    assert!(holds(&scale, "scale") && !holds(&scale, "shift"));
+    assert!(holds(&shift, "shift") && !holds(&shift, "scale"));
+    assert!(holds(&whole, "scale") && holds(&whole, "shift"));
+    assert_eq!(compile(Some("scale")).origin, Origin::DiskCache);
+    assert_eq!(compile(Some("shift")).image, shift.image);
+    assert_eq!(
+        files(dir.path())
+            .iter()
+            .filter(|f| f.ends_with(".cubin"))
+            .count(),
+        3
+    );
 }

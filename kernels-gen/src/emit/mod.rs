@@ -491,6 +491,7 @@ impl<'a> Cx<'a> {
         };
         let args = self.arg_list();
         let open = |cx: &mut Self, entry: &str, targs: &[&str]| {
+            cx.out.push_str(&crate::abi::entry_guard_open(entry));
             cx.open(format!(
                 "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
             ));
@@ -501,6 +502,7 @@ impl<'a> Cx<'a> {
             };
             cx.line(format!("{}_body{targs}({args});", k.name));
             cx.close();
+            cx.out.push_str("#endif\n");
         };
         if !k.takes_block_starts() {
             return open(self, &entry, &targs);

@@ -9,6 +9,7 @@
 //! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source) and `NAME-HASH.log`
 //!   (NVRTC's version, the options, the outcome and NVRTC's log) there, whether NVRTC accepts it or
 //!   not; a kernel served from the disk cache writes its `.cu` and a `.log` naming the cache file.
+//!   One entry point compiled alone writes `NAME.ENTRY-HASH.cu` and `.log`.
 //!
 //! The API takes a [`CacheConfig`] explicitly ([`load_or_compile`]); only [`crate::device::Gpu`]
 //! and [`crate::compile::compile`] use the process-wide one, [`CacheConfig::global`].
@@ -16,11 +17,13 @@
 //! # Key
 //!
 //! An entry is keyed by everything that changes the binary: the kernel name (NVRTC's program name,
-//! which line info records), the SHA-256 of the source, the device's architecture, the target
+//! which line info records), the SHA-256 of the source, the entry point compiled alone (if one is:
+//! see [`crate::compile::compile_with_dump`]), the device's architecture, the target
 //! ([`crate::compile::target_for`]: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
 //! (path, size, modification time: a patch release changes the file, not always the version), and
 //! the NVRTC options. The key's full text is stored in the entry and compared on every read; its
-//! SHA-256 names the file: `NAME-DIGEST.cubin` or `.ptx`.
+//! SHA-256 names the file: `NAME-DIGEST.cubin` or `.ptx` for a whole source,
+//! `NAME.ENTRY-DIGEST.cubin` or `.ptx` for one entry point of it.
 //!
 //! # Not loading NVRTC on a hit
 //!
@@ -76,8 +79,8 @@ use crate::error::Result;
 mod dump;
 mod identity;
 
-use dump::dump_cache_hit;
 pub use dump::dump_file_stem;
+use dump::{dump_cache_hit, file_stem_name};
 pub(crate) use dump::file_safe;
 pub(crate) use dump::{dump_compile, CompileRecord};
 use identity::{remember_identity, remembered_identity};
@@ -209,12 +212,22 @@ pub struct CacheKey {
 }
 
 impl CacheKey {
-    /// The key of `source`, compiled by `nvrtc` under the name `kernel_name` for `device`.
-    pub fn new(kernel_name: &str, source: &str, device: Arch, nvrtc: &NvrtcIdentity) -> CacheKey {
+    /// The key of `source` (of its one `entry` point, where that is `Some`), compiled by `nvrtc`
+    /// under the name `kernel_name` for `device`. Without an entry, the key of the whole source is
+    /// what it was before entry points were compiled alone.
+    pub fn new(
+        kernel_name: &str,
+        source: &str,
+        entry: Option<&str>,
+        device: Arch,
+        nvrtc: &NvrtcIdentity,
+    ) -> CacheKey {
         let target = nvrtc.target(device);
-        let options = compile::compile_options(target.arch, target.output);
+        let options = compile::compile_options(target.arch, target.output, entry);
+        // The options name the entry already; the line says it where a reader looks first.
+        let entry_line = entry.map_or(String::new(), |e| format!("entry: {e:?}\n"));
         let text = format!(
-            "loops-for-rust kernel\nkernel: {kernel_name:?}\nsource: {} bytes, sha256 {}\n\
+            "loops-for-rust kernel\nkernel: {kernel_name:?}\n{entry_line}source: {} bytes, sha256 {}\n\
              device: {device}\ntarget: {target}\nnvrtc: {}\noptions: {:?}\n",
             source.len(),
             hex(&Sha256::digest(source.as_bytes())),
@@ -224,7 +237,7 @@ impl CacheKey {
         let digest = Sha256::digest(text.as_bytes());
         let file_name = format!(
             "{}-{}.{}",
-            file_safe(kernel_name),
+            file_stem_name(kernel_name, entry),
             hex(&digest[..16]),
             target.output
         );
@@ -240,7 +253,8 @@ impl CacheKey {
         &self.text
     }
 
-    /// The entry's file name: `NAME-DIGEST.cubin` or `NAME-DIGEST.ptx`.
+    /// The entry's file name: `NAME-DIGEST.cubin` or `NAME-DIGEST.ptx`, with `NAME.ENTRY` for one
+    /// entry point.
     pub fn file_name(&self) -> &str {
         &self.file_name
     }
@@ -503,9 +517,13 @@ pub struct CompiledKernel {
 /// (without loading NVRTC when the NVRTC identity is remembered), else compiled by NVRTC and stored.
 /// Errors are NVRTC's (missing, or the source rejected); the cache's own problems are at most a
 /// warning.
+///
+/// With an `entry`, the image holds that entry point of the generated `source` alone, and is cached
+/// under its own key; `None` compiles (and caches) every entry point.
 pub fn load_or_compile(
     kernel_name: &str,
     source: &str,
+    entry: Option<&str>,
     device: Arch,
     config: &CacheConfig,
 ) -> Result<CompiledKernel> {
@@ -517,12 +535,12 @@ pub fn load_or_compile(
             remembered_identity(&cache)
         };
         if let Some(identity) = identity {
-            let key = CacheKey::new(kernel_name, source, device, &identity);
+            let key = CacheKey::new(kernel_name, source, entry, device, &identity);
             // A rejected file is compiled again below, and replaced.
             if let Lookup::Hit(image) = cache.load(&key) {
                 let path = cache.path(&key);
                 if let Some(dump) = &config.dump_dir {
-                    dump_cache_hit(dump, kernel_name, source, &key, &path);
+                    dump_cache_hit(dump, kernel_name, source, entry, &key, &path);
                 }
                 return Ok(CompiledKernel {
                     image,
@@ -533,7 +551,7 @@ pub fn load_or_compile(
             }
         }
     }
-    compile_fresh(kernel_name, source, device, config)
+    compile_fresh(kernel_name, source, entry, device, config)
 }
 
 /// Compiles `source` for `device` with NVRTC (never reading the disk cache) and stores the result in
@@ -541,6 +559,7 @@ pub fn load_or_compile(
 pub(crate) fn compile_fresh(
     kernel_name: &str,
     source: &str,
+    entry: Option<&str>,
     device: Arch,
     config: &CacheConfig,
 ) -> Result<CompiledKernel> {
@@ -549,6 +568,7 @@ pub(crate) fn compile_fresh(
     let image = compile::compile_with_dump(
         kernel_name,
         source,
+        entry,
         target.arch,
         target.output,
         config.dump_dir.as_deref(),
@@ -556,7 +576,7 @@ pub(crate) fn compile_fresh(
     let mut cache_file = None;
     if let Some(dir) = &config.dir {
         let cache = DiskCache::new(dir);
-        let key = CacheKey::new(kernel_name, source, device, &identity);
+        let key = CacheKey::new(kernel_name, source, entry, device, &identity);
         let stored = cache.store(&key, &image).and_then(|path| {
             cache_file = Some(path);
             if remembered_identity(&cache).as_ref() != Some(&identity) {

@@ -25,6 +25,9 @@ use crate::error::{LoopsError, Result};
 
 pub mod cache;
 
+/// The entry points of a generated source that can be compiled alone (see [`compile_with_dump`]).
+pub use kernels_gen::abi::guarded_entries;
+
 /// The environment variable that may name the libnvrtc file to use.
 pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
 
@@ -372,21 +375,30 @@ fn loaded_library_file() -> Option<PathBuf> {
 }
 
 /// The NVRTC options a kernel is compiled with. Generated code includes no headers, so there are no
-/// include paths.
-pub(crate) fn compile_options(arch: Arch, output: Output) -> Vec<String> {
+/// include paths. With an `entry`, only that entry point of a generated source is compiled: its
+/// definitions are guarded by [`kernels_gen::abi::entry_macro`], and these options define
+/// [`kernels_gen::abi::ONE_ENTRY_MACRO`] and the entry's macro. A source without the guards
+/// (hand-written CUDA) ignores them and compiles whole.
+pub(crate) fn compile_options(arch: Arch, output: Output, entry: Option<&str>) -> Vec<String> {
     let gpu_arch = match output {
         Output::Ptx => arch.compute(),
         Output::Cubin => arch.sm(),
     };
-    vec![
+    let mut options = vec![
         "--std=c++17".into(),
         "-lineinfo".into(),
         format!("--gpu-architecture={gpu_arch}"),
-    ]
+    ];
+    if let Some(entry) = entry {
+        options.push(format!("-D{}", kernels_gen::abi::ONE_ENTRY_MACRO));
+        options.push(format!("-D{}", kernels_gen::abi::entry_macro(entry)));
+    }
+    options
 }
 
-/// Compiles `source` to PTX for `arch` (as `compute_XY`). `kernel_name` names the kernel in errors
-/// and is the program's file name in NVRTC's log (`kernel_name.cu(LINE): error: ...`).
+/// Compiles `source` to PTX for `arch` (as `compute_XY`), every entry point of it. `kernel_name`
+/// names the kernel in errors and is the program's file name in NVRTC's log
+/// (`kernel_name.cu(LINE): error: ...`).
 pub fn compile_ptx(kernel_name: &str, source: &str, arch: Arch) -> Result<String> {
     match compile(kernel_name, source, arch, Output::Ptx)? {
         KernelImage::Ptx(ptx) => Ok(ptx),
@@ -398,35 +410,39 @@ pub fn compile_ptx(kernel_name: &str, source: &str, arch: Arch) -> Result<String
     }
 }
 
-/// Compiles `source` for `arch` to the requested output. On rejection the error is
-/// [`LoopsError::Compile`] with NVRTC's log and the source. With `LOOPS_DUMP_DIR` set (see
+/// Compiles `source` (every entry point of it) for `arch` to the requested output. On rejection the
+/// error is [`LoopsError::Compile`] with NVRTC's log and the source. With `LOOPS_DUMP_DIR` set (see
 /// [`crate::compile::cache`]), the source and NVRTC's log are also written there.
 pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> Result<KernelImage> {
     let dump_dir = crate::compile::cache::CacheConfig::global()
         .dump_dir
         .as_deref();
-    compile_with_dump(kernel_name, source, arch, output, dump_dir)
+    compile_with_dump(kernel_name, source, None, arch, output, dump_dir)
 }
 
-/// [`compile`], with the dump folder given: when `dump_dir` is `Some`, `NAME-HASH.cu` (the source)
-/// and `NAME-HASH.log` (NVRTC's version, the options, the outcome and NVRTC's log) are written there,
-/// whether the compile succeeds or fails ([`crate::compile::cache::dump_file_stem`] gives `NAME-HASH`). A dump
-/// that cannot be written is a warning on stderr, never an error.
+/// [`compile`], of one `entry` point of a generated source where it is `Some` (see
+/// [`compile_options`]; the image then holds that entry point alone), with the dump folder given:
+/// when `dump_dir` is `Some`, `STEM.cu` (the source) and `STEM.log` (NVRTC's version, the options,
+/// the outcome and NVRTC's log) are written there, whether the compile succeeds or fails
+/// ([`crate::compile::cache::dump_file_stem`] gives `STEM`). A dump that cannot be written is a
+/// warning on stderr, never an error.
 pub fn compile_with_dump(
     kernel_name: &str,
     source: &str,
+    entry: Option<&str>,
     arch: Arch,
     output: Output,
     dump_dir: Option<&Path>,
 ) -> Result<KernelImage> {
     let info = nvrtc_available()?;
-    let options = compile_options(arch, output);
+    let options = compile_options(arch, output, entry);
     let (result, log) = compile_program(kernel_name, source, arch, output, &options);
     if let Some(dir) = dump_dir {
         crate::compile::cache::dump_compile(
             dir,
             kernel_name,
             source,
+            entry,
             &crate::compile::cache::CompileRecord {
                 nvrtc_version: info.version,
                 target: Target { arch, output },
@@ -450,7 +466,7 @@ pub fn compile_with_dump(
 /// spills, shared and constant memory, stack. Needs libnvrtc, not a GPU.
 pub fn resource_usage(kernel_name: &str, source: &str, arch: Arch) -> Result<Vec<ResourceUsage>> {
     nvrtc_available()?;
-    let mut options = compile_options(arch, Output::Cubin);
+    let mut options = compile_options(arch, Output::Cubin, None);
     options.push("--ptxas-options=-v".into());
     let (result, log) = compile_program(kernel_name, source, arch, Output::Cubin, &options);
     result.map_err(|log| LoopsError::Compile {
@@ -677,12 +693,23 @@ ptxas info    : Used 32 registers, 380 bytes cmem[0]\n";
     #[test]
     fn options() {
         assert_eq!(
-            compile_options(Arch::SM_90, Output::Ptx),
+            compile_options(Arch::SM_90, Output::Ptx, None),
             ["--std=c++17", "-lineinfo", "--gpu-architecture=compute_90"]
         );
         assert_eq!(
-            compile_options(Arch::SM_90, Output::Cubin)[2],
+            compile_options(Arch::SM_90, Output::Cubin, None)[2],
             "--gpu-architecture=sm_90"
+        );
+        // One entry point: the whole-source options, then the two macros that keep it alone.
+        assert_eq!(
+            compile_options(Arch::SM_90, Output::Cubin, Some("spmv_group4__f32__wide")),
+            [
+                "--std=c++17",
+                "-lineinfo",
+                "--gpu-architecture=sm_90",
+                "-DLOOPS_ONE_ENTRY",
+                "-DLOOPS_ENTRY_spmv_group4__f32__wide"
+            ]
         );
     }
 

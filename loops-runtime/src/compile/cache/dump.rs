@@ -5,13 +5,24 @@ use std::path::Path;
 use super::*;
 
 /// `NAME-HASH`: the stem of a kernel's files in `LOOPS_DUMP_DIR` (the kernel name made safe for a
-/// file name, and the 64-bit FNV-1a hash of its source, [`compile::source_hash`]).
-pub fn dump_file_stem(kernel_name: &str, source: &str) -> String {
+/// file name, and the 64-bit FNV-1a hash of its source, [`compile::source_hash`]); `NAME.ENTRY-HASH`
+/// for one entry point compiled alone, so that the entry points of one source, compiled at once on
+/// several threads, write files of their own.
+pub fn dump_file_stem(kernel_name: &str, source: &str, entry: Option<&str>) -> String {
     format!(
         "{}-{:016x}",
-        file_safe(kernel_name),
+        file_stem_name(kernel_name, entry),
         compile::source_hash(source)
     )
+}
+
+/// The readable part of a file's name: the kernel name, and `.ENTRY` for one entry point, each
+/// made safe for a file name ([`file_safe`]).
+pub(super) fn file_stem_name(kernel_name: &str, entry: Option<&str>) -> String {
+    match entry {
+        Some(entry) => format!("{}.{}", file_safe(kernel_name), file_safe(entry)),
+        None => file_safe(kernel_name),
+    }
 }
 
 /// What a compile did, for its `.log` in the dump folder.
@@ -30,11 +41,13 @@ pub(crate) fn dump_compile(
     dir: &Path,
     kernel_name: &str,
     source: &str,
+    entry: Option<&str>,
     record: &CompileRecord<'_>,
 ) {
     let (major, minor) = record.nvrtc_version;
     let mut log = format!(
-        "kernel: {kernel_name}\nnvrtc: {major}.{minor}\ntarget: {}\noptions: {}\n",
+        "kernel: {kernel_name}\n{}nvrtc: {major}.{minor}\ntarget: {}\noptions: {}\n",
+        entry_line(entry),
         record.target,
         record.options.join(" ")
     );
@@ -53,27 +66,36 @@ pub(crate) fn dump_compile(
     }
     log.push_str("--- NVRTC log ---\n");
     log.push_str(record.log);
-    dump(dir, kernel_name, source, &log);
+    dump(dir, kernel_name, source, entry, &log);
+}
+
+/// `entry: NAME` and a newline for one entry point compiled alone; nothing for a whole source.
+fn entry_line(entry: Option<&str>) -> String {
+    entry.map_or(String::new(), |e| {
+        format!("entry: {e} (compiled alone: the others are not in the image)\n")
+    })
 }
 
 pub(super) fn dump_cache_hit(
     dir: &Path,
     kernel_name: &str,
     source: &str,
+    entry: Option<&str>,
     key: &CacheKey,
     path: &Path,
 ) {
     let log = format!(
-        "kernel: {kernel_name}\nresult: loaded from the kernel cache, not compiled: {}\n\
+        "kernel: {kernel_name}\n{}result: loaded from the kernel cache, not compiled: {}\n\
          ({CACHE_ENV}=off compiles it and records NVRTC's log)\n--- key ---\n{}",
+        entry_line(entry),
         path.display(),
         key.text()
     );
-    dump(dir, kernel_name, source, &log);
+    dump(dir, kernel_name, source, entry, &log);
 }
 
-pub(super) fn dump(dir: &Path, kernel_name: &str, source: &str, log: &str) {
-    let stem = dump_file_stem(kernel_name, source);
+pub(super) fn dump(dir: &Path, kernel_name: &str, source: &str, entry: Option<&str>, log: &str) {
+    let stem = dump_file_stem(kernel_name, source, entry);
     let written = write_atomic(dir, &format!("{stem}.cu"), source.as_bytes())
         .and_then(|_| write_atomic(dir, &format!("{stem}.log"), log.as_bytes()));
     if let Err(e) = written {

@@ -1,3 +1,4 @@
+use super::dump::file_safe;
 use super::*;
 
 fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
@@ -85,5 +86,70 @@ fn names() {
     assert_eq!(file_safe(""), "kernel");
     assert_eq!(file_safe(&"x".repeat(100)).len(), 64);
     assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
-    assert_eq!(dump_file_stem("spmv", ""), "spmv-cbf29ce484222325");
+    assert_eq!(dump_file_stem("spmv", "", None), "spmv-cbf29ce484222325");
+}
+
+fn fake_identity() -> NvrtcIdentity {
+    NvrtcIdentity {
+        version: (13, 0),
+        supported_archs: vec![75, 90],
+        library: None,
+    }
+}
+
+#[test]
+fn whole_source_key_is_unchanged() {
+    let key = CacheKey::new("spmv", "src", None, Arch::SM_90, &fake_identity());
+    // The text of a whole-source key, as it was before entry points were compiled alone: entries
+    // already in users' caches stay valid.
+    let expected = format!(
+        "loops-for-rust kernel\nkernel: \"spmv\"\nsource: 3 bytes, sha256 {}\n\
+         device: sm_90\ntarget: sm_90 cubin\nnvrtc: 13.0, library file unknown\n\
+         options: [\"--std=c++17\", \"-lineinfo\", \"--gpu-architecture=sm_90\"]\n",
+        hex(&Sha256::digest(b"src"))
+    );
+    assert_eq!(key.text(), expected);
+    let name = key.file_name();
+    let digest = name
+        .strip_prefix("spmv-")
+        .and_then(|n| n.strip_suffix(".cubin"))
+        .unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(digest, &hex(&Sha256::digest(key.text().as_bytes()))[..32]);
+}
+
+#[test]
+fn an_entry_compiled_alone_has_its_own_key() {
+    let id = fake_identity();
+    let whole = CacheKey::new("spmv", "src", None, Arch::SM_90, &id);
+    let entry = |e: &str| CacheKey::new("spmv", "src", Some(e), Arch::SM_90, &id);
+    let f32 = entry("spmv_group4__f32");
+    let f64 = entry("spmv_group4__f64");
+    assert_eq!(f32, entry("spmv_group4__f32"), "deterministic");
+    assert_ne!(f32, f64);
+    assert_ne!(f32.file_name(), f64.file_name());
+    assert_ne!(f32.file_name(), whole.file_name());
+    // The entry is in the key text (its own line, and the options that keep it alone) and, readable,
+    // in the file name.
+    assert!(
+        f32.text().contains("entry: \"spmv_group4__f32\"\n"),
+        "{}",
+        f32.text()
+    );
+    assert!(
+        f32.text()
+            .contains("\"-DLOOPS_ONE_ENTRY\", \"-DLOOPS_ENTRY_spmv_group4__f32\"]"),
+        "{}",
+        f32.text()
+    );
+    assert!(!whole.text().contains("entry"), "{}", whole.text());
+    assert!(
+        f32.file_name().starts_with("spmv.spmv_group4__f32-")
+            && f32.file_name().ends_with(".cubin"),
+        "{}",
+        f32.file_name()
+    );
+    assert_eq!(
+        dump_file_stem("spmv", "", Some("spmv_group4__f32")),
+        "spmv.spmv_group4__f32-cbf29ce484222325"
+    );
 }
