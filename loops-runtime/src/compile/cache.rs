@@ -80,8 +80,8 @@ mod dump;
 mod identity;
 
 pub use dump::dump_file_stem;
-use dump::{dump_cache_hit, file_stem_name};
 pub(crate) use dump::file_safe;
+use dump::{dump_cache_hit, file_stem_name};
 pub(crate) use dump::{dump_compile, CompileRecord};
 use identity::{remember_identity, remembered_identity};
 pub use identity::{LibraryFile, NvrtcIdentity};
