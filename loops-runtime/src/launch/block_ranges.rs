@@ -32,6 +32,15 @@ pub struct RangeJob {
 }
 
 impl Gpu {
+    /// The kernel that finds where each block's range starts (compiled once per process).
+    pub(crate) fn block_starts_function(&self) -> Result<cudarc::driver::CudaFunction> {
+        self.function(
+            "loops_block_starts",
+            BLOCK_STARTS_SOURCE,
+            "loops_block_starts",
+        )
+    }
+
     /// Every block's range start for `job` over the tile set whose `tiles + 1` offsets are
     /// `offsets`, in a new buffer of `job.blocks + 1` ints, queued on this handle's stream (no wait).
     /// `None` for a partition whose ranges are not found in the offsets (`split`).
@@ -67,11 +76,7 @@ impl Gpu {
             boundaries,
             "one start per block and the end",
         )?;
-        let f = self.function(
-            "loops_block_starts",
-            BLOCK_STARTS_SOURCE,
-            "loops_block_starts",
-        )?;
+        let f = self.block_starts_function()?;
         let mut args = KernelArgs::new();
         args.push_buffer(offsets, Param::Csr("const int* offsets"));
         args.push_value(

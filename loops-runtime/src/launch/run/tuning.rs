@@ -186,11 +186,7 @@ impl Plan<'_, '_> {
         let variants: Vec<Variant> = shortlist.iter().map(|&v| self.kernel.variants[v]).collect();
         let entries: Vec<String> = variants.iter().map(|v| self.launch_entry(v)).collect();
         let source = self.spec(&variants[0]).source;
-        for entry in &entries {
-            // PLACEHOLDER until the compile branch lands (parallel compile).
-            self.gpu
-                .loaded_function(self.kernel.name, source, entry, None)?;
-        }
+        self.compile_for_tuning(source, &entries, &variants)?;
         let outputs = self.args.outputs.clone();
         let copies = outputs
             .iter()
@@ -250,6 +246,39 @@ impl Plan<'_, '_> {
                 Ok(ms[ms.len() / 2] * 1e3)
             })
             .collect()
+    }
+
+    /// Compiles (or reads from the disk cache) the candidates' entry points and the runtime's
+    /// kernels the timing needs (the stream hold; the block-start search of carry candidates),
+    /// all at once: their compiles are the first call's cost.
+    fn compile_for_tuning(
+        &self,
+        source: &'static str,
+        entries: &[String],
+        variants: &[Variant],
+    ) -> Result<()> {
+        let gpu = self.gpu;
+        let starts = variants.iter().any(|v| {
+            let s = v.config.schedule;
+            s.unit()
+                .hidden_params(s, v.over_list)
+                .contains(&kernels_gen::abi::Hidden::BlockStarts)
+        });
+        std::thread::scope(|scope| {
+            let hold =
+                scope.spawn(|| gpu.function("loops_tuning", TUNING_SOURCE, "loops_hold_stream"));
+            let ranges = starts.then(|| scope.spawn(|| gpu.block_starts_function()));
+            let candidates = gpu.load_entries(self.kernel.name, source, entries);
+            let join = |h: std::thread::ScopedJoinHandle<'_, Result<_>>| {
+                h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+            };
+            candidates?;
+            join(hold).map(drop)?;
+            if let Some(ranges) = ranges {
+                join(ranges).map(drop)?;
+            }
+            Ok(())
+        })
     }
 
     /// Copies the user's outputs into their copies (queued on the stream).
