@@ -589,3 +589,39 @@ fn world_set_entries() {
         .iter()
         .all(|e| e.world_tag().is_none()));
 }
+
+#[test]
+fn world_row_from_graph_times() {
+    let tag = world::WorldTag {
+        class: "road_network".to_string(),
+        held_out: true,
+    };
+    let times = [
+        ("naive", 1.0),
+        ("thread", 4.0),
+        ("warp", 2.0),
+        ("auto", 3.0),
+    ];
+    let row = world::WorldRow::from_times("road_1M_s1", tag.clone(), &times, &["naive"]);
+    // The naive kernel is a baseline, not a schedule: warp is the best fixed schedule.
+    assert_eq!(row.best, Some(("warp".to_string(), 2.0)));
+    assert_eq!(row.auto_ms, Some(3.0));
+    assert!((row.auto_vs_best().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(row.alg1_ms, None);
+    assert!(!row.auto_misses_a_win());
+    // Auto failed (left out by the caller): no ratio, no case.
+    let row = world::WorldRow::from_times("road_1M_s1", tag, &times[..3], &["naive"]);
+    assert_eq!(row.auto_vs_best(), None);
+    let text = world::summary(&[row], "graphs (BFS)");
+    assert!(
+        text.contains("graphs (BFS)") && !text.contains("geo/alg1"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .take(3)
+            .eq(["road_network", "held_out", "0"])),
+        "{text}"
+    );
+}

@@ -54,6 +54,28 @@ impl WorldRow {
         })
     }
 
+    /// From the timed kernels of one case (a graph and an algorithm): `auto`'s time, and the best of
+    /// the others that are not in `baselines` (kernels that are not schedules, such as a naive
+    /// kernel written by hand). Failed kernels are left out by the caller.
+    pub fn from_times(
+        name: &str,
+        tag: WorldTag,
+        times: &[(&str, f64)],
+        baselines: &[&str],
+    ) -> WorldRow {
+        WorldRow {
+            name: name.to_string(),
+            tag,
+            auto_ms: times.iter().find(|t| t.0 == AUTO).map(|t| t.1),
+            best: times
+                .iter()
+                .filter(|t| t.0 != AUTO && !baselines.contains(&t.0))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|t| (t.0.to_string(), t.1)),
+            alg1_ms: None,
+        }
+    }
+
     /// best ms / auto ms: 1.0 is a perfect choice.
     pub fn auto_vs_best(&self) -> Option<f64> {
         Some(self.best.as_ref()?.1 / self.auto_ms?)
