@@ -261,15 +261,25 @@ fn header<T: Float>(
     );
     let _ = writeln!(
         head,
-        "set      {set} ({} matrices), {} values, 32-bit indices, seed {}",
+        "set      {set} ({} matrices), {} values, 32-bit indices, seed {}{}",
         matrices,
         T::RUST_NAME,
-        args.seed
+        args.seed,
+        if args.world {
+            " (of x: each world matrix has its own seed, even = tuning half, odd = held out)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         head,
         "timing   CUDA events after {} warm-up launches, median of {} per-launch event pairs; matrices whose copy takes < {} ms: median of {} replays of a CUDA graph of {} launches (batches of plain launches where capture fails: the CSV's timing column), divided",
         plan.warmup, plan.reps, args.batch_below_ms, plan.reps, plan.batch
+    );
+    let _ = writeln!(
+        head,
+        "budget   {} ms of samples per kernel and matrix (at least 5); kernels over 1 ms per launch are not batched",
+        plan.budget_ms
     );
     let _ = writeln!(
         head,
