@@ -119,12 +119,21 @@ struct Args {
     /// Seeds of the world set (0..this).
     #[arg(long, default_value_t = 4)]
     world_seeds: u64,
+    /// Only the world graphs of at most this many vertices (the 10^6-vertex road networks need
+    /// thousands of frontier steps per traversal).
+    #[arg(long)]
+    max_vertices: Option<usize>,
+    /// Wall time one kernel's runs may take on one graph and algorithm: a kernel whose first run
+    /// says it would take longer gets fewer timed runs (at least 3) and no more warm-ups.
+    #[arg(long, default_value_t = 3000.0)]
+    kernel_budget_ms: f64,
     /// Edge weights are drawn from 1..=max_weight.
     #[arg(long, default_value_t = 64)]
     max_weight: u32,
     #[arg(long, default_value_t = 2024)]
     seed: u64,
-    /// Untimed runs before timing.
+    /// Untimed runs before timing (at least 2: the first, timed on the host, sizes the rest; the
+    /// last is the timing's own).
     #[arg(long, default_value_t = 2)]
     warmup: usize,
     /// Timed runs; the median is reported.
@@ -136,6 +145,9 @@ struct Args {
 }
 
 type BoxError = Box<dyn std::error::Error>;
+
+/// The fewest timed runs a kernel's median is taken over.
+const MIN_REPS: usize = 3;
 
 struct Row {
     graph: String,
@@ -185,10 +197,10 @@ impl Case {
 }
 
 /// The world set's graphs: its graph classes, smallest first.
-fn world_cases(seeds: u64) -> Vec<Case> {
+fn world_cases(seeds: u64, max_vertices: usize) -> Vec<Case> {
     loops::generate::world_set(seeds)
         .into_iter()
-        .filter(|w| loops::generate::GRAPH_CLASSES.contains(&w.class))
+        .filter(|w| loops::generate::GRAPH_CLASSES.contains(&w.class) && w.rows <= max_vertices)
         .map(|w| Case {
             name: w.name.clone(),
             tag: Some(WorldTag {
@@ -202,7 +214,7 @@ fn world_cases(seeds: u64) -> Vec<Case> {
 
 fn cases(args: &Args) -> Vec<Case> {
     if args.world {
-        return world_cases(args.world_seeds);
+        return world_cases(args.world_seeds, args.max_vertices.unwrap_or(usize::MAX));
     }
     let (seed, mut out) = (args.seed, Vec::new());
     if args.scale > 0 {
@@ -382,11 +394,23 @@ impl Bench<'_> {
                     }
                     _ => algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out),
                 };
-                for _ in 1..self.args.warmup {
-                    once()?;
-                }
+                // The first warm-up, timed on the host (each frontier step reads a count back, so
+                // the host waits for the traversal), sizes the rest.
+                let t = Instant::now();
+                once()?;
+                let first_ms = t.elapsed().as_secs_f64() * 1e3;
+                let runs = self.args.warmup + self.args.reps;
+                let reps = if first_ms * runs as f64 > self.args.kernel_budget_ms {
+                    ((self.args.kernel_budget_ms / first_ms) as usize)
+                        .clamp(MIN_REPS, self.args.reps.max(MIN_REPS))
+                } else {
+                    for _ in 2..self.args.warmup {
+                        once()?;
+                    }
+                    self.args.reps
+                };
                 // `time_runs` does one more warm-up run.
-                let timing = time_runs(self.args.reps, gpu, &mut once)?;
+                let timing = time_runs(reps, gpu, &mut once)?;
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
                 if kernel == "naive" {
                     naive_ms = timing.median_ms;
