@@ -8,6 +8,7 @@
 //!     cargo run --release --example bench_graphs
 //!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
 //!     cargo run --release --example bench_graphs -- --matrix ../shared/data/matrices/luxembourg.mtx
+//!     cargo run --release --example bench_graphs -- --world --warmup 1 --reps 5
 //!
 //! Timing: each traversal (initialisation, every step, compaction and count read, to the empty
 //! frontier) between two CUDA events, after `--warmup` runs; the median of `--reps`. MTEPS: the
@@ -15,20 +16,31 @@
 //! the CPU reference (Dijkstra, BFS). Prints a table and writes `graphs.csv` to `--out`
 //! (default `target/bench`). Exits non-zero on a wrong result.
 //!
+//! `--world`: instead, the graph classes of the world set (`loops::generate::world_set`, classes
+//! `GRAPH_CLASSES`: SNAP-like, citation, web and road graphs at 10^4..10^6 vertices), every
+//! schedule and `auto` (no naive kernel); `graphs_world.csv` gets the class and the half (tuning:
+//! even seeds, held out: odd), and `summary_graphs_world.txt` auto against the best fixed
+//! schedule per class and half, for BFS and for SSSP.
+//!
 //! Under `work_oriented`, `merge_path` and `split` each step first sums the frontier's degrees on
 //! the GPU (and reads back the total, which sizes the grid): a fixed cost of some tens of
 //! microseconds per step, which shows on graphs that need thousands of steps (the grid). Under
 //! `lrb` each step bins the frontier's vertices by degree on the GPU first (one read-back of the
 //! bin counts), then launches one kernel per mapping that has vertices.
 
+// The SpMV benchmark's support folder, for its world-set summary and CSV quoting; the rest of it
+// (plots, cuSPARSE) is unused here.
+#[allow(unused_imports)]
+mod bench;
 mod graph_app;
 mod kernels;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use bench::world::{self, WorldRow, WorldTag};
 use clap::Parser;
 use graph_app::{time_runs, Algorithm};
 use loops::graph::{traversed_edges, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED};
@@ -100,12 +112,28 @@ struct Args {
     /// More graphs: Matrix Market files (their pattern, seeded random weights).
     #[arg(long)]
     matrix: Vec<PathBuf>,
+    /// The graph classes of the world set instead of the graphs above (and without the naive
+    /// kernel); the summary gives auto against the best fixed schedule per class and half.
+    #[arg(long, conflicts_with = "matrix")]
+    world: bool,
+    /// Seeds of the world set (0..this).
+    #[arg(long, default_value_t = 4)]
+    world_seeds: u64,
+    /// Only the world graphs of at most this many vertices (the 10^6-vertex road networks need
+    /// thousands of frontier steps per traversal).
+    #[arg(long)]
+    max_vertices: Option<usize>,
+    /// Wall time one kernel's runs may take on one graph and algorithm: a kernel whose first run
+    /// says it would take longer gets fewer timed runs (at least 3) and no more warm-ups.
+    #[arg(long, default_value_t = 3000.0)]
+    kernel_budget_ms: f64,
     /// Edge weights are drawn from 1..=max_weight.
     #[arg(long, default_value_t = 64)]
     max_weight: u32,
     #[arg(long, default_value_t = 2024)]
     seed: u64,
-    /// Untimed runs before timing.
+    /// Untimed runs before timing (at least 2: the first, timed on the host, sizes the rest; the
+    /// last is the timing's own).
     #[arg(long, default_value_t = 2)]
     warmup: usize,
     /// Timed runs; the median is reported.
@@ -116,6 +144,11 @@ struct Args {
     out: PathBuf,
 }
 
+type BoxError = Box<dyn std::error::Error>;
+
+/// The fewest timed runs a kernel's median is taken over.
+const MIN_REPS: usize = 3;
+
 struct Row {
     graph: String,
     vertices: usize,
@@ -125,8 +158,10 @@ struct Row {
     median_ms: f64,
     mteps: f64,
     iterations: u32,
+    /// NaN where no naive kernel ran (the world set).
     speedup_vs_naive: f64,
     ok: bool,
+    tag: Option<WorldTag>,
 }
 
 fn main() -> ExitCode {
@@ -144,46 +179,79 @@ fn main() -> ExitCode {
     }
 }
 
-fn graphs(args: &Args) -> Result<Vec<(String, Graph)>, Box<dyn std::error::Error>> {
-    let mut out = Vec::new();
+/// A graph to run, built when its turn comes.
+struct Case {
+    name: String,
+    tag: Option<WorldTag>,
+    build: Box<dyn Fn() -> Result<sprs::CsMat<f32>, BoxError>>,
+}
+
+impl Case {
+    fn new(name: String, build: impl Fn() -> Result<sprs::CsMat<f32>, BoxError> + 'static) -> Case {
+        Case {
+            name,
+            tag: None,
+            build: Box::new(build),
+        }
+    }
+}
+
+/// The world set's graphs: its graph classes, smallest first.
+fn world_cases(seeds: u64, max_vertices: usize) -> Vec<Case> {
+    loops::generate::world_set(seeds)
+        .into_iter()
+        .filter(|w| loops::generate::GRAPH_CLASSES.contains(&w.class) && w.rows <= max_vertices)
+        .map(|w| Case {
+            name: w.name.clone(),
+            tag: Some(WorldTag {
+                class: w.class.to_string(),
+                held_out: w.held_out,
+            }),
+            build: Box::new(move || Ok(w.matrix())),
+        })
+        .collect()
+}
+
+fn cases(args: &Args) -> Vec<Case> {
+    if args.world {
+        return world_cases(args.world_seeds, args.max_vertices.unwrap_or(usize::MAX));
+    }
+    let (seed, mut out) = (args.seed, Vec::new());
     if args.scale > 0 {
-        let m: sprs::CsMat<f32> = loops::generate::rmat(args.scale, 16, args.seed);
-        out.push((
-            format!("rmat_{}", args.scale),
-            Graph::from_pattern(&m, args.max_weight, args.seed)?,
-        ));
+        let scale = args.scale;
+        out.push(Case::new(format!("rmat_{scale}"), move || {
+            Ok(loops::generate::rmat(scale, 16, seed))
+        }));
     }
     if args.grid > 0 {
-        let m: sprs::CsMat<f32> = loops::generate::grid2d(args.grid, args.grid, args.seed);
-        out.push((
-            format!("grid_{0}x{0}", args.grid),
-            Graph::from_pattern(&m, args.max_weight, args.seed)?,
-        ));
+        let side = args.grid;
+        out.push(Case::new(format!("grid_{side}x{side}"), move || {
+            Ok(loops::generate::grid2d(side, side, seed))
+        }));
     }
     if args.powerlaw > 0 {
         let n = args.powerlaw;
-        let m: sprs::CsMat<f32> = loops::generate::power_law(n, n, 16.0, 2.0, false, args.seed);
-        out.push((
-            format!("powerlaw_{n}"),
-            Graph::from_pattern(&m, args.max_weight, args.seed)?,
-        ));
+        out.push(Case::new(format!("powerlaw_{n}"), move || {
+            Ok(loops::generate::power_law(n, n, 16.0, 2.0, false, seed))
+        }));
     }
     if args.arrow > 0 {
-        let m: sprs::CsMat<f32> = loops::generate::arrow(args.arrow, args.seed);
-        out.push((
-            format!("arrow_{}", args.arrow),
-            Graph::from_pattern(&m, args.max_weight, args.seed)?,
-        ));
+        let n = args.arrow;
+        out.push(Case::new(format!("arrow_{n}"), move || {
+            Ok(loops::generate::arrow(n, seed))
+        }));
     }
     for path in &args.matrix {
-        let m = loops::mtx::read_csr::<f32>(path)?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        out.push((name, Graph::from_pattern(&m, args.max_weight, args.seed)?));
+        let path = path.clone();
+        out.push(Case::new(name, move || {
+            Ok(loops::mtx::read_csr::<f32>(&path)?)
+        }));
     }
-    Ok(out)
+    out
 }
 
 /// One traversal with the naive kernel.
@@ -223,123 +291,240 @@ fn run_naive(
     })
 }
 
-fn run(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
+/// What every graph is run with.
+struct Bench<'a> {
+    gpu: &'a Gpu,
+    args: &'a Args,
+    /// The naive kernels, by algorithm; empty on the world set.
+    naive: Vec<(Algorithm, cudarc::driver::CudaFunction)>,
+    rows: Vec<Row>,
+    /// Per algorithm, auto against the best fixed schedule on each world graph.
+    world: Vec<(&'static str, WorldRow)>,
+    csv: PathBuf,
+    wrong: usize,
+}
+
+fn run(args: &Args) -> Result<usize, BoxError> {
     let gpu = Gpu::new(0)?;
     println!("device: {}", gpu.name());
-    let naive = [
-        (
-            Algorithm::Sssp,
-            gpu.function("naive_sssp", NAIVE_SOURCE, "naive_sssp")?,
-        ),
-        (
-            Algorithm::Bfs,
-            gpu.function("naive_bfs", NAIVE_SOURCE, "naive_bfs")?,
-        ),
-    ];
+    let naive = if args.world {
+        Vec::new()
+    } else {
+        vec![
+            (
+                Algorithm::Sssp,
+                gpu.function("naive_sssp", NAIVE_SOURCE, "naive_sssp")?,
+            ),
+            (
+                Algorithm::Bfs,
+                gpu.function("naive_bfs", NAIVE_SOURCE, "naive_bfs")?,
+            ),
+        ]
+    };
     std::fs::create_dir_all(&args.out)?;
-    let csv_path = args.out.join("graphs.csv");
-    let mut rows: Vec<Row> = Vec::new();
-    let mut wrong = 0;
-    let started = Instant::now();
-    let all = graphs(args)?;
-    eprintln!("graphs built in {:.1} s", started.elapsed().as_secs_f64());
+    let file = if args.world {
+        "graphs_world.csv"
+    } else {
+        "graphs.csv"
+    };
+    let mut bench = Bench {
+        gpu: &gpu,
+        args,
+        naive,
+        rows: Vec::new(),
+        world: Vec::new(),
+        csv: args.out.join(file),
+        wrong: 0,
+    };
+    let all = cases(args);
     println!(
-        "{:<16} {:>9} {:>10} {:<5} {:<8} {:>10} {:>9} {:>6} {:>8}  check",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:>10} {:>9} {:>6} {:>8}  check",
         "graph", "vertices", "edges", "algo", "kernel", "median ms", "MTEPS", "iters", "vs naive"
     );
-    for (name, g) in &all {
+    let started = Instant::now();
+    for (done, case) in all.iter().enumerate() {
+        let t = Instant::now();
+        let m = (case.build)()?;
+        let g = Graph::from_pattern(&m, args.max_weight, args.seed)?;
+        drop(m);
+        eprintln!("{}: built in {:.2} s", case.name, t.elapsed().as_secs_f64());
+        bench.graph(case, &g)?;
+        eprintln!(
+            "[{}/{}] {} done, {:.0} s in all",
+            done + 1,
+            all.len(),
+            case.name,
+            started.elapsed().as_secs_f64()
+        );
+        if args.world {
+            std::fs::write(args.out.join("summary_graphs_world.txt"), bench.summary())?;
+        }
+    }
+    if args.world {
+        println!("\n{}", bench.summary());
+        println!(
+            "wrote {}",
+            args.out.join("summary_graphs_world.txt").display()
+        );
+    }
+    println!("wrote {}", bench.csv.display());
+    Ok(bench.wrong)
+}
+
+impl Bench<'_> {
+    /// Every algorithm under every kernel on one graph.
+    fn graph(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
+        let gpu = self.gpu;
         let source = g.max_degree_vertex().ok_or("a graph with no vertices")?;
         let dg = gpu.upload_graph(g)?;
-        let mut frontier = FrontierLoop::new(&gpu, g.vertices())?;
+        let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
         let mut out = gpu.zeros::<u32>(g.vertices())?;
-        for (algorithm, func) in &naive {
-            let algorithm = *algorithm;
+        for algorithm in [Algorithm::Sssp, Algorithm::Bfs] {
             let want = algorithm.reference(g, source);
             let edges = traversed_edges(g, &want);
-            let mut kernels: Vec<String> = vec!["naive".into()];
-            kernels.extend(algorithm.schedules().iter().map(|s| s.to_string()));
+            let naive = self.naive.iter().find(|n| n.0 == algorithm).map(|n| &n.1);
+            let mut kernels: Vec<&str> = naive.iter().map(|_| "naive").collect();
+            kernels.extend(algorithm.schedules().iter().copied());
             let mut naive_ms = f64::NAN;
-            for kernel in &kernels {
-                let mut once = || {
-                    if kernel == "naive" {
-                        run_naive(algorithm, &gpu, func, &mut frontier, &dg, source, &mut out)
-                    } else {
-                        algorithm.run(kernel, &gpu, &mut frontier, &dg, source, &mut out)
+            let first = self.rows.len();
+            for kernel in kernels {
+                let mut once = || match naive {
+                    Some(func) if kernel == "naive" => {
+                        run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
                     }
+                    _ => algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out),
                 };
-                for _ in 1..args.warmup {
-                    once()?;
-                }
+                // The first warm-up, timed on the host (each frontier step reads a count back, so
+                // the host waits for the traversal), sizes the rest.
+                let t = Instant::now();
+                once()?;
+                let first_ms = t.elapsed().as_secs_f64() * 1e3;
+                let runs = self.args.warmup + self.args.reps;
+                let reps = if first_ms * runs as f64 > self.args.kernel_budget_ms {
+                    ((self.args.kernel_budget_ms / first_ms) as usize)
+                        .clamp(MIN_REPS, self.args.reps.max(MIN_REPS))
+                } else {
+                    for _ in 2..self.args.warmup {
+                        once()?;
+                    }
+                    self.args.reps
+                };
                 // `time_runs` does one more warm-up run.
-                let timing = time_runs(args.reps, &gpu, &mut once)?;
+                let timing = time_runs(reps, gpu, &mut once)?;
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
                 if kernel == "naive" {
                     naive_ms = timing.median_ms;
                 }
                 let row = Row {
-                    graph: name.clone(),
+                    graph: case.name.clone(),
                     vertices: g.vertices(),
                     edges: g.edges(),
                     algorithm: algorithm.name(),
-                    kernel: kernel.clone(),
+                    kernel: kernel.to_string(),
                     median_ms: timing.median_ms,
                     mteps: edges as f64 / (timing.median_ms * 1e3),
                     iterations: timing.stats.iterations,
                     speedup_vs_naive: naive_ms / timing.median_ms,
                     ok: check.is_ok(),
+                    tag: case.tag.clone(),
                 };
-                println!(
-                    "{:<16} {:>9} {:>10} {:<5} {:<8} {:>10.3} {:>9.1} {:>6} {:>7.2}x  {}",
-                    row.graph,
-                    row.vertices,
-                    row.edges,
-                    row.algorithm,
-                    row.kernel,
-                    row.median_ms,
-                    row.mteps,
-                    row.iterations,
-                    row.speedup_vs_naive,
-                    match &check {
-                        Ok(()) => "ok".to_string(),
-                        Err(e) => format!("WRONG: {e}"),
-                    }
-                );
-                wrong += check.is_err() as usize;
-                rows.push(row);
-                write_csv(&csv_path, &rows)?;
+                print_row(&row, &check);
+                self.wrong += check.is_err() as usize;
+                self.rows.push(row);
+                write_csv(&self.csv, &self.rows)?;
             }
-            let best = rows
+            self.close_algorithm(case, algorithm, first);
+        }
+        Ok(())
+    }
+
+    /// After every kernel of one algorithm on one graph (rows `first..`): its best schedule, and
+    /// auto against it on the world set.
+    fn close_algorithm(&mut self, case: &Case, algorithm: Algorithm, first: usize) {
+        let runs = &self.rows[first..];
+        let best = runs
+            .iter()
+            .filter(|r| r.kernel != "naive")
+            .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+            .expect("a schedule ran");
+        let versus = if best.speedup_vs_naive.is_nan() {
+            String::new()
+        } else {
+            format!(", {:.2}x the naive kernel", best.speedup_vs_naive)
+        };
+        println!(
+            "{:<24} {:<5} best: {} {:.3} ms{versus}",
+            case.name,
+            algorithm.name(),
+            best.kernel,
+            best.median_ms
+        );
+        if let Some(tag) = &case.tag {
+            let times: Vec<(&str, f64)> = runs
                 .iter()
-                .filter(|r| {
-                    r.graph == *name && r.algorithm == algorithm.name() && r.kernel != "naive"
-                })
-                .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
-                .expect("a schedule ran");
-            println!(
-                "{:<16} {:<5} best: {} {:.3} ms, {:.2}x the naive kernel",
-                name,
-                algorithm.name(),
-                best.kernel,
-                best.median_ms,
-                best.speedup_vs_naive
-            );
+                .filter(|r| r.ok)
+                .map(|r| (r.kernel.as_str(), r.median_ms))
+                .collect();
+            let row = WorldRow::from_times(&case.name, tag.clone(), &times, &["naive"]);
+            self.world.push((algorithm.name(), row));
         }
     }
-    println!("wrote {}", csv_path.display());
-    Ok(wrong)
+
+    /// Auto against the best fixed schedule per class and half, BFS then SSSP.
+    fn summary(&self) -> String {
+        let mut s = String::new();
+        for algorithm in [Algorithm::Bfs, Algorithm::Sssp] {
+            let rows: Vec<WorldRow> = self
+                .world
+                .iter()
+                .filter(|(a, _)| *a == algorithm.name())
+                .map(|(_, r)| r.clone())
+                .collect();
+            s.push_str(&world::summary(
+                &rows,
+                &format!("graphs ({})", algorithm.name().to_uppercase()),
+            ));
+            s.push('\n');
+        }
+        s
+    }
 }
 
-fn write_csv(path: &std::path::Path, rows: &[Row]) -> std::io::Result<()> {
+fn print_row(row: &Row, check: &Result<(), String>) {
+    println!(
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:>10.3} {:>9.1} {:>6} {:>7.2}x  {}",
+        row.graph,
+        row.vertices,
+        row.edges,
+        row.algorithm,
+        row.kernel,
+        row.median_ms,
+        row.mteps,
+        row.iterations,
+        row.speedup_vs_naive,
+        match check {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("WRONG: {e}"),
+        }
+    );
+}
+
+fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "graph,vertices,edges,algorithm,kernel,median_ms,mteps,iterations,speedup_vs_naive,status"
+        "graph,vertices,edges,algorithm,kernel,median_ms,mteps,iterations,speedup_vs_naive,status,class,half"
     )?;
     for r in rows {
+        let versus = if r.speedup_vs_naive.is_nan() {
+            String::new()
+        } else {
+            format!("{:.4}", r.speedup_vs_naive)
+        };
         writeln!(
             f,
-            "{},{},{},{},{},{:.6},{:.3},{},{:.4},{}",
-            r.graph,
+            "{},{},{},{},{},{:.6},{:.3},{},{},{},{},{}",
+            bench::csv::field(&r.graph),
             r.vertices,
             r.edges,
             r.algorithm,
@@ -347,8 +532,10 @@ fn write_csv(path: &std::path::Path, rows: &[Row]) -> std::io::Result<()> {
             r.median_ms,
             r.mteps,
             r.iterations,
-            r.speedup_vs_naive,
-            if r.ok { "ok" } else { "wrong" }
+            versus,
+            if r.ok { "ok" } else { "wrong" },
+            r.tag.as_ref().map_or("", |t| t.class.as_str()),
+            r.tag.as_ref().map_or("", |t| t.half()),
         )?;
     }
     f.flush()

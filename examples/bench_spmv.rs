@@ -6,11 +6,13 @@
 //!     cargo run --release --example bench_spmv                                   # generated set
 //!     cargo run --release --example bench_spmv -- --corpus ../shared/data/matrices
 //!     cargo run --release --example bench_spmv -- --f64 --reps 200 --out target/bench
+//!     cargo run --release --example bench_spmv -- --world --reps 50 --kernel-budget-ms 500
 //!
 //! Writes to `--out` (default `target/bench`), named by set and precision (`generated_f32`, or the
 //! corpus folder's name): `spmv_<set>_<prec>.csv`, `runtime_vs_nnz_<..>.svg`,
 //! `runtime_panels_<..>.svg`, `speedup_<..>.svg` and `summary_<..>.txt` (the table and the
-//! geomeans), rewritten after each matrix. Prints the table on stdout, progress on stderr. Exits
+//! geomeans; on the world set also auto against the best schedule per class and half), rewritten
+//! after each matrix. Prints the table on stdout, progress on stderr. Exits
 //! non-zero if any kernel's result is outside its error bound or any matrix could not be run.
 
 mod bench;
@@ -24,16 +26,14 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-use cudarc::driver::CudaGraph;
 use indicatif::{ProgressBar, ProgressStyle};
 use loops::prelude::*;
-use loops::runtime::verify;
 
 use bench::corpus::{self, Entry};
 use bench::cusparse::{Alg, Cusparse, SpMv};
 use bench::handwritten::{self, Handwritten};
-use bench::{report, Kind, MatrixResult, Measurement, Reference, Timing, COPY, SEARCHED};
+use bench::timing::{measure_copy, time_launches, Plan};
+use bench::{report, Kind, MatrixResult, Measurement, Reference, SEARCHED};
 use kernels::spmv;
 
 type BoxError = Box<dyn Error>;
@@ -41,10 +41,27 @@ type BoxError = Box<dyn Error>;
 #[derive(Parser)]
 #[command(about = "SpMV: every loops schedule against cuSPARSE and the copy ceiling")]
 struct Args {
-    /// A folder of Matrix Market files (every .mtx and .mtx.gz in it). Without it: the generated
-    /// default set.
-    #[arg(long)]
+    /// A folder of Matrix Market files (every .mtx and .mtx.gz in it). Without it (and without
+    /// --world): the generated default set.
+    #[arg(long, conflicts_with = "world")]
     corpus: Option<PathBuf>,
+    /// The world set (`loops::generate::world_set`): generated classes that look like real
+    /// matrices, each at several sizes and seeds; the summary adds auto against the best schedule
+    /// per class, for the tuning half (even seeds) and the held-out half (odd seeds).
+    #[arg(long)]
+    world: bool,
+    /// Seeds of the world set (0..this).
+    #[arg(long, default_value_t = 4)]
+    world_seeds: u64,
+    /// Only these kernels (comma-separated: schedules such as `auto` and `work_oriented`,
+    /// `merge_path_searched`, `handwritten_merge_path`, `cusparse_alg1`, `cusparse_alg2`); the copy
+    /// always runs. Without it: all of them.
+    #[arg(long, value_delimiter = ',')]
+    kernels: Option<Vec<String>>,
+    /// Host-side time one kernel's timing may take on one matrix before it gets fewer samples (at
+    /// least 5).
+    #[arg(long, default_value_t = 3000.0)]
+    kernel_budget_ms: f64,
     /// Double precision instead of single.
     #[arg(long)]
     f64: bool,
@@ -96,24 +113,13 @@ fn chain(e: &dyn Error) -> String {
     loops::runtime::error::error_chain(e, ": ")
 }
 
-/// Host-side time one kernel's timing may take on one matrix before it gets fewer samples.
-const KERNEL_BUDGET_MS: f64 = 3000.0;
-/// The fewest samples a kernel's median is taken over.
-const MIN_REPS: usize = 5;
-
-/// Timing parameters.
-struct Plan {
-    reps: usize,
-    warmup: usize,
-    batch: usize,
-}
-
 /// Runs the whole set; returns the number of failures (kernels outside their bound or not run,
 /// matrices that could not be built or read).
 fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let mut entries = match &args.corpus {
         Some(dir) => corpus::from_dir(dir)
             .map_err(|e| format!("reading the corpus folder {}: {e}", dir.display()))?,
+        None if args.world => corpus::world_set(args.world_seeds),
         None => corpus::default_set(),
     };
     if let Some(only) = &args.only {
@@ -122,7 +128,11 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     if entries.is_empty() {
         return Err("no matrices to run (an empty corpus folder, or --only matched none)".into());
     }
-    let set = corpus::set_name(args.corpus.as_deref());
+    let set = if args.world {
+        "world".to_string()
+    } else {
+        corpus::set_name(args.corpus.as_deref())
+    };
     let precision = T::RUST_NAME;
 
     let gpu = Gpu::new(0)?;
@@ -140,6 +150,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         reps: args.reps.max(1),
         warmup: 10,
         batch: args.batch.max(1),
+        budget_ms: args.kernel_budget_ms,
     };
     if args.reps < 50 {
         eprintln!(
@@ -147,39 +158,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             args.reps
         );
     }
-    let mut head = String::new();
-    let _ = writeln!(
-        head,
-        "device   {} (sm_{}{}, CUDA driver {}.{})",
-        gpu.name(),
-        gpu.compute_capability().0,
-        gpu.compute_capability().1,
-        gpu.driver_version() / 1000,
-        (gpu.driver_version() % 1000) / 10
-    );
-    let _ = writeln!(
-        head,
-        "cuSPARSE {}",
-        cusparse
-            .as_ref()
-            .map_or("unavailable".to_string(), |c| c.version())
-    );
-    let _ = writeln!(
-        head,
-        "set      {set} ({} matrices), {precision} values, 32-bit indices, seed {}",
-        entries.len(),
-        args.seed
-    );
-    let _ = writeln!(
-        head,
-        "timing   CUDA events after {} warm-up launches, median of {} per-launch event pairs; matrices whose copy takes < {} ms: median of {} replays of a CUDA graph of {} launches (batches of plain launches where capture fails: the CSV's timing column), divided",
-        plan.warmup, plan.reps, args.batch_below_ms, plan.reps, plan.batch
-    );
-    let _ = writeln!(
-        head,
-        "bytes    model: verify::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
-    );
-    let _ = writeln!(head, "output   {}", args.out.display());
+    let head = header::<T>(&gpu, cusparse.as_ref(), &set, entries.len(), args, &plan);
     print!("{head}\n{}\n", report::table_header());
     let mut log = format!("{head}\n{}\n", report::table_header());
 
@@ -195,7 +174,8 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let mut results: Vec<MatrixResult> = Vec::new();
     let mut broken = 0usize;
     let mut first_launches: Option<Vec<(&str, Duration)>> = None;
-    for entry in &entries {
+    let began = Instant::now();
+    for (done, entry) in entries.iter().enumerate() {
         let started = pb.position();
         match bench_matrix::<T>(
             &gpu,
@@ -223,6 +203,15 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             }
         }
         pb.set_position(started + steps as u64);
+        pb.suspend(|| {
+            eprintln!(
+                "[{}/{}] {} done, {:.0} s in all",
+                done + 1,
+                entries.len(),
+                entry.name,
+                began.elapsed().as_secs_f64()
+            )
+        });
         let summary = report::summary(&results);
         if let Err(e) = write_outputs(&args.out, &set, precision, &results, &log, &summary) {
             pb.suspend(|| eprintln!("writing the results to {}: {e}", args.out.display()));
@@ -244,6 +233,63 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     );
     let bad: usize = results.iter().map(|r| r.failures().count()).sum();
     Ok(bad + broken)
+}
+
+/// The lines above the table: device, cuSPARSE, set, timing method, byte model, output folder.
+fn header<T: Float>(
+    gpu: &Gpu,
+    cusparse: Option<&Cusparse>,
+    set: &str,
+    matrices: usize,
+    args: &Args,
+    plan: &Plan,
+) -> String {
+    let mut head = String::new();
+    let _ = writeln!(
+        head,
+        "device   {} (sm_{}{}, CUDA driver {}.{})",
+        gpu.name(),
+        gpu.compute_capability().0,
+        gpu.compute_capability().1,
+        gpu.driver_version() / 1000,
+        (gpu.driver_version() % 1000) / 10
+    );
+    let _ = writeln!(
+        head,
+        "cuSPARSE {}",
+        cusparse.map_or("unavailable".to_string(), |c| c.version())
+    );
+    let _ = writeln!(
+        head,
+        "set      {set} ({} matrices), {} values, 32-bit indices, seed {}{}",
+        matrices,
+        T::RUST_NAME,
+        args.seed,
+        if args.world {
+            " (of x: each world matrix has its own seed, even = tuning half, odd = held out)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        head,
+        "timing   CUDA events after {} warm-up launches, median of {} per-launch event pairs; matrices whose copy takes < {} ms: median of {} replays of a CUDA graph of {} launches (batches of plain launches where capture fails: the CSV's timing column), divided",
+        plan.warmup, plan.reps, args.batch_below_ms, plan.reps, plan.batch
+    );
+    let _ = writeln!(
+        head,
+        "budget   {} ms of samples per kernel and matrix (at least 5); kernels over 1 ms per launch are not batched",
+        plan.budget_ms
+    );
+    let _ = writeln!(
+        head,
+        "bytes    model: verify::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
+    );
+    let _ = writeln!(head, "output   {}", args.out.display());
+    if let Some(kernels) = &args.kernels {
+        let _ = writeln!(head, "kernels  only {} (--kernels)", kernels.join(", "));
+    }
+    head
 }
 
 /// The files a run writes: CSV, three plots, the summary.
@@ -353,140 +399,6 @@ impl<T: Float> Subject<T> for SpMv<'_, T> {
     }
 }
 
-/// The copy ceiling: `cuMemcpyDtoDAsync` of `bytes` from one buffer to another.
-struct Copy {
-    src: DeviceBuffer<u64>,
-    dst: DeviceBuffer<u64>,
-    bytes: usize,
-}
-
-impl Copy {
-    fn new(gpu: &Gpu, bytes: usize) -> Result<Copy, BoxError> {
-        gpu.stream().context().bind_to_thread()?;
-        let words = bytes.div_ceil(8);
-        Ok(Copy {
-            src: gpu.zeros::<u64>(words)?,
-            dst: gpu.zeros::<u64>(words)?,
-            bytes: words * 8,
-        })
-    }
-
-    fn launch(&self, gpu: &Gpu) -> Result<(), BoxError> {
-        if self.bytes == 0 {
-            return Ok(());
-        }
-        // SAFETY: both are live allocations of `bytes` bytes made on this stream (stream order
-        // covers their use); the stream's context is current on this thread (bound in `new`; the
-        // benchmark launches from one thread).
-        unsafe {
-            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(
-                self.dst.device_ptr(),
-                self.src.device_ptr(),
-                self.bytes,
-                gpu.stream().cu_stream(),
-            )
-        }
-        .result()
-        .map_err(|e| format!("cuMemcpyDtoDAsync of {} bytes: {e}", self.bytes))?;
-        Ok(())
-    }
-}
-
-/// Medians of `plan.reps` per-launch event pairs and, with `batch`, of `plan.reps` batches:
-/// (reported ms, per-launch ms, how).
-fn time_launches(
-    gpu: &Gpu,
-    plan: &Plan,
-    batch: bool,
-    launch: &mut dyn FnMut() -> Result<(), BoxError>,
-) -> Result<(f64, f64, Timing), BoxError> {
-    let timer = gpu.timer()?;
-    // A kernel that is pathological on this matrix (one thread walking a million-entry row) gets
-    // fewer samples: all of them would take minutes. The samples taken are reported.
-    timer.start()?;
-    launch()?;
-    timer.stop()?;
-    let first = timer.elapsed_ms()? as f64;
-    let reps = if first * (plan.warmup + plan.reps) as f64 > KERNEL_BUDGET_MS {
-        ((KERNEL_BUDGET_MS / first.max(1e-3)) as usize).clamp(MIN_REPS, plan.reps)
-    } else {
-        plan.reps
-    };
-    let warmup = if reps < plan.reps { 0 } else { plan.warmup };
-    for _ in 0..warmup {
-        launch()?;
-    }
-    let plan = &Plan {
-        reps,
-        warmup,
-        batch: plan.batch,
-    };
-    let mut times = Vec::with_capacity(plan.reps);
-    for _ in 0..plan.reps {
-        timer.start()?;
-        launch()?;
-        timer.stop()?;
-        times.push(timer.elapsed_ms()?);
-    }
-    let per_launch = verify::median(&mut times) as f64;
-    if !batch {
-        let how = Timing::PerLaunch { samples: plan.reps };
-        return Ok((per_launch, per_launch, how));
-    }
-    times.clear();
-    // A CUDA graph of `batch` launches, replayed: the kernels' own time, without the host's launch
-    // overhead between them (a few microseconds, as long as these kernels). Where a launch cannot
-    // be captured, batches of plain launches (host overhead included) are timed instead.
-    let how = match capture(gpu, plan.batch, launch) {
-        Ok(graph) => {
-            graph.upload()?;
-            graph.launch()?;
-            for _ in 0..plan.reps {
-                timer.start()?;
-                graph.launch()?;
-                timer.stop()?;
-                times.push(timer.elapsed_ms()? / plan.batch as f32);
-            }
-            Timing::Graph {
-                launches: plan.batch,
-                samples: plan.reps,
-            }
-        }
-        Err(_) => {
-            for _ in 0..plan.reps {
-                timer.start()?;
-                for _ in 0..plan.batch {
-                    launch()?;
-                }
-                timer.stop()?;
-                times.push(timer.elapsed_ms()? / plan.batch as f32);
-            }
-            Timing::Batch {
-                launches: plan.batch,
-                samples: plan.reps,
-            }
-        }
-    };
-    Ok((verify::median(&mut times) as f64, per_launch, how))
-}
-
-/// `launches` launches captured from the device's stream into a CUDA graph. The capture is ended
-/// (and the stream usable again) whatever happens inside it.
-fn capture(
-    gpu: &Gpu,
-    launches: usize,
-    launch: &mut dyn FnMut() -> Result<(), BoxError>,
-) -> Result<CudaGraph, BoxError> {
-    let stream = gpu.stream();
-    // Relaxed: the launches may make calls a stricter mode refuses during a capture (none after
-    // the warm-up, which allocated and compiled what they need).
-    stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)?;
-    let captured = (0..launches).try_for_each(|_| launch());
-    let graph = stream.end_capture(CUgraphInstantiate_flags(0));
-    captured?;
-    Ok(graph?.ok_or("the capture recorded no work")?)
-}
-
 /// Checks one kernel (poisoned output, one launch, against the reference), times it, checks the
 /// output of the last timed launch again. Failures become a failed [`Measurement`], not an error.
 /// Also returns the first launch's wall time (NVRTC compile + load on a kernel's first use).
@@ -570,6 +482,7 @@ fn bench_matrix<T: Float>(
         plan,
         batch,
         pb,
+        kernels: args.kernels.as_deref(),
     };
     let mut y = gpu.zeros::<T>(result.rows)?;
     let firsts = on.measure_schedules(&mut y, &mut result.kernels);
@@ -621,7 +534,8 @@ fn upload_matrix<T: Float>(
     let dx = gpu.upload(&x)?;
     gpu.synchronize()?;
     let uploaded = t.elapsed();
-    let result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
+    let mut result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
+    result.world = entry.world_tag();
     pb.suspend(|| {
         eprintln!(
             "{name}: {} x {}, {} nonzeros; {} in {built:.2?}, CPU reference {referenced:.2?}, upload {uploaded:.2?}",
@@ -639,37 +553,6 @@ fn upload_matrix<T: Float>(
     })
 }
 
-/// Times the copy of half the model's `bytes`; returns its measurement and whether the matrix's
-/// kernels are timed in batches (the copy took under `batch_below_ms`). The buffers are freed on
-/// return.
-fn measure_copy(
-    gpu: &Gpu,
-    plan: &Plan,
-    bytes: u64,
-    batch_below_ms: f64,
-) -> Result<(Measurement, bool), BoxError> {
-    let copy = Copy::new(gpu, (bytes / 2) as usize)?;
-    let copy_ms = time_launches(gpu, plan, false, &mut || copy.launch(gpu));
-    let batch = matches!(copy_ms, Ok((t, _, _)) if t < batch_below_ms);
-    let copy_ms = if batch {
-        time_launches(gpu, plan, true, &mut || copy.launch(gpu))
-    } else {
-        copy_ms
-    };
-    let m = match copy_ms {
-        Ok((median, per_launch, timing)) => Measurement {
-            kernel: COPY.to_string(),
-            kind: Kind::Copy,
-            median_ms: Some(median),
-            per_launch_ms: Some(per_launch),
-            timing,
-            failure: None,
-        },
-        Err(e) => Measurement::failed(COPY, Kind::Copy, chain(e.as_ref())),
-    };
-    Ok((m, batch))
-}
-
 /// What every kernel on one matrix is measured with: the uploaded operands, the reference, how to
 /// time, and the progress bar that says which kernel runs and counts each.
 struct OnMatrix<'a, T: Float> {
@@ -681,9 +564,16 @@ struct OnMatrix<'a, T: Float> {
     plan: &'a Plan,
     batch: bool,
     pb: &'a ProgressBar,
+    /// `--kernels`: only these run.
+    kernels: Option<&'a [String]>,
 }
 
 impl<T: Float> OnMatrix<'_, T> {
+    /// Whether `--kernels` leaves this kernel in.
+    fn wants(&self, kernel: &str) -> bool {
+        self.kernels.is_none_or(|k| k.iter().any(|k| k == kernel))
+    }
+
     /// [`measure`] on this matrix.
     fn measure(
         &self,
@@ -704,6 +594,10 @@ impl<T: Float> OnMatrix<'_, T> {
     ) -> Vec<(&'static str, Duration)> {
         let mut firsts = Vec::new();
         for &schedule in spmv::SCHEDULES {
+            if !self.wants(schedule) {
+                self.pb.inc(1);
+                continue;
+            }
             self.pb.set_message(format!("{}: {schedule}", self.name));
             let mut subject = Schedule {
                 schedule,
@@ -723,16 +617,22 @@ impl<T: Float> OnMatrix<'_, T> {
     /// The controls, writing `y`: `merge_path` without the block starts kept with the matrix, and
     /// merge-path SpMV written by hand (the abstraction's cost).
     fn measure_controls(&self, y: &mut DeviceBuffer<T>, out: &mut Vec<Measurement>) {
-        self.pb.set_message(format!("{}: {SEARCHED}", self.name));
-        let mut searched = Schedule {
-            schedule: "merge_path",
-            a: self.a,
-            x: self.x,
-            y: &mut *y,
-            searched: true,
-        };
-        out.push(self.measure(SEARCHED, Kind::Ablation, &mut searched).0);
+        if self.wants(SEARCHED) {
+            self.pb.set_message(format!("{}: {SEARCHED}", self.name));
+            let mut searched = Schedule {
+                schedule: "merge_path",
+                a: self.a,
+                x: self.x,
+                y: &mut *y,
+                searched: true,
+            };
+            out.push(self.measure(SEARCHED, Kind::Ablation, &mut searched).0);
+        }
         self.pb.inc(1);
+        if !self.wants(handwritten::NAME) {
+            self.pb.inc(1);
+            return;
+        }
         self.pb
             .set_message(format!("{}: {}", self.name, handwritten::NAME));
         let m = match Handwritten::new(self.gpu, self.a, self.x, y) {
@@ -752,6 +652,10 @@ impl<T: Float> OnMatrix<'_, T> {
         let name = self.name;
         for alg in [Alg::CsrAlg1, Alg::CsrAlg2] {
             let kernel = alg.kernel_name();
+            if !self.wants(kernel) {
+                self.pb.inc(1);
+                continue;
+            }
             self.pb.set_message(format!("{name}: {kernel}"));
             let m = match SpMv::new(cs, self.gpu, self.a, self.x, alg) {
                 Ok(mut spmv) => {

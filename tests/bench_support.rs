@@ -10,6 +10,7 @@ use bench::corpus;
 use bench::csv;
 use bench::plot;
 use bench::report;
+use bench::world;
 use bench::{geomean, Kind, MatrixResult, Measurement, Reference, Timing, ALG1, ALG2, COPY};
 
 fn timed(kernel: &str, kind: Kind, ms: f64) -> Measurement {
@@ -407,4 +408,220 @@ fn handwritten_merge_path_compiles() {
     for entry in ["handwritten_merge_path_f32", "handwritten_merge_path_f64"] {
         assert!(ptx.contains(&format!(".entry {entry}(")), "no {entry}");
     }
+}
+
+/// A world-set matrix: the copy, two schedules, auto and ALG1 at these times.
+fn world_result(name: &str, class: &str, held_out: bool, ms: [f64; 4]) -> MatrixResult {
+    let mut r = MatrixResult::new::<f32>(name, 10_000, 10_000, 50_000);
+    r.kernels = vec![
+        timed(COPY, Kind::Copy, 0.001),
+        timed("thread", Kind::Schedule, ms[0]),
+        timed("work_oriented", Kind::Schedule, ms[1]),
+        timed("auto", Kind::Schedule, ms[2]),
+        timed(ALG1, Kind::Cusparse, ms[3]),
+    ];
+    r.world = Some(world::WorldTag {
+        class: class.to_string(),
+        held_out,
+    });
+    r
+}
+
+fn world_sample() -> Vec<MatrixResult> {
+    vec![
+        // auto picks the best: 1.0; ALG1 1.0.
+        world_result(
+            "snap_a_s0",
+            "snap_power_law",
+            false,
+            [0.030, 0.010, 0.010, 0.010],
+        ),
+        // auto picks thread, 3x slower than work_oriented which beats ALG1: a missed win.
+        world_result(
+            "snap_b_s2",
+            "snap_power_law",
+            false,
+            [0.030, 0.010, 0.030, 0.012],
+        ),
+        // Held out: 0.5 of the best.
+        world_result(
+            "snap_c_s1",
+            "snap_power_law",
+            true,
+            [0.020, 0.010, 0.020, 0.009],
+        ),
+        world_result(
+            "road_a_s0",
+            "road_network",
+            false,
+            [0.010, 0.020, 0.010, 0.010],
+        ),
+    ]
+}
+
+#[test]
+fn world_rows_and_figures() {
+    let results = world_sample();
+    let rows: Vec<world::WorldRow> = results
+        .iter()
+        .filter_map(world::WorldRow::from_spmv)
+        .collect();
+    assert_eq!(rows.len(), 4);
+    // auto is never its own best schedule; cuSPARSE and the copy never are.
+    assert_eq!(rows[1].best, Some(("work_oriented".to_string(), 0.010)));
+    assert!((rows[1].auto_vs_best().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert!(!rows[0].auto_misses_a_win());
+    assert!(rows[1].auto_misses_a_win());
+    // Held out: best 0.010 does not beat ALG1 0.009, so no missed win though auto is slow.
+    assert!(!rows[2].auto_misses_a_win());
+    let tuning_snap = world::figures(
+        rows.iter()
+            .filter(|r| r.tag.class == "snap_power_law" && !r.tag.held_out),
+    );
+    assert_eq!(tuning_snap.cases, 2);
+    let g = tuning_snap.geomean_vs_best.unwrap();
+    assert!((g - (1.0f64 / 3.0).sqrt()).abs() < 1e-12, "{g}");
+    let (min, worst) = tuning_snap.min_vs_best.unwrap();
+    assert!((min - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(worst, "snap_b_s2");
+    let alg1 = tuning_snap.geomean_vs_alg1.unwrap();
+    assert!((alg1 - (1.0f64 * 0.4).sqrt()).abs() < 1e-12, "{alg1}");
+    assert_eq!(tuning_snap.missed_wins, 1);
+    // A matrix of another set has no world row.
+    assert!(world::WorldRow::from_spmv(&sample()[0]).is_none());
+}
+
+#[test]
+fn world_summary_per_class_and_half() {
+    let text = report::summary(&world_sample());
+    assert!(text.contains("world set, auto against the best"), "{text}");
+    let line = |class: &str, half: &str| {
+        text.lines()
+            .find(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.len() > 2 && f[0] == class && f[1] == half
+            })
+            .unwrap_or_else(|| panic!("no line for {class} {half}:\n{text}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // class half cases geo/best min/best worst geo/alg1 missed
+    assert_eq!(
+        line("snap_power_law", "tuning"),
+        [
+            "snap_power_law",
+            "tuning",
+            "2",
+            "0.577",
+            "0.333",
+            "snap_b_s2",
+            "0.632",
+            "1"
+        ]
+    );
+    assert_eq!(
+        line("snap_power_law", "held_out"),
+        [
+            "snap_power_law",
+            "held_out",
+            "1",
+            "0.500",
+            "0.500",
+            "snap_c_s1",
+            "0.450",
+            "0"
+        ]
+    );
+    // road has no held-out matrix: a line with no figures.
+    assert_eq!(
+        line("road_network", "held_out"),
+        ["road_network", "held_out", "0", "-", "-", "-", "-", "0"]
+    );
+    assert_eq!(line("all", "tuning")[2], "3");
+    assert_eq!(line("all", "tuning")[7], "1");
+    assert_eq!(line("all", "held_out")[2], "1");
+    // Without cuSPARSE, no ALG1 columns, and the world table still comes.
+    let mut no_alg1 = world_sample();
+    no_alg1
+        .iter_mut()
+        .for_each(|r| r.kernels.retain(|m| m.kind != Kind::Cusparse));
+    let text = report::summary(&no_alg1);
+    assert!(
+        text.contains("world set") && !text.contains("geo/alg1"),
+        "{text}"
+    );
+    // Other sets get no world table.
+    assert!(!report::summary(&sample()).contains("world set"));
+}
+
+#[test]
+fn world_csv_has_class_and_half() {
+    let mut results = world_sample();
+    results.extend(sample());
+    let mut buf = Vec::new();
+    csv::write(&mut buf, &results).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let col = |name: &str| csv::HEADER.iter().position(|h| *h == name).unwrap();
+    let lines: Vec<Vec<String>> = text.lines().skip(1).map(csv::split_line).collect();
+    let held = lines.iter().find(|f| f[0] == "snap_c_s1").unwrap();
+    assert_eq!(held[col("class")], "snap_power_law");
+    assert_eq!(held[col("half")], "held_out");
+    let tuning = lines.iter().find(|f| f[0] == "road_a_s0").unwrap();
+    assert_eq!(tuning[col("half")], "tuning");
+    let other = lines.iter().find(|f| f[0] == "banded").unwrap();
+    assert_eq!(
+        (other[col("class")].as_str(), other[col("half")].as_str()),
+        ("", "")
+    );
+}
+
+#[test]
+fn world_set_entries() {
+    let set = corpus::world_set(4);
+    assert_eq!(set.len(), loops::generate::world_set(4).len());
+    let tags: Vec<_> = set.iter().map(|e| e.world_tag().unwrap()).collect();
+    assert!(tags.iter().any(|t| t.held_out) && tags.iter().any(|t| !t.held_out));
+    assert_eq!(set[0].spec.to_string(), "snap_power_law(10000, seed 0)");
+    let m = set[0].load::<f32>(2024).unwrap();
+    assert_eq!(m.rows(), 10_000);
+    assert!(corpus::default_set()
+        .iter()
+        .all(|e| e.world_tag().is_none()));
+}
+
+#[test]
+fn world_row_from_graph_times() {
+    let tag = world::WorldTag {
+        class: "road_network".to_string(),
+        held_out: true,
+    };
+    let times = [
+        ("naive", 1.0),
+        ("thread", 4.0),
+        ("warp", 2.0),
+        ("auto", 3.0),
+    ];
+    let row = world::WorldRow::from_times("road_1M_s1", tag.clone(), &times, &["naive"]);
+    // The naive kernel is a baseline, not a schedule: warp is the best fixed schedule.
+    assert_eq!(row.best, Some(("warp".to_string(), 2.0)));
+    assert_eq!(row.auto_ms, Some(3.0));
+    assert!((row.auto_vs_best().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(row.alg1_ms, None);
+    assert!(!row.auto_misses_a_win());
+    // Auto failed (left out by the caller): no ratio, no case.
+    let row = world::WorldRow::from_times("road_1M_s1", tag, &times[..3], &["naive"]);
+    assert_eq!(row.auto_vs_best(), None);
+    let text = world::summary(&[row], "graphs (BFS)");
+    assert!(
+        text.contains("graphs (BFS)") && !text.contains("geo/alg1"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .take(3)
+            .eq(["road_network", "held_out", "0"])),
+        "{text}"
+    );
 }

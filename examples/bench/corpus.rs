@@ -4,7 +4,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use loops::generate::WorldSpec;
 use loops::Float;
+
+use super::world::WorldTag;
 
 /// One matrix of a set, not yet built or read.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +33,8 @@ pub enum Spec {
     Grid { width: usize, height: usize },
     /// `generate::arrow(n, seed)`.
     Arrow { n: usize },
+    /// A matrix of the world set (`generate::world_set`): its own class, size and seed.
+    World(WorldSpec),
     /// A Matrix Market file (`.mtx` or `.mtx.gz`).
     File(PathBuf),
 }
@@ -49,7 +54,18 @@ impl Entry {
         }
     }
 
-    /// Builds (seeded) or reads the matrix.
+    /// The class and half of a matrix of the world set.
+    pub fn world_tag(&self) -> Option<WorldTag> {
+        match &self.spec {
+            Spec::World(w) => Some(WorldTag {
+                class: w.class.to_string(),
+                held_out: w.held_out,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Builds (seeded; a world matrix with its own seed) or reads the matrix.
     pub fn load<T: Float>(&self, seed: u64) -> Result<sprs::CsMat<T>, loops::LoopsError> {
         use loops::generate as g;
         Ok(match self.spec {
@@ -68,6 +84,7 @@ impl Entry {
             Spec::Rmat { scale, edge_factor } => g::rmat(scale, edge_factor, seed),
             Spec::Grid { width, height } => g::grid2d(width, height, seed),
             Spec::Arrow { n } => g::arrow(n, seed),
+            Spec::World(ref w) => w.matrix(),
             Spec::File(ref path) => loops::mtx::read_csr(path)?,
         })
     }
@@ -94,6 +111,7 @@ impl fmt::Display for Spec {
             Spec::Rmat { scale, edge_factor } => write!(f, "rmat({scale}, {edge_factor})"),
             Spec::Grid { width, height } => write!(f, "grid2d({width}, {height})"),
             Spec::Arrow { n } => write!(f, "arrow({n})"),
+            Spec::World(w) => write!(f, "{}({}, seed {})", w.class, w.rows, w.seed),
             Spec::File(path) => write!(f, "{}", path.display()),
         }
     }
@@ -162,6 +180,18 @@ pub fn default_set() -> Vec<Entry> {
             },
         ),
     ]
+}
+
+/// The world set (`generate::world_set`) with seeds `0..seeds`: smallest first; each matrix built
+/// with its own seed, whatever `--seed` says.
+pub fn world_set(seeds: u64) -> Vec<Entry> {
+    loops::generate::world_set(seeds)
+        .into_iter()
+        .map(|w| Entry {
+            name: w.name.clone(),
+            spec: Spec::World(w),
+        })
+        .collect()
 }
 
 /// Every `.mtx` and `.mtx.gz` file directly in `dir`, by name.

@@ -21,6 +21,8 @@ pub const HEADER: &[&str] = &[
     "samples",
     "per_launch_median_ms",
     "status",
+    "class",
+    "half",
 ];
 
 /// A field, quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -37,7 +39,8 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
 }
 
 /// Writes the header and one line per kernel of every matrix. Columns a kernel has no value for (not
-/// timed, or no cuSPARSE ALG1 to compare with) are empty.
+/// timed, or no cuSPARSE ALG1 to compare with) are empty; so are `class` and `half` outside the
+/// world set.
 pub fn write(mut w: impl Write, results: &[MatrixResult]) -> io::Result<()> {
     writeln!(w, "{}", HEADER.join(","))?;
     for r in results {
@@ -59,6 +62,10 @@ pub fn write(mut w: impl Write, results: &[MatrixResult]) -> io::Result<()> {
                 m.timing.samples().to_string(),
                 opt(m.per_launch_ms, 6),
                 field(m.status()),
+                r.world
+                    .as_ref()
+                    .map_or_else(String::new, |t| field(&t.class)),
+                r.world.as_ref().map_or("", |t| t.half()).to_string(),
             ];
             writeln!(w, "{}", line.join(","))?;
         }

@@ -10,6 +10,8 @@ pub mod cusparse;
 pub mod handwritten;
 pub mod plot;
 pub mod report;
+pub mod timing;
+pub mod world;
 
 use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::{self, RowCheck};
@@ -120,6 +122,8 @@ pub struct MatrixResult {
     /// Bytes by the model (`verify::spmv_bytes`): what effective bandwidth is computed from.
     pub bytes: u64,
     pub kernels: Vec<Measurement>,
+    /// The class and half of a matrix of the world set; `None` for the other sets.
+    pub world: Option<world::WorldTag>,
 }
 
 impl MatrixResult {
@@ -132,6 +136,7 @@ impl MatrixResult {
             precision: T::RUST_NAME,
             bytes: verify::spmv_bytes::<T>(rows, cols, nnz),
             kernels: Vec::new(),
+            world: None,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::world::WorldRow;
 use super::{geomean, kernel_order, MatrixResult, ALG1, AUTO};
 
 /// Matrices with at least this many nonzeros make the second geomean.
@@ -78,8 +79,20 @@ fn geomean_text(values: &[f64]) -> String {
 }
 
 /// The closing summary: the geomean speedup of the best schedule vs cuSPARSE ALG1 over the set and
-/// over the matrices with >= 1e6 nonzeros, then the same for each kernel.
+/// over the matrices with >= 1e6 nonzeros, then the same for each kernel; on the world set, then
+/// auto against the best schedule and ALG1 per class and half ([`super::world::summary`]).
 pub fn summary(results: &[MatrixResult]) -> String {
+    let mut s = speedup_summary(results);
+    let world: Vec<WorldRow> = results.iter().filter_map(WorldRow::from_spmv).collect();
+    if !world.is_empty() {
+        s.push('\n');
+        s.push_str(&super::world::summary(&world, "matrices"));
+    }
+    s
+}
+
+/// The geomean speedups of [`summary`].
+fn speedup_summary(results: &[MatrixResult]) -> String {
     let mut s = String::new();
     if results.iter().all(|r| r.alg1_ms().is_none()) {
         s.push_str("geomean speedup vs cuSPARSE ALG1: no cuSPARSE ALG1 results, no speedups\n");

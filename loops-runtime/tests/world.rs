@@ -240,3 +240,15 @@ fn world_set_size_and_time() {
     println!("{total} nonzeros in {:.1?}", started.elapsed());
     assert!(total <= 110_000_000, "{total} nonzeros");
 }
+
+#[test]
+fn banded_bandwidth_varies_within_its_range() {
+    let widths: Vec<usize> = (0..16)
+        .map(|seed| generate::world_bandwidth(100_000, seed))
+        .collect();
+    assert!(widths.iter().all(|w| (3..=40).contains(w)), "{widths:?}");
+    assert!(widths.iter().any(|&w| w != widths[0]), "{widths:?}");
+    assert!((0..16).all(|seed| (3..=12).contains(&generate::world_bandwidth(1_000_000, seed))));
+    let m: sprs::CsMat<f64> = spec("banded", 1000, 3).matrix();
+    assert_eq!(m.nnz(), 1000 * generate::world_bandwidth(1000, 3));
+}
