@@ -42,8 +42,9 @@ fn every_kernel_under_every_schedule() {
     // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 10 schedules (`auto`
     // and `lrb` included), all but spmm under `hierarchical`.
     // + spmv under work_oriented and merge_path with 12 items per thread, spmv and spmv_frontier
-    // under split and hierarchical with pieces of 3.
-    assert_eq!(count, 11 * 10 + 10 + 2 + 2 + 2);
+    // under split and hierarchical with pieces of 3, spmv under groups of 4, 8 and 16 (auto's
+    // other group candidates, so that the benchmark times every candidate on its own).
+    assert_eq!(count, 11 * 10 + 10 + 2 + 2 + 2 + 3);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics

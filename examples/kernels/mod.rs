@@ -63,6 +63,9 @@ macro_rules! under_schedules {
     };
     (@module $kernel:ident thread) => { pub mod thread { use super::*; $kernel!(schedule = "thread"); } };
     (@module $kernel:ident group2) => { pub mod group2 { use super::*; $kernel!(schedule = "group", group_size = 2); } };
+    (@module $kernel:ident group4) => { pub mod group4 { use super::*; $kernel!(schedule = "group", group_size = 4); } };
+    (@module $kernel:ident group8) => { pub mod group8 { use super::*; $kernel!(schedule = "group", group_size = 8); } };
+    (@module $kernel:ident group16) => { pub mod group16 { use super::*; $kernel!(schedule = "group", group_size = 16); } };
     (@module $kernel:ident warp) => { pub mod warp { use super::*; $kernel!(schedule = "warp"); } };
     (@module $kernel:ident group64) => { pub mod group64 { use super::*; $kernel!(schedule = "group", group_size = 64); } };
     (@module $kernel:ident block) => { pub mod block { use super::*; $kernel!(schedule = "block"); } };

@@ -19,4 +19,4 @@ macro_rules! spmv {
 }
 
 under_schedules!(spmv(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, split3, hierarchical3, work_oriented16, merge_path12, auto);
+    thread, group2, group4, group8, group16, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, split3, hierarchical3, work_oriented16, merge_path12, auto);
