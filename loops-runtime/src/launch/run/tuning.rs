@@ -28,7 +28,7 @@ use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 
 /// Timed launches of each candidate, after one untimed run each; the median counts.
-const REPS: usize = 5;
+const REPS: usize = 9;
 
 /// The runtime's CUDA for tuning: a kernel that keeps the stream busy while the host queues the
 /// timed launches behind it, so that no launch's host work falls between its events.
