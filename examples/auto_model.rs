@@ -39,6 +39,7 @@ fn show(name: &str, stats: &TileStats) {
         limits: H100,
         scans: true,
         over_list: false,
+        atomics: false,
     };
     let order = model::rank(&configs, stats, setting);
     let short = model::shortlist(&configs, stats, setting, SHORTLIST);

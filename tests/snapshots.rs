@@ -186,7 +186,7 @@ fn wide_variants() {
         .collect();
     assert_eq!(
         schedules,
-        ["thread", "group2", "group4", "group8", "group16", "group32", "group64"]
+        ["thread", "group2", "group4", "group8", "group16", "group32", "group64", "group256"]
     );
     assert!(!kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE.contains("merge_path"));
     // A skewed wide set (one row far longer than the mean) takes a candidate with a wide

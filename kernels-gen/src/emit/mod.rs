@@ -194,6 +194,8 @@ pub struct Candidate {
     pub user_params: usize,
     /// Whether its tile loop runs over a list of tiles (a subset, or `lrb`'s bin list).
     pub over_list: bool,
+    /// Whether its body calls an atomic ([`Kernel::calls_atomics`]).
+    pub atomics: bool,
 }
 
 impl Candidate {
@@ -211,6 +213,7 @@ impl Candidate {
                 .map(|p| derived_param_names(p).len())
                 .sum(),
             over_list: kernel.body.subset.is_some(),
+            atomics: kernel.calls_atomics(),
         }
     }
 }

@@ -107,7 +107,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
         let config = config_tokens(&v.config);
         let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
         let state = v.state_slots_per_tile;
-        let (user_params, over_list) = (v.user_params as u32, v.over_list);
+        let (user_params, over_list, atomics) = (v.user_params as u32, v.over_list, v.atomics);
         quote! {
             ::loops::__private::Variant {
                 config: #config,
@@ -118,6 +118,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
                 wide: #wide,
                 user_params: #user_params,
                 over_list: #over_list,
+                atomics: #atomics,
             }
         }
     });

@@ -31,6 +31,9 @@ pub struct Variant {
     /// Whether its tile loop runs over a list of tiles (the call's subset, or `lrb`'s bin list):
     /// it then takes the hidden parameters of a list ([`crate::abi::hidden_params`]).
     pub over_list: bool,
+    /// Whether its body calls an atomic (a traversal's relaxations, a scatter): each atom's step
+    /// waits on a read-modify-write, which `auto`'s model weighs.
+    pub atomics: bool,
 }
 
 /// The tiles one launch runs over.

@@ -26,6 +26,10 @@ mod tuning;
 /// such tiles has its sizes counted before `auto` chooses.
 const WARP_TILE: u64 = 256;
 
+/// Subsets of at least this many tiles have their sizes counted on the device (see
+/// `Plan::subset_stats`).
+const COUNTED_SUBSET: u64 = 1 << 16;
+
 /// A generated kernel, as its wrapper's `KERNEL` constant describes it: its sources, the variants
 /// they hold, and its schedule (whose plan a call carries out).
 #[derive(Clone, Copy, Debug)]
@@ -486,17 +490,18 @@ impl Plan<'_, '_> {
         }
     }
 
-    /// The statistics of the call's tiles: the set's, or over a subset, counted on the device
-    /// where the set has tiles longer than [`WARP_TILE`] (a frontier may hold them, and where it
-    /// does, the choice turns on them), else the set's scaled to the subset's length (a
-    /// frontier's sizes are bounded by the set's, and its length is known without the device).
+    /// The statistics of the call's tiles: the set's, or over a subset, the set's scaled to the
+    /// subset's length (its length is known on the host; the set's longest tile bounds its
+    /// sizes), except for a long subset of a set with tiles longer than [`WARP_TILE`], whose
+    /// sizes are counted on the device (one kernel and a read-back, which a short frontier's
+    /// level would feel: BFS on 100K-vertex power-law graphs takes 40 us a level).
     fn subset_stats(&mut self) -> Result<TileStats> {
         let set = self.call.set;
         let whole = set.stats();
         let Some(list) = self.call.subset else {
             return Ok(whole);
         };
-        if whole.max_tile_atoms <= WARP_TILE {
+        if whole.max_tile_atoms <= WARP_TILE || (list.len() as u64) < COUNTED_SUBSET {
             return Ok(whole.scaled_to(list.len() as u64));
         }
         let mut stats = self.gpu.subset_stats(set.tile_offsets(), list.list_arg())?;

@@ -34,6 +34,10 @@ pub struct Costs {
     /// One dependent step of a lane through its tile (load an atom, gather, accumulate), in
     /// nanoseconds.
     pub step_ns: f64,
+    /// The same step in a body that calls atomics (a traversal's relaxation: H100, BFS on a
+    /// 100K-vertex power-law graph, a thread per vertex 5.9 ms over 6 levels whose longest tile
+    /// has 8,722 atoms, about 250 ns a step against SpMV's 45).
+    pub atomic_step_ns: f64,
     /// Warp steps the whole device issues per nanosecond.
     pub warp_steps_per_ns: f64,
     /// Bytes per nanosecond the device streams (per-atom traffic of the kernel, gathers included).
@@ -51,6 +55,7 @@ pub const H100: Costs = Costs {
     launch_us: 1.5,
     carry_us: 1.2,
     step_ns: 45.0,
+    atomic_step_ns: 250.0,
     warp_steps_per_ns: 40.0,
     bytes_per_ns: 2500.0,
     bytes_per_atom: 12.0,
@@ -69,6 +74,8 @@ pub struct Setting {
     /// The call runs over a list of tiles (a frontier): the carry schedules first prefix-sum the
     /// listed tiles' sizes, three small kernels and a read-back per call.
     pub over_list: bool,
+    /// The body calls atomics: a lane's step waits on a read-modify-write.
+    pub atomics: bool,
 }
 
 /// Microseconds of the prefix sum a carry schedule computes over a tile list before each launch
@@ -109,6 +116,19 @@ fn expected_max(stats: &TileStats, draws: u32, cost: impl Fn(f64) -> f64) -> f64
     e
 }
 
+/// The mean of `cost(size)` over the histogram's tiles.
+fn expected(stats: &TileStats, cost: impl Fn(f64) -> f64) -> f64 {
+    let total = stats.histogram.iter().sum::<u64>();
+    if total == 0 {
+        return 0.0;
+    }
+    let sum: f64 = (0..BINS)
+        .filter(|&b| stats.histogram[b] > 0)
+        .map(|b| stats.histogram[b] as f64 * cost(bin_size(b, stats)))
+        .sum();
+    sum / total as f64
+}
+
 /// Lanes a tile is given under `schedule`, or `None` for the carry schedules (which cut tiles).
 fn lanes_per_tile(schedule: Schedule) -> Option<u32> {
     match schedule {
@@ -135,7 +155,13 @@ pub fn estimate_us(
         limits,
         scans,
         over_list,
+        atomics,
     } = setting;
+    let step_ns = if atomics {
+        costs.atomic_step_ns
+    } else {
+        costs.step_ns
+    };
     let scale = if limits.sm_count == 0 {
         1.0
     } else {
@@ -150,11 +176,19 @@ pub fn estimate_us(
     let ns = match lanes_per_tile(config.schedule) {
         Some(g) => {
             let per_warp = (32 / g).max(1);
-            let warps_per_tile = (g / 32).max(1) as f64;
-            let critical = tile_steps(stats.max_tile_atoms as f64, g) * costs.step_ns;
-            let warp_steps = tiles / per_warp as f64
-                * warps_per_tile
-                * expected_max(stats, per_warp, |size| tile_steps(size, g));
+            let critical = tile_steps(stats.max_tile_atoms as f64, g) * step_ns;
+            let warp_steps = if g <= 32 {
+                // A warp's tiles in lockstep: as long as the longest of them.
+                tiles / per_warp as f64 * expected_max(stats, per_warp, |size| tile_steps(size, g))
+            } else {
+                // A tile's warps: those past its atoms find no work (two steps), the others walk.
+                let warps = (g / 32) as f64;
+                tiles
+                    * expected(stats, |size| {
+                        let active = (size / 32.0).ceil().min(warps);
+                        2.0 * (warps - active) + active * tile_steps(size, g)
+                    })
+            };
             let issue = warp_steps / issue_rate;
             // A lane of a small group reads `g` consecutive atoms per step: under 8 lanes, the
             // rest of each 32-byte sector waits in L1 for its next steps. Short tiles' sectors are
@@ -188,7 +222,7 @@ pub fn estimate_us(
                 }
                 _ => 0.0,
             };
-            let critical = (ipt + 16.0) * costs.step_ns + empty_walk;
+            let critical = (ipt + 16.0) * step_ns + empty_walk;
             let issue = (work / 32.0) * 1.5 / issue_rate;
             // The merge path reads the offsets once more, as its merge's second list.
             let offsets_again = match config.schedule {
