@@ -296,6 +296,18 @@ pub fn has_atomic(e: &Expr) -> bool {
     hit
 }
 
+/// Whether the kernel's body calls an atomic: each such atom waits on a read-modify-write in
+/// memory, so one lane's walk through a long tile costs several times a plain one's (`auto`'s
+/// model weighs its critical path by it).
+pub fn calls_atomics(kernel: &Kernel) -> bool {
+    let mut atomics = false;
+    let _ = visit_stmts(&kernel.body.body, &mut |s| {
+        stmt_exprs(s, &mut |e| atomics |= has_atomic(e));
+        Ok(())
+    });
+    atomics
+}
+
 /// A tile body split the way the carry schedules need it: side-effect-free `let`s, one atom loop, and
 /// the epilogue, optionally inside a loop whose bounds are the same for every tile.
 pub struct CarryBody<'k> {

@@ -69,18 +69,6 @@ impl Kernel {
         !reads_offsets
     }
 
-    /// Whether the body calls an atomic: each such atom waits on a read-modify-write in memory,
-    /// so one lane's walk through a long tile costs several times a plain one's (`auto`'s model
-    /// weighs its critical path by it).
-    pub fn calls_atomics(&self) -> bool {
-        let mut atomics = false;
-        let _ = crate::analysis::visit_stmts(&self.body.body, &mut |s| {
-            crate::analysis::stmt_exprs(s, &mut |e| atomics |= crate::analysis::has_atomic(e));
-            Ok(())
-        });
-        atomics
-    }
-
     /// The parameters its entry points take after the user's ([`crate::abi`]), in order.
     pub fn hidden_params(&self, checked: bool) -> Vec<crate::abi::Hidden> {
         crate::abi::hidden_params(self.config.schedule, self.body.subset.is_some(), checked)

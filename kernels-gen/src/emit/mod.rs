@@ -194,7 +194,7 @@ pub struct Candidate {
     pub user_params: usize,
     /// Whether its tile loop runs over a list of tiles (a subset, or `lrb`'s bin list).
     pub over_list: bool,
-    /// Whether its body calls an atomic ([`Kernel::calls_atomics`]).
+    /// Whether its body calls an atomic ([`crate::analysis::calls_atomics`]).
     pub atomics: bool,
 }
 
@@ -213,7 +213,7 @@ impl Candidate {
                 .map(|p| derived_param_names(p).len())
                 .sum(),
             over_list: kernel.body.subset.is_some(),
-            atomics: kernel.calls_atomics(),
+            atomics: crate::analysis::calls_atomics(kernel),
         }
     }
 }

@@ -74,8 +74,17 @@ impl Plan<'_, '_> {
         let started = Instant::now();
         let medians = match self.time_candidates(shortlist) {
             Ok(medians) => medians,
-            // The model's choice runs; the call reports what its own launch meets.
-            Err(_) => return Ok(first),
+            // The model's choice runs, and the call reports what its own launch meets.
+            Err(e) => {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| {
+                    eprintln!(
+                        "loops: could not time auto's candidates for `{}` ({e}); the model's choice runs (this warning is shown once)",
+                        self.kernel.name
+                    )
+                });
+                return Ok(first);
+            }
         };
         let (best, _) = medians
             .iter()
