@@ -509,6 +509,39 @@ mod tests {
         }
     }";
 
+    /// A per-row argmax (the update is a compare-and-assign, not a reduction) runs one thread per
+    /// tile: `auto` keeps only its candidates that can lower it, `lrb` its `thread` mapping, and a
+    /// schedule that cannot is an error naming the schedule the user wrote.
+    #[test]
+    fn an_argmax_body_keeps_the_candidates_that_lower_it() {
+        const ARGMAX: &str = "pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [u32]) {
+            for row in a.tiles() {
+                let mut m = 0.0;
+                let mut c = 0;
+                for nz in a.atoms(row) {
+                    let v = a.values[nz];
+                    if v > m { m = v; c = a.col_indices[nz]; }
+                }
+                best[row] = c as u32;
+            }
+        }";
+        let auto = expanded("schedule = \"auto\"", ARGMAX);
+        assert!(!auto.contains("compile_error"), "{auto}");
+        assert!(auto.contains("row_argmax_thread"), "{auto}");
+        assert!(!auto.contains("row_argmax_group2"), "{auto}");
+        assert!(!auto.contains("row_argmax_work_oriented"), "{auto}");
+        let lrb = expanded("schedule = \"lrb\"", ARGMAX);
+        assert!(!lrb.contains("compile_error"), "{lrb}");
+        let group = expanded("schedule = \"group\", group_size = 4", ARGMAX);
+        assert!(group.contains("compile_error"), "{group}");
+        assert!(group.contains("group"), "{group}");
+        let wo = expanded("schedule = \"work_oriented\"", ARGMAX);
+        assert!(
+            wo.contains("compile_error") && wo.contains("work_oriented"),
+            "{wo}"
+        );
+    }
+
     /// Every schedule's constant is written from its `Debug` form: it must parse as an
     /// expression and name the variant with its arguments.
     #[test]
