@@ -466,6 +466,23 @@ impl Gpu {
         })
     }
 
+    /// Queues `op` on this handle's stream (given it, with the context current); a failure is an
+    /// error naming `what`.
+    fn queue_on_stream(
+        &self,
+        what: &str,
+        op: impl FnOnce(cudarc::driver::sys::CUstream) -> cudarc::driver::sys::CUresult,
+    ) -> Result<()> {
+        let context = || what.to_string();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        op(self.stream().cu_stream())
+            .result()
+            .map_err(LoopsError::driver(context()))
+    }
+
     /// Copies `out.len()` 8-byte slots at `ptr` to the host, after the work queued on this stream
     /// so far (waits for it).
     pub(crate) fn read_slots(
@@ -474,23 +491,12 @@ impl Gpu {
         out: &mut [u64],
         what: &str,
     ) -> Result<()> {
-        let context = || what.to_string();
-        self.stream()
-            .context()
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
+        let (dst, bytes) = (out.as_mut_ptr() as *mut c_void, std::mem::size_of_val(out));
         // SAFETY: callers pass a range inside a live device allocation of this context; the copy
         // is ordered after the stream's work and waited for before `out` is read.
-        unsafe {
-            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
-                out.as_mut_ptr() as *mut c_void,
-                ptr,
-                std::mem::size_of_val(out),
-                self.stream().cu_stream(),
-            )
-            .result()
-            .map_err(LoopsError::driver(context()))?;
-        }
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(dst, ptr, bytes, stream)
+        })?;
         self.synchronize()
     }
 
@@ -501,17 +507,10 @@ impl Gpu {
         count: usize,
         what: &str,
     ) -> Result<()> {
-        let context = || what.to_string();
-        self.stream()
-            .context()
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
         // SAFETY: callers pass a range inside the live scratch area of this stream.
-        unsafe {
-            cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, self.stream().cu_stream())
-                .result()
-        }
-        .map_err(LoopsError::driver(context()))
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, stream)
+        })
     }
 
     /// Copies `bytes` bytes from `from` to `to` on this stream (both device addresses of this
@@ -523,18 +522,11 @@ impl Gpu {
         bytes: usize,
         what: &str,
     ) -> Result<()> {
-        let context = || what.to_string();
-        self.stream()
-            .context()
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
         // SAFETY: callers pass ranges inside live allocations of this context, ordered on this
         // stream after the work that wrote them.
-        unsafe {
-            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(to, from, bytes, self.stream().cu_stream())
-                .result()
-        }
-        .map_err(LoopsError::driver(context()))
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(to, from, bytes, stream)
+        })
     }
 
     /// Launches a function obtained from [`Gpu::function`] with explicit geometry: for hand-written
