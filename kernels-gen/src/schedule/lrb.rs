@@ -61,6 +61,7 @@ impl ScheduleUnit for Lrb {
     fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
         let starts = run.bin()?;
         let small = starts[BINS] < SMALL_SET_TILES;
+        let mut planned = Vec::new();
         for (variant, launch) in launches(config.block_size).into_iter().enumerate() {
             let bins = match (small, launch.small_set_bins) {
                 (false, _) => launch.bins,
@@ -69,13 +70,19 @@ impl ScheduleUnit for Lrb {
             };
             let range = starts[*bins.start()] as usize..starts[*bins.end() + 1] as usize;
             if !range.is_empty() {
-                run.launch(super::Launch {
+                planned.push(super::Launch {
                     variant,
                     tiles: Tiles::Binned(range),
                     pass: None,
                     piece_atoms: None,
-                })?;
+                });
             }
+        }
+        // The mappings' first launches would compile one after another.
+        let variants: Vec<usize> = planned.iter().map(|l| l.variant).collect();
+        run.prepare(&variants)?;
+        for launch in planned {
+            run.launch(launch)?;
         }
         Ok(())
     }

@@ -100,6 +100,12 @@ pub trait Launcher {
     /// Sorts the call's tiles by `ceil(log2(atoms))` on the GPU (`lrb`'s binning pass; kept with a
     /// whole tile set) and returns where each bin starts in that order (`BINS + 1` entries).
     fn bin(&mut self) -> Result<[u32; super::lrb::BINS + 1], Stop>;
+    /// Makes ready (compiles, at once, where they are not yet) the variants a plan is about to
+    /// launch; by default nothing (a launch compiles its variant).
+    fn prepare(&mut self, variants: &[usize]) -> Result<(), Stop> {
+        let _ = variants;
+        Ok(())
+    }
     /// Queues one launch.
     fn launch(&mut self, launch: Launch) -> Result<(), Stop>;
 }

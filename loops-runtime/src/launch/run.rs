@@ -540,6 +540,10 @@ impl Launcher for Plan<'_, '_> {
         self.pick(shortlist).map_err(|e| self.stop(e))
     }
 
+    fn prepare(&mut self, variants: &[usize]) -> std::result::Result<(), Stop> {
+        self.compile_variants(variants).map_err(|e| self.stop(e))
+    }
+
     fn is_wide(&self) -> bool {
         self.call.set.is_wide()
     }

@@ -290,6 +290,21 @@ impl Plan<'_, '_> {
         })
     }
 
+    /// Compiles the entry points `variants` launch in this call (those not yet loaded), at once:
+    /// for a plan of several variants (`lrb`'s mappings).
+    pub(super) fn compile_variants(&self, variants: &[usize]) -> Result<()> {
+        let Some(&first) = variants.first() else {
+            return Ok(());
+        };
+        let source = self.spec(&self.kernel.variants[first]).source;
+        let entries: Vec<String> = variants
+            .iter()
+            .filter_map(|&v| self.kernel.variants.get(v))
+            .map(|v| self.launch_entry(v))
+            .collect();
+        self.gpu.load_entries(self.kernel.name, source, &entries)
+    }
+
     /// Copies the user's outputs into their copies (queued on the stream).
     fn restore(&self, copies: &[(CUdeviceptr, CUdeviceptr, usize)]) -> Result<()> {
         for &(from, to, bytes) in copies {
