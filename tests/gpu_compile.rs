@@ -4,6 +4,8 @@
 #![cfg(feature = "gpu")]
 
 mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
 
 use loops::prelude::*;
 use loops::runtime::compile::guarded_entries;
@@ -11,35 +13,8 @@ use loops::runtime::launch::checked_mode;
 use loops::runtime::launch::run::KernelDesc;
 use loops::runtime::verify::check_spmv;
 
-mod thread {
-    use loops::prelude::*;
-
-    #[load_balanced(schedule = "thread")]
-    pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
-        for row in a.tiles() {
-            let mut sum = 0.0;
-            for nz in a.atoms(row) {
-                sum += a.values[nz] * x[a.col_indices[nz] as usize];
-            }
-            y[row] = sum;
-        }
-    }
-}
-
-mod auto {
-    use loops::prelude::*;
-
-    #[load_balanced(schedule = "auto")]
-    pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
-        for row in a.tiles() {
-            let mut sum = 0.0;
-            for nz in a.atoms(row) {
-                sum += a.values[nz] * x[a.col_indices[nz] as usize];
-            }
-            y[row] = sum;
-        }
-    }
-}
+// The project's SpMV under `thread` and `auto` (examples/kernels/spmv.rs).
+use kernels::spmv::{auto, thread};
 
 /// The source the generated wrapper launches in this build (plain or bounds-checked).
 fn launched(desc: &KernelDesc) -> &'static str {

@@ -613,4 +613,4 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,24 +1,11 @@
 use std::collections::HashSet;
-use std::ffi::OsString;
 use std::fs;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::cache::{decode, encode};
 use super::*;
+use crate::compile::cache::tests::vars;
 use crate::compile::cache::{default_dir, CACHE_DIR_ENV, CACHE_ENV};
-
-fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-    let pairs: Vec<(String, OsString)> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), OsString::from(v)))
-        .collect();
-    move |name| {
-        pairs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    }
-}
 
 fn device() -> DeviceIdentity {
     DeviceIdentity {

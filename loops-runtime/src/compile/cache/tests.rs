@@ -1,7 +1,8 @@
 use super::dump::file_safe;
 use super::*;
 
-fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+/// An environment of these variables only (for `from_vars`); the tuning cache's tests use it too.
+pub(crate) fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
     let pairs: Vec<(String, OsString)> = pairs
         .iter()
         .map(|(k, v)| (k.to_string(), OsString::from(v)))
