@@ -172,10 +172,10 @@ fn work_oriented_scans_where_each_accumulator_folds_one_staged_operand() {
     ));
 }
 
-/// A per-row argmax (`if v > m { m = v; c = col; }`) updates its state in a way no group can
-/// reduce: `auto` leaves out the groups and the carry schedules and keeps `thread`, `lrb` runs every
-/// bin a thread per tile, `hierarchical` (one thread per tile and pass) takes it as it is, and the
-/// schedules that cannot name themselves in the error.
+/// A per-row argmax (`if v > m { m = v; c = col; }`) is a selection: the groups keep each lane's
+/// choice with its atom's position and combine them, so `auto` keeps its thread and group
+/// candidates, `lrb` its warp and block mappings; the carry schedules, which combine scalar
+/// partials only, name themselves in the error.
 #[test]
 fn argmax_runs_where_the_schedule_can_take_it_and_names_the_schedule_where_not() {
     let sig = "(a: Csr<f32>, best: &mut [u32])";
@@ -183,21 +183,28 @@ fn argmax_runs_where_the_schedule_can_take_it_and_names_the_schedule_where_not()
                 for nz in a.atoms(row) { let v = a.values[nz]; if v > m { m = v; c = a.col_indices[nz] as u32; } } \
                 best[row] = c;";
     let src = spmv_with(sig, body);
-    let auto = lower(r#"schedule = "auto""#, &src).expect("auto keeps thread");
-    assert!(auto.contains("k_thread("), "{auto}");
+    let auto = lower(r#"schedule = "auto""#, &src).expect("auto keeps thread and groups");
     assert!(
-        !auto.contains("k_group32(") && !auto.contains("k_merge_path("),
+        auto.contains("k_thread(") && auto.contains("k_group32("),
         "{auto}"
     );
-    let lrb = lower(r#"schedule = "lrb""#, &src).expect("lrb falls back to thread");
+    assert!(!auto.contains("k_merge_path("), "{auto}");
+    let lrb = lower(r#"schedule = "lrb""#, &src).expect("lrb keeps its group mappings");
     assert!(
-        lrb.contains("k_lrb_warp(") && !lrb.contains("loops_lane"),
+        lrb.contains("k_lrb_warp(") && lrb.contains("loops_lane"),
         "{lrb}"
+    );
+    let warp = lower(r#"schedule = "warp""#, &src).expect("a warp combines the lanes' choices");
+    // Each lane's choice travels with the position of its atom; a larger key, or an equal key
+    // at an earlier atom, wins.
+    assert!(
+        warp.contains("loops_other_m > m || (loops_other_m == m && loops_other_loops_at"),
+        "{warp}"
     );
     lower(r#"schedule = "hierarchical""#, &src).expect("hierarchical keeps any update");
     for (attr, name) in [
-        (r#"schedule = "warp""#, "group"),
         (r#"schedule = "merge_path""#, "merge_path"),
+        (r#"schedule = "split""#, "split"),
     ] {
         let e = lower(attr, &src).unwrap_err();
         assert!(e.contains(&format!("`{name}`")), "{attr}: {e}");

@@ -80,24 +80,27 @@ impl Cx<'_> {
                 let end_var = self.fresh("end");
                 self.open("");
                 self.line(format!("const {t} {end_var} = {end};"));
-                let cmp = if *inclusive { "<=" } else { "<" };
                 if *inclusive {
-                    // `a..=MAX` must not wrap: test before the increment.
+                    // `a..=MAX` must not wrap: the step tests for the last value before the
+                    // increment, and a `continue` in the body runs the step too.
+                    let more = self.fresh("more");
+                    self.line(format!("{t} {var} = {start};"));
+                    self.line(format!("bool {more} = {var} <= {end_var};"));
                     self.open(format!(
-                        "for ({t} {var} = {start}; {var} {cmp} {end_var}; )"
+                        "for (; {more}; {more} = {var} != {end_var} && (++{var}, true))"
                     ));
                     self.block(body)?;
-                    self.line(format!("if ({var} == {end_var}) break;"));
-                    self.line(format!("++{var};"));
                 } else {
                     self.open(format!(
-                        "for ({t} {var} = {start}; {var} {cmp} {end_var}; ++{var})"
+                        "for ({t} {var} = {start}; {var} < {end_var}; ++{var})"
                     ));
                     self.block(body)?;
                 }
                 self.close();
                 self.close();
             }
+            StmtKind::Break => self.line("break;"),
+            StmtKind::Continue => self.line("continue;"),
             StmtKind::ForAtoms {
                 var,
                 set,

@@ -539,6 +539,11 @@ pub enum StmtKind {
         tile: Expr,
         body: Block,
     },
+    /// `break` out of the innermost atom or range loop. Where a schedule splits a tile's atoms
+    /// across threads, each thread's share stops on its own.
+    Break,
+    /// `continue` with the next atom or value of the innermost loop.
+    Continue,
 }
 
 #[derive(Clone, Debug)]

@@ -131,7 +131,7 @@ pub use lowering::GroupLowering;
 
 #[cfg(feature = "frontend")]
 mod lowering {
-    use crate::analysis::{accumulators, has_atomic, stmt_exprs};
+    use crate::analysis::{has_atomic, reductions, stmt_exprs, Accumulator, Selection};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
     use crate::ir::{Kernel, StmtKind, TileLoop};
@@ -160,7 +160,9 @@ mod lowering {
             // the emission's, so that `auto` and `lrb` leave out a group they cannot lower.
             let name = kernel.config.name();
             crate::analysis::visit_stmts(&kernel.body.body, &mut |s| match &s.kind {
-                StmtKind::ForAtoms { var, body, .. } => accumulators(body, var, name).map(|_| ()),
+                StmtKind::ForAtoms { var, body, .. } => {
+                    reductions(body, var, name, &mut |s| s.to_string()).map(|_| ())
+                }
                 _ => Ok(()),
             })
         }
@@ -202,14 +204,30 @@ mod lowering {
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
             let g = self.group_size;
             let name = cx.kernel.config.name();
-            let accs = accumulators(atoms.body, atoms.var, name)?;
+            let red = reductions(atoms.body, atoms.var, name, &mut |s| cx.fresh(s))?;
+            let (accs, sels) = (&red.accumulators, &red.selections);
             // Lane 0 carries the value from before the loop; the others start from the identity.
-            for a in &accs {
+            for a in accs {
                 cx.line(format!(
                     "if (loops_lane != 0u) {} = {};",
                     a.name,
                     a.op.identity(&a.ty)
                 ));
+            }
+            for s in sels {
+                cx.line(format!("long long {} = {};", s.at, s.none_at()));
+                if let Some(k) = &s.key {
+                    let worst = if k.larger {
+                        crate::analysis::CombineOp::Max
+                    } else {
+                        crate::analysis::CombineOp::Min
+                    };
+                    cx.line(format!(
+                        "if (loops_lane != 0u) {} = {};",
+                        k.name,
+                        worst.identity(&k.ty)
+                    ));
+                }
             }
             let (set, var) = (atoms.set, atoms.var);
             let tile = cx.expr(atoms.tile);
@@ -220,11 +238,11 @@ mod lowering {
                 "for ({off} {var} = {set}_offsets[{tile}] + ({off})loops_lane, {end} = {set}_offsets[{tile} + 1]; {var} < {end}; {var} += {g})"
             ));
             let outer = cx.guard.take();
-            let result = cx.block(atoms.body);
+            let result = cx.block(&red.body);
             cx.guard = outer;
             result?;
             cx.close();
-            if accs.is_empty() {
+            if accs.is_empty() && sels.is_empty() {
                 return Ok(());
             }
             if g <= 32 {
@@ -232,60 +250,116 @@ mod lowering {
                     "for (int loops_o = {}; loops_o > 0; loops_o >>= 1)",
                     g / 2
                 ));
-                for a in &accs {
-                    let other = format!("__shfl_down_sync(loops_mask, {}, loops_o, {g})", a.name);
-                    cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
-                }
+                let shfl = |v: &str| format!("__shfl_down_sync(loops_mask, {v}, loops_o, {g})");
+                combine_all(cx, accs, sels, &shfl);
                 cx.close();
-                for a in &accs {
-                    cx.line(format!(
-                        "{0} = __shfl_sync(loops_mask, {0}, 0, {g});",
-                        a.name
-                    ));
+                for v in reduced_vars(accs, sels) {
+                    cx.line(format!("{v} = __shfl_sync(loops_mask, {v}, 0, {g});"));
                 }
                 return Ok(());
             }
             // Above a warp: reduce in each warp, meet in shared memory, every lane combines the warps of
             // its group in the same order (so all lanes hold bit-identical totals).
             cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
-            for a in &accs {
-                let other = format!("__shfl_down_sync(0xffffffffu, {}, loops_o)", a.name);
-                cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
-            }
+            let shfl = |v: &str| format!("__shfl_down_sync(0xffffffffu, {v}, loops_o)");
+            combine_all(cx, accs, sels, &shfl);
             cx.close();
             let warps_in_block = self.block_size / 32;
             let mut slots = Vec::new();
-            for a in &accs {
-                let slot = cx.fresh(&format!("partials_{}_", a.name));
+            for (v, ty) in reduced_vars_typed(accs, sels) {
+                let slot = cx.fresh(&format!("partials_{}_", v.trim_start_matches("loops_")));
+                cx.line(format!("__shared__ {} {slot}[{warps_in_block}];", ty));
                 cx.line(format!(
-                    "__shared__ {} {slot}[{warps_in_block}];",
-                    a.ty.cuda_name()
+                    "if ((threadIdx.x & 31u) == 0u) {slot}[threadIdx.x >> 5] = {v};"
                 ));
-                cx.line(format!(
-                    "if ((threadIdx.x & 31u) == 0u) {slot}[threadIdx.x >> 5] = {};",
-                    a.name
-                ));
-                slots.push(slot);
+                slots.push((v, slot));
             }
             cx.line(self.barrier());
+            // Fresh per atom loop: a tile body may hold several.
+            let first = cx.fresh("first_warp");
             cx.line(format!(
-                "const unsigned int loops_first_warp = (threadIdx.x >> 5) & ~{}u;",
+                "const unsigned int {first} = (threadIdx.x >> 5) & ~{}u;",
                 g / 32 - 1
             ));
-            for (a, slot) in accs.iter().zip(&slots) {
-                cx.line(format!("{} = {slot}[loops_first_warp];", a.name));
-                cx.open(format!(
-                    "for (unsigned int loops_w = 1; loops_w < {}u; ++loops_w)",
-                    g / 32
-                ));
-                let other = format!("{slot}[loops_first_warp + loops_w]");
-                cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &other)));
-                cx.close();
+            let slot_of = |v: &str| {
+                slots
+                    .iter()
+                    .find(|(n, _)| n == v)
+                    .map(|(_, s)| s.clone())
+                    .expect("a slot per reduced variable")
+            };
+            for (v, slot) in &slots {
+                cx.line(format!("{v} = {slot}[{first}];"));
             }
+            cx.open(format!(
+                "for (unsigned int loops_w = 1; loops_w < {}u; ++loops_w)",
+                g / 32
+            ));
+            let other = |v: &str| format!("{}[{first} + loops_w]", slot_of(v));
+            combine_all(cx, accs, sels, &other);
+            cx.close();
             // The slots are reused by the next tile: nobody writes them before everyone has read.
             cx.line(self.barrier());
             Ok(())
         }
+    }
+
+    /// Combines each accumulator and selection with another lane's or warp's, `other(name)`
+    /// naming its copy of a variable.
+    fn combine_all(
+        cx: &mut Cx<'_>,
+        accs: &[Accumulator],
+        sels: &[Selection],
+        other: &dyn Fn(&str) -> String,
+    ) {
+        for a in accs {
+            let o = other(&a.name);
+            cx.line(format!("{} = {};", a.name, a.op.combine(&a.name, &o)));
+        }
+        for s in sels {
+            // Every lane reads the other's choice (shuffles are collective), then keeps the better.
+            cx.open("");
+            let mut copies = vec![(s.at.clone(), "long long".to_string())];
+            copies.extend(
+                s.vars
+                    .iter()
+                    .map(|(v, t)| (v.clone(), t.cuda_name().to_string())),
+            );
+            for (v, ty) in &copies {
+                cx.line(format!("const {ty} loops_other_{v} = {};", other(v)));
+            }
+            let better = s.better(&|v| format!("loops_other_{v}"));
+            let assigns: Vec<String> = copies
+                .iter()
+                .map(|(v, _)| format!("{v} = loops_other_{v};"))
+                .collect();
+            cx.line(format!("if ({better}) {{ {} }}", assigns.join(" ")));
+            cx.close();
+        }
+    }
+
+    /// Every variable the group reduces: accumulators, selections' variables and positions.
+    fn reduced_vars(accs: &[Accumulator], sels: &[Selection]) -> Vec<String> {
+        reduced_vars_typed(accs, sels)
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect()
+    }
+
+    fn reduced_vars_typed(accs: &[Accumulator], sels: &[Selection]) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = accs
+            .iter()
+            .map(|a| (a.name.clone(), a.ty.cuda_name().to_string()))
+            .collect();
+        for s in sels {
+            out.push((s.at.clone(), "long long".to_string()));
+            out.extend(
+                s.vars
+                    .iter()
+                    .map(|(v, t)| (v.clone(), t.cuda_name().to_string())),
+            );
+        }
+        out
     }
 
     fn check_tile_scope(block: &crate::ir::Block) -> DResult<()> {

@@ -382,12 +382,24 @@ mod lowering {
             cx.line(format!(
                 "const {off} loops_hi = loops_e - loops_lo > loops_mdt ? loops_lo + loops_mdt : loops_e;"
             ));
-            cx.open(format!(
-                "for ({off} {var} = loops_lo; {var} < loops_hi; ++{var})"
-            ));
+            let breaks = crate::analysis::breaks_out(parts.atom_body);
+            if breaks {
+                // The position is read after the loop: a `break` (stopped before `loops_hi`)
+                // finishes the tile, as it does when its atoms run in one loop.
+                cx.line(format!("{off} {var} = loops_lo;"));
+                cx.open(format!("for (; {var} < loops_hi; ++{var})"));
+            } else {
+                cx.open(format!(
+                    "for ({off} {var} = loops_lo; {var} < loops_hi; ++{var})"
+                ));
+            }
             cx.block(parts.atom_body)?;
             cx.close();
-            cx.open("if (loops_hi < loops_e)");
+            if breaks {
+                cx.open(format!("if ({var} >= loops_hi && loops_hi < loops_e)"));
+            } else {
+                cx.open("if (loops_hi < loops_e)");
+            }
             for (i, v) in parts.state.iter().enumerate() {
                 let ty = v.ty.cuda_name();
                 cx.line(format!(

@@ -83,6 +83,7 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         scopes: vec![HashMap::new()],
         tile: None,
         atom_var: None,
+        loop_depth: 0,
         default_float,
     };
     let body = lowerer.tile_loop(&item.block)?;
@@ -212,6 +213,9 @@ pub(super) struct Lowerer<'a> {
     tile: Option<(String, String)>,
     /// The atom variable, inside an atom loop.
     atom_var: Option<String>,
+    /// How many atom and range loops enclose the statement being lowered: `break` and
+    /// `continue` need one.
+    loop_depth: usize,
     default_float: Ty,
 }
 

@@ -92,7 +92,7 @@ impl Lowerer<'_> {
                 self.tile = Some((set.clone(), tile.clone()));
                 self.atom_var = Some(var.clone());
                 let atom_body =
-                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
+                    self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.loop_body(&f.body))?;
                 self.atom_var = None;
                 let tile_expr = Expr {
                     kind: ExprKind::Var(tile.clone()),
@@ -177,6 +177,41 @@ impl Lowerer<'_> {
         ))
     }
 
+    /// The body of an atom or range loop, where `break` and `continue` may appear.
+    fn loop_body(&mut self, block: &syn::Block) -> DResult<Block> {
+        self.loop_depth += 1;
+        let body = self.block(block);
+        self.loop_depth -= 1;
+        body
+    }
+
+    /// `break` or `continue`: of the innermost atom or range loop, without a label or a value.
+    fn jump(&mut self, e: &syn::Expr) -> DResult<StmtKind> {
+        let (word, label, kind) = match e {
+            syn::Expr::Break(b) => {
+                if let Some(v) = &b.expr {
+                    bail!(
+                        v.span(),
+                        "`break` with a value is not supported in a kernel body"
+                    );
+                }
+                ("break", &b.label, StmtKind::Break)
+            }
+            syn::Expr::Continue(c) => ("continue", &c.label, StmtKind::Continue),
+            _ => unreachable!("called on `break` and `continue` only"),
+        };
+        if let Some(label) = label {
+            bail!(label.span(), "loop labels are not supported in a kernel body: `{word}` leaves the innermost loop");
+        }
+        if self.loop_depth == 0 {
+            bail!(
+                e.span(),
+                "`{word}` needs an atom loop or a range loop around it: the tile loop runs every tile, it cannot be left"
+            );
+        }
+        Ok(kind)
+    }
+
     pub(super) fn block(&mut self, block: &syn::Block) -> DResult<Block> {
         self.scopes.push(HashMap::new());
         let mut out = Vec::new();
@@ -202,6 +237,8 @@ impl Lowerer<'_> {
                         | syn::Expr::Loop(_)
                         | syn::Expr::Match(_)
                         | syn::Expr::Unsafe(_)
+                        | syn::Expr::Break(_)
+                        | syn::Expr::Continue(_)
                 );
                 if semi.is_none() && !block_like {
                     bail!(
@@ -297,6 +334,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::ForLoop(f) => self.for_loop(f)?,
             syn::Expr::If(i) => self.if_stmt(i)?,
+            syn::Expr::Break(_) | syn::Expr::Continue(_) => self.jump(e)?,
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
                 let e = self.expr_default(e)?;
                 if !matches!(&e.kind, ExprKind::Call { builtin, .. } if builtin.is_atomic()) {
@@ -390,7 +428,7 @@ impl Lowerer<'_> {
                     bail!(r.span(), "a range loop runs over integers, not `{}`", start.ty.rust_name());
                 }
                 let ty = start.ty.clone();
-                let body = self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.block(&f.body))?;
+                let body = self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.loop_body(&f.body))?;
                 let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
                 Ok(StmtKind::ForRange { var, ty, start, end, inclusive, body })
             }
@@ -414,7 +452,7 @@ impl Lowerer<'_> {
                 }
                 let tile = Expr { kind: ExprKind::Var(tile_var), ty: Ty::Usize, span: arg.span() };
                 self.atom_var = Some(var.clone());
-                let body = self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body));
+                let body = self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.loop_body(&f.body));
                 self.atom_var = None;
                 Ok(StmtKind::ForAtoms { var, set, tile, body: body? })
             }

@@ -170,6 +170,10 @@ fn walk_tiles(
     cx.open("for (; loops_nz < loops_stop; ++loops_nz)");
     atom_step(cx, &w.body, w.staged.as_deref(), w.subset.is_some())?;
     cx.close();
+    if crate::analysis::breaks_out(w.body.atoms) {
+        // A `break` ends this tile's share of the segment; the walk goes on at the next tile.
+        cx.line("loops_nz = loops_stop;");
+    }
     if fixup {
         keep_partials(cx, w.accs, w.body.epilogue)?;
     } else {

@@ -2,7 +2,11 @@
 //! variables the atom loop reduces into (its *accumulators*) and with which operator, and whether the
 //! body has the shape the schedule can lower.
 
+mod select;
+
 use std::collections::HashSet;
+
+pub use select::{same_expr, Key, Selection};
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
@@ -58,13 +62,74 @@ pub struct Accumulator {
 /// it. Each must be updated only as `acc op= e`, `acc = acc op e` or `acc = min/max(acc, e)`, with one
 /// operator, and read nowhere else in the loop: then partial results of disjoint atom ranges combine
 /// into the same value the sequential loop computes (up to float rounding).
+///
+/// For the schedules that combine scalar partials only (the carry schedules): an atom loop with a
+/// selection ([`reductions`]) is refused at the selection, naming the schedule.
 pub fn accumulators(
     atom_body: &[Stmt],
     atom_var: &str,
     schedule: &str,
 ) -> DResult<Vec<Accumulator>> {
+    let inner = declared_inside(atom_body, atom_var);
+    let outer = |name: &str| !inner.contains(name);
+    let (selections, _) = select::selections(atom_body, atom_var, &outer, schedule, &mut |s| {
+        s.to_string()
+    })?;
+    if let Some(sel) = selections.first() {
+        let name = &sel.vars[0].0;
+        bail!(
+            sel.span,
+            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style `if v > m {{ m = v; .. }}`              or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule combines the partials of a tile's pieces              as scalars. Use `thread`, `group`, `warp`, `block`, `hierarchical`, `lrb` or `auto`, which keep it"
+        );
+    }
+    scalar_accumulators(atom_body, &inner, &[], schedule)
+}
+
+/// What a schedule that shares a tile's atoms between threads must combine after an atom loop:
+/// its scalar accumulators and its selections, with the loop's body rewritten so that each
+/// selection records the position of the atom it keeps (`fresh` names those positions).
+pub struct Reductions {
+    pub accumulators: Vec<Accumulator>,
+    pub selections: Vec<Selection>,
+    pub body: Block,
+}
+
+/// The reductions of an atom loop ([`Reductions`]), or why `schedule` cannot combine them.
+pub fn reductions(
+    atom_body: &[Stmt],
+    atom_var: &str,
+    schedule: &str,
+    fresh: &mut dyn FnMut(&str) -> String,
+) -> DResult<Reductions> {
+    let inner = declared_inside(atom_body, atom_var);
+    let outer = |name: &str| !inner.contains(name);
+    let (selections, body) = select::selections(atom_body, atom_var, &outer, schedule, fresh)?;
+    let selected: Vec<&str> = selections
+        .iter()
+        .flat_map(|s| s.vars.iter().map(|(v, _)| v.as_str()))
+        .collect();
+    let accumulators = scalar_accumulators(atom_body, &inner, &selected, schedule)?;
+    Ok(Reductions {
+        accumulators,
+        selections,
+        body,
+    })
+}
+
+/// The atom variable and every name declared inside the atom loop.
+fn declared_inside(atom_body: &[Stmt], atom_var: &str) -> HashSet<String> {
     let mut inner: HashSet<String> = HashSet::from([atom_var.to_string()]);
     collect_declared(atom_body, &mut inner);
+    inner
+}
+
+/// The scalar accumulators of an atom loop, leaving out the variables of its selections.
+fn scalar_accumulators(
+    atom_body: &[Stmt],
+    inner: &HashSet<String>,
+    selected: &[&str],
+    schedule: &str,
+) -> DResult<Vec<Accumulator>> {
     let mut found: Vec<(Accumulator, proc_macro2::Span)> = Vec::new();
     let mut update_reads: Vec<String> = Vec::new();
     visit_stmts(atom_body, &mut |stmt| {
@@ -74,7 +139,7 @@ pub fn accumulators(
         let ExprKind::Var(name) = &place.kind else {
             return Ok(());
         };
-        if inner.contains(name) {
+        if inner.contains(name) || selected.contains(&name.as_str()) {
             return Ok(());
         }
         let (cop, operand) = classify_update(name, *op, value).ok_or_else(|| {
@@ -194,7 +259,7 @@ fn collect_declared(block: &[Stmt], out: &mut HashSet<String>) {
                 out.insert(var.clone());
                 collect_declared(body, out);
             }
-            StmtKind::Assign { .. } | StmtKind::Expr(_) => {}
+            StmtKind::Assign { .. } | StmtKind::Expr(_) | StmtKind::Break | StmtKind::Continue => {}
         }
     }
 }
@@ -235,6 +300,7 @@ pub fn stmt_exprs<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
             walk(end);
         }
         StmtKind::ForAtoms { tile, .. } => walk(tile),
+        StmtKind::Break | StmtKind::Continue => {}
     }
 }
 
@@ -284,6 +350,18 @@ fn count_reads(block: &[Stmt], name: &str) -> usize {
         Ok(())
     });
     n
+}
+
+/// Whether an atom loop's body can `break` out of it (a `break` that is not inside a range loop
+/// of its own).
+pub fn breaks_out(atom_body: &[Stmt]) -> bool {
+    atom_body.iter().any(|s| match &s.kind {
+        StmtKind::Break => true,
+        StmtKind::If {
+            then, otherwise, ..
+        } => breaks_out(then) || breaks_out(otherwise),
+        _ => false,
+    })
 }
 
 /// True if the expression calls an atomic anywhere.
@@ -392,7 +470,11 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
     };
     for s in &body[at + 1..] {
         if contains_atoms(s) {
-            bail!(s.span, "under `{schedule}` a tile body has one atom loop; this is a second one (use `thread` or `group`)");
+            bail!(
+                s.span,
+                "under `{schedule}` a tile body has one atom loop, whose pieces the fix-up combines once per tile; \
+                 this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
+            );
         }
     }
     for s in &body[..at] {

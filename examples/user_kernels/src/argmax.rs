@@ -1,0 +1,55 @@
+//! The largest and the smallest value of each row, and the column holding it. Ties go to the
+//! first atom (the smallest column of a row with sorted columns) under every schedule.
+
+use loops::prelude::*;
+
+macro_rules! row_argmax {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+            for row in a.tiles() {
+                let mut m = -1.0e30;
+                let mut c = -1;
+                for nz in a.atoms(row) {
+                    let v = a.values[nz];
+                    if v > m {
+                        m = v;
+                        c = a.col_indices[nz];
+                    }
+                }
+                best[row] = m;
+                at[row] = c;
+            }
+        }
+    };
+}
+
+macro_rules! row_argmin {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn row_argmin<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+            for row in a.tiles() {
+                let mut m = 1.0e30;
+                let mut c = -1;
+                for nz in a.atoms(row) {
+                    if a.values[nz] < m {
+                        m = a.values[nz];
+                        c = a.col_indices[nz];
+                    }
+                }
+                best[row] = m;
+                at[row] = c;
+            }
+        }
+    };
+}
+
+pub mod max {
+    use super::*;
+    under!(row_argmax: thread, group4, warp, group64, block, hierarchical, lrb, auto);
+}
+
+pub mod min {
+    use super::*;
+    under!(row_argmin: thread, group4, warp, group64, block, hierarchical, lrb, auto);
+}

@@ -1,0 +1,27 @@
+//! Each row scaled to unit L2 norm: the norm, then every value divided by it.
+
+use loops::prelude::*;
+
+macro_rules! l2_normalize {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn l2_normalize<T: Float>(a: Csr<T>, out: &mut [T]) {
+            for row in a.tiles() {
+                let mut squares = 0.0;
+                for nz in a.atoms(row) {
+                    squares += a.values[nz] * a.values[nz];
+                }
+                let norm = sqrt(squares);
+                for nz in a.atoms(row) {
+                    if norm > 0.0 {
+                        out[nz] = a.values[nz] / norm;
+                    } else {
+                        out[nz] = 0.0;
+                    }
+                }
+            }
+        }
+    };
+}
+
+under!(l2_normalize: thread, group4, warp, group64, block, lrb, auto);

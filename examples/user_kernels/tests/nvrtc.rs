@@ -1,0 +1,75 @@
+//! NVRTC compiles every kernel of this crate under every schedule it is instantiated with, plain
+//! and bounds-checked, for sm_90, on a machine with no GPU: what the macro accepts must compile.
+//! Without libnvrtc the test says so on stderr and passes, unless LOOPS_REQUIRE_NVRTC=1 (CI).
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use loops::runtime::compile::{
+    compile_ptx, guarded_entries, nvrtc_available, Arch, REQUIRE_NVRTC_ENV,
+};
+
+/// A kernel's instantiations: (schedule, plain source, checked source).
+type Sources = &'static [(&'static str, &'static str, &'static str)];
+
+/// Every instantiation: (kernel, schedule, plain source, checked source).
+fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    let kernels: [(&str, Sources); 6] = [
+        ("row_argmax", user_kernels::argmax::max::SOURCES),
+        ("row_argmin", user_kernels::argmax::min::SOURCES),
+        ("row_variance", user_kernels::variance::SOURCES),
+        ("l2_normalize", user_kernels::normalize::SOURCES),
+        ("bfs_pull", user_kernels::bfs_pull::SOURCES),
+        ("pagerank_pull", user_kernels::pagerank::SOURCES),
+    ];
+    kernels
+        .iter()
+        .flat_map(|(k, s)| s.iter().map(move |(sch, p, c)| (*k, *sch, *p, *c)))
+        .collect()
+}
+
+#[test]
+fn every_kernel_compiles_under_every_schedule() {
+    if let Err(e) = nvrtc_available() {
+        if std::env::var(REQUIRE_NVRTC_ENV).is_ok_and(|v| v == "1") {
+            panic!("{REQUIRE_NVRTC_ENV}=1 but NVRTC cannot be loaded: {e}");
+        }
+        let _ = writeln!(std::io::stderr(), "skipped: libnvrtc not found ({e})");
+        return;
+    }
+    let work = Mutex::new(sources());
+    let failures = Mutex::new(Vec::new());
+    let compiled = Mutex::new(0usize);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let Some((kernel, schedule, plain, checked)) = work.lock().unwrap().pop() else {
+                    return;
+                };
+                for source in [plain, checked] {
+                    match compile_ptx(kernel, source, Arch::SM_90) {
+                        Ok(ptx) => {
+                            for entry in guarded_entries(source) {
+                                if !ptx.contains(&format!(".entry {entry}(")) {
+                                    failures
+                                        .lock()
+                                        .unwrap()
+                                        .push(format!("{kernel}/{schedule}: no entry {entry}"));
+                                }
+                            }
+                            *compiled.lock().unwrap() += 1;
+                        }
+                        Err(e) => failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{kernel}/{schedule}: {e}")),
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_eq!(*compiled.lock().unwrap(), 2 * sources().len());
+}

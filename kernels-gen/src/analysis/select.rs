@@ -1,0 +1,391 @@
+//! Selections: an `if` in an atom loop that keeps one atom's values in variables from outside the
+//! loop. Two forms:
+//!
+//! - **keyed** (argmax, argmin): `if v > m { m = v; c = col; }`. The condition compares a
+//!   candidate with one of the variables (the *key*), and the branch sets the key to that
+//!   candidate. `>` and `<` keep the earliest atom among equal keys, `>=` and `<=` the latest.
+//! - **match**: `if frontier[u] != 0 { parent = u; break; }`. No key: with a trailing `break`
+//!   the first matching atom is kept, without it the last.
+//!
+//! Run in order on one thread (`thread`, `hierarchical`) that is just the loop. Where a tile's
+//! atoms are shared by several threads (`group`), each thread keeps its own choice and the
+//! position of the atom it chose, and the choices combine by key, then by position: the result is
+//! the one the loop computes in order, under every schedule that keeps selections. A thread's
+//! `break` stops its own share only, which is all a match needs: the first match of the tile is
+//! the first of some thread's share.
+
+use proc_macro2::Span;
+
+use super::visit_expr;
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+
+/// The key of a keyed selection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub name: String,
+    pub ty: Ty,
+    /// `>` or `>=` (an argmax): a larger key wins.
+    pub larger: bool,
+}
+
+/// One selection of an atom loop.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub key: Option<Key>,
+    /// Every variable the selection sets (the key among them), in the order written.
+    pub vars: Vec<(String, Ty)>,
+    /// The generated variable that holds the position of the atom kept (a `long long`).
+    pub at: String,
+    /// Whether a later atom wins over an earlier one with an equal key (`>=`, `<=`, a match
+    /// without `break`).
+    pub later_wins: bool,
+    pub span: Span,
+}
+
+impl Selection {
+    /// The position a thread that kept no atom holds: -1 ("before every atom", which the start
+    /// value of a key is, and which loses every tie a later atom wins), or, for a first match,
+    /// the largest position, which every match beats.
+    pub fn none_at(&self) -> &'static str {
+        if self.key.is_none() && !self.later_wins {
+            "0x7fffffffffffffffll"
+        } else {
+            "-1ll"
+        }
+    }
+
+    /// CUDA: whether the choice whose variables are `other(name)` (its position `other(at)`) is
+    /// kept over the one in the variables themselves. The caller reads `other` before assigning.
+    pub fn better(&self, other: &dyn Fn(&str) -> String) -> String {
+        let at = &self.at;
+        let (oat, pos) = (other(at), if self.later_wins { ">" } else { "<" });
+        let by_position = format!("{oat} {pos} {at}");
+        match &self.key {
+            None => by_position,
+            Some(k) => {
+                let (ok, cmp) = (other(&k.name), if k.larger { ">" } else { "<" });
+                format!("{ok} {cmp} {0} || ({ok} == {0} && {by_position})", k.name)
+            }
+        }
+    }
+}
+
+/// The selections of an atom loop, and its body rewritten so that each selection's branch also
+/// records the atom's position. `outer(name)`: the variable is declared outside the atom loop.
+/// `fresh` names the position variables. `schedule` names the schedule in errors.
+pub fn selections(
+    atom_body: &[Stmt],
+    atom_var: &str,
+    outer: &dyn Fn(&str) -> bool,
+    schedule: &str,
+    fresh: &mut dyn FnMut(&str) -> String,
+) -> DResult<(Vec<Selection>, Block)> {
+    let mut found = Vec::new();
+    let mut ifs: Vec<*const Stmt> = Vec::new();
+    let body = rewrite(
+        atom_body, atom_var, outer, schedule, fresh, &mut found, &mut ifs,
+    )?;
+    // A selection's variables belong to it: anywhere else in the loop they would see a thread's
+    // choice, not the tile's.
+    for sel in &found {
+        for (name, _) in &sel.vars {
+            if let Some(span) = mention_outside(atom_body, name, &ifs) {
+                bail!(
+                    span,
+                    "`{name}` is set by a selection (`if ... {{ {name} = ...; }}` at line {}) and used again in the atom \
+                     loop; under `{schedule}` each thread holds its own choice until the loop ends: use `{name}` after the loop",
+                    sel.span.start().line
+                );
+            }
+        }
+    }
+    Ok((found, body))
+}
+
+fn rewrite(
+    block: &[Stmt],
+    atom_var: &str,
+    outer: &dyn Fn(&str) -> bool,
+    schedule: &str,
+    fresh: &mut dyn FnMut(&str) -> String,
+    found: &mut Vec<Selection>,
+    ifs: &mut Vec<*const Stmt>,
+) -> DResult<Block> {
+    let mut out = Vec::new();
+    for stmt in block {
+        let kind = match &stmt.kind {
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => match selection(stmt, cond, then, otherwise, outer, schedule)? {
+                Some(mut sel) => {
+                    sel.at = fresh("at");
+                    let record = Stmt {
+                        kind: StmtKind::Assign {
+                            place: expr(ExprKind::Var(sel.at.clone()), Ty::I64, stmt.span),
+                            op: None,
+                            value: expr(
+                                ExprKind::Cast {
+                                    expr: Box::new(expr(
+                                        ExprKind::Var(atom_var.to_string()),
+                                        Ty::Usize,
+                                        stmt.span,
+                                    )),
+                                    to: Ty::I64,
+                                },
+                                Ty::I64,
+                                stmt.span,
+                            ),
+                        },
+                        span: stmt.span,
+                        line: stmt.line,
+                    };
+                    let mut then = then.clone();
+                    let at = then.len() - usize::from(ends_in_break(&then));
+                    then.insert(at, record);
+                    found.push(sel);
+                    ifs.push(stmt as *const Stmt);
+                    StmtKind::If {
+                        cond: cond.clone(),
+                        then,
+                        otherwise: vec![],
+                    }
+                }
+                None => StmtKind::If {
+                    cond: cond.clone(),
+                    then: rewrite(then, atom_var, outer, schedule, fresh, found, ifs)?,
+                    otherwise: rewrite(otherwise, atom_var, outer, schedule, fresh, found, ifs)?,
+                },
+            },
+            // A `break` inside a range loop leaves that loop, not the atom loop: no selections
+            // are looked for there.
+            other => other.clone(),
+        };
+        out.push(Stmt {
+            kind,
+            span: stmt.span,
+            line: stmt.line,
+        });
+    }
+    Ok(out)
+}
+
+/// The selection `if cond { then }` makes, if it is one: a branch of `let`s and plain
+/// assignments to outer variables (at least one), optionally ending in `break`, whose values and
+/// condition read none of those variables except a key.
+fn selection(
+    stmt: &Stmt,
+    cond: &Expr,
+    then: &[Stmt],
+    otherwise: &[Stmt],
+    outer: &dyn Fn(&str) -> bool,
+    schedule: &str,
+) -> DResult<Option<Selection>> {
+    if !otherwise.is_empty() {
+        return Ok(None);
+    }
+    let breaks = ends_in_break(then);
+    let mut vars: Vec<(String, Ty)> = Vec::new();
+    let mut values: Vec<&Expr> = Vec::new();
+    for s in &then[..then.len() - usize::from(breaks)] {
+        match &s.kind {
+            StmtKind::Let { init, .. } => values.push(init),
+            StmtKind::Assign {
+                place:
+                    Expr {
+                        kind: ExprKind::Var(name),
+                        ty,
+                        ..
+                    },
+                op: None,
+                value,
+            } if outer(name) && !vars.iter().any(|(v, _)| v == name) => {
+                vars.push((name.clone(), ty.clone()));
+                values.push(value);
+            }
+            _ => return Ok(None),
+        }
+    }
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    let is_var = |e: &Expr| match &e.kind {
+        ExprKind::Var(v) => vars.iter().find(|(n, _)| n == v).cloned(),
+        _ => None,
+    };
+    let key = match &cond.kind {
+        ExprKind::Binary { op, lhs, rhs } => {
+            let flipped = match op {
+                BinOp::Gt => Some((true, false)),
+                BinOp::Ge => Some((true, true)),
+                BinOp::Lt => Some((false, false)),
+                BinOp::Le => Some((false, true)),
+                _ => None,
+            };
+            match (flipped, is_var(rhs), is_var(lhs)) {
+                // `candidate > key`
+                (Some((larger, ties)), Some(k), _) => Some((k, &**lhs, larger, ties)),
+                // `key < candidate` is `candidate > key`
+                (Some((larger, ties)), None, Some(k)) => Some((k, &**rhs, !larger, ties)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let reads = |e: &Expr, except: Option<&str>| {
+        let mut hit = false;
+        visit_expr(e, &mut |x| {
+            if let ExprKind::Var(v) = &x.kind {
+                hit |= Some(v.as_str()) != except && vars.iter().any(|(n, _)| n == v);
+            }
+        });
+        hit
+    };
+    if values.iter().any(|v| reads(v, None)) {
+        return Ok(None);
+    }
+    let (key, later_wins) = match key {
+        Some(((name, ty), candidate, larger, ties)) => {
+            // The key must become the candidate it was compared with.
+            let set_to = then
+                .iter()
+                .find_map(|s| match &s.kind {
+                    StmtKind::Assign {
+                        place:
+                            Expr {
+                                kind: ExprKind::Var(v),
+                                ..
+                            },
+                        value,
+                        ..
+                    } if *v == name => Some(value),
+                    _ => None,
+                })
+                .expect("the key is assigned");
+            if !same_expr(set_to, candidate) || reads(candidate, None) {
+                return Ok(None);
+            }
+            if breaks {
+                bail!(
+                    stmt.span,
+                    "under `{schedule}` a tile's atoms are shared by several threads, and a `break` after an update of \
+                     `{name}` would stop each thread at its own first improvement, not the tile's: drop the `break`"
+                );
+            }
+            (Some(Key { name, ty, larger }), ties)
+        }
+        None if reads(cond, None) => return Ok(None),
+        None => (None, !breaks),
+    };
+    Ok(Some(Selection {
+        key,
+        vars,
+        at: String::new(),
+        later_wins,
+        span: stmt.span,
+    }))
+}
+
+fn ends_in_break(block: &[Stmt]) -> bool {
+    matches!(block.last().map(|s| &s.kind), Some(StmtKind::Break))
+}
+
+fn expr(kind: ExprKind, ty: Ty, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+/// The span of a statement that mentions `name` outside the selections' `if`s.
+fn mention_outside(block: &[Stmt], name: &str, ifs: &[*const Stmt]) -> Option<Span> {
+    for s in block {
+        if ifs.contains(&(s as *const Stmt)) {
+            continue;
+        }
+        let mut hit = false;
+        super::stmt_exprs(s, &mut |e| {
+            hit |= matches!(&e.kind, ExprKind::Var(v) if v == name)
+        });
+        if hit {
+            return Some(s.span);
+        }
+        let nested = match &s.kind {
+            StmtKind::If {
+                then, otherwise, ..
+            } => mention_outside(then, name, ifs).or_else(|| mention_outside(otherwise, name, ifs)),
+            StmtKind::ForRange { body, .. } | StmtKind::ForAtoms { body, .. } => {
+                mention_outside(body, name, ifs)
+            }
+            _ => None,
+        };
+        if nested.is_some() {
+            return nested;
+        }
+    }
+    None
+}
+
+/// Whether two expressions are the same, spans aside.
+pub fn same_expr(a: &Expr, b: &Expr) -> bool {
+    use ExprKind as K;
+    a.ty == b.ty
+        && match (&a.kind, &b.kind) {
+            (K::Lit(x), K::Lit(y)) | (K::Var(x), K::Var(y)) | (K::SliceLen(x), K::SliceLen(y)) => {
+                x == y
+            }
+            (
+                K::Index {
+                    base: b1,
+                    index: i1,
+                },
+                K::Index {
+                    base: b2,
+                    index: i2,
+                },
+            ) => b1 == b2 && same_expr(i1, i2),
+            (
+                K::Binary {
+                    op: o1,
+                    lhs: l1,
+                    rhs: r1,
+                },
+                K::Binary {
+                    op: o2,
+                    lhs: l2,
+                    rhs: r2,
+                },
+            ) => o1 == o2 && same_expr(l1, l2) && same_expr(r1, r2),
+            (K::Unary { op: o1, expr: e1 }, K::Unary { op: o2, expr: e2 }) => {
+                o1 == o2 && same_expr(e1, e2)
+            }
+            (K::Cast { expr: e1, to: t1 }, K::Cast { expr: e2, to: t2 }) => {
+                t1 == t2 && same_expr(e1, e2)
+            }
+            (
+                K::Call {
+                    builtin: f1,
+                    args: a1,
+                },
+                K::Call {
+                    builtin: f2,
+                    args: a2,
+                },
+            ) => {
+                f1 == f2
+                    && !f1.is_atomic()
+                    && a1.len() == a2.len()
+                    && a1.iter().zip(a2).all(|(x, y)| same_expr(x, y))
+            }
+            (
+                K::SetProperty {
+                    set: s1,
+                    property: p1,
+                },
+                K::SetProperty {
+                    set: s2,
+                    property: p2,
+                },
+            ) => s1 == s2 && p1 == p2,
+            _ => false,
+        }
+}
