@@ -79,7 +79,10 @@ pub fn accumulators(
         let name = &sel.vars[0].0;
         bail!(
             sel.span,
-            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style `if v > m {{ m = v; .. }}`              or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule combines the partials of a tile's pieces              as scalars. Use `thread`, `group`, `warp`, `block`, `hierarchical`, `lrb` or `auto`, which keep it"
+            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style \
+             `if v > m {{ m = v; .. }}` or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule \
+             combines the partials of a tile's pieces as scalars. Use `thread`, `group`, `warp`, `block`, \
+             `hierarchical`, `lrb` or `auto`, which keep it"
         );
     }
     scalar_accumulators(atom_body, &inner, &[], schedule)
@@ -472,8 +475,9 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
         if contains_atoms(s) {
             bail!(
                 s.span,
-                "under `{schedule}` a tile body has one atom loop, whose pieces the fix-up combines once per tile; \
-                 this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
+                "under `{schedule}` a tile body has one atom loop, whose state the schedule carries across threads or \
+                 passes; this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, \
+                 `lrb` or `auto`"
             );
         }
     }
