@@ -14,9 +14,14 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// Emits a user statement: its lines map to its Rust line ([`Cx::line`]).
     pub fn stmt(&mut self, stmt: &Stmt) -> DResult<()> {
-        self.line_directive(stmt.line);
         self.line = stmt.line;
+        let is_atom_loop = matches!(stmt.kind, StmtKind::ForAtoms { .. });
+        self.user_statement(stmt.line, is_atom_loop, |cx| cx.stmt_text(stmt))
+    }
+
+    fn stmt_text(&mut self, stmt: &Stmt) -> DResult<()> {
         match &stmt.kind {
             StmtKind::Let {
                 name,

@@ -98,6 +98,14 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
 fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
     let name_str = &kernel.name;
     let source = &emitted.source;
+    let view = &emitted.snapshot_view;
+    let view_doc = format!(
+        "The kernel's own code in [`CUDA_SOURCE`] (the body template and entry points of every \
+         variant), without the library's prelude and without `#line` directives: what a snapshot \
+         test of the kernel holds (`insta::assert_snapshot!({name_str}::CUDA_KERNEL)`). It changes \
+         when the kernel's generated code does, not when the library's prelude changes, the kernel \
+         moves in its file or the file is renamed. For reading, not compiling."
+    );
     let checked_source = &emitted.checked_source;
     let fault_sites = &emitted.fault_sites;
     let file = &kernel.file;
@@ -141,8 +149,12 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     let narrow_why = narrow_why(kernel, emitted);
     quote! {
         /// The CUDA C++ of every variant of the kernel (one, or `auto`'s candidates, or `lrb`'s
-        /// mappings), in one source; `#line` directives point at the Rust source.
+        /// mappings), in one source: the library's prelude, then the kernel's own code. Its
+        /// `#line` directives point the kernel's statements at the Rust source, and the code
+        /// generated around them at its own lines here, so NVRTC's errors point at either.
         pub const CUDA_SOURCE: &str = #source;
+        #[doc = #view_doc]
+        pub const CUDA_KERNEL: &str = #view;
         /// The same kernels with every slice and tile-set index bounds-checked on the GPU:
         /// launched in debug builds, or when `LOOPS_CHECKED=1`.
         pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
