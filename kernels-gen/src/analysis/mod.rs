@@ -320,7 +320,8 @@ pub fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
-        | ExprKind::SliceLen(_) => {}
+        | ExprKind::SliceLen(_)
+        | ExprKind::Const(_) => {}
     }
 }
 
@@ -501,13 +502,16 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
     })
 }
 
-/// The span of the first part of `e` that may differ between tiles: anything but literals, scalar
-/// parameters, tile-set sizes and slice lengths.
+/// The span of the first part of `e` that may differ between tiles: anything but literals,
+/// constants, scalar parameters, tile-set sizes and slice lengths.
 fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
     let mut found = None;
     visit_expr(e, &mut |x| {
         let invariant = match &x.kind {
-            ExprKind::Lit(_) | ExprKind::SetProperty { .. } | ExprKind::SliceLen(_) => true,
+            ExprKind::Lit(_)
+            | ExprKind::Const(_)
+            | ExprKind::SetProperty { .. }
+            | ExprKind::SliceLen(_) => true,
             ExprKind::Var(v) => {
                 matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
             }

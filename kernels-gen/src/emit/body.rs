@@ -221,6 +221,10 @@ impl Cx<'_> {
                     let text = self.expr(a);
                     parts.push(if i == 0 && builtin.is_atomic() {
                         format!("&{text}")
+                    } else if a.ty == Ty::Usize && matches!(a.kind, ExprKind::Var(_)) {
+                        // A schedule may declare the tile and atom variables `int`: the prelude's
+                        // overloads are per type, so the call names the `usize` one.
+                        format!("(unsigned long long){text}")
                     } else {
                         text
                     });
@@ -235,6 +239,7 @@ impl Cx<'_> {
                 format.cuda_property(set, *property)
             }
             ExprKind::SliceLen(s) => format!("{s}_len"),
+            ExprKind::Const(c) => c.cuda(&e.ty),
         }
     }
 }

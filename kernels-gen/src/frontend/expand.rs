@@ -409,7 +409,8 @@ fn collect_expr(e: &Expr, tl: &SetView<'_>, atom_vars: &[String], out: &mut Vec<
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
-        | ExprKind::SliceLen(_) => {}
+        | ExprKind::SliceLen(_)
+        | ExprKind::Const(_) => {}
     }
 }
 
@@ -453,8 +454,8 @@ fn carry_rounds(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     }
 }
 
-/// Rust for a tile-invariant expression (literals, scalar parameters, sizes, arithmetic, casts,
-/// min/max/abs/sqrt), evaluated in the launch wrapper where the parameters are in scope.
+/// Rust for a tile-invariant expression (literals, constants, scalar parameters, sizes, arithmetic,
+/// casts, builtins), evaluated in the launch wrapper where the parameters are in scope.
 fn rust_expr(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Lit(text) => match &e.ty {
@@ -492,16 +493,28 @@ fn rust_expr(e: &Expr) -> String {
             format!("({sign}{})", rust_expr(expr))
         }
         ExprKind::Cast { expr, to } => format!("({} as {})", rust_expr(expr), to.rust_name()),
+        // The builtins have Rust's names and meanings: each is its method.
         ExprKind::Call { builtin, args } => {
-            let receiver = rust_expr(&args[0]);
-            match builtin {
-                Builtin::Min => format!("{receiver}.min({})", rust_expr(&args[1])),
-                Builtin::Max => format!("{receiver}.max({})", rust_expr(&args[1])),
-                Builtin::Abs => format!("{receiver}.abs()"),
-                Builtin::Sqrt => format!("{receiver}.sqrt()"),
-                _ => unreachable!("tile-invariant expressions have no atomics"),
-            }
+            assert!(
+                !builtin.is_atomic(),
+                "tile-invariant expressions have no atomics"
+            );
+            let rest: Vec<String> = args[1..].iter().map(rust_expr).collect();
+            format!(
+                "{}.{}({})",
+                rust_expr(&args[0]),
+                builtin.name(),
+                rest.join(", ")
+            )
         }
+        ExprKind::Const(c) => match &e.ty {
+            // `Float` has no constants: take the f32 or f64 one by the type's name.
+            Ty::Param(p) => format!(
+                "<{p} as ::loops::Float>::from_f64(if <{p} as ::loops::Element>::RUST_NAME == \"f32\" {{ f32::{0} as f64 }} else {{ f64::{0} }})",
+                c.name()
+            ),
+            ty => format!("{}::{}", ty.rust_name(), c.name()),
+        },
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
     }
 }
