@@ -8,7 +8,7 @@ macro_rules! row_argmax {
         #[load_balanced($($schedule)*)]
         pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
             for row in a.tiles() {
-                let mut m = -1.0e30;
+                let mut m = T::NEG_INFINITY;
                 let mut c = -1;
                 for nz in a.atoms(row) {
                     let v = a.values[nz];
@@ -29,7 +29,7 @@ macro_rules! row_argmin {
         #[load_balanced($($schedule)*)]
         pub fn row_argmin<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
             for row in a.tiles() {
-                let mut m = 1.0e30;
+                let mut m = T::INFINITY;
                 let mut c = -1;
                 for nz in a.atoms(row) {
                     if a.values[nz] < m {

@@ -1,6 +1,6 @@
 //! Kernels a user writes after the README's: row reductions that keep an index (argmax, argmin),
-//! several passes over a row (variance, L2 normalisation), an early exit (a pull BFS step), a
-//! PageRank pull step. Each is written once and instantiated under every schedule that accepts
+//! several passes over a row (variance, L2 normalisation, softmax), an early exit (a pull BFS
+//! step), a PageRank pull step, SpMV with a sigmoid epilogue. Each is written once and instantiated under every schedule that accepts
 //! it, one module per schedule (`argmax::warp::row_argmax`).
 
 /// Instantiates a kernel under each named schedule, one module per schedule, and lists the
@@ -37,4 +37,6 @@ pub mod argmax;
 pub mod bfs_pull;
 pub mod normalize;
 pub mod pagerank;
+pub mod sigmoid;
+pub mod softmax;
 pub mod variance;

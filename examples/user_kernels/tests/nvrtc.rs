@@ -14,13 +14,15 @@ type Sources = &'static [(&'static str, &'static str, &'static str)];
 
 /// Every instantiation: (kernel, schedule, plain source, checked source).
 fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    let kernels: [(&str, Sources); 6] = [
+    let kernels: [(&str, Sources); 8] = [
         ("row_argmax", user_kernels::argmax::max::SOURCES),
         ("row_argmin", user_kernels::argmax::min::SOURCES),
         ("row_variance", user_kernels::variance::SOURCES),
         ("l2_normalize", user_kernels::normalize::SOURCES),
         ("bfs_pull", user_kernels::bfs_pull::SOURCES),
         ("pagerank_pull", user_kernels::pagerank::SOURCES),
+        ("row_softmax", user_kernels::softmax::SOURCES),
+        ("spmv_sigmoid", user_kernels::sigmoid::SOURCES),
     ];
     kernels
         .iter()
