@@ -46,10 +46,12 @@ macro_rules! row_argmin {
 
 pub mod max {
     use super::*;
-    under!(row_argmax: thread, group4, warp, group64, block, hierarchical, lrb, auto);
+    under!(row_argmax<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
+        thread, group4, warp, group64, block, hierarchical, lrb, auto);
 }
 
 pub mod min {
     use super::*;
-    under!(row_argmin: thread, group4, warp, group64, block, hierarchical, lrb, auto);
+    under!(row_argmin<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
+        thread, group4, warp, group64, block, hierarchical, lrb, auto);
 }

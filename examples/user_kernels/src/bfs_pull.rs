@@ -30,4 +30,11 @@ macro_rules! bfs_pull {
     };
 }
 
-under!(bfs_pull: thread, group4, warp, group64, block, hierarchical, lrb, auto);
+under!(bfs_pull(
+    g: &DeviceCsr<f32>,
+    in_frontier: &DeviceBuffer<u32>,
+    depth: &mut DeviceBuffer<i32>,
+    parent: &mut DeviceBuffer<i32>,
+    level: i32,
+):
+    thread, group4, warp, group64, block, hierarchical, lrb, auto);

@@ -3,11 +3,13 @@
 //! step), a PageRank pull step, SpMV with a sigmoid epilogue. Each is written once and instantiated under every schedule that accepts
 //! it, one module per schedule (`argmax::warp::row_argmax`).
 
-/// Instantiates a kernel under each named schedule, one module per schedule, and lists the
-/// generated sources (`SOURCES`) for the NVRTC test. `$kernel` is a `macro_rules!` that takes the
-/// attribute's arguments and defines the kernel.
+/// Instantiates a kernel under each named schedule, one module per schedule, lists the generated
+/// sources (`SOURCES`) for the NVRTC test, and writes `launch(schedule, gpu, args..)`, which runs
+/// the instantiation named by `schedule` (one of `SCHEDULES`). `$kernel` is a `macro_rules!` that
+/// takes the attribute's arguments and defines the kernel; the parameters are the launch
+/// wrapper's (`&DeviceCsr<T>` for `Csr<T>`, ...), with `<T>` after the name for a generic kernel.
 macro_rules! under {
-    ($kernel:ident: $($schedule:ident),+ $(,)?) => {
+    ($kernel:ident $(<$t:ident>)? ($($arg:ident: $ty:ty),* $(,)?): $($schedule:ident),+ $(,)?) => {
         $( under!(@module $kernel $schedule); )+
 
         /// The schedules this kernel is instantiated with (module names).
@@ -19,6 +21,22 @@ macro_rules! under {
             $schedule::$kernel::CUDA_SOURCE,
             $schedule::$kernel::CUDA_SOURCE_CHECKED,
         )),+];
+
+        // The schedules and the arguments repeat separately, so the match is written by a second
+        // rule that gets the arguments as one token tree.
+        under!(@launch $kernel $(<$t>)? [$($schedule)+] schedule
+            (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
+    };
+    // `$which` names the schedule parameter, passed in so that it has the hygiene of `$params`.
+    (@launch $kernel:ident $(<$t:ident>)? [$($schedule:ident)+] $which:ident $params:tt $args:tt) => {
+        /// Launches the instantiation whose module is named `schedule` (one of [`SCHEDULES`]).
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch $(<$t: loops::Float>)? $params -> loops::Result<()> {
+            match $which {
+                $( stringify!($schedule) => $schedule::$kernel $args, )+
+                other => panic!("`{}` has no schedule `{other}`; it has {SCHEDULES:?}", stringify!($kernel)),
+            }
+        }
     };
     (@module $kernel:ident thread) => { pub mod thread { use super::*; $kernel!(schedule = "thread"); } };
     (@module $kernel:ident group4) => { pub mod group4 { use super::*; $kernel!(schedule = "group", group_size = 4); } };

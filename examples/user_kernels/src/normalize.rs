@@ -24,4 +24,5 @@ macro_rules! l2_normalize {
     };
 }
 
-under!(l2_normalize: thread, group4, warp, group64, block, lrb, auto);
+under!(l2_normalize<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
+    thread, group4, warp, group64, block, lrb, auto);

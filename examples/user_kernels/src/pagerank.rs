@@ -18,4 +18,12 @@ macro_rules! pagerank_pull {
     };
 }
 
-under!(pagerank_pull: thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+under!(pagerank_pull<T>(
+    g: &DeviceCsr<T>,
+    rank: &DeviceBuffer<T>,
+    inv_out_degree: &DeviceBuffer<T>,
+    next: &mut DeviceBuffer<T>,
+    damping: T,
+    teleport: T,
+):
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -29,4 +29,5 @@ macro_rules! row_variance {
     };
 }
 
-under!(row_variance: thread, group4, warp, group64, block, lrb, auto);
+under!(row_variance<T>(a: &DeviceCsr<T>, var: &mut DeviceBuffer<T>):
+    thread, group4, warp, group64, block, lrb, auto);
