@@ -17,4 +17,5 @@ macro_rules! spmv_sigmoid {
     };
 }
 
-under!(spmv_sigmoid: thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+under!(spmv_sigmoid<T>(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -24,4 +24,5 @@ macro_rules! row_softmax {
     };
 }
 
-under!(row_softmax: thread, group4, warp, group64, block, lrb, auto);
+under!(row_softmax<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
+    thread, group4, warp, group64, block, lrb, auto);

@@ -21,7 +21,7 @@ use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::check_rows;
 use rand::{Rng, SeedableRng};
 use sprs::CsMat;
-use user_kernels::{argmax, bfs_pull, normalize, pagerank, variance};
+use user_kernels::{argmax, bfs_pull, normalize, pagerank, sigmoid, softmax, variance};
 
 /// What integer outputs are filled with before a launch: no kernel of this crate writes it.
 const POISON_INDEX: i32 = i32::MIN + 7;
@@ -34,22 +34,41 @@ const POISON_INDEX: i32 = i32::MIN + 7;
 type Check<T> = fn(&mut Run, &CsMat<T>, &DeviceCsr<T>);
 
 /// The generic kernels' checks.
-// TODO(lead): the checks of softmax_rows, spmv_sigmoid and the kernel calling a
-// `#[loops::device]` helper join this list when those kernels land in the crate; the references
-// of the first two (`softmax_rows_reference`, `spmv_sigmoid_reference`) are below.
-fn checks<T: Float>() -> [Check<T>; 5] {
+fn checks<T: Float>() -> [Check<T>; 7] {
     [
         check_row_argmax::<T>,
         check_row_argmin::<T>,
         check_row_variance::<T>,
         check_l2_normalize::<T>,
         check_pagerank_pull::<T>,
+        check_row_softmax::<T>,
+        check_spmv_sigmoid::<T>,
     ]
 }
 
+fn check_row_softmax<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
+    let (want, bound) = softmax_rows_reference(a);
+    run.each_schedule("row_softmax", softmax::SCHEDULES, |gpu, schedule| {
+        let mut out = poisoned::<T>(gpu, a.nnz())?;
+        softmax::launch(schedule, gpu, da, &mut out)?;
+        Ok(outside_bound(&gpu.download(&out)?, &want, &bound))
+    });
+}
+
+fn check_spmv_sigmoid<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
+    let x = loops::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5161);
+    let (want, bound) = spmv_sigmoid_reference(a, &x);
+    run.each_schedule("spmv_sigmoid", sigmoid::SCHEDULES, |gpu, schedule| {
+        let x = gpu.upload(&x)?;
+        let mut y = poisoned::<T>(gpu, a.rows())?;
+        sigmoid::launch(schedule, gpu, da, &x, &mut y)?;
+        Ok(outside_bound(&gpu.download(&y)?, &want, &bound))
+    });
+}
+
 fn check_row_argmax<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
-    // The kernel starts from -1.0e30 and column -1 and replaces on a strictly larger value.
-    let (want_best, want_at) = row_select(a, T::from_f64(-1.0e30), |v, best| v > best);
+    // The kernel starts from -infinity and column -1 and replaces on a strictly larger value.
+    let (want_best, want_at) = row_select(a, T::from_f64(f64::NEG_INFINITY), |v, best| v > best);
     run.each_schedule("row_argmax", argmax::max::SCHEDULES, |gpu, schedule| {
         let mut best = poisoned::<T>(gpu, a.rows())?;
         let mut at = poisoned_index(gpu, a.rows())?;
@@ -61,7 +80,7 @@ fn check_row_argmax<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
 }
 
 fn check_row_argmin<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
-    let (want_best, want_at) = row_select(a, T::from_f64(1.0e30), |v, best| v < best);
+    let (want_best, want_at) = row_select(a, T::from_f64(f64::INFINITY), |v, best| v < best);
     run.each_schedule("row_argmin", argmax::min::SCHEDULES, |gpu, schedule| {
         let mut best = poisoned::<T>(gpu, a.rows())?;
         let mut at = poisoned_index(gpu, a.rows())?;
@@ -345,14 +364,13 @@ fn bfs_reference(g: &CsMat<f32>, source: usize) -> (Vec<i32>, Vec<i32>) {
 }
 
 /// Softmax of each row's stored values, by atom: `exp(v - max) / sum exp(v_j - max)`, and the bound
-/// for a kernel computing it in `T` (for the softmax kernel, when it lands: TODO(lead)).
+/// for a kernel computing it in `T`.
 ///
 /// `v - max` is rounded once (an absolute error of `u |v - max|`, relative after `exp`), `exp` is
 /// within 2 ulps (4u) in CUDA; the sum adds `gamma_n` and the division a rounding. Each result is
 /// within `gamma_{n+12} + u (|v - max| + max_j |v_j - max|)` of the true one, relatively; the bound
 /// is twice that plus the f64 reference's own, plus what underflow loses: an `exp` below the
 /// smallest normal, and the sum's terms (the sum is at least 1, the max's own term).
-#[allow(dead_code)]
 fn softmax_rows_reference<T: Float>(a: &CsMat<T>) -> (Vec<f64>, Vec<f64>) {
     let (mut want, mut bound) = (Vec::with_capacity(a.nnz()), Vec::with_capacity(a.nnz()));
     for row in a.outer_iterator() {
@@ -373,14 +391,12 @@ fn softmax_rows_reference<T: Float>(a: &CsMat<T>) -> (Vec<f64>, Vec<f64>) {
     (want, bound)
 }
 
-/// `y = sigmoid(A x) = 1 / (1 + exp(-(A x)))` by row, and the bound for a kernel computing it in `T`
-/// (for the SpMV-with-sigmoid kernel, when it lands: TODO(lead)).
+/// `y = sigmoid(A x) = 1 / (1 + exp(-(A x)))` by row, and the bound for a kernel computing it in `T`.
 ///
 /// The product is within [`expected_error_bound`] of the f64 one; the sigmoid's slope is
 /// `s (1 - s) <= 1/4`, so that error shrinks; `exp` (4u relative, through the same slope) and the
 /// add and divide (a rounding each) add `s (1 - s) 4u + 2u s`. Where `exp(-(A x))` overflows, the
 /// kernel's 0 is within two smallest normals of the true `s`.
-#[allow(dead_code)]
 fn spmv_sigmoid_reference<T: Float>(a: &CsMat<T>, x: &[T]) -> (Vec<f64>, Vec<f64>) {
     let (ax, scale) = spmv_reference(a, x);
     let (mut want, mut bound) = (vec![0.0; a.rows()], vec![0.0; a.rows()]);
