@@ -206,3 +206,25 @@ fn wide_variants() {
     // The checked variant checks the wide atom positions too.
     assert!(kernels::spmv::thread::spmv::CUDA_SOURCE_WIDE_CHECKED.contains("spmv__f64__wide("));
 }
+
+/// A kernel calling `#[device]` helpers (`huber`, which calls `square`), under every schedule:
+/// each helper is emitted once per source (under `auto` and `lrb`, once for all the variants),
+/// callees first, before the kernels' bodies, and called with its type argument.
+#[test]
+fn helpers_under_every_schedule() {
+    let sources = kernels::row_huber::SOURCES.iter();
+    for (schedule, source) in sources.chain(kernels::row_huber::CHECKED_SOURCES) {
+        let at = |text: &str| {
+            assert_eq!(source.matches(text).count(), 1, "{schedule}: {text}");
+            source.find(text).unwrap()
+        };
+        let square = at("static __device__ __forceinline__ T loops_fn_square(const T x) {");
+        let huber = at("T loops_fn_huber(const T r, const T delta) {");
+        let first_body = source.find("void row_huber").unwrap();
+        assert!(square < huber && huber < first_body, "{schedule}");
+        assert!(source.contains("= loops_fn_huber<T>((sum - "), "{schedule}");
+    }
+    for (schedule, source) in kernels::row_huber::SOURCES {
+        insta::assert_snapshot!(format!("row_huber__{schedule}"), source);
+    }
+}

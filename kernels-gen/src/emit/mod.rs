@@ -10,6 +10,7 @@ use crate::ir::*;
 use crate::schedule::{Lowering, RangeEntry};
 
 mod body;
+mod helper;
 
 /// The CUDA C++ source of a kernel: one template holding the body, and one `extern "C"` entry point
 /// per instantiation (see [`Kernel::instantiations`]).
@@ -49,6 +50,7 @@ fn emit_variant(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, 
     if checked {
         out.push_str(CHECKED_PRELUDE);
     }
+    out.push_str(&helper::helpers_source(kernel)?);
     let (body, slots) = emit_body(kernel, checked, wide)?;
     out.push_str(&body);
     Ok((out, slots))
@@ -149,6 +151,7 @@ fn candidate_sources(
         if checked {
             out.push_str(CHECKED_PRELUDE);
         }
+        out.push_str(&helper::helpers_source(kernel)?);
         for k in kernels {
             out.push_str(&format!(
                 "// ---- candidate: {} ----\n",

@@ -7,7 +7,9 @@ use proc_macro2::Span;
 use crate::schedule::ScheduleConfig;
 
 mod builtin;
+mod helper;
 pub use builtin::Builtin;
+pub use helper::{helper_cuda_name, Helper};
 
 /// A whole kernel: its parameters, its tile loop, and the schedule it is lowered with.
 #[derive(Clone, Debug)]
@@ -21,6 +23,9 @@ pub struct Kernel {
     pub config: ScheduleConfig,
     /// The Rust source file, named in `#line` directives.
     pub file: String,
+    /// The `#[loops::device]` helpers the body calls, directly or through each other, callees
+    /// before their callers: emitted once per source, before the body.
+    pub helpers: Vec<Helper>,
 }
 
 impl Kernel {
@@ -539,6 +544,8 @@ pub enum StmtKind {
         tile: Expr,
         body: Block,
     },
+    /// `return value;` (and a helper's final expression): only in a [`Helper`]'s body.
+    Return(Expr),
 }
 
 #[derive(Clone, Debug)]
@@ -573,6 +580,13 @@ pub enum ExprKind {
     },
     Call {
         builtin: Builtin,
+        args: Vec<Expr>,
+    },
+    /// A call of a `#[loops::device]` helper (one of [`Kernel::helpers`]): a pure function of its
+    /// scalar arguments. `type_args` binds the helper's type parameters, in order.
+    HelperCall {
+        name: String,
+        type_args: Vec<Ty>,
         args: Vec<Expr>,
     },
     /// A property of a tile set: `a.rows()`, `a.cols()`, `a.nnz()`, `a.num_tiles()`, `a.num_atoms()`.

@@ -129,7 +129,7 @@ impl Lowerer<'_> {
                 };
                 let name = path_name(p)?;
                 let Some(builtin) = Builtin::from_name(&name) else {
-                    bail!(call.func.span(), "`{name}` is not a kernel builtin; available: min, max, abs, sqrt, atomic_add, atomic_min, atomic_max");
+                    return self.helper_call(call, &name, expected);
                 };
                 let args: Vec<&syn::Expr> = call.args.iter().collect();
                 self.builtin(builtin, &args, expected, span)
@@ -230,7 +230,7 @@ pub(super) fn check_arith(op: BinOp, l: &Ty, r: &Ty, span: Span) -> DResult<()> 
     Ok(())
 }
 
-fn is_untyped_literal(e: &syn::Expr) -> bool {
+pub(super) fn is_untyped_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.suffix().is_empty(),

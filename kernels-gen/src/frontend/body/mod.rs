@@ -8,11 +8,15 @@
 //! `T` when the kernel has one (f64 otherwise). Everything else is an error at its span.
 //!
 //! This file holds the signature (parameters, types) and the scopes; `stmt.rs` the statements and
-//! loops, `expr.rs` the expressions and literals, `call.rs` method calls, builtins and indexing.
+//! loops, `expr.rs` the expressions and literals, `call.rs` method calls, builtins and indexing,
+//! `helper.rs` the `#[loops::device]` helpers and calls of them.
 
 mod call;
 mod expr;
+mod helper;
 mod stmt;
+
+pub use helper::{lower_kernel, validate_helper, HelperItem};
 
 use std::collections::HashMap;
 
@@ -25,6 +29,17 @@ use crate::schedule::ScheduleConfig;
 
 /// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.
 pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResult<Kernel> {
+    lower_kernel(item, &[], config, file)
+}
+
+/// The kernel's signature and body, calling the helpers of `helpers` (whose bodies the caller
+/// lowers: [`Kernel::helpers`] is left empty).
+fn lower_kernel_fn(
+    item: &syn::ItemFn,
+    helpers: &[helper::HelperSig],
+    config: ScheduleConfig,
+    file: &str,
+) -> DResult<Kernel> {
     let sig = &item.sig;
     if let Some(t) = &sig.asyncness {
         bail!(t.span(), "a kernel cannot be `async`");
@@ -84,6 +99,8 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         tile: None,
         atom_var: None,
         default_float,
+        helpers,
+        ret: None,
     };
     let body = lowerer.tile_loop(&item.block)?;
     Ok(Kernel {
@@ -93,6 +110,7 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         body,
         config,
         file: file.to_string(),
+        helpers: Vec::new(),
     })
 }
 
@@ -213,6 +231,10 @@ pub(super) struct Lowerer<'a> {
     /// The atom variable, inside an atom loop.
     atom_var: Option<String>,
     default_float: Ty,
+    /// The `#[loops::device]` helpers the body may call.
+    helpers: &'a [helper::HelperSig],
+    /// In a helper's body: its return type (`return` is refused elsewhere).
+    ret: Option<Ty>,
 }
 
 pub(super) fn line_of(span: Span) -> usize {
