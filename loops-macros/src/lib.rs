@@ -18,7 +18,8 @@ pub fn load_balanced(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// scalar parameters (`f32`, `f64`, integers, `bool`, a generic `T: Float`), a scalar result, its
 /// value as the final expression or `return e;`. It becomes a CUDA `__device__` function in the
 /// source of each kernel that calls it. A kernel sees the helpers in scope where it is written:
-/// those defined before it in its module, and those imported (`use crate::math::square;`).
+/// those defined in its module or a parent module above it, and those imported
+/// (`use crate::math::square;`). See kernels-gen/README.md, "Helper functions".
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernels_gen::frontend::device(attr.into(), item.into()).into()

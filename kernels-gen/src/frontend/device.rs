@@ -136,6 +136,7 @@ fn definition(func: &syn::ItemFn) -> TokenStream {
         #[macro_use]
         #[allow(non_snake_case)]
         mod #module {
+            #[allow(unused_macros)]
             macro_rules! #name {
                 ([$($loops_continuation:tt)*] $($loops_args:tt)*) => {
                     $($loops_continuation)*! { $($loops_args)* #bare }
@@ -173,4 +174,112 @@ fn calls_a_function(tokens: TokenStream) -> bool {
         TokenTree::Group(g) => calls_a_function(g.stream()),
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> TokenStream {
+        text.parse().unwrap()
+    }
+
+    /// Token text without the spaces `TokenStream`'s `Display` puts between tokens.
+    fn squeezed(t: TokenStream) -> String {
+        t.to_string().replace(' ', "")
+    }
+
+    const SQUARE: &str = "fn square<T: Float>(x: T) -> T { x * x }";
+    const KERNEL: &str = "pub fn k<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
+        for row in a.tiles() {
+            let mut sum = 0.0;
+            for nz in a.atoms(row) { sum += square(a.values[nz]) * x[a.col_indices[nz] as usize]; }
+            y[row] = sum;
+        }
+    }";
+
+    /// A kernel calling a helper it does not hold asks the helper's macro for its definition,
+    /// handing over the attribute and itself; with the definition, it expands in full.
+    #[test]
+    fn a_kernel_fetches_the_helpers_it_calls() {
+        let attr = r#"schedule = "work_oriented""#;
+        let first = squeezed(super::super::expand(tokens(attr), tokens(KERNEL)));
+        assert!(
+            first.starts_with(
+                r#"square!{[::loops::__private::load_balanced_with][schedule="work_oriented"][pubfnk"#
+            ),
+            "{first}"
+        );
+        let helpers = vec![HelperItem {
+            item: syn::parse_str(SQUARE).unwrap(),
+            file: "math.rs".into(),
+        }];
+        let done = super::super::expand::expand_with(tokens(attr), tokens(KERNEL), helpers);
+        let done_text = done.to_string();
+        assert!(!done_text.contains("compile_error"), "{done_text}");
+        assert!(done_text.contains("loops_fn_square<T>(a_values[nz])"));
+        // The analyses see the call as a pure operand of the atom alone: `work_oriented` stages
+        // it and scans.
+        assert!(done_text.contains("scans : true"), "{done_text}");
+        // The continuation reads the same arguments back.
+        let again = load_balanced_with(tokens(&format!("[{attr}] [{KERNEL}] {SQUARE}")));
+        let again = again.to_string();
+        assert!(
+            again.contains("loops_fn_square<T>(a_values[nz])") && again.contains("scans : true")
+        );
+    }
+
+    /// `#[loops::device]`: the helper's macro in a hidden module, imported beside the function; the
+    /// function itself where it is plain Rust (concrete, calling nothing).
+    #[test]
+    fn a_helper_is_a_macro_and_sometimes_a_function() {
+        let generic = squeezed(device(TokenStream::new(), tokens(SQUARE)));
+        assert!(
+            generic.contains(
+                "#[doc(hidden)]#[macro_use]#[allow(non_snake_case)]mod__loops_device_square{"
+            ),
+            "{generic}"
+        );
+        assert!(
+            generic.contains("macro_rules!square{([$($loops_continuation:tt)*]$($loops_args:tt)*)=>{$($loops_continuation)*!{$($loops_args)*fnsquare<T:Float>(x:T)->T{x*x}}};}"),
+            "{generic}"
+        );
+        assert!(generic.contains("pub(crate)usesquare;"), "{generic}");
+        assert!(generic.contains("use__loops_device_square::square;"));
+        assert!(
+            !generic.contains("#[allow(dead_code)]fnsquare"),
+            "{generic}"
+        );
+        let concrete = squeezed(device(
+            TokenStream::new(),
+            tokens("pub fn halve(v: f32) -> f32 { v.abs() * 0.5 }"),
+        ));
+        assert!(concrete.contains("#[allow(dead_code)]pubfnhalve(v:f32)"));
+        assert!(concrete.contains("pub(crate)use__loops_device_halve::halve;"));
+        let calls = squeezed(device(
+            TokenStream::new(),
+            tokens("fn halve(v: f32) -> f32 { min(v, 1.0) * 0.5 }"),
+        ));
+        assert!(!calls.contains("#[allow(dead_code)]"), "{calls}");
+    }
+
+    /// A helper calling another is checked with the other's signature, fetched where the helper is
+    /// written; its own errors are reported there.
+    #[test]
+    fn a_helper_is_checked_where_it_is_written() {
+        let norm = "fn norm2<T: Float>(p: T, q: T) -> T { square(p) + square(q) }";
+        let first = squeezed(device(TokenStream::new(), tokens(norm)));
+        assert!(
+            first.contains("square!{[::loops::__private::device_check][fnnorm2"),
+            "{first}"
+        );
+        let checked = device_check(tokens(&format!("[{norm}] {SQUARE}")));
+        assert!(checked.is_empty(), "{checked}");
+        let wrong = device_check(tokens(&format!(
+            "[fn f(p: u32) -> u32 {{ square(p) }}] {SQUARE}"
+        )));
+        assert!(wrong.to_string().contains("takes a float"), "{wrong}");
+        let args = device(tokens("inline"), tokens(SQUARE)).to_string();
+        assert!(args.contains("takes no arguments"), "{args}");
+    }
 }

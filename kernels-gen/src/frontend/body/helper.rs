@@ -444,7 +444,8 @@ fn callees_first(helpers: Vec<Helper>) -> DResult<Vec<Helper>> {
                     let what = if cycle.len() == 2 {
                         format!("`{callee}` calls itself")
                     } else {
-                        format!("recursive helpers: {}", cycle.join(" -> "))
+                        let names: Vec<String> = cycle.iter().map(|n| format!("`{n}`")).collect();
+                        format!("recursive helpers: {}", names.join(" -> "))
                     };
                     bail!(
                         span,
