@@ -22,25 +22,26 @@
 //! This crate is a facade: the attribute comes from `loops-macros`, everything that runs from
 //! `loops-runtime`.
 
-pub use loops_macros::load_balanced;
+pub use loops_macros::{device, load_balanced};
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
 pub use loops_runtime::launch::subset;
 pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result};
 
-/// What a kernel file needs: the attribute, the device handle and buffers, the tile-set formats
-/// and their trait, and the element traits.
+/// What a kernel file needs: the attributes (`load_balanced`, and `device` for helper functions),
+/// the device handle and buffers, the tile-set formats and their trait, and the element traits.
 pub mod prelude {
     pub use crate::{
-        load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, Element,
-        Float, Gpu, LoopsError, TileSet,
+        device, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets,
+        Element, Float, Gpu, LoopsError, TileSet,
     };
 }
 
 /// Used by the code `#[load_balanced]` expands to; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use loops_macros::{device_check, load_balanced_with};
     pub use loops_runtime::formats::TileSet;
     pub use loops_runtime::launch::run::{check_wide, Call, KernelDesc};
     pub use loops_runtime::launch::{check_len, KernelArgs};

@@ -152,6 +152,44 @@ fn column_sums<T: Float>(
     Ok(check_rows(&gpu.download(&ds)?, &want, &bound))
 }
 
+/// `huber((A x)[row] - b[row], delta)` through the `#[device]` helpers `huber` and `square`: delta
+/// 1 with random inputs takes both of its branches.
+fn row_huber<T: Float>(
+    gpu: &Gpu,
+    schedule: &str,
+    a: &CsMat<T>,
+    da: &DeviceCsr<T>,
+    seed: u64,
+) -> loops::Result<RowCheck> {
+    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let b: Vec<T> = loops::generate::random_vector(a.rows(), seed ^ 1);
+    let delta = 1.0;
+    let (dx, db) = (gpu.upload(&x)?, gpu.upload(&b)?);
+    let mut dl = poisoned::<T>(gpu, a.rows())?;
+    kernels::row_huber::launch(schedule, gpu, da, &dx, &db, T::from_f64(delta), &mut dl)?;
+    let (ax, scale) = spmv_reference(a, &x);
+    let nnz = row_lengths(a);
+    let huber = |r: f64| {
+        if r.abs() <= delta {
+            0.5 * r * r
+        } else {
+            delta * (r.abs() - 0.5 * delta)
+        }
+    };
+    let u = T::UNIT_ROUNDOFF;
+    let (mut want, mut bound) = (Vec::new(), Vec::new());
+    for r in 0..a.rows() {
+        let residual = ax[r] - b[r].to_f64();
+        // The residual's error (the product's, then the subtraction's rounding) through a function
+        // whose slope is at most delta, plus the rounding of the function's own few operations.
+        let e = expected_error_bound::<T>(nnz[r], scale[r])
+            + 2.0 * u * (scale[r] + b[r].to_f64().abs());
+        want.push(huber(residual));
+        bound.push(delta * e + 8.0 * u * (huber(residual) + delta * (residual.abs() + delta)));
+    }
+    Ok(check_rows(&gpu.download(&dl)?, &want, &bound))
+}
+
 fn row_lengths<T: Float>(a: &CsMat<T>) -> Vec<usize> {
     (0..a.rows())
         .map(|r| a.outer_view(r).map_or(0, |v| v.nnz()))
@@ -180,6 +218,7 @@ fn checks<T: Float>() -> Vec<(&'static str, Check<T>, &'static [&'static str])> 
             column_sums::<T>,
             kernels::column_sums::SCHEDULES,
         ),
+        ("row_huber", row_huber::<T>, kernels::row_huber::SCHEDULES),
     ]
 }
 

@@ -448,3 +448,52 @@ fn every_builtin_compiles_for_sm90() {
         }
     }
 }
+
+/// A kernel calling a generic `#[device]` helper that calls another (`row_huber`), under every
+/// schedule, plain and checked, with its wide instantiation where it has one: the helpers are
+/// templates instantiated at each call's type arguments.
+#[test]
+fn helper_kernels_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let sources = kernels::row_huber::SOURCES.iter();
+    let wide = [
+        (
+            "thread",
+            kernels::row_huber::thread::row_huber::CUDA_SOURCE_WIDE,
+        ),
+        (
+            "auto",
+            kernels::row_huber::auto::row_huber::CUDA_SOURCE_WIDE,
+        ),
+    ];
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for (schedule, source) in sources
+        .chain(kernels::row_huber::CHECKED_SOURCES)
+        .chain(&wide)
+    {
+        assert!(source.contains("loops_fn_huber"), "{schedule}");
+        match compile_ptx("row_huber", source, Arch::SM_90) {
+            Ok(ptx) => {
+                let stems = entry_stems("row_huber", schedule);
+                for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
+                    assert!(
+                        ptx.contains(&format!(".entry {stem}__{ty}")),
+                        "row_huber/{schedule}: no `{stem}__{ty}` in the PTX"
+                    );
+                }
+                compiled += 1;
+            }
+            Err(e) => failures.push(format!("row_huber/{schedule}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(compiled, 2 * 11 + 2);
+}

@@ -227,6 +227,7 @@ fn every_line_maps_to_its_rust_statement_or_to_itself() {
         ("segment_sums", kernels::segment_sums::KERNELS),
         ("spmv_frontier", kernels::spmv_frontier::KERNELS),
         ("sssp", kernels::sssp::KERNELS),
+        ("row_huber", kernels::row_huber::KERNELS),
         ("bfs", kernels::bfs::KERNELS),
     ] {
         for (schedule, desc) in descs {
@@ -315,7 +316,8 @@ fn kernel_statement_lines(file: &str) -> std::collections::HashSet<usize> {
     let (mut annotated, mut depth) = (false, None::<i32>);
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim();
-        if trimmed.starts_with("#[load_balanced") {
+        // Kernels, and the `#[device]` helpers they call (their statements map to their lines too).
+        if trimmed.starts_with("#[load_balanced") || trimmed.starts_with("#[device]") {
             annotated = true;
             continue;
         }
@@ -354,4 +356,26 @@ fn the_snapshot_view_is_the_kernels_own_code() {
     assert!(source.ends_with(view));
     assert!(view.starts_with("// ---- candidate: thread ----\ntemplate <typename T>\n"));
     assert!(spmv_axpby_f64::CUDA_KERNEL.starts_with("static __device__"));
+}
+
+/// A kernel calling `#[device]` helpers (`huber`, which calls `square`), under every schedule:
+/// each helper is emitted once per source (under `auto` and `lrb`, once for all the variants),
+/// callees first, before the kernels' bodies, and called with its type argument.
+#[test]
+fn helpers_under_every_schedule() {
+    let sources = kernels::row_huber::SOURCES.iter();
+    for (schedule, source) in sources.chain(kernels::row_huber::CHECKED_SOURCES) {
+        let at = |text: &str| {
+            assert_eq!(source.matches(text).count(), 1, "{schedule}: {text}");
+            source.find(text).unwrap()
+        };
+        let square = at("static __device__ __forceinline__ T loops_fn_square(const T x) {");
+        let huber = at("T loops_fn_huber(const T r, const T delta) {");
+        let first_body = source.find("void row_huber").unwrap();
+        assert!(square < huber && huber < first_body, "{schedule}");
+        assert!(source.contains("= loops_fn_huber<T>((sum - "), "{schedule}");
+    }
+    for (schedule, source) in kernels::row_huber::SOURCES {
+        insta::assert_snapshot!(format!("row_huber__{schedule}"), source);
+    }
 }

@@ -8,6 +8,10 @@ use proc_macro2::Span;
 pub struct Diagnostic {
     pub span: Span,
     pub message: String,
+    /// Set where the body calls a function that is neither a builtin nor one of the helpers the
+    /// front end was given: the macro then fetches that `#[loops::device]` helper's definition and
+    /// tries again (see `frontend::device`), so this is an error only where no macro does.
+    pub wanted_helper: Option<String>,
 }
 
 impl Diagnostic {
@@ -15,6 +19,22 @@ impl Diagnostic {
         Diagnostic {
             span,
             message: message.into(),
+            wanted_helper: None,
+        }
+    }
+
+    /// A call of `name`, at `span`, that no builtin and no known helper answers.
+    pub fn wants_helper(name: &str, span: Span) -> Self {
+        Diagnostic {
+            wanted_helper: Some(name.to_string()),
+            ..Diagnostic::new(
+                span,
+                format!(
+                    "`{name}` is not a kernel builtin or a `#[loops::device]` helper in scope; builtins: {}, {}",
+                    crate::ir::builtin_names(crate::ir::Form::Math),
+                    crate::ir::builtin_names(crate::ir::Form::Atomic)
+                ),
+            )
         }
     }
 }

@@ -29,7 +29,19 @@ pub fn cuda_for(
     item: &syn::ItemFn,
     file: &str,
 ) -> diag::DResult<String> {
+    cuda_with_helpers(attr, item, &[], file)
+}
+
+/// [`cuda_for`] of a kernel that calls `#[loops::device]` helpers, given their definitions (each
+/// with the file it is written in).
+#[cfg(feature = "frontend")]
+pub fn cuda_with_helpers(
+    attr: proc_macro2::TokenStream,
+    item: &syn::ItemFn,
+    helpers: &[frontend::HelperItem],
+    file: &str,
+) -> diag::DResult<String> {
     let config = frontend::parse_attr(attr)?;
-    let kernel = frontend::lower_fn(item, config, file)?;
+    let kernel = frontend::lower_kernel(item, helpers, config, file)?;
     Ok(emit::emit_kernel(&kernel)?.source)
 }

@@ -13,3 +13,30 @@ use proc_macro::TokenStream;
 pub fn load_balanced(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernels_gen::frontend::expand(attr.into(), item.into()).into()
 }
+
+/// Marks a helper function, written in the kernel language, that kernels (and other helpers) call:
+/// scalar parameters (`f32`, `f64`, integers, `bool`, a generic `T: Float`), a scalar result, its
+/// value as the final expression or `return e;`. It becomes a CUDA `__device__` function in the
+/// source of each kernel that calls it. A kernel sees the helpers in scope where it is written:
+/// those defined in its module or a parent module above it, and those imported
+/// (`use crate::math::square;`). See kernels-gen/README.md, "Helper functions".
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernels_gen::frontend::device(attr.into(), item.into()).into()
+}
+
+/// `#[load_balanced]` with the `#[loops::device]` helpers fetched so far: what a helper's macro
+/// hands a kernel back to. Not a stable API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn load_balanced_with(input: TokenStream) -> TokenStream {
+    kernels_gen::frontend::load_balanced_with(input.into()).into()
+}
+
+/// The check of a `#[loops::device]` helper's body with the signatures of the helpers it calls.
+/// Not a stable API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn device_check(input: TokenStream) -> TokenStream {
+    kernels_gen::frontend::device_check(input.into()).into()
+}

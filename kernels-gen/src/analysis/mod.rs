@@ -262,7 +262,11 @@ fn collect_declared(block: &[Stmt], out: &mut HashSet<String>) {
                 out.insert(var.clone());
                 collect_declared(body, out);
             }
-            StmtKind::Assign { .. } | StmtKind::Expr(_) | StmtKind::Break | StmtKind::Continue => {}
+            StmtKind::Assign { .. }
+            | StmtKind::Expr(_)
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(_) => {}
         }
     }
 }
@@ -296,7 +300,7 @@ pub fn stmt_exprs<'s>(stmt: &'s Stmt, f: &mut dyn FnMut(&'s Expr)) {
             walk(place);
             walk(value);
         }
-        StmtKind::Expr(e) => walk(e),
+        StmtKind::Expr(e) | StmtKind::Return(e) => walk(e),
         StmtKind::If { cond, .. } => walk(cond),
         StmtKind::ForRange { start, end, .. } => {
             walk(start);
@@ -316,7 +320,9 @@ pub fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             visit_expr(rhs, f);
         }
         ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => visit_expr(expr, f),
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit_expr(a, f)),
+        ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => {
+            args.iter().for_each(|a| visit_expr(a, f))
+        }
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
@@ -517,7 +523,9 @@ fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
             }
             ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => true,
             ExprKind::Call { builtin, .. } => !builtin.is_atomic(),
-            ExprKind::Index { .. } => false,
+            // A helper is pure, but the launch wrapper, which evaluates the bounds on the host,
+            // has no Rust function to call.
+            ExprKind::Index { .. } | ExprKind::HelperCall { .. } => false,
         };
         if !invariant && found.is_none() {
             found = Some(x.span);

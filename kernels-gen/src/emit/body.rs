@@ -106,6 +106,10 @@ impl Cx<'_> {
             }
             StmtKind::Break => self.line("break;"),
             StmtKind::Continue => self.line("continue;"),
+            StmtKind::Return(value) => {
+                let value = self.expr(value);
+                self.line(format!("return {value};"));
+            }
             StmtKind::ForAtoms {
                 var,
                 set,
@@ -230,6 +234,20 @@ impl Cx<'_> {
                     });
                 }
                 format!("{}({})", builtin.cuda(), parts.join(", "))
+            }
+            ExprKind::HelperCall {
+                name,
+                type_args,
+                args,
+            } => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                let targs: Vec<&str> = type_args.iter().map(Ty::cuda_name).collect();
+                let targs = if targs.is_empty() {
+                    String::new()
+                } else {
+                    format!("<{}>", targs.join(", "))
+                };
+                format!("{}{targs}({})", helper_cuda_name(name), args.join(", "))
             }
             ExprKind::SetProperty { set, property } => {
                 let format = match self.kernel.param(set).map(|p| &p.kind) {

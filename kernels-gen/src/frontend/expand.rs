@@ -4,23 +4,47 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::body::HelperItem;
 use crate::diag::DResult;
 use crate::ir::*;
 use crate::schedule::ScheduleConfig;
 
 /// The whole macro: attribute and item in, tokens out (a `compile_error!` at the span on failure).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match try_expand(attr, item) {
-        Ok(tokens) => tokens,
-        Err(d) => syn::Error::from(d).to_compile_error(),
+    expand_with(attr, item, Vec::new())
+}
+
+/// The macro, with the `#[loops::device]` helpers fetched so far: where the body calls one it
+/// does not hold, the tokens fetch it and come back here ([`super::device`]).
+pub(super) fn expand_with(
+    attr: TokenStream,
+    item: TokenStream,
+    helpers: Vec<HelperItem>,
+) -> TokenStream {
+    let d = match try_expand(attr.clone(), item.clone(), &helpers) {
+        Ok(tokens) => return tokens,
+        Err(d) => d,
+    };
+    match &d.wanted_helper {
+        Some(name) => {
+            let helpers = helpers.iter().map(|h| &h.item);
+            let args = quote!([#attr] [#item] #(#helpers)*);
+            let continuation = quote!(::loops::__private::load_balanced_with);
+            super::device::fetch(name, d.span, continuation, args)
+        }
+        None => syn::Error::from(d).to_compile_error(),
     }
 }
 
-fn try_expand(attr: TokenStream, item: TokenStream) -> DResult<TokenStream> {
+fn try_expand(
+    attr: TokenStream,
+    item: TokenStream,
+    helpers: &[HelperItem],
+) -> DResult<TokenStream> {
     let func: syn::ItemFn = syn::parse2(item)?;
     let config = super::parse_attr(attr)?;
     let file = func.sig.ident.span().file();
-    let kernel = super::lower_fn(&func, config, &file)?;
+    let kernel = super::lower_kernel(&func, helpers, config, &file)?;
     let emitted = crate::emit::emit_kernel(&kernel)?;
     Ok(wrapper(&func, &kernel, &emitted))
 }
@@ -359,7 +383,7 @@ fn collect_block(
                 collect_expr(place, tl, atom_vars, out);
                 collect_expr(value, tl, atom_vars, out);
             }
-            StmtKind::Expr(e) => collect_expr(e, tl, atom_vars, out),
+            StmtKind::Expr(e) | StmtKind::Return(e) => collect_expr(e, tl, atom_vars, out),
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::If {
                 cond,
@@ -403,7 +427,7 @@ fn collect_expr(e: &Expr, tl: &SetView<'_>, atom_vars: &[String], out: &mut Vec<
         ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => {
             collect_expr(expr, tl, atom_vars, out)
         }
-        ExprKind::Call { args, .. } => args
+        ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => args
             .iter()
             .for_each(|a| collect_expr(a, tl, atom_vars, out)),
         ExprKind::Lit(_)
@@ -516,6 +540,7 @@ fn rust_expr(e: &Expr) -> String {
             ty => format!("{}::{}", ty.rust_name(), c.name()),
         },
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
+        ExprKind::HelperCall { .. } => unreachable!("tile-invariant expressions call no helper"),
     }
 }
 

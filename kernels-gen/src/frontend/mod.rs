@@ -3,8 +3,10 @@
 
 mod attr;
 mod body;
+mod device;
 mod expand;
 
 pub use attr::parse_attr;
-pub use body::lower_fn;
+pub use body::{lower_fn, lower_kernel, HelperItem};
+pub use device::{device, device_check, load_balanced_with};
 pub use expand::expand;

@@ -11,6 +11,8 @@ pub use builtin::{
     builtin_names, constant_names, Arg, Builtin, BuiltinSpec, Constant, Form, Operand, Returns,
     BUILTINS, CONSTANTS,
 };
+mod helper;
+pub use helper::{helper_cuda_name, Helper};
 
 /// A whole kernel: its parameters, its tile loop, and the schedule it is lowered with.
 #[derive(Clone, Debug)]
@@ -24,6 +26,9 @@ pub struct Kernel {
     pub config: ScheduleConfig,
     /// The Rust source file, named in `#line` directives.
     pub file: String,
+    /// The `#[loops::device]` helpers the body calls, directly or through each other, callees
+    /// before their callers: emitted once per source, before the body.
+    pub helpers: Vec<Helper>,
 }
 
 impl Kernel {
@@ -547,6 +552,8 @@ pub enum StmtKind {
     Break,
     /// `continue` with the next atom or value of the innermost loop.
     Continue,
+    /// `return value;` (and a helper's final expression): only in a [`Helper`]'s body.
+    Return(Expr),
 }
 
 #[derive(Clone, Debug)]
@@ -581,6 +588,13 @@ pub enum ExprKind {
     },
     Call {
         builtin: Builtin,
+        args: Vec<Expr>,
+    },
+    /// A call of a `#[loops::device]` helper (one of [`Kernel::helpers`]): a pure function of its
+    /// scalar arguments. `type_args` binds the helper's type parameters, in order.
+    HelperCall {
+        name: String,
+        type_args: Vec<Ty>,
         args: Vec<Expr>,
     },
     /// A property of a tile set: `a.rows()`, `a.cols()`, `a.nnz()`, `a.num_tiles()`, `a.num_atoms()`.

@@ -24,11 +24,9 @@ impl Lowerer<'_> {
         if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
             let name = ident.to_string();
             let Some(builtin) = Builtin::from_name(&name) else {
-                bail!(
-                    call.func.span(),
-                    "`{name}` is not a kernel builtin or a helper: mark a helper function with `#[loops::device]`; builtins: {}",
-                    all_builtin_names()
-                );
+                // Not a builtin: a `#[loops::device]` helper, fetched from its macro if the
+                // kernel does not hold it yet.
+                return self.helper_call(call, &name, expected);
             };
             return self.builtin(builtin, &args, expected, span);
         }
@@ -278,15 +276,6 @@ fn usage(spec: &BuiltinSpec) -> String {
         format!("x, {rest}")
     };
     format!("`x.{0}({rest})` or `{0}({all})`", spec.name)
-}
-
-/// Every builtin's name, for messages.
-pub(super) fn all_builtin_names() -> String {
-    format!(
-        "{}, {}",
-        builtin_names(Form::Math),
-        builtin_names(Form::Atomic)
-    )
 }
 
 /// What a number type's constants are, for messages.

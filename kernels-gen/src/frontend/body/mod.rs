@@ -10,12 +10,16 @@
 //!
 //! This file holds the signature (parameters, types) and the scopes; `stmt.rs` the statements and
 //! loops, `expr.rs` the expressions and literals, `call.rs` method calls and indexing,
-//! `builtins.rs` calls, the builtins' typing, constants and conversions.
+//! `builtins.rs` calls, the builtins' typing, constants and conversions, `helper.rs` the
+//! `#[loops::device]` helpers and calls of them.
 
 mod builtins;
 mod call;
 mod expr;
+mod helper;
 mod stmt;
+
+pub use helper::{lower_kernel, validate_helper, HelperItem};
 
 use std::collections::HashMap;
 
@@ -28,6 +32,17 @@ use crate::schedule::ScheduleConfig;
 
 /// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.
 pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResult<Kernel> {
+    lower_kernel(item, &[], config, file)
+}
+
+/// The kernel's signature and body, calling the helpers of `helpers` (whose bodies the caller
+/// lowers: [`Kernel::helpers`] is left empty).
+fn lower_kernel_fn(
+    item: &syn::ItemFn,
+    helpers: &[helper::HelperSig],
+    config: ScheduleConfig,
+    file: &str,
+) -> DResult<Kernel> {
     let sig = &item.sig;
     if let Some(t) = &sig.asyncness {
         bail!(t.span(), "a kernel cannot be `async`");
@@ -88,6 +103,8 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         atom_var: None,
         loop_depth: 0,
         default_float,
+        helpers,
+        ret: None,
     };
     let body = lowerer.tile_loop(&item.block)?;
     Ok(Kernel {
@@ -97,6 +114,7 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         body,
         config,
         file: file.to_string(),
+        helpers: Vec::new(),
     })
 }
 
@@ -220,6 +238,10 @@ pub(super) struct Lowerer<'a> {
     /// `continue` need one.
     loop_depth: usize,
     default_float: Ty,
+    /// The `#[loops::device]` helpers the body may call.
+    helpers: &'a [helper::HelperSig],
+    /// In a helper's body: its return type (`return` is refused elsewhere).
+    ret: Option<Ty>,
 }
 
 pub(super) fn line_of(span: Span) -> usize {

@@ -222,7 +222,7 @@ impl Lowerer<'_> {
         Ok(out)
     }
 
-    fn stmt(&mut self, stmt: &syn::Stmt) -> DResult<Stmt> {
+    pub(super) fn stmt(&mut self, stmt: &syn::Stmt) -> DResult<Stmt> {
         let span = stmt.span();
         let line = line_of(span);
         let kind = match stmt {
@@ -240,7 +240,10 @@ impl Lowerer<'_> {
                         | syn::Expr::Break(_)
                         | syn::Expr::Continue(_)
                 );
-                if semi.is_none() && !block_like {
+                if semi.is_none() && !block_like && !matches!(e, syn::Expr::Return(_)) {
+                    if self.ret.is_some() {
+                        bail!(e.span(), "only a helper's final expression is its value: write `return <value>;` here");
+                    }
                     bail!(
                         e.span(),
                         "a kernel body has no values to return: end this expression with `;`"
@@ -331,6 +334,7 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => self.for_loop(f)?,
             syn::Expr::If(i) => self.if_stmt(i)?,
             syn::Expr::Break(_) | syn::Expr::Continue(_) => self.jump(e)?,
+            syn::Expr::Return(r) => self.return_stmt(r)?,
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
                 let e = self.expr_default(e)?;
                 if !matches!(&e.kind, ExprKind::Call { builtin, .. } if builtin.is_atomic()) {
