@@ -1,7 +1,8 @@
 //! Kernels a user writes after the README's: row reductions that keep an index (argmax, argmin),
 //! several passes over a row (variance, L2 normalisation, softmax), an early exit (a pull BFS
-//! step), a PageRank pull step, SpMV with a sigmoid epilogue. Each is written once and instantiated under every schedule that accepts
-//! it, one module per schedule (`argmax::warp::row_argmax`).
+//! step), a PageRank pull step, SpMV with a sigmoid epilogue, a product whose terms go through
+//! `#[device]` helper functions (`shrink`, calling `math`). Each is written once and instantiated
+//! under every schedule that accepts it, one module per schedule (`argmax::warp::row_argmax`).
 
 /// Instantiates a kernel under each named schedule, one module per schedule, lists the generated
 /// sources (`SOURCES`) for the NVRTC test, and writes `launch(schedule, gpu, args..)`, which runs
@@ -53,8 +54,10 @@ macro_rules! under {
 
 pub mod argmax;
 pub mod bfs_pull;
+pub mod math;
 pub mod normalize;
 pub mod pagerank;
+pub mod shrink;
 pub mod sigmoid;
 pub mod softmax;
 pub mod variance;

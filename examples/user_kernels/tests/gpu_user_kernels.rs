@@ -21,7 +21,7 @@ use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::check_rows;
 use rand::{Rng, SeedableRng};
 use sprs::CsMat;
-use user_kernels::{argmax, bfs_pull, normalize, pagerank, sigmoid, softmax, variance};
+use user_kernels::{argmax, bfs_pull, normalize, pagerank, shrink, sigmoid, softmax, variance};
 
 /// What integer outputs are filled with before a launch: no kernel of this crate writes it.
 const POISON_INDEX: i32 = i32::MIN + 7;
@@ -34,7 +34,7 @@ const POISON_INDEX: i32 = i32::MIN + 7;
 type Check<T> = fn(&mut Run, &CsMat<T>, &DeviceCsr<T>);
 
 /// The generic kernels' checks.
-fn checks<T: Float>() -> [Check<T>; 7] {
+fn checks<T: Float>() -> [Check<T>; 8] {
     [
         check_row_argmax::<T>,
         check_row_argmin::<T>,
@@ -43,7 +43,41 @@ fn checks<T: Float>() -> [Check<T>; 7] {
         check_pagerank_pull::<T>,
         check_row_softmax::<T>,
         check_spmv_sigmoid::<T>,
+        check_shrink_sum::<T>,
     ]
+}
+
+fn check_shrink_sum<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
+    let x = loops::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5a71);
+    let t = T::from_f64(0.25);
+    let (want, bound) = shrink_sum_reference(a, &x, t);
+    run.each_schedule("shrink_sum", shrink::SCHEDULES, |gpu, schedule| {
+        let x = gpu.upload(&x)?;
+        let mut y = poisoned::<T>(gpu, a.rows())?;
+        shrink::launch(schedule, gpu, da, &x, t, &mut y)?;
+        Ok(outside_bound(&gpu.download(&y)?, &want, &bound))
+    });
+}
+
+/// `y[row] = sum over the row of soft_threshold(a * x[col], t)` in f64, and the bound for a kernel
+/// computing it in `T`. The soft threshold moves a value by at most its own change (it is
+/// 1-Lipschitz), so each term carries the product's rounding and the subtraction's (2u |a x|),
+/// and the sum adds its own: the SpMV bound of the row with twice the unit roundoff.
+fn shrink_sum_reference<T: Float>(a: &CsMat<T>, x: &[T], t: T) -> (Vec<f64>, Vec<f64>) {
+    let soft = |v: f64, t: f64| v.signum() * (v.abs() - t).max(0.0);
+    let (mut want, mut bound) = (vec![0.0; a.rows()], vec![0.0; a.rows()]);
+    for (r, row) in a.outer_iterator().enumerate() {
+        let (mut sum, mut scale) = (0.0f64, 0.0f64);
+        for (c, v) in row.iter() {
+            let p = v.to_f64() * x[c].to_f64();
+            sum += soft(p, t.to_f64());
+            scale += p.abs();
+        }
+        want[r] = sum;
+        bound[r] =
+            2.0 * expected_error_bound::<T>(row.nnz() + 2, scale) + 2.0 * smallest_normal::<T>();
+    }
+    (want, bound)
 }
 
 fn check_row_softmax<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
