@@ -111,7 +111,7 @@ fn builtin_argument_errors_name_the_builtin_and_the_types() {
         ("u.count_ones()", "i32", "mismatched types: expected `i32`, found `u32`"),
         ("b.max(b)", "bool", "`max` needs a number, not `bool`"),
         ("i.atomic_add(1)", "i32", "`atomic_add` is a function, not a method: `atomic_add(&mut y[i], v)`"),
-        ("square(t)", "T", "`square` is not a kernel builtin or a helper: mark a helper function with `#[loops::device]`; builtins: min, max, abs,"),
+        ("square(t)", "T", "`square` is not a kernel builtin or a `#[loops::device]` helper in scope; builtins: min, max, abs,"),
     ];
     for (call, result, want) in cases {
         let message = call_in_body(call, result).expect_err(call);

@@ -37,7 +37,7 @@ fn a_generic_helper_is_a_template_bound_by_its_arguments() {
     .unwrap();
     assert!(
         src.contains(
-            "template <typename T>\nstatic __device__ __forceinline__ T loops_fn_square(const T x) {\n#line 1 \"math.rs\"\n    return (x * x);\n}"
+            "template <typename T>\nstatic __device__ __forceinline__ T loops_fn_square(const T x) {\n#line 1 \"math.rs\"\n    return (x * x);\n"
         ),
         "{src}"
     );
@@ -77,7 +77,7 @@ fn concrete_parameters_type_their_arguments_like_a_builtin() {
         src.contains("static __device__ __forceinline__ float loops_fn_scale(const float v, const float by, const unsigned int times) {"),
         "{src}"
     );
-    assert!(src.contains("    return s;\n}"), "{src}");
+    assert!(src.contains("    return s;\n"), "{src}");
 }
 
 #[test]
