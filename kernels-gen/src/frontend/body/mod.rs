@@ -44,10 +44,16 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
     if let Some(v) = &sig.variadic {
         bail!(v.span(), "a kernel cannot be variadic");
     }
+    // The kernel's name names its CUDA functions (`spmv`, `spmv_body`) too.
+    check_name(&sig.ident.to_string(), sig.ident.span())?;
     let mut type_params = Vec::new();
     for g in &sig.generics.params {
         match g {
-            syn::GenericParam::Type(t) => type_params.push(t.ident.to_string()),
+            syn::GenericParam::Type(t) => {
+                // The element type keeps its name in the CUDA templates.
+                check_name(&t.ident.to_string(), t.ident.span())?;
+                type_params.push(t.ident.to_string())
+            }
             other => bail!(
                 other.span(),
                 "a kernel's only generic parameters are element types like `T: Float`"
