@@ -476,3 +476,50 @@ fn every_entry_point_compiles_alone() {
     );
     let _ = std::io::stderr().lock().write_all(report.as_bytes());
 }
+
+#[path = "common/builtins.rs"]
+mod builtins;
+
+/// Every builtin and constant of the kernel language, plain and bounds-checked: the float ones
+/// under f32 and f64 (the prelude's two overloads of each), the integer ones on every integer type;
+/// and some in a carry schedule's round bounds, which the wrapper also evaluates in Rust.
+#[test]
+fn every_builtin_compiles_for_sm90() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let all = [
+        (
+            "float_builtins",
+            builtins::float_builtins::CUDA_SOURCE,
+            &[".entry float_builtins__f32(", ".entry float_builtins__f64("][..],
+        ),
+        (
+            "float_builtins",
+            builtins::float_builtins::CUDA_SOURCE_CHECKED,
+            &[".entry float_builtins__f32(", ".entry float_builtins__f64("],
+        ),
+        (
+            "round_bounds",
+            builtins::round_bounds::CUDA_SOURCE,
+            &[".entry round_bounds__f32(", ".entry round_bounds__f64("],
+        ),
+        (
+            "integer_builtins",
+            builtins::integer_builtins::CUDA_SOURCE,
+            &[".entry integer_builtins("],
+        ),
+        (
+            "integer_builtins",
+            builtins::integer_builtins::CUDA_SOURCE_CHECKED,
+            &[".entry integer_builtins("],
+        ),
+    ];
+    for (kernel, source, entries) in all {
+        let ptx = compile_ptx(kernel, source, Arch::SM_90)
+            .unwrap_or_else(|e| panic!("{kernel}: NVRTC {:?} failed:\n{e}", info.version));
+        for entry in entries {
+            assert!(ptx.contains(entry), "{kernel}: no `{entry}` in the PTX");
+        }
+    }
+}

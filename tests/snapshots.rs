@@ -207,6 +207,155 @@ fn wide_variants() {
     assert!(kernels::spmv::thread::spmv::CUDA_SOURCE_WIDE_CHECKED.contains("spmv__f64__wide("));
 }
 
+/// Every line of every generated source (plain, checked, wide; every example kernel under every
+/// schedule) maps where an NVRTC error on it should point: a line of a user statement at that
+/// statement's line of the kernel in the Rust file, any other line (code the emitter or the schedule
+/// generated) at its own line in the generated source, which `#line` directives name `<kernel>.cu`.
+#[test]
+fn every_line_maps_to_its_rust_statement_or_to_itself() {
+    let mut kernels: Vec<(String, &loops::__private::KernelDesc)> = Vec::new();
+    for (kernel, descs) in [
+        ("spmv", kernels::spmv::KERNELS),
+        ("spmv_axpby", kernels::spmv_axpby::KERNELS),
+        ("spmm", kernels::spmm::KERNELS),
+        ("row_max_abs", kernels::row_max_abs::KERNELS),
+        ("column_sums", kernels::column_sums::KERNELS),
+        ("spmv_csc_t", kernels::spmv_csc::transposed::KERNELS),
+        ("spmv_csc", kernels::spmv_csc::scatter::KERNELS),
+        ("spmv_coo", kernels::spmv_coo::rows::KERNELS),
+        ("spmv_coo_atoms", kernels::spmv_coo::atoms::KERNELS),
+        ("segment_sums", kernels::segment_sums::KERNELS),
+        ("spmv_frontier", kernels::spmv_frontier::KERNELS),
+        ("sssp", kernels::sssp::KERNELS),
+        ("bfs", kernels::bfs::KERNELS),
+    ] {
+        for (schedule, desc) in descs {
+            kernels.push((format!("{kernel}/{schedule}"), desc));
+        }
+    }
+    kernels.push(("spmv_axpby_f64".into(), &spmv_axpby_f64::KERNEL));
+    let mut statement_lines = std::collections::HashMap::new();
+    let mut checked = 0;
+    for (what, desc) in kernels {
+        let mut sources = vec![("plain", desc.source), ("checked", desc.checked_source)];
+        if let Some((wide, wide_checked)) = desc.wide_sources {
+            sources.extend([("wide", wide), ("wide checked", wide_checked)]);
+        }
+        let rust = statement_lines
+            .entry(desc.file)
+            .or_insert_with(|| kernel_statement_lines(desc.file));
+        for (variant, source) in sources {
+            let generated = format!("{}.cu", desc.name);
+            if let Err(e) = check_line_mapping(source, &generated, desc.file, rust) {
+                panic!("{what} ({variant}): {e}");
+            }
+            checked += 1;
+        }
+    }
+    // Each of the 11 + 2 kernels' instantiations has a plain and a checked source, and the
+    // tile-mapped ones a wide pair.
+    assert!(checked > 2 * (11 * 10 + 2 * 11), "{checked}");
+}
+
+/// Walks `source` line by line as the compiler does, following its `#line` directives, and checks
+/// each line's presumed place: in `rust_file`, one of `statements`; in `generated`, its own line.
+fn check_line_mapping(
+    source: &str,
+    generated: &str,
+    rust_file: &str,
+    statements: &std::collections::HashSet<usize>,
+) -> Result<(), String> {
+    // Before any directive a line is where it is, in the source NVRTC names after the kernel.
+    let (mut in_rust, mut presumed) = (false, 1);
+    for (index, text) in source.lines().enumerate() {
+        let true_line = index + 1;
+        if let Some(directive) = text.strip_prefix("#line ") {
+            let (number, file) = directive
+                .split_once(' ')
+                .ok_or_else(|| format!("line {true_line}: `{text}`"))?;
+            let number: usize = number
+                .parse()
+                .map_err(|_| format!("line {true_line}: `{text}`"))?;
+            let file = file.trim_matches('"');
+            in_rust = if file == rust_file {
+                true
+            } else if file == generated {
+                false
+            } else {
+                return Err(format!(
+                    "line {true_line}: `{text}` names neither `{rust_file}` nor `{generated}`"
+                ));
+            };
+            presumed = number;
+            continue;
+        }
+        let right = if in_rust {
+            statements.contains(&presumed)
+        } else {
+            presumed == true_line
+        };
+        if !right {
+            let place = if in_rust { rust_file } else { generated };
+            return Err(format!(
+                "line {true_line} `{}` is mapped to {place}:{presumed}",
+                text.trim()
+            ));
+        }
+        presumed += 1;
+    }
+    Ok(())
+}
+
+/// The lines of `file` (a path from the package's root, as `file!()` gives it) that hold a
+/// statement of a `#[load_balanced]` kernel: inside the function's braces, not blank, not a comment,
+/// not a closing brace.
+fn kernel_statement_lines(file: &str) -> std::collections::HashSet<usize> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut lines = std::collections::HashSet::new();
+    let (mut annotated, mut depth) = (false, None::<i32>);
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("#[load_balanced") {
+            annotated = true;
+            continue;
+        }
+        let opens = trimmed.matches('{').count() as i32;
+        let closes = trimmed.matches('}').count() as i32;
+        match depth {
+            None if annotated && trimmed.contains("fn ") => {
+                annotated = false;
+                depth = Some(opens - closes);
+            }
+            None => {}
+            Some(d) => {
+                let statement =
+                    !trimmed.is_empty() && !trimmed.starts_with("//") && !trimmed.starts_with('}');
+                if statement {
+                    lines.insert(index + 1);
+                }
+                let d = d + opens - closes;
+                depth = (d > 0).then_some(d);
+            }
+        }
+    }
+    assert!(!lines.is_empty(), "no kernel found in {file}");
+    lines
+}
+
+/// The snapshot view a user's test holds, `CUDA_KERNEL`: the kernel's code at the end of
+/// `CUDA_SOURCE`, less the `#line` directives (`kernels-gen/tests/kernel_view.rs` checks it in full).
+#[test]
+fn the_snapshot_view_is_the_kernels_own_code() {
+    let source: String = kernels::spmv::auto::spmv::CUDA_SOURCE
+        .split_inclusive('\n')
+        .filter(|l| !l.starts_with("#line "))
+        .collect();
+    let view = kernels::spmv::auto::spmv::CUDA_KERNEL;
+    assert!(source.ends_with(view));
+    assert!(view.starts_with("// ---- candidate: thread ----\ntemplate <typename T>\n"));
+    assert!(spmv_axpby_f64::CUDA_KERNEL.starts_with("static __device__"));
+}
+
 // Below everything above, so that the `#line` snapshots of this file's kernel keep their numbers.
 #[path = "common/nvrtc.rs"]
 mod nvrtc;

@@ -21,6 +21,10 @@ macro_rules! under_schedules {
         pub const CHECKED_SOURCES: &[(&str, &str)] =
             &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE_CHECKED)),+];
 
+        /// Each instantiation's description (every source of it: plain, checked, wide), by schedule.
+        pub const KERNELS: &[(&str, &loops::__private::KernelDesc)] =
+            &[$((stringify!($schedule), &$schedule::$kernel::KERNEL)),+];
+
         under_schedules!(@launch $kernel [$($schedule)+] schedule
             (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));
     };
@@ -37,6 +41,10 @@ macro_rules! under_schedules {
         /// The bounds-checked variant of each instantiation, by schedule.
         pub const CHECKED_SOURCES: &[(&str, &str)] =
             &[$((stringify!($schedule), $schedule::$kernel::CUDA_SOURCE_CHECKED)),+];
+
+        /// Each instantiation's description (every source of it: plain, checked, wide), by schedule.
+        pub const KERNELS: &[(&str, &loops::__private::KernelDesc)] =
+            &[$((stringify!($schedule), &$schedule::$kernel::KERNEL)),+];
 
         under_schedules!(@launch_concrete $kernel [$($schedule)+] schedule
             (schedule: &str, gpu: &loops::Gpu, $($arg: $ty),*) (gpu, $($arg),*));

@@ -551,3 +551,144 @@ proptest! {
         }
     }
 }
+
+/// The selections under `group` (`kernels_gen::analysis::Selection`): each lane runs its strided
+/// share of a tile's atoms in order, keeping the value and the position of the atom it chose (lane
+/// 0 starting from the value before the loop at position -1, the others from the worst key), and
+/// the lanes' choices meet in the shuffle tree by key, then by position. The result must be the
+/// loop's in order: for `v > m` the first atom with the largest value, for `v >= m` the last; for
+/// a match with `break` the first matching atom, without it the last.
+#[derive(Clone, Copy, Debug)]
+enum Rule {
+    /// `if v > m` (or `>=` with `ties_late`): larger wins; `<` and `<=` are its mirror.
+    Keyed { larger: bool, ties_late: bool },
+    /// `if v == target { x = pos; break; }` (`first`) or without the `break`.
+    Match { first: bool },
+}
+
+fn sequential(rule: Rule, values: &[i32], start: i32) -> (i32, i64) {
+    let (mut m, mut at) = (start, -1i64);
+    for (i, &v) in values.iter().enumerate() {
+        match rule {
+            Rule::Keyed { larger, ties_late } => {
+                let take = if larger {
+                    v > m || (ties_late && v == m)
+                } else {
+                    v < m || (ties_late && v == m)
+                };
+                if take {
+                    m = v;
+                    at = i as i64;
+                }
+            }
+            Rule::Match { first } => {
+                if v == 3 {
+                    at = i as i64;
+                    if first {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    (m, at)
+}
+
+fn grouped(rule: Rule, values: &[i32], start: i32, g: usize) -> (i32, i64) {
+    let none_at = match rule {
+        Rule::Match { first: true } => i64::MAX,
+        _ => -1,
+    };
+    let worst = match rule {
+        Rule::Keyed { larger: true, .. } => i32::MIN,
+        _ => i32::MAX,
+    };
+    let mut lanes: Vec<(i32, i64)> = (0..g)
+        .map(|lane| {
+            let own: Vec<(usize, i32)> =
+                group::model_atoms_of_lane(lane as u64, g as u64, 0, values.len() as u64)
+                    .map(|a| (a as usize, values[a as usize]))
+                    .collect();
+            let mut m = if lane == 0 { start } else { worst };
+            let mut at = none_at;
+            for (i, v) in own {
+                match rule {
+                    Rule::Keyed { larger, ties_late } => {
+                        let take = if larger {
+                            v > m || (ties_late && v == m)
+                        } else {
+                            v < m || (ties_late && v == m)
+                        };
+                        if take {
+                            m = v;
+                            at = i as i64;
+                        }
+                    }
+                    Rule::Match { first } => {
+                        if v == 3 {
+                            at = i as i64;
+                            if first {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            (m, at)
+        })
+        .collect();
+    let later_wins = match rule {
+        Rule::Keyed { ties_late, .. } => ties_late,
+        Rule::Match { first } => !first,
+    };
+    let better = |o: (i32, i64), me: (i32, i64)| {
+        let by_pos = if later_wins { o.1 > me.1 } else { o.1 < me.1 };
+        match rule {
+            Rule::Keyed { larger, .. } => {
+                (if larger { o.0 > me.0 } else { o.0 < me.0 }) || (o.0 == me.0 && by_pos)
+            }
+            Rule::Match { .. } => by_pos,
+        }
+    };
+    // The shuffle-down tree: lane i combines with lane i + o (itself past the group's end).
+    let mut o = g / 2;
+    while o > 0 {
+        let before = lanes.clone();
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            let other = before[if i + o < g { i + o } else { i }];
+            if better(other, *lane) {
+                *lane = other;
+            }
+        }
+        o /= 2;
+    }
+    lanes[0]
+}
+
+proptest! {
+    #[test]
+    fn a_group_keeps_what_the_loop_in_order_selects(
+        values in prop::collection::vec(0i32..6, 0..300),
+        start in -1i32..7,
+        g in prop::sample::select(vec![2usize, 4, 8, 32]),
+        rule in prop::sample::select(vec![
+            Rule::Keyed { larger: true, ties_late: false },
+            Rule::Keyed { larger: true, ties_late: true },
+            Rule::Keyed { larger: false, ties_late: false },
+            Rule::Keyed { larger: false, ties_late: true },
+            Rule::Match { first: true },
+            Rule::Match { first: false },
+        ]),
+    ) {
+        let want = sequential(rule, &values, start);
+        let got = grouped(rule, &values, start, g);
+        match rule {
+            // A match keeps only the position; a lane that matched nothing keeps the start.
+            Rule::Match { .. } => {
+                let matched = |at: i64| (0..i64::MAX).contains(&at).then_some(at);
+                prop_assert_eq!(matched(got.1), matched(want.1), "{:?} g={}", rule, g)
+            }
+            Rule::Keyed { .. } => prop_assert_eq!(got, want, "{:?} g={}", rule, g),
+        }
+    }
+}

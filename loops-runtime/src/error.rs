@@ -44,7 +44,8 @@ pub enum LoopsError {
     },
 
     /// NVRTC rejected the generated source. Holds the log and the source, whose `#line` directives
-    /// point into the user's Rust file.
+    /// point a user statement's code into the user's Rust file and generated code at its own line
+    /// in the source.
     #[error("NVRTC could not compile kernel `{kernel}`:\n{log}")]
     Compile {
         /// The kernel's name.

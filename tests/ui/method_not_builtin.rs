@@ -5,7 +5,7 @@ pub fn spmv(a: Csr<f32>, x: &[f32], y: &mut [f32]) {
     for row in a.tiles() {
         let mut sum = 0.0f32;
         for nz in a.atoms(row) {
-            sum += a.values[nz].powi(2) * x[a.col_indices[nz] as usize];
+            sum += a.values[nz].to_degrees() * x[a.col_indices[nz] as usize];
         }
         y[row] = sum;
     }

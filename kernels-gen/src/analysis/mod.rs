@@ -79,7 +79,10 @@ pub fn accumulators(
         let name = &sel.vars[0].0;
         bail!(
             sel.span,
-            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style `if v > m {{ m = v; .. }}`              or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule combines the partials of a tile's pieces              as scalars. Use `thread`, `group`, `warp`, `block`, `hierarchical`, `lrb` or `auto`, which keep it"
+            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style \
+             `if v > m {{ m = v; .. }}` or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule \
+             combines the partials of a tile's pieces as scalars. Use `thread`, `group`, `warp`, `block`, \
+             `hierarchical`, `lrb` or `auto`, which keep it"
         );
     }
     scalar_accumulators(atom_body, &inner, &[], schedule)
@@ -317,7 +320,8 @@ pub fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
-        | ExprKind::SliceLen(_) => {}
+        | ExprKind::SliceLen(_)
+        | ExprKind::Const(_) => {}
     }
 }
 
@@ -472,8 +476,9 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
         if contains_atoms(s) {
             bail!(
                 s.span,
-                "under `{schedule}` a tile body has one atom loop, whose pieces the fix-up combines once per tile; \
-                 this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
+                "under `{schedule}` a tile body has one atom loop, whose state the schedule carries across threads or \
+                 passes; this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, \
+                 `lrb` or `auto`"
             );
         }
     }
@@ -497,13 +502,16 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
     })
 }
 
-/// The span of the first part of `e` that may differ between tiles: anything but literals, scalar
-/// parameters, tile-set sizes and slice lengths.
+/// The span of the first part of `e` that may differ between tiles: anything but literals,
+/// constants, scalar parameters, tile-set sizes and slice lengths.
 fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
     let mut found = None;
     visit_expr(e, &mut |x| {
         let invariant = match &x.kind {
-            ExprKind::Lit(_) | ExprKind::SetProperty { .. } | ExprKind::SliceLen(_) => true,
+            ExprKind::Lit(_)
+            | ExprKind::Const(_)
+            | ExprKind::SetProperty { .. }
+            | ExprKind::SliceLen(_) => true,
             ExprKind::Var(v) => {
                 matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
             }

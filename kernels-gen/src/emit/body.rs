@@ -14,9 +14,14 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// Emits a user statement: its lines map to its Rust line ([`Cx::line`]).
     pub fn stmt(&mut self, stmt: &Stmt) -> DResult<()> {
-        self.line_directive(stmt.line);
         self.line = stmt.line;
+        let is_atom_loop = matches!(stmt.kind, StmtKind::ForAtoms { .. });
+        self.user_statement(stmt.line, is_atom_loop, |cx| cx.stmt_text(stmt))
+    }
+
+    fn stmt_text(&mut self, stmt: &Stmt) -> DResult<()> {
         match &stmt.kind {
             StmtKind::Let {
                 name,
@@ -216,6 +221,10 @@ impl Cx<'_> {
                     let text = self.expr(a);
                     parts.push(if i == 0 && builtin.is_atomic() {
                         format!("&{text}")
+                    } else if a.ty == Ty::Usize && matches!(a.kind, ExprKind::Var(_)) {
+                        // A schedule may declare the tile and atom variables `int`: the prelude's
+                        // overloads are per type, so the call names the `usize` one.
+                        format!("(unsigned long long){text}")
                     } else {
                         text
                     });
@@ -230,6 +239,7 @@ impl Cx<'_> {
                 format.cuda_property(set, *property)
             }
             ExprKind::SliceLen(s) => format!("{s}_len"),
+            ExprKind::Const(c) => c.cuda(&e.ty),
         }
     }
 }

@@ -10,6 +10,9 @@ use crate::ir::*;
 use crate::schedule::{Lowering, RangeEntry};
 
 mod body;
+mod lines;
+
+use lines::{generated_file, resolve_generated_lines, snapshot_view, Presumed};
 
 /// The CUDA C++ source of a kernel: one template holding the body, and one `extern "C"` entry point
 /// per instantiation (see [`Kernel::instantiations`]).
@@ -17,17 +20,31 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
     if let Some(variants) = kernel.config.schedule.unit().variants(kernel) {
         return emit_candidates(kernel, &variants.kernels, &variants.describe, variants.wide);
     }
-    let (source, slots) = emit_variant(kernel, false, false)?;
-    let (checked_source, _) = emit_variant(kernel, true, false)?;
+    let describe = kernel.config.describe();
+    let (code, slots) = kernel_code(kernel, false, false)?;
+    let source = assemble(kernel, &describe, false, &code);
+    let checked_source = assemble(
+        kernel,
+        &describe,
+        true,
+        &kernel_code(kernel, true, false)?.0,
+    );
     let wide = if kernel.has_wide_variant() {
+        let describe = format!("{describe}{WIDE_NOTE}");
         Some(WideSources {
-            source: emit_variant(kernel, false, true)?.0,
-            checked_source: emit_variant(kernel, true, true)?.0,
+            source: assemble(
+                kernel,
+                &describe,
+                false,
+                &kernel_code(kernel, false, true)?.0,
+            ),
+            checked_source: assemble(kernel, &describe, true, &kernel_code(kernel, true, true)?.0),
         })
     } else {
         None
     };
     Ok(Emitted {
+        snapshot_view: snapshot_view(&code),
         source,
         checked_source,
         fault_sites: fault_sites(kernel),
@@ -39,19 +56,17 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
 /// The note the header of a 64-bit-offsets source carries after the schedule.
 const WIDE_NOTE: &str = "; 64-bit tile offsets: entry points `..__wide`";
 
-fn emit_variant(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
-    let mut describe = kernel.config.describe();
-    if wide {
-        describe.push_str(WIDE_NOTE);
-    }
-    let mut out = header(kernel, &describe);
+/// A whole generated source: the header, the library's prelude (and the checked variant's), then
+/// `code`, the kernel's own code ([`kernel_code`]), with its generated-code `#line` marks resolved
+/// to their lines in this source.
+fn assemble(kernel: &Kernel, describe: &str, checked: bool, code: &str) -> String {
+    let mut out = header(kernel, describe);
     out.push_str(PRELUDE);
     if checked {
         out.push_str(CHECKED_PRELUDE);
     }
-    let (body, slots) = emit_body(kernel, checked, wide)?;
-    out.push_str(&body);
-    Ok((out, slots))
+    out.push_str(code);
+    resolve_generated_lines(&out, &generated_file(kernel))
 }
 
 /// The first line of every generated source.
@@ -62,9 +77,11 @@ fn header(kernel: &Kernel, schedule: &str) -> String {
     )
 }
 
-/// The body template and the entry points of one kernel under its schedule, and the scratch slots
-/// per block it needs.
-fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
+/// The kernel's own code under its schedule: everything of the source that is not the library's
+/// (header and preludes), which [`snapshot_view`] shows; so whatever the kernel adds to its source
+/// goes here. Its generated-code `#line` directives are marks until [`assemble`] knows their lines.
+/// That is the body template and the entry points, and the scratch slots per block it needs.
+fn kernel_code(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
     let lowering = kernel.config.lowering();
     lowering.check(kernel)?;
     let mut cx = Cx {
@@ -79,12 +96,19 @@ fn emit_body(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slo
         checked,
         wide,
         line: 0,
+        presumed: Presumed::Generated,
+        statement: None,
+        next_line_from: None,
+        loop_head_from: None,
+        force_rust_directive: false,
         streamed_atom: None,
     };
     cx.body_template()?;
     for inst in kernel.instantiations() {
         cx.entry_point(&inst);
     }
+    // What follows (the next candidate, or nothing) is generated code.
+    cx.map_next_line(Presumed::Generated);
     let slots = Slots {
         scratch_per_block: cx.scratch_slots_per_block,
         state_per_tile: cx.state_slots_per_tile,
@@ -101,7 +125,14 @@ fn emit_candidates(
     describe: &str,
     wide: Option<&str>,
 ) -> DResult<Emitted> {
-    let (source, checked_source, variants) = candidate_sources(kernel, kernels, describe, false)?;
+    let (code, variants) = candidates_code(kernels, false, false)?;
+    let source = assemble(kernel, describe, false, &code);
+    let checked_source = assemble(
+        kernel,
+        describe,
+        true,
+        &candidates_code(kernels, true, false)?.0,
+    );
     let wide_kernels: Vec<Kernel> = kernels
         .iter()
         .filter(|k| wide.is_some() && k.has_wide_variant())
@@ -115,16 +146,25 @@ fn emit_candidates(
         // The header names the variants the wide source holds.
         let names: Vec<String> = wide_kernels.iter().map(|k| k.config.short_name()).collect();
         let describe = format!("{whole}: {}{WIDE_NOTE}", names.join(", "));
-        let (source, checked_source, _) =
-            candidate_sources(kernel, &wide_kernels, &describe, true)?;
         Some(WideSources {
-            source,
-            checked_source,
+            source: assemble(
+                kernel,
+                &describe,
+                false,
+                &candidates_code(&wide_kernels, false, true)?.0,
+            ),
+            checked_source: assemble(
+                kernel,
+                &describe,
+                true,
+                &candidates_code(&wide_kernels, true, true)?.0,
+            ),
         })
     } else {
         None
     };
     Ok(Emitted {
+        snapshot_view: snapshot_view(&code),
         source,
         checked_source,
         // The variants' parameters (`lrb` adds its list), which every variant shares.
@@ -134,37 +174,25 @@ fn emit_candidates(
     })
 }
 
-/// The plain and checked sources of `kernels` in one source each, and the variants they hold.
-fn candidate_sources(
-    kernel: &Kernel,
+/// The kernel's own code ([`kernel_code`]) of several variants in one source, and the variants it
+/// holds.
+fn candidates_code(
     kernels: &[Kernel],
-    describe: &str,
+    checked: bool,
     wide: bool,
-) -> DResult<(String, String, Vec<Candidate>)> {
-    let mut sources = Vec::new();
+) -> DResult<(String, Vec<Candidate>)> {
+    let mut out = String::new();
     let mut candidates = Vec::new();
-    for checked in [false, true] {
-        let mut out = header(kernel, describe);
-        out.push_str(PRELUDE);
-        if checked {
-            out.push_str(CHECKED_PRELUDE);
-        }
-        for k in kernels {
-            out.push_str(&format!(
-                "// ---- candidate: {} ----\n",
-                k.config.describe()
-            ));
-            let (body, slots) = emit_body(k, checked, wide)?;
-            out.push_str(&body);
-            if !checked {
-                candidates.push(Candidate::of(k, slots));
-            }
-        }
-        sources.push(out);
+    for k in kernels {
+        out.push_str(&format!(
+            "// ---- candidate: {} ----\n",
+            k.config.describe()
+        ));
+        let (code, slots) = kernel_code(k, checked, wide)?;
+        out.push_str(&code);
+        candidates.push(Candidate::of(k, slots));
     }
-    let checked_source = sources.pop().unwrap_or_default();
-    let source = sources.pop().unwrap_or_default();
-    Ok((source, checked_source, candidates))
+    Ok((out, candidates))
 }
 
 /// The global memory a variant's lowering asked for.
@@ -241,6 +269,11 @@ pub fn fault_sites(kernel: &Kernel) -> Vec<String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
     pub source: String,
+    /// The kernel's own code in `source` (its body template and entry points, every variant's),
+    /// without the library's header and prelude and without `#line` directives: what a user's
+    /// snapshot test holds. It changes only when the kernel's generated code does, not when the
+    /// prelude changes, the kernel moves in its file or the file is renamed.
+    pub snapshot_view: String,
     /// The same kernel with every index of a slice or tile-set array bounds-checked: an
     /// out-of-range access is not made, and the first one is recorded in `loops_fault` (see
     /// [`CHECKED_PRELUDE`]).
@@ -285,6 +318,20 @@ pub struct Cx<'a> {
     wide: bool,
     /// The Rust line of the statement being emitted, for the checked variant's fault records.
     line: usize,
+    /// Where the compiler believes the next line written comes from (after the `#line`
+    /// directives so far).
+    presumed: Presumed,
+    /// The Rust line of the user statement whose own text is being written; `None` while writing
+    /// generated code (a schedule's, or the atom loop's lowering inside a user's statement).
+    statement: Option<usize>,
+    /// The Rust line the next line written comes from, once ([`Cx::line_directive`]).
+    next_line_from: Option<usize>,
+    /// The Rust line of the atom loop being lowered: its loop head (the next block opened) comes
+    /// from it.
+    loop_head_from: Option<usize>,
+    /// The next line from Rust gets its directive even where the presumed line is already right:
+    /// each user statement shows its line.
+    force_rust_directive: bool,
     /// While set, loads of a tile set's arrays at exactly this atom are emitted evict-first
     /// (`__ldcs`): the staged operands of a launch whose stream would push out what it gathers
     /// (see [`crate::schedule::streams_past_l2`]).
@@ -297,8 +344,17 @@ impl<'a> Cx<'a> {
         self.checked
     }
 
-    /// Writes one line at the current indentation.
+    /// Writes one line at the current indentation, after the `#line` directive it needs: a line
+    /// of a user statement maps to the statement's Rust line, any other line is generated code and
+    /// maps to itself in the generated source. So a schedule cannot leave generated code under the
+    /// last user statement's mapping.
     pub fn line(&mut self, text: impl AsRef<str>) {
+        let from = match self.next_line_from.take().or(self.statement) {
+            Some(line) if line > 0 => Presumed::Rust(line),
+            // A statement with no known line is mapped as generated code: that is its true place.
+            _ => Presumed::Generated,
+        };
+        self.map_next_line(from);
         for _ in 0..self.indent {
             self.out.push_str("    ");
         }
@@ -309,6 +365,9 @@ impl<'a> Cx<'a> {
     /// Opens a `{` block after `head`.
     /// `head {` and one level deeper; an empty `head` opens a bare scope.
     pub fn open(&mut self, head: impl AsRef<str>) {
+        if let Some(line) = self.loop_head_from.take() {
+            self.next_line_from = Some(line);
+        }
         let head = head.as_ref();
         self.line(if head.is_empty() {
             "{".to_string()
@@ -336,14 +395,6 @@ impl<'a> Cx<'a> {
             "long long"
         } else {
             "int"
-        }
-    }
-
-    /// Points what follows at a line of the user's Rust file.
-    pub fn line_directive(&mut self, line: usize) {
-        if line > 0 {
-            let file = self.kernel.file.replace('\\', "/").replace('"', "'");
-            self.out.push_str(&format!("#line {line} \"{file}\"\n"));
         }
     }
 
@@ -494,7 +545,7 @@ impl<'a> Cx<'a> {
         };
         let args = self.arg_list();
         let open = |cx: &mut Self, entry: &str, targs: &[&str]| {
-            cx.out.push_str(&crate::abi::entry_guard_open(entry));
+            cx.raw_generated(&crate::abi::entry_guard_open(entry));
             cx.open(format!(
                 "extern \"C\" __global__ void __launch_bounds__({bounds}) {entry}({params})"
             ));
@@ -505,7 +556,7 @@ impl<'a> Cx<'a> {
             };
             cx.line(format!("{}_body{targs}({args});", k.name));
             cx.close();
-            cx.out.push_str("#endif\n");
+            cx.raw_generated("#endif\n");
         };
         if !k.takes_block_starts() {
             return open(self, &entry, &targs);
@@ -648,7 +699,7 @@ pub fn is_cuda_keyword(name: &str) -> bool {
 
 /// Device functions behind the builtins, overloaded per type so one generic body serves f32 and f64.
 /// Written out with intrinsics only: no header, so NVRTC needs no include path.
-const PRELUDE: &str = include_str!("prelude.cuh");
+pub const PRELUDE: &str = include_str!("prelude.cuh");
 
 /// The bounds checks of the checked variant. `loops_fault` is five 8-byte slots, zero when the
 /// launch starts: [fault flag, site code, index, length, Rust line]. The first out-of-range access

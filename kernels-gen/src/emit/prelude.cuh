@@ -1,23 +1,138 @@
 
 // ---- loops prelude: builtins of the kernel-body language ----
-__device__ __forceinline__ float loops_min(float a, float b) { return fminf(a, b); }
-__device__ __forceinline__ double loops_min(double a, double b) { return fmin(a, b); }
-__device__ __forceinline__ float loops_max(float a, float b) { return fmaxf(a, b); }
-__device__ __forceinline__ double loops_max(double a, double b) { return fmax(a, b); }
-__device__ __forceinline__ float loops_abs(float a) { return fabsf(a); }
-__device__ __forceinline__ double loops_abs(double a) { return fabs(a); }
-__device__ __forceinline__ float loops_sqrt(float a) { return sqrtf(a); }
-__device__ __forceinline__ double loops_sqrt(double a) { return sqrt(a); }
-#define LOOPS_INT_BUILTINS(T) \
+// Rust's float methods on CUDA's own math functions, a float and a double overload each, so that
+// one generic body serves both. (Rust's `round` rounds half away from zero, as `roundf` does; its
+// `min` and `max` ignore a NaN operand, as `fminf` and `fmaxf` do.)
+#define LOOPS_FLOAT_MATH1(name, f, d) \
+    __device__ __forceinline__ float loops_##name(float a) { return f(a); } \
+    __device__ __forceinline__ double loops_##name(double a) { return d(a); }
+#define LOOPS_FLOAT_MATH2(name, f, d) \
+    __device__ __forceinline__ float loops_##name(float a, float b) { return f(a, b); } \
+    __device__ __forceinline__ double loops_##name(double a, double b) { return d(a, b); }
+LOOPS_FLOAT_MATH2(min, fminf, fmin)
+LOOPS_FLOAT_MATH2(max, fmaxf, fmax)
+LOOPS_FLOAT_MATH1(abs, fabsf, fabs)
+LOOPS_FLOAT_MATH1(sqrt, sqrtf, sqrt)
+LOOPS_FLOAT_MATH1(cbrt, cbrtf, cbrt)
+LOOPS_FLOAT_MATH1(exp, expf, exp)
+LOOPS_FLOAT_MATH1(exp2, exp2f, exp2)
+LOOPS_FLOAT_MATH1(exp_m1, expm1f, expm1)
+LOOPS_FLOAT_MATH1(ln, logf, log)
+LOOPS_FLOAT_MATH1(log2, log2f, log2)
+LOOPS_FLOAT_MATH1(log10, log10f, log10)
+LOOPS_FLOAT_MATH1(ln_1p, log1pf, log1p)
+LOOPS_FLOAT_MATH2(powf, powf, pow)
+LOOPS_FLOAT_MATH1(floor, floorf, floor)
+LOOPS_FLOAT_MATH1(ceil, ceilf, ceil)
+LOOPS_FLOAT_MATH1(round, roundf, round)
+LOOPS_FLOAT_MATH1(trunc, truncf, trunc)
+LOOPS_FLOAT_MATH1(sin, sinf, sin)
+LOOPS_FLOAT_MATH1(cos, cosf, cos)
+LOOPS_FLOAT_MATH1(tan, tanf, tan)
+LOOPS_FLOAT_MATH1(sinh, sinhf, sinh)
+LOOPS_FLOAT_MATH1(cosh, coshf, cosh)
+LOOPS_FLOAT_MATH1(tanh, tanhf, tanh)
+LOOPS_FLOAT_MATH2(atan2, atan2f, atan2)
+LOOPS_FLOAT_MATH2(hypot, hypotf, hypot)
+LOOPS_FLOAT_MATH2(copysign, copysignf, copysign)
+#undef LOOPS_FLOAT_MATH1
+#undef LOOPS_FLOAT_MATH2
+__device__ __forceinline__ float loops_mul_add(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double loops_mul_add(double a, double b, double c) { return fma(a, b, c); }
+__device__ __forceinline__ float loops_recip(float a) { return 1.0f / a; }
+__device__ __forceinline__ double loops_recip(double a) { return 1.0 / a; }
+// NaN and finiteness from the bits, which no fast-math flag assumes away.
+__device__ __forceinline__ bool loops_is_nan(float a) { return (__float_as_uint(a) & 0x7fffffffu) > 0x7f800000u; }
+__device__ __forceinline__ bool loops_is_nan(double a) {
+    return ((unsigned long long)__double_as_longlong(a) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+__device__ __forceinline__ bool loops_is_finite(float a) { return (__float_as_uint(a) & 0x7f800000u) != 0x7f800000u; }
+__device__ __forceinline__ bool loops_is_finite(double a) {
+    return ((unsigned long long)__double_as_longlong(a) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
+}
+// Rust's `signum`: 1.0 for +0.0, -1.0 for -0.0, NaN for NaN.
+__device__ __forceinline__ float loops_signum(float a) { return loops_is_nan(a) ? a : copysignf(1.0f, a); }
+__device__ __forceinline__ double loops_signum(double a) { return loops_is_nan(a) ? a : copysign(1.0, a); }
+// Rust's `powi` on the CPU: square-and-multiply (compiler-rt's __powisf2), a negative exponent
+// taking the reciprocal at the end.
+template <typename F> __device__ __forceinline__ F loops_powi_by_squaring(F a, int n) {
+    const bool reciprocal = n < 0;
+    F r = F(1);
+    for (;;) {
+        if (n & 1) r *= a;
+        n /= 2;
+        if (n == 0) break;
+        a *= a;
+    }
+    return reciprocal ? F(1) / r : r;
+}
+__device__ __forceinline__ float loops_powi(float a, int n) { return loops_powi_by_squaring(a, n); }
+__device__ __forceinline__ double loops_powi(double a, int n) { return loops_powi_by_squaring(a, n); }
+// Rust's `clamp` (which panics where `lo > hi`, or on a NaN bound): a NaN operand stays NaN.
+template <typename T> __device__ __forceinline__ T loops_clamp(T a, T lo, T hi) {
+    if (a < lo) a = lo;
+    if (a > hi) a = hi;
+    return a;
+}
+// The integer builtins. Signed arithmetic that may overflow goes through the unsigned type of the
+// same width, where C++ defines it to wrap: Rust's wrapping ops (and its release-mode `pow` and
+// `abs`), never undefined behaviour.
+#define LOOPS_INT_BUILTINS(T, U, S, POPC, CLZ) \
     __device__ __forceinline__ T loops_min(T a, T b) { return a < b ? a : b; } \
-    __device__ __forceinline__ T loops_max(T a, T b) { return a < b ? b : a; }
-LOOPS_INT_BUILTINS(int)
-LOOPS_INT_BUILTINS(unsigned int)
-LOOPS_INT_BUILTINS(long long)
-LOOPS_INT_BUILTINS(unsigned long long)
+    __device__ __forceinline__ T loops_max(T a, T b) { return a < b ? b : a; } \
+    __device__ __forceinline__ T loops_wrapping_add(T a, T b) { return (T)((U)a + (U)b); } \
+    __device__ __forceinline__ T loops_wrapping_sub(T a, T b) { return (T)((U)a - (U)b); } \
+    __device__ __forceinline__ T loops_wrapping_mul(T a, T b) { return (T)((U)a * (U)b); } \
+    __device__ __forceinline__ T loops_wrapping_neg(T a) { return (T)((U)0 - (U)a); } \
+    __device__ __forceinline__ T loops_pow(T a, unsigned int e) { \
+        U r = 1, b = (U)a; \
+        for (; e != 0u; e >>= 1) { if (e & 1u) r *= b; b *= b; } \
+        return (T)r; \
+    } \
+    __device__ __forceinline__ unsigned int loops_count_ones(T a) { return (unsigned int)POPC((U)a); } \
+    __device__ __forceinline__ unsigned int loops_leading_zeros(T a) { return (unsigned int)CLZ((S)(U)a); }
+LOOPS_INT_BUILTINS(int, unsigned int, int, __popc, __clz)
+LOOPS_INT_BUILTINS(unsigned int, unsigned int, int, __popc, __clz)
+LOOPS_INT_BUILTINS(long long, unsigned long long, long long, __popcll, __clzll)
+LOOPS_INT_BUILTINS(unsigned long long, unsigned long long, long long, __popcll, __clzll)
 #undef LOOPS_INT_BUILTINS
-__device__ __forceinline__ int loops_abs(int a) { return a < 0 ? -a : a; }
-__device__ __forceinline__ long long loops_abs(long long a) { return a < 0 ? -a : a; }
+__device__ __forceinline__ int loops_abs(int a) { return a < 0 ? (int)(0u - (unsigned int)a) : a; }
+__device__ __forceinline__ long long loops_abs(long long a) { return a < 0 ? (long long)(0ull - (unsigned long long)a) : a; }
+__device__ __forceinline__ int loops_signum(int a) { return (a > 0) - (a < 0); }
+__device__ __forceinline__ long long loops_signum(long long a) { return (long long)((a > 0) - (a < 0)); }
+// The constants `T::MAX`, `f32::INFINITY`, ...: Rust's values, floats from their bits.
+template <typename T> __device__ __forceinline__ T loops_const_max();
+template <typename T> __device__ __forceinline__ T loops_const_min();
+template <typename T> __device__ __forceinline__ T loops_const_infinity();
+template <typename T> __device__ __forceinline__ T loops_const_neg_infinity();
+template <typename T> __device__ __forceinline__ T loops_const_nan();
+template <typename T> __device__ __forceinline__ T loops_const_epsilon();
+template <typename T> __device__ __forceinline__ T loops_const_min_positive();
+#define LOOPS_CONST(T, name, value) \
+    template <> __device__ __forceinline__ T loops_const_##name<T>() { return value; }
+LOOPS_CONST(float, max, __uint_as_float(0x7f7fffffu))
+LOOPS_CONST(float, min, __uint_as_float(0xff7fffffu))
+LOOPS_CONST(float, infinity, __uint_as_float(0x7f800000u))
+LOOPS_CONST(float, neg_infinity, __uint_as_float(0xff800000u))
+LOOPS_CONST(float, nan, __uint_as_float(0x7fc00000u))
+LOOPS_CONST(float, epsilon, __uint_as_float(0x34000000u))
+LOOPS_CONST(float, min_positive, __uint_as_float(0x00800000u))
+LOOPS_CONST(double, max, __longlong_as_double(0x7fefffffffffffffll))
+LOOPS_CONST(double, min, __longlong_as_double((long long)0xffefffffffffffffull))
+LOOPS_CONST(double, infinity, __longlong_as_double(0x7ff0000000000000ll))
+LOOPS_CONST(double, neg_infinity, __longlong_as_double((long long)0xfff0000000000000ull))
+LOOPS_CONST(double, nan, __longlong_as_double(0x7ff8000000000000ll))
+LOOPS_CONST(double, epsilon, __longlong_as_double(0x3cb0000000000000ll))
+LOOPS_CONST(double, min_positive, __longlong_as_double(0x0010000000000000ll))
+LOOPS_CONST(int, max, 2147483647)
+LOOPS_CONST(int, min, -2147483647 - 1)
+LOOPS_CONST(unsigned int, max, 0xffffffffu)
+LOOPS_CONST(unsigned int, min, 0u)
+LOOPS_CONST(long long, max, 0x7fffffffffffffffll)
+LOOPS_CONST(long long, min, -0x7fffffffffffffffll - 1)
+LOOPS_CONST(unsigned long long, max, ~0ull)
+LOOPS_CONST(unsigned long long, min, 0ull)
+#undef LOOPS_CONST
 
 __device__ __forceinline__ float loops_atomic_add(float* p, float v) { return atomicAdd(p, v); }
 __device__ __forceinline__ double loops_atomic_add(double* p, double v) { return atomicAdd(p, v); }

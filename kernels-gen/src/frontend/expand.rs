@@ -98,6 +98,14 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
 fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
     let name_str = &kernel.name;
     let source = &emitted.source;
+    let view = &emitted.snapshot_view;
+    let view_doc = format!(
+        "The kernel's own code in [`CUDA_SOURCE`] (the body template and entry points of every \
+         variant), without the library's prelude and without `#line` directives: what a snapshot \
+         test of the kernel holds (`insta::assert_snapshot!({name_str}::CUDA_KERNEL)`). It changes \
+         when the kernel's generated code does, not when the library's prelude changes, the kernel \
+         moves in its file or the file is renamed. For reading, not compiling."
+    );
     let checked_source = &emitted.checked_source;
     let fault_sites = &emitted.fault_sites;
     let file = &kernel.file;
@@ -141,8 +149,12 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     let narrow_why = narrow_why(kernel, emitted);
     quote! {
         /// The CUDA C++ of every variant of the kernel (one, or `auto`'s candidates, or `lrb`'s
-        /// mappings), in one source; `#line` directives point at the Rust source.
+        /// mappings), in one source: the library's prelude, then the kernel's own code. Its
+        /// `#line` directives point the kernel's statements at the Rust source, and the code
+        /// generated around them at its own lines here, so NVRTC's errors point at either.
         pub const CUDA_SOURCE: &str = #source;
+        #[doc = #view_doc]
+        pub const CUDA_KERNEL: &str = #view;
         /// The same kernels with every slice and tile-set index bounds-checked on the GPU:
         /// launched in debug builds, or when `LOOPS_CHECKED=1`.
         pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
@@ -397,7 +409,8 @@ fn collect_expr(e: &Expr, tl: &SetView<'_>, atom_vars: &[String], out: &mut Vec<
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
-        | ExprKind::SliceLen(_) => {}
+        | ExprKind::SliceLen(_)
+        | ExprKind::Const(_) => {}
     }
 }
 
@@ -441,8 +454,8 @@ fn carry_rounds(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     }
 }
 
-/// Rust for a tile-invariant expression (literals, scalar parameters, sizes, arithmetic, casts,
-/// min/max/abs/sqrt), evaluated in the launch wrapper where the parameters are in scope.
+/// Rust for a tile-invariant expression (literals, constants, scalar parameters, sizes, arithmetic,
+/// casts, builtins), evaluated in the launch wrapper where the parameters are in scope.
 fn rust_expr(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Lit(text) => match &e.ty {
@@ -480,16 +493,28 @@ fn rust_expr(e: &Expr) -> String {
             format!("({sign}{})", rust_expr(expr))
         }
         ExprKind::Cast { expr, to } => format!("({} as {})", rust_expr(expr), to.rust_name()),
+        // The builtins have Rust's names and meanings: each is its method.
         ExprKind::Call { builtin, args } => {
-            let receiver = rust_expr(&args[0]);
-            match builtin {
-                Builtin::Min => format!("{receiver}.min({})", rust_expr(&args[1])),
-                Builtin::Max => format!("{receiver}.max({})", rust_expr(&args[1])),
-                Builtin::Abs => format!("{receiver}.abs()"),
-                Builtin::Sqrt => format!("{receiver}.sqrt()"),
-                _ => unreachable!("tile-invariant expressions have no atomics"),
-            }
+            assert!(
+                !builtin.is_atomic(),
+                "tile-invariant expressions have no atomics"
+            );
+            let rest: Vec<String> = args[1..].iter().map(rust_expr).collect();
+            format!(
+                "{}.{}({})",
+                rust_expr(&args[0]),
+                builtin.name(),
+                rest.join(", ")
+            )
         }
+        ExprKind::Const(c) => match &e.ty {
+            // `Float` has no constants: take the f32 or f64 one by the type's name.
+            Ty::Param(p) => format!(
+                "<{p} as ::loops::Float>::from_f64(if <{p} as ::loops::Element>::RUST_NAME == \"f32\" {{ f32::{0} as f64 }} else {{ f64::{0} }})",
+                c.name()
+            ),
+            ty => format!("{}::{}", ty.rust_name(), c.name()),
+        },
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
     }
 }

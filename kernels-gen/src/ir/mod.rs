@@ -7,7 +7,10 @@ use proc_macro2::Span;
 use crate::schedule::ScheduleConfig;
 
 mod builtin;
-pub use builtin::Builtin;
+pub use builtin::{
+    builtin_names, constant_names, Arg, Builtin, BuiltinSpec, Constant, Form, Operand, Returns,
+    BUILTINS, CONSTANTS,
+};
 
 /// A whole kernel: its parameters, its tile loop, and the schedule it is lowered with.
 #[derive(Clone, Debug)]
@@ -587,6 +590,8 @@ pub enum ExprKind {
     },
     /// `x.len()` of a slice parameter.
     SliceLen(String),
+    /// A number type's constant (`T::MAX`, `f32::INFINITY`), of the expression's type.
+    Const(Constant),
 }
 
 /// What an index expression indexes.

@@ -364,9 +364,14 @@ impl ScheduleConfig {
         }
     }
 
-    /// The schedule's name as written in the attribute.
+    /// The schedule's name as written in the attribute: `warp` and `block` for groups of 32 and
+    /// of the block size, as errors should name what the user wrote.
     pub fn name(&self) -> &'static str {
-        self.schedule.unit().names()[0]
+        match self.schedule {
+            Schedule::Group { group_size: 32 } => "warp",
+            Schedule::Group { group_size } if group_size == self.block_size => "block",
+            s => s.unit().names()[0],
+        }
     }
 
     /// The name with its arguments, for tables and generated-code headers.

@@ -1,7 +1,6 @@
-//! Method calls on tile sets and the tile (`a.row_offsets(..)`, `a.num_tiles()`), the builtins,
-//! and indexing into slices and a format's arrays.
+//! Method calls (on tile sets: `a.num_tiles()`, `a.tile_of(atom)`; on slices: `x.len()`; on
+//! numbers: the builtins' method forms) and indexing into slices and a format's arrays.
 
-use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use super::expr::path_name;
@@ -49,6 +48,11 @@ impl Lowerer<'_> {
                                 span,
                             });
                         }
+                        Some(ParamKind::Slice { .. })
+                            if Builtin::from_name(&method).is_none() && method != "len" =>
+                        {
+                            bail!(m.method.span(), "no method `{method}` on slice `{recv}`: a kernel body indexes it (`{recv}[i]`) and takes its `{recv}.len()`");
+                        }
                         Some(ParamKind::Slice { .. }) if method == "len" => {
                             if !m.args.is_empty() {
                                 bail!(m.args.span(), "`len()` takes no arguments");
@@ -64,13 +68,66 @@ impl Lowerer<'_> {
                 }
             }
         }
-        // Rust's own numeric methods: `x.abs()`, `x.sqrt()`, `a.min(b)`, `a.max(b)`.
-        let Some(builtin) = Builtin::from_name(&method).filter(|b| !b.is_atomic()) else {
-            bail!(m.method.span(), "`{method}` is not a method the kernel language knows; available: abs, sqrt, min, max, len");
+        // Rust's own numeric methods: `x.abs()`, `x.exp()`, `a.min(b)`, `x.mul_add(a, b)`.
+        match Builtin::from_name(&method) {
+            Some(builtin) if !builtin.is_atomic() => {
+                let mut args: Vec<&syn::Expr> = vec![&m.receiver];
+                args.extend(m.args.iter());
+                return self.builtin(builtin, &args, expected, span);
+            }
+            Some(_) => bail!(
+                m.method.span(),
+                "`{method}` is a function, not a method: `{method}(&mut y[i], v)`"
+            ),
+            None => {}
+        }
+        if method == "len" {
+            bail!(m.method.span(), "{}", self.len_elsewhere(&m.receiver));
+        }
+        // An error inside the receiver comes first: `x.iter().count()` is an error at `iter`.
+        self.expr_default(&m.receiver)?;
+        bail!(
+            m.method.span(),
+            "`{method}` is not a method the kernel language knows; methods: {}, and `len()` of a slice parameter",
+            builtin_names(Form::Math)
+        );
+    }
+
+    /// The message for `len()` of something other than a slice parameter, with what measures a
+    /// tile set's tiles and atoms.
+    fn len_elsewhere(&self, receiver: &syn::Expr) -> String {
+        let what = "`len()` is the length of a slice parameter (`x.len()`)";
+        let syn::Expr::MethodCall(inner) = receiver else {
+            return format!("{what}, not of this value");
         };
-        let mut args: Vec<&syn::Expr> = vec![&m.receiver];
-        args.extend(m.args.iter());
-        self.builtin(builtin, &args, expected, span)
+        let Ok((set, format)) = self.tile_set(&inner.receiver) else {
+            return format!("{what}, not of this value");
+        };
+        match inner.method.to_string().as_str() {
+            "atoms" => {
+                let tile = match inner.args.first() {
+                    Some(syn::Expr::Path(p)) if p.path.get_ident().is_some() => {
+                        super::builtins::path_text(p)
+                    }
+                    _ => "tile".to_string(),
+                };
+                let count = match format.arrays().iter().find(|a| a.is_offsets()) {
+                    Some(offsets) => {
+                        let o = offsets.rust_name();
+                        format!("`({set}.{o}[{tile} + 1] - {set}.{o}[{tile}]) as usize`")
+                    }
+                    None => format!(
+                        "counted in its atom loop (a `{}` tile set has no offsets array)",
+                        format.rust_name()
+                    ),
+                };
+                format!("{what}; the number of atoms of a tile is {count}")
+            }
+            "tiles" | "tiles_in" | "all_atoms" => format!(
+                "{what}; a tile set `{set}` has `{set}.num_tiles()` tiles and `{set}.num_atoms()` atoms"
+            ),
+            _ => format!("{what}, not of this value"),
+        }
     }
 
     fn tile_of(&mut self, set: &str, m: &syn::ExprMethodCall) -> DResult<Expr> {
@@ -100,88 +157,6 @@ impl Lowerer<'_> {
         Ok(Expr {
             kind: ExprKind::Var(tile),
             ty: Ty::Usize,
-            span,
-        })
-    }
-
-    pub(super) fn builtin(
-        &mut self,
-        builtin: Builtin,
-        args: &[&syn::Expr],
-        expected: Option<&Ty>,
-        span: Span,
-    ) -> DResult<Expr> {
-        if args.len() != builtin.arity() {
-            bail!(
-                span,
-                "`{}` takes {} argument(s), found {}",
-                builtin_name(builtin),
-                builtin.arity(),
-                args.len()
-            );
-        }
-        let (args, ty) = if builtin.is_atomic() {
-            let syn::Expr::Reference(r) = args[0] else {
-                bail!(
-                    args[0].span(),
-                    "the first argument of `{}` is the place to update: `&mut y[i]`",
-                    builtin_name(builtin)
-                );
-            };
-            if r.mutability.is_none() {
-                bail!(r.span(), "an atomic updates its target: write `&mut`");
-            }
-            let place = self.place(&r.expr)?;
-            if !matches!(place.kind, ExprKind::Index { .. }) {
-                bail!(
-                    r.expr.span(),
-                    "an atomic updates a slice element (`&mut y[i]`), not a local variable"
-                );
-            }
-            let value = self.expr_as(args[1], &place.ty)?;
-            if builtin == Builtin::AtomicAdd && place.ty == Ty::Bool {
-                bail!(span, "`atomic_add` needs a number");
-            }
-            let ty = place.ty.clone();
-            (vec![place, value], ty)
-        } else if args.len() == 2 {
-            let (a, b) = self.binary_operands(args[0], args[1], expected)?;
-            if a.ty != b.ty {
-                bail!(
-                    span,
-                    "`{}` needs two arguments of one type, found `{}` and `{}`",
-                    builtin_name(builtin),
-                    a.ty.rust_name(),
-                    b.ty.rust_name()
-                );
-            }
-            let ty = a.ty.clone();
-            (vec![a, b], ty)
-        } else {
-            let a = self.expr(args[0], expected)?;
-            let ty = a.ty.clone();
-            (vec![a], ty)
-        };
-        if ty == Ty::Bool {
-            bail!(
-                span,
-                "`{}` needs numbers, not `bool`",
-                builtin_name(builtin)
-            );
-        }
-        if builtin == Builtin::Sqrt && !ty.is_float() {
-            bail!(span, "`sqrt` needs a float, not `{}`", ty.rust_name());
-        }
-        if builtin == Builtin::Abs && !(ty.is_float() || ty.is_signed_integer()) {
-            bail!(
-                span,
-                "`abs` needs a float or a signed integer, not `{}`",
-                ty.rust_name()
-            );
-        }
-        Ok(Expr {
-            kind: ExprKind::Call { builtin, args },
-            ty,
             span,
         })
     }
@@ -268,8 +243,4 @@ pub(super) fn properties_list(format: Format) -> &'static str {
     } else {
         "num_tiles(), num_atoms()"
     }
-}
-
-fn builtin_name(b: Builtin) -> &'static str {
-    b.cuda().trim_start_matches("loops_")
 }

@@ -56,7 +56,10 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.expr(&p.expr, expected),
             syn::Expr::Group(g) => self.expr(&g.expr, expected),
             syn::Expr::Path(p) => {
-                let name = path_name(p)?;
+                let (None, Some(ident)) = (&p.qself, p.path.get_ident()) else {
+                    return self.constant(p);
+                };
+                let name = ident.to_string();
                 if let Some(v) = self.lookup(&name) {
                     return mk(ExprKind::Var(name), v.ty.clone());
                 }
@@ -118,22 +121,9 @@ impl Lowerer<'_> {
             syn::Expr::Cast(c) => {
                 let to = scalar_type(&c.ty, self.type_params)?;
                 let inner = self.expr_default(&c.expr)?;
-                if (inner.ty == Ty::Bool) != (to == Ty::Bool) && inner.ty != to {
-                    bail!(span, "cannot cast `{}` as `{}`", inner.ty.rust_name(), to.rust_name());
-                }
-                mk(ExprKind::Cast { expr: Box::new(inner), to: to.clone() }, to)
+                cast(inner, to, span)
             }
-            syn::Expr::Call(call) => {
-                let syn::Expr::Path(p) = &*call.func else {
-                    bail!(call.func.span(), "only builtin functions can be called in a kernel body");
-                };
-                let name = path_name(p)?;
-                let Some(builtin) = Builtin::from_name(&name) else {
-                    bail!(call.func.span(), "`{name}` is not a kernel builtin; available: min, max, abs, sqrt, atomic_add, atomic_min, atomic_max");
-                };
-                let args: Vec<&syn::Expr> = call.args.iter().collect();
-                self.builtin(builtin, &args, expected, span)
-            }
+            syn::Expr::Call(call) => self.call(call, expected),
             syn::Expr::MethodCall(m) => self.method_call(m, expected),
             syn::Expr::Reference(r) => bail!(r.span(), "references appear only as the first argument of an atomic: `atomic_add(&mut y[i], v)`"),
             other => bail!(span, "{}", unsupported_expr(other)),
@@ -230,7 +220,30 @@ pub(super) fn check_arith(op: BinOp, l: &Ty, r: &Ty, span: Span) -> DResult<()> 
     Ok(())
 }
 
-fn is_untyped_literal(e: &syn::Expr) -> bool {
+/// `inner as to`: Rust's `as` between numbers, and from `bool` to an integer.
+pub(super) fn cast(inner: Expr, to: Ty, span: Span) -> DResult<Expr> {
+    let allowed = inner.ty == to
+        || (inner.ty != Ty::Bool && to != Ty::Bool)
+        || (inner.ty == Ty::Bool && to.is_integer());
+    if !allowed {
+        bail!(
+            span,
+            "cannot cast `{}` as `{}`",
+            inner.ty.rust_name(),
+            to.rust_name()
+        );
+    }
+    Ok(Expr {
+        kind: ExprKind::Cast {
+            expr: Box::new(inner),
+            to: to.clone(),
+        },
+        ty: to,
+        span,
+    })
+}
+
+pub(super) fn is_untyped_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.suffix().is_empty(),
@@ -246,7 +259,11 @@ fn is_untyped_literal(e: &syn::Expr) -> bool {
 pub(super) fn path_name(p: &syn::ExprPath) -> DResult<String> {
     match p.path.get_ident() {
         Some(id) if p.qself.is_none() => Ok(id.to_string()),
-        _ => bail!(p.span(), "paths (`a::b`, `T::zero()`) are not supported in a kernel body; use a literal like `0.0`"),
+        _ => bail!(
+            p.span(),
+            "expected a name here, not the path `{}`",
+            super::builtins::path_text(p)
+        ),
     }
 }
 
@@ -277,26 +294,36 @@ fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
 
 /// Names the construct the kernel language lacks, for the error message.
 pub(super) fn unsupported_expr(e: &syn::Expr) -> String {
-    let what = match e {
-        syn::Expr::Closure(_) => "closures",
-        syn::Expr::While(_) => "`while` loops",
-        syn::Expr::Loop(_) => "`loop`",
-        syn::Expr::Match(_) => "`match`",
-        syn::Expr::Return(_) => "`return`",
-        syn::Expr::Break(_) => "`break`",
-        syn::Expr::Continue(_) => "`continue`",
-        syn::Expr::Async(_) | syn::Expr::Await(_) => "async code",
-        syn::Expr::Macro(_) => "macros",
-        syn::Expr::Tuple(_) => "tuples",
-        syn::Expr::Array(_) | syn::Expr::Repeat(_) => "arrays",
-        syn::Expr::Struct(_) => "struct literals",
-        syn::Expr::Field(_) => "field access",
-        syn::Expr::Range(_) => "ranges outside a `for` loop",
-        syn::Expr::Unsafe(_) => "`unsafe` blocks",
-        syn::Expr::Try(_) => "the `?` operator",
-        syn::Expr::If(_) => "`if` as a value",
-        syn::Expr::Let(_) => "`let` in expressions",
-        _ => "this expression",
+    // (what, whether it is a plural): "closures are", "`loop` is".
+    let (what, plural) = match e {
+        syn::Expr::Closure(_) => ("closures", true),
+        syn::Expr::While(_) => ("`while` loops", true),
+        syn::Expr::Loop(_) => ("`loop`", false),
+        syn::Expr::Match(_) => ("`match`", false),
+        syn::Expr::Return(_) => ("`return`", false),
+        syn::Expr::Break(_) => ("`break`", false),
+        syn::Expr::Continue(_) => ("`continue`", false),
+        syn::Expr::Async(_) | syn::Expr::Await(_) => ("async code", false),
+        syn::Expr::Macro(m) => return unsupported_macro(&m.mac),
+        syn::Expr::Tuple(_) => ("tuples", true),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => ("arrays", true),
+        syn::Expr::Struct(_) => ("struct literals", true),
+        syn::Expr::Field(_) => ("field access", false),
+        syn::Expr::Range(_) => ("ranges outside a `for` loop", true),
+        syn::Expr::Unsafe(_) => ("`unsafe` blocks", true),
+        syn::Expr::Try(_) => ("the `?` operator", false),
+        syn::Expr::If(_) => ("`if` as a value", false),
+        syn::Expr::Let(_) => ("`let` in expressions", false),
+        _ => ("this expression", false),
     };
-    format!("{what} are not supported in a kernel body")
+    let verb = if plural { "are" } else { "is" };
+    format!("{what} {verb} not supported in a kernel body")
+}
+
+/// The one message for a macro, as a statement or in an expression.
+pub(super) fn unsupported_macro(mac: &syn::Macro) -> String {
+    format!(
+        "macros (`{}!`) are not supported in a kernel body",
+        super::builtins::path_text_of(&mac.path)
+    )
 }

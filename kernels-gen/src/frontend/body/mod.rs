@@ -2,14 +2,17 @@
 //!
 //! The language is a small Rust subset: `let`, assignment and compound assignment, `if`/`else`,
 //! `for` over `a.tiles()`, `a.atoms(tile)`, `a.all_atoms()` and integer ranges, indexing, `as`
-//! casts, literals, arithmetic, comparison and logic, and the builtins of [`Builtin`]. Types follow
+//! casts and `T::from(x)`, literals, number types' constants (`T::MAX`), arithmetic, comparison and
+//! logic, and the builtins of [`BUILTINS`]. Types follow
 //! Rust's rules (no implicit conversions), with one addition: an unsuffixed literal takes the type its
 //! context needs, and a `let` initialised by an unsuffixed float literal gets the kernel's element type
 //! `T` when the kernel has one (f64 otherwise). Everything else is an error at its span.
 //!
 //! This file holds the signature (parameters, types) and the scopes; `stmt.rs` the statements and
-//! loops, `expr.rs` the expressions and literals, `call.rs` method calls, builtins and indexing.
+//! loops, `expr.rs` the expressions and literals, `call.rs` method calls and indexing,
+//! `builtins.rs` calls, the builtins' typing, constants and conversions.
 
+mod builtins;
 mod call;
 mod expr;
 mod stmt;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use syn::spanned::Spanned;
 
-use super::expr::{check_arith, path_name, unsupported_expr};
+use super::expr::{check_arith, path_name, unsupported_expr, unsupported_macro};
 use super::{line_of, scalar_type, Lowerer, Var};
 use crate::diag::{bail, DResult};
 use crate::ir::*;
@@ -252,11 +252,7 @@ impl Lowerer<'_> {
                 item.span(),
                 "items (fn, struct, use, ...) are not allowed in a kernel body"
             ),
-            syn::Stmt::Macro(m) => bail!(
-                m.span(),
-                "macros are not allowed in a kernel body (`{}!`)",
-                quote::ToTokens::to_token_stream(&m.mac.path)
-            ),
+            syn::Stmt::Macro(m) => bail!(m.span(), "{}", unsupported_macro(&m.mac)),
         };
         Ok(Stmt { kind, span, line })
     }

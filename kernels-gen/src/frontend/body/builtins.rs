@@ -1,0 +1,309 @@
+//! Calls and the names of number types: the builtin functions (typed from the table of
+//! `ir/builtin.rs`), the constants (`T::MAX`, `f32::INFINITY`) and the conversion `T::from(x)`.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use super::expr::is_untyped_literal;
+use super::Lowerer;
+use crate::diag::{bail, DResult};
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// A call `f(args)`: a builtin, or `T::from(x)`. Every call is dispatched here; anything else
+    /// is an error naming what can be called.
+    pub(super) fn call(&mut self, call: &syn::ExprCall, expected: Option<&Ty>) -> DResult<Expr> {
+        let span = call.span();
+        let syn::Expr::Path(p) = &*call.func else {
+            bail!(
+                call.func.span(),
+                "only builtins and helper functions can be called in a kernel body"
+            );
+        };
+        let args: Vec<&syn::Expr> = call.args.iter().collect();
+        if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
+            let name = ident.to_string();
+            let Some(builtin) = Builtin::from_name(&name) else {
+                bail!(
+                    call.func.span(),
+                    "`{name}` is not a kernel builtin or a helper: mark a helper function with `#[loops::device]`; builtins: {}",
+                    all_builtin_names()
+                );
+            };
+            return self.builtin(builtin, &args, expected, span);
+        }
+        let path = path_text(p);
+        match self.type_item(p) {
+            Some((to, item)) if item == "from" => self.conversion(&args, to, span),
+            Some(_) => bail!(
+                call.func.span(),
+                "calls of paths like `{path}` are not supported in a kernel body; a number type has the conversion `T::from(x)` (as `x as T`) and {}",
+                constants_hint()
+            ),
+            None => bail!(
+                call.func.span(),
+                "calls of paths like `{path}` are not supported in a kernel body"
+            ),
+        }
+    }
+
+    /// A path of two segments that is a number type's constant: `T::MAX`, `u32::MAX`.
+    pub(super) fn constant(&self, p: &syn::ExprPath) -> DResult<Expr> {
+        let span = p.span();
+        if let Some((ty, item)) = self.type_item(p) {
+            match Constant::from_name(&item) {
+                Some(c) if c.applies_to(&ty) => {
+                    return Ok(Expr {
+                        kind: ExprKind::Const(c),
+                        ty,
+                        span,
+                    })
+                }
+                Some(_) => bail!(
+                    span,
+                    "`{}` has no constant `{item}`; {}",
+                    ty.rust_name(),
+                    constants_hint()
+                ),
+                None => {}
+            }
+        }
+        bail!(
+            span,
+            "`{}` is not a constant the kernel language knows; {}; an unsuffixed literal (`0.0`) takes the type its context needs",
+            path_text(p),
+            constants_hint()
+        )
+    }
+
+    /// `(T, "MAX")` for a path `T::MAX` whose first segment is a type of the kernel language.
+    fn type_item(&self, p: &syn::ExprPath) -> Option<(Ty, String)> {
+        let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        let [ty, item] = segments[..] else {
+            return None;
+        };
+        if p.qself.is_some() || p.path.leading_colon.is_some() || !ty.arguments.is_empty() {
+            return None;
+        }
+        let name = ty.ident.to_string();
+        let ty = match Ty::from_rust(&name) {
+            Some(t) => t,
+            None if self.type_params.contains(&name) => Ty::Param(name),
+            None => return None,
+        };
+        Some((ty, item.ident.to_string()))
+    }
+
+    /// `T::from(x)`: `x` converted to `T` as `x as T` converts it; a literal is of type `T`.
+    fn conversion(&mut self, args: &[&syn::Expr], to: Ty, span: Span) -> DResult<Expr> {
+        let [arg] = args[..] else {
+            bail!(
+                span,
+                "`{}::from` takes one argument: the value to convert",
+                to.rust_name()
+            );
+        };
+        if is_untyped_literal(arg) {
+            return self.expr_as(arg, &to);
+        }
+        let inner = self.expr_default(arg)?;
+        super::expr::cast(inner, to, span)
+    }
+
+    /// A call of a builtin with its arguments (for a method, the receiver first), typed by its row
+    /// of [`BUILTINS`].
+    pub(super) fn builtin(
+        &mut self,
+        builtin: Builtin,
+        args: &[&syn::Expr],
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> DResult<Expr> {
+        let spec = builtin.spec();
+        if args.len() != spec.arity() {
+            bail!(
+                span,
+                "wrong number of arguments for `{}`: write {}",
+                spec.name,
+                usage(spec)
+            );
+        }
+        let (args, ty) = match spec.form {
+            Form::Atomic => self.atomic(spec, args)?,
+            Form::Math => self.math_operands(spec, args, expected)?,
+        };
+        Ok(Expr {
+            kind: ExprKind::Call { builtin, args },
+            ty,
+            span,
+        })
+    }
+
+    /// The operands of a function or method and the type of its result. The first operand and
+    /// each argument of its type share one type: an unsuffixed literal among them takes it from
+    /// the first that is not one, which is lowered first.
+    fn math_operands(
+        &mut self,
+        spec: &BuiltinSpec,
+        args: &[&syn::Expr],
+        expected: Option<&Ty>,
+    ) -> DResult<(Vec<Expr>, Ty)> {
+        let kind_of = |i: usize| {
+            if i == 0 {
+                &Arg::Same
+            } else {
+                &spec.args[i - 1]
+            }
+        };
+        let lead = (0..args.len())
+            .find(|&i| *kind_of(i) == Arg::Same && !is_untyped_literal(args[i]))
+            .unwrap_or(0);
+        let hint = if spec.returns == Returns::Same {
+            expected
+        } else {
+            None
+        };
+        let first = self.expr(args[lead], hint)?;
+        let ty = first.ty.clone();
+        if !spec.operand.accepts(&ty) {
+            bail!(
+                args[lead].span(),
+                "`{}` needs {}, not `{}`",
+                spec.name,
+                spec.operand.describe(),
+                ty.rust_name()
+            );
+        }
+        let mut lowered = vec![None; args.len()];
+        lowered[lead] = Some(first);
+        for (i, arg) in args.iter().enumerate().filter(|(i, _)| *i != lead) {
+            let e = match kind_of(i) {
+                Arg::Same => {
+                    let e = self.expr(arg, Some(&ty))?;
+                    if e.ty != ty {
+                        bail!(
+                            arg.span(),
+                            "`{}` needs its operands of one type, found `{}` and `{}`",
+                            spec.name,
+                            ty.rust_name(),
+                            e.ty.rust_name()
+                        );
+                    }
+                    e
+                }
+                Arg::Fixed(fixed, what) => {
+                    let e = self.expr(arg, Some(fixed))?;
+                    if e.ty != *fixed {
+                        let article = if fixed.rust_name().starts_with('i') {
+                            "an"
+                        } else {
+                            "a"
+                        };
+                        bail!(
+                            arg.span(),
+                            "`{}` takes {article} `{}` {what}, not `{}`",
+                            spec.name,
+                            fixed.rust_name(),
+                            e.ty.rust_name()
+                        );
+                    }
+                    e
+                }
+            };
+            lowered[i] = Some(e);
+        }
+        let result = match spec.returns {
+            Returns::Same => ty,
+            Returns::Bool => Ty::Bool,
+            Returns::U32 => Ty::U32,
+        };
+        let lowered = lowered
+            .into_iter()
+            .map(|e| e.expect("every operand lowered"))
+            .collect();
+        Ok((lowered, result))
+    }
+
+    /// `atomic_add(&mut y[i], v)`: the slice element to update and the value, of its type.
+    fn atomic(&mut self, spec: &BuiltinSpec, args: &[&syn::Expr]) -> DResult<(Vec<Expr>, Ty)> {
+        let name = spec.name;
+        let syn::Expr::Reference(r) = args[0] else {
+            bail!(
+                args[0].span(),
+                "the first argument of `{name}` is the place to update: `&mut y[i]`"
+            );
+        };
+        if r.mutability.is_none() {
+            bail!(r.span(), "an atomic updates its target: write `&mut`");
+        }
+        let place = self.place(&r.expr)?;
+        if !matches!(place.kind, ExprKind::Index { .. }) {
+            bail!(
+                r.expr.span(),
+                "an atomic updates a slice element (`&mut y[i]`), not a local variable"
+            );
+        }
+        if !spec.operand.accepts(&place.ty) {
+            bail!(
+                r.span(),
+                "`{name}` needs {}, not `{}`",
+                spec.operand.describe(),
+                place.ty.rust_name()
+            );
+        }
+        let value = self.expr_as(args[1], &place.ty)?;
+        let ty = place.ty.clone();
+        Ok((vec![place, value], ty))
+    }
+}
+
+/// `x.powi(n)` or `powi(x, n)`: how a builtin is called, for messages.
+fn usage(spec: &BuiltinSpec) -> String {
+    if spec.form == Form::Atomic {
+        return format!("`{}(&mut y[i], v)`", spec.name);
+    }
+    let mut same = ["y", "z"].into_iter();
+    let rest: Vec<&str> = spec
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Same => same.next().expect("at most two more operands"),
+            Arg::Fixed(..) => "n",
+        })
+        .collect();
+    let rest = rest.join(", ");
+    let all = if rest.is_empty() {
+        "x".to_string()
+    } else {
+        format!("x, {rest}")
+    };
+    format!("`x.{0}({rest})` or `{0}({all})`", spec.name)
+}
+
+/// Every builtin's name, for messages.
+pub(super) fn all_builtin_names() -> String {
+    format!(
+        "{}, {}",
+        builtin_names(Form::Math),
+        builtin_names(Form::Atomic)
+    )
+}
+
+/// What a number type's constants are, for messages.
+fn constants_hint() -> String {
+    format!(
+        "the constants of a float type (`T`, `f32`, `f64`) are {}, those of an integer type {} (`u32::MAX`)",
+        constant_names(false),
+        constant_names(true)
+    )
+}
+
+/// `a::b` as written, without the spaces of a token stream.
+pub(super) fn path_text(p: &syn::ExprPath) -> String {
+    path_text_of(&p.path)
+}
+
+pub(super) fn path_text_of(path: &syn::Path) -> String {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    names.join("::")
+}
