@@ -246,4 +246,39 @@ pub const SEEDS: &[(&str, &str)] = &[
             }
         }",
     ),
+    (
+        "float builtins and constants",
+        "pub fn row_logsumexp<T: Float>(a: Csr<T>, out: &mut [T]) {
+            for row in a.tiles() {
+                let mut m = T::NEG_INFINITY;
+                for nz in a.atoms(row) {
+                    m = m.max(a.values[nz]);
+                }
+                let mut s = 0.0;
+                for nz2 in a.atoms(row) {
+                    s += (a.values[nz2] - m).exp();
+                }
+                out[row] = m + s.ln() * T::from(0.5).powi(2).mul_add(T::EPSILON, 1.0);
+            }
+        }",
+    ),
+    (
+        "integer builtins and constants",
+        "pub fn bit_stats(g: Offsets, words: &[u64], ones: &mut [u32], top: &mut [u32], scale: f32, out: &mut [f32]) {
+            for s in g.tiles() {
+                let mut n = 0u32;
+                let mut lz = u32::MAX;
+                for i in g.atoms(s) {
+                    n += words[i].count_ones();
+                    lz = min(lz, words[i].leading_zeros());
+                }
+                ones[s] = n.wrapping_mul(3).pow(2);
+                top[s] = lz;
+                let x = (n as f32).mul_add(scale, 1.0).powf(2.0).clamp(0.0, f32::MAX);
+                if !x.is_nan() && x.is_finite() {
+                    out[s] = x.sqrt().signum() * hypot(x, scale).tanh() + f32::from(1u32);
+                }
+            }
+        }",
+    ),
 ];
