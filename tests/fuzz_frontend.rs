@@ -1,5 +1,6 @@
 //! Fuzzes the kernel front end: mutants of valid kernels (`fuzz_frontend/corpus.rs`, mutated by
-//! `fuzz_frontend/mutate.rs`) go through the macro's expansion under every schedule, and
+//! `fuzz_frontend/mutate.rs` with what `fuzz_frontend/pools.rs` holds) go through the macro's
+//! expansion under every schedule, and
 //!
 //! - the expansion never panics;
 //! - a rejection is a `compile_error!` with a message, at a span of the input;
@@ -20,6 +21,8 @@ mod corpus;
 mod mutate;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
+#[path = "fuzz_frontend/pools.rs"]
+mod pools;
 
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
