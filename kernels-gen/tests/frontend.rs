@@ -144,6 +144,7 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
         ("let __x = 1;", "CUDA defines"),
         ("let T = 1;", "element type"),
         ("let r#x = 1;", "raw identifiers"),
+        ("let ñ = 1;", "ASCII"),
     ] {
         let message = err(SPMV_SIG, &format!("{body} {SPMV_BODY}"));
         assert!(message.contains(expected), "for `{body}`: got {message:?}");
@@ -182,6 +183,18 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
             "for `{function}`: got {message:?}"
         );
     }
+}
+
+/// Empty statements (`;`) are taken, as Rust takes them (found by tests/fuzz_frontend.rs: they were
+/// an error without a span).
+#[test]
+fn empty_statements_are_taken() {
+    let src = lower(
+        r#"schedule = "thread""#,
+        &format!("fn k{SPMV_SIG} {{ ; for row in a.tiles() {{ ;; {SPMV_BODY} ; }} ; }}"),
+    )
+    .unwrap();
+    assert!(src.contains("y[row] = sum;"), "{src}");
 }
 
 #[test]

@@ -146,6 +146,12 @@ fn check_name(name: &str, span: Span) -> DResult<()> {
             "`{name}` is a name CUDA defines and the generated code uses; rename it"
         );
     }
+    if !name.is_ascii() {
+        bail!(
+            span,
+            "CUDA C++ names are ASCII (NVRTC takes no other letters); rename `{name}`"
+        );
+    }
     if name.starts_with("r#") {
         bail!(
             span,
