@@ -176,6 +176,81 @@ fn graph_kernels_compile_for_sm90() {
     assert_eq!(compiled, 2 * 2 * 11);
 }
 
+/// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32
+/// kernels, one entry point each): plain, checked, and the 64-bit-offsets instantiations of the
+/// tile-mapped schedules.
+#[test]
+fn out_of_range_kernels_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    use kernels::out_of_range::{peek, shift_down};
+    let mut all: Vec<(&str, &str, &str)> = Vec::new();
+    for (kernel, sources) in [
+        ("shift_down", shift_down::SOURCES),
+        ("shift_down", shift_down::CHECKED_SOURCES),
+        ("peek", peek::SOURCES),
+        ("peek", peek::CHECKED_SOURCES),
+    ] {
+        all.extend(
+            sources
+                .iter()
+                .map(|(schedule, source)| (kernel, *schedule, *source)),
+        );
+    }
+    all.extend([
+        (
+            "shift_down",
+            "thread",
+            shift_down::thread::shift_down::CUDA_SOURCE_WIDE,
+        ),
+        (
+            "shift_down",
+            "thread",
+            shift_down::thread::shift_down::CUDA_SOURCE_WIDE_CHECKED,
+        ),
+        (
+            "shift_down",
+            "warp",
+            shift_down::warp::shift_down::CUDA_SOURCE_WIDE,
+        ),
+        (
+            "shift_down",
+            "warp",
+            shift_down::warp::shift_down::CUDA_SOURCE_WIDE_CHECKED,
+        ),
+        ("peek", "thread", peek::thread::peek::CUDA_SOURCE_WIDE),
+        (
+            "peek",
+            "thread",
+            peek::thread::peek::CUDA_SOURCE_WIDE_CHECKED,
+        ),
+    ]);
+    let mut failures = Vec::new();
+    for (kernel, schedule, source) in &all {
+        match compile_ptx(kernel, source, Arch::SM_90) {
+            Ok(ptx) => {
+                let wide = if source.contains("__wide(") {
+                    "__wide"
+                } else {
+                    ""
+                };
+                let entry = format!(".entry {kernel}{wide}(");
+                assert!(ptx.contains(&entry), "{kernel}/{schedule}: no `{entry}`");
+            }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    // shift_down under thread, warp and merge_path, peek under thread, plain and checked; 6 wide.
+    assert_eq!(all.len(), 2 * (3 + 1) + 6);
+}
+
 /// The runtime's binning kernels (logarithmic radix binning's count, scan and scatter), one count
 /// and one scatter entry per id type of a subset's list and one pair for all tiles.
 #[test]

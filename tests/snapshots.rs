@@ -379,3 +379,43 @@ fn helpers_under_every_schedule() {
         insta::assert_snapshot!(format!("row_huber__{schedule}"), source);
     }
 }
+
+// Below everything above, so that the `#line` snapshots of this file's kernel keep their numbers.
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
+
+/// The kernel defined in this file compiles with NVRTC for sm_90, as every kernel the macro
+/// accepts in the test suites does (those of examples/kernels in tests/nvrtc_compile.rs): plain,
+/// checked, and its 64-bit-offsets instantiations.
+#[test]
+fn this_files_kernel_compiles_for_sm90() {
+    use loops::runtime::compile::{compile_ptx, Arch};
+    let Some(info) = nvrtc::nvrtc_or_skip() else {
+        return;
+    };
+    for (what, source, entry) in [
+        ("plain", spmv_axpby_f64::CUDA_SOURCE, "spmv_axpby_f64"),
+        (
+            "checked",
+            spmv_axpby_f64::CUDA_SOURCE_CHECKED,
+            "spmv_axpby_f64",
+        ),
+        (
+            "wide",
+            spmv_axpby_f64::CUDA_SOURCE_WIDE,
+            "spmv_axpby_f64__wide",
+        ),
+        (
+            "wide checked",
+            spmv_axpby_f64::CUDA_SOURCE_WIDE_CHECKED,
+            "spmv_axpby_f64__wide",
+        ),
+    ] {
+        let ptx = compile_ptx("spmv_axpby_f64", source, Arch::SM_90)
+            .unwrap_or_else(|e| panic!("{what}: NVRTC {:?} failed:\n{e}", info.version));
+        assert!(
+            ptx.contains(&format!(".entry {entry}(")),
+            "{what}: no `{entry}`"
+        );
+    }
+}

@@ -115,6 +115,88 @@ fn errors_name_the_problem() {
     }
 }
 
+/// Found by tests/fuzz_frontend.rs. A literal out of its type's range is an error, as in Rust (in
+/// the CUDA a larger integer would silently take a wider type, and a float out of range does not
+/// compile), while the extremes that fit are taken. A kernel, element type, parameter or variable
+/// named like a C++ keyword, a name CUDA defines, a generated name or the element type is an error.
+#[test]
+fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
+    for (body, expected) in [
+        ("let z = 4294967296u32;", "literal out of range for `u32`"),
+        ("let z = 2147483648;", "literal out of range for `i32`"),
+        (
+            "let z = -9223372036854775809i64;",
+            "literal out of range for `i64`",
+        ),
+        (
+            "let z = 18446744073709551616usize;",
+            "literal out of range for `usize`",
+        ),
+        ("let z = 1e39f32;", "literal out of range for `f32`"),
+        ("let z = 1e400;", "literal out of range for `T`"),
+    ] {
+        let message = err(SPMV_SIG, &format!("{body} {SPMV_BODY}"));
+        assert!(message.contains(expected), "for `{body}`: got {message:?}");
+    }
+    for (body, expected) in [
+        ("let atomicAdd = 1;", "CUDA defines"),
+        ("let max = 1;", "CUDA defines"),
+        ("let __x = 1;", "CUDA defines"),
+        ("let T = 1;", "element type"),
+        ("let r#x = 1;", "raw identifiers"),
+        ("let ñ = 1;", "ASCII"),
+    ] {
+        let message = err(SPMV_SIG, &format!("{body} {SPMV_BODY}"));
+        assert!(message.contains(expected), "for `{body}`: got {message:?}");
+    }
+    ok(&format!(
+        "let z = -2147483648; let w = 4294967295u32; let v = 18446744073709551615usize; \
+         let g = -9223372036854775808i64; let f = 3.4e38f32; let h = 1e300; {SPMV_BODY}"
+    ));
+    for (function, expected) in [
+        ("fn double(a: Csr<f32>, y: &mut [f32])", "keyword in CUDA"),
+        (
+            "fn k<int: Float>(a: Csr<int>, y: &mut [int])",
+            "keyword in CUDA",
+        ),
+        ("fn loops_k(a: Csr<f32>, y: &mut [f32])", "reserved"),
+        ("fn k(a: Csr<f32>, y: &mut [f32], min: f32)", "CUDA defines"),
+        (
+            "fn k<T: Float>(a: Csr<T>, y: &mut [T], T: u32)",
+            "element type",
+        ),
+        (
+            "fn k(a: Csr<f32>, a_rows: &[f32], y: &mut [f32])",
+            "a part of `a`",
+        ),
+        (
+            "fn k(a: Csr<f32>, y: &mut [f32], y_len: u32)",
+            "a part of `y`",
+        ),
+    ] {
+        let item = format!(
+            "{function} {{ for r in a.tiles() {{ for nz in a.atoms(r) {{ y[r] = 1.0; }} }} }}"
+        );
+        let message = lower(r#"schedule = "thread""#, &item).unwrap_err();
+        assert!(
+            message.contains(expected),
+            "for `{function}`: got {message:?}"
+        );
+    }
+}
+
+/// Empty statements (`;`) are taken, as Rust takes them (found by tests/fuzz_frontend.rs: they were
+/// an error without a span).
+#[test]
+fn empty_statements_are_taken() {
+    let src = lower(
+        r#"schedule = "thread""#,
+        &format!("fn k{SPMV_SIG} {{ ; for row in a.tiles() {{ ;; {SPMV_BODY} ; }} ; }}"),
+    )
+    .unwrap();
+    assert!(src.contains("y[row] = sum;"), "{src}");
+}
+
 #[test]
 fn attribute_errors() {
     let body = spmv_with(SPMV_SIG, SPMV_BODY);

@@ -178,6 +178,9 @@ impl Lowerer<'_> {
                 ty.rust_name()
             );
         }
+        if !fits(&digits, &ty, negative) {
+            bail!(span, "literal out of range for `{}`", ty.rust_name());
+        }
         Ok(Expr {
             kind: ExprKind::Lit(crate::emit::cuda_literal(
                 &format!("{sign}{digits}"),
@@ -187,6 +190,26 @@ impl Lowerer<'_> {
             ty,
             span,
         })
+    }
+}
+
+/// Whether a literal's magnitude fits its type, as Rust requires (`overflowing_literals`): in the
+/// CUDA, a larger integer literal would silently take a wider type, and a float constant out of
+/// range is an NVRTC error. A generic `T`'s literal is written as a double and converted.
+fn fits(digits: &str, ty: &Ty, negative: bool) -> bool {
+    let signed_max = |max: u128| max + u128::from(negative);
+    match ty {
+        Ty::I32 => digits
+            .parse::<u128>()
+            .is_ok_and(|v| v <= signed_max(i32::MAX as u128)),
+        Ty::I64 => digits
+            .parse::<u128>()
+            .is_ok_and(|v| v <= signed_max(i64::MAX as u128)),
+        Ty::U32 => digits.parse::<u128>().is_ok_and(|v| v <= u32::MAX as u128),
+        Ty::U64 | Ty::Usize => digits.parse::<u128>().is_ok_and(|v| v <= u64::MAX as u128),
+        Ty::F32 => digits.parse::<f32>().is_ok_and(f32::is_finite),
+        Ty::F64 | Ty::Param(_) => digits.parse::<f64>().is_ok_and(f64::is_finite),
+        Ty::Bool => true,
     }
 }
 

@@ -62,10 +62,16 @@ fn lower_kernel_fn(
     if let Some(v) = &sig.variadic {
         bail!(v.span(), "a kernel cannot be variadic");
     }
+    // The kernel's name names its CUDA functions (`spmv`, `spmv_body`) too.
+    check_name(&sig.ident.to_string(), sig.ident.span())?;
     let mut type_params = Vec::new();
     for g in &sig.generics.params {
         match g {
-            syn::GenericParam::Type(t) => type_params.push(t.ident.to_string()),
+            syn::GenericParam::Type(t) => {
+                // The element type keeps its name in the CUDA templates.
+                check_name(&t.ident.to_string(), t.ident.span())?;
+                type_params.push(t.ident.to_string())
+            }
             other => bail!(
                 other.span(),
                 "a kernel's only generic parameters are element types like `T: Float`"
@@ -83,12 +89,32 @@ fn lower_kernel_fn(
         };
         let name = pi.ident.to_string();
         check_name(&name, pi.ident.span())?;
+        if type_params.contains(&name) {
+            bail!(
+                pi.ident.span(),
+                "`{name}` is the kernel's element type; rename the parameter"
+            );
+        }
         let kind = param_kind(&pt.ty, &type_params)?;
         params.push(Param {
             name,
             kind,
             span: pi.ident.span(),
         });
+    }
+    // The CUDA parameters a tile set or a slice becomes (`a_rows`, `x_len`) sit beside the others.
+    for q in &params {
+        if let Some(p) = params
+            .iter()
+            .find(|p| p.name != q.name && crate::emit::derived_param_names(p).contains(&q.name))
+        {
+            bail!(
+                q.span,
+                "`{}` is the generated name of a part of `{}`; rename it",
+                q.name,
+                p.name
+            );
+        }
     }
 
     let default_float = match type_params.as_slice() {
@@ -132,8 +158,39 @@ fn check_name(name: &str, span: Span) -> DResult<()> {
             "`{name}` is a keyword in CUDA C++, which this kernel becomes; rename it"
         );
     }
+    if name.starts_with("__") || CUDA_NAMES.contains(&name) {
+        bail!(
+            span,
+            "`{name}` is a name CUDA defines and the generated code uses; rename it"
+        );
+    }
+    if !name.is_ascii() {
+        bail!(
+            span,
+            "CUDA C++ names are ASCII (NVRTC takes no other letters); rename `{name}`"
+        );
+    }
+    if name.starts_with("r#") {
+        bail!(
+            span,
+            "raw identifiers are not supported in a kernel; rename `{name}`"
+        );
+    }
     Ok(())
 }
+
+/// CUDA's functions that the generated code calls unqualified inside a kernel's functions, where
+/// a parameter or variable of the same name would hide them (its built-in variables are among the
+/// keywords; its intrinsics start with `__`, which C++ reserves anyway).
+const CUDA_NAMES: &[&str] = &[
+    "min",
+    "max",
+    "atomicAdd",
+    "atomicCAS",
+    "atomicMin",
+    "atomicMax",
+    "atomicExch",
+];
 
 fn param_kind(ty: &syn::Type, type_params: &[String]) -> DResult<ParamKind> {
     match ty {
@@ -259,6 +316,13 @@ impl Lowerer<'_> {
 
     fn declare(&mut self, name: &str, span: Span, var: Var) -> DResult<()> {
         check_name(name, span)?;
+        if self.type_params.iter().any(|t| t == name) {
+            // In the CUDA it would hide the template's type in the rest of its scope.
+            bail!(
+                span,
+                "`{name}` is the kernel's element type; rename the variable"
+            );
+        }
         if self.param(name).is_some() || self.lookup(name).is_some() {
             // C++ cannot redeclare a name in one scope, and the host-side length checks read the tile
             // and atom variables by name: a kernel body names each variable once.

@@ -44,12 +44,9 @@ impl Lowerer<'_> {
     pub(super) fn tile_loop(&mut self, block: &syn::Block) -> DResult<TileLoop> {
         let hint = "the kernel body must be one `for tile in a.tiles() { ... }` or \
                     `for atom in a.all_atoms() { ... }` loop";
-        let [syn::Stmt::Expr(syn::Expr::ForLoop(f), _)] = block.stmts.as_slice() else {
-            let span = block
-                .stmts
-                .first()
-                .map(|s| s.span())
-                .unwrap_or(block.span());
+        let stmts: Vec<&syn::Stmt> = block.stmts.iter().filter(|s| !is_empty(s)).collect();
+        let [syn::Stmt::Expr(syn::Expr::ForLoop(f), _)] = stmts.as_slice() else {
+            let span = stmts.first().map(|s| s.span()).unwrap_or(block.span());
             bail!(span, "{hint}");
         };
         let var = loop_var(&f.pat)?;
@@ -215,7 +212,7 @@ impl Lowerer<'_> {
     pub(super) fn block(&mut self, block: &syn::Block) -> DResult<Block> {
         self.scopes.push(HashMap::new());
         let mut out = Vec::new();
-        for stmt in &block.stmts {
+        for stmt in block.stmts.iter().filter(|s| !is_empty(s)) {
             out.push(self.stmt(stmt)?);
         }
         self.scopes.pop();
@@ -490,6 +487,12 @@ impl Lowerer<'_> {
             otherwise,
         })
     }
+}
+
+/// A lone `;`, which Rust allows between statements (syn keeps it as an empty expression, with no
+/// span of its own).
+fn is_empty(stmt: &syn::Stmt) -> bool {
+    matches!(stmt, syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty())
 }
 
 fn loop_var(pat: &syn::Pat) -> DResult<String> {
