@@ -173,6 +173,10 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
             "fn k(a: Csr<f32>, y: &mut [f32], y_len: u32)",
             "a part of `y`",
         ),
+        (
+            "fn k(a: Csr<f32>, y: &mut [f32], y: &mut [u32])",
+            "more than once",
+        ),
     ] {
         let item = format!(
             "{function} {{ for r in a.tiles() {{ for nz in a.atoms(r) {{ y[r] = 1.0; }} }} }}"

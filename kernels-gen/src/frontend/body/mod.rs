@@ -88,7 +88,14 @@ pub fn lower_fn(item: &syn::ItemFn, config: ScheduleConfig, file: &str) -> DResu
         });
     }
     // The CUDA parameters a tile set or a slice becomes (`a_rows`, `x_len`) sit beside the others.
-    for q in &params {
+    for (i, q) in params.iter().enumerate() {
+        if params[..i].iter().any(|p| p.name == q.name) {
+            bail!(
+                q.span,
+                "`{}` is bound more than once in this parameter list",
+                q.name
+            );
+        }
         if let Some(p) = params
             .iter()
             .find(|p| p.name != q.name && crate::emit::derived_param_names(p).contains(&q.name))
