@@ -140,6 +140,7 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
     }
     for (body, expected) in [
         ("let atomicAdd = 1;", "CUDA defines"),
+        ("let NULL = 1;", "CUDA defines"),
         ("let max = 1;", "CUDA defines"),
         ("let __x = 1;", "CUDA defines"),
         ("let T = 1;", "element type"),

@@ -169,9 +169,11 @@ fn check_name(name: &str, span: Span) -> DResult<()> {
 }
 
 /// CUDA's functions that the generated code calls unqualified inside a kernel's functions, where
-/// a parameter or variable of the same name would hide them (its built-in variables are among the
-/// keywords; its intrinsics start with `__`, which C++ reserves anyway).
+/// a parameter or variable of the same name would hide them, and the macro NVRTC defines (its
+/// built-in variables are among the keywords; its intrinsics start with `__`, which C++ reserves
+/// anyway).
 const CUDA_NAMES: &[&str] = &[
+    "NULL",
     "min",
     "max",
     "atomicAdd",
