@@ -140,6 +140,7 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
     }
     for (body, expected) in [
         ("let atomicAdd = 1;", "CUDA defines"),
+        ("let NULL = 1;", "CUDA defines"),
         ("let max = 1;", "CUDA defines"),
         ("let __x = 1;", "CUDA defines"),
         ("let T = 1;", "element type"),
@@ -172,6 +173,10 @@ fn out_of_range_literals_and_names_that_clash_in_cuda_are_errors() {
         (
             "fn k(a: Csr<f32>, y: &mut [f32], y_len: u32)",
             "a part of `y`",
+        ),
+        (
+            "fn k(a: Csr<f32>, y: &mut [f32], y: &mut [u32])",
+            "more than once",
         ),
     ] {
         let item = format!(

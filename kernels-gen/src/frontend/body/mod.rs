@@ -103,7 +103,14 @@ fn lower_kernel_fn(
         });
     }
     // The CUDA parameters a tile set or a slice becomes (`a_rows`, `x_len`) sit beside the others.
-    for q in &params {
+    for (i, q) in params.iter().enumerate() {
+        if params[..i].iter().any(|p| p.name == q.name) {
+            bail!(
+                q.span,
+                "`{}` is bound more than once in this parameter list",
+                q.name
+            );
+        }
         if let Some(p) = params
             .iter()
             .find(|p| p.name != q.name && crate::emit::derived_param_names(p).contains(&q.name))
@@ -180,9 +187,11 @@ fn check_name(name: &str, span: Span) -> DResult<()> {
 }
 
 /// CUDA's functions that the generated code calls unqualified inside a kernel's functions, where
-/// a parameter or variable of the same name would hide them (its built-in variables are among the
-/// keywords; its intrinsics start with `__`, which C++ reserves anyway).
+/// a parameter or variable of the same name would hide them, and the macro NVRTC defines (its
+/// built-in variables are among the keywords; its intrinsics start with `__`, which C++ reserves
+/// anyway).
 const CUDA_NAMES: &[&str] = &[
+    "NULL",
     "min",
     "max",
     "atomicAdd",
