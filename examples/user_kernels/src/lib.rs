@@ -54,6 +54,7 @@ macro_rules! under {
 
 pub mod argmax;
 pub mod bfs_pull;
+pub mod early_exit;
 pub mod math;
 pub mod normalize;
 pub mod pagerank;

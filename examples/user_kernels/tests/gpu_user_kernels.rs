@@ -21,7 +21,9 @@ use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
 use loops::runtime::verify::check_rows;
 use rand::{Rng, SeedableRng};
 use sprs::CsMat;
-use user_kernels::{argmax, bfs_pull, normalize, pagerank, shrink, sigmoid, softmax, variance};
+use user_kernels::{
+    argmax, bfs_pull, early_exit, normalize, pagerank, shrink, sigmoid, softmax, variance,
+};
 
 /// What integer outputs are filled with before a launch: no kernel of this crate writes it.
 const POISON_INDEX: i32 = i32::MIN + 7;
@@ -622,8 +624,31 @@ fn run_bfs(what: &str, seed: u64, matrices: Vec<(String, CsMat<f32>)>) {
             .upload_csr(&g)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         check_bfs_pull(&mut run, &g, &dg);
+        check_count_before_last(&mut run, &g, &dg);
     }
     run.finish(matrices.len());
+}
+
+/// `break` and `continue` (`early_exit`): each row's atoms in even columns, its last atom left
+/// out, the same under every schedule (only the piece holding a row's last atom breaks).
+fn check_count_before_last(run: &mut Run, a: &CsMat<f32>, da: &DeviceCsr<f32>) {
+    let want: Vec<u32> = a
+        .outer_iterator()
+        .map(|row| {
+            let cols: Vec<usize> = row.indices().to_vec();
+            let before_last = cols.len().saturating_sub(1);
+            cols[..before_last].iter().filter(|&&c| c % 2 == 0).count() as u32
+        })
+        .collect();
+    run.each_schedule(
+        "count_before_last",
+        early_exit::SCHEDULES,
+        |gpu, schedule| {
+            let mut counts = gpu.upload(&vec![u32::MAX - 7; a.rows()])?;
+            early_exit::launch(schedule, gpu, da, &mut counts)?;
+            Ok(first_difference("counts", &gpu.download(&counts)?, &want))
+        },
+    );
 }
 
 #[test]

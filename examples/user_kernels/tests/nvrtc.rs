@@ -14,7 +14,7 @@ type Sources = &'static [(&'static str, &'static str, &'static str)];
 
 /// Every instantiation: (kernel, schedule, plain source, checked source).
 fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    let kernels: [(&str, Sources); 9] = [
+    let kernels: [(&str, Sources); 10] = [
         ("row_argmax", user_kernels::argmax::max::SOURCES),
         ("row_argmin", user_kernels::argmax::min::SOURCES),
         ("row_variance", user_kernels::variance::SOURCES),
@@ -24,6 +24,7 @@ fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
         ("row_softmax", user_kernels::softmax::SOURCES),
         ("spmv_sigmoid", user_kernels::sigmoid::SOURCES),
         ("shrink_sum", user_kernels::shrink::SOURCES),
+        ("count_before_last", user_kernels::early_exit::SOURCES),
     ];
     kernels
         .iter()

@@ -1,0 +1,30 @@
+//! `break` and `continue` under every schedule: each row counts its atoms in even columns, leaving
+//! out its last atom, where the loop breaks. Where a schedule cuts a row between threads, each
+//! piece stops on its own; only the piece holding the last atom reaches the `break`, so the count
+//! is the same under every schedule.
+
+use loops::prelude::*;
+
+macro_rules! count_before_last {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn count_before_last(a: Csr<f32>, counts: &mut [u32]) {
+            for row in a.tiles() {
+                let mut count = 0u32;
+                for nz in a.atoms(row) {
+                    if nz + 1 == a.row_offsets[row + 1] as usize {
+                        break;
+                    }
+                    if a.col_indices[nz] % 2 == 1 {
+                        continue;
+                    }
+                    count += 1;
+                }
+                counts[row] = count;
+            }
+        }
+    };
+}
+
+under!(count_before_last(a: &DeviceCsr<f32>, counts: &mut DeviceBuffer<u32>):
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
