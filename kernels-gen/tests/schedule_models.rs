@@ -566,9 +566,16 @@ enum Rule {
     Match { first: bool },
 }
 
-fn sequential(rule: Rule, values: &[i32], start: i32) -> (i32, i64) {
-    let (mut m, mut at) = (start, -1i64);
-    for (i, &v) in values.iter().enumerate() {
+/// The selection run in order over `atoms` (positions and values), from the key `start` at the
+/// position `at`: what one thread computes.
+fn in_order(
+    rule: Rule,
+    atoms: impl Iterator<Item = (usize, i32)>,
+    start: i32,
+    at: i64,
+) -> (i32, i64) {
+    let (mut m, mut at) = (start, at);
+    for (i, v) in atoms {
         match rule {
             Rule::Keyed { larger, ties_late } => {
                 let take = if larger {
@@ -594,6 +601,10 @@ fn sequential(rule: Rule, values: &[i32], start: i32) -> (i32, i64) {
     (m, at)
 }
 
+fn sequential(rule: Rule, values: &[i32], start: i32) -> (i32, i64) {
+    in_order(rule, values.iter().copied().enumerate(), start, -1)
+}
+
 fn grouped(rule: Rule, values: &[i32], start: i32, g: usize) -> (i32, i64) {
     let none_at = match rule {
         Rule::Match { first: true } => i64::MAX,
@@ -605,36 +616,9 @@ fn grouped(rule: Rule, values: &[i32], start: i32, g: usize) -> (i32, i64) {
     };
     let mut lanes: Vec<(i32, i64)> = (0..g)
         .map(|lane| {
-            let own: Vec<(usize, i32)> =
-                group::model_atoms_of_lane(lane as u64, g as u64, 0, values.len() as u64)
-                    .map(|a| (a as usize, values[a as usize]))
-                    .collect();
-            let mut m = if lane == 0 { start } else { worst };
-            let mut at = none_at;
-            for (i, v) in own {
-                match rule {
-                    Rule::Keyed { larger, ties_late } => {
-                        let take = if larger {
-                            v > m || (ties_late && v == m)
-                        } else {
-                            v < m || (ties_late && v == m)
-                        };
-                        if take {
-                            m = v;
-                            at = i as i64;
-                        }
-                    }
-                    Rule::Match { first } => {
-                        if v == 3 {
-                            at = i as i64;
-                            if first {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-            (m, at)
+            let own = group::model_atoms_of_lane(lane as u64, g as u64, 0, values.len() as u64)
+                .map(|a| (a as usize, values[a as usize]));
+            in_order(rule, own, if lane == 0 { start } else { worst }, none_at)
         })
         .collect();
     let later_wins = match rule {
