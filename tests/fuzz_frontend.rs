@@ -7,6 +7,9 @@
 //! - an accepted kernel's expansion is Rust holding `CUDA_SOURCE` and `CUDA_SOURCE_CHECKED`, and
 //!   its CUDA (those, and the wide sources where there are some) compiles with NVRTC for sm_90.
 //!
+//! `#[loops::device]` helpers (one of them mutated per case) are in scope: where the expansion asks
+//! a helper's macro for its definition, the fuzz answers as the macro would.
+//!
 //! Bounded for `cargo test`: 256 cases (each expanded under all 11 schedules), and NVRTC compiles
 //! the sources of one accepted schedule per case, each distinct source once. Longer runs:
 //! `LOOPS_FUZZ_CASES=20000`; `LOOPS_FUZZ_COMPILE_ALL=1` compiles every accepted schedule's
@@ -35,11 +38,11 @@ use std::time::{Duration, Instant};
 
 use loops::runtime::compile::{compile_ptx, Arch};
 use loops::LoopsError;
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
-use corpus::SEEDS;
+use corpus::{HELPERS, SEEDS};
 use mutate::{apply, print_tokens, Mutation};
 
 /// The schedules every mutant is expanded under: (name, attribute).
@@ -80,6 +83,9 @@ const DEFAULT_SEED: u64 = 25;
 struct Case {
     seed: usize,
     mutations: Vec<Mutation>,
+    /// A helper of [`HELPERS`] and its mutations (the others stay as they are).
+    helper: usize,
+    helper_mutations: Vec<Mutation>,
     tail: usize,
     /// Which accepted schedule's sources NVRTC compiles (unless all are).
     compile: prop::sample::Index,
@@ -88,51 +94,82 @@ struct Case {
 impl Case {
     /// The mutant: the seed, printed a statement a line, with the mutations applied in order.
     fn kernel(&self) -> String {
-        let seed: TokenStream = SEEDS[self.seed].1.parse().expect("a seed lexes");
-        self.mutations
-            .iter()
-            .fold(print_tokens(seed), |text, m| apply(&text, m))
+        mutant(SEEDS[self.seed].1, &self.mutations)
     }
+
+    /// The helpers' texts, one of them mutated.
+    fn helpers(&self) -> Vec<String> {
+        let mut texts: Vec<String> = HELPERS.iter().map(|h| mutant(h, &[])).collect();
+        texts[self.helper] = mutant(HELPERS[self.helper], &self.helper_mutations);
+        texts
+    }
+}
+
+/// `text` printed a statement a line, with `mutations` applied in order.
+fn mutant(text: &str, mutations: &[Mutation]) -> String {
+    let tokens: TokenStream = text.parse().expect("a seed lexes");
+    mutations
+        .iter()
+        .fold(print_tokens(tokens), |text, m| apply(&text, m))
 }
 
 fn mutants() -> impl Strategy<Value = Case> {
     (
         0..SEEDS.len(),
         prop::collection::vec(mutate::mutation(), 0..=4),
+        0..HELPERS.len(),
+        prop::collection::vec(mutate::mutation(), 0..=2),
         0..ATTRIBUTE_TAILS.len(),
         any::<prop::sample::Index>(),
     )
-        .prop_map(|(seed, mutations, tail, compile)| Case {
-            seed,
-            mutations,
-            tail,
-            compile,
-        })
+        .prop_map(
+            |(seed, mutations, helper, helper_mutations, tail, compile)| Case {
+                seed,
+                mutations,
+                helper,
+                helper_mutations,
+                tail,
+                compile,
+            },
+        )
 }
 
 /// What one expansion did.
 enum Outcome {
     /// `compile_error!`s, each with its message.
     Rejected,
+    /// A call of a function that is neither a builtin nor a helper in scope: rustc's error.
+    UnknownHelper,
     /// The generated sources: (constant's name, CUDA).
     Accepted(Vec<(String, String)>),
 }
 
 /// Expands `item` under `attr` and checks the output's form: a panic, an output that is not
 /// Rust, an empty error, an error at no token of the input (where `spanned`), or a module without
-/// its sources is `Err`.
-fn expand_once(attr: &TokenStream, item: &TokenStream, spanned: bool) -> Result<Outcome, String> {
-    let out = catch_unwind(AssertUnwindSafe(|| {
-        kernels_gen::frontend::expand(attr.clone(), item.clone())
-    }))
-    .map_err(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("(not a string)");
-        format!("the expansion panicked: {message}")
-    })?;
+/// its sources is `Err`. Where the kernel calls a `#[loops::device]` helper, the expansion asks
+/// the helper's macro for its definition; `helpers` stand for the macros in scope, as rustc would
+/// resolve them (a helper not among them is rustc's "cannot find macro").
+fn expand_once(
+    attr: &TokenStream,
+    item: &TokenStream,
+    helpers: &[Helper],
+    spanned: bool,
+) -> Result<Outcome, String> {
+    let mut out = no_panic(|| kernels_gen::frontend::expand(attr.clone(), item.clone()))?;
+    // Each fetch brings one more helper; a cycle is refused at the call that closes it.
+    for _ in 0..=helpers.len() {
+        let Some((name, mut args)) = helper_fetch(&out) else {
+            break;
+        };
+        let Some(helper) = helpers.iter().find(|h| h.name == name) else {
+            return Ok(Outcome::UnknownHelper);
+        };
+        args.extend(helper.tokens.clone());
+        out = no_panic(|| kernels_gen::frontend::load_balanced_with(args.clone()))?;
+    }
+    if helper_fetch(&out).is_some() {
+        return Err(format!("the helpers are fetched again and again: {out}"));
+    }
     let text = out.to_string();
     let file: syn::File =
         syn::parse2(out).map_err(|e| format!("the expansion is not Rust ({e}):\n{text}"))?;
@@ -201,6 +238,61 @@ fn expand_once(attr: &TokenStream, item: &TokenStream, spanned: bool) -> Result<
     Ok(Outcome::Accepted(sources))
 }
 
+/// What a call of `f` returned, or its panic's message.
+fn no_panic(f: impl FnOnce() -> TokenStream) -> Result<TokenStream, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("(not a string)");
+        format!("the expansion panicked: {message}")
+    })
+}
+
+/// A `#[loops::device]` helper in scope: its name, and the definition its macro hands on.
+struct Helper {
+    name: String,
+    tokens: TokenStream,
+}
+
+/// The helpers of a case: each that parses as a function (a helper that does not has no macro:
+/// its `#[loops::device]` is an error), as its macro holds it (no attributes, no visibility).
+fn helpers_in_scope(texts: &[String]) -> Vec<Helper> {
+    texts
+        .iter()
+        .filter_map(|text| {
+            let mut func: syn::ItemFn = syn::parse_str(text).ok()?;
+            func.attrs.clear();
+            func.vis = syn::Visibility::Inherited;
+            Some(Helper {
+                name: func.sig.ident.to_string(),
+                tokens: quote::ToTokens::to_token_stream(&func),
+            })
+        })
+        .collect()
+}
+
+/// `name! { [::loops::__private::load_balanced_with] args }`, the expansion asking helper `name`'s
+/// macro for its definition: the name and the arguments.
+fn helper_fetch(out: &TokenStream) -> Option<(String, TokenStream)> {
+    let trees: Vec<TokenTree> = out.clone().into_iter().collect();
+    let [TokenTree::Ident(name), TokenTree::Punct(bang), TokenTree::Group(body)] = &trees[..]
+    else {
+        return None;
+    };
+    if bang.as_char() != '!' || body.delimiter() != Delimiter::Brace {
+        return None;
+    }
+    let mut inner = body.stream().into_iter();
+    let Some(TokenTree::Group(continuation)) = inner.next() else {
+        return None;
+    };
+    let continuation = continuation.stream().to_string().replace(' ', "");
+    (continuation == "::loops::__private::load_balanced_with")
+        .then(|| (name.to_string(), inner.collect()))
+}
+
 #[derive(Default)]
 struct Tally {
     cases: usize,
@@ -208,6 +300,8 @@ struct Tally {
     expansions: usize,
     accepted: usize,
     rejected: usize,
+    /// Calls of a function no helper answers (rustc's "cannot find macro").
+    unknown_helpers: usize,
     /// Hashes of every distinct accepted source.
     distinct: HashSet<u64>,
     /// Hashes of the sources NVRTC compiled.
@@ -215,6 +309,30 @@ struct Tally {
     /// Time spent expanding, and compiling (wall, two threads).
     expanding: Duration,
     compiling: Duration,
+}
+
+/// `source` with the files its `#line` directives name (the kernel's and the helpers', a new one
+/// per parse here) named alike, so that equal kernels give equal sources.
+fn one_file_name(source: &str) -> String {
+    const PARSED: &str = "\"<parsed string ";
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find(PARSED) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + PARSED.len()..];
+        match after.find(">\"") {
+            Some(end) => {
+                out.push_str("\"fuzz.rs\"");
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(PARSED);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn hash_of(source: &str) -> u64 {
@@ -263,14 +381,8 @@ fn run_case(
         tally.borrow_mut().unlexable += 1;
         return Ok(());
     };
-    // The expansion's `#line` directives name the span's file, a new one per parse here: named
-    // alike, equal kernels give equal sources.
-    let file = item
-        .clone()
-        .into_iter()
-        .next()
-        .map(|t| t.span().file())
-        .unwrap_or_default();
+    let helper_texts = case.helpers();
+    let helpers = helpers_in_scope(&helper_texts);
     // rustc hands an attribute macro only an item it could parse; syn's errors about tokens it
     // would not have passed (an item cut short) point at no token.
     let spanned = syn::parse2::<syn::Item>(item.clone()).is_ok();
@@ -278,22 +390,24 @@ fn run_case(
     let mut accepted = Vec::new();
     for ((schedule, attr), attr_tokens) in SCHEDULES.iter().zip(&attrs[case.tail]) {
         let started = Instant::now();
-        let outcome = expand_once(attr_tokens, &item, spanned);
+        let outcome = expand_once(attr_tokens, &item, &helpers, spanned);
         tally.borrow_mut().expanding += started.elapsed();
         let outcome = outcome.map_err(|why| {
             TestCaseError::fail(format!(
-                "{why}\nunder #[load_balanced({attr}{tail})] for:\n{text}"
+                "{why}\nunder #[load_balanced({attr}{tail})] for:\n{text}\nwith the helpers:\n{}",
+                helper_texts.join("\n")
             ))
         })?;
         let mut t = tally.borrow_mut();
         t.expansions += 1;
         match outcome {
             Outcome::Rejected => t.rejected += 1,
+            Outcome::UnknownHelper => t.unknown_helpers += 1,
             Outcome::Accepted(sources) => {
                 t.accepted += 1;
                 let sources: Vec<(String, String)> = sources
                     .into_iter()
-                    .map(|(name, s)| (name, s.replace(&file, "fuzz.rs")))
+                    .map(|(name, s)| (name, one_file_name(&s)))
                     .collect();
                 for (_, s) in &sources {
                     t.distinct.insert(hash_of(s));
@@ -334,9 +448,11 @@ fn run_case(
             .map(|(_, attr, _)| format!("#[load_balanced({attr}{tail})]"))
             .collect();
         return Err(TestCaseError::fail(format!(
-            "accepted, but its CUDA does not compile:\n{}\nunder {} for:\n{text}",
+            "accepted, but its CUDA does not compile:\n{}\nunder {} for:\n{text}\nwith the \
+             helpers:\n{}",
             failures.join("\n"),
-            attrs.join(" / ")
+            attrs.join(" / "),
+            helper_texts.join("\n")
         )));
     }
     tally.borrow_mut().compiled.extend(hashes);
@@ -403,13 +519,14 @@ fn mutated_kernels_expand_to_errors_or_cuda_that_compiles() {
     let t = tally.borrow();
     say(format!(
         "fuzz_frontend (LOOPS_SEED={seed}): {} cases ({} unlexable), {} expansions: {} accepted, \
-         {} rejected; {} distinct sources, {} compiled by NVRTC{}; {:.1} s ({:.1} s expanding, \
-         {:.1} s compiling)",
+         {} rejected, {} calling an unknown function; {} distinct sources, {} compiled by NVRTC{}; \
+         {:.1} s ({:.1} s expanding, {:.1} s compiling)",
         t.cases,
         t.unlexable,
         t.expansions,
         t.accepted,
         t.rejected,
+        t.unknown_helpers,
         t.distinct.len(),
         t.compiled.len(),
         if nvrtc { "" } else { " (no NVRTC)" },
@@ -427,19 +544,33 @@ fn mutated_kernels_expand_to_errors_or_cuda_that_compiles() {
 }
 
 /// The seeds themselves are valid kernels: each is accepted under `thread` (every construct of
-/// the language lowers there), so the mutations start from kernels the macro takes.
+/// the language lowers there), with the helpers in scope, so the mutations start from kernels the
+/// macro takes; and each helper but the recursive one passes its own check.
 #[test]
 fn every_seed_is_accepted_under_thread() {
     let attr: TokenStream = SCHEDULES[0].1.parse().expect("lexes");
+    let texts: Vec<String> = HELPERS.iter().map(|h| h.to_string()).collect();
+    let helpers = helpers_in_scope(&texts);
+    assert_eq!(helpers.len(), HELPERS.len(), "a helper does not parse");
     for (name, seed) in SEEDS {
         let item: TokenStream = seed.parse().expect("a seed lexes");
-        match expand_once(&attr, &item, true) {
+        match expand_once(&attr, &item, &helpers, true) {
             Ok(Outcome::Accepted(_)) => {}
-            Ok(Outcome::Rejected) => panic!(
+            Ok(_) => panic!(
                 "seed `{name}` is rejected: {}",
                 kernels_gen::frontend::expand(attr.clone(), item)
             ),
             Err(why) => panic!("seed `{name}`: {why}"),
         }
+    }
+    for helper in &helpers {
+        let checked = kernels_gen::frontend::device(TokenStream::new(), helper.tokens.clone());
+        let refused = checked.to_string().contains("compile_error");
+        assert_eq!(
+            refused,
+            helper.name == "ouroboros",
+            "{}: {checked}",
+            helper.name
+        );
     }
 }

@@ -247,6 +247,19 @@ pub const SEEDS: &[(&str, &str)] = &[
         }",
     ),
     (
+        "helper calls",
+        "pub fn row_huber<T: Float>(a: Csr<T>, x: &[T], y: &mut [T], delta: T) {
+            for row in a.tiles() {
+                let mut loss = 0.0;
+                for nz in a.atoms(row) {
+                    let r = a.values[nz] - x[a.col_indices[nz] as usize];
+                    loss += huber(r, delta);
+                }
+                y[row] = square(loss) + soft(loss, delta) + (bump(row as i32) as T);
+            }
+        }",
+    ),
+    (
         "float builtins and constants",
         "pub fn row_logsumexp<T: Float>(a: Csr<T>, out: &mut [T]) {
             for row in a.tiles() {
@@ -281,4 +294,32 @@ pub const SEEDS: &[(&str, &str)] = &[
             }
         }",
     ),
+];
+
+/// `#[loops::device]` helpers, in scope for every kernel (one of them mutated in each case):
+/// generic and concrete, calling builtins and each other, a `mut` parameter, an early `return`, and
+/// one that calls itself (refused).
+pub const HELPERS: &[&str] = &[
+    "fn square<T: Float>(x: T) -> T {
+        x * x
+    }",
+    "fn huber<T: Float>(r: T, delta: T) -> T {
+        let a = abs(r);
+        if a <= delta {
+            return 0.5 * square(r);
+        }
+        delta * (a - 0.5 * delta)
+    }",
+    "fn soft<T: Float>(v: T, t: T) -> T {
+        signum(v) * max(abs(v) - t, 0.0)
+    }",
+    "fn bump(mut i: i32) -> i32 {
+        if i < 0 {
+            i = -i;
+        }
+        i + 1
+    }",
+    "fn ouroboros(x: f32) -> f32 {
+        ouroboros(x) + 1.0
+    }",
 ];

@@ -156,6 +156,11 @@ pub const NAMES: &[&str] = &[
     "_",
     "__",
     "_x",
+    "square",
+    "huber",
+    "soft",
+    "bump",
+    "ouroboros",
 ];
 
 /// Method names: the language's, Rust's that it lacks, and loops' constructs in the wrong place.
@@ -372,6 +377,12 @@ pub const STATEMENTS: &[&str] = &[
     "let q6 = @.wrapping_neg().wrapping_sub(@);",
     "@ = @.max(T::NEG_INFINITY);",
     "@ = min(@, T::MAX);",
+    "let h9 = huber(@, @);",
+    "let h8 = square(@);",
+    "let h7 = bump(@);",
+    "let h6 = ouroboros(@);",
+    "@ = soft(@, @);",
+    "let h5 = undefined_helper(@);",
 ];
 
 /// Expressions wrapped around an expression (`@`).
@@ -427,6 +438,10 @@ pub const EXPR_WRAPS: &[&str] = &[
     "(@).max(T::NEG_INFINITY)",
     "min(@, T::MAX)",
     "(@) + T::EPSILON",
+    "square(@)",
+    "huber(@, @)",
+    "bump(@)",
+    "soft(@, 1.0)",
 ];
 
 /// Statement wrappers (`@` is the statement, `$` a name of the kernel).
