@@ -297,3 +297,19 @@ fn argmax_runs_where_the_schedule_can_take_it_and_names_the_schedule_where_not()
         assert!(e.contains(&format!("`{name}`")), "{attr}: {e}");
     }
 }
+
+/// A negated negative literal keeps its two minus signs apart: `--1` would be a decrement in C++
+/// (found by the front end's fuzz: NVRTC said "expression must be a modifiable lvalue").
+#[test]
+fn a_double_negation_is_not_a_decrement() {
+    let src = lower(
+        r#"schedule = "thread""#,
+        &spmv_with(
+            "(a: Csr<f32>, y: &mut [i32])",
+            "let mut c = - - 1; for nz in a.atoms(row) { c += 1; } y[row] = c;",
+        ),
+    )
+    .expect("lowers");
+    assert!(src.contains("int c = (-(-1));"), "{src}");
+    assert!(!src.contains("--1"), "{src}");
+}

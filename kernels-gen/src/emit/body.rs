@@ -197,6 +197,8 @@ impl Cx<'_> {
             ExprKind::Unary { op, expr } => {
                 let inner = self.expr(expr);
                 match op {
+                    // `- -1` must not become `--1`, a decrement in C++.
+                    UnOp::Neg if inner.starts_with('-') => format!("(-({inner}))"),
                     UnOp::Neg => format!("(-{inner})"),
                     // Rust's `!` is logical on bool and bitwise on integers.
                     UnOp::Not if expr.ty == Ty::Bool => format!("(!{inner})"),
