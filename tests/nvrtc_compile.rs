@@ -60,6 +60,8 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("spmv_coo_atoms", kernels::spmv_coo::atoms::CHECKED_SOURCES),
         ("segment_sums", kernels::segment_sums::CHECKED_SOURCES),
         ("spmv_frontier", kernels::spmv_frontier::CHECKED_SOURCES),
+        ("row_huber", kernels::row_huber::SOURCES),
+        ("row_huber", kernels::row_huber::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -94,11 +96,11 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // Plain and checked: eleven kernels (the tile subset's included) under all 10 schedules (`auto`
-    // and `lrb` included), and all but spmm (whose atom loop sits in a loop) under `hierarchical`.
-    // + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with pieces of 3 under
-    // `split` and `hierarchical`, spmv in groups of 4, 8 and 16.
-    assert_eq!(compiled, 2 * (11 * 10 + 10 + 2 + 2 + 2 + 3));
+    // Plain and checked: twelve kernels (the tile subset's and the helpers' included) under all 10
+    // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
+    // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
+    // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16.
+    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
@@ -314,6 +316,7 @@ fn wide_variants_compile_for_sm90() {
         wide!(sssp::group64, false),
         wide!(sssp::block, false),
         wide!(bfs::warp, false),
+        wide!(row_huber::thread, true),
     ];
     let autos = [
         (
@@ -327,6 +330,12 @@ fn wide_variants_compile_for_sm90() {
             kernels::sssp::auto::sssp::CUDA_SOURCE_WIDE,
             "sssp",
             false,
+        ),
+        (
+            "row_huber/auto",
+            kernels::row_huber::auto::row_huber::CUDA_SOURCE_WIDE,
+            "row_huber",
+            true,
         ),
     ];
     let mut failures = Vec::new();
@@ -373,7 +382,7 @@ fn wide_variants_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * 14 + 2);
+    assert_eq!(compiled, 2 * 15 + 3);
 }
 
 /// `spmv`'s source under `auto`: every candidate's entry points in one source.
@@ -522,53 +531,4 @@ fn every_builtin_compiles_for_sm90() {
             assert!(ptx.contains(entry), "{kernel}: no `{entry}` in the PTX");
         }
     }
-}
-
-/// A kernel calling a generic `#[device]` helper that calls another (`row_huber`), under every
-/// schedule, plain and checked, with its wide instantiation where it has one: the helpers are
-/// templates instantiated at each call's type arguments.
-#[test]
-fn helper_kernels_compile_for_sm90() {
-    let Some(info) = nvrtc_or_skip() else {
-        return;
-    };
-    let sources = kernels::row_huber::SOURCES.iter();
-    let wide = [
-        (
-            "thread",
-            kernels::row_huber::thread::row_huber::CUDA_SOURCE_WIDE,
-        ),
-        (
-            "auto",
-            kernels::row_huber::auto::row_huber::CUDA_SOURCE_WIDE,
-        ),
-    ];
-    let mut failures = Vec::new();
-    let mut compiled = 0;
-    for (schedule, source) in sources
-        .chain(kernels::row_huber::CHECKED_SOURCES)
-        .chain(&wide)
-    {
-        assert!(source.contains("loops_fn_huber"), "{schedule}");
-        match compile_ptx("row_huber", source, Arch::SM_90) {
-            Ok(ptx) => {
-                let stems = entry_stems("row_huber", schedule);
-                for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
-                    assert!(
-                        ptx.contains(&format!(".entry {stem}__{ty}")),
-                        "row_huber/{schedule}: no `{stem}__{ty}` in the PTX"
-                    );
-                }
-                compiled += 1;
-            }
-            Err(e) => failures.push(format!("row_huber/{schedule}: {e}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "NVRTC {:?} failed:\n{}",
-        info.version,
-        failures.join("\n\n")
-    );
-    assert_eq!(compiled, 2 * 11 + 2);
 }
