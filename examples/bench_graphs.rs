@@ -5,10 +5,16 @@
 //! files. Every kernel runs through the same `loops::graph::FrontierLoop` (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
+//! `--loop device` (or `both`, the default) also runs every schedule that can through
+//! `loops::graph::DeviceFrontierLoop`, the loop that stays on the GPU (levels recorded as a CUDA
+//! graph and replayed, the frontier's size never read by the host between levels): rows name their
+//! loop, and `us/level` (the median over the levels run) shows what a level costs in each.
+//!
 //!     cargo run --release --example bench_graphs
 //!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
 //!     cargo run --release --example bench_graphs -- --matrix ../shared/data/matrices/luxembourg.mtx
 //!     cargo run --release --example bench_graphs -- --world --warmup 1 --reps 5
+//!     cargo run --release --example bench_graphs -- --scale 0 --powerlaw 0 --arrow 0 --loop device
 //!
 //! Timing: each traversal (initialisation, every step, compaction and count read, to the empty
 //! frontier) between two CUDA events, after `--warmup` runs; the median of `--reps`. MTEPS: the
@@ -43,7 +49,9 @@ use std::time::Instant;
 use bench::world::{self, WorldRow, WorldTag};
 use clap::Parser;
 use graph_app::{time_runs, Algorithm};
-use loops::graph::{traversed_edges, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED};
+use loops::graph::{
+    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED,
+};
 use loops::prelude::*;
 use loops::runtime::launch::KernelArgs;
 use loops::runtime::schedule::LaunchDims;
@@ -142,6 +150,35 @@ struct Args {
     /// Where `graphs.csv` goes.
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
+    /// The frontier loop(s): `host` (FrontierLoop, a count read back per level), `device`
+    /// (DeviceFrontierLoop, for the schedules that run there), or `both`. The naive kernel and
+    /// the world set's summary use the host loop.
+    #[arg(long = "loop", value_enum, default_value_t = Loops::Both)]
+    loops: Loops,
+}
+
+/// `--loop`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Loops {
+    Host,
+    Device,
+    Both,
+}
+
+/// The frontier loop a row ran in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoopKind {
+    Host,
+    Device,
+}
+
+impl LoopKind {
+    fn name(self) -> &'static str {
+        match self {
+            LoopKind::Host => "host",
+            LoopKind::Device => "device",
+        }
+    }
 }
 
 type BoxError = Box<dyn std::error::Error>;
@@ -155,6 +192,8 @@ struct Row {
     edges: usize,
     algorithm: &'static str,
     kernel: String,
+    /// The frontier loop it ran in.
+    loop_kind: LoopKind,
     median_ms: f64,
     mteps: f64,
     iterations: u32,
@@ -338,8 +377,18 @@ fn run(args: &Args) -> Result<usize, BoxError> {
     };
     let all = cases(args);
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:>10} {:>9} {:>6} {:>8}  check",
-        "graph", "vertices", "edges", "algo", "kernel", "median ms", "MTEPS", "iters", "vs naive"
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10} {:>9} {:>6} {:>8} {:>8}  check",
+        "graph",
+        "vertices",
+        "edges",
+        "algo",
+        "kernel",
+        "loop",
+        "median ms",
+        "MTEPS",
+        "iters",
+        "us/level",
+        "vs naive"
     );
     let started = Instant::now();
     for (done, case) in all.iter().enumerate() {
@@ -378,21 +427,46 @@ impl Bench<'_> {
         let source = g.max_degree_vertex().ok_or("a graph with no vertices")?;
         let dg = gpu.upload_graph(g)?;
         let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
+        let mut device_frontier = DeviceFrontierLoop::new(gpu, g.vertices())?;
         let mut out = gpu.zeros::<u32>(g.vertices())?;
+        let (host, device) = match self.args.loops {
+            Loops::Host => (true, false),
+            Loops::Device => (false, true),
+            Loops::Both => (true, true),
+        };
         for algorithm in [Algorithm::Sssp, Algorithm::Bfs] {
             let want = algorithm.reference(g, source);
             let edges = traversed_edges(g, &want);
             let naive = self.naive.iter().find(|n| n.0 == algorithm).map(|n| &n.1);
-            let mut kernels: Vec<&str> = naive.iter().map(|_| "naive").collect();
-            kernels.extend(algorithm.schedules().iter().copied());
+            let mut kernels: Vec<(&str, LoopKind)> =
+                naive.iter().map(|_| ("naive", LoopKind::Host)).collect();
+            let on_device = algorithm.device_schedules();
+            for &schedule in algorithm.schedules() {
+                if host {
+                    kernels.push((schedule, LoopKind::Host));
+                }
+                if device && on_device.contains(&schedule) {
+                    kernels.push((schedule, LoopKind::Device));
+                }
+            }
             let mut naive_ms = f64::NAN;
             let first = self.rows.len();
-            for kernel in kernels {
-                let mut once = || match naive {
-                    Some(func) if kernel == "naive" => {
+            for (kernel, loop_kind) in kernels {
+                let mut once = || match (naive, loop_kind) {
+                    (Some(func), _) if kernel == "naive" => {
                         run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
                     }
-                    _ => algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out),
+                    (_, LoopKind::Host) => {
+                        algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
+                    }
+                    (_, LoopKind::Device) => algorithm.run_device(
+                        kernel,
+                        gpu,
+                        &mut device_frontier,
+                        &dg,
+                        source,
+                        &mut out,
+                    ),
                 };
                 // The first warm-up, timed on the host (each frontier step reads a count back, so
                 // the host waits for the traversal), sizes the rest.
@@ -421,6 +495,7 @@ impl Bench<'_> {
                     edges: g.edges(),
                     algorithm: algorithm.name(),
                     kernel: kernel.to_string(),
+                    loop_kind,
                     median_ms: timing.median_ms,
                     mteps: edges as f64 / (timing.median_ms * 1e3),
                     iterations: timing.stats.iterations,
@@ -453,16 +528,18 @@ impl Bench<'_> {
             format!(", {:.2}x the naive kernel", best.speedup_vs_naive)
         };
         println!(
-            "{:<24} {:<5} best: {} {:.3} ms{versus}",
+            "{:<24} {:<5} best: {} ({} loop) {:.3} ms{versus}",
             case.name,
             algorithm.name(),
             best.kernel,
+            best.loop_kind.name(),
             best.median_ms
         );
         if let Some(tag) = &case.tag {
+            // The world summary compares schedules in one loop: the host's.
             let times: Vec<(&str, f64)> = runs
                 .iter()
-                .filter(|r| r.ok)
+                .filter(|r| r.ok && r.loop_kind == LoopKind::Host)
                 .map(|r| (r.kernel.as_str(), r.median_ms))
                 .collect();
             let row = WorldRow::from_times(&case.name, tag.clone(), &times, &["naive"]);
@@ -490,17 +567,24 @@ impl Bench<'_> {
     }
 }
 
+/// Microseconds per level: the traversal's median time over the levels it ran.
+fn us_per_level(row: &Row) -> f64 {
+    row.median_ms * 1e3 / row.iterations.max(1) as f64
+}
+
 fn print_row(row: &Row, check: &Result<(), String>) {
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:>10.3} {:>9.1} {:>6} {:>7.2}x  {}",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}",
         row.graph,
         row.vertices,
         row.edges,
         row.algorithm,
         row.kernel,
+        row.loop_kind.name(),
         row.median_ms,
         row.mteps,
         row.iterations,
+        us_per_level(row),
         row.speedup_vs_naive,
         match check {
             Ok(()) => "ok".to_string(),
@@ -513,7 +597,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "graph,vertices,edges,algorithm,kernel,median_ms,mteps,iterations,speedup_vs_naive,status,class,half"
+        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half"
     )?;
     for r in rows {
         let versus = if r.speedup_vs_naive.is_nan() {
@@ -523,15 +607,17 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
         };
         writeln!(
             f,
-            "{},{},{},{},{},{:.6},{:.3},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{}",
             bench::csv::field(&r.graph),
             r.vertices,
             r.edges,
             r.algorithm,
             r.kernel,
+            r.loop_kind.name(),
             r.median_ms,
             r.mteps,
             r.iterations,
+            us_per_level(r),
             versus,
             if r.ok { "ok" } else { "wrong" },
             r.tag.as_ref().map_or("", |t| t.class.as_str()),

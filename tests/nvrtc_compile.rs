@@ -141,7 +141,10 @@ fn graph_kernels_compile_for_sm90() {
         loops::graph::COMPACT_SOURCE,
         Arch::SM_90,
     ) {
-        Ok(ptx) => assert!(ptx.contains(".entry loops_compact_flags(")),
+        Ok(ptx) => {
+            assert!(ptx.contains(".entry loops_compact_flags("));
+            assert!(ptx.contains(".entry loops_compact_level("));
+        }
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
     }
     match compile_ptx(

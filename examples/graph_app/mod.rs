@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use loops::graph::{traversed_edges, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED};
+use loops::graph::{
+    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED,
+};
 use loops::prelude::*;
 
 use crate::kernels;
@@ -40,6 +42,40 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::SCHEDULES,
             Algorithm::Bfs => kernels::bfs::SCHEDULES,
+        }
+    }
+
+    /// Each instantiation's description, by schedule.
+    pub fn kernels(self) -> &'static [(&'static str, &'static loops::__private::KernelDesc)] {
+        match self {
+            Algorithm::Sssp => kernels::sssp::KERNELS,
+            Algorithm::Bfs => kernels::bfs::KERNELS,
+        }
+    }
+
+    /// The schedules that run in the device frontier loop (their frontier's size read on the
+    /// device): thread, the groups, auto.
+    pub fn device_schedules(self) -> Vec<&'static str> {
+        self.kernels()
+            .iter()
+            .filter(|(_, k)| k.runs_in_device_loop())
+            .map(|&(s, _)| s)
+            .collect()
+    }
+
+    /// One traversal from `source` into `out` under `schedule`, in the device frontier loop.
+    pub fn run_device(
+        self,
+        schedule: &str,
+        gpu: &Gpu,
+        frontier: &mut DeviceFrontierLoop,
+        g: &DeviceGraph,
+        source: u32,
+        out: &mut DeviceBuffer<u32>,
+    ) -> loops::Result<LoopStats> {
+        match self {
+            Algorithm::Sssp => kernels::sssp::run_device(schedule, gpu, frontier, g, source, out),
+            Algorithm::Bfs => kernels::bfs::run_device(schedule, gpu, frontier, g, source, out),
         }
     }
 

@@ -1,21 +1,25 @@
 //! Breadth-first search, one level-synchronous push step over a frontier: every unvisited neighbour
-//! `u` of a frontier vertex gets level `depth + 1`; the thread whose `atomic_min` took it from
-//! "unvisited" (`u32::MAX`) flags it for the next frontier, so each vertex enters a frontier once.
-//! The host loop is `loops::graph::FrontierLoop`.
+//! `u` of a frontier vertex `v` gets level `levels[v] + 1`; the thread whose `atomic_min` took it
+//! from "unvisited" (`u32::MAX`) flags it for the next frontier, so each vertex enters a frontier
+//! once. The level comes from the vertex, not from the host: every vertex of the frontier of
+//! level `d` holds `d` (a step writes only `d + 1`, into vertices above it), so the same kernel runs
+//! in the host loop (`loops::graph::FrontierLoop`, [`run`]) and in the loop that stays on the
+//! device (`loops::graph::DeviceFrontierLoop`, [`run_device`]).
 
 use loops::prelude::*;
 
 macro_rules! bfs {
     ($($schedule:tt)*) => {
-        /// One BFS level: `frontier` holds the vertices at level `depth`.
+        /// One BFS level: `frontier` holds the vertices of one level.
         #[load_balanced($($schedule)*)]
-        pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32], depth: u32) {
+        pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32]) {
             for v in g.tiles_in(frontier) {
+                let reached = levels[v] + 1;
                 for e in g.atoms(v) {
                     let u = adj[e] as usize;
-                    if levels[u] > depth + 1 {
-                        let old = atomic_min(&mut levels[u], depth + 1);
-                        if old > depth + 1 {
+                    if levels[u] > reached {
+                        let old = atomic_min(&mut levels[u], reached);
+                        if old > reached {
                             next[u] = 1;
                         }
                     }
@@ -26,8 +30,17 @@ macro_rules! bfs {
 }
 
 under_schedules!(concrete bfs(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
-    levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
+    levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
     thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+
+/// Sets every level to "unreached" and the source's to 0.
+fn start(gpu: &Gpu, source: u32, levels: &mut DeviceBuffer<u32>) -> loops::Result<()> {
+    gpu.fill(levels, loops::graph::UNREACHED)?;
+    if (source as usize) < levels.len() {
+        gpu.write_at(levels, source as usize, &[0])?;
+    }
+    Ok(())
+}
 
 /// BFS levels from `source` into `levels` (one element per vertex), the `bfs` step under
 /// `schedule` run by `frontier` level by level. `levels` is initialized here.
@@ -39,20 +52,25 @@ pub fn run(
     source: u32,
     levels: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    gpu.fill(levels, loops::graph::UNREACHED)?;
-    if (source as usize) < levels.len() {
-        gpu.write_at(levels, source as usize, &[0])?;
-    }
-    frontier.run(gpu, &[source], |gpu, current, next, depth| {
-        launch(
-            schedule,
-            gpu,
-            g.offsets(),
-            g.adj(),
-            current,
-            levels,
-            next,
-            depth,
-        )
+    start(gpu, source, levels)?;
+    frontier.run(gpu, &[source], |gpu, current, next, _| {
+        launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
+    })
+}
+
+/// [`run`] in the loop that stays on the device: the same step, no host round trip per level.
+/// `schedule` must take its frontier's size from the device (thread, the groups, auto); the others
+/// are refused with `LoopsError::DeviceLoop`.
+pub fn run_device(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::DeviceFrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    start(gpu, source, levels)?;
+    frontier.run(gpu, &[source], |gpu, current, next, _| {
+        launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
     })
 }

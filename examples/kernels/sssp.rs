@@ -34,6 +34,15 @@ under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weigh
     frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
     thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 
+/// Sets every distance to "unreached" and the source's to 0.
+fn start(gpu: &Gpu, source: u32, dist: &mut DeviceBuffer<u32>) -> loops::Result<()> {
+    gpu.fill(dist, loops::graph::UNREACHED)?;
+    if (source as usize) < dist.len() {
+        gpu.write_at(dist, source as usize, &[0])?;
+    }
+    Ok(())
+}
+
 /// Shortest-path distances from `source` into `dist` (one element per vertex), the `sssp` step
 /// under `schedule` run by `frontier` until no distance changes. `dist` is initialized here.
 pub fn run(
@@ -44,10 +53,33 @@ pub fn run(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    gpu.fill(dist, loops::graph::UNREACHED)?;
-    if (source as usize) < dist.len() {
-        gpu.write_at(dist, source as usize, &[0])?;
-    }
+    start(gpu, source, dist)?;
+    frontier.run(gpu, &[source], |gpu, current, next, _| {
+        launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            g.weights(),
+            current,
+            dist,
+            next,
+        )
+    })
+}
+
+/// [`run`] in the loop that stays on the device: the same step, no host round trip per level.
+/// `schedule` must take its frontier's size from the device (thread, the groups, auto); the others
+/// are refused with `LoopsError::DeviceLoop`.
+pub fn run_device(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::DeviceFrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    start(gpu, source, dist)?;
     frontier.run(gpu, &[source], |gpu, current, next, _| {
         launch(
             schedule,

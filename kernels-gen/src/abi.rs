@@ -8,6 +8,7 @@
 //!
 //! | [`Hidden`] | C declaration | taken by |
 //! |---|---|---|
+//! | [`Hidden::ListLen`] | `const unsigned int* loops_list_len` | a schedule whose tile loop is grid-stride (`thread`, `group`, `warp`, `block`) over a tile subset: null, or the list's length on the device, of which the kernel reads `min(*loops_list_len, {list}_len)` positions (a frontier loop that stays on the GPU: the size of its frontier is known to the device only) |
 //! | [`Hidden::SubsetOffsets`] | `const int* loops_subset_offsets` | a carry schedule over a tile subset (or a bin list of `lrb`): the prefix sum of the listed tiles' sizes |
 //! | [`Hidden::BlockStarts`] | `const int* loops_block_starts` | `merge_path`, `work_oriented` over a whole set: each block's first tile, or null (search) |
 //! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count; the launch then runs a thread per piece (its shape's atoms are the pieces) |
@@ -67,6 +68,8 @@ pub const STATE_HEADER_SLOTS: usize = 4;
 /// A parameter of every entry point of a kernel that the user did not write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Hidden {
+    /// `const unsigned int* loops_list_len`.
+    ListLen,
     /// `const int* loops_subset_offsets`.
     SubsetOffsets,
     /// `const int* loops_block_starts`.
@@ -89,6 +92,10 @@ impl Hidden {
     /// The C parameters this one is made of: `(declaration, name)` each.
     pub fn parts(self) -> &'static [(&'static str, &'static str)] {
         match self {
+            Hidden::ListLen => &[(
+                "const unsigned int* __restrict__ loops_list_len",
+                "loops_list_len",
+            )],
             Hidden::SubsetOffsets => &[(
                 "const int* __restrict__ loops_subset_offsets",
                 "loops_subset_offsets",
@@ -132,6 +139,16 @@ pub fn hidden_params(schedule: Schedule, over_subset: bool, checked: bool) -> Ve
     }
     params.push(Hidden::Scratch);
     params
+}
+
+/// Whether a kernel of `schedule` over a tile subset can take the subset's length from the device
+/// ([`Hidden::ListLen`]): its launch needs no host-side sizing but the list's capacity, so a frontier
+/// whose size only the GPU knows can be its list.
+pub fn takes_device_list_len(schedule: Schedule) -> bool {
+    schedule
+        .unit()
+        .hidden_params(schedule, true)
+        .contains(&Hidden::ListLen)
 }
 
 /// How many C parameters `hidden` adds.

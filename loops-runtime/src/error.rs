@@ -234,6 +234,17 @@ pub enum LoopsError {
         frontier: usize,
     },
 
+    /// A kernel launched over the frontier of a `graph::DeviceFrontierLoop` cannot run there: its
+    /// schedule sizes its launches on the host from the frontier, whose size only the device
+    /// knows, or checked mode asks to wait for every launch.
+    #[error("kernel `{kernel}` cannot run in the device frontier loop: {detail}")]
+    DeviceLoop {
+        /// The kernel.
+        kernel: String,
+        /// Why, and what can.
+        detail: String,
+    },
+
     /// `Gpu::bin_tiles` was given offsets that do not match the tile count, or more items than its
     /// `u32` positions reach.
     #[error("binning tiles: {detail}")]

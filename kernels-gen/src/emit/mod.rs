@@ -499,10 +499,24 @@ impl<'a> Cx<'a> {
                 "// `{}.tiles_in({})`: the tile loop runs over the positions of `{}`",
                 sub.set, sub.list, sub.list
             ));
-            self.line(format!(
-                "const long long {SUBSET_SET}_rows = (long long){}_len;",
-                sub.list
-            ));
+            let list = &sub.list;
+            if self
+                .kernel
+                .hidden_params(self.checked)
+                .contains(&crate::abi::Hidden::ListLen)
+            {
+                self.line(format!(
+                    "// `loops_list_len`, unless null, holds the list's length on the device: at most `{list}_len`"
+                ));
+                self.line(format!(
+                    "const long long {SUBSET_SET}_rows = loops_list_len == nullptr ? (long long){list}_len \
+                     : (long long)(*loops_list_len < {list}_len ? *loops_list_len : {list}_len);"
+                ));
+            } else {
+                self.line(format!(
+                    "const long long {SUBSET_SET}_rows = (long long){list}_len;"
+                ));
+            }
         }
         let l = self.lowering;
         l.tile_loop(self, &k.body)?;

@@ -35,6 +35,20 @@ impl ScheduleUnit for Group {
         true
     }
 
+    /// Over a tile subset, the list's length may live on the device: the tile loop is grid-stride,
+    /// so the grid need not depend on it.
+    fn hidden_params(
+        &self,
+        _schedule: super::Schedule,
+        over_subset: bool,
+    ) -> &'static [super::Hidden] {
+        if over_subset {
+            &[super::Hidden::ListLen]
+        } else {
+            &[]
+        }
+    }
+
     /// A group per tile, no more blocks than the device holds at once (the loop is grid-stride).
     fn blocks_wanted(
         &self,

@@ -103,6 +103,20 @@ pub struct Gpu {
     /// The prefix sums of tile subsets under the schedules that partition atoms (see `subset`),
     /// grown on demand; one per handle for the same reason as `scratch`.
     subset_area: Mutex<DeviceBuffer<u64>>,
+    /// The tile list whose length lives on the device while a [`crate::graph::DeviceFrontierLoop`]
+    /// runs its step on this handle (see [`DeviceList`]).
+    device_list: Mutex<Option<DeviceList>>,
+}
+
+/// A tile list whose length only the device knows (the frontier of a
+/// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
+/// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
+/// handle's stream is being captured into a CUDA graph, so nothing may wait for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceList {
+    pub list: sys::CUdeviceptr,
+    pub len: sys::CUdeviceptr,
+    pub capturing: bool,
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled
@@ -246,6 +260,7 @@ impl Gpu {
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
             subset_area: Mutex::new(DeviceBuffer::empty()),
+            device_list: Mutex::new(None),
         })
     }
 
@@ -269,6 +284,7 @@ impl Gpu {
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
             subset_area: Mutex::new(DeviceBuffer::empty()),
+            device_list: Mutex::new(None),
         })
     }
 
@@ -620,6 +636,17 @@ impl Gpu {
                 self.shared.arch
             ))(e)
         })
+    }
+
+    /// The tile list whose length lives on the device, while a device frontier loop runs its step.
+    pub(crate) fn device_list(&self) -> Option<DeviceList> {
+        *lock(&self.device_list)
+    }
+
+    /// Sets (or with `None` clears) the tile list whose length lives on the device; returns the
+    /// one it replaces.
+    pub(crate) fn set_device_list(&self, list: Option<DeviceList>) -> Option<DeviceList> {
+        std::mem::replace(&mut *lock(&self.device_list), list)
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new: a fresh epoch with no

@@ -15,6 +15,9 @@
 //! is refused by [`Graph::check_distances_fit`] (called by [`Gpu::upload_graph`]), so a kernel's
 //! `dist[v] + w` cannot wrap.
 
+mod device_loop;
+pub use device_loop::{DeviceFrontierLoop, DEFAULT_LEVELS_PER_REPLAY};
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

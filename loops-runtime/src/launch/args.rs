@@ -92,6 +92,9 @@ pub struct KernelArgs<'a> {
     pub(crate) mdt: Option<u32>,
     /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
     pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
+    /// Where the device holds the length of the call's tile list (`loops_list_len`; null when
+    /// `None`): a frontier of [`crate::graph::DeviceFrontierLoop`].
+    pub(crate) list_len: Option<cudarc::driver::sys::CUdeviceptr>,
     /// The buffers the kernel may write, where they were pushed: what `auto`'s tuning runs its
     /// candidates on copies of.
     pub(crate) outputs: Vec<OutputArg>,
@@ -294,6 +297,7 @@ pub(crate) enum Param {
     SplitPieces,
     BlockStarts,
     TileState,
+    ListLen,
 }
 
 impl std::fmt::Display for Param {
@@ -310,6 +314,7 @@ impl std::fmt::Display for Param {
             Param::SplitPieces => write!(f, "const int* loops_pieces"),
             Param::BlockStarts => write!(f, "const int* loops_block_starts"),
             Param::TileState => write!(f, "unsigned long long* loops_tile_state"),
+            Param::ListLen => write!(f, "const unsigned int* loops_list_len"),
             Param::Fault => write!(f, "unsigned long long* loops_fault"),
         }
     }

@@ -119,6 +119,11 @@ impl<'a> SubsetIds<'a> {
         self.len
     }
 
+    /// The list's device address.
+    pub(crate) fn ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
     /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0

@@ -110,19 +110,23 @@ static CHECKED_OVERRIDE: std::sync::atomic::AtomicU8 = std::sync::atomic::Atomic
 /// Whether a generated kernel runs its bounds-checked variant: [`set_checked_mode`] if called, else
 /// `LOOPS_CHECKED=1` / `0` if set, else `default` (the calling crate's `cfg!(debug_assertions)`).
 pub fn checked_mode(default: bool) -> bool {
+    checked_mode_asked().unwrap_or(default)
+}
+
+/// Checked mode where it was asked for or against ([`set_checked_mode`], `LOOPS_CHECKED`), `None`
+/// where it is left to the build's default.
+pub(crate) fn checked_mode_asked() -> Option<bool> {
     static FROM_ENV: OnceLock<Option<bool>> = OnceLock::new();
     match CHECKED_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
-        1 => return false,
-        2 => return true,
+        1 => return Some(false),
+        2 => return Some(true),
         _ => {}
     }
-    FROM_ENV
-        .get_or_init(|| match std::env::var("LOOPS_CHECKED").as_deref() {
-            Ok("1") | Ok("on") | Ok("true") => Some(true),
-            Ok("0") | Ok("off") | Ok("false") => Some(false),
-            _ => None,
-        })
-        .unwrap_or(default)
+    *FROM_ENV.get_or_init(|| match std::env::var("LOOPS_CHECKED").as_deref() {
+        Ok("1") | Ok("on") | Ok("true") => Some(true),
+        Ok("0") | Ok("off") | Ok("false") => Some(false),
+        _ => None,
+    })
 }
 
 /// [`LoopsError::BufferTooShort`] if `len < required`.
@@ -220,6 +224,8 @@ fn push_hidden<'a>(
         detail: format!("its entry points take {what}, and the launch was given none"),
     };
     match hidden {
+        // The list's length on the device, or null: the kernel then reads the list's host length.
+        Hidden::ListLen => args.push_value(args.list_len.unwrap_or(0), Param::ListLen),
         Hidden::SubsetOffsets => {
             let p = prefixes
                 .subset
@@ -569,7 +575,8 @@ impl Gpu {
         } else {
             launched?;
         }
-        if sync_each_launch() {
+        // A stream being captured into a graph cannot be waited for; the graph's replay is.
+        if sync_each_launch() && !self.device_list().is_some_and(|d| d.capturing) {
             self.stream()
                 .synchronize()
                 .map_err(LoopsError::driver(format!(

@@ -9,16 +9,18 @@
 //! ([`kernels_gen::abi`]): the runtime knows those parameters, not the schedules.
 
 use kernels_gen::abi::{self, Hidden};
-use kernels_gen::schedule::auto::TileStats;
+use kernels_gen::schedule::auto::{model, TileStats};
 use kernels_gen::schedule::lrb::BINS;
-use kernels_gen::schedule::{DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, Tiles, Variant};
+use kernels_gen::schedule::{
+    DeviceLimits, Launch, Launcher, Schedule, ScheduleConfig, Stop, Tiles, Variant,
+};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::{subset_shape, TileSet};
 use crate::launch::binning::{SubsetIds, TileBins};
 use crate::launch::subset::TileId;
-use crate::launch::{checked_mode, KernelArgs, KernelSpec};
+use crate::launch::{checked_mode, checked_mode_asked, KernelArgs, KernelSpec};
 
 mod tuning;
 
@@ -73,6 +75,86 @@ impl KernelDesc {
         match self.config.schedule.unit().plan(self.config, &mut dry) {
             Ok(()) => Some(dry.launched),
             Err(Stop) => None,
+        }
+    }
+}
+
+impl KernelDesc {
+    /// The variant that runs a call over a tile list whose length lives on the device (the
+    /// frontier of a [`crate::graph::DeviceFrontierLoop`]), over a tile set with these statistics
+    /// (`wide`: of more than `i32::MAX` atoms): `None` for the kernel's own plan, where its schedule
+    /// takes the length from the device ([`abi::takes_device_list_len`]: one grid-stride launch);
+    /// under `auto`, the candidate of those that its model ranks first for the whole set's
+    /// statistics (the graph's degrees), the same at every level; an error naming the schedule for
+    /// the others, which size their launches on the host from the list.
+    pub fn device_list_variant(
+        &self,
+        stats: TileStats,
+        wide: bool,
+        limits: DeviceLimits,
+    ) -> Result<Option<usize>> {
+        let schedule = self.config.schedule;
+        if abi::takes_device_list_len(schedule) {
+            return Ok(None);
+        }
+        if schedule != Schedule::Auto {
+            return Err(self.not_in_device_loop(self.config));
+        }
+        let pool: Vec<(usize, ScheduleConfig)> = self
+            .variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| {
+                v.over_list && abi::takes_device_list_len(v.config.schedule) && (!wide || v.wide)
+            })
+            .map(|(i, v)| (i, v.config))
+            .collect();
+        let setting = model::Setting {
+            limits,
+            scans: false,
+            over_list: true,
+            atomics: self.variants.iter().any(|v| v.atomics),
+        };
+        let configs: Vec<ScheduleConfig> = pool.iter().map(|&(_, c)| c).collect();
+        match model::shortlist(&configs, &stats, setting, 1).first() {
+            Some(&best) => Ok(Some(pool[best].0)),
+            None => Err(self.not_in_device_loop(self.config)),
+        }
+    }
+
+    /// Whether a call over a list whose length lives on the device can run this kernel
+    /// ([`KernelDesc::device_list_variant`]): its schedule takes the length from the device, or it
+    /// is `auto` with a candidate that does.
+    pub fn runs_in_device_loop(&self) -> bool {
+        abi::takes_device_list_len(self.config.schedule)
+            || (self.config.schedule == Schedule::Auto
+                && self
+                    .variants
+                    .iter()
+                    .any(|v| v.over_list && abi::takes_device_list_len(v.config.schedule)))
+    }
+
+    /// Why a variant of `config` cannot run over a list whose length lives on the device.
+    fn not_in_device_loop(&self, config: ScheduleConfig) -> LoopsError {
+        let why = match config.schedule {
+            Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Split { .. } => {
+                "it sizes each launch by a prefix sum of the listed tiles' sizes, read back on the host"
+            }
+            Schedule::Lrb => "it bins the listed tiles and reads the bins' sizes back on the host",
+            Schedule::Hierarchical { .. } => {
+                "it launches passes over worklists whose sizes are read back on the host"
+            }
+            Schedule::Auto => "none of its candidates takes the list's length from the device",
+            _ => "it sizes its launch on the host from the list",
+        };
+        LoopsError::DeviceLoop {
+            kernel: self.name.to_string(),
+            detail: format!(
+                "schedule `{}` cannot run over a frontier whose size only the device knows: {why}; \
+                 the device loop runs the schedules thread, group, warp and block, and auto (which \
+                 picks one of its thread and group candidates)",
+                config.name()
+            ),
         }
     }
 }
@@ -248,13 +330,47 @@ impl Gpu {
         search_ranges: bool,
     ) -> Result<()> {
         check_wide(kernel, call.set_name, call.set, true)?;
+        // Over the frontier of a device frontier loop: one grid-stride launch that reads the
+        // list's length from the device, plain (a checked launch waits for its kernel).
+        let device_list = call
+            .subset
+            .filter(|list| list.ptr() != 0)
+            .and_then(|list| self.device_list().filter(|d| d.list == list.ptr()));
+        let (only, checked, list_len) = match device_list {
+            None => (only, checked_mode(call.debug), None),
+            Some(device) => {
+                if checked_mode_asked() == Some(true) {
+                    return Err(LoopsError::DeviceLoop {
+                        kernel: kernel.name.to_string(),
+                        detail: "checked mode was asked for (LOOPS_CHECKED=1 or set_checked_mode), \
+                                 and a checked launch waits for its kernel to read its fault record, \
+                                 which a launch captured into a CUDA graph cannot: run it in \
+                                 FrontierLoop, or without checked mode"
+                            .into(),
+                    });
+                }
+                let only = match only {
+                    Some(v) if abi::takes_device_list_len(kernel.variants[v].config.schedule) => {
+                        Some(v)
+                    }
+                    Some(v) => return Err(kernel.not_in_device_loop(kernel.variants[v].config)),
+                    None => kernel.device_list_variant(
+                        call.set.stats(),
+                        call.set.is_wide(),
+                        self.limits(),
+                    )?,
+                };
+                (only, false, Some(device.len))
+            }
+        };
         let mut plan = Plan {
             gpu: self,
             kernel,
             key,
             call,
             args,
-            checked: checked_mode(call.debug),
+            checked,
+            list_len,
             search_ranges,
             only,
             bins: None,
@@ -299,6 +415,8 @@ struct Plan<'g, 'a> {
     call: Call<'a>,
     args: KernelArgs<'a>,
     checked: bool,
+    /// Where the device holds the length of the call's list (see [`crate::device::DeviceList`]).
+    list_len: Option<cudarc::driver::sys::CUdeviceptr>,
     /// Leave out the kept block starts (see [`Gpu::run_variant`]).
     search_ranges: bool,
     /// Every launch runs this variant (see [`Gpu::run_variant`]).
@@ -427,6 +545,8 @@ impl Plan<'_, '_> {
         match &launch.tiles {
             Tiles::Call => {
                 if let Some(list) = self.call.subset {
+                    // With its length on the device, the list's capacity sizes the grid.
+                    args.list_len = self.list_len;
                     shape = subset_shape(self.kernel.name, shape, list.len())?;
                     if takes(Hidden::SubsetOffsets) {
                         args.tile_subset_ids(offsets, list);
