@@ -1,7 +1,8 @@
 //! Graph traversal on the GPU: SSSP (`examples/kernels/sssp.rs`) and BFS (`bfs.rs`), each under
-//! every schedule that takes a frontier (thread, group2, warp, group64, block, auto), driven by
-//! `loops::graph::FrontierLoop`, checked exactly against Dijkstra and a CPU BFS (u32 weights and
-//! distances, so every distance must be equal, not close). Graphs: every file of
+//! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` and, under every
+//! schedule that can run there (thread, group2, warp, group64, block, auto), by
+//! `loops::graph::DeviceFrontierLoop` (the loop that stays on the GPU), checked exactly against
+//! Dijkstra and a CPU BFS (u32 weights and distances, so every distance must be equal, not close). Graphs: every file of
 //! ../shared/data/matrices (pattern, seeded random weights 1..=64), R-MAT scale 16, 2-D grids
 //! (road-like), a graph with unreachable vertices, a single vertex, self-loops and duplicate edges.
 //! Outputs are poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
@@ -11,17 +12,80 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
-use loops::graph::{bfs_levels, compare, dijkstra, FrontierLoop, Graph, UNREACHED};
+use std::sync::{RwLock, RwLockReadGuard};
+
+use loops::graph::{
+    bfs_levels, compare, dijkstra, DeviceFrontierLoop, FrontierLoop, Graph, LoopStats, UNREACHED,
+};
 use loops::prelude::*;
 
-/// Runs SSSP and BFS from `sources` under every schedule; returns the failures.
+/// Checked mode is one setting for the process, and the device loop refuses it where it is asked
+/// for: the test that turns it on holds this for writing, the others for reading.
+static CHECKED_MODE: RwLock<()> = RwLock::new(());
+
+/// Holds checked mode as it is (off unless asked for: the device loop then runs plain variants).
+fn checked_mode_unchanged() -> RwLockReadGuard<'static, ()> {
+    CHECKED_MODE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The schedules of a kernel that run in the device loop.
+fn device_schedules(
+    kernels: &[(&'static str, &loops::__private::KernelDesc)],
+) -> Vec<&'static str> {
+    kernels
+        .iter()
+        .filter(|(_, k)| k.runs_in_device_loop())
+        .map(|&(s, _)| s)
+        .collect()
+}
+
+/// Checks one traversal's result, or with `refused`, that the device loop refused it.
+#[allow(clippy::too_many_arguments)]
+fn check_run(
+    gpu: &Gpu,
+    what: &str,
+    run: loops::Result<LoopStats>,
+    out: &DeviceBuffer<u32>,
+    want: &[u32],
+    refused: bool,
+    check_stats: impl Fn(LoopStats) -> Option<String>,
+    failures: &mut Vec<String>,
+) {
+    match (run, refused) {
+        (Ok(stats), false) => {
+            if let Err(e) = compare(what, want, &gpu.download(out).unwrap()) {
+                failures.push(e);
+            }
+            if let Some(e) = check_stats(stats) {
+                failures.push(format!("{what}: {e}"));
+            }
+        }
+        (Err(LoopsError::DeviceLoop { .. }), true) => {}
+        (Ok(_), true) => failures.push(format!("{what}: ran, checked mode should be refused")),
+        (Err(e), _) => failures.push(format!("{what}: {e}")),
+    }
+}
+
+/// Runs SSSP and BFS from `sources` under every schedule, in the host loop and (where the schedule
+/// can) in the device loop; returns the failures. `checked`: checked mode was asked for, which the
+/// device loop refuses.
 fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32]) -> Vec<String> {
+    check_graph_in(gpu, name, g, sources, false)
+}
+
+fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bool) -> Vec<String> {
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");
     let unit = g.unit_weights();
     let dg_unit = gpu.upload_graph(&unit).expect("upload");
     let mut frontier = FrontierLoop::new(gpu, g.vertices()).expect("frontier loop");
+    // SSSP in replays of 6 levels (most graphs here take more than one), BFS in the default's.
+    let mut short_replays = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    short_replays.set_levels_per_replay(6);
+    let mut device = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
+    let on_device_sssp = device_schedules(kernels::sssp::KERNELS);
+    let on_device_bfs = device_schedules(kernels::bfs::KERNELS);
     for &source in sources {
         let want_dist = dijkstra(g, source);
         let want_levels = bfs_levels(g, source);
@@ -61,6 +125,84 @@ fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32]) -> Vec<String>
                     }
                 }
                 Err(e) => failures.push(format!("{what}: {e}")),
+            }
+        }
+        for &schedule in &on_device_sssp {
+            let frontier_check = |stats: LoopStats| {
+                (stats.frontier_vertices < reached).then(|| {
+                    format!(
+                        "{} frontier vertices < {reached} reached",
+                        stats.frontier_vertices
+                    )
+                })
+            };
+            let what = format!("{name}, source {source}, sssp/{schedule} in the device loop");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run =
+                kernels::sssp::run_device(schedule, gpu, &mut short_replays, &dg, source, &mut out);
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_dist,
+                checked,
+                frontier_check,
+                &mut failures,
+            );
+            let what =
+                format!("{name}, source {source}, sssp unit weights/{schedule} in the device loop");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run =
+                kernels::sssp::run_device(schedule, gpu, &mut device, &dg_unit, source, &mut out);
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_levels,
+                checked,
+                frontier_check,
+                &mut failures,
+            );
+        }
+        // Level-synchronous: one step per level, each reached vertex in one frontier.
+        let level_check = |stats: LoopStats| {
+            (stats.iterations as u64 != depth as u64 + 1 || stats.frontier_vertices != reached)
+                .then(|| {
+                    format!(
+                        "{} iterations and {} frontier vertices, expected {} and {reached}",
+                        stats.iterations,
+                        stats.frontier_vertices,
+                        depth + 1
+                    )
+                })
+        };
+        for &schedule in &on_device_bfs {
+            let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run = kernels::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_levels,
+                checked,
+                level_check,
+                &mut failures,
+            );
+            // The largest frontier is one of the levels' sizes, and reached vertices.
+            if !checked {
+                let stats =
+                    kernels::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
+                match stats {
+                    Ok(stats) if stats.max_frontier as u64 > reached || stats.max_frontier == 0 => {
+                        failures.push(format!("{what}: largest frontier {}", stats.max_frontier))
+                    }
+                    Ok(_) => {}
+                    Err(e) => failures.push(format!("{what}, again: {e}")),
+                }
             }
         }
         for schedule in kernels::bfs::SCHEDULES {
@@ -113,6 +255,7 @@ fn sources(g: &Graph) -> Vec<u32> {
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let mut failures = Vec::new();
@@ -132,6 +275,7 @@ fn every_real_matrix() {
 #[test]
 fn rmat_scale_16() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let m: sprs::CsMat<f32> = loops::generate::rmat(16, 16, seed);
@@ -145,6 +289,7 @@ fn rmat_scale_16() {
 #[test]
 fn grids_road_like() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let mut failures = Vec::new();
@@ -165,6 +310,7 @@ fn grids_road_like() {
 #[test]
 fn unreachable_vertices_single_vertex_self_loops_duplicates() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let mut failures = Vec::new();
     // Two components (0..4 and 5..7, one way from 4 to nothing) and isolated vertices 8, 9.
     let two = Graph::from_edges(
@@ -230,16 +376,22 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
 #[test]
 fn plain_and_checked_variants() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let m: sprs::CsMat<f32> = loops::generate::rmat(12, 8, 5);
     let g = Graph::from_pattern(&m, 20, 5).unwrap();
     let mut failures = Vec::new();
+    // Asked for, checked mode is refused by the device loop (a checked launch waits for its
+    // kernel): the other tests must not run the device loop meanwhile.
+    drop(_mode);
+    let _mode = CHECKED_MODE.write().unwrap_or_else(|e| e.into_inner());
     for mode in [false, true] {
         loops::runtime::launch::set_checked_mode(Some(mode));
-        failures.extend(check_graph(
+        failures.extend(check_graph_in(
             &gpu,
             &format!("rmat 12, checked {mode}"),
             &g,
             &[0],
+            mode,
         ));
     }
     loops::runtime::launch::set_checked_mode(None);
@@ -251,6 +403,7 @@ fn plain_and_checked_variants() {
 #[test]
 fn frontier_loop_errors_and_reuse() {
     let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
     let mut frontier = FrontierLoop::new(&gpu, 100).unwrap();
     let e = frontier.run(&gpu, &[100], |_, _, _, _| Ok(())).unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
@@ -283,4 +436,101 @@ fn frontier_loop_errors_and_reuse() {
     assert_eq!(gpu.download(&b).unwrap(), [9, 9]);
     b.set_len(4);
     assert_eq!(gpu.download(&b).unwrap(), [9, 9, 3, 4]);
+}
+
+/// The device loop: a source outside the graph, a step that flags nothing, the iteration limit
+/// (exact, inside and beyond a replay), reuse after an error, and a schedule it cannot run.
+#[test]
+fn device_loop_errors_limits_and_refusals() {
+    let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
+    let mut frontier = DeviceFrontierLoop::new(&gpu, 100).unwrap();
+    assert_eq!(
+        frontier.levels_per_replay(),
+        loops::graph::DEFAULT_LEVELS_PER_REPLAY
+    );
+    let e = frontier.run(&gpu, &[100], |_, _, _, _| Ok(())).unwrap_err();
+    assert!(e.to_string().contains("source 100"), "{e}");
+    // No sources: nothing runs.
+    let stats = frontier.run(&gpu, &[], |_, _, _, _| panic!("a step without a frontier"));
+    assert_eq!(stats.unwrap(), LoopStats::default());
+    // A step that flags nothing: one iteration; the step sees the frontier's capacity.
+    let stats = frontier.run(&gpu, &[3, 4], |_, f, flags, level| {
+        assert_eq!((f.len(), flags.len(), level.len()), (100, 100, 1));
+        Ok(())
+    });
+    assert_eq!(
+        stats.unwrap(),
+        LoopStats {
+            iterations: 1,
+            frontier_vertices: 2,
+            max_frontier: 2
+        }
+    );
+    // A path of 100 vertices takes 100 levels: one outside the graph, replays of 6, then the
+    // last ones one at a time before the limit.
+    let path =
+        Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
+    let dg = gpu.upload_graph(&path).unwrap();
+    let mut dist = gpu.zeros::<u32>(100).unwrap();
+    let all: Vec<u32> = (0..100).collect();
+    for (per_replay, max) in [(6, Some(3)), (6, Some(50)), (48, Some(49)), (48, Some(99))] {
+        frontier.set_levels_per_replay(per_replay);
+        frontier.set_max_iterations(max);
+        let e =
+            kernels::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+        let max = max.unwrap();
+        assert!(
+            matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
+            "{per_replay} levels a replay, limit {max}: {e}"
+        );
+        // The levels run before the limit are right.
+        let got = gpu.download(&dist).unwrap();
+        assert_eq!(&got[..=max as usize], &all[..=max as usize], "limit {max}");
+    }
+    for per_replay in [1, 6, 48, 1000] {
+        frontier.set_levels_per_replay(per_replay);
+        assert_eq!(frontier.levels_per_replay() % 6, 0);
+        frontier.set_max_iterations(Some(100));
+        let stats = kernels::bfs::run_device("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
+            .unwrap_or_else(|e| panic!("{per_replay} levels a replay: {e}"));
+        assert_eq!(gpu.download(&dist).unwrap(), all, "{per_replay}");
+        assert_eq!(
+            stats,
+            LoopStats {
+                iterations: 100,
+                frontier_vertices: 100,
+                max_frontier: 1
+            }
+        );
+    }
+    frontier.set_max_iterations(None);
+    // A schedule that sizes its launches on the host is refused, naming it; the loop still runs.
+    for schedule in [
+        "lrb",
+        "merge_path",
+        "work_oriented",
+        "split",
+        "hierarchical",
+    ] {
+        let e = kernels::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
+            .unwrap_err();
+        assert!(
+            matches!(&e, LoopsError::DeviceLoop { .. })
+                && e.to_string().contains(&format!("schedule `{schedule}`")),
+            "{schedule}: {e}"
+        );
+    }
+    kernels::sssp::run_device("auto", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    assert_eq!(gpu.download(&dist).unwrap(), all);
+    // A loop made for more vertices than the graph has (its frontier's capacity is larger than
+    // the graph: positions beyond the frontier's size are never read).
+    let mut larger = DeviceFrontierLoop::new(&gpu, 250).unwrap();
+    let mut big = gpu.zeros::<u32>(250).unwrap();
+    kernels::bfs::run_device("block", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
+    // The loop runs on the handle that made it only (a capture records one stream).
+    let other = gpu.fork().unwrap();
+    let e = kernels::bfs::run_device("warp", &other, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+    assert!(e.to_string().contains("handle that made it"), "{e}");
 }

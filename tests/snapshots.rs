@@ -419,3 +419,69 @@ fn this_files_kernel_compiles_for_sm90() {
         );
     }
 }
+
+/// The device frontier loop (`loops::graph::DeviceFrontierLoop`) runs a frontier kernel under the
+/// schedules whose tile loop is grid-stride (their list kernels take `loops_list_len`), and under
+/// `auto` through one of its thread and group candidates, chosen from the graph's degrees alone;
+/// it refuses the others with an error that names the schedule. Decided on the host: no GPU.
+#[test]
+fn the_device_loop_runs_the_grid_stride_schedules() {
+    use loops::__private::Schedule;
+    use loops::runtime::schedule::auto::TileStats;
+    use loops::runtime::schedule::DeviceLimits;
+    let h100 = DeviceLimits {
+        sm_count: 132,
+        max_threads_per_sm: 2048,
+        l2_bytes: 50 << 20,
+    };
+    // The degrees of a road-like graph, and of one with a hub every thousand vertices.
+    let road = TileStats::of_sizes((0..100_000u64).map(|v| 2 + v % 3));
+    let hubs = TileStats::of_sizes((0..100_000u64).map(|v| if v % 1000 == 0 { 5000 } else { 3 }));
+    let mut refused = 0;
+    for (kernel, descs) in [
+        ("bfs", kernels::bfs::KERNELS),
+        ("sssp", kernels::sssp::KERNELS),
+        ("spmv_frontier", kernels::spmv_frontier::KERNELS),
+    ] {
+        for &(schedule, desc) in descs {
+            let what = format!("{kernel}/{schedule}");
+            for stats in [road, hubs] {
+                let got = desc.device_list_variant(stats, false, h100);
+                match schedule {
+                    "thread" | "group2" | "warp" | "group64" | "block" => {
+                        assert!(matches!(got, Ok(None)), "{what}: {got:?}");
+                        assert!(desc.runs_in_device_loop(), "{what}");
+                        assert!(desc.source.contains("loops_list_len"), "{what}");
+                    }
+                    "auto" => {
+                        let v = got
+                            .unwrap_or_else(|e| panic!("{what}: {e}"))
+                            .expect("a candidate");
+                        let variant = &desc.variants[v];
+                        assert!(variant.over_list, "{what}");
+                        assert!(
+                            matches!(
+                                variant.config.schedule,
+                                Schedule::Thread | Schedule::Group { .. }
+                            ),
+                            "{what}: {:?}",
+                            variant.config
+                        );
+                        assert!(desc.runs_in_device_loop(), "{what}");
+                    }
+                    other => {
+                        let e = got.expect_err(&what).to_string();
+                        // `split3` is `split` with its piece size.
+                        let name = other.trim_end_matches(|c: char| c.is_ascii_digit());
+                        assert!(e.contains(&format!("schedule `{name}`")), "{what}: {e}");
+                        assert!(e.contains("thread, group, warp and block"), "{what}: {e}");
+                        assert!(!desc.runs_in_device_loop(), "{what}");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    // work_oriented, merge_path, split, hierarchical and lrb of three kernels, two graphs each.
+    assert!(refused >= 2 * 3 * 5, "{refused}");
+}

@@ -161,6 +161,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_grid_stride_list_kernels_take_the_length_from_the_device() {
+        use crate::schedule::Schedule::*;
+        for s in [Thread, Group { group_size: 2 }, Group { group_size: 256 }] {
+            assert!(takes_device_list_len(s), "{s:?}");
+            // Over a whole tile set there is no list.
+            assert!(!s.unit().hidden_params(s, false).contains(&Hidden::ListLen));
+            assert_eq!(
+                hidden_params(s, true, true),
+                [Hidden::ListLen, Hidden::Fault, Hidden::Scratch]
+            );
+        }
+        for s in [
+            WorkOriented {
+                items_per_thread: 8,
+            },
+            MergePath {
+                items_per_thread: 8,
+            },
+            Split { mdt: 0 },
+            Hierarchical { mdt: 0 },
+            Lrb,
+            Auto,
+        ] {
+            assert!(!takes_device_list_len(s), "{s:?}");
+        }
+    }
+
+    #[test]
     fn entry_guards_name_their_entry() {
         assert_eq!(
             entry_guard_open("spmv_group4__f32__wide"),

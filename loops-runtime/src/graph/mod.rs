@@ -1,6 +1,8 @@
 //! Graph traversal on frontiers: a weighted directed graph on the host and the device, CPU
-//! references (Dijkstra, BFS levels), and [`FrontierLoop`], the host loop every frontier algorithm
-//! shares (frontier in, frontier out, until it is empty).
+//! references (Dijkstra, BFS levels), and the loops every frontier algorithm shares (frontier in,
+//! frontier out, until it is empty): [`FrontierLoop`], which reads each frontier's size back to
+//! the host, and [`DeviceFrontierLoop`], which keeps it on the device and replays its levels as a
+//! CUDA graph (no host round trip per level; the grid-stride schedules only).
 //!
 //! A graph is a tile set of the `Offsets` format: vertex `v` is a tile, its out-edges are the atoms
 //! `offsets[v]..offsets[v + 1]`, which index the edge arrays `adj` (the edge's head) and `weights`.
