@@ -67,12 +67,12 @@ fn check_run(
 }
 
 /// Runs SSSP and BFS from `sources` under every schedule, in the host loop and (where the schedule
-/// can) in the device loop; returns the failures. `checked`: checked mode was asked for, which the
-/// device loop refuses.
+/// can) in the device loop; returns the failures.
 fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32]) -> Vec<String> {
     check_graph_in(gpu, name, g, sources, false)
 }
 
+/// [`check_graph`]; `checked`: checked mode was asked for, which the device loop must refuse.
 fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bool) -> Vec<String> {
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");

@@ -289,7 +289,16 @@ impl Gpu {
             // One thread per piece: a kernel that takes them takes the pieces as its atoms.
             shape.atoms = p.total;
         }
-        let dims = spec.config.launch_dims(shape, self.limits());
+        let mut dims = spec.config.launch_dims(shape, self.limits());
+        if args.list_len.is_some() {
+            // The list's length lives on the device, so `shape` counts its capacity, which asks a
+            // grid-stride schedule for up to four waves of blocks; a small frontier would leave
+            // them all to start and return at once, every level. One wave of resident blocks
+            // strides over any length.
+            let limits = self.limits();
+            let per_sm = (limits.max_threads_per_sm / dims.block.max(1)).max(1);
+            dims.grid = dims.grid.min((limits.sm_count * per_sm).max(1));
+        }
         let mut ranged_entry = None;
         let starts = if spec.hidden.contains(&Hidden::BlockStarts) {
             let (starts, range) = self.block_starts_of(spec, &mut args, shape, dims)?;
