@@ -27,6 +27,10 @@ use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceOffsets, TileSet};
 use crate::launch::{KernelArgs, Param};
 
+mod reference;
+
+pub use reference::{check_bfs_parents, components, pagerank, triangles};
+
 /// The distance or level of a vertex no path reaches.
 pub const UNREACHED: u32 = u32::MAX;
 
