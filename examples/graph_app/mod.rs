@@ -17,6 +17,8 @@ use crate::kernels;
 pub enum Algorithm {
     Sssp,
     Bfs,
+    /// Delta-stepping SSSP with near and far buckets (`kernels::sssp_near_far`).
+    SsspDelta,
 }
 
 impl Algorithm {
@@ -24,13 +26,14 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => "sssp",
             Algorithm::Bfs => "bfs",
+            Algorithm::SsspDelta => "sssp-delta",
         }
     }
 
     /// The CPU reference.
     pub fn reference(self, g: &Graph, source: u32) -> Vec<u32> {
         match self {
-            Algorithm::Sssp => loops::graph::dijkstra(g, source),
+            Algorithm::Sssp | Algorithm::SsspDelta => loops::graph::dijkstra(g, source),
             Algorithm::Bfs => loops::graph::bfs_levels(g, source),
         }
     }
@@ -40,10 +43,12 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::SCHEDULES,
             Algorithm::Bfs => kernels::bfs::SCHEDULES,
+            Algorithm::SsspDelta => kernels::sssp_near_far::SCHEDULES,
         }
     }
 
-    /// One traversal from `source` into `out` under `schedule`.
+    /// One traversal from `source` into `out` under `schedule`. `SsspDelta` makes its own
+    /// `NearFarLoop` here (buffers and all: the benchmark keeps one per graph instead).
     pub fn run(
         self,
         schedule: &str,
@@ -56,6 +61,11 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::run(schedule, gpu, frontier, g, source, out),
             Algorithm::Bfs => kernels::bfs::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::SsspDelta => {
+                let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
+                kernels::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
+                    .map(LoopStats::from)
+            }
         }
     }
 }

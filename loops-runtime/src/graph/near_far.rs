@@ -55,6 +55,17 @@ pub struct NearFarStats {
     pub relaxed_edges: u64,
 }
 
+impl From<NearFarStats> for super::LoopStats {
+    /// A near-far run as a frontier loop's: its rounds are the iterations.
+    fn from(s: NearFarStats) -> super::LoopStats {
+        super::LoopStats {
+            iterations: s.rounds,
+            frontier_vertices: s.frontier_vertices,
+            max_frontier: s.max_frontier,
+        }
+    }
+}
+
 /// The default delta for a graph of `vertices` vertices and `edges` edges whose weights sum to
 /// `weight_sum`: `DELTA_SCALE * mean weight / mean out-degree^2`, at least 1.
 ///
@@ -368,7 +379,35 @@ impl NearFarLoop {
 
     /// Adds the out-degrees of the near frontier to the relaxed-edge count.
     fn add_frontier_degrees(&mut self, gpu: &Gpu, g: &DeviceGraph) -> Result<()> {
-        let len = self.current.len();
+        let current = std::mem::replace(&mut self.current, DeviceBuffer::empty());
+        let counted = self.count_frontier_edges(gpu, g, &current);
+        self.current = current;
+        counted
+    }
+
+    /// Sets the relaxed-edge count to 0 (a run that counts does it itself).
+    pub fn reset_edge_count(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.fill(&mut self.relaxed_edges, 0)
+    }
+
+    /// The relaxed-edge count so far.
+    pub fn edge_count(&self, gpu: &Gpu) -> Result<u64> {
+        Ok(gpu.download(&self.relaxed_edges)?[0])
+    }
+
+    /// Adds the out-degrees of `frontier`'s vertices in `g` to the relaxed-edge count, on the
+    /// device: how another frontier algorithm (the Bellman-Ford step of
+    /// [`super::FrontierLoop`]) is counted the same way.
+    pub fn count_frontier_edges(
+        &mut self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        frontier: &DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let len = frontier.len();
+        if len == 0 {
+            return Ok(());
+        }
         let limits = gpu.limits();
         let full = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
         let dims = LaunchDims {
@@ -378,7 +417,7 @@ impl NearFarLoop {
         };
         let mut args = KernelArgs::new();
         args.push_buffer(
-            &self.current,
+            frontier,
             Param::Ptr {
                 ty: "unsigned int",
                 mutable: false,
