@@ -2,7 +2,11 @@
 //! schedule, against a naive vertex-per-thread CUDA kernel written by hand
 //! (below), on an R-MAT graph (scale 22 by default), a road-like 2-D grid (2048 x 2048), a
 //! power-law graph (2M vertices) and an arrow (1M vertices, one of degree 1M), plus any `--matrix`
-//! files. Every kernel runs through the same `loops::graph::FrontierLoop` (the same
+//! files, a Graph500 Kronecker graph (`--kron-scale`, 20) and a road network (`--road`, 1M vertices).
+//! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
+//! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
+//! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
+//! Every kernel runs through the same `loops::graph::FrontierLoop` (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
 //! `--loop device` (or `both`, the default) also runs every schedule that can through
@@ -50,7 +54,8 @@ use bench::world::{self, WorldRow, WorldTag};
 use clap::Parser;
 use graph_app::{time_runs, Algorithm};
 use loops::graph::{
-    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED,
+    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, NearFarLoop,
+    UNREACHED,
 };
 use loops::prelude::*;
 use loops::runtime::launch::KernelArgs;
@@ -117,6 +122,16 @@ struct Args {
     /// itself: one frontier of a single vertex of degree n); 0 leaves it out.
     #[arg(long, default_value_t = 1_000_000)]
     arrow: usize,
+    /// Scale of a Graph500 Kronecker graph (2^scale vertices, 16 edges drawn per vertex, permuted,
+    /// undirected); 0 leaves it out.
+    #[arg(long, default_value_t = 20)]
+    kron_scale: u32,
+    /// Vertices of a road network (`loops::generate::road`); 0 leaves it out.
+    #[arg(long, default_value_t = 1_000_000)]
+    road: usize,
+    /// The bucket width of `sssp-delta` (default: from the graph's weights and degree).
+    #[arg(long)]
+    delta: Option<u32>,
     /// More graphs: Matrix Market files (their pattern, seeded random weights).
     #[arg(long)]
     matrix: Vec<PathBuf>,
@@ -201,6 +216,9 @@ struct Row {
     speedup_vs_naive: f64,
     ok: bool,
     tag: Option<WorldTag>,
+    /// The edges relaxed (out-edges of every frontier processed, counted on the device in one
+    /// more run): SSSP rows only.
+    relaxed_edges: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -280,6 +298,18 @@ fn cases(args: &Args) -> Vec<Case> {
             Ok(loops::generate::arrow(n, seed))
         }));
     }
+    if args.kron_scale > 0 {
+        let scale = args.kron_scale;
+        out.push(Case::new(format!("kron_{scale}"), move || {
+            Ok(loops::generate::kronecker(scale, 16, seed))
+        }));
+    }
+    if args.road > 0 {
+        let n = args.road;
+        out.push(Case::new(format!("road_{n}"), move || {
+            Ok(loops::generate::road(n, seed))
+        }));
+    }
     for path in &args.matrix {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
@@ -306,7 +336,8 @@ fn run_naive(
     gpu.fill(out, UNREACHED)?;
     gpu.write_at(out, source as usize, &[0])?;
     let name = match algorithm {
-        Algorithm::Sssp => "naive_sssp",
+        // No naive kernel is made for `SsspDelta` (see `run`), so this never runs it.
+        Algorithm::Sssp | Algorithm::SsspDelta => "naive_sssp",
         Algorithm::Bfs => "naive_bfs",
     };
     frontier.run(gpu, &[source], |gpu, current, next, depth| {
@@ -328,6 +359,48 @@ fn run_naive(
         };
         gpu.launch_function(name, func, dims, args)
     })
+}
+
+/// The edges an SSSP kernel relaxes (the out-degrees of its frontiers, summed on the device), from
+/// one more, untimed run; `None` for BFS and the naive kernel.
+fn relaxed_edges(
+    algorithm: Algorithm,
+    kernel: &str,
+    gpu: &Gpu,
+    (frontier, near_far): (&mut FrontierLoop, &mut NearFarLoop),
+    g: &DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<Option<u64>> {
+    match algorithm {
+        _ if kernel == "naive" => Ok(None),
+        Algorithm::SsspDelta => {
+            near_far.set_count_edges(true);
+            let stats = kernels::sssp_near_far::run(kernel, gpu, near_far, g, source, dist);
+            near_far.set_count_edges(false);
+            Ok(Some(stats?.relaxed_edges))
+        }
+        Algorithm::Sssp => {
+            near_far.reset_edge_count(gpu)?;
+            gpu.fill(dist, UNREACHED)?;
+            gpu.write_at(dist, source as usize, &[0])?;
+            frontier.run(gpu, &[source], |gpu, current, next, _| {
+                near_far.count_frontier_edges(gpu, g, current)?;
+                kernels::sssp::launch(
+                    kernel,
+                    gpu,
+                    g.offsets(),
+                    g.adj(),
+                    g.weights(),
+                    current,
+                    dist,
+                    next,
+                )
+            })?;
+            Ok(Some(near_far.edge_count(gpu)?))
+        }
+        Algorithm::Bfs => Ok(None),
+    }
 }
 
 /// What every graph is run with.
@@ -428,13 +501,15 @@ impl Bench<'_> {
         let dg = gpu.upload_graph(g)?;
         let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
         let mut device_frontier = DeviceFrontierLoop::new(gpu, g.vertices())?;
+        let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
+        near_far.set_delta(self.args.delta);
         let mut out = gpu.zeros::<u32>(g.vertices())?;
         let (host, device) = match self.args.loops {
             Loops::Host => (true, false),
             Loops::Device => (false, true),
             Loops::Both => (true, true),
         };
-        for algorithm in [Algorithm::Sssp, Algorithm::Bfs] {
+        for algorithm in [Algorithm::Sssp, Algorithm::SsspDelta, Algorithm::Bfs] {
             let want = algorithm.reference(g, source);
             let edges = traversed_edges(g, &want);
             let naive = self.naive.iter().find(|n| n.0 == algorithm).map(|n| &n.1);
@@ -456,6 +531,15 @@ impl Bench<'_> {
                     (Some(func), _) if kernel == "naive" => {
                         run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
                     }
+                    (_, LoopKind::Host) if algorithm == Algorithm::SsspDelta => kernels::sssp_near_far::run(
+                        kernel,
+                        gpu,
+                        &mut near_far,
+                        &dg,
+                        source,
+                        &mut out,
+                    )
+                    .map(LoopStats::from),
                     (_, LoopKind::Host) => {
                         algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
                     }
@@ -486,6 +570,15 @@ impl Bench<'_> {
                 // `time_runs` does one more warm-up run.
                 let timing = time_runs(reps, gpu, &mut once)?;
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
+                let relaxed_edges = relaxed_edges(
+                    algorithm,
+                    kernel,
+                    gpu,
+                    (&mut frontier, &mut near_far),
+                    &dg,
+                    source,
+                    &mut out,
+                )?;
                 if kernel == "naive" {
                     naive_ms = timing.median_ms;
                 }
@@ -502,6 +595,7 @@ impl Bench<'_> {
                     speedup_vs_naive: naive_ms / timing.median_ms,
                     ok: check.is_ok(),
                     tag: case.tag.clone(),
+                    relaxed_edges,
                 };
                 print_row(&row, &check);
                 self.wrong += check.is_err() as usize;
@@ -550,7 +644,7 @@ impl Bench<'_> {
     /// Auto against the best fixed schedule per class and half, BFS then SSSP.
     fn summary(&self) -> String {
         let mut s = String::new();
-        for algorithm in [Algorithm::Bfs, Algorithm::Sssp] {
+        for algorithm in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::SsspDelta] {
             let rows: Vec<WorldRow> = self
                 .world
                 .iter()
@@ -574,7 +668,7 @@ fn us_per_level(row: &Row) -> f64 {
 
 fn print_row(row: &Row, check: &Result<(), String>) {
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}",
         row.graph,
         row.vertices,
         row.edges,
@@ -589,7 +683,9 @@ fn print_row(row: &Row, check: &Result<(), String>) {
         match check {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("WRONG: {e}"),
-        }
+        },
+        row.relaxed_edges
+            .map_or(String::new(), |e| format!("  {e} edges relaxed"))
     );
 }
 
@@ -597,7 +693,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half"
+        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half,relaxed_edges"
     )?;
     for r in rows {
         let versus = if r.speedup_vs_naive.is_nan() {
@@ -607,7 +703,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
         };
         writeln!(
             f,
-            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{}",
+            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{},{}",
             bench::csv::field(&r.graph),
             r.vertices,
             r.edges,
@@ -622,6 +718,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
             if r.ok { "ok" } else { "wrong" },
             r.tag.as_ref().map_or("", |t| t.class.as_str()),
             r.tag.as_ref().map_or("", |t| t.half()),
+            r.relaxed_edges.map_or(String::new(), |e| e.to_string()),
         )?;
     }
     f.flush()

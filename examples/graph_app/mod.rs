@@ -19,6 +19,8 @@ use crate::kernels;
 pub enum Algorithm {
     Sssp,
     Bfs,
+    /// Delta-stepping SSSP with near and far buckets (`kernels::sssp_near_far`).
+    SsspDelta,
 }
 
 impl Algorithm {
@@ -26,13 +28,14 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => "sssp",
             Algorithm::Bfs => "bfs",
+            Algorithm::SsspDelta => "sssp-delta",
         }
     }
 
     /// The CPU reference.
     pub fn reference(self, g: &Graph, source: u32) -> Vec<u32> {
         match self {
-            Algorithm::Sssp => loops::graph::dijkstra(g, source),
+            Algorithm::Sssp | Algorithm::SsspDelta => loops::graph::dijkstra(g, source),
             Algorithm::Bfs => loops::graph::bfs_levels(g, source),
         }
     }
@@ -42,6 +45,7 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::SCHEDULES,
             Algorithm::Bfs => kernels::bfs::SCHEDULES,
+            Algorithm::SsspDelta => kernels::sssp_near_far::SCHEDULES,
         }
     }
 
@@ -50,12 +54,16 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::KERNELS,
             Algorithm::Bfs => kernels::bfs::KERNELS,
+            Algorithm::SsspDelta => kernels::sssp_near_far::KERNELS,
         }
     }
 
     /// The schedules that run in the device frontier loop (their frontier's size read on the
-    /// device): thread, the groups, auto.
+    /// device): thread, the groups, auto; none for `SsspDelta`, whose near-far loop is the host's.
     pub fn device_schedules(self) -> Vec<&'static str> {
+        if self == Algorithm::SsspDelta {
+            return Vec::new();
+        }
         self.kernels()
             .iter()
             .filter(|(_, k)| k.runs_in_device_loop())
@@ -76,10 +84,15 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::run_device(schedule, gpu, frontier, g, source, out),
             Algorithm::Bfs => kernels::bfs::run_device(schedule, gpu, frontier, g, source, out),
+            Algorithm::SsspDelta => Err(loops::LoopsError::DeviceLoop {
+                kernel: "sssp_near_far".into(),
+                detail: "the near-far SSSP runs its own host loop".into(),
+            }),
         }
     }
 
-    /// One traversal from `source` into `out` under `schedule`.
+    /// One traversal from `source` into `out` under `schedule`. `SsspDelta` makes its own
+    /// `NearFarLoop` here (buffers and all: the benchmark keeps one per graph instead).
     pub fn run(
         self,
         schedule: &str,
@@ -92,6 +105,11 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::run(schedule, gpu, frontier, g, source, out),
             Algorithm::Bfs => kernels::bfs::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::SsspDelta => {
+                let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
+                kernels::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
+                    .map(LoopStats::from)
+            }
         }
     }
 }

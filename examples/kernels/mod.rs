@@ -104,3 +104,4 @@ pub mod spmv_coo;
 pub mod spmv_csc;
 pub mod spmv_frontier;
 pub mod sssp;
+pub mod sssp_near_far;

@@ -32,6 +32,12 @@ use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceOffsets, TileSet};
 use crate::launch::{KernelArgs, Param};
 
+pub mod near_far;
+mod reference;
+
+pub use near_far::{default_delta, near_far_model, NearFarLoop, NearFarStats};
+pub use reference::{check_bfs_parents, components, pagerank, triangles};
+
 /// The distance or level of a vertex no path reaches.
 pub const UNREACHED: u32 = u32::MAX;
 
@@ -308,9 +314,15 @@ pub struct DeviceGraph {
     offsets: DeviceOffsets,
     adj: DeviceBuffer<u32>,
     weights: DeviceBuffer<u32>,
+    weight_sum: u64,
 }
 
 impl DeviceGraph {
+    /// The sum of the edge weights (for [`near_far::default_delta`]).
+    pub fn weight_sum(&self) -> u64 {
+        self.weight_sum
+    }
+
     /// The tile set: vertex `v`'s edges are atoms `offsets[v]..offsets[v + 1]`.
     pub fn offsets(&self) -> &DeviceOffsets {
         &self.offsets
@@ -363,6 +375,7 @@ impl Gpu {
             offsets: self.upload_offsets(&g.offsets)?,
             adj: self.upload(&g.adj)?,
             weights: self.upload(&g.weights)?,
+            weight_sum: g.weights.iter().map(|&w| w as u64).sum(),
         })
     }
 

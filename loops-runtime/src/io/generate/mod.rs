@@ -25,9 +25,11 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::element::Float;
 
+mod graph500;
 mod world;
 mod world_set;
 
+pub use graph500::{kronecker, road};
 pub use world::{circuit, citation, fem, road_network, snap_power_law, web_graph};
 pub use world_set::{world_bandwidth, world_set, WorldSpec, GRAPH_CLASSES, WORLD_CLASSES};
 

@@ -1,0 +1,726 @@
+//! Delta-stepping SSSP with two buckets, "near" and "far" (the near-far variant of Davidson et
+//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop, and
+//! [`near_far_model`], the same bucket logic on the CPU.
+//!
+//! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
+//! near frontier (the step kernel, `examples/kernels/sssp_near_far.rs`); each vertex whose distance
+//! it lowered is flagged near when the new distance is below the threshold, far otherwise. The
+//! near flags are compacted into the next near frontier (the [`super::COMPACT_SOURCE`] kernel of
+//! [`super::FrontierLoop`]). When the near frontier is empty every distance below the threshold is
+//! final; a *bucket advance* (`loops_near_far_split`, [`NEAR_FAR_SOURCE`]) raises the threshold by
+//! delta and moves the far vertices now below it to the near flags: those below the old threshold
+//! are dropped (they were relaxed from their final distance already, see below), those at or above
+//! the new one stay far. The run ends when both are empty.
+//!
+//! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
+//! relaxation that lowered the vertex's distance. Take the last lowering of a vertex `v` to its
+//! current distance `d`, in a round under threshold `t`. If `d < t` that relaxation flagged `v`
+//! near, and `v` was relaxed from `d` in the next round. Otherwise it flagged `v` far, and the
+//! bucket advance whose range `[old, new)` holds `d` (the ranges of the advances are contiguous and
+//! `d` is below the current threshold) came after it and moved `v` near. Either way `v` was relaxed
+//! from `d` already, and no flag set since can be its (there was no later lowering).
+//!
+//! Any schedule of relaxations within a round is fine (the GPU's atomics make rounds asynchronous):
+//! the loop stops only when no vertex is flagged, so every edge `v -> u` ends with
+//! `dist[u] <= dist[v] + w`, which with `dist[source] = 0` and every value a real path's length
+//! makes the distances exact. Delta only changes how much work that takes: a small delta relaxes
+//! few edges more than once (Dijkstra is delta 1 on integer weights) but takes many rounds; a large
+//! one is Bellman-Ford.
+
+use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::LaunchDims;
+
+use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{LoopsError, Result};
+use crate::launch::{KernelArgs, Param};
+
+/// The bucket advance (`loops_near_far_split`) and the relaxed-edge count
+/// (`loops_frontier_degrees`, `_wide`). The CUDA text is kept in `near_far.cuh`, next to this file.
+pub const NEAR_FAR_SOURCE: &str = include_str!("near_far.cuh");
+
+/// What a near-far run, or its model, did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NearFarStats {
+    /// Relaxation rounds (near frontiers processed).
+    pub rounds: u32,
+    /// Bucket advances (passes over the far flags), the last one finding both piles empty.
+    pub advances: u32,
+    /// The near frontiers' sizes added up.
+    pub frontier_vertices: u64,
+    /// The largest near frontier.
+    pub max_frontier: usize,
+    /// The out-edges of the near frontiers added up: the edges relaxed (examined). Counted on the
+    /// device only when asked ([`NearFarLoop::set_count_edges`]), else 0.
+    pub relaxed_edges: u64,
+}
+
+impl From<NearFarStats> for super::LoopStats {
+    /// A near-far run as a frontier loop's: its rounds are the iterations.
+    fn from(s: NearFarStats) -> super::LoopStats {
+        super::LoopStats {
+            iterations: s.rounds,
+            frontier_vertices: s.frontier_vertices,
+            max_frontier: s.max_frontier,
+        }
+    }
+}
+
+/// The default delta for a graph of `vertices` vertices and `edges` edges whose weights sum to
+/// `weight_sum`: `DELTA_SCALE * mean weight / mean out-degree^2`, at least 1.
+///
+/// Meyer and Sanders' delta, Theta(max weight / degree), minimises the edges relaxed (with
+/// `mean weight * 4 / degree` the CPU model relaxes 1.03x the reached edges on a road graph and
+/// 1.01x on a Kronecker graph), but on a GPU each round also costs a launch, a compaction and a
+/// read-back (about 30 us on an H100 with the host loop: the price of some 20,000 relaxations).
+/// Low-degree, large-diameter graphs then want a much larger delta (fewer, fuller rounds), dense
+/// ones a small one (their few rounds are full anyway): the square of the degree does both.
+/// `DELTA_SCALE` was fitted with [`near_far_model`] (the test `near_far_relaxations`) on a road
+/// graph (degree 2.5: delta about 16 times the mean weight, 1.2x Bellman-Ford's rounds, a
+/// fifteenth of its relaxed edges) and a Kronecker graph (degree 29: delta about a tenth of the
+/// mean weight, half Bellman-Ford's relaxed edges). Override it with
+/// [`NearFarLoop::set_delta`] where the per-round cost differs (the device-resident loop).
+pub fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+    if vertices == 0 || edges == 0 {
+        return 1;
+    }
+    let mean_weight = weight_sum as f64 / edges as f64;
+    let mean_degree = (edges as f64 / vertices as f64).max(1.0);
+    let delta = DELTA_SCALE * mean_weight / (mean_degree * mean_degree);
+    delta.round().clamp(1.0, (u32::MAX / 2) as f64) as u32
+}
+
+/// See [`default_delta`].
+pub const DELTA_SCALE: f64 = 100.0;
+
+/// [`default_delta`] of a host graph.
+pub fn default_delta_of(g: &Graph) -> u32 {
+    let weight_sum = g.weights().iter().map(|&w| w as u64).sum();
+    default_delta(g.vertices(), g.edges(), weight_sum)
+}
+
+/// The host loop of near-far SSSP, reusable across runs on graphs of up to `vertices` vertices: it
+/// owns the near frontier (current and next), the near and far flags (a slot per vertex each), the
+/// counters, and the compaction, bucket-advance and edge-count kernels. The step kernel (a
+/// relaxation round) is the caller's, as with [`super::FrontierLoop`]:
+///
+/// ```ignore
+/// let mut near_far = NearFarLoop::new(&gpu, g.vertices())?;
+/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold| {
+///     sssp_near_far(gpu, g.offsets(), g.adj(), g.weights(), frontier, dist, near, far, threshold)
+/// })?;
+/// ```
+///
+/// A round: the step, then the near flags compacted into the next near frontier and its 4-byte
+/// count read back. A bucket advance (when the near frontier is empty): the split kernel over the
+/// far flags, the compaction, and a 12-byte read-back (the near count, the far vertices left and
+/// their smallest distance; when nothing moved but far vertices are left, a second advance jumps
+/// the threshold to the nearest of them). The distances and frontiers stay on the device.
+pub struct NearFarLoop {
+    vertices: usize,
+    current: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    near_flags: DeviceBuffer<u32>,
+    far_flags: DeviceBuffer<u32>,
+    /// The compaction's count after a round.
+    count: DeviceBuffer<u32>,
+    /// After an advance: the compaction's count, the far vertices left, their smallest distance.
+    split_counts: DeviceBuffer<u32>,
+    relaxed_edges: DeviceBuffer<u64>,
+    compact: CudaFunction,
+    split: CudaFunction,
+    degrees: CudaFunction,
+    degrees_wide: CudaFunction,
+    delta: Option<u32>,
+    count_edges: bool,
+    max_steps: Option<u64>,
+}
+
+impl NearFarLoop {
+    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
+    /// disk cache) the compaction and the near-far kernels.
+    pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoop> {
+        if vertices > i32::MAX as usize {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
+            });
+        }
+        let near_far = |entry: &str| gpu.function("loops_near_far", NEAR_FAR_SOURCE, entry);
+        Ok(NearFarLoop {
+            vertices,
+            current: gpu.zeros(vertices.max(1))?,
+            next: gpu.zeros(vertices.max(1))?,
+            near_flags: gpu.zeros(vertices)?,
+            far_flags: gpu.zeros(vertices)?,
+            count: gpu.zeros(1)?,
+            split_counts: gpu.zeros(3)?,
+            relaxed_edges: gpu.zeros(1)?,
+            compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
+            split: near_far("loops_near_far_split")?,
+            degrees: near_far("loops_frontier_degrees")?,
+            degrees_wide: near_far("loops_frontier_degrees_wide")?,
+            delta: None,
+            count_edges: false,
+            max_steps: None,
+        })
+    }
+
+    /// The vertices this loop was made for.
+    pub fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// The bucket width; `None` (the default): [`default_delta`] of each run's graph.
+    pub fn set_delta(&mut self, delta: Option<u32>) {
+        self.delta = delta;
+    }
+
+    /// The delta a run on `g` uses.
+    pub fn delta_for(&self, g: &DeviceGraph) -> u32 {
+        self.delta
+            .unwrap_or_else(|| default_delta(g.vertices(), g.edges(), g.weight_sum()))
+            .max(1)
+    }
+
+    /// Whether runs count the relaxed edges ([`NearFarStats::relaxed_edges`]): one more small
+    /// kernel per round (off by default, so that timings leave it out).
+    pub fn set_count_edges(&mut self, count: bool) {
+        self.count_edges = count;
+    }
+
+    /// Stops a run with [`LoopsError::NoConvergence`] after `max` steps (rounds and advances
+    /// together). `None`, the default: `2 * (vertices + 1) + 1`, more than a run can take (each
+    /// vertex moves from far to near at most once, and a bucket's rounds are at most one more than
+    /// the vertices it settles).
+    pub fn set_max_iterations(&mut self, max: Option<u64>) {
+        self.max_steps = max;
+    }
+
+    /// Shortest distances from `source` into `dist` (initialised here: [`UNREACHED`], 0 at the
+    /// source), relaxing with `step(gpu, frontier, dist, near_flags, far_flags, threshold)`, which
+    /// must, for each edge `v -> u` of each frontier vertex `v`, lower `dist[u]` to `dist[v] + w`
+    /// where that is smaller (atomically) and flag `u` (a non-zero value) in `near_flags` if the
+    /// new distance is below `threshold`, else in `far_flags`, touching no other flag. Errors if
+    /// the graph has more vertices than this loop, `dist` has fewer than the graph, or `source`
+    /// is not a vertex.
+    pub fn run<F>(
+        &mut self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        source: u32,
+        dist: &mut DeviceBuffer<u32>,
+        mut step: F,
+    ) -> Result<NearFarStats>
+    where
+        F: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            u32,
+        ) -> Result<()>,
+    {
+        let n = g.vertices();
+        let bad = |detail: String| Err(LoopsError::InvalidGraph { detail });
+        if n > self.vertices {
+            return bad(format!(
+                "a graph of {n} vertices in a near-far loop made for {}",
+                self.vertices
+            ));
+        }
+        if source as usize >= n {
+            return bad(format!("source {source} of a graph of {n} vertices"));
+        }
+        if dist.len() < n {
+            return bad(format!("{} distances for {n} vertices", dist.len()));
+        }
+        let delta = self.delta_for(g);
+        gpu.fill(dist, UNREACHED)?;
+        gpu.write_at(dist, source as usize, &[0])?;
+        // A run that failed half-way may have left flags set.
+        self.near_flags.set_len(n);
+        self.far_flags.set_len(n);
+        gpu.fill(&mut self.near_flags, 0)?;
+        gpu.fill(&mut self.far_flags, 0)?;
+        if self.count_edges {
+            gpu.fill(&mut self.relaxed_edges, 0)?;
+        }
+        self.current.set_len(1);
+        gpu.write_at(&mut self.current, 0, &[source])?;
+        let max = self.max_steps.unwrap_or(2 * (n as u64 + 1) + 1);
+        let mut stats = NearFarStats::default();
+        let mut threshold = delta;
+        let mut steps = 0u64;
+        let check_steps = |steps: &mut u64, frontier: usize| {
+            if *steps >= max {
+                return Err(LoopsError::NoConvergence {
+                    iterations: *steps,
+                    frontier,
+                });
+            }
+            *steps += 1;
+            Ok(())
+        };
+        loop {
+            while !self.current.is_empty() {
+                check_steps(&mut steps, self.current.len())?;
+                stats.rounds += 1;
+                stats.frontier_vertices += self.current.len() as u64;
+                stats.max_frontier = stats.max_frontier.max(self.current.len());
+                if self.count_edges {
+                    self.add_frontier_degrees(gpu, g)?;
+                }
+                step(
+                    gpu,
+                    &self.current,
+                    dist,
+                    &mut self.near_flags,
+                    &mut self.far_flags,
+                    threshold,
+                )?;
+                gpu.fill(&mut self.count, 0)?;
+                self.compact_near(gpu, n, false)?;
+                let size = gpu.download(&self.count)?[0] as usize;
+                self.take_next(n, size)?;
+            }
+            check_steps(&mut steps, 0)?;
+            let next = threshold.saturating_add(delta);
+            let (mut far_left, far_min) = self.advance(gpu, dist, n, threshold, next)?;
+            stats.advances += 1;
+            threshold = next;
+            if self.current.is_empty() && far_left > 0 {
+                check_steps(&mut steps, 0)?;
+                let next = far_min.saturating_add(delta);
+                far_left = self.advance(gpu, dist, n, threshold, next)?.0;
+                stats.advances += 1;
+                threshold = next;
+            }
+            if self.current.is_empty() && far_left == 0 {
+                break;
+            }
+        }
+        if self.count_edges {
+            stats.relaxed_edges = gpu.download(&self.relaxed_edges)?[0];
+        }
+        Ok(stats)
+    }
+
+    /// One bucket advance to the range `settled..below`: the far vertices in it become the near
+    /// frontier. Returns the far vertices left and their smallest distance.
+    fn advance(
+        &mut self,
+        gpu: &Gpu,
+        dist: &DeviceBuffer<u32>,
+        n: usize,
+        settled: u32,
+        below: u32,
+    ) -> Result<(u32, u32)> {
+        gpu.write_at(&mut self.split_counts, 0, &[0, 0, UNREACHED])?;
+        let ptr = |mutable| Param::Ptr {
+            ty: "unsigned int",
+            mutable,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(&self.far_flags, ptr(true));
+        args.push_buffer(&self.near_flags, ptr(true));
+        args.push_buffer(dist, ptr(false));
+        args.scalar(n as u32).scalar(settled).scalar(below);
+        args.push_buffer(&self.split_counts, ptr(true));
+        gpu.launch_function(
+            "loops_near_far_split",
+            &self.split,
+            compact_dims(gpu, n),
+            args,
+        )?;
+        self.compact_near(gpu, n, true)?;
+        let counts = gpu.download(&self.split_counts)?;
+        self.take_next(n, counts[0] as usize)?;
+        Ok((counts[1], counts[2]))
+    }
+
+    /// The near flags compacted (and cleared) into `next`, counted in `count` or, after an
+    /// advance, in `split_counts[0]`.
+    fn compact_near(&mut self, gpu: &Gpu, n: usize, after_advance: bool) -> Result<()> {
+        self.next.set_len(n.max(1));
+        let ptr = Param::Ptr {
+            ty: "unsigned int",
+            mutable: true,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(&self.near_flags, ptr);
+        args.scalar(n as u32);
+        args.push_buffer(&self.next, ptr);
+        let counter = if after_advance {
+            &self.split_counts
+        } else {
+            &self.count
+        };
+        args.push_buffer(counter, ptr);
+        gpu.launch_function(
+            "loops_compact_flags",
+            &self.compact,
+            compact_dims(gpu, n),
+            args,
+        )
+    }
+
+    /// `next` (of `size` vertices) becomes the near frontier.
+    fn take_next(&mut self, n: usize, size: usize) -> Result<()> {
+        if size > n {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("the compaction counted {size} vertices of {n}"),
+            });
+        }
+        std::mem::swap(&mut self.current, &mut self.next);
+        self.current.set_len(size);
+        Ok(())
+    }
+
+    /// Adds the out-degrees of the near frontier to the relaxed-edge count.
+    fn add_frontier_degrees(&mut self, gpu: &Gpu, g: &DeviceGraph) -> Result<()> {
+        let current = std::mem::replace(&mut self.current, DeviceBuffer::empty());
+        let counted = self.count_frontier_edges(gpu, g, &current);
+        self.current = current;
+        counted
+    }
+
+    /// Sets the relaxed-edge count to 0 (a run that counts does it itself).
+    pub fn reset_edge_count(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.fill(&mut self.relaxed_edges, 0)
+    }
+
+    /// The relaxed-edge count so far.
+    pub fn edge_count(&self, gpu: &Gpu) -> Result<u64> {
+        Ok(gpu.download(&self.relaxed_edges)?[0])
+    }
+
+    /// Adds the out-degrees of `frontier`'s vertices in `g` to the relaxed-edge count, on the
+    /// device: how another frontier algorithm (the Bellman-Ford step of
+    /// [`super::FrontierLoop`]) is counted the same way.
+    pub fn count_frontier_edges(
+        &mut self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        frontier: &DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let len = frontier.len();
+        if len == 0 {
+            return Ok(());
+        }
+        let limits = gpu.limits();
+        let full = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
+        let dims = LaunchDims {
+            grid: len.div_ceil(256).clamp(1, full) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(
+            frontier,
+            Param::Ptr {
+                ty: "unsigned int",
+                mutable: false,
+            },
+        );
+        args.scalar(len as u32);
+        let (name, func) = match g.offsets().wide_offsets() {
+            Some(wide) => {
+                args.push_buffer(
+                    wide,
+                    Param::Ptr {
+                        ty: "long long",
+                        mutable: false,
+                    },
+                );
+                ("loops_frontier_degrees_wide", &self.degrees_wide)
+            }
+            None => {
+                args.push_buffer(
+                    g.offsets().offsets(),
+                    Param::Ptr {
+                        ty: "int",
+                        mutable: false,
+                    },
+                );
+                ("loops_frontier_degrees", &self.degrees)
+            }
+        };
+        args.push_buffer(
+            &self.relaxed_edges,
+            Param::Ptr {
+                ty: "unsigned long long",
+                mutable: true,
+            },
+        );
+        gpu.launch_function(name, func, dims, args)
+    }
+}
+
+/// The near-far algorithm on the CPU, as [`NearFarLoop`] runs it on the GPU but with the
+/// relaxations of a round in order (each sees the ones before it, as an atomic would) and each
+/// frontier in vertex order: the distances from `source` and the counts ([`NearFarStats`], edges
+/// counted). Distances equal [`super::dijkstra`]'s for any `delta >= 1`.
+pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarStats) {
+    let n = g.vertices();
+    assert!((source as usize) < n, "source {source} of {n} vertices");
+    let delta = delta.max(1);
+    let mut dist = vec![UNREACHED; n];
+    dist[source as usize] = 0;
+    let (mut near_flag, mut far_flag) = (vec![false; n], vec![false; n]);
+    let mut near = vec![source];
+    let mut threshold = delta;
+    let mut stats = NearFarStats::default();
+    let compact = |flags: &mut [bool]| -> Vec<u32> {
+        (0..n)
+            .filter(|&v| std::mem::take(&mut flags[v]))
+            .map(|v| v as u32)
+            .collect()
+    };
+    loop {
+        while !near.is_empty() {
+            stats.rounds += 1;
+            stats.frontier_vertices += near.len() as u64;
+            stats.max_frontier = stats.max_frontier.max(near.len());
+            for &v in &near {
+                let v = v as usize;
+                stats.relaxed_edges += g.degree(v) as u64;
+                let dv = dist[v];
+                for (u, w) in g.out_edges(v) {
+                    let nd = dv + w;
+                    if nd < dist[u] {
+                        dist[u] = nd;
+                        if nd < threshold {
+                            near_flag[u] = true;
+                        } else {
+                            far_flag[u] = true;
+                        }
+                    }
+                }
+            }
+            near = compact(&mut near_flag);
+        }
+        // The bucket advance; a second one at once if the first found only far vertices beyond
+        // the new threshold (it then jumps to the nearest of them).
+        let mut advance = |settled: u32, below: u32| {
+            stats.advances += 1;
+            let split = split_far(&dist, &mut far_flag, &mut near_flag, settled, below);
+            (compact(&mut near_flag), split)
+        };
+        let next = threshold.saturating_add(delta);
+        let (moved, split) = advance(threshold, next);
+        threshold = next;
+        near = moved;
+        if near.is_empty() && split.far_left > 0 {
+            let next = split.far_min.saturating_add(delta);
+            let (moved, _) = advance(threshold, next);
+            threshold = next;
+            near = moved;
+        }
+        if near.is_empty() && split.far_left == 0 {
+            return (dist, stats);
+        }
+    }
+}
+
+/// What a pass over the far flags left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FarSplit {
+    /// The far vertices still at or beyond the new threshold.
+    far_left: u32,
+    /// Their smallest distance (`UNREACHED` if none).
+    far_min: u32,
+}
+
+/// The bucket advance of `loops_near_far_split`, on the CPU: each far vertex below `settled` is
+/// dropped, each in `settled..below` moves to the near flags, the rest stay far.
+fn split_far(
+    dist: &[u32],
+    far: &mut [bool],
+    near: &mut [bool],
+    settled: u32,
+    below: u32,
+) -> FarSplit {
+    let mut split = FarSplit {
+        far_left: 0,
+        far_min: UNREACHED,
+    };
+    for v in 0..dist.len() {
+        if !far[v] {
+            continue;
+        }
+        let d = dist[v];
+        if d < below {
+            far[v] = false;
+            if d >= settled {
+                near[v] = true;
+            }
+        } else {
+            split.far_left += 1;
+            split.far_min = split.far_min.min(d);
+        }
+    }
+    split
+}
+
+/// The Bellman-Ford frontier of `examples/kernels/sssp.rs` on the CPU, modelled as
+/// [`near_far_model`] is (relaxations in order, frontiers in vertex order): distances and counts,
+/// to compare the two algorithms' relaxed edges and rounds.
+pub fn bellman_ford_model(g: &Graph, source: u32) -> (Vec<u32>, NearFarStats) {
+    near_far_model(g, source, UNREACHED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::dijkstra;
+    use rand::{Rng, SeedableRng};
+
+    fn random_graph(n: usize, m: usize, max_w: u32, seed: u64) -> Graph {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let edges: Vec<(u32, u32, u32)> = (0..m)
+            .map(|_| {
+                (
+                    rng.random_range(0..n as u32),
+                    rng.random_range(0..n as u32),
+                    rng.random_range(0..=max_w),
+                )
+            })
+            .collect();
+        Graph::from_edges(n, &edges).unwrap()
+    }
+
+    #[test]
+    fn the_model_equals_dijkstra_on_random_graphs() {
+        for seed in 0..60u64 {
+            let n = 1 + (seed as usize * 37) % 300;
+            let m = (seed as usize * 101) % (4 * n + 1);
+            // Zero weights too (a relaxation that does not lower is no improvement).
+            let max_w = [0, 1, 5, 64, 1000][seed as usize % 5];
+            let g = random_graph(n, m, max_w, seed);
+            let source = (seed % n as u64) as u32;
+            let want = dijkstra(&g, source);
+            for delta in [1, 2, 7, 64, 1000, default_delta_of(&g), UNREACHED] {
+                let (got, stats) = near_far_model(&g, source, delta);
+                assert_eq!(got, want, "seed {seed}, delta {delta}");
+                assert!(stats.rounds >= 1 && stats.advances >= 1);
+            }
+        }
+    }
+
+    #[test]
+    fn buckets_on_a_path_and_a_gap() {
+        // A path 0 -> 1 -> 2 -> 3 of weights 10, 10, 1000 (a gap the threshold jumps over).
+        let g = Graph::from_edges(4, &[(0, 1, 10), (1, 2, 10), (2, 3, 1000)]).unwrap();
+        let (dist, stats) = near_far_model(&g, 0, 15);
+        assert_eq!(dist, [0, 10, 20, 1020]);
+        // Rounds: {0}, {1} (10 < 15); advance to 30: {2}; 1020 far: advance to 45 finds nothing
+        // near, jumps to 1020 + 15: {3}; the last advance finds both piles empty.
+        assert_eq!(stats.rounds, 4);
+        assert_eq!(stats.advances, 4);
+        assert_eq!(stats.relaxed_edges, 3);
+        // Bellman-Ford: the same 4 rounds here, one advance.
+        let (dist, bf) = bellman_ford_model(&g, 0);
+        assert_eq!(dist, [0, 10, 20, 1020]);
+        assert_eq!((bf.rounds, bf.advances, bf.relaxed_edges), (4, 1, 3));
+    }
+
+    /// A far vertex lowered below the threshold later is relaxed once, not again at the advance.
+    #[test]
+    fn a_far_vertex_lowered_into_the_near_bucket_is_relaxed_once() {
+        // 0 -> 2 (50: far under delta 10), 0 -> 1 (1), 1 -> 2 (1): 2 is flagged far, then near.
+        let g = Graph::from_edges(4, &[(0, 2, 50), (0, 1, 1), (1, 2, 1), (2, 3, 1)]).unwrap();
+        let (dist, stats) = near_far_model(&g, 0, 10);
+        assert_eq!(dist, [0, 1, 2, 3]);
+        assert_eq!(stats.relaxed_edges, 4, "each vertex's edges once");
+        assert_eq!(stats.frontier_vertices, 4);
+    }
+
+    #[test]
+    fn split_far_drops_moves_and_keeps() {
+        let dist = [5, 10, 19, 20, 40, UNREACHED];
+        let mut far = [true, true, true, true, true, false];
+        let mut near = [false; 6];
+        let split = split_far(&dist, &mut far, &mut near, 10, 20);
+        assert_eq!(far, [false, false, false, true, true, false]);
+        assert_eq!(near, [false, true, true, false, false, false]);
+        assert_eq!(
+            split,
+            FarSplit {
+                far_left: 2,
+                far_min: 20
+            }
+        );
+    }
+
+    #[test]
+    fn default_delta_follows_weights_and_degree() {
+        // Mean weight 32.5, mean degree 2.5: 100 * 32.5 / 6.25 = 520; degree 32: 3.17.
+        assert_eq!(default_delta(1000, 2500, 2500 * 65 / 2), 520);
+        assert_eq!(default_delta(1000, 32_000, 32_000 * 65 / 2), 3);
+        assert_eq!(default_delta(10, 5, 5), 100, "degree under 1 counts as 1");
+        assert_eq!(default_delta(0, 0, 0), 1);
+        assert_eq!(default_delta(1000, 100_000, 100_000), 1);
+    }
+
+    /// The relaxed edges and rounds of near-far (default delta and others) against Bellman-Ford
+    /// on a road graph and a Kronecker graph (`cargo test --release -p loops-runtime --lib
+    /// near_far_relaxations -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "a measurement: run in release mode with --nocapture"]
+    fn near_far_relaxations() {
+        let graphs: Vec<(String, Graph)> = vec![
+            (
+                "road 1e6".into(),
+                Graph::from_pattern(&crate::generate::road::<f32>(1_000_000, 2024), 64, 2024)
+                    .unwrap(),
+            ),
+            (
+                "kronecker 18".into(),
+                Graph::from_pattern(&crate::generate::kronecker::<f32>(18, 16, 2024), 64, 2024)
+                    .unwrap(),
+            ),
+            (
+                "road 1e6, weights 1..=1000".into(),
+                Graph::from_pattern(&crate::generate::road::<f32>(1_000_000, 2024), 1000, 2024)
+                    .unwrap(),
+            ),
+        ];
+        for (name, g) in graphs {
+            let source = g.max_degree_vertex().unwrap();
+            let want = dijkstra(&g, source);
+            let reached_edges = super::super::traversed_edges(&g, &want);
+            let (_, bf) = bellman_ford_model(&g, source);
+            println!(
+                "{name}: {} vertices, {} edges, reached edges {reached_edges}; Bellman-Ford {} \
+                 rounds, {} relaxed ({:.2}x)",
+                g.vertices(),
+                g.edges(),
+                bf.rounds,
+                bf.relaxed_edges,
+                bf.relaxed_edges as f64 / reached_edges as f64
+            );
+            let d0 = default_delta_of(&g);
+            let mut deltas = vec![d0 / 16, d0 / 4, d0, d0 * 4, d0 * 16];
+            deltas.retain(|&d| d >= 1);
+            for delta in deltas {
+                let (dist, s) = near_far_model(&g, source, delta);
+                assert_eq!(dist, want);
+                println!(
+                    "  delta {delta:>6}{}: {:>6} rounds {:>6} advances, {:>10} relaxed ({:.2}x \
+                     reached, {:.2}x Bellman-Ford's)",
+                    if delta == d0 {
+                        " (default)"
+                    } else {
+                        "          "
+                    },
+                    s.rounds,
+                    s.advances,
+                    s.relaxed_edges,
+                    s.relaxed_edges as f64 / reached_edges as f64,
+                    s.relaxed_edges as f64 / bf.relaxed_edges as f64
+                );
+            }
+        }
+    }
+}

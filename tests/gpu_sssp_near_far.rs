@@ -1,0 +1,231 @@
+//! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
+//! `loops::graph::NearFarLoop`) under every schedule it is instantiated with, checked exactly
+//! against Dijkstra: every file of ../shared/data/matrices, a road graph, a Kronecker graph of
+//! scale 14, a grid, a graph with unreachable vertices; weights 1..=64 and 1..=1000; the default
+//! delta and others (1: Dijkstra-like, huge: Bellman-Ford). Outputs are poisoned before each run.
+//! A printed seed replays a failure (`LOOPS_SEED`).
+#![cfg(feature = "gpu")]
+
+mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use loops::graph::{compare, dijkstra, near_far_model, Graph, NearFarLoop, UNREACHED};
+use loops::prelude::*;
+
+/// Runs near-far SSSP from `sources` under every schedule, with the default delta and each of
+/// `deltas`; returns the failures.
+fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], deltas: &[u32]) -> Vec<String> {
+    let mut failures = Vec::new();
+    let dg = gpu.upload_graph(g).expect("upload");
+    let mut near_far = NearFarLoop::new(gpu, g.vertices()).expect("near-far loop");
+    let mut dist = gpu.zeros::<u32>(g.vertices()).expect("alloc");
+    let mut all_deltas = vec![None];
+    all_deltas.extend(deltas.iter().map(|&d| Some(d)));
+    for &source in sources {
+        let want = dijkstra(g, source);
+        let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
+        for &delta in &all_deltas {
+            near_far.set_delta(delta);
+            let used = near_far.delta_for(&dg);
+            // The CPU model of the same buckets: its relaxed edges are what a run must at least do
+            // (each reached vertex's edges once).
+            let (model, _) = near_far_model(g, source, used);
+            assert_eq!(model, want, "{name}: the CPU model");
+            for (k, schedule) in kernels::sssp_near_far::SCHEDULES.iter().enumerate() {
+                // The edge count on for some runs, so both paths run under every schedule.
+                let count = (k + source as usize).is_multiple_of(2);
+                near_far.set_count_edges(count);
+                let what =
+                    format!("{name}, source {source}, delta {used}, sssp_near_far/{schedule}");
+                gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+                match kernels::sssp_near_far::run(
+                    schedule,
+                    gpu,
+                    &mut near_far,
+                    &dg,
+                    source,
+                    &mut dist,
+                ) {
+                    Ok(stats) => {
+                        if let Err(e) = compare(&what, &want, &gpu.download(&dist).unwrap()) {
+                            failures.push(e);
+                        }
+                        if stats.frontier_vertices < reached {
+                            failures.push(format!(
+                                "{what}: {} frontier vertices < {reached} reached",
+                                stats.frontier_vertices
+                            ));
+                        }
+                        let min_edges = loops::graph::traversed_edges(g, &want);
+                        if count && stats.relaxed_edges < min_edges {
+                            failures.push(format!(
+                                "{what}: {} relaxed edges < {min_edges}, the reached vertices' edges",
+                                stats.relaxed_edges
+                            ));
+                        }
+                        if !count && stats.relaxed_edges != 0 {
+                            failures.push(format!("{what}: edges counted without being asked"));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                }
+            }
+        }
+    }
+    near_far.set_delta(None);
+    failures
+}
+
+fn assert_none(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+}
+
+/// Vertex 0 and a vertex of largest degree.
+fn sources(g: &Graph) -> Vec<u32> {
+    let mut s = vec![0];
+    if let Some(v) = g.max_degree_vertex() {
+        if v != 0 {
+            s.push(v);
+        }
+    }
+    s
+}
+
+#[test]
+fn every_real_matrix() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for (name, m) in common::real_matrices::<f32>() {
+        for max_w in [64, 1000] {
+            let g = Graph::from_pattern(&m, max_w, seed).unwrap();
+            let what = format!("{name} weights 1..={max_w}");
+            failures.extend(check_graph(&gpu, &what, &g, &sources(&g), &[1]));
+        }
+        count += 1;
+    }
+    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
+        assert!(count >= 20, "only {count} matrices");
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn road_kronecker_and_grid() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut failures = Vec::new();
+    let road: sprs::CsMat<f32> = loops::generate::road(50_000, seed);
+    let kron: sprs::CsMat<f32> = loops::generate::kronecker(14, 16, seed);
+    let grid: sprs::CsMat<f32> = loops::generate::grid2d(200, 150, seed);
+    for (name, m) in [
+        ("road 50000", road),
+        ("kronecker 14", kron),
+        ("grid 200x150", grid),
+    ] {
+        for max_w in [64, 1000] {
+            let g = Graph::from_pattern(&m, max_w, seed).unwrap();
+            let far = (seed % g.vertices() as u64) as u32;
+            let mut s = sources(&g);
+            s.push(far);
+            failures.extend(check_graph(
+                &gpu,
+                &format!("{name} weights 1..={max_w}"),
+                &g,
+                &s,
+                &[1, 7, u32::MAX / 2],
+            ));
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
+    let gpu = common::gpu();
+    let mut failures = Vec::new();
+    // Two components (0..4 and 5..7) and isolated vertices 8, 9; a heavy edge 2 -> 3 (a gap in
+    // the distances the threshold must jump), a zero-weight edge 3 -> 4.
+    let two = Graph::from_edges(
+        10,
+        &[
+            (0, 1, 3),
+            (1, 2, 4),
+            (2, 0, 1),
+            (2, 3, 900),
+            (3, 4, 0),
+            (5, 6, 2),
+            (6, 7, 2),
+            (7, 5, 2),
+            (4, 3, 1),
+        ],
+    )
+    .unwrap();
+    failures.extend(check_graph(
+        &gpu,
+        "two components",
+        &two,
+        &[0, 5, 8, 9],
+        &[1, 2, 5, 1000],
+    ));
+    failures.extend(check_graph(
+        &gpu,
+        "single vertex",
+        &Graph::from_edges(1, &[]).unwrap(),
+        &[0],
+        &[1],
+    ));
+    // A star then a path: one huge near frontier, then thousands of tiny ones.
+    let mut star: Vec<(u32, u32, u32)> = (1..20_001u32).map(|u| (0, u, u % 13 + 1)).collect();
+    star.extend((1..20_000u32).map(|u| (u, u + 1, 1 + u % 3)));
+    failures.extend(check_graph(
+        &gpu,
+        "star + path",
+        &Graph::from_edges(20_001, &star).unwrap(),
+        &[0],
+        &[4],
+    ));
+    assert_none(failures);
+}
+
+/// The loop's errors, its iteration limit, and its reuse on a smaller graph.
+#[test]
+fn near_far_loop_errors_and_reuse() {
+    let gpu = common::gpu();
+    let path =
+        Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
+    let dg = gpu.upload_graph(&path).unwrap();
+    let mut dist = gpu.zeros::<u32>(100).unwrap();
+    let mut small = NearFarLoop::new(&gpu, 50).unwrap();
+    let e = kernels::sssp_near_far::run("warp", &gpu, &mut small, &dg, 0, &mut dist).unwrap_err();
+    assert!(e.to_string().contains("made for 50"), "{e}");
+    let mut near_far = NearFarLoop::new(&gpu, 200).unwrap();
+    let e =
+        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 100, &mut dist).unwrap_err();
+    assert!(e.to_string().contains("source 100"), "{e}");
+    near_far.set_max_iterations(Some(3));
+    let e =
+        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap_err();
+    assert!(matches!(e, LoopsError::NoConvergence { .. }), "{e}");
+    near_far.set_max_iterations(None);
+    near_far.set_delta(Some(10));
+    near_far.set_count_edges(true);
+    let stats =
+        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap();
+    assert_eq!(
+        gpu.download(&dist).unwrap(),
+        (0..100u32).collect::<Vec<_>>()
+    );
+    // One vertex per round, 99 edges: the same counts as the CPU model's.
+    let (_, model) = near_far_model(&path, 0, 10);
+    assert_eq!(stats, model);
+}

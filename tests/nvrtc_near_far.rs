@@ -1,0 +1,84 @@
+//! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
+//! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
+//! bounds-checked, and the runtime's bucket advance and edge count (`loops::graph::near_far`).
+//! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.
+
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
+
+use loops::runtime::compile::{compile_ptx, Arch};
+use nvrtc::nvrtc_or_skip;
+
+#[test]
+fn sssp_near_far_compiles_under_every_schedule() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let kernel = "sssp_near_far";
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for sources in [
+        kernels::sssp_near_far::SOURCES,
+        kernels::sssp_near_far::CHECKED_SOURCES,
+    ] {
+        for (schedule, source) in sources {
+            let entries = match *schedule {
+                "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+                "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
+                    .map(|m| format!("{kernel}_lrb_{m}"))
+                    .to_vec(),
+                _ => vec![kernel.to_string()],
+            };
+            match compile_ptx(kernel, source, Arch::SM_90) {
+                Ok(ptx) => {
+                    for e in entries {
+                        assert!(
+                            ptx.contains(&format!(".entry {e}(")),
+                            "{schedule}: no `{e}`"
+                        );
+                    }
+                    compiled += 1;
+                }
+                Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(compiled, 2 * kernels::sssp_near_far::SCHEDULES.len());
+    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 11);
+}
+
+#[test]
+fn near_far_runtime_kernels_compile() {
+    let Some(_) = nvrtc_or_skip() else {
+        return;
+    };
+    let ptx = compile_ptx(
+        "loops_near_far",
+        loops::graph::near_far::NEAR_FAR_SOURCE,
+        Arch::SM_90,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for e in [
+        "loops_near_far_split",
+        "loops_frontier_degrees",
+        "loops_frontier_degrees_wide",
+    ] {
+        assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
+    }
+}
+
+/// The relaxation round flags near or far by the threshold, in the generated code of one schedule.
+#[test]
+fn the_round_splits_by_the_threshold() {
+    let source = kernels::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
+    assert!(source.contains("threshold"), "{source}");
+    assert!(source.contains("atomicMin") || source.contains("atomic_min"));
+}
