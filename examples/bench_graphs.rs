@@ -531,15 +531,17 @@ impl Bench<'_> {
                     (Some(func), _) if kernel == "naive" => {
                         run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
                     }
-                    (_, LoopKind::Host) if algorithm == Algorithm::SsspDelta => kernels::sssp_near_far::run(
-                        kernel,
-                        gpu,
-                        &mut near_far,
-                        &dg,
-                        source,
-                        &mut out,
-                    )
-                    .map(LoopStats::from),
+                    (_, LoopKind::Host) if algorithm == Algorithm::SsspDelta => {
+                        kernels::sssp_near_far::run(
+                            kernel,
+                            gpu,
+                            &mut near_far,
+                            &dg,
+                            source,
+                            &mut out,
+                        )
+                        .map(LoopStats::from)
+                    }
                     (_, LoopKind::Host) => {
                         algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
                     }
