@@ -1,6 +1,8 @@
 //! The host side of the graph algorithms (`examples/kernels/graph_host.rs`), no GPU: the direction
 //! switch of the direction-optimizing BFS, the graphs the kernels are given, and the CPU
 //! references checked against brute force on small graphs.
+// Vertex loops index several arrays by the vertex.
+#![allow(clippy::needless_range_loop)]
 
 #[path = "../examples/kernels/graph_host.rs"]
 mod graph_host;

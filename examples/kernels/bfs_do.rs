@@ -19,6 +19,9 @@
 //! frontier's size and, after a push step, its out-edges (summed by the push step, one atomic per
 //! frontier vertex that reached any); [`next_direction`] then chooses the next step.
 
+// Kernels of many parameters: a graph, its arrays, the state, the level.
+#![allow(clippy::too_many_arguments)]
+
 use loops::graph::{Compaction, DeviceGraph, LoopStats, UNREACHED};
 use loops::prelude::*;
 
@@ -151,7 +154,6 @@ impl DoBfs {
 /// `levels` and `parents` (one element per vertex) are initialized here. Errors if `source` is
 /// not a vertex or the graph does not fit `state` or has `u32::MAX` edges or more (the device
 /// counts frontier edges in 32 bits).
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     push_schedule: &str,
     pull_schedule: &str,

@@ -236,8 +236,8 @@ pub fn pagerank_reference(g: &Graph, damping: f64, iterations: u32) -> Vec<f64> 
     for _ in 0..iterations {
         let dangling: f64 = (0..n).filter(|&v| g.degree(v) == 0).map(|v| rank[v]).sum();
         let mut next = vec![(1.0 - damping) / n as f64 + damping * dangling / n as f64; n];
-        for u in 0..n {
-            let share = damping * rank[u] / g.degree(u).max(1) as f64;
+        for (u, &r) in rank.iter().enumerate() {
+            let share = damping * r / g.degree(u).max(1) as f64;
             for (v, _) in g.out_edges(u) {
                 next[v] += share;
             }

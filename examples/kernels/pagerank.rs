@@ -11,6 +11,9 @@
 //! stays on the device (the pull reads it), so a fixed iteration count reads nothing back until the
 //! end, and the L1 stop reads 8 or 16 bytes per iteration.
 
+// Kernels of many parameters: a graph, its arrays, the state, the level.
+#![allow(clippy::too_many_arguments)]
+
 use loops::graph::Graph;
 use loops::prelude::*;
 
