@@ -271,33 +271,21 @@ pub fn components_reference(g: &Graph) -> Vec<u32> {
 }
 
 /// The triangles of the simple undirected view (self-loops and repeated edges ignored), each
-/// counted once.
+/// counted once: over the graph oriented by degree, each vertex marks its heads, and each head's
+/// heads that are marked close a triangle.
 pub fn triangles_reference(g: &Graph) -> u64 {
-    let s = symmetric_reference(g);
-    let above = |v: usize| -> Vec<u32> {
-        s.out_edges(v)
-            .map(|(u, _)| u as u32)
-            .filter(|&u| u as usize > v)
-            .collect()
-    };
+    let o = oriented_by_degree(g);
+    let mut marked = vec![false; o.vertices()];
     let mut count = 0u64;
-    for v in 0..s.vertices() {
-        let nv = above(v);
-        for (i, &u) in nv.iter().enumerate() {
-            let nu = above(u as usize);
-            // Both sorted: a merge of v's neighbours above u with u's neighbours above u.
-            let (mut a, mut b) = (i + 1, 0);
-            while a < nv.len() && b < nu.len() {
-                match nv[a].cmp(&nu[b]) {
-                    std::cmp::Ordering::Less => a += 1,
-                    std::cmp::Ordering::Greater => b += 1,
-                    std::cmp::Ordering::Equal => {
-                        count += 1;
-                        a += 1;
-                        b += 1;
-                    }
-                }
-            }
+    for v in 0..o.vertices() {
+        for (u, _) in o.out_edges(v) {
+            marked[u] = true;
+        }
+        for (u, _) in o.out_edges(v) {
+            count += o.out_edges(u).filter(|&(w, _)| marked[w]).count() as u64;
+        }
+        for (u, _) in o.out_edges(v) {
+            marked[u] = false;
         }
     }
     count
