@@ -32,6 +32,15 @@
 //! even seeds, held out: odd), and `summary_graphs_world.txt` auto against the best fixed
 //! schedule per class and half, for BFS and for SSSP.
 //!
+//! Then, per graph (not on the world set; `--no-algorithms` leaves them out), the algorithms of
+//! `examples/kernels/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
+//! CPU: `bfs-push` and `bfs-do` (the push-only and the direction-optimizing BFS through the same
+//! loop, on the symmetrised graph, MTEPS by Graph500's count: the reached undirected edges once;
+//! the CSV's `pull_levels`), `pagerank` (f32, `--pagerank-iterations`; MTEPS: edges times
+//! iterations), `cc` and `tc`. CSV columns added at the end: `per_level_us` (the median over
+//! the levels or iterations), `pull_levels`, and Gunrock's published time for that algorithm on a
+//! graph of that class with its GPU (`gunrock_ms`, `gunrock_source`; examples/bench/README.md).
+//!
 //! Under `work_oriented`, `merge_path` and `split` each step first sums the frontier's degrees on
 //! the GPU (and reads back the total, which sizes the grid): a fixed cost of some tens of
 //! microseconds per step, which shows on graphs that need thousands of steps (the grid). Under
@@ -162,6 +171,13 @@ struct Args {
     /// Timed runs; the median is reported.
     #[arg(long, default_value_t = 7)]
     reps: usize,
+    /// Leave out the algorithms of issue 26 (direction-optimizing BFS with its push-only loop,
+    /// PageRank, connected components, triangle counting; not run on the world set).
+    #[arg(long)]
+    no_algorithms: bool,
+    /// PageRank's iterations.
+    #[arg(long, default_value_t = 20)]
+    pagerank_iterations: u32,
     /// Where `graphs.csv` goes.
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
@@ -219,6 +235,32 @@ struct Row {
     /// The edges relaxed (out-edges of every frontier processed, counted on the device in one
     /// more run): SSSP rows only.
     relaxed_edges: Option<u64>,
+    /// Direction-optimizing BFS: the levels that pulled.
+    pull_levels: Option<u32>,
+    /// A published Gunrock time for this algorithm on a graph of this class, with its source.
+    gunrock: Option<Gunrock>,
+}
+
+/// A published Gunrock number (examples/bench/README.md cites each).
+#[derive(Clone, Copy)]
+struct Gunrock {
+    ms: f64,
+    what: &'static str,
+}
+
+/// Gunrock 1.x's published times where this run's graph is of the class they were measured on
+/// (issue 26's anchors): Kronecker scale 21 and soc-orkut, on a V100.
+fn gunrock_published(graph: &str, algorithm: &str) -> Option<Gunrock> {
+    let kronecker = graph.starts_with("rmat_") || graph.contains("kron");
+    let orkut = graph.contains("orkut");
+    let (ms, what) = match (algorithm, kronecker, orkut) {
+        ("bfs-do", true, _) => (1.06, "Gunrock 1.x DO-BFS, V100, Kronecker scale 21"),
+        ("bfs-push", true, _) => (23.7, "Gunrock 1.x push BFS, V100, Kronecker scale 21"),
+        ("bfs-do", _, true) => (5.7, "Gunrock 1.x DO-BFS, V100, soc-orkut"),
+        ("bfs-push", _, true) => (29.9, "Gunrock 1.x push BFS, V100, soc-orkut"),
+        _ => return None,
+    };
+    Some(Gunrock { ms, what })
 }
 
 fn main() -> ExitCode {
@@ -598,6 +640,8 @@ impl Bench<'_> {
                     ok: check.is_ok(),
                     tag: case.tag.clone(),
                     relaxed_edges,
+                    pull_levels: None,
+                    gunrock: None,
                 };
                 print_row(&row, &check);
                 self.wrong += check.is_err() as usize;
@@ -605,6 +649,215 @@ impl Bench<'_> {
                 write_csv(&self.csv, &self.rows)?;
             }
             self.close_algorithm(case, algorithm, first);
+        }
+        if !self.args.world && !self.args.no_algorithms {
+            self.algorithms(case, g)?;
+        }
+        Ok(())
+    }
+
+    /// Records one run of the algorithms of issue 26.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        case: &Case,
+        g: &Graph,
+        algorithm: &'static str,
+        kernel: String,
+        timing: &graph_app::Timing,
+        work: u64,
+        pull_levels: Option<u32>,
+        check: Result<(), String>,
+    ) -> Result<(), BoxError> {
+        let row = Row {
+            graph: case.name.clone(),
+            vertices: g.vertices(),
+            edges: g.edges(),
+            algorithm,
+            kernel,
+            median_ms: timing.median_ms,
+            mteps: work as f64 / (timing.median_ms * 1e3),
+            iterations: timing.stats.iterations,
+            speedup_vs_naive: f64::NAN,
+            ok: check.is_ok(),
+            tag: case.tag.clone(),
+            loop_kind: LoopKind::Host,
+            relaxed_edges: None,
+            pull_levels,
+            gunrock: gunrock_published(&case.name, algorithm),
+        };
+        print_row(&row, &check);
+        self.wrong += check.is_err() as usize;
+        self.rows.push(row);
+        write_csv(&self.csv, &self.rows)?;
+        Ok(())
+    }
+
+    /// Direction-optimizing BFS beside the push-only BFS of the same loop (on the symmetrised
+    /// graph, MTEPS by Graph500's count: the reached undirected edges once), PageRank (f32, edges
+    /// times iterations per second), connected components and triangle counting, each under every
+    /// schedule, each checked against the CPU.
+    fn algorithms(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
+        use kernels::graph_host as host;
+        let gpu = self.gpu;
+        let reps = self.args.reps;
+        let t = Instant::now();
+        let s = host::symmetric_reference(g);
+        let source = s.max_degree_vertex().ok_or("a graph with no vertices")?;
+        let want = loops::graph::bfs_levels(&s, source);
+        let edges500 = host::undirected_edges_reached(&s, &want);
+        eprintln!(
+            "{}: symmetrised and BFS reference in {:.2} s",
+            case.name,
+            t.elapsed().as_secs_f64()
+        );
+        {
+            use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs, Switch};
+            let ds = gpu.upload_graph(&s)?;
+            let mut state = DoBfs::new(gpu, s.vertices())?;
+            let mut levels = gpu.zeros::<u32>(s.vertices())?;
+            let mut parents = gpu.zeros::<u32>(s.vertices())?;
+            for schedule in push::SCHEDULES {
+                let pull = pull_schedule_for(schedule);
+                for (algorithm, switch, kernel) in [
+                    ("bfs-push", Switch::PUSH_ONLY, schedule.to_string()),
+                    ("bfs-do", Switch::BEAMER, format!("{schedule}+{pull}")),
+                ] {
+                    let timing = time_runs(reps, gpu, || {
+                        run(
+                            schedule,
+                            pull,
+                            switch,
+                            gpu,
+                            &mut state,
+                            &ds,
+                            source,
+                            &mut levels,
+                            &mut parents,
+                        )
+                    })?;
+                    let got = gpu.download(&levels)?;
+                    let got_parents = gpu.download(&parents)?;
+                    let check = loops::graph::compare(&kernel, &want, &got).and_then(|()| {
+                        host::check_bfs_parents_reference(&s, source, &got, &got_parents)
+                    });
+                    let pulls = state.pull_levels() as u32;
+                    self.record(
+                        case,
+                        &s,
+                        algorithm,
+                        kernel,
+                        &timing,
+                        edges500,
+                        Some(pulls),
+                        check,
+                    )?;
+                }
+            }
+        }
+        {
+            use kernels::pagerank::{pull, run, PageRank};
+            let iterations = self.args.pagerank_iterations;
+            let want = host::pagerank_reference(g, 0.85, iterations);
+            let mut pr = PageRank::<f32>::new(gpu, g)?;
+            // A few roundoffs of f32 per iteration, more where a vertex sums many in-edges.
+            let tolerance = f32::UNIT_ROUNDOFF * 64.0 * iterations.max(1) as f64 * 30.0;
+            for schedule in pull::SCHEDULES {
+                let timing = time_runs(reps, gpu, || {
+                    run(schedule, gpu, &mut pr, 0.85, iterations, None).map(|stats| LoopStats {
+                        iterations: stats.iterations,
+                        ..LoopStats::default()
+                    })
+                })?;
+                let got = gpu.download(pr.ranks())?;
+                let distance: f64 = want
+                    .iter()
+                    .zip(&got)
+                    .map(|(w, &r)| (w - r as f64).abs())
+                    .sum();
+                let check = if distance <= tolerance {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "L1 distance {distance:e} to the reference, tolerance {tolerance:e}"
+                    ))
+                };
+                let work = g.edges() as u64 * iterations as u64;
+                self.record(
+                    case,
+                    g,
+                    "pagerank",
+                    schedule.to_string(),
+                    &timing,
+                    work,
+                    None,
+                    check,
+                )?;
+            }
+        }
+        {
+            use kernels::cc::{hook, run, Components};
+            let want = host::components_reference(g);
+            let dg = gpu.upload_graph(g)?;
+            let mut state = Components::new(gpu, g.vertices())?;
+            let mut labels = gpu.zeros::<u32>(g.vertices())?;
+            for schedule in hook::SCHEDULES {
+                let timing = time_runs(reps, gpu, || {
+                    run(schedule, gpu, &mut state, &dg, &mut labels).map(|iterations| LoopStats {
+                        iterations,
+                        ..LoopStats::default()
+                    })
+                })?;
+                let check = loops::graph::compare(schedule, &want, &gpu.download(&labels)?);
+                let work = g.edges() as u64;
+                self.record(
+                    case,
+                    g,
+                    "cc",
+                    schedule.to_string(),
+                    &timing,
+                    work,
+                    None,
+                    check,
+                )?;
+            }
+        }
+        {
+            use kernels::tc::{count, run, Triangles};
+            let t = Instant::now();
+            let want = host::triangles_reference(g);
+            eprintln!(
+                "{}: {want} triangles on the CPU in {:.2} s",
+                case.name,
+                t.elapsed().as_secs_f64()
+            );
+            let mut tc = Triangles::new(gpu, g)?;
+            for schedule in count::SCHEDULES {
+                let mut got = 0;
+                let timing = time_runs(reps, gpu, || {
+                    got = run(schedule, gpu, &mut tc)?;
+                    Ok(LoopStats {
+                        iterations: 1,
+                        ..LoopStats::default()
+                    })
+                })?;
+                let check = if got == want {
+                    Ok(())
+                } else {
+                    Err(format!("{got} triangles, expected {want}"))
+                };
+                let work = tc.edges() as u64;
+                self.record(
+                    case,
+                    g,
+                    "tc",
+                    schedule.to_string(),
+                    &timing,
+                    work,
+                    None,
+                    check,
+                )?;
+            }
         }
         Ok(())
     }
@@ -669,8 +922,15 @@ fn us_per_level(row: &Row) -> f64 {
 }
 
 fn print_row(row: &Row, check: &Result<(), String>) {
+    let mut extra = String::new();
+    if let Some(pulls) = row.pull_levels {
+        extra.push_str(&format!(", {pulls} pulled"));
+    }
+    if let Some(g) = row.gunrock {
+        extra.push_str(&format!(", {}: {} ms", g.what, g.ms));
+    }
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}{extra}",
         row.graph,
         row.vertices,
         row.edges,
@@ -695,7 +955,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half,relaxed_edges"
+        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half,relaxed_edges,pull_levels,gunrock_ms,gunrock_source"
     )?;
     for r in rows {
         let versus = if r.speedup_vs_naive.is_nan() {
@@ -705,7 +965,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
         };
         writeln!(
             f,
-            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{},{},{},{},{}",
             bench::csv::field(&r.graph),
             r.vertices,
             r.edges,
@@ -721,6 +981,9 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
             r.tag.as_ref().map_or("", |t| t.class.as_str()),
             r.tag.as_ref().map_or("", |t| t.half()),
             r.relaxed_edges.map_or(String::new(), |e| e.to_string()),
+            r.pull_levels.map_or(String::new(), |p| p.to_string()),
+            r.gunrock.map_or(String::new(), |g| g.ms.to_string()),
+            bench::csv::field(r.gunrock.map_or("", |g| g.what)),
         )?;
     }
     f.flush()

@@ -62,6 +62,13 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("spmv_frontier", kernels::spmv_frontier::CHECKED_SOURCES),
         ("row_huber", kernels::row_huber::SOURCES),
         ("row_huber", kernels::row_huber::CHECKED_SOURCES),
+        ("pagerank_pull", kernels::pagerank::pull::SOURCES),
+        ("pagerank_pull", kernels::pagerank::pull::CHECKED_SOURCES),
+        ("pagerank_update", kernels::pagerank::update::SOURCES),
+        (
+            "pagerank_update",
+            kernels::pagerank::update::CHECKED_SOURCES,
+        ),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -99,8 +106,9 @@ fn every_generated_kernel_compiles_for_sm90() {
     // Plain and checked: twelve kernels (the tile subset's and the helpers' included) under all 10
     // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
-    // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16.
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3));
+    // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
+    // pull under all 11, its update under `block`.
+    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
@@ -116,6 +124,18 @@ fn graph_kernels_compile_for_sm90() {
         ("bfs", kernels::bfs::SOURCES),
         ("sssp", kernels::sssp::CHECKED_SOURCES),
         ("bfs", kernels::bfs::CHECKED_SOURCES),
+        ("bfs_push", kernels::bfs_do::push::SOURCES),
+        ("bfs_push", kernels::bfs_do::push::CHECKED_SOURCES),
+        ("bfs_pull", kernels::bfs_do::pull::SOURCES),
+        ("bfs_pull", kernels::bfs_do::pull::CHECKED_SOURCES),
+        ("cc_hook", kernels::cc::hook::SOURCES),
+        ("cc_hook", kernels::cc::hook::CHECKED_SOURCES),
+        ("cc_start", kernels::cc::start::SOURCES),
+        ("cc_start", kernels::cc::start::CHECKED_SOURCES),
+        ("triangles", kernels::tc::count::SOURCES),
+        ("triangles", kernels::tc::count::CHECKED_SOURCES),
+        ("triangles_total", kernels::tc::total::SOURCES),
+        ("triangles_total", kernels::tc::total::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -178,7 +198,9 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * 2 * 11);
+    // sssp, bfs, bfs_push, cc_hook and triangles under all 11 schedules, bfs_pull under the 8
+    // that take its selection, cc_start and triangles_total under `block`; plain and checked.
+    assert_eq!(compiled, 2 * (5 * 11 + 8 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

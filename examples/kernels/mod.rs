@@ -92,8 +92,12 @@ macro_rules! under_schedules {
 }
 
 pub mod bfs;
+pub mod bfs_do;
+pub mod cc;
 pub mod column_sums;
+pub mod graph_host;
 pub mod out_of_range;
+pub mod pagerank;
 pub mod row_huber;
 pub mod row_max_abs;
 pub mod segment_sums;
@@ -105,3 +109,4 @@ pub mod spmv_csc;
 pub mod spmv_frontier;
 pub mod sssp;
 pub mod sssp_near_far;
+pub mod tc;

@@ -428,6 +428,59 @@ fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
     }
 }
 
+/// The frontier compaction on its own, for host loops other than [`FrontierLoop`] (the
+/// direction-optimizing BFS of `examples/kernels/bfs_do.rs` switches kernels per level and reads
+/// more than the count back): the set flags of `flags` become vertex ids in `out` (in no given
+/// order), the flags are cleared, and their number is added to `count[0]`.
+pub struct Compaction {
+    function: CudaFunction,
+}
+
+impl Compaction {
+    /// Compiles the compaction kernel (once per process, or reads it from the disk cache).
+    pub fn new(gpu: &Gpu) -> Result<Compaction> {
+        Ok(Compaction {
+            function: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
+        })
+    }
+
+    /// Compacts `flags` (one per vertex) into `out` (at least as long) and adds the count to
+    /// `count[0]`; `out`'s length is left as it is. Panics if `out` or `count` is too short.
+    pub fn run(
+        &self,
+        gpu: &Gpu,
+        flags: &mut DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+        count: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let n = flags.len();
+        assert!(
+            out.len() >= n && !count.is_empty(),
+            "compaction of {n} flags into {} ids and {} counters",
+            out.len(),
+            count.len()
+        );
+        if n == 0 {
+            return Ok(());
+        }
+        let ptr = Param::Ptr {
+            ty: "unsigned int",
+            mutable: true,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(flags, ptr);
+        args.scalar(n as u32);
+        args.push_buffer(out, ptr);
+        args.push_buffer(count, ptr);
+        gpu.launch_function(
+            "loops_compact_flags",
+            &self.function,
+            compact_dims(gpu, n),
+            args,
+        )
+    }
+}
+
 /// What a [`FrontierLoop::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LoopStats {

@@ -1,0 +1,264 @@
+//! Direction-optimizing BFS (Beamer, Asanović, Patterson, SC'12): level-synchronous, each level
+//! either a push step over the frontier (every unvisited neighbour of a frontier vertex joins the
+//! next level) or a pull step over all vertices (every unvisited vertex looks through its
+//! neighbours and stops at the first one in the frontier). Push costs the frontier's edges, pull
+//! at most the unvisited vertices' edges and usually far less, since a vertex stops at its first
+//! parent: pull wins while the frontier is a large part of the graph.
+//!
+//! The pull step reads a vertex's out-edges as its in-edges, so the graph must be undirected
+//! (symmetric: an edge `v -> u` for every `u -> v`); symmetrise a directed graph first.
+//!
+//! Levels are `u32` ([`UNREACHED`] where no path goes), parents the vertex a level was reached
+//! from (the source is its own parent, [`UNREACHED`] for an unreached vertex). A vertex is in the
+//! frontier of level `depth` exactly when `levels[u] == depth`: the pull step tests that instead of
+//! a separate flag array, which is race-free because a step only changes levels from
+//! [`UNREACHED`] to `depth + 1`, neither of them `depth`.
+//!
+//! The host loop ([`run`]): after each step the flags of the newly reached vertices are compacted
+//! into the next frontier on the GPU ([`Compaction`]), and one 8-byte read-back brings the next
+//! frontier's size and, after a push step, its out-edges (summed by the push step, one atomic per
+//! frontier vertex that reached any); [`next_direction`] then chooses the next step.
+
+// Kernels of many parameters: a graph, its arrays, the state, the level.
+#![allow(clippy::too_many_arguments)]
+
+use loops::graph::{Compaction, DeviceGraph, LoopStats, UNREACHED};
+use loops::prelude::*;
+
+pub use super::graph_host::{next_direction, Direction, LevelCounts, Switch};
+
+macro_rules! bfs_push {
+    ($($schedule:tt)*) => {
+        /// One push level: `frontier` holds the vertices at level `depth`; each vertex it reaches
+        /// first gets level `depth + 1`, its parent and a flag in `next`; `counts[1]` gains the
+        /// out-degrees of the reached vertices.
+        #[load_balanced($($schedule)*)]
+        pub fn bfs_push(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], parents: &mut [u32],
+            next: &mut [u32], counts: &mut [u32], depth: u32) {
+            for v in g.tiles_in(frontier) {
+                let mut reached_edges = 0u32;
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    if levels[u] > depth + 1 {
+                        let old = atomic_min(&mut levels[u], depth + 1);
+                        if old > depth + 1 {
+                            parents[u] = v as u32;
+                            next[u] = 1;
+                            reached_edges += (g.offsets[u + 1] - g.offsets[u]) as u32;
+                        }
+                    }
+                }
+                if reached_edges > 0 {
+                    atomic_add(&mut counts[1], reached_edges);
+                }
+            }
+        }
+    };
+}
+
+/// The push step, under every schedule.
+pub mod push {
+    use super::*;
+    under_schedules!(concrete bfs_push(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
+        levels: &mut DeviceBuffer<u32>, parents: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>,
+        counts: &mut DeviceBuffer<u32>, depth: u32):
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+}
+
+macro_rules! bfs_pull {
+    ($($schedule:tt)*) => {
+        /// One pull level: every unvisited vertex takes its first neighbour at level `depth` as its
+        /// parent, gets level `depth + 1` and a flag in `next`.
+        #[load_balanced($($schedule)*)]
+        pub fn bfs_pull(g: Offsets, adj: &[u32], levels: &mut [u32], parents: &mut [u32], next: &mut [u32], depth: u32) {
+            for v in g.tiles() {
+                let visited = levels[v] != u32::MAX;
+                let mut parent = u32::MAX;
+                for e in g.atoms(v) {
+                    if visited {
+                        break;
+                    }
+                    let u = adj[e];
+                    if levels[u as usize] == depth {
+                        parent = u;
+                        break;
+                    }
+                }
+                if parent != u32::MAX {
+                    levels[v] = depth + 1;
+                    parents[v] = parent;
+                    next[v] = 1;
+                }
+            }
+        }
+    };
+}
+
+/// The pull step, under every schedule that takes a selection with `break` (not the carry
+/// schedules, which cut a vertex's edges between threads).
+pub mod pull {
+    use super::*;
+    under_schedules!(concrete bfs_pull(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, levels: &mut DeviceBuffer<u32>,
+        parents: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
+        thread, group2, warp, group64, block, hierarchical, lrb, auto);
+}
+
+/// The schedule of the pull step to pair with a push schedule: the same where the pull step has
+/// it, else `warp` (the carry schedules cannot take the pull step's selection).
+pub fn pull_schedule_for(push_schedule: &str) -> &'static str {
+    pull::SCHEDULES
+        .iter()
+        .copied()
+        .find(|&s| s == push_schedule)
+        .unwrap_or("warp")
+}
+
+/// The buffers of a direction-optimizing BFS, reusable across runs on graphs of up to `vertices`
+/// vertices, and what the last run did level by level.
+pub struct DoBfs {
+    vertices: usize,
+    current: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    flags: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    compaction: Compaction,
+    /// The last run's levels: each one's direction and the size of the frontier it expanded
+    /// (for a pull level, the vertices at `depth`).
+    pub trace: Vec<(Direction, u32)>,
+}
+
+impl DoBfs {
+    pub fn new(gpu: &Gpu, vertices: usize) -> loops::Result<DoBfs> {
+        Ok(DoBfs {
+            vertices,
+            current: gpu.zeros(vertices.max(1))?,
+            next: gpu.zeros(vertices.max(1))?,
+            flags: gpu.zeros(vertices)?,
+            counts: gpu.zeros(2)?,
+            compaction: Compaction::new(gpu)?,
+            trace: Vec::new(),
+        })
+    }
+
+    /// The levels that pulled in the last run.
+    pub fn pull_levels(&self) -> usize {
+        self.trace
+            .iter()
+            .filter(|(d, _)| *d == Direction::Pull)
+            .count()
+    }
+}
+
+/// BFS levels and parents from `source` on the undirected graph `g` (at most `state`'s vertices),
+/// push steps under `push_schedule` and pull steps under `pull_schedule`, switched by `switch`.
+/// `levels` and `parents` (one element per vertex) are initialized here. Errors if `source` is
+/// not a vertex or the graph does not fit `state` or has `u32::MAX` edges or more (the device
+/// counts frontier edges in 32 bits).
+pub fn run(
+    push_schedule: &str,
+    pull_schedule: &str,
+    switch: Switch,
+    gpu: &Gpu,
+    state: &mut DoBfs,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+) -> loops::Result<LoopStats> {
+    let n = g.vertices();
+    let invalid = |detail: String| Err(LoopsError::InvalidGraph { detail });
+    if n > state.vertices {
+        return invalid(format!(
+            "a graph of {n} vertices for a BFS of {}",
+            state.vertices
+        ));
+    }
+    if source as usize >= n {
+        return invalid(format!("source {source} of a graph of {n} vertices"));
+    }
+    if g.edges() >= u32::MAX as usize {
+        return invalid(format!(
+            "{} edges: frontier edges are counted in 32 bits",
+            g.edges()
+        ));
+    }
+    gpu.fill(levels, UNREACHED)?;
+    gpu.fill(parents, UNREACHED)?;
+    gpu.write_at(levels, source as usize, &[0])?;
+    gpu.write_at(parents, source as usize, &[source])?;
+    // A run that failed half-way may have left flags set.
+    state.flags.set_len(n);
+    gpu.fill(&mut state.flags, 0)?;
+    state.current.set_len(1);
+    gpu.write_at(&mut state.current, 0, &[source])?;
+    state.trace.clear();
+    let mut stats = LoopStats::default();
+    let mut direction = Direction::Push;
+    let mut frontier = 1u64;
+    let mut unexplored_edges = g.edges() as u64;
+    let mut depth = 0u32;
+    while frontier > 0 {
+        if depth as usize > n {
+            return Err(LoopsError::NoConvergence {
+                iterations: depth as u64,
+                frontier: frontier as usize,
+            });
+        }
+        stats.frontier_vertices += frontier;
+        stats.max_frontier = stats.max_frontier.max(frontier as usize);
+        state.trace.push((direction, frontier as u32));
+        gpu.fill(&mut state.counts, 0)?;
+        match direction {
+            Direction::Push => push::launch(
+                push_schedule,
+                gpu,
+                g.offsets(),
+                g.adj(),
+                &state.current,
+                levels,
+                parents,
+                &mut state.flags,
+                &mut state.counts,
+                depth,
+            )?,
+            Direction::Pull => pull::launch(
+                pull_schedule,
+                gpu,
+                g.offsets(),
+                g.adj(),
+                levels,
+                parents,
+                &mut state.flags,
+                depth,
+            )?,
+        }
+        state.next.set_len(n);
+        state
+            .compaction
+            .run(gpu, &mut state.flags, &mut state.next, &mut state.counts)?;
+        let counts = gpu.download(&state.counts)?;
+        let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
+        if next_frontier > n as u64 {
+            return invalid(format!(
+                "the compaction counted {next_frontier} vertices of {n}"
+            ));
+        }
+        if direction == Direction::Push {
+            unexplored_edges = unexplored_edges.saturating_sub(frontier_edges);
+        }
+        let level = LevelCounts {
+            vertices: n as u64,
+            frontier: next_frontier,
+            previous_frontier: frontier,
+            frontier_edges,
+            unexplored_edges,
+        };
+        direction = next_direction(switch, direction, level);
+        std::mem::swap(&mut state.current, &mut state.next);
+        state.current.set_len(next_frontier as usize);
+        frontier = next_frontier;
+        depth += 1;
+    }
+    stats.iterations = depth;
+    Ok(stats)
+}

@@ -1,0 +1,134 @@
+//! Connected components of the undirected view of a graph (an edge either way joins its ends), by
+//! hooking and pointer jumping: every vertex has a parent, at first itself. Each iteration, for
+//! every edge whose ends have different parents, the larger parent is hooked under the smaller
+//! (`atomic_min`), and every vertex jumps to its grandparent. Parents only decrease, so the loop
+//! ends, and when an iteration changes nothing every edge's ends share a parent that is its own
+//! parent: a component's vertices all point to one vertex, the smallest of the component (it
+//! cannot point lower). The label of a vertex is that smallest id.
+//!
+//! The fixpoint is detected on the device: a change sets `changed[0]`, read back (4 bytes) once
+//! per iteration. Directed inputs need no symmetrising: a vertex's out-edges hook both ways.
+
+use loops::graph::DeviceGraph;
+use loops::prelude::*;
+
+use super::graph_host::chunk_offsets;
+
+macro_rules! cc_hook {
+    ($($schedule:tt)*) => {
+        /// One iteration: hooks the larger parent of each edge's ends under the smaller, then
+        /// moves `v` to its grandparent; any lowering sets `changed[0]`.
+        #[load_balanced($($schedule)*)]
+        pub fn cc_hook(g: Offsets, adj: &[u32], parents: &mut [u32], changed: &mut [u32]) {
+            for v in g.tiles() {
+                let pv = parents[v];
+                for e in g.atoms(v) {
+                    let pu = parents[adj[e] as usize];
+                    if pu != pv {
+                        let high = max(pu, pv);
+                        let low = min(pu, pv);
+                        let old = atomic_min(&mut parents[high as usize], low);
+                        if old > low {
+                            changed[0] = 1;
+                        }
+                    }
+                }
+                let p = parents[v];
+                let grandparent = parents[p as usize];
+                if grandparent < p {
+                    atomic_min(&mut parents[v], grandparent);
+                    changed[0] = 1;
+                }
+            }
+        }
+    };
+}
+
+/// The hooking and jumping step, under every schedule.
+pub mod hook {
+    use super::*;
+    under_schedules!(concrete cc_hook(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, parents: &mut DeviceBuffer<u32>,
+        changed: &mut DeviceBuffer<u32>):
+        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+}
+
+macro_rules! cc_start {
+    ($($schedule:tt)*) => {
+        /// Every vertex its own parent (over runs of vertices, `chunks`).
+        #[load_balanced($($schedule)*)]
+        pub fn cc_start(chunks: Offsets, parents: &mut [u32]) {
+            for c in chunks.tiles() {
+                for v in chunks.atoms(c) {
+                    parents[v] = v as u32;
+                }
+            }
+        }
+    };
+}
+
+/// The start: `parents[v] = v`.
+pub mod start {
+    use super::*;
+    under_schedules!(concrete cc_start(chunks: &DeviceOffsets, parents: &mut DeviceBuffer<u32>): block);
+}
+
+/// Vertices per run of the start kernel.
+pub const CHUNK: usize = 2048;
+
+/// The buffers of the components of graphs of `vertices` vertices.
+pub struct Components {
+    chunks: DeviceOffsets,
+    changed: DeviceBuffer<u32>,
+}
+
+impl Components {
+    pub fn new(gpu: &Gpu, vertices: usize) -> loops::Result<Components> {
+        Ok(Components {
+            chunks: gpu.upload_offsets(&chunk_offsets(vertices, CHUNK))?,
+            changed: gpu.zeros(1)?,
+        })
+    }
+}
+
+/// The component label (smallest vertex id of its component) of each vertex of `g` into
+/// `labels`, the step under `schedule`; returns the iterations (the last one changed nothing).
+/// Errors if `g` does not have the vertices `state` was made for, or after `vertices + 1` iterations
+/// (more than hooking and jumping ever need).
+pub fn run(
+    schedule: &str,
+    gpu: &Gpu,
+    state: &mut Components,
+    g: &DeviceGraph,
+    labels: &mut DeviceBuffer<u32>,
+) -> loops::Result<u32> {
+    let n = g.vertices();
+    let made_for = loops::TileSet::num_atoms(&state.chunks);
+    if n != made_for {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!("a graph of {n} vertices for components of {made_for}"),
+        });
+    }
+    start::launch("block", gpu, &state.chunks, labels)?;
+    let mut iterations = 0u32;
+    loop {
+        if iterations as usize > n {
+            return Err(LoopsError::NoConvergence {
+                iterations: iterations as u64,
+                frontier: n,
+            });
+        }
+        gpu.fill(&mut state.changed, 0)?;
+        hook::launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            labels,
+            &mut state.changed,
+        )?;
+        iterations += 1;
+        if gpu.download(&state.changed)?[0] == 0 {
+            return Ok(iterations);
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The graph algorithms of issue 26 on the GPU, each under every schedule it is instantiated with,
+//! against CPU references: direction-optimizing BFS (`examples/kernels/bfs_do.rs`: levels equal
+//! to the CPU BFS, parents validated; with Beamer's switch and with every level after the first
+//! pulled), PageRank (`pagerank.rs`, f32 and f64, within roundoff of an f64 reference; the L1
+//! stop), connected components (`cc.rs`, labels equal) and triangle counting (`tc.rs`, counts
+//! equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
+//! road network of the world set, isolated vertices, a single vertex. Outputs are poisoned before
+//! each run. A printed seed replays a failure (`LOOPS_SEED`).
+#![cfg(feature = "gpu")]
+
+mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use common::Tally;
+use kernels::graph_host::{
+    check_bfs_parents_reference, components_reference, pagerank_reference, symmetric_reference,
+    triangles_reference, Switch,
+};
+use loops::graph::{bfs_levels, compare, Graph, UNREACHED};
+use loops::prelude::*;
+
+const POISON: u32 = 0x5a5a_5a5a;
+const DAMPING: f64 = 0.85;
+const ITERATIONS: u32 = 20;
+
+/// Every algorithm under every schedule on `g` (directed; BFS runs on its symmetric form), BFS
+/// from each of `sources`.
+fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u32]) {
+    let s = symmetric_reference(g);
+    let n = g.vertices();
+    check_bfs(gpu, tally, name, &s, sources);
+    check_pagerank::<f32>(gpu, tally, name, g);
+    check_pagerank::<f64>(gpu, tally, name, g);
+
+    let want = components_reference(g);
+    let dg = gpu.upload_graph(g).expect("upload");
+    let mut state = kernels::cc::Components::new(gpu, n).expect("components");
+    let mut labels = gpu.zeros::<u32>(n).expect("alloc");
+    for schedule in kernels::cc::hook::SCHEDULES {
+        gpu.fill(&mut labels, POISON).unwrap();
+        let outcome = kernels::cc::run(schedule, gpu, &mut state, &dg, &mut labels).map(|_| {
+            match compare("labels", &want, &gpu.download(&labels).unwrap()) {
+                Ok(()) => (true, String::new()),
+                Err(e) => (false, e),
+            }
+        });
+        tally.record(
+            name,
+            &format!("cc/{schedule}"),
+            outcome.map_err(|e| e.to_string()),
+        );
+    }
+
+    let want = triangles_reference(g);
+    let mut tc = kernels::tc::Triangles::new(gpu, g).expect("triangles");
+    for schedule in kernels::tc::count::SCHEDULES {
+        let outcome = kernels::tc::run(schedule, gpu, &mut tc)
+            .map(|got| (got == want, format!("{got} triangles, expected {want}")));
+        tally.record(
+            name,
+            &format!("tc/{schedule}"),
+            outcome.map_err(|e| e.to_string()),
+        );
+    }
+}
+
+/// Direction-optimizing BFS on the symmetric graph `s`: every push schedule with its pull partner
+/// (which covers every pull schedule), with Beamer's switch and pulling every level after the
+/// first; plus the push-only loop once.
+fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32]) {
+    use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs};
+    let n = s.vertices();
+    let ds = gpu.upload_graph(s).expect("upload");
+    let mut state = DoBfs::new(gpu, n).expect("bfs state");
+    let mut levels = gpu.zeros::<u32>(n).expect("alloc");
+    let mut parents = gpu.zeros::<u32>(n).expect("alloc");
+    for &source in sources {
+        let want = bfs_levels(s, source);
+        let depth = want.iter().filter(|&&l| l != UNREACHED).max().copied();
+        let mut runs: Vec<(&str, Switch, &str)> = Vec::new();
+        for schedule in push::SCHEDULES {
+            runs.push((schedule, Switch::BEAMER, "beamer"));
+            runs.push((schedule, Switch::PULL_ALWAYS, "pull"));
+        }
+        runs.push(("warp", Switch::PUSH_ONLY, "push"));
+        for (schedule, switch, how) in runs {
+            let pull = pull_schedule_for(schedule);
+            gpu.fill(&mut levels, POISON).unwrap();
+            gpu.fill(&mut parents, POISON).unwrap();
+            let outcome = run(
+                schedule,
+                pull,
+                switch,
+                gpu,
+                &mut state,
+                &ds,
+                source,
+                &mut levels,
+                &mut parents,
+            )
+            .map(|stats| {
+                let got = gpu.download(&levels).unwrap();
+                let got_parents = gpu.download(&parents).unwrap();
+                let checked = compare("levels", &want, &got)
+                    .and_then(|()| check_bfs_parents_reference(s, source, &got, &got_parents))
+                    .and_then(|()| {
+                        // One level per BFS level (the last finds nothing), each in the trace.
+                        let expected = depth.map_or(0, |d| d + 1);
+                        if stats.iterations != expected || state.trace.len() != expected as usize {
+                            Err(format!(
+                                "{} levels run ({} traced), expected {expected}",
+                                stats.iterations,
+                                state.trace.len()
+                            ))
+                        } else {
+                            Ok(())
+                        }
+                    });
+                match checked {
+                    Ok(()) => (true, String::new()),
+                    Err(e) => (false, format!("source {source}: {e}")),
+                }
+            });
+            tally.record(
+                name,
+                &format!("bfs_do {how}/{schedule}+{pull}"),
+                outcome.map_err(|e| e.to_string()),
+            );
+        }
+    }
+}
+
+/// The L1 distance between the ranks and the f64 reference may be a few roundoffs of `T` per
+/// iteration, more where a vertex sums many in-edges.
+fn pagerank_tolerance<T: Float>(g: &Graph, iterations: u32) -> f64 {
+    let mut in_degree = vec![0u64; g.vertices()];
+    for &u in g.adj() {
+        in_degree[u as usize] += 1;
+    }
+    let longest = in_degree.iter().copied().max().unwrap_or(0).max(1) as f64;
+    T::UNIT_ROUNDOFF * 64.0 * (iterations.max(1) as f64) * (1.0 + longest.log2())
+}
+
+fn l1(want: &[f64], got: &[f64]) -> f64 {
+    want.iter().zip(got).map(|(w, g)| (w - g).abs()).sum()
+}
+
+/// PageRank in `T` under every schedule, a fixed iteration count; and with the L1 stop once.
+fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
+    use kernels::pagerank::{pull, run, PageRank};
+    let want = pagerank_reference(g, DAMPING, ITERATIONS);
+    let tolerance = pagerank_tolerance::<T>(g, ITERATIONS);
+    let mut pr = PageRank::<T>::new(gpu, g).expect("pagerank");
+    let ty = T::RUST_NAME;
+    let ranks = |pr: &PageRank<T>| -> Vec<f64> {
+        gpu.download(pr.ranks())
+            .unwrap()
+            .into_iter()
+            .map(|r| r.to_f64())
+            .collect()
+    };
+    for schedule in pull::SCHEDULES {
+        let outcome = run(schedule, gpu, &mut pr, DAMPING, ITERATIONS, None).map(|stats| {
+            let got = ranks(&pr);
+            let distance = l1(&want, &got);
+            let ok = stats.iterations == ITERATIONS
+                && got.len() == want.len()
+                && distance <= tolerance;
+            (
+                ok,
+                format!(
+                    "{} iterations, L1 distance {distance:e} to the reference (tolerance {tolerance:e})",
+                    stats.iterations
+                ),
+            )
+        });
+        tally.record(
+            name,
+            &format!("pagerank {ty}/{schedule}"),
+            outcome.map_err(|e| e.to_string()),
+        );
+    }
+    // The L1 stop: fewer iterations than the limit where the ranks settle, the last change below
+    // the stop, and the ranks those iterations give.
+    let stop = T::UNIT_ROUNDOFF.sqrt();
+    let outcome = run("warp", gpu, &mut pr, DAMPING, 200, Some(stop)).map(|stats| {
+        let want = pagerank_reference(g, DAMPING, stats.iterations);
+        let tolerance = pagerank_tolerance::<T>(g, stats.iterations);
+        let distance = l1(&want, &ranks(&pr));
+        let settled = g.vertices() == 0 || (stats.last_change < stop && stats.iterations < 200);
+        (
+            settled && distance <= tolerance,
+            format!(
+                "{} iterations, last change {:e} (stop {stop:e}), L1 distance {distance:e} (tolerance {tolerance:e})",
+                stats.iterations, stats.last_change
+            ),
+        )
+    });
+    tally.record(
+        name,
+        &format!("pagerank {ty} L1 stop/warp"),
+        outcome.map_err(|e| e.to_string()),
+    );
+}
+
+/// A vertex of largest degree and vertex 0.
+fn sources(g: &Graph) -> Vec<u32> {
+    let mut s = vec![0];
+    if let Some(v) = g.max_degree_vertex() {
+        if v != 0 {
+            s.push(v);
+        }
+    }
+    s
+}
+
+#[test]
+fn every_real_matrix() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let mut count = 0;
+    for (name, m) in common::real_matrices::<f32>() {
+        let g = Graph::from_pattern(&m, 1, seed).unwrap();
+        check_graph(&gpu, &mut tally, &name, &g, &sources(&g));
+        count += 1;
+    }
+    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
+        assert!(count >= 20, "only {count} matrices");
+    }
+    tally.finish(count);
+}
+
+#[test]
+fn rmat_scale_14_symmetrised() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let m: sprs::CsMat<f32> = loops::generate::rmat(14, 16, seed);
+    // Symmetrised here, so that PageRank, which runs on the directed input, sees it too.
+    let g = symmetric_reference(&Graph::from_pattern(&m, 1, seed).unwrap());
+    let mut s = sources(&g);
+    s.push((seed % g.vertices() as u64) as u32);
+    let mut tally = Tally::default();
+    check_graph(&gpu, &mut tally, "rmat 14 symmetrised", &g, &s);
+    tally.finish(1);
+}
+
+#[test]
+fn grids_and_a_road_network() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let mut graphs = Vec::new();
+    for (w, h) in [(120usize, 90usize), (1, 400)] {
+        let m: sprs::CsMat<f32> = loops::generate::grid2d(w, h, seed);
+        graphs.push((format!("grid {w}x{h}"), m, (w * h / 2 + w / 2) as u32));
+    }
+    let road: sprs::CsMat<f32> = loops::generate::road_network(20_000, seed);
+    graphs.push(("road network 20000".to_string(), road, 9_999));
+    let count = graphs.len();
+    for (name, m, far) in graphs {
+        let g = Graph::from_pattern(&m, 1, seed).unwrap();
+        check_graph(&gpu, &mut tally, &name, &g, &[0, far]);
+    }
+    tally.finish(count);
+}
+
+#[test]
+fn isolated_vertices_and_small_graphs() {
+    let gpu = common::gpu();
+    let mut tally = Tally::default();
+    // Two triangles sharing vertex 2, a square with a diagonal, a directed path 10 -> 11 -> 12,
+    // self-loops and a repeated edge; vertices 13..20 isolated (dangling for PageRank).
+    let edges = [
+        (0, 1, 1),
+        (1, 2, 1),
+        (2, 0, 1),
+        (2, 3, 1),
+        (3, 4, 1),
+        (4, 2, 1),
+        (5, 6, 1),
+        (6, 7, 1),
+        (7, 8, 1),
+        (8, 5, 1),
+        (5, 7, 1),
+        (5, 7, 1),
+        (9, 9, 1),
+        (10, 11, 1),
+        (11, 12, 1),
+        (12, 12, 1),
+    ];
+    let g = Graph::from_edges(20, &edges).unwrap();
+    check_graph(
+        &gpu,
+        &mut tally,
+        "small with isolated vertices",
+        &g,
+        &[0, 5, 10, 12, 13],
+    );
+    check_graph(
+        &gpu,
+        &mut tally,
+        "single vertex",
+        &Graph::from_edges(1, &[]).unwrap(),
+        &[0],
+    );
+    // A star with 100000 leaves and a path through them: one vertex longer than any group.
+    let mut star: Vec<(u32, u32, u32)> = (1..100_001u32).map(|u| (0, u, 1)).collect();
+    star.extend((1..100_000u32).map(|u| (u, u + 1, 1)));
+    let g = Graph::from_edges(100_001, &star).unwrap();
+    check_graph(&gpu, &mut tally, "star + path", &g, &[0, 50_000]);
+    tally.finish(3);
+}
