@@ -62,6 +62,8 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("spmv_frontier", kernels::spmv_frontier::CHECKED_SOURCES),
         ("row_huber", kernels::row_huber::SOURCES),
         ("row_huber", kernels::row_huber::CHECKED_SOURCES),
+        ("row_argmax", kernels::row_argmax::SOURCES),
+        ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -99,8 +101,9 @@ fn every_generated_kernel_compiles_for_sm90() {
     // Plain and checked: twelve kernels (the tile subset's and the helpers' included) under all 10
     // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
-    // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16.
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3));
+    // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16, the argmax
+    // under `merge_path` (its other schedules are examples/user_kernels').
+    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 1));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the

@@ -94,6 +94,7 @@ macro_rules! under_schedules {
 pub mod bfs;
 pub mod column_sums;
 pub mod out_of_range;
+pub mod row_argmax;
 pub mod row_huber;
 pub mod row_max_abs;
 pub mod segment_sums;

@@ -58,39 +58,16 @@ pub struct Accumulator {
     pub op: CombineOp,
 }
 
-/// The accumulators of one atom loop: every variable declared outside the loop and assigned inside
-/// it. Each must be updated only as `acc op= e`, `acc = acc op e` or `acc = min/max(acc, e)`, with one
-/// operator, and read nowhere else in the loop: then partial results of disjoint atom ranges combine
-/// into the same value the sequential loop computes (up to float rounding).
-///
-/// For the schedules that combine scalar partials only (the carry schedules): an atom loop with a
-/// selection ([`reductions`]) is refused at the selection, naming the schedule.
-pub fn accumulators(
-    atom_body: &[Stmt],
-    atom_var: &str,
-    schedule: &str,
-) -> DResult<Vec<Accumulator>> {
-    let inner = declared_inside(atom_body, atom_var);
-    let outer = |name: &str| !inner.contains(name);
-    let (selections, _) = select::selections(atom_body, atom_var, &outer, schedule, &mut |s| {
-        s.to_string()
-    })?;
-    if let Some(sel) = selections.first() {
-        let name = &sel.vars[0].0;
-        bail!(
-            sel.span,
-            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style \
-             `if v > m {{ m = v; .. }}` or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule \
-             combines the partials of a tile's pieces as scalars. Use `thread`, `group`, `warp`, `block`, \
-             `hierarchical`, `lrb` or `auto`, which keep it"
-        );
-    }
-    scalar_accumulators(atom_body, &inner, &[], schedule)
-}
-
 /// What a schedule that shares a tile's atoms between threads must combine after an atom loop:
 /// its scalar accumulators and its selections, with the loop's body rewritten so that each
 /// selection records the position of the atom it keeps (`fresh` names those positions).
+///
+/// The accumulators are every variable declared outside the loop and assigned inside it, but for
+/// the selections' variables. Each must be updated only as `acc op= e`, `acc = acc op e` or
+/// `acc = min/max(acc, e)`, with one operator, and read nowhere else in the loop: then partial
+/// results of disjoint atom ranges combine into the same value the sequential loop computes (up
+/// to float rounding). A selection's choices combine by key, then position
+/// ([`Selection::better`]).
 pub struct Reductions {
     pub accumulators: Vec<Accumulator>,
     pub selections: Vec<Selection>,

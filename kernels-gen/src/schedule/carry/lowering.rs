@@ -4,7 +4,7 @@
 use super::lookback::slots_per_block;
 use super::walk::Walk;
 use super::Partition;
-use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator};
+use crate::analysis::{carry_body, reductions, staged_updates, Accumulator, Selection};
 use crate::diag::{bail, DResult};
 use crate::emit::{AtomLoop, Cx};
 use crate::ir::{Kernel, Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
@@ -53,13 +53,15 @@ fn list_positions(cx: &mut Cx<'_>, sub: &Subset) -> &'static str {
 }
 
 impl Lowering for CarryLowering {
-    /// The body's shape and its accumulators, as the emission analyses them: `auto` and `lrb`
+    /// The body's shape and its reductions, as the emission analyses them: `auto` and `lrb`
     /// leave out a carry schedule that one of them rules out.
     fn check(&self, kernel: &Kernel) -> DResult<()> {
         let name = kernel.config.name();
         let parts = carry_body(kernel, kernel.body.user_body(), name)?;
         match &parts.atoms.kind {
-            StmtKind::ForAtoms { var, body, .. } => accumulators(body, var, name).map(|_| ()),
+            StmtKind::ForAtoms { var, body, .. } => {
+                reductions(body, var, name, &mut |s| s.to_string()).map(|_| ())
+            }
             _ => Ok(()),
         }
     }
@@ -78,12 +80,17 @@ impl Lowering for CarryLowering {
         else {
             unreachable!("carry_body returns the atom loop")
         };
-        let accs = accumulators(atom_body, var, name)?;
+        let red = reductions(atom_body, var, name, &mut |s| cx.fresh(s))?;
+        let carried = Carried {
+            accs: red.accumulators,
+            sels: red.selections,
+        };
+        let accs = &carried.accs;
         let set = match &tiles.subset {
             Some(sub) => list_positions(cx, sub),
             None => tiles.set.as_str(),
         };
-        let slots = slots_per_block(accs.len());
+        let slots = slots_per_block(carried.fields().len());
         let invariants: Vec<&str> = parts.rounds.iter().map(|r| r.var).collect();
         // A subset's atoms are not contiguous: an atom's operand needs its tile's real offset
         // first, which the segments find; no staging.
@@ -96,19 +103,20 @@ impl Lowering for CarryLowering {
             tile_id: subset.map(|(id, _, _)| id),
             prologue: parts.prologue,
             atom: var,
-            atoms: atom_body,
+            // With its selections recording the positions of the atoms they keep.
+            atoms: &red.body,
             epilogue: parts.epilogue,
         };
         if self.scans(cx.kernel) {
             let staged = operands.expect("`scans` found the staged updates");
             cx.scratch_slots_per_block = slots;
-            return self.segmented_scan(cx, set, &body, &staged, &accs);
+            return self.segmented_scan(cx, set, &body, &staged, accs);
         }
         let staged = operands.filter(|s| stageable && self.stage_fits(s.len(), accs.len()));
         let walk = Walk {
             set,
             body,
-            accs: &accs,
+            carried: &carried,
             rounds: parts.rounds.as_ref(),
             atoms_line: parts.atoms.line,
             subset: subset
@@ -127,37 +135,146 @@ impl Lowering for CarryLowering {
     }
 }
 
-/// `T loops_<var>_<acc> = <from(acc, i)>;` for each accumulator (`var` "part": a partial
-/// result being combined).
-pub(super) fn declare_each(
-    cx: &mut Cx<'_>,
-    accs: &[Accumulator],
-    var: &str,
-    from: impl Fn(&Accumulator, usize) -> String,
-) {
-    for (i, a) in accs.iter().enumerate() {
-        cx.line(format!(
-            "{} loops_{var}_{} = {};",
-            a.ty.cuda_name(),
-            a.name,
-            from(a, i)
-        ));
+/// What the carry protocol combines across threads and blocks for an atom loop: its scalar
+/// accumulators and its selections. A selection is carried as its position and its variables
+/// (the key among them), and two partials combine by key, then position
+/// ([`Selection::better`]): an associative choice, so it goes wherever a sum goes.
+pub(super) struct Carried {
+    pub(super) accs: Vec<Accumulator>,
+    pub(super) sels: Vec<Selection>,
+}
+
+/// One value of a partial: an accumulator, or a selection's position or variable.
+pub(super) struct Field {
+    /// The variable in the tile body.
+    pub(super) name: String,
+    /// Its CUDA type.
+    pub(super) ty: String,
+    /// What a share of the tile with no atoms holds: the operator's identity; for a selection,
+    /// no atom chosen (a position every choice beats, the worst key).
+    pub(super) identity: String,
+}
+
+impl Carried {
+    /// Scalar accumulators only (the segmented scan, which takes no selection).
+    pub(super) fn scalars(accs: &[Accumulator]) -> Carried {
+        Carried {
+            accs: accs.to_vec(),
+            sels: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.accs.is_empty() && self.sels.is_empty()
+    }
+
+    /// Every value of a partial, in the order of the records: the accumulators, then each
+    /// selection's position and variables.
+    pub(super) fn fields(&self) -> Vec<Field> {
+        let mut out: Vec<Field> = self
+            .accs
+            .iter()
+            .map(|a| Field {
+                name: a.name.clone(),
+                ty: a.ty.cuda_name().to_string(),
+                identity: a.op.identity(&a.ty),
+            })
+            .collect();
+        for s in &self.sels {
+            out.push(Field {
+                name: s.at.clone(),
+                ty: "long long".into(),
+                identity: s.none_at().into(),
+            });
+            for (v, ty) in &s.vars {
+                let key = s.key.as_ref().is_some_and(|k| k.name == *v);
+                let identity = match s.worst_key() {
+                    Some(worst) if key => worst,
+                    // Never read: a choice of no atom loses to every other.
+                    _ => format!("(({})0)", ty.cuda_name()),
+                };
+                out.push(Field {
+                    name: v.clone(),
+                    ty: ty.cuda_name().to_string(),
+                    identity,
+                });
+            }
+        }
+        out
+    }
+
+    /// Starts a share of a cut tile from no choice: each selection's position and key (its
+    /// other variables are never read before a choice sets them).
+    pub(super) fn reset_selections(&self, cx: &mut Cx<'_>) {
+        for s in &self.sels {
+            cx.line(format!("{} = {};", s.at, s.none_at()));
+            if let (Some(k), Some(worst)) = (&s.key, s.worst_key()) {
+                cx.line(format!("{} = {worst};", k.name));
+            }
+        }
+    }
+
+    /// Declares each selection's position variable, which the atom loop's rewritten body sets.
+    pub(super) fn declare_positions(&self, cx: &mut Cx<'_>) {
+        for s in &self.sels {
+            cx.line(format!("long long {} = {};", s.at, s.none_at()));
+        }
     }
 }
 
-/// `loops_<var>_<acc> = <earlier(acc, i)> op loops_<var>_<acc>;`: folds in the partial of an
-/// earlier lane, thread, warp or block (earlier first, the order of the sequential loop).
+/// Keeps, for each selection, the better of the choice in `mine(name)` and the one in
+/// `other(name)` (read first into temporaries: `other` may be a shuffle, which every lane runs).
+pub(super) fn choose_each(
+    cx: &mut Cx<'_>,
+    sels: &[Selection],
+    mine: &dyn Fn(&str) -> String,
+    other: &dyn Fn(&str) -> String,
+) {
+    for s in sels {
+        cx.open("");
+        let mut names = vec![(s.at.as_str(), "long long")];
+        names.extend(s.vars.iter().map(|(v, t)| (v.as_str(), t.cuda_name())));
+        for (v, ty) in &names {
+            cx.line(format!("const {ty} loops_other_{v} = {};", other(v)));
+        }
+        let better = s.better_than(&|v| format!("loops_other_{v}"), mine);
+        let assigns: Vec<String> = names
+            .iter()
+            .map(|(v, _)| format!("{} = loops_other_{v};", mine(v)))
+            .collect();
+        cx.line(format!("if ({better}) {{ {} }}", assigns.join(" ")));
+        cx.close();
+    }
+}
+
+/// `T loops_<var>_<field> = <from(field, i)>;` for each value of a partial (`var` "part": a
+/// partial result being combined).
+pub(super) fn declare_each(
+    cx: &mut Cx<'_>,
+    carried: &Carried,
+    var: &str,
+    from: impl Fn(&Field, usize) -> String,
+) {
+    for (i, f) in carried.fields().iter().enumerate() {
+        cx.line(format!("{} loops_{var}_{} = {};", f.ty, f.name, from(f, i)));
+    }
+}
+
+/// `loops_<var>_<acc> = <earlier(acc)> op loops_<var>_<acc>;`: folds in the partial of an
+/// earlier lane, thread, warp or block (earlier first, the order of the sequential loop); each
+/// selection keeps the better choice.
 pub(super) fn fold_earlier(
     cx: &mut Cx<'_>,
-    accs: &[Accumulator],
+    carried: &Carried,
     var: &str,
-    earlier: impl Fn(&Accumulator, usize) -> String,
+    earlier: impl Fn(&str) -> String,
 ) {
-    for (i, a) in accs.iter().enumerate() {
+    for a in &carried.accs {
         let into = format!("loops_{var}_{}", a.name);
-        let c = a.op.combine(&earlier(a, i), &into);
+        let c = a.op.combine(&earlier(&a.name), &into);
         cx.line(format!("{into} = {c};"));
     }
+    choose_each(cx, &carried.sels, &|v| format!("loops_{var}_{v}"), &earlier);
 }
 
 impl CarryLowering {
@@ -166,12 +283,12 @@ impl CarryLowering {
         self.block_size * self.items_per_thread
     }
 
-    /// Declares `loops_<into>_<key name>` and `loops_<into>_<acc>`: what segments the runs
+    /// Declares `loops_<into>_<key name>` and `loops_<into>_<field>`: what segments the runs
     /// (`key`: its type, name and source, as the tail tile) and the run partials of the lane
     /// `delta` lanes before this one.
     pub(super) fn shuffle_up(
         cx: &mut Cx<'_>,
-        accs: &[Accumulator],
+        carried: &Carried,
         into: &str,
         delta: &str,
         (key_ty, key_name, key): (&str, &str, &str),
@@ -179,11 +296,10 @@ impl CarryLowering {
         cx.line(format!(
             "const {key_ty} loops_{into}_{key_name} = __shfl_up_sync(0xffffffffu, {key}, {delta});"
         ));
-        for a in accs {
+        for f in carried.fields() {
             cx.line(format!(
                 "const {} loops_{into}_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, {delta});",
-                a.ty.cuda_name(),
-                a.name
+                f.ty, f.name
             ));
         }
     }

@@ -56,7 +56,7 @@ mod stage;
 #[cfg(feature = "frontend")]
 mod walk;
 
-pub use model::{model_run, ModelRun};
+pub use model::{model_fold, model_run, Fold, ModelRun};
 pub use partition::{subset_offsets, Partition, Segment};
 
 #[cfg(feature = "frontend")]
