@@ -64,6 +64,8 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("row_huber", kernels::row_huber::CHECKED_SOURCES),
         ("row_argmax", kernels::row_argmax::SOURCES),
         ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
+        ("row_variance", kernels::row_variance::SOURCES),
+        ("row_variance", kernels::row_variance::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -102,8 +104,9 @@ fn every_generated_kernel_compiles_for_sm90() {
     // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16, the argmax
-    // under `merge_path` (its other schedules are examples/user_kernels').
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 1));
+    // under `merge_path` and the two-loop variance under `work_oriented` (their other schedules
+    // are examples/user_kernels').
+    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 1 + 1));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the

@@ -97,6 +97,7 @@ pub mod out_of_range;
 pub mod row_argmax;
 pub mod row_huber;
 pub mod row_max_abs;
+pub mod row_variance;
 pub mod segment_sums;
 pub mod spmm;
 pub mod spmv;

@@ -778,3 +778,64 @@ proptest! {
         check_carry_selection(partition, ipt, block, &sizes, rule, start, seed)?;
     }
 }
+
+/// Two atom loops under a carry schedule: a launch per loop, the first keeping each tile's
+/// complete result in the call's tile state, the second folding each atom with its tile's kept
+/// result (as a variance's second loop reads the mean). Each pass finishes every tile once, and
+/// the second sees the first's complete result, as the two loops run in order.
+fn check_carry_two_loops(
+    partition: Partition,
+    ipt: u32,
+    block: u32,
+    sizes: &[u64],
+) -> Result<(), TestCaseError> {
+    let offsets = offsets_of(sizes);
+    let sum = |value: &dyn Fn(u64) -> u64| {
+        let step = |acc: &u64, atom: u64| acc.wrapping_add(value(atom));
+        let add = |a: &u64, b: &u64| a.wrapping_add(*b);
+        let fold = Fold {
+            initial: 0u64,
+            identity: 0u64,
+            step: &step,
+            combine: &add,
+        };
+        model_fold(partition, ipt, block, &offsets, &fold)
+    };
+    let (first, kept) = sum(&value);
+    let tile_of = |atom: u64| offsets.partition_point(|&o| o <= atom) - 1;
+    let kept: Vec<u64> = kept.into_iter().map(|k| k.unwrap_or(u64::MAX)).collect();
+    let (second, results) = sum(&|atom| value(atom).wrapping_mul(kept[tile_of(atom)]));
+    let what = format!("{partition:?}, ipt {ipt}, block {block}");
+    for t in 0..sizes.len() {
+        prop_assert_eq!(
+            (first.epilogues[t], second.epilogues[t]),
+            (1, 1),
+            "tile {} ({})",
+            t,
+            &what
+        );
+        let atoms = offsets[t]..offsets[t + 1];
+        let mean_like: u64 = atoms.clone().map(value).fold(0, u64::wrapping_add);
+        let want = atoms
+            .map(|a| value(a).wrapping_mul(mean_like))
+            .fold(0, u64::wrapping_add);
+        prop_assert_eq!(results[t], Some(want), "tile {} ({})", t, &what);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn two_atom_loops_under_the_carry_schedules_see_the_first_loops_totals(
+        sizes in tile_sizes(),
+        partition in prop::sample::select(vec![
+            Partition::MergePath, Partition::WorkOriented, Partition::Split { mdt: 3 },
+        ]),
+        ipt in prop::sample::select(vec![1u32, 3, 8]),
+        block in prop::sample::select(vec![32u32, 64]),
+    ) {
+        check_carry_two_loops(partition, ipt, block, &sizes)?;
+    }
+}

@@ -140,6 +140,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
         let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
         let state = v.state_slots_per_tile;
         let (user_params, over_list, atomics) = (v.user_params as u32, v.over_list, v.atomics);
+        let passes = v.passes;
         quote! {
             ::loops::__private::Variant {
                 config: #config,
@@ -151,6 +152,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
                 user_params: #user_params,
                 over_list: #over_list,
                 atomics: #atomics,
+                passes: #passes,
             }
         }
     });

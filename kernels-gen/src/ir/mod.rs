@@ -82,7 +82,23 @@ impl Kernel {
 
     /// The parameters its entry points take after the user's ([`crate::abi`]), in order.
     pub fn hidden_params(&self, checked: bool) -> Vec<crate::abi::Hidden> {
-        crate::abi::hidden_params(self.config.schedule, self.body.subset.is_some(), checked)
+        let over_subset = self.body.subset.is_some();
+        crate::abi::hidden_params(
+            self.config.schedule,
+            over_subset,
+            self.atom_passes(),
+            checked,
+        )
+    }
+
+    /// The launches of one call that each run one atom loop of the tile body: a carry schedule
+    /// runs each of several atom loops in a launch of its own; 1 otherwise.
+    pub fn atom_passes(&self) -> u32 {
+        if !self.config.schedule.carries() {
+            return 1;
+        }
+        crate::analysis::carry_body(self, self.body.user_body(), self.config.name())
+            .map_or(1, |b| 1 + b.earlier.len() as u32)
     }
 
     /// Whether the entry points take `loops_block_starts`: where each block's range of a whole tile

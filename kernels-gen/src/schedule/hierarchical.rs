@@ -236,6 +236,14 @@ mod lowering {
                  kept between passes for one atom loop"
             );
         }
+        if !split.earlier.is_empty() {
+            bail!(
+                *span,
+                "under `hierarchical` a tile body has one atom loop, whose state the passes keep; this is a \
+                 second one. Several atom loops run under `thread`, `group`, `warp`, `block`, `work_oriented`, \
+                 `merge_path`, `split`, `lrb` or `auto`"
+            );
+        }
         Ok(Parts {
             prologue: split.prologue,
             var,

@@ -163,7 +163,7 @@ impl CarryLowering {
         if let Some(id) = body.tile_id {
             cx.stmt(id)?;
         }
-        cx.block(body.prologue)?;
+        body.run_prologue(cx, tile_value)?;
         for a in &accs.accs {
             let c = a.op.combine(&a.name, &format!("loops_part_{}", a.name));
             cx.line(format!("{} = {c};", a.name));
@@ -175,6 +175,6 @@ impl CarryLowering {
         choose_each(cx, &accs.sels, &|v| v.to_string(), &|v| {
             format!("loops_part_{v}")
         });
-        cx.block(body.epilogue)
+        body.run_epilogue(cx, tile_value)
     }
 }

@@ -4,7 +4,10 @@
 use super::lookback::slots_per_block;
 use super::walk::Walk;
 use super::Partition;
-use crate::analysis::{carry_body, reductions, staged_updates, Accumulator, Selection};
+use crate::abi::STATE_HEADER_SLOTS;
+use crate::analysis::{
+    carry_body, reductions, staged_updates, Accumulator, CarryBody, Reductions, Selection,
+};
 use crate::diag::{bail, DResult};
 use crate::emit::{AtomLoop, Cx};
 use crate::ir::{Kernel, Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
@@ -31,6 +34,90 @@ pub(super) struct TileBody<'a> {
     pub(super) atom: &'a str,
     pub(super) atoms: &'a [Stmt],
     pub(super) epilogue: &'a [Stmt],
+    /// For one pass of a body of several atom loops: what the pass reads and keeps.
+    pub(super) pass: Option<PassState<'a>>,
+}
+
+/// One pass of a tile body of several atom loops (a launch per loop): before its atom loop a
+/// tile reads the earlier loops' results from the call's tile state and runs again the
+/// statements between the loops; a pass before the last keeps its loop's results in the state
+/// instead of running the epilogue.
+pub(super) struct PassState<'a> {
+    /// The tile set the partition runs over: the state has a slot per position of it.
+    pub(super) set: &'a str,
+    /// In order, after the prologue: the statements between loops, and the reads of each
+    /// earlier loop's results (at that loop's place).
+    pub(super) before: Vec<PassStep<'a>>,
+    /// The results this pass keeps for the later ones (none in the last pass).
+    pub(super) keeps: Vec<StateSlot>,
+}
+
+pub(super) enum PassStep<'a> {
+    Stmt(&'a Stmt),
+    Read(StateSlot),
+}
+
+/// A variable of the tile body kept in the call's tile state between passes.
+#[derive(Clone)]
+pub(super) struct StateSlot {
+    pub(super) name: String,
+    pub(super) ty: String,
+    pub(super) slot: u32,
+}
+
+impl TileBody<'_> {
+    /// Whether a tile is finished after its atoms: an epilogue to run, or results to keep.
+    pub(super) fn finishes(&self) -> bool {
+        !self.epilogue.is_empty() || self.pass.as_ref().is_some_and(|p| !p.keeps.is_empty())
+    }
+
+    /// The prologue of the tile at position `pos`, then, in a pass after the first, the earlier
+    /// loops' results and the statements between the loops.
+    pub(super) fn run_prologue(&self, cx: &mut Cx<'_>, pos: &str) -> DResult<()> {
+        cx.block(self.prologue)?;
+        let Some(pass) = &self.pass else {
+            return Ok(());
+        };
+        for step in &pass.before {
+            match step {
+                PassStep::Stmt(s) => cx.stmt(s)?,
+                PassStep::Read(v) => cx.line(format!(
+                    "{} = *reinterpret_cast<const {}*>(&{});",
+                    v.name,
+                    v.ty,
+                    pass.slot(v, pos)
+                )),
+            }
+        }
+        Ok(())
+    }
+
+    /// The epilogue of the tile at position `pos`, or in a pass before the last its loop's
+    /// results kept.
+    pub(super) fn run_epilogue(&self, cx: &mut Cx<'_>, pos: &str) -> DResult<()> {
+        if let Some(pass) = &self.pass {
+            for v in &pass.keeps {
+                cx.line(format!(
+                    "*reinterpret_cast<{}*>(&{}) = {};",
+                    v.ty,
+                    pass.slot(v, pos),
+                    v.name
+                ));
+            }
+        }
+        cx.block(self.epilogue)
+    }
+}
+
+impl PassState<'_> {
+    /// The state word of `v` for position `pos`: a slot per position per kept variable, after
+    /// the state's header.
+    fn slot(&self, v: &StateSlot, pos: &str) -> String {
+        format!(
+            "loops_tile_state[{STATE_HEADER_SLOTS} + (long long){} * {}_rows + {pos}]",
+            v.slot, self.set
+        )
+    }
 }
 
 /// Declares the list's positions as a tile set of their own and returns its name: position `p`
@@ -72,6 +159,9 @@ impl Lowering for CarryLowering {
         let name = cx.kernel.config.name();
         let subset = tiles.subset_guard();
         let parts = carry_body(cx.kernel, tiles.user_body(), name)?;
+        if !parts.earlier.is_empty() {
+            return self.passes(cx, tiles, &parts);
+        }
         let StmtKind::ForAtoms {
             var,
             body: atom_body,
@@ -106,6 +196,7 @@ impl Lowering for CarryLowering {
             // With its selections recording the positions of the atoms they keep.
             atoms: &red.body,
             epilogue: parts.epilogue,
+            pass: None,
         };
         if self.scans(cx.kernel) {
             let staged = operands.expect("`scans` found the staged updates");
@@ -278,6 +369,108 @@ pub(super) fn fold_earlier(
 }
 
 impl CarryLowering {
+    /// A tile body of several atom loops: a launch per loop (`loops_pass`), each the whole
+    /// protocol for its loop, the tile's finishing thread keeping the loop's results (its
+    /// accumulators and selections' variables) in the call's tile state for the later passes,
+    /// and the last pass running the epilogue.
+    fn passes(&self, cx: &mut Cx<'_>, tiles: &TileLoop, parts: &CarryBody<'_>) -> DResult<()> {
+        let name = cx.kernel.config.name();
+        let subset = tiles.subset_guard();
+        let mut loops: Vec<&Stmt> = parts.earlier.iter().map(|(l, _)| *l).collect();
+        loops.push(parts.atoms);
+        let mut reds: Vec<(Reductions, &str, usize)> = Vec::new();
+        for l in &loops {
+            let StmtKind::ForAtoms { var, body, .. } = &l.kind else {
+                unreachable!("carry_body returns atom loops")
+            };
+            let red = reductions(body, var, name, &mut |s| cx.fresh(s))?;
+            reds.push((red, var.as_str(), l.line));
+        }
+        // Each earlier loop's results: its accumulators and its selections' variables (their
+        // positions only break ties inside the loop), a slot each.
+        let mut results: Vec<Vec<StateSlot>> = Vec::new();
+        let mut next_slot = 0u32;
+        for (red, _, _) in &reds[..reds.len() - 1] {
+            let mut vars: Vec<(String, String)> = red
+                .accumulators
+                .iter()
+                .map(|a| (a.name.clone(), a.ty.cuda_name().to_string()))
+                .collect();
+            for sel in &red.selections {
+                vars.extend(
+                    sel.vars
+                        .iter()
+                        .map(|(v, t)| (v.clone(), t.cuda_name().to_string())),
+                );
+            }
+            results.push(
+                vars.into_iter()
+                    .map(|(name, ty)| {
+                        next_slot += 1;
+                        StateSlot {
+                            name,
+                            ty,
+                            slot: next_slot - 1,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        cx.state_slots_per_tile = next_slot;
+        let set = match &tiles.subset {
+            Some(sub) => list_positions(cx, sub),
+            None => tiles.set.as_str(),
+        };
+        let mut scratch = 0;
+        cx.line_directive(tiles.line);
+        for (k, (red, var, line)) in reds.iter().enumerate() {
+            let last = k + 1 == reds.len();
+            let mut before = Vec::new();
+            for (j, (_, between)) in parts.earlier.iter().enumerate().take(k) {
+                before.extend(results[j].iter().cloned().map(PassStep::Read));
+                before.extend(between.iter().map(PassStep::Stmt));
+            }
+            let carried = Carried {
+                accs: red.accumulators.clone(),
+                sels: red.selections.clone(),
+            };
+            let body = TileBody {
+                tile: tiles.tile.as_str(),
+                tile_id: subset.map(|(id, _, _)| id),
+                prologue: parts.prologue,
+                atom: var,
+                atoms: &red.body,
+                epilogue: if last { parts.epilogue } else { &[] },
+                pass: Some(PassState {
+                    set,
+                    before,
+                    keeps: if last { Vec::new() } else { results[k].clone() },
+                }),
+            };
+            let walk = Walk {
+                set,
+                body,
+                carried: &carried,
+                rounds: None,
+                atoms_line: *line,
+                subset: subset
+                    .zip(tiles.subset.as_ref())
+                    .map(|((_, in_set, _), sub)| (in_set, sub)),
+                // The passes' shared arrays are all declared in one body, where each pass's
+                // staged operands would take their room beside every other pass's: none staged.
+                staged: None,
+            };
+            cx.open(format!("if (loops_pass == {k})"));
+            cx.scratch_slots_per_block = 0;
+            self.walk(cx, &walk)?;
+            scratch = scratch.max(cx.scratch_slots_per_block);
+            cx.close();
+        }
+        // Each pass is a launch of its own: the records of the largest.
+        cx.scratch_slots_per_block = scratch;
+        Ok(())
+    }
+
     /// Items (tiles + atoms, or atoms) of one block's range.
     pub(super) fn block_items(&self) -> u32 {
         self.block_size * self.items_per_thread

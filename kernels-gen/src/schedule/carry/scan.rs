@@ -41,7 +41,12 @@ impl CarryLowering {
             return false;
         }
         let accs = red.accumulators;
-        if parts.rounds.is_some() || parts.epilogue.is_empty() || accs.is_empty() {
+        // Several atom loops run as passes of the per-thread walk.
+        if parts.rounds.is_some()
+            || !parts.earlier.is_empty()
+            || parts.epilogue.is_empty()
+            || accs.is_empty()
+        {
             return false;
         }
         staged_updates(kernel, body, var, &[]).is_some_and(|staged| {

@@ -8,7 +8,7 @@ use super::{CarryLowering, Partition};
 use crate::analysis::{Rounds, StagedUpdate};
 use crate::diag::DResult;
 use crate::emit::Cx;
-use crate::ir::{Expr, Stmt, Subset};
+use crate::ir::{Expr, Subset};
 
 /// A tile loop as the per-thread walk runs it.
 pub(super) struct Walk<'a> {
@@ -31,7 +31,7 @@ impl CarryLowering {
     /// thread's segment, the walk, the fix-up; once per round.
     pub(super) fn walk(&self, cx: &mut Cx<'_>, w: &Walk<'_>) -> DResult<()> {
         // Without an epilogue there is nothing to finish: atoms do their own work.
-        let fixup = !w.body.epilogue.is_empty();
+        let fixup = w.body.finishes();
         // Records and a look-back only where there are partials to carry.
         let carries = fixup && !w.carried.is_empty();
         // Without rounds the operands are staged together with the offsets window: one
@@ -150,7 +150,7 @@ fn walk_tiles(
             off("loops_t")
         ));
     }
-    cx.block(w.body.prologue)?;
+    w.body.run_prologue(cx, "loops_t")?;
     cx.line(format!(
         "const bool loops_cut = {} < loops_y0;",
         off("loops_t")
@@ -177,9 +177,9 @@ fn walk_tiles(
         cx.line("loops_nz = loops_stop;");
     }
     if fixup {
-        keep_partials(cx, w.carried, w.body.epilogue)?;
+        keep_partials(cx, w.carried, &w.body)?;
     } else {
-        cx.block(w.body.epilogue)?;
+        w.body.run_epilogue(cx, "loops_t")?;
     }
     cx.close();
     Ok(())
@@ -221,7 +221,7 @@ fn atom_step(
 
 /// After a tile's atoms in the segment: the partials of the tail and of the head are kept for the
 /// fix-up; a tile held whole runs its epilogue.
-fn keep_partials(cx: &mut Cx<'_>, carried: &Carried, epilogue: &[Stmt]) -> DResult<()> {
+fn keep_partials(cx: &mut Cx<'_>, carried: &Carried, body: &TileBody<'_>) -> DResult<()> {
     let fields = carried.fields();
     cx.open("if (loops_is_tail)");
     cx.line("loops_tail_tile = loops_t;");
@@ -236,7 +236,7 @@ fn keep_partials(cx: &mut Cx<'_>, carried: &Carried, epilogue: &[Stmt]) -> DResu
     }
     cx.close();
     cx.open("else");
-    cx.block(epilogue)?;
+    body.run_epilogue(cx, "loops_t")?;
     cx.close();
     Ok(())
 }

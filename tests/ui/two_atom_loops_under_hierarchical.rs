@@ -1,6 +1,6 @@
 use loops::prelude::*;
 
-#[load_balanced(schedule = "work_oriented")]
+#[load_balanced(schedule = "hierarchical")]
 fn row_variance(a: Csr<f32>, var: &mut [f32]) {
     for row in a.tiles() {
         let mut sum = 0.0f32;
