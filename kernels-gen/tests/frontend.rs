@@ -307,6 +307,46 @@ fn argmax_runs_under_every_schedule() {
     }
 }
 
+/// Two atom loops under a carry schedule run as a launch each: the first keeps its accumulators
+/// in the call's tile state, the second reads them and runs the statements between again. An
+/// earlier loop the schedule cannot split rules the schedule out (`auto` leaves it out), and a
+/// store between the loops is an error naming the schedule.
+#[test]
+fn several_atom_loops_under_the_carry_schedules() {
+    let sig = "(a: Csr<f32>, y: &mut [f32])";
+    let two = "let mut sum = 0.0f32; for nz in a.atoms(row) { sum += a.values[nz]; } \
+               let m = sum * 0.5; let mut dev = 0.0f32; \
+               for nz in a.atoms(row) { dev += (a.values[nz] - m).abs(); } y[row] = dev;";
+    for attr in [
+        r#"schedule = "merge_path""#,
+        r#"schedule = "work_oriented""#,
+        r#"schedule = "split""#,
+    ] {
+        let src = lower(attr, &spmv_with(sig, two)).expect("two passes");
+        assert!(src.contains("if (loops_pass == 0)") && src.contains("if (loops_pass == 1)"));
+        assert!(src.contains("const int loops_pass, const int loops_passes, unsigned long long* __restrict__ loops_tile_state"), "{attr}");
+        assert!(
+            src.contains("= sum;") && src.contains("sum = *reinterpret_cast<const float*>"),
+            "{attr}"
+        );
+    }
+    let unsplittable = "let mut sum = 0.0f32; for nz in a.atoms(row) { sum = sum * 0.5 + a.values[nz]; } \
+                        let mut dev = 0.0f32; for nz in a.atoms(row) { dev += a.values[nz] - sum; } y[row] = dev;";
+    let e = lower(r#"schedule = "merge_path""#, &spmv_with(sig, unsplittable)).unwrap_err();
+    assert!(e.contains("`merge_path`"), "{e}");
+    let auto = lower(r#"schedule = "auto""#, &spmv_with(sig, unsplittable)).expect("auto");
+    assert!(!auto.contains("k_merge_path(") && auto.contains("k_thread("));
+    let store = "let mut sum = 0.0f32; for nz in a.atoms(row) { sum += a.values[nz]; } y[row] = sum; \
+                 let mut dev = 0.0f32; for nz in a.atoms(row) { dev += a.values[nz]; } y[row] = dev;";
+    let e = lower(r#"schedule = "split""#, &spmv_with(sig, store)).unwrap_err();
+    assert!(
+        e.contains("`split`") && e.contains("between two atom loops"),
+        "{e}"
+    );
+    let e = lower(r#"schedule = "hierarchical""#, &spmv_with(sig, two)).unwrap_err();
+    assert!(e.contains("second one"), "{e}");
+}
+
 /// A negated negative literal keeps its two minus signs apart: `--1` would be a decrement in C++
 /// (found by the front end's fuzz: NVRTC said "expression must be a modifiable lvalue").
 #[test]

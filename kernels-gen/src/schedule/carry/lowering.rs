@@ -145,12 +145,13 @@ impl Lowering for CarryLowering {
     fn check(&self, kernel: &Kernel) -> DResult<()> {
         let name = kernel.config.name();
         let parts = carry_body(kernel, kernel.body.user_body(), name)?;
-        match &parts.atoms.kind {
-            StmtKind::ForAtoms { var, body, .. } => {
-                reductions(body, var, name, &mut |s| s.to_string()).map(|_| ())
+        let earlier = parts.earlier.iter().map(|(l, _)| *l);
+        for atoms in earlier.chain([parts.atoms]) {
+            if let StmtKind::ForAtoms { var, body, .. } = &atoms.kind {
+                reductions(body, var, name, &mut |s| s.to_string())?;
             }
-            _ => Ok(()),
         }
+        Ok(())
     }
 
     /// Splits the tile body, then emits it as a segmented scan ([`Self::scans`]) or as the
