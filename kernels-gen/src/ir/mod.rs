@@ -91,10 +91,14 @@ impl Kernel {
         )
     }
 
-    /// The launches of one call that each run one atom loop of the tile body: a carry schedule
-    /// runs each of several atom loops in a launch of its own; 1 otherwise.
+    /// The atom loops of the tile body that run in launches of their own: a carry schedule runs
+    /// each of several atom loops in a launch of its own, `hierarchical` in passes of its own;
+    /// 1 otherwise.
     pub fn atom_passes(&self) -> u32 {
-        if !self.config.schedule.carries() {
+        let schedule = self.config.schedule;
+        if !schedule.carries()
+            && !matches!(schedule, crate::schedule::Schedule::Hierarchical { .. })
+        {
             return 1;
         }
         crate::analysis::carry_body(self, self.body.user_body(), self.config.name())
