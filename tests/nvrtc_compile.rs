@@ -69,6 +69,10 @@ fn every_generated_kernel_compiles_for_sm90() {
             "pagerank_update",
             kernels::pagerank::update::CHECKED_SOURCES,
         ),
+        ("row_argmax", kernels::row_argmax::SOURCES),
+        ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
+        ("row_variance", kernels::row_variance::SOURCES),
+        ("row_variance", kernels::row_variance::CHECKED_SOURCES),
     ];
     let mut compiled = 0;
     let mut failures = Vec::new();
@@ -107,8 +111,9 @@ fn every_generated_kernel_compiles_for_sm90() {
     // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
-    // pull under all 11, its update under `block`.
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1));
+    // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
+    // variance under `work_oriented` (their other schedules are examples/user_kernels').
+    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1));
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the

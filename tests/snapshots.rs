@@ -229,6 +229,8 @@ fn every_line_maps_to_its_rust_statement_or_to_itself() {
         ("sssp", kernels::sssp::KERNELS),
         ("row_huber", kernels::row_huber::KERNELS),
         ("bfs", kernels::bfs::KERNELS),
+        ("row_argmax", kernels::row_argmax::KERNELS),
+        ("row_variance", kernels::row_variance::KERNELS),
     ] {
         for (schedule, desc) in descs {
             kernels.push((format!("{kernel}/{schedule}"), desc));
@@ -378,6 +380,25 @@ fn helpers_under_every_schedule() {
     for (schedule, source) in kernels::row_huber::SOURCES {
         insta::assert_snapshot!(format!("row_huber__{schedule}"), source);
     }
+}
+
+/// A selection under a carry schedule: each thread's share of a row keeps its choice and the
+/// atom's position, and the shares meet by value, then position, in the block's scan, the records
+/// and the look-back.
+#[test]
+fn a_selection_under_a_carry_schedule() {
+    let source = kernels::row_argmax::merge_path::row_argmax::CUDA_SOURCE;
+    insta::assert_snapshot!("row_argmax__merge_path", source);
+}
+
+/// Two atom loops under a carry schedule: a launch per loop (`loops_pass`), the first keeping each
+/// row's sum and count in the call's tile state, the second reading them before its loop.
+#[test]
+fn two_atom_loops_under_a_carry_schedule() {
+    let source = kernels::row_variance::work_oriented::row_variance::CUDA_SOURCE;
+    assert!(source.contains("if (loops_pass == 1)"));
+    assert!(source.contains("loops_tile_state[4 + (long long)1 * a_rows + loops_t]"));
+    insta::assert_snapshot!("row_variance__work_oriented", source);
 }
 
 // Below everything above, so that the `#line` snapshots of this file's kernel keep their numbers.

@@ -13,7 +13,7 @@
 //! | [`Hidden::BlockStarts`] | `const int* loops_block_starts` | `merge_path`, `work_oriented` over a whole set: each block's first tile, or null (search) |
 //! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count; the launch then runs a thread per piece (its shape's atoms are the pieces) |
 //! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`, `hierarchical`: atoms per piece, or per pass |
-//! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`): this launch's index and the count |
+//! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`; a carry schedule over a body of several atom loops, a launch per loop): this launch's index and the count |
 //! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: [`STATE_HEADER_SLOTS`] slots zeroed before the first launch, then `state_slots_per_tile` slots per tile of the call, kept across its launches |
 //! | [`Hidden::Fault`] | `unsigned long long* loops_fault` | the bounds-checked variant: the fault record |
 //! | [`Hidden::Scratch`] | `unsigned long long* loops_scratch` | every entry point, last: the carry schedules' records (null when none) |
@@ -126,14 +126,28 @@ impl Hidden {
     }
 }
 
-/// The hidden parameters of an entry point, in order: the schedule's own
-/// ([`crate::schedule::ScheduleUnit::hidden_params`]), then the fault record in the checked
-/// variant, then the scratch pointer.
-pub fn hidden_params(schedule: Schedule, over_subset: bool, checked: bool) -> Vec<Hidden> {
-    let mut params = schedule
-        .unit()
-        .hidden_params(schedule, over_subset)
-        .to_vec();
+/// The schedule's own hidden parameters for a variant whose call is `passes` launches of one
+/// atom loop each (1: one launch, or the schedule's own passes):
+/// [`crate::schedule::ScheduleUnit::hidden_params`], or with several
+/// [`crate::schedule::ScheduleUnit::hidden_params_in_passes`].
+pub fn schedule_hidden(schedule: Schedule, over_subset: bool, passes: u32) -> &'static [Hidden] {
+    let unit = schedule.unit();
+    if passes > 1 {
+        unit.hidden_params_in_passes(schedule, over_subset)
+    } else {
+        unit.hidden_params(schedule, over_subset)
+    }
+}
+
+/// The hidden parameters of an entry point, in order: the schedule's own ([`schedule_hidden`]),
+/// then the fault record in the checked variant, then the scratch pointer.
+pub fn hidden_params(
+    schedule: Schedule,
+    over_subset: bool,
+    passes: u32,
+    checked: bool,
+) -> Vec<Hidden> {
+    let mut params = schedule_hidden(schedule, over_subset, passes).to_vec();
     if checked {
         params.push(Hidden::Fault);
     }

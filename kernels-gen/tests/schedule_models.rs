@@ -2,7 +2,9 @@
 //! and every tile's epilogue runs exactly once, with the complete reduction, for random tile sizes with
 //! empty tiles, a huge tile, and sizes around the group and block boundaries.
 
-use kernels_gen::schedule::carry::{model_run, subset_offsets, ModelRun, Partition};
+use kernels_gen::schedule::carry::{
+    model_fold, model_run, subset_offsets, Fold, ModelRun, Partition,
+};
 use kernels_gen::schedule::{group, hierarchical, lrb, split, thread};
 use proptest::prelude::*;
 
@@ -674,5 +676,166 @@ proptest! {
             }
             Rule::Keyed { .. } => prop_assert_eq!(got, want, "{:?} g={}", rule, g),
         }
+    }
+}
+
+/// The selections under the carry schedules: a share of a cut tile starts from no choice (the
+/// worst key at the position no atom has), the shares' choices meet in the block's segmented scan,
+/// the records and the look-back by key, then position, and the tile is finished from the values
+/// before the loop and that choice (`carry::model_fold`). Each tile's result must be the loop's in
+/// order, ties included.
+fn check_carry_selection(
+    partition: Partition,
+    ipt: u32,
+    block: u32,
+    sizes: &[u64],
+    rule: Rule,
+    start: i32,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let offsets = offsets_of(sizes);
+    // Few distinct values, so that ties are common.
+    let value = |atom: u64| ((atom.wrapping_add(seed).wrapping_mul(0x9e37_79b9) >> 11) % 6) as i32;
+    let none_at = match rule {
+        Rule::Match { first: true } => i64::MAX,
+        _ => -1,
+    };
+    let worst = match rule {
+        Rule::Keyed { larger: true, .. } => i32::MIN,
+        Rule::Keyed { larger: false, .. } => i32::MAX,
+        // No key: the model's `m` stays the start.
+        Rule::Match { .. } => start,
+    };
+    let later_wins = match rule {
+        Rule::Keyed { ties_late, .. } => ties_late,
+        Rule::Match { first } => !first,
+    };
+    let better = |o: &(i32, i64), me: &(i32, i64)| {
+        let by_pos = if later_wins { o.1 > me.1 } else { o.1 < me.1 };
+        match rule {
+            Rule::Keyed { larger, .. } => {
+                (if larger { o.0 > me.0 } else { o.0 < me.0 }) || (o.0 == me.0 && by_pos)
+            }
+            Rule::Match { .. } => by_pos,
+        }
+    };
+    let step = |p: &(i32, i64), atom: u64| match rule {
+        // The share's `break` after its first match: it stops there.
+        Rule::Match { first: true } if p.1 != none_at => *p,
+        _ => in_order(
+            rule,
+            std::iter::once((atom as usize, value(atom))),
+            p.0,
+            p.1,
+        ),
+    };
+    let combine = |earlier: &(i32, i64), later: &(i32, i64)| {
+        if better(later, earlier) {
+            *later
+        } else {
+            *earlier
+        }
+    };
+    let fold = Fold {
+        initial: (start, none_at),
+        identity: (worst, none_at),
+        step: &step,
+        combine: &combine,
+    };
+    let (run, results) = model_fold(partition, ipt, block, &offsets, &fold);
+    let what = format!("{partition:?}, ipt {ipt}, block {block}, {rule:?}, start {start}");
+    for t in 0..sizes.len() {
+        prop_assert_eq!(run.epilogues[t], 1, "tile {} ({})", t, &what);
+        let atoms = (offsets[t]..offsets[t + 1]).map(|a| (a as usize, value(a)));
+        let want = in_order(rule, atoms, start, none_at);
+        prop_assert_eq!(results[t], Some(want), "tile {} ({})", t, &what);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_carry_schedules_keep_what_the_loop_in_order_selects(
+        sizes in tile_sizes(),
+        partition in prop::sample::select(vec![
+            Partition::MergePath, Partition::WorkOriented, Partition::Split { mdt: 3 }, Partition::Split { mdt: 40 },
+        ]),
+        ipt in prop::sample::select(vec![1u32, 3, 8]),
+        block in prop::sample::select(vec![32u32, 64]),
+        start in -1i32..7,
+        seed in any::<u64>(),
+        rule in prop::sample::select(vec![
+            Rule::Keyed { larger: true, ties_late: false },
+            Rule::Keyed { larger: true, ties_late: true },
+            Rule::Keyed { larger: false, ties_late: false },
+            Rule::Keyed { larger: false, ties_late: true },
+            Rule::Match { first: true },
+            Rule::Match { first: false },
+        ]),
+    ) {
+        check_carry_selection(partition, ipt, block, &sizes, rule, start, seed)?;
+    }
+}
+
+/// Two atom loops under a carry schedule: a launch per loop, the first keeping each tile's
+/// complete result in the call's tile state, the second folding each atom with its tile's kept
+/// result (as a variance's second loop reads the mean). Each pass finishes every tile once, and
+/// the second sees the first's complete result, as the two loops run in order.
+fn check_carry_two_loops(
+    partition: Partition,
+    ipt: u32,
+    block: u32,
+    sizes: &[u64],
+) -> Result<(), TestCaseError> {
+    let offsets = offsets_of(sizes);
+    let sum = |value: &dyn Fn(u64) -> u64| {
+        let step = |acc: &u64, atom: u64| acc.wrapping_add(value(atom));
+        let add = |a: &u64, b: &u64| a.wrapping_add(*b);
+        let fold = Fold {
+            initial: 0u64,
+            identity: 0u64,
+            step: &step,
+            combine: &add,
+        };
+        model_fold(partition, ipt, block, &offsets, &fold)
+    };
+    let (first, kept) = sum(&value);
+    let tile_of = |atom: u64| offsets.partition_point(|&o| o <= atom) - 1;
+    let kept: Vec<u64> = kept.into_iter().map(|k| k.unwrap_or(u64::MAX)).collect();
+    let (second, results) = sum(&|atom| value(atom).wrapping_mul(kept[tile_of(atom)]));
+    let what = format!("{partition:?}, ipt {ipt}, block {block}");
+    for t in 0..sizes.len() {
+        prop_assert_eq!(
+            (first.epilogues[t], second.epilogues[t]),
+            (1, 1),
+            "tile {} ({})",
+            t,
+            &what
+        );
+        let atoms = offsets[t]..offsets[t + 1];
+        let mean_like: u64 = atoms.clone().map(value).fold(0, u64::wrapping_add);
+        let want = atoms
+            .map(|a| value(a).wrapping_mul(mean_like))
+            .fold(0, u64::wrapping_add);
+        prop_assert_eq!(results[t], Some(want), "tile {} ({})", t, &what);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn two_atom_loops_under_the_carry_schedules_see_the_first_loops_totals(
+        sizes in tile_sizes(),
+        partition in prop::sample::select(vec![
+            Partition::MergePath, Partition::WorkOriented, Partition::Split { mdt: 3 },
+        ]),
+        ipt in prop::sample::select(vec![1u32, 3, 8]),
+        block in prop::sample::select(vec![32u32, 64]),
+    ) {
+        check_carry_two_loops(partition, ipt, block, &sizes)?;
     }
 }

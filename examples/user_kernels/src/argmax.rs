@@ -47,11 +47,11 @@ macro_rules! row_argmin {
 pub mod max {
     use super::*;
     under!(row_argmax<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
-        thread, group4, warp, group64, block, hierarchical, lrb, auto);
+        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }
 
 pub mod min {
     use super::*;
     under!(row_argmin<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
-        thread, group4, warp, group64, block, hierarchical, lrb, auto);
+        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }

@@ -37,4 +37,4 @@ under!(bfs_pull(
     parent: &mut DeviceBuffer<i32>,
     level: i32,
 ):
-    thread, group4, warp, group64, block, hierarchical, lrb, auto);
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

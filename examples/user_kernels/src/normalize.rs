@@ -25,4 +25,4 @@ macro_rules! l2_normalize {
 }
 
 under!(l2_normalize<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, lrb, auto);
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -25,4 +25,4 @@ macro_rules! row_softmax {
 }
 
 under!(row_softmax<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, lrb, auto);
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -30,4 +30,4 @@ macro_rules! row_variance {
 }
 
 under!(row_variance<T>(a: &DeviceCsr<T>, var: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, lrb, auto);
+    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

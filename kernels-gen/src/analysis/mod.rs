@@ -58,39 +58,16 @@ pub struct Accumulator {
     pub op: CombineOp,
 }
 
-/// The accumulators of one atom loop: every variable declared outside the loop and assigned inside
-/// it. Each must be updated only as `acc op= e`, `acc = acc op e` or `acc = min/max(acc, e)`, with one
-/// operator, and read nowhere else in the loop: then partial results of disjoint atom ranges combine
-/// into the same value the sequential loop computes (up to float rounding).
-///
-/// For the schedules that combine scalar partials only (the carry schedules): an atom loop with a
-/// selection ([`reductions`]) is refused at the selection, naming the schedule.
-pub fn accumulators(
-    atom_body: &[Stmt],
-    atom_var: &str,
-    schedule: &str,
-) -> DResult<Vec<Accumulator>> {
-    let inner = declared_inside(atom_body, atom_var);
-    let outer = |name: &str| !inner.contains(name);
-    let (selections, _) = select::selections(atom_body, atom_var, &outer, schedule, &mut |s| {
-        s.to_string()
-    })?;
-    if let Some(sel) = selections.first() {
-        let name = &sel.vars[0].0;
-        bail!(
-            sel.span,
-            "under `{schedule}` this update that keeps one atom's values (`{name}`: an argmax-style \
-             `if v > m {{ m = v; .. }}` or a match `if .. {{ x = ..; break; }}`) cannot be split: the schedule \
-             combines the partials of a tile's pieces as scalars. Use `thread`, `group`, `warp`, `block`, \
-             `hierarchical`, `lrb` or `auto`, which keep it"
-        );
-    }
-    scalar_accumulators(atom_body, &inner, &[], schedule)
-}
-
 /// What a schedule that shares a tile's atoms between threads must combine after an atom loop:
 /// its scalar accumulators and its selections, with the loop's body rewritten so that each
 /// selection records the position of the atom it keeps (`fresh` names those positions).
+///
+/// The accumulators are every variable declared outside the loop and assigned inside it, but for
+/// the selections' variables. Each must be updated only as `acc op= e`, `acc = acc op e` or
+/// `acc = min/max(acc, e)`, with one operator, and read nowhere else in the loop: then partial
+/// results of disjoint atom ranges combine into the same value the sequential loop computes (up
+/// to float rounding). A selection's choices combine by key, then position
+/// ([`Selection::better`]).
 pub struct Reductions {
     pub accumulators: Vec<Accumulator>,
     pub selections: Vec<Selection>,
@@ -396,13 +373,19 @@ pub fn calls_atomics(kernel: &Kernel) -> bool {
     atomics
 }
 
-/// A tile body split the way the carry schedules need it: side-effect-free `let`s, one atom loop, and
-/// the epilogue, optionally inside a loop whose bounds are the same for every tile.
+/// A tile body split the way the carry schedules need it: side-effect-free `let`s, an atom loop, and
+/// the epilogue, optionally inside a loop whose bounds are the same for every tile; or several
+/// atom loops, with side-effect-free statements between them (`let`s and assignments to the tile
+/// body's variables), each loop run by a launch of its own (a *pass*).
 pub struct CarryBody<'k> {
     pub rounds: Option<Rounds<'k>>,
     pub prologue: &'k [Stmt],
+    /// The last atom loop.
     pub atoms: &'k Stmt,
     pub epilogue: &'k [Stmt],
+    /// The atom loops before the last, each with the statements that follow it up to the next
+    /// loop: empty for a body of one atom loop.
+    pub earlier: Vec<(&'k Stmt, &'k [Stmt])>,
 }
 
 /// `for var in start..end` around the rest of a tile body, with tile-invariant bounds: the carry
@@ -457,6 +440,14 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
                     "under `{schedule}` only one loop may stand around the atom loop"
                 );
             }
+            if let Some((_, _)) = split.earlier.first() {
+                bail!(
+                    split.atoms.span,
+                    "under `{schedule}` a loop around the atom loops holds one of them: each of several atom loops \
+                     runs in a launch of its own, and a round is the whole grid's. Use `thread`, `group`, `warp`, \
+                     `block`, `lrb` or `auto`"
+                );
+            }
             split.rounds = Some(rounds);
             return Ok(split);
         }
@@ -478,13 +469,23 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
              beside other statements in a loop: use the `thread` or `group` schedule"
         );
     };
-    for s in &body[at + 1..] {
-        if contains_atoms(s) {
+    // Every later atom loop is a pass of its own; what stands between two loops runs again in
+    // every later pass, so it must be free of side effects, and the loops at the top level.
+    let mut earlier = Vec::new();
+    let mut last = at;
+    for (i, s) in body.iter().enumerate().skip(at + 1) {
+        if matches!(s.kind, StmtKind::ForAtoms { .. }) {
+            let between = &body[last + 1..i];
+            for b in between {
+                between_is_pure(kernel, b, schedule)?;
+            }
+            earlier.push((&body[last], between));
+            last = i;
+        } else if contains_atoms(s) {
             bail!(
                 s.span,
-                "under `{schedule}` a tile body has one atom loop, whose state the schedule carries across threads or \
-                 passes; this is a second one. Several passes over a tile run under `thread`, `group`, `warp`, `block`, \
-                 `lrb` or `auto`"
+                "under `{schedule}` every atom loop must stand at the top of the tile body, run once per tile: \
+                 this one is inside an `if` or a loop. Use `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
             );
         }
     }
@@ -503,9 +504,41 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
     Ok(CarryBody {
         rounds: None,
         prologue: &body[..at],
-        atoms: &body[at],
-        epilogue: &body[at + 1..],
+        atoms: &body[last],
+        epilogue: &body[last + 1..],
+        earlier,
     })
+}
+
+/// Checks a statement between two atom loops under a carry schedule: it runs again in every
+/// later pass (and on every thread that finishes a share of the tile), so it may declare and
+/// assign the tile body's variables and nothing else.
+fn between_is_pure(kernel: &Kernel, stmt: &Stmt, schedule: &str) -> DResult<()> {
+    let refuse = |why: &str| -> DResult<()> {
+        bail!(
+            stmt.span,
+            "under `{schedule}` each atom loop runs in a launch of its own, and what stands between two atom loops \
+             runs again in every later one: only `let`s and assignments to the tile body's variables may stand \
+             there, {why}. Move it after the last atom loop, or use `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
+        )
+    };
+    let pure = |e: &Expr| !has_atomic(e);
+    match &stmt.kind {
+        StmtKind::Let { init, .. } if pure(init) => Ok(()),
+        StmtKind::Assign {
+            place:
+                Expr {
+                    kind: ExprKind::Var(name),
+                    ..
+                },
+            value,
+            ..
+        } if pure(value) && kernel.param(name).is_none() => Ok(()),
+        StmtKind::Let { .. } | StmtKind::Assign { .. } | StmtKind::Expr(_) => {
+            refuse("not a store or an atomic")
+        }
+        _ => refuse("not a branch or a loop"),
+    }
 }
 
 /// The span of the first part of `e` that may differ between tiles: anything but literals,

@@ -58,16 +58,41 @@ impl Selection {
     /// CUDA: whether the choice whose variables are `other(name)` (its position `other(at)`) is
     /// kept over the one in the variables themselves. The caller reads `other` before assigning.
     pub fn better(&self, other: &dyn Fn(&str) -> String) -> String {
-        let at = &self.at;
-        let (oat, pos) = (other(at), if self.later_wins { ">" } else { "<" });
+        self.better_than(other, &|v| v.to_string())
+    }
+
+    /// [`Self::better`] where the kept choice is held in `mine(name)` rather than in the
+    /// variables themselves.
+    pub fn better_than(
+        &self,
+        other: &dyn Fn(&str) -> String,
+        mine: &dyn Fn(&str) -> String,
+    ) -> String {
+        let at = mine(&self.at);
+        let (oat, pos) = (other(&self.at), if self.later_wins { ">" } else { "<" });
         let by_position = format!("{oat} {pos} {at}");
         match &self.key {
             None => by_position,
             Some(k) => {
                 let (ok, cmp) = (other(&k.name), if k.larger { ">" } else { "<" });
-                format!("{ok} {cmp} {0} || ({ok} == {0} && {by_position})", k.name)
+                let key = mine(&k.name);
+                format!("{ok} {cmp} {key} || ({ok} == {key} && {by_position})")
             }
         }
+    }
+
+    /// CUDA: the key a share of a tile that has chosen nothing starts from, the worst there is
+    /// (the lowest for a larger-wins key), so that the share's first candidate is taken and the
+    /// position decides only against real choices.
+    pub fn worst_key(&self) -> Option<String> {
+        self.key.as_ref().map(|k| {
+            let worst = if k.larger {
+                super::CombineOp::Max
+            } else {
+                super::CombineOp::Min
+            };
+            worst.identity(&k.ty)
+        })
     }
 }
 

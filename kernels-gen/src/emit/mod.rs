@@ -224,6 +224,8 @@ pub struct Candidate {
     pub over_list: bool,
     /// Whether its body calls an atomic ([`crate::analysis::calls_atomics`]).
     pub atomics: bool,
+    /// The launches of one call, one per atom loop ([`Kernel::atom_passes`]).
+    pub passes: u32,
 }
 
 impl Candidate {
@@ -234,6 +236,7 @@ impl Candidate {
             scratch_slots_per_block: slots.scratch_per_block,
             state_slots_per_tile: slots.state_per_tile,
             scans: kernel.config.schedule.unit().scans(kernel),
+            passes: kernel.atom_passes(),
             wide: kernel.has_wide_variant(),
             user_params: kernel
                 .params

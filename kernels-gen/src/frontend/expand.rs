@@ -140,6 +140,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
         let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
         let state = v.state_slots_per_tile;
         let (user_params, over_list, atomics) = (v.user_params as u32, v.over_list, v.atomics);
+        let passes = v.passes;
         quote! {
             ::loops::__private::Variant {
                 config: #config,
@@ -151,6 +152,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
                 user_params: #user_params,
                 over_list: #over_list,
                 atomics: #atomics,
+                passes: #passes,
             }
         }
     });
@@ -560,9 +562,8 @@ mod tests {
         }
     }";
 
-    /// A per-row argmax (a selection: compare-and-assign, not a scalar reduction) runs under the
-    /// schedules that keep selections: `auto` keeps its thread and group candidates, and a
-    /// schedule that cannot is an error naming the schedule the user wrote.
+    /// A per-row argmax (a selection: compare-and-assign, not a scalar reduction) runs under
+    /// every schedule: `auto` keeps its thread, group and carry candidates.
     #[test]
     fn an_argmax_body_keeps_the_candidates_that_lower_it() {
         const ARGMAX: &str = "pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [u32]) {
@@ -580,16 +581,16 @@ mod tests {
         assert!(!auto.contains("compile_error"), "{auto}");
         assert!(auto.contains("row_argmax_thread"), "{auto}");
         assert!(auto.contains("row_argmax_group2"), "{auto}");
-        assert!(!auto.contains("row_argmax_work_oriented"), "{auto}");
+        assert!(auto.contains("row_argmax_work_oriented"), "{auto}");
+        assert!(auto.contains("row_argmax_merge_path"), "{auto}");
         let lrb = expanded("schedule = \"lrb\"", ARGMAX);
         assert!(!lrb.contains("compile_error"), "{lrb}");
         let group = expanded("schedule = \"group\", group_size = 4", ARGMAX);
         assert!(!group.contains("compile_error"), "{group}");
-        let wo = expanded("schedule = \"work_oriented\"", ARGMAX);
-        assert!(
-            wo.contains("compile_error") && wo.contains("work_oriented"),
-            "{wo}"
-        );
+        for carry in ["work_oriented", "merge_path", "split"] {
+            let src = expanded(&format!("schedule = \"{carry}\""), ARGMAX);
+            assert!(!src.contains("compile_error"), "{src}");
+        }
     }
 
     /// Every schedule's constant is written from its `Debug` form: it must parse as an

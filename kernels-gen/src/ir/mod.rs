@@ -82,7 +82,27 @@ impl Kernel {
 
     /// The parameters its entry points take after the user's ([`crate::abi`]), in order.
     pub fn hidden_params(&self, checked: bool) -> Vec<crate::abi::Hidden> {
-        crate::abi::hidden_params(self.config.schedule, self.body.subset.is_some(), checked)
+        let over_subset = self.body.subset.is_some();
+        crate::abi::hidden_params(
+            self.config.schedule,
+            over_subset,
+            self.atom_passes(),
+            checked,
+        )
+    }
+
+    /// The atom loops of the tile body that run in launches of their own: a carry schedule runs
+    /// each of several atom loops in a launch of its own, `hierarchical` in passes of its own;
+    /// 1 otherwise.
+    pub fn atom_passes(&self) -> u32 {
+        let schedule = self.config.schedule;
+        if !schedule.carries()
+            && !matches!(schedule, crate::schedule::Schedule::Hierarchical { .. })
+        {
+            return 1;
+        }
+        crate::analysis::carry_body(self, self.body.user_body(), self.config.name())
+            .map_or(1, |b| 1 + b.earlier.len() as u32)
     }
 
     /// Whether the entry points take `loops_block_starts`: where each block's range of a whole tile

@@ -21,7 +21,11 @@
 //! per position.
 //!
 //! The body must have the carry schedules' shape: `let`s, one atom loop, then anything (no loop
-//! around the atom loop). Its `let`s run again in every pass, so they may not use atomics.
+//! around the atom loop). Its `let`s run again in every pass, so they may not use atomics. A body
+//! of several atom loops takes each loop's passes in turn (`loops_loop`, `loops_k`: the call's
+//! passes are the loops times the passes of one, the lists and counters rotating with the call's
+//! pass); a loop's state stays in its slots when it is done, and the later loops' passes read it
+//! back and run the statements between the loops again.
 
 use super::carry::ModelRun;
 use super::{
@@ -81,7 +85,9 @@ impl ScheduleUnit for Hierarchical {
             },
             longest,
         );
-        let passes = passes(longest, mdt);
+        // Each atom loop of the tile body takes its passes in turn.
+        let loops = run.variants().first().map_or(1, |v| v.passes.max(1));
+        let passes = passes(longest, mdt) * loops;
         for pass in 0..passes {
             run.launch(Launch {
                 variant: 0,
@@ -203,48 +209,78 @@ mod lowering {
     /// The tile body split as the lowering needs it.
     struct Parts<'k> {
         prologue: &'k [Stmt],
+        /// The atom loops in order (one, or several: each takes its passes in turn).
+        loops: Vec<LoopPart<'k>>,
+        epilogue: &'k [Stmt],
+    }
+
+    /// One atom loop of the tile body.
+    struct LoopPart<'k> {
         var: &'k str,
         set: &'k str,
         tile: &'k crate::ir::Expr,
         atom_body: &'k [Stmt],
         line: usize,
-        epilogue: &'k [Stmt],
+        /// The variables it updates, kept between its passes and, once it is done, for the
+        /// later loops: in the state slots from `first_slot` on.
         state: Vec<StateVar>,
+        first_slot: usize,
+        /// The statements between it and the next loop (side-effect free: they run again in
+        /// every later pass).
+        after: &'k [Stmt],
     }
 
     fn parts<'k>(kernel: &Kernel, body: &'k [Stmt]) -> DResult<Parts<'k>> {
         check_prologue(body)?;
         let split = carry_body(kernel, body, "hierarchical")?;
-        let Stmt {
-            kind:
-                StmtKind::ForAtoms {
-                    var,
-                    set,
-                    tile,
-                    body: atom_body,
-                },
-            line,
-            span,
-        } = split.atoms
-        else {
-            unreachable!("carry_body returns the atom loop")
-        };
         if split.rounds.is_some() {
             bail!(
-                *span,
+                split.atoms.span,
                 "under `hierarchical` the atom loop cannot sit inside another loop: a tile's state is \
                  kept between passes for one atom loop"
             );
         }
+        let mut stmts: Vec<(&Stmt, &[Stmt])> = split.earlier.clone();
+        stmts.push((split.atoms, &[]));
+        // The `let`s a loop's state may be declared by: the prologue's, and those between the
+        // loops before it.
+        let mut declared: Vec<&Stmt> = split.prologue.iter().collect();
+        let mut loops = Vec::new();
+        let mut first_slot = 0;
+        for (atoms, after) in stmts {
+            let Stmt {
+                kind:
+                    StmtKind::ForAtoms {
+                        var,
+                        set,
+                        tile,
+                        body: atom_body,
+                    },
+                line,
+                ..
+            } = atoms
+            else {
+                unreachable!("carry_body returns atom loops")
+            };
+            let state = state_vars(&declared, atom_body);
+            let n = state.len();
+            loops.push(LoopPart {
+                var,
+                set,
+                tile,
+                atom_body,
+                line: *line,
+                state,
+                first_slot,
+                after,
+            });
+            first_slot += n;
+            declared.extend(after.iter());
+        }
         Ok(Parts {
             prologue: split.prologue,
-            var,
-            set,
-            tile,
-            atom_body,
-            line: *line,
+            loops,
             epilogue: split.epilogue,
-            state: state_vars(split.prologue, atom_body),
         })
     }
 
@@ -268,8 +304,9 @@ mod lowering {
         Ok(())
     }
 
-    /// The prologue's variables that the atom loop assigns, in the order they are declared.
-    fn state_vars(prologue: &[Stmt], atom_body: &[Stmt]) -> Vec<StateVar> {
+    /// The variables declared by `declared` that the atom loop assigns, in the order they are
+    /// declared.
+    fn state_vars(declared: &[&Stmt], atom_body: &[Stmt]) -> Vec<StateVar> {
         let mut assigned = Vec::new();
         let _ = visit_stmts(atom_body, &mut |s| {
             if let StmtKind::Assign { place, .. } = &s.kind {
@@ -279,7 +316,7 @@ mod lowering {
             }
             Ok(())
         });
-        prologue
+        declared
             .iter()
             .filter_map(|s| match &s.kind {
                 StmtKind::Let { name, ty, .. } if assigned.contains(name) => Some(StateVar {
@@ -298,7 +335,13 @@ mod lowering {
 
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
             let parts = parts(cx.kernel, tiles.user_body())?;
-            cx.state_slots_per_tile = 1 + parts.state.len() as u32;
+            let kept: usize = parts.loops.iter().map(|l| l.state.len()).sum();
+            cx.state_slots_per_tile = 1 + kept as u32;
+            // With several atom loops, the call's passes are each loop's in turn: `loops_k` is
+            // the pass within the loop (its atoms `k * mdt ..`, its list: all tiles at 0), the
+            // lists and counters rotate with the call's pass.
+            let several = parts.loops.len() > 1;
+            let k = if several { "loops_k" } else { "loops_pass" };
             let (set, pos) = (&tiles.set, &tiles.tile);
             cx.line_directive(tiles.line);
             cx.line(format!("const long long loops_n = {set}_rows;"));
@@ -315,9 +358,16 @@ mod lowering {
             cx.line(
                 "unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;",
             );
-            cx.line(
-                "const long long loops_count = loops_pass == 0 ? loops_n : (long long)loops_counts[loops_pass % 3];",
-            );
+            if several {
+                cx.line(format!(
+                    "const int loops_chunks = loops_passes / {};",
+                    parts.loops.len()
+                ));
+                cx.line("const int loops_loop = loops_pass / loops_chunks, loops_k = loops_pass % loops_chunks;");
+            }
+            cx.line(format!(
+                "const long long loops_count = {k} == 0 ? loops_n : (long long)loops_counts[loops_pass % 3];"
+            ));
             cx.line(
                 "if (blockIdx.x == 0 && threadIdx.x == 0) loops_counts[(loops_pass + 2) % 3] = 0u;",
             );
@@ -326,17 +376,17 @@ mod lowering {
                  loops_i += (long long)blockDim.x * gridDim.x)",
             );
             cx.line(format!(
-                "const int {pos} = loops_pass == 0 ? (int)loops_i : (int)loops_in[loops_i];"
+                "const int {pos} = {k} == 0 ? (int)loops_i : (int)loops_in[loops_i];"
             ));
             match tiles.subset_guard() {
                 Some((id, cond, _)) => {
                     cx.stmt(id)?;
                     let cond = cx.expr(cond);
                     cx.open(format!("if ({cond})"));
-                    self.tile_body(cx, &parts, pos)?;
+                    self.tile_bodies(cx, &parts, pos)?;
                     cx.close();
                 }
-                None => self.tile_body(cx, &parts, pos)?,
+                None => self.tile_bodies(cx, &parts, pos)?,
             }
             cx.close();
             Ok(())
@@ -352,14 +402,53 @@ mod lowering {
     }
 
     impl HierarchicalLowering {
-        /// One tile's share of a pass: its `let`s, its kept state, at most `mdt` of its atoms,
-        /// then its epilogue if it is done, else its state kept and the tile on the next list.
-        fn tile_body(&self, cx: &mut Cx<'_>, parts: &Parts<'_>, pos: &str) -> DResult<()> {
+        /// One tile's share of a pass: of its one atom loop, or of the loop whose passes these
+        /// are (`loops_loop`).
+        fn tile_bodies(&self, cx: &mut Cx<'_>, parts: &Parts<'_>, pos: &str) -> DResult<()> {
+            if parts.loops.len() == 1 {
+                return self.tile_body(cx, parts, 0, pos);
+            }
+            for l in 0..parts.loops.len() {
+                cx.open(format!("if (loops_loop == {l})"));
+                self.tile_body(cx, parts, l, pos)?;
+                cx.close();
+            }
+            Ok(())
+        }
+
+        /// One tile's share of a pass of its atom loop `l`: its `let`s (and, after the first
+        /// loop, the earlier loops' kept results and the statements between the loops), its
+        /// kept state, at most `mdt` of its atoms, then, if the loop is done, the epilogue (the
+        /// last loop) or its results kept for the later loops; else its state kept and the tile
+        /// on the next list.
+        fn tile_body(
+            &self,
+            cx: &mut Cx<'_>,
+            parts: &Parts<'_>,
+            l: usize,
+            pos: &str,
+        ) -> DResult<()> {
+            let several = parts.loops.len() > 1;
+            let k = if several { "loops_k" } else { "loops_pass" };
+            let last = l + 1 == parts.loops.len();
+            let part = &parts.loops[l];
             cx.block(parts.prologue)?;
             let slot = |i: usize| format!("loops_state[{i} * loops_n + {pos}]");
-            if !parts.state.is_empty() {
-                cx.open("if (loops_pass > 0)");
-                for (i, v) in parts.state.iter().enumerate() {
+            for earlier in &parts.loops[..l] {
+                for (i, v) in earlier.state.iter().enumerate() {
+                    let ty = v.ty.cuda_name();
+                    cx.line(format!(
+                        "{} = *reinterpret_cast<const {ty}*>(&{});",
+                        v.name,
+                        slot(earlier.first_slot + i)
+                    ));
+                }
+                cx.block(earlier.after)?;
+            }
+            let slot = |i: usize| slot(part.first_slot + i);
+            if !part.state.is_empty() {
+                cx.open(format!("if ({k} > 0)"));
+                for (i, v) in part.state.iter().enumerate() {
                     let ty = v.ty.cuda_name();
                     cx.line(format!(
                         "{} = *reinterpret_cast<const {ty}*>(&{});",
@@ -369,20 +458,20 @@ mod lowering {
                 }
                 cx.close();
             }
-            let (set, var) = (parts.set, parts.var);
-            let tile = cx.expr(parts.tile);
+            let (set, var) = (part.set, part.var);
+            let tile = cx.expr(part.tile);
             let off = cx.offset_type();
-            cx.line_directive(parts.line);
+            cx.line_directive(part.line);
             cx.line(format!(
                 "const {off} loops_b = {set}_offsets[{tile}], loops_e = {set}_offsets[{tile} + 1];"
             ));
             cx.line(format!(
-                "const {off} loops_lo = loops_b + ({off})loops_pass * loops_mdt;"
+                "const {off} loops_lo = loops_b + ({off}){k} * loops_mdt;"
             ));
             cx.line(format!(
                 "const {off} loops_hi = loops_e - loops_lo > loops_mdt ? loops_lo + loops_mdt : loops_e;"
             ));
-            let breaks = crate::analysis::breaks_out(parts.atom_body);
+            let breaks = crate::analysis::breaks_out(part.atom_body);
             if breaks {
                 // The position is read after the loop: a `break` (stopped before `loops_hi`)
                 // finishes the tile, as it does when its atoms run in one loop.
@@ -393,26 +482,36 @@ mod lowering {
                     "for ({off} {var} = loops_lo; {var} < loops_hi; ++{var})"
                 ));
             }
-            cx.block(parts.atom_body)?;
+            cx.block(part.atom_body)?;
             cx.close();
             if breaks {
                 cx.open(format!("if ({var} >= loops_hi && loops_hi < loops_e)"));
             } else {
                 cx.open("if (loops_hi < loops_e)");
             }
-            for (i, v) in parts.state.iter().enumerate() {
-                let ty = v.ty.cuda_name();
-                cx.line(format!(
-                    "*reinterpret_cast<{ty}*>(&{}) = {};",
-                    slot(i),
-                    v.name
-                ));
-            }
+            let keep = |cx: &mut Cx<'_>| {
+                for (i, v) in part.state.iter().enumerate() {
+                    let ty = v.ty.cuda_name();
+                    cx.line(format!(
+                        "*reinterpret_cast<{ty}*>(&{}) = {};",
+                        slot(i),
+                        v.name
+                    ));
+                }
+            };
+            keep(cx);
             cx.line(format!(
                 "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
             ));
             cx.close();
-            if !parts.epilogue.is_empty() {
+            if !last {
+                // Done with this loop: its results for the later loops.
+                if !part.state.is_empty() {
+                    cx.open("else");
+                    keep(cx);
+                    cx.close();
+                }
+            } else if !parts.epilogue.is_empty() {
                 cx.open("else");
                 cx.block(parts.epilogue)?;
                 cx.close();

@@ -243,6 +243,13 @@ pub trait ScheduleUnit: Sync {
         &[]
     }
 
+    /// [`Self::hidden_params`] for a kernel whose call is several launches, one per atom loop of
+    /// its tile body (a carry schedule: [`crate::abi::schedule_hidden`]): the schedule's own, then
+    /// the pass and the call's tile state. By default the same as with one.
+    fn hidden_params_in_passes(&self, schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        self.hidden_params(schedule, over_subset)
+    }
+
     /// The partition and items per thread where its blocks find their ranges by searching the
     /// tile offsets (`merge_path`, `work_oriented`). Over a whole tile set the runtime computes
     /// where every block's range starts once and keeps it with the tile set

@@ -34,6 +34,18 @@ pub struct Variant {
     /// Whether its body calls an atomic (a traversal's relaxations, a scatter): each atom's step
     /// waits on a read-modify-write, which `auto`'s model weighs.
     pub atomics: bool,
+    /// The launches one run of it takes, one per atom loop of the tile body (a carry schedule
+    /// over several atom loops, [`crate::abi::schedule_hidden`]); 1 otherwise. The runtime makes
+    /// every launch of the variant that many, passes `0..passes`.
+    pub passes: u32,
+}
+
+impl Variant {
+    /// The schedule's own hidden parameters of its entry points ([`crate::abi::schedule_hidden`]).
+    pub fn schedule_hidden(&self) -> &'static [crate::abi::Hidden] {
+        let schedule = self.config.schedule;
+        crate::abi::schedule_hidden(schedule, self.over_list, self.passes)
+    }
 }
 
 /// The tiles one launch runs over.

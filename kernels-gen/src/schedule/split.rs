@@ -46,6 +46,25 @@ impl ScheduleUnit for Split {
         }
     }
 
+    fn hidden_params_in_passes(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        if over_subset {
+            &[
+                Hidden::SubsetOffsets,
+                Hidden::SplitPieces,
+                Hidden::Mdt,
+                Hidden::Pass,
+                Hidden::TileState,
+            ]
+        } else {
+            &[
+                Hidden::SplitPieces,
+                Hidden::Mdt,
+                Hidden::Pass,
+                Hidden::TileState,
+            ]
+        }
+    }
+
     fn piece_atoms(&self, schedule: Schedule) -> Option<u32> {
         Some(mdt(schedule))
     }

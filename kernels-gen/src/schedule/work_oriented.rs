@@ -87,6 +87,14 @@ impl ScheduleUnit for Segmented {
         }
     }
 
+    fn hidden_params_in_passes(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        if over_subset {
+            &[Hidden::SubsetOffsets, Hidden::Pass, Hidden::TileState]
+        } else {
+            &[Hidden::BlockStarts, Hidden::Pass, Hidden::TileState]
+        }
+    }
+
     fn searched_partition(&self, schedule: Schedule) -> Option<(Partition, u32)> {
         Some((self.partition, items_per_thread(schedule)))
     }

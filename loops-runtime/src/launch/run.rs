@@ -458,7 +458,8 @@ impl Plan<'_, '_> {
             (true, Some(wide)) => wide,
             _ => (k.source, k.checked_source),
         };
-        let hidden = abi::hidden_params(variant.config.schedule, variant.over_list, self.checked);
+        let (schedule, over_list) = (variant.config.schedule, variant.over_list);
+        let hidden = abi::hidden_params(schedule, over_list, variant.passes, self.checked);
         KernelSpec {
             name: k.name,
             source: if self.checked { checked } else { plain },
@@ -468,11 +469,7 @@ impl Plan<'_, '_> {
             checked: self.checked,
             fault_sites: k.fault_sites,
             file: k.file,
-            hidden: variant
-                .config
-                .schedule
-                .unit()
-                .hidden_params(variant.config.schedule, variant.over_list),
+            hidden: variant.schedule_hidden(),
         }
     }
 
@@ -511,7 +508,28 @@ impl Plan<'_, '_> {
         Ok(ptr)
     }
 
+    /// Launches `launch`; a variant that runs each atom loop of its tile body in a launch of its
+    /// own ([`Variant::passes`]) is launched once per loop, passes `0..passes`, sharing the call's
+    /// tile state.
     fn launch_variant(&mut self, launch: &Launch) -> Result<()> {
+        let passes = self
+            .kernel
+            .variants
+            .get(launch.variant)
+            .map_or(1, |v| v.passes);
+        if passes <= 1 || launch.pass.is_some() {
+            return self.launch_pass(launch);
+        }
+        for pass in 0..passes {
+            self.launch_pass(&Launch {
+                pass: Some((pass, passes)),
+                ..launch.clone()
+            })?;
+        }
+        Ok(())
+    }
+
+    fn launch_pass(&mut self, launch: &Launch) -> Result<()> {
         let variant = *self.kernel.variants.get(launch.variant).ok_or_else(|| {
             LoopsError::KernelArguments {
                 kernel: self.kernel.name.to_string(),
@@ -525,8 +543,7 @@ impl Plan<'_, '_> {
         let set = self.call.set;
         let offsets = set.tile_offsets();
         // The schedule's own hidden parameters (a static list: no allocation per launch).
-        let schedule = variant.config.schedule;
-        let hidden = schedule.unit().hidden_params(schedule, variant.over_list);
+        let hidden = variant.schedule_hidden();
         let takes = |h: Hidden| hidden.contains(&h);
         let state = if takes(Hidden::TileState) {
             let positions = match (&launch.tiles, self.call.subset) {

@@ -4,9 +4,8 @@
 //! for the look-back (`lookback.rs`).
 
 use super::lookback::{publish_record, start_record};
-use super::lowering::{declare_each, fold_earlier, TileBody};
+use super::lowering::{choose_each, declare_each, fold_earlier, Carried, TileBody};
 use super::CarryLowering;
-use crate::analysis::Accumulator;
 use crate::diag::DResult;
 use crate::emit::Cx;
 
@@ -19,7 +18,7 @@ impl CarryLowering {
         cx: &mut Cx<'_>,
         body: &TileBody<'_>,
         off: &dyn Fn(&str) -> String,
-        accs: &[Accumulator],
+        accs: &Carried,
     ) -> DResult<()> {
         if accs.is_empty() {
             // Nothing to carry: the thread that holds a tile's end finishes it, wherever the
@@ -50,7 +49,7 @@ impl CarryLowering {
     /// lane adds the earlier warps' parts from their summaries: a few steps where a serial walk
     /// over the threads took up to one per thread of the block. Declares the block's shared
     /// partials the heads and the look-back use.
-    fn fold_tails(&self, cx: &mut Cx<'_>, accs: &[Accumulator]) {
+    fn fold_tails(&self, cx: &mut Cx<'_>, accs: &Carried) {
         let warps = self.block_size / 32;
         cx.line(
             "const int loops_lane = (int)threadIdx.x & 31, loops_warp = (int)threadIdx.x >> 5;",
@@ -66,24 +65,24 @@ impl CarryLowering {
             ("int", "tile", "loops_tail_tile"),
         );
         cx.open("if (loops_lane >= loops_o && loops_up_tile == loops_tail_tile)");
-        fold_earlier(cx, accs, "run", |a, _| format!("loops_up_{}", a.name));
+        fold_earlier(cx, accs, "run", |v| format!("loops_up_{v}"));
         cx.close();
         cx.close();
         cx.line(format!("__shared__ int loops_warp_last[{warps}];"));
-        for a in accs {
-            let ty = a.ty.cuda_name();
-            cx.line(format!("__shared__ {ty} loops_warp_{}[{warps}];", a.name));
-            cx.line(format!("__shared__ {ty} loops_cross_{};", a.name));
-            cx.line(format!("__shared__ {ty} loops_block_{};", a.name));
+        for f in accs.fields() {
+            let ty = f.ty;
+            cx.line(format!("__shared__ {ty} loops_warp_{}[{warps}];", f.name));
+            cx.line(format!("__shared__ {ty} loops_cross_{};", f.name));
+            cx.line(format!("__shared__ {ty} loops_block_{};", f.name));
         }
         cx.line("__shared__ int loops_cross_tile;");
         cx.line("const int loops_first_tile = __shfl_sync(0xffffffffu, loops_tail_tile, 0);");
         cx.open("if (loops_lane == 31)");
         cx.line("loops_warp_last[loops_warp] = loops_tail_tile;");
-        for a in accs {
+        for f in accs.fields() {
             cx.line(format!(
                 "loops_warp_{0}[loops_warp] = loops_run_{0};",
-                a.name
+                f.name
             ));
         }
         cx.close();
@@ -93,8 +92,8 @@ impl CarryLowering {
             cx.open("if (loops_warp > 0 && loops_first_tile == loops_tail_tile)");
             declare_each(cx, accs, "part", |a, _| format!("loops_run_{}", a.name));
             Self::earlier_warps(cx, accs, "loops_tail_tile");
-            for a in accs {
-                cx.line(format!("loops_run_{0} = loops_part_{0};", a.name));
+            for f in accs.fields() {
+                cx.line(format!("loops_run_{0} = loops_part_{0};", f.name));
             }
             cx.close();
         }
@@ -109,14 +108,14 @@ impl CarryLowering {
         cx: &mut Cx<'_>,
         body: &TileBody<'_>,
         off: &dyn Fn(&str) -> String,
-        accs: &[Accumulator],
+        accs: &Carried,
     ) -> DResult<()> {
         Self::shuffle_up(cx, accs, "prev", "1", ("int", "tile", "loops_tail_tile"));
         cx.open("if (loops_head_tile >= 0)");
         declare_each(cx, accs, "part", |a, _| format!("loops_head_{}", a.name));
         cx.open("if (loops_lane > 0)");
         cx.open("if (loops_prev_tile == loops_head_tile)");
-        fold_earlier(cx, accs, "part", |a, _| format!("loops_prev_{}", a.name));
+        fold_earlier(cx, accs, "part", |v| format!("loops_prev_{v}"));
         cx.close();
         cx.close();
         if self.block_size / 32 > 1 {
@@ -126,8 +125,8 @@ impl CarryLowering {
         }
         cx.open(format!("if ({} < loops_by0)", off("loops_head_tile")));
         cx.line("loops_cross_tile = loops_head_tile;");
-        for a in accs {
-            cx.line(format!("loops_cross_{0} = loops_part_{0};", a.name));
+        for f in accs.fields() {
+            cx.line(format!("loops_cross_{0} = loops_part_{0};", f.name));
         }
         cx.close();
         cx.open("else");
@@ -141,36 +140,41 @@ impl CarryLowering {
     /// this one, from their summaries: back while a warp's last lane holds the tile. Tail tiles
     /// do not decrease from thread to thread (but for -1, none, at the set's end), so a run that
     /// began inside a warp ends the walk at the warp before it.
-    fn earlier_warps(cx: &mut Cx<'_>, accs: &[Accumulator], tile: &str) {
+    fn earlier_warps(cx: &mut Cx<'_>, accs: &Carried, tile: &str) {
         cx.open(format!(
             "for (int loops_v = loops_warp - 1; loops_v >= 0 && loops_warp_last[loops_v] == {tile}; --loops_v)"
         ));
-        fold_earlier(cx, accs, "part", |a, _| {
-            format!("loops_warp_{}[loops_v]", a.name)
-        });
+        fold_earlier(cx, accs, "part", |v| format!("loops_warp_{v}[loops_v]"));
         cx.close();
     }
 
     /// Finishes tile `tile_value`: binds the tile variable, recomputes the prologue (for a
     /// subset, the tile id from the list first: a tile with a head has atoms, so it is in the
-    /// set), adds the combined partials `loops_part_<acc>` to the initial values, runs the
-    /// epilogue.
+    /// set), adds the combined partials `loops_part_<acc>` to the initial values (a selection's
+    /// initial values are a choice made before every atom), runs the epilogue.
     pub(super) fn finish_tile(
         &self,
         cx: &mut Cx<'_>,
         body: &TileBody<'_>,
         tile_value: &str,
-        accs: &[Accumulator],
+        accs: &Carried,
     ) -> DResult<()> {
         cx.line(format!("const int {} = {tile_value};", body.tile));
         if let Some(id) = body.tile_id {
             cx.stmt(id)?;
         }
-        cx.block(body.prologue)?;
-        for a in accs {
+        body.run_prologue(cx, tile_value)?;
+        for a in &accs.accs {
             let c = a.op.combine(&a.name, &format!("loops_part_{}", a.name));
             cx.line(format!("{} = {c};", a.name));
         }
-        cx.block(body.epilogue)
+        // The values before the loop are a choice at no atom: the position no choice has.
+        for s in &accs.sels {
+            cx.line(format!("{} = {};", s.at, s.none_at()));
+        }
+        choose_each(cx, &accs.sels, &|v| v.to_string(), &|v| {
+            format!("loops_part_{v}")
+        });
+        body.run_epilogue(cx, tile_value)
     }
 }

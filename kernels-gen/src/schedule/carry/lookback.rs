@@ -3,18 +3,18 @@
 //! The read of the records is fixed CUDA, in `lookback.cuh`.
 
 use super::fixed;
-use super::lowering::{declare_each, fold_earlier, TileBody};
+use super::lowering::{choose_each, declare_each, fold_earlier, Carried, TileBody};
 use super::CarryLowering;
-use crate::analysis::Accumulator;
 use crate::diag::DResult;
 use crate::emit::Cx;
 
-/// Scratch slots (8-byte words) per block and round: the block's own partial of each
-/// accumulator (its *aggregate*), then each one's *inclusive* partial, from the tile's start;
-/// two words per value, each holding 32 bits of it under the launch's stamp (`loops_publish`),
-/// the second unused by 4-byte types. No accumulators, no records: nothing to carry.
-pub(super) fn slots_per_block(accumulators: usize) -> u32 {
-    4 * accumulators as u32
+/// Scratch slots (8-byte words) per block and round, for a partial of `fields` values
+/// ([`Carried::fields`]: each accumulator; each selection's position and variables): the block's
+/// own partial (its *aggregate*), then the *inclusive* partial, from the tile's start; two words
+/// per value, each holding 32 bits of it under the launch's stamp (`loops_publish`), the second
+/// unused by 4-byte types. Nothing carried, no records.
+pub(super) fn slots_per_block(fields: usize) -> u32 {
+    4 * fields as u32
 }
 
 /// The first word of accumulator `i`'s aggregate, and of its inclusive partial, in a record.
@@ -30,7 +30,7 @@ fn inclusive_word(accs: usize, i: usize) -> usize {
 /// epoch), `loops_mine` (the block's record in `loops_data`, which `data` declares first: one
 /// round, records from the scratch's second word) and `loops_inside` (the block lies inside one
 /// tile: its record is an aggregate).
-pub(super) fn start_record(cx: &mut Cx<'_>, accs: &[Accumulator], data: bool) {
+pub(super) fn start_record(cx: &mut Cx<'_>, accs: &Carried, data: bool) {
     cx.line(
         "const unsigned int loops_stamp = (unsigned int)loops_epoch | (unsigned int)(loops_epoch >> 32);",
     );
@@ -39,7 +39,7 @@ pub(super) fn start_record(cx: &mut Cx<'_>, accs: &[Accumulator], data: bool) {
     }
     cx.line(format!(
         "unsigned long long* const loops_mine = loops_data + loops_chunk * {};",
-        slots_per_block(accs.len())
+        slots_per_block(accs.fields().len())
     ));
     cx.line("const bool loops_inside = loops_bx0 == loops_bx1;");
 }
@@ -47,15 +47,16 @@ pub(super) fn start_record(cx: &mut Cx<'_>, accs: &[Accumulator], data: bool) {
 /// Publishes `loops_<var>_<acc>`, the partials of the tile in progress at the block's end, as the
 /// block's aggregate where it lies inside one tile, else as its inclusive partials; and keeps
 /// them in `loops_block_<acc>` for the look-back.
-pub(super) fn publish_record(cx: &mut Cx<'_>, accs: &[Accumulator], var: &str) {
-    for (i, a) in accs.iter().enumerate() {
+pub(super) fn publish_record(cx: &mut Cx<'_>, accs: &Carried, var: &str) {
+    let fields = accs.fields();
+    for (i, f) in fields.iter().enumerate() {
         cx.line(format!(
             "loops_publish(loops_mine + (loops_inside ? {} : {}), loops_stamp, loops_{var}_{});",
             aggregate_word(i),
-            inclusive_word(accs.len(), i),
-            a.name
+            inclusive_word(fields.len(), i),
+            f.name
         ));
-        cx.line(format!("loops_block_{0} = loops_{var}_{0};", a.name));
+        cx.line(format!("loops_block_{0} = loops_{var}_{0};", f.name));
     }
 }
 
@@ -75,18 +76,19 @@ impl CarryLowering {
         &self,
         cx: &mut Cx<'_>,
         body: &TileBody<'_>,
-        accs: &[Accumulator],
+        accs: &Carried,
     ) -> DResult<()> {
         cx.open("if ((loops_cross_tile >= 0 || loops_inside) && threadIdx.x < 32)");
-        declare_each(cx, accs, "look", |a, _| a.op.identity(&a.ty));
+        declare_each(cx, accs, "look", |f, _| f.identity.clone());
         cx.open("for (long long loops_c0 = loops_chunk - 1; ; loops_c0 -= 32)");
         read_records(cx, accs);
         sum_records(cx, accs);
         cx.line("if (loops_stops != 0u) break;");
         cx.close();
-        let inclusive = |i| inclusive_word(accs.len(), i);
+        let fields = accs.fields();
+        let inclusive = |i| inclusive_word(fields.len(), i);
         cx.open("if (threadIdx.x == 0 && loops_inside)");
-        for (i, a) in accs.iter().enumerate() {
+        for (i, a) in accs.accs.iter().enumerate() {
             let c = a.op.combine(
                 &format!("loops_look_{}", a.name),
                 &format!("loops_block_{}", a.name),
@@ -96,13 +98,35 @@ impl CarryLowering {
                 inclusive(i)
             ));
         }
+        if !accs.sels.is_empty() {
+            // A selection's inclusive choice: the better of the look-back's and the block's.
+            let sels = Carried {
+                accs: Vec::new(),
+                sels: accs.sels.clone(),
+            };
+            declare_each(cx, &sels, "incl", |f, _| format!("loops_block_{}", f.name));
+            choose_each(cx, &accs.sels, &|v| format!("loops_incl_{v}"), &|v| {
+                format!("loops_look_{v}")
+            });
+            for (i, f) in fields.iter().enumerate().skip(accs.accs.len()) {
+                cx.line(format!(
+                    "loops_publish(loops_mine + {}, loops_stamp, loops_incl_{});",
+                    inclusive(i),
+                    f.name
+                ));
+            }
+        }
         cx.close();
         cx.open("else if (threadIdx.x == 0)");
-        declare_each(cx, accs, "part", |a, _| {
-            a.op.combine(
+        declare_each(cx, accs, "part", |f, i| match accs.accs.get(i) {
+            Some(a) => a.op.combine(
                 &format!("loops_look_{}", a.name),
                 &format!("loops_cross_{}", a.name),
-            )
+            ),
+            None => format!("loops_cross_{}", f.name),
+        });
+        choose_each(cx, &accs.sels, &|v| format!("loops_part_{v}"), &|v| {
+            format!("loops_look_{v}")
         });
         self.finish_tile(cx, body, "loops_cross_tile", accs)?;
         cx.close();
@@ -113,22 +137,18 @@ impl CarryLowering {
 
 /// Each lane's record of the round, waited for (`lookback.cuh`): declares `loops_w` (the record),
 /// `loops_complete` (it is inclusive), `loops_stops` and `loops_in` (the lane is summed).
-fn read_records(cx: &mut Cx<'_>, accs: &[Accumulator]) {
+fn read_records(cx: &mut Cx<'_>, accs: &Carried) {
+    let fields = accs.fields();
     let ready = |word: &dyn Fn(usize) -> usize| {
-        accs.iter()
+        fields
+            .iter()
             .enumerate()
-            .map(|(i, a)| {
-                format!(
-                    "loops_ready<{}>(&loops_w[{}], loops_stamp)",
-                    a.ty.cuda_name(),
-                    word(i)
-                )
-            })
+            .map(|(i, f)| format!("loops_ready<{}>(&loops_w[{}], loops_stamp)", f.ty, word(i)))
             .collect::<Vec<_>>()
             .join(" && ")
     };
-    let slots = slots_per_block(accs.len()).to_string();
-    let inclusive_ready = ready(&|i| inclusive_word(accs.len(), i));
+    let slots = slots_per_block(fields.len()).to_string();
+    let inclusive_ready = ready(&|i| inclusive_word(fields.len(), i));
     let aggregate_ready = ready(&aggregate_word);
     fixed::emit(
         cx,
@@ -143,18 +163,19 @@ fn read_records(cx: &mut Cx<'_>, accs: &[Accumulator]) {
 
 /// Sums the round's records that are in (`loops_in`) across the warp, each lane's inclusive or
 /// aggregate partial, and folds the sum into `loops_look_<acc>`, earlier than what it holds.
-fn sum_records(cx: &mut Cx<'_>, accs: &[Accumulator]) {
-    declare_each(cx, accs, "part", |a, i| {
-        let ty = a.ty.cuda_name();
+fn sum_records(cx: &mut Cx<'_>, accs: &Carried) {
+    let n = accs.fields().len();
+    declare_each(cx, accs, "part", |f, i| {
+        let ty = &f.ty;
         format!(
             "!loops_in ? {} : loops_complete ? loops_value<{ty}>(&loops_w[{}]) : loops_value<{ty}>(&loops_w[{}])",
-            a.op.identity(&a.ty),
-            inclusive_word(accs.len(), i),
+            f.identity,
+            inclusive_word(n, i),
             aggregate_word(i),
         )
     });
     cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
-    for a in accs {
+    for a in &accs.accs {
         let other = format!(
             "__shfl_xor_sync(0xffffffffu, loops_part_{}, loops_o)",
             a.name
@@ -162,6 +183,9 @@ fn sum_records(cx: &mut Cx<'_>, accs: &[Accumulator]) {
         let c = a.op.combine(&format!("loops_part_{}", a.name), &other);
         cx.line(format!("loops_part_{} = {c};", a.name));
     }
+    choose_each(cx, &accs.sels, &|v| format!("loops_part_{v}"), &|v| {
+        format!("__shfl_xor_sync(0xffffffffu, loops_part_{v}, loops_o)")
+    });
     cx.close();
-    fold_earlier(cx, accs, "look", |a, _| format!("loops_part_{}", a.name));
+    fold_earlier(cx, accs, "look", |v| format!("loops_part_{v}"));
 }

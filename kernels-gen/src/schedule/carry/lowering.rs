@@ -4,7 +4,10 @@
 use super::lookback::slots_per_block;
 use super::walk::Walk;
 use super::Partition;
-use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator};
+use crate::abi::STATE_HEADER_SLOTS;
+use crate::analysis::{
+    carry_body, reductions, staged_updates, Accumulator, CarryBody, Reductions, Selection,
+};
 use crate::diag::{bail, DResult};
 use crate::emit::{AtomLoop, Cx};
 use crate::ir::{Kernel, Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
@@ -31,6 +34,90 @@ pub(super) struct TileBody<'a> {
     pub(super) atom: &'a str,
     pub(super) atoms: &'a [Stmt],
     pub(super) epilogue: &'a [Stmt],
+    /// For one pass of a body of several atom loops: what the pass reads and keeps.
+    pub(super) pass: Option<PassState<'a>>,
+}
+
+/// One pass of a tile body of several atom loops (a launch per loop): before its atom loop a
+/// tile reads the earlier loops' results from the call's tile state and runs again the
+/// statements between the loops; a pass before the last keeps its loop's results in the state
+/// instead of running the epilogue.
+pub(super) struct PassState<'a> {
+    /// The tile set the partition runs over: the state has a slot per position of it.
+    pub(super) set: &'a str,
+    /// In order, after the prologue: the statements between loops, and the reads of each
+    /// earlier loop's results (at that loop's place).
+    pub(super) before: Vec<PassStep<'a>>,
+    /// The results this pass keeps for the later ones (none in the last pass).
+    pub(super) keeps: Vec<StateSlot>,
+}
+
+pub(super) enum PassStep<'a> {
+    Stmt(&'a Stmt),
+    Read(StateSlot),
+}
+
+/// A variable of the tile body kept in the call's tile state between passes.
+#[derive(Clone)]
+pub(super) struct StateSlot {
+    pub(super) name: String,
+    pub(super) ty: String,
+    pub(super) slot: u32,
+}
+
+impl TileBody<'_> {
+    /// Whether a tile is finished after its atoms: an epilogue to run, or results to keep.
+    pub(super) fn finishes(&self) -> bool {
+        !self.epilogue.is_empty() || self.pass.as_ref().is_some_and(|p| !p.keeps.is_empty())
+    }
+
+    /// The prologue of the tile at position `pos`, then, in a pass after the first, the earlier
+    /// loops' results and the statements between the loops.
+    pub(super) fn run_prologue(&self, cx: &mut Cx<'_>, pos: &str) -> DResult<()> {
+        cx.block(self.prologue)?;
+        let Some(pass) = &self.pass else {
+            return Ok(());
+        };
+        for step in &pass.before {
+            match step {
+                PassStep::Stmt(s) => cx.stmt(s)?,
+                PassStep::Read(v) => cx.line(format!(
+                    "{} = *reinterpret_cast<const {}*>(&{});",
+                    v.name,
+                    v.ty,
+                    pass.slot(v, pos)
+                )),
+            }
+        }
+        Ok(())
+    }
+
+    /// The epilogue of the tile at position `pos`, or in a pass before the last its loop's
+    /// results kept.
+    pub(super) fn run_epilogue(&self, cx: &mut Cx<'_>, pos: &str) -> DResult<()> {
+        if let Some(pass) = &self.pass {
+            for v in &pass.keeps {
+                cx.line(format!(
+                    "*reinterpret_cast<{}*>(&{}) = {};",
+                    v.ty,
+                    pass.slot(v, pos),
+                    v.name
+                ));
+            }
+        }
+        cx.block(self.epilogue)
+    }
+}
+
+impl PassState<'_> {
+    /// The state word of `v` for position `pos`: a slot per position per kept variable, after
+    /// the state's header.
+    fn slot(&self, v: &StateSlot, pos: &str) -> String {
+        format!(
+            "loops_tile_state[{STATE_HEADER_SLOTS} + (long long){} * {}_rows + {pos}]",
+            v.slot, self.set
+        )
+    }
 }
 
 /// Declares the list's positions as a tile set of their own and returns its name: position `p`
@@ -53,15 +140,18 @@ fn list_positions(cx: &mut Cx<'_>, sub: &Subset) -> &'static str {
 }
 
 impl Lowering for CarryLowering {
-    /// The body's shape and its accumulators, as the emission analyses them: `auto` and `lrb`
+    /// The body's shape and its reductions, as the emission analyses them: `auto` and `lrb`
     /// leave out a carry schedule that one of them rules out.
     fn check(&self, kernel: &Kernel) -> DResult<()> {
         let name = kernel.config.name();
         let parts = carry_body(kernel, kernel.body.user_body(), name)?;
-        match &parts.atoms.kind {
-            StmtKind::ForAtoms { var, body, .. } => accumulators(body, var, name).map(|_| ()),
-            _ => Ok(()),
+        let earlier = parts.earlier.iter().map(|(l, _)| *l);
+        for atoms in earlier.chain([parts.atoms]) {
+            if let StmtKind::ForAtoms { var, body, .. } = &atoms.kind {
+                reductions(body, var, name, &mut |s| s.to_string())?;
+            }
         }
+        Ok(())
     }
 
     /// Splits the tile body, then emits it as a segmented scan ([`Self::scans`]) or as the
@@ -70,6 +160,9 @@ impl Lowering for CarryLowering {
         let name = cx.kernel.config.name();
         let subset = tiles.subset_guard();
         let parts = carry_body(cx.kernel, tiles.user_body(), name)?;
+        if !parts.earlier.is_empty() {
+            return self.passes(cx, tiles, &parts);
+        }
         let StmtKind::ForAtoms {
             var,
             body: atom_body,
@@ -78,12 +171,17 @@ impl Lowering for CarryLowering {
         else {
             unreachable!("carry_body returns the atom loop")
         };
-        let accs = accumulators(atom_body, var, name)?;
+        let red = reductions(atom_body, var, name, &mut |s| cx.fresh(s))?;
+        let carried = Carried {
+            accs: red.accumulators,
+            sels: red.selections,
+        };
+        let accs = &carried.accs;
         let set = match &tiles.subset {
             Some(sub) => list_positions(cx, sub),
             None => tiles.set.as_str(),
         };
-        let slots = slots_per_block(accs.len());
+        let slots = slots_per_block(carried.fields().len());
         let invariants: Vec<&str> = parts.rounds.iter().map(|r| r.var).collect();
         // A subset's atoms are not contiguous: an atom's operand needs its tile's real offset
         // first, which the segments find; no staging.
@@ -96,19 +194,21 @@ impl Lowering for CarryLowering {
             tile_id: subset.map(|(id, _, _)| id),
             prologue: parts.prologue,
             atom: var,
-            atoms: atom_body,
+            // With its selections recording the positions of the atoms they keep.
+            atoms: &red.body,
             epilogue: parts.epilogue,
+            pass: None,
         };
         if self.scans(cx.kernel) {
             let staged = operands.expect("`scans` found the staged updates");
             cx.scratch_slots_per_block = slots;
-            return self.segmented_scan(cx, set, &body, &staged, &accs);
+            return self.segmented_scan(cx, set, &body, &staged, accs);
         }
         let staged = operands.filter(|s| stageable && self.stage_fits(s.len(), accs.len()));
         let walk = Walk {
             set,
             body,
-            accs: &accs,
+            carried: &carried,
             rounds: parts.rounds.as_ref(),
             atoms_line: parts.atoms.line,
             subset: subset
@@ -127,51 +227,262 @@ impl Lowering for CarryLowering {
     }
 }
 
-/// `T loops_<var>_<acc> = <from(acc, i)>;` for each accumulator (`var` "part": a partial
-/// result being combined).
-pub(super) fn declare_each(
-    cx: &mut Cx<'_>,
-    accs: &[Accumulator],
-    var: &str,
-    from: impl Fn(&Accumulator, usize) -> String,
-) {
-    for (i, a) in accs.iter().enumerate() {
-        cx.line(format!(
-            "{} loops_{var}_{} = {};",
-            a.ty.cuda_name(),
-            a.name,
-            from(a, i)
-        ));
+/// What the carry protocol combines across threads and blocks for an atom loop: its scalar
+/// accumulators and its selections. A selection is carried as its position and its variables
+/// (the key among them), and two partials combine by key, then position
+/// ([`Selection::better`]): an associative choice, so it goes wherever a sum goes.
+pub(super) struct Carried {
+    pub(super) accs: Vec<Accumulator>,
+    pub(super) sels: Vec<Selection>,
+}
+
+/// One value of a partial: an accumulator, or a selection's position or variable.
+pub(super) struct Field {
+    /// The variable in the tile body.
+    pub(super) name: String,
+    /// Its CUDA type.
+    pub(super) ty: String,
+    /// What a share of the tile with no atoms holds: the operator's identity; for a selection,
+    /// no atom chosen (a position every choice beats, the worst key).
+    pub(super) identity: String,
+}
+
+impl Carried {
+    /// Scalar accumulators only (the segmented scan, which takes no selection).
+    pub(super) fn scalars(accs: &[Accumulator]) -> Carried {
+        Carried {
+            accs: accs.to_vec(),
+            sels: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.accs.is_empty() && self.sels.is_empty()
+    }
+
+    /// Every value of a partial, in the order of the records: the accumulators, then each
+    /// selection's position and variables.
+    pub(super) fn fields(&self) -> Vec<Field> {
+        let mut out: Vec<Field> = self
+            .accs
+            .iter()
+            .map(|a| Field {
+                name: a.name.clone(),
+                ty: a.ty.cuda_name().to_string(),
+                identity: a.op.identity(&a.ty),
+            })
+            .collect();
+        for s in &self.sels {
+            out.push(Field {
+                name: s.at.clone(),
+                ty: "long long".into(),
+                identity: s.none_at().into(),
+            });
+            for (v, ty) in &s.vars {
+                let key = s.key.as_ref().is_some_and(|k| k.name == *v);
+                let identity = match s.worst_key() {
+                    Some(worst) if key => worst,
+                    // Never read: a choice of no atom loses to every other.
+                    _ => format!("(({})0)", ty.cuda_name()),
+                };
+                out.push(Field {
+                    name: v.clone(),
+                    ty: ty.cuda_name().to_string(),
+                    identity,
+                });
+            }
+        }
+        out
+    }
+
+    /// Starts a share of a cut tile from no choice: each selection's position and key (its
+    /// other variables are never read before a choice sets them).
+    pub(super) fn reset_selections(&self, cx: &mut Cx<'_>) {
+        for s in &self.sels {
+            cx.line(format!("{} = {};", s.at, s.none_at()));
+            if let (Some(k), Some(worst)) = (&s.key, s.worst_key()) {
+                cx.line(format!("{} = {worst};", k.name));
+            }
+        }
+    }
+
+    /// Declares each selection's position variable, which the atom loop's rewritten body sets.
+    pub(super) fn declare_positions(&self, cx: &mut Cx<'_>) {
+        for s in &self.sels {
+            cx.line(format!("long long {} = {};", s.at, s.none_at()));
+        }
     }
 }
 
-/// `loops_<var>_<acc> = <earlier(acc, i)> op loops_<var>_<acc>;`: folds in the partial of an
-/// earlier lane, thread, warp or block (earlier first, the order of the sequential loop).
+/// Keeps, for each selection, the better of the choice in `mine(name)` and the one in
+/// `other(name)` (read first into temporaries: `other` may be a shuffle, which every lane runs).
+pub(super) fn choose_each(
+    cx: &mut Cx<'_>,
+    sels: &[Selection],
+    mine: &dyn Fn(&str) -> String,
+    other: &dyn Fn(&str) -> String,
+) {
+    for s in sels {
+        cx.open("");
+        let mut names = vec![(s.at.as_str(), "long long")];
+        names.extend(s.vars.iter().map(|(v, t)| (v.as_str(), t.cuda_name())));
+        for (v, ty) in &names {
+            cx.line(format!("const {ty} loops_other_{v} = {};", other(v)));
+        }
+        let better = s.better_than(&|v| format!("loops_other_{v}"), mine);
+        let assigns: Vec<String> = names
+            .iter()
+            .map(|(v, _)| format!("{} = loops_other_{v};", mine(v)))
+            .collect();
+        cx.line(format!("if ({better}) {{ {} }}", assigns.join(" ")));
+        cx.close();
+    }
+}
+
+/// `T loops_<var>_<field> = <from(field, i)>;` for each value of a partial (`var` "part": a
+/// partial result being combined).
+pub(super) fn declare_each(
+    cx: &mut Cx<'_>,
+    carried: &Carried,
+    var: &str,
+    from: impl Fn(&Field, usize) -> String,
+) {
+    for (i, f) in carried.fields().iter().enumerate() {
+        cx.line(format!("{} loops_{var}_{} = {};", f.ty, f.name, from(f, i)));
+    }
+}
+
+/// `loops_<var>_<acc> = <earlier(acc)> op loops_<var>_<acc>;`: folds in the partial of an
+/// earlier lane, thread, warp or block (earlier first, the order of the sequential loop); each
+/// selection keeps the better choice.
 pub(super) fn fold_earlier(
     cx: &mut Cx<'_>,
-    accs: &[Accumulator],
+    carried: &Carried,
     var: &str,
-    earlier: impl Fn(&Accumulator, usize) -> String,
+    earlier: impl Fn(&str) -> String,
 ) {
-    for (i, a) in accs.iter().enumerate() {
+    for a in &carried.accs {
         let into = format!("loops_{var}_{}", a.name);
-        let c = a.op.combine(&earlier(a, i), &into);
+        let c = a.op.combine(&earlier(&a.name), &into);
         cx.line(format!("{into} = {c};"));
     }
+    choose_each(cx, &carried.sels, &|v| format!("loops_{var}_{v}"), &earlier);
 }
 
 impl CarryLowering {
+    /// A tile body of several atom loops: a launch per loop (`loops_pass`), each the whole
+    /// protocol for its loop, the tile's finishing thread keeping the loop's results (its
+    /// accumulators and selections' variables) in the call's tile state for the later passes,
+    /// and the last pass running the epilogue.
+    fn passes(&self, cx: &mut Cx<'_>, tiles: &TileLoop, parts: &CarryBody<'_>) -> DResult<()> {
+        let name = cx.kernel.config.name();
+        let subset = tiles.subset_guard();
+        let mut loops: Vec<&Stmt> = parts.earlier.iter().map(|(l, _)| *l).collect();
+        loops.push(parts.atoms);
+        let mut reds: Vec<(Reductions, &str, usize)> = Vec::new();
+        for l in &loops {
+            let StmtKind::ForAtoms { var, body, .. } = &l.kind else {
+                unreachable!("carry_body returns atom loops")
+            };
+            let red = reductions(body, var, name, &mut |s| cx.fresh(s))?;
+            reds.push((red, var.as_str(), l.line));
+        }
+        // Each earlier loop's results: its accumulators and its selections' variables (their
+        // positions only break ties inside the loop), a slot each.
+        let mut results: Vec<Vec<StateSlot>> = Vec::new();
+        let mut next_slot = 0u32;
+        for (red, _, _) in &reds[..reds.len() - 1] {
+            let mut vars: Vec<(String, String)> = red
+                .accumulators
+                .iter()
+                .map(|a| (a.name.clone(), a.ty.cuda_name().to_string()))
+                .collect();
+            for sel in &red.selections {
+                vars.extend(
+                    sel.vars
+                        .iter()
+                        .map(|(v, t)| (v.clone(), t.cuda_name().to_string())),
+                );
+            }
+            results.push(
+                vars.into_iter()
+                    .map(|(name, ty)| {
+                        next_slot += 1;
+                        StateSlot {
+                            name,
+                            ty,
+                            slot: next_slot - 1,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        cx.state_slots_per_tile = next_slot;
+        let set = match &tiles.subset {
+            Some(sub) => list_positions(cx, sub),
+            None => tiles.set.as_str(),
+        };
+        let mut scratch = 0;
+        cx.line_directive(tiles.line);
+        for (k, (red, var, line)) in reds.iter().enumerate() {
+            let last = k + 1 == reds.len();
+            let mut before = Vec::new();
+            for (j, (_, between)) in parts.earlier.iter().enumerate().take(k) {
+                before.extend(results[j].iter().cloned().map(PassStep::Read));
+                before.extend(between.iter().map(PassStep::Stmt));
+            }
+            let carried = Carried {
+                accs: red.accumulators.clone(),
+                sels: red.selections.clone(),
+            };
+            let body = TileBody {
+                tile: tiles.tile.as_str(),
+                tile_id: subset.map(|(id, _, _)| id),
+                prologue: parts.prologue,
+                atom: var,
+                atoms: &red.body,
+                epilogue: if last { parts.epilogue } else { &[] },
+                pass: Some(PassState {
+                    set,
+                    before,
+                    keeps: if last { Vec::new() } else { results[k].clone() },
+                }),
+            };
+            let walk = Walk {
+                set,
+                body,
+                carried: &carried,
+                rounds: None,
+                atoms_line: *line,
+                subset: subset
+                    .zip(tiles.subset.as_ref())
+                    .map(|((_, in_set, _), sub)| (in_set, sub)),
+                // The passes' shared arrays are all declared in one body, where each pass's
+                // staged operands would take their room beside every other pass's: none staged.
+                staged: None,
+            };
+            cx.open(format!("if (loops_pass == {k})"));
+            cx.scratch_slots_per_block = 0;
+            self.walk(cx, &walk)?;
+            scratch = scratch.max(cx.scratch_slots_per_block);
+            cx.close();
+        }
+        // Each pass is a launch of its own: the records of the largest.
+        cx.scratch_slots_per_block = scratch;
+        Ok(())
+    }
+
     /// Items (tiles + atoms, or atoms) of one block's range.
     pub(super) fn block_items(&self) -> u32 {
         self.block_size * self.items_per_thread
     }
 
-    /// Declares `loops_<into>_<key name>` and `loops_<into>_<acc>`: what segments the runs
+    /// Declares `loops_<into>_<key name>` and `loops_<into>_<field>`: what segments the runs
     /// (`key`: its type, name and source, as the tail tile) and the run partials of the lane
     /// `delta` lanes before this one.
     pub(super) fn shuffle_up(
         cx: &mut Cx<'_>,
-        accs: &[Accumulator],
+        carried: &Carried,
         into: &str,
         delta: &str,
         (key_ty, key_name, key): (&str, &str, &str),
@@ -179,11 +490,10 @@ impl CarryLowering {
         cx.line(format!(
             "const {key_ty} loops_{into}_{key_name} = __shfl_up_sync(0xffffffffu, {key}, {delta});"
         ));
-        for a in accs {
+        for f in carried.fields() {
             cx.line(format!(
                 "const {} loops_{into}_{1} = __shfl_up_sync(0xffffffffu, loops_run_{1}, {delta});",
-                a.ty.cuda_name(),
-                a.name
+                f.ty, f.name
             ));
         }
     }

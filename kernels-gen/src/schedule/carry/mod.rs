@@ -24,8 +24,13 @@
 //!    nearest inclusive one. Blocks take their place in the order from a ticket when they start, so a
 //!    block only ever waits for blocks that are already running, and those never wait for it.
 //!
+//! A selection (argmax, first match) is carried like an accumulator, as its variables and the
+//! position of the atom it chose, two partials keeping the better by key, then position. A body of
+//! several atom loops runs the protocol once per loop, a launch each (`loops_pass`), the results of
+//! each loop kept per tile in the call's tile state for the later ones (`lowering.rs`).
+//!
 //! The partition is the only difference between the two schedules; [`model_run`] replays the whole
-//! protocol in Rust for the property tests. `work_oriented` replaces steps 2 and 3 by a segmented
+//! protocol in Rust for the property tests ([`model_fold`] for any associative fold). `work_oriented` replaces steps 2 and 3 by a segmented
 //! scan of the block's staged operands where the body allows it (`CarryLowering::scans`); the
 //! block's range, its record and the look-back are the same.
 //!
@@ -56,7 +61,7 @@ mod stage;
 #[cfg(feature = "frontend")]
 mod walk;
 
-pub use model::{model_run, ModelRun};
+pub use model::{model_fold, model_run, Fold, ModelRun};
 pub use partition::{subset_offsets, Partition, Segment};
 
 #[cfg(feature = "frontend")]

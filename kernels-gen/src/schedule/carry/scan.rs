@@ -2,9 +2,9 @@
 //! segmented scan of the block's atoms instead of per-thread tile walks.
 
 use super::lookback::{publish_record, start_record};
-use super::lowering::{declare_each, fold_earlier, TileBody};
+use super::lowering::{declare_each, fold_earlier, Carried, TileBody};
 use super::{CarryLowering, Partition};
-use crate::analysis::{accumulators, carry_body, staged_updates, Accumulator, StagedUpdate};
+use crate::analysis::{carry_body, reductions, staged_updates, Accumulator, StagedUpdate};
 use crate::diag::DResult;
 use crate::emit::Cx;
 use crate::ir::{Kernel, StmtKind};
@@ -33,10 +33,20 @@ impl CarryLowering {
         let StmtKind::ForAtoms { var, body, .. } = &parts.atoms.kind else {
             return false;
         };
-        let Ok(accs) = accumulators(body, var, name) else {
+        // A selection is not a fold of one operand per atom.
+        let Ok(red) = reductions(body, var, name, &mut |s| s.to_string()) else {
             return false;
         };
-        if parts.rounds.is_some() || parts.epilogue.is_empty() || accs.is_empty() {
+        if !red.selections.is_empty() {
+            return false;
+        }
+        let accs = red.accumulators;
+        // Several atom loops run as passes of the per-thread walk.
+        if parts.rounds.is_some()
+            || !parts.earlier.is_empty()
+            || parts.epilogue.is_empty()
+            || accs.is_empty()
+        {
             return false;
         }
         staged_updates(kernel, body, var, &[]).is_some_and(|staged| {
@@ -77,7 +87,8 @@ impl CarryLowering {
                 a.expect("one update each").clone()
             })
             .collect();
-        let accs = accs.as_slice();
+        let carried = Carried::scalars(&accs);
+        let accs = &carried;
         // 1. The block's range, its atoms' operands and the heads of its tiles.
         self.block_range(cx, set, true, true);
         cx.line("const int loops_n = loops_by1 - loops_by0;");
@@ -93,7 +104,7 @@ impl CarryLowering {
         ));
         let heads = HeadWords::new(self.items_per_thread);
         heads.load(cx);
-        self.scan_thread_atoms(cx, &heads, accs);
+        self.scan_thread_atoms(cx, &heads, &accs.accs);
         self.scan_threads(cx, accs);
         self.carry_in(cx, &heads, accs);
         self.scan_record(cx, &off, accs);
@@ -162,7 +173,7 @@ impl CarryLowering {
     /// The threads' totals (has a head, partial since the last one) scanned by shuffles up,
     /// segmented, into `loops_run_<acc>`; each warp's last lane leaves the warp's in shared
     /// memory.
-    fn scan_threads(&self, cx: &mut Cx<'_>, accs: &[Accumulator]) {
+    fn scan_threads(&self, cx: &mut Cx<'_>, accs: &Carried) {
         let ipt = self.items_per_thread;
         declare_each(cx, accs, "run", |a, _| {
             format!("loops_acc_{}[{}]", a.name, ipt - 1)
@@ -172,14 +183,14 @@ impl CarryLowering {
         Self::shuffle_up(cx, accs, "up", "loops_o", ("bool", "f", "loops_f"));
         cx.open("if (loops_lane >= loops_o)");
         cx.open("if (!loops_f)");
-        fold_earlier(cx, accs, "run", |a, _| format!("loops_up_{}", a.name));
+        fold_earlier(cx, accs, "run", |v| format!("loops_up_{v}"));
         cx.close();
         cx.line("loops_f = loops_f || loops_up_f;");
         cx.close();
         cx.close();
         let warps = self.block_size / 32;
         cx.line(format!("__shared__ bool loops_warp_head[{warps}];"));
-        for a in accs {
+        for a in &accs.accs {
             cx.line(format!(
                 "__shared__ {} loops_warp_{}[{warps}];",
                 a.ty.cuda_name(),
@@ -188,7 +199,7 @@ impl CarryLowering {
         }
         cx.open("if (loops_lane == 31)");
         cx.line("loops_warp_head[loops_warp] = loops_f;");
-        for a in accs {
+        for a in &accs.accs {
             cx.line(format!(
                 "loops_warp_{0}[loops_warp] = loops_run_{0};",
                 a.name
@@ -201,32 +212,26 @@ impl CarryLowering {
     /// the lane before it, then, while no head was met, the earlier warps' totals. It reaches
     /// the atoms before the thread's first head; every atom's partial goes back in place. The
     /// block's last atom's (`loops_last_<acc>`) is its record.
-    fn carry_in(&self, cx: &mut Cx<'_>, heads: &HeadWords, accs: &[Accumulator]) {
+    fn carry_in(&self, cx: &mut Cx<'_>, heads: &HeadWords, accs: &Carried) {
         Self::shuffle_up(cx, accs, "prev", "1", ("bool", "f", "loops_f"));
         cx.line("bool loops_in_f = loops_lane > 0 && loops_prev_f;");
-        declare_each(cx, accs, "in", |a, _| {
-            format!(
-                "loops_lane > 0 ? loops_prev_{} : {}",
-                a.name,
-                a.op.identity(&a.ty)
-            )
+        declare_each(cx, accs, "in", |f, _| {
+            format!("loops_lane > 0 ? loops_prev_{} : {}", f.name, f.identity)
         });
         cx.line("__syncthreads();");
         cx.open("if (!loops_in_f)");
         cx.open("for (int loops_v = loops_warp - 1; loops_v >= 0; --loops_v)");
-        fold_earlier(cx, accs, "in", |a, _| {
-            format!("loops_warp_{}[loops_v]", a.name)
-        });
+        fold_earlier(cx, accs, "in", |v| format!("loops_warp_{v}[loops_v]"));
         cx.line("if (loops_warp_head[loops_v]) break;");
         cx.close();
         cx.close();
         cx.line("bool loops_open = true;");
-        declare_each(cx, accs, "last", |a, _| a.op.identity(&a.ty));
+        declare_each(cx, accs, "last", |f, _| f.identity.clone());
         for j in 0..self.items_per_thread {
             cx.open("");
             cx.line(format!("const int loops_p = loops_p0 + {j};"));
             cx.line(format!("if ({} != 0) loops_open = false;", heads.at(j)));
-            for (i, a) in accs.iter().enumerate() {
+            for (i, a) in accs.accs.iter().enumerate() {
                 let c = a.op.combine(
                     &format!("loops_in_{}", a.name),
                     &format!("loops_acc_{}[{j}]", a.name),
@@ -249,9 +254,9 @@ impl CarryLowering {
     /// The block's record: the partial of the tile in progress at the block's end (nothing of it
     /// here if it starts at the next block), inclusive where it began in the block; published by
     /// the thread holding the block's last atom.
-    fn scan_record(&self, cx: &mut Cx<'_>, off: &dyn Fn(&str) -> String, accs: &[Accumulator]) {
+    fn scan_record(&self, cx: &mut Cx<'_>, off: &dyn Fn(&str) -> String, accs: &Carried) {
         start_record(cx, accs, true);
-        for a in accs {
+        for a in &accs.accs {
             cx.line(format!(
                 "__shared__ {} loops_block_{};",
                 a.ty.cuda_name(),
@@ -266,7 +271,7 @@ impl CarryLowering {
             "if (!loops_inside && {} >= loops_by1)",
             off("loops_bx1")
         ));
-        for a in accs {
+        for a in &accs.accs {
             cx.line(format!("loops_last_{} = {};", a.name, a.op.identity(&a.ty)));
         }
         cx.close();
@@ -283,7 +288,7 @@ impl CarryLowering {
         cx: &mut Cx<'_>,
         body: &TileBody<'_>,
         off: &dyn Fn(&str) -> String,
-        accs: &[Accumulator],
+        accs: &Carried,
     ) -> DResult<()> {
         cx.line(format!(
             "const bool loops_cross = !loops_inside && {} < loops_by0;",
@@ -300,7 +305,7 @@ impl CarryLowering {
             off("loops_t + 1")
         ));
         cx.open(format!("if (loops_e > {} - loops_by0)", off("loops_t")));
-        for (i, a) in accs.iter().enumerate() {
+        for (i, a) in accs.accs.iter().enumerate() {
             let c =
                 a.op.combine(&a.name, &format!("loops_stage_{i}[{}]", pad("loops_e - 1")));
             cx.line(format!("{} = {c};", a.name));
@@ -313,7 +318,7 @@ impl CarryLowering {
             "const int loops_cross_end = loops_cross ? {} - 1 - loops_by0 : 0;",
             off("loops_bx0 + 1")
         ));
-        for (i, a) in accs.iter().enumerate() {
+        for (i, a) in accs.accs.iter().enumerate() {
             cx.line(format!(
                 "const {} loops_cross_{} = loops_stage_{i}[{}];",
                 a.ty.cuda_name(),

@@ -1,21 +1,21 @@
 //! Step 2: each thread walks its segment. A tile it holds whole gets its epilogue at once; for the
 //! tile cut at the segment's start (its *head*) and the tile in progress at its end (its *tail*)
-//! it keeps the partial accumulators for the fix-up (`fixup.rs`).
+//! it keeps the partial accumulators and selections for the fix-up (`fixup.rs`).
 
 use super::lookback::slots_per_block;
-use super::lowering::TileBody;
+use super::lowering::{Carried, TileBody};
 use super::{CarryLowering, Partition};
-use crate::analysis::{Accumulator, Rounds, StagedUpdate};
+use crate::analysis::{Rounds, StagedUpdate};
 use crate::diag::DResult;
 use crate::emit::Cx;
-use crate::ir::{Expr, Stmt, Subset};
+use crate::ir::{Expr, Subset};
 
 /// A tile loop as the per-thread walk runs it.
 pub(super) struct Walk<'a> {
     /// The tile set the partition runs over (a subset's list positions, or the loop's set).
     pub(super) set: &'a str,
     pub(super) body: TileBody<'a>,
-    pub(super) accs: &'a [Accumulator],
+    pub(super) carried: &'a Carried,
     /// A tile-invariant loop around the atom loop: each iteration is the whole protocol again.
     pub(super) rounds: Option<&'a Rounds<'a>>,
     /// The atom loop's line, for `#line`.
@@ -31,9 +31,9 @@ impl CarryLowering {
     /// thread's segment, the walk, the fix-up; once per round.
     pub(super) fn walk(&self, cx: &mut Cx<'_>, w: &Walk<'_>) -> DResult<()> {
         // Without an epilogue there is nothing to finish: atoms do their own work.
-        let fixup = !w.body.epilogue.is_empty();
+        let fixup = w.body.finishes();
         // Records and a look-back only where there are partials to carry.
-        let carries = fixup && !w.accs.is_empty();
+        let carries = fixup && !w.carried.is_empty();
         // Without rounds the operands are staged together with the offsets window: one
         // round trip to memory and one barrier fewer per block.
         let early_stage = w.rounds.is_none() && w.staged.is_some();
@@ -41,7 +41,7 @@ impl CarryLowering {
         self.window_and_stage(cx, w, early_stage);
         let off = |i: &str| self.window_offset(w.set, i);
         self.thread_segment(cx, w.set, &off);
-        let slots = slots_per_block(w.accs.len());
+        let slots = slots_per_block(w.carried.fields().len());
         match w.rounds {
             Some(r) => open_round(cx, r, carries.then_some(slots)),
             None if carries => {
@@ -52,12 +52,13 @@ impl CarryLowering {
         if let (false, Some(staged)) = (early_stage, &w.staged) {
             self.stage(cx, w.body.atom, staged, true, false);
         }
+        w.carried.declare_positions(cx);
         if fixup {
-            for a in w.accs {
-                let (ty, id) = (a.ty.cuda_name(), a.op.identity(&a.ty));
+            for f in w.carried.fields() {
+                let (ty, id) = (f.ty, f.identity);
                 cx.line(format!(
                     "{ty} loops_head_{0} = {id}, loops_tail_{0} = {id};",
-                    a.name
+                    f.name
                 ));
             }
             cx.line("int loops_head_tile = -1, loops_tail_tile = -1;");
@@ -65,7 +66,7 @@ impl CarryLowering {
         walk_tiles(cx, w, &off, fixup)?;
         if fixup {
             cx.scratch_slots_per_block = slots;
-            self.fixup(cx, &w.body, &off, w.accs)?;
+            self.fixup(cx, &w.body, &off, w.carried)?;
         }
         if w.rounds.is_some() {
             // The next round reuses the block's shared arrays.
@@ -149,7 +150,7 @@ fn walk_tiles(
             off("loops_t")
         ));
     }
-    cx.block(w.body.prologue)?;
+    w.body.run_prologue(cx, "loops_t")?;
     cx.line(format!(
         "const bool loops_cut = {} < loops_y0;",
         off("loops_t")
@@ -159,11 +160,12 @@ fn walk_tiles(
         "const int loops_stop = loops_is_tail ? loops_y1 : {};",
         off("loops_t + 1")
     ));
-    if fixup && !w.accs.is_empty() {
+    if fixup && !w.carried.is_empty() {
         cx.open("if (loops_cut || loops_is_tail)");
-        for a in w.accs {
+        for a in &w.carried.accs {
             cx.line(format!("{} = {};", a.name, a.op.identity(&a.ty)));
         }
+        w.carried.reset_selections(cx);
         cx.close();
     }
     cx.line_directive(w.atoms_line);
@@ -175,9 +177,9 @@ fn walk_tiles(
         cx.line("loops_nz = loops_stop;");
     }
     if fixup {
-        keep_partials(cx, w.accs, w.body.epilogue)?;
+        keep_partials(cx, w.carried, &w.body)?;
     } else {
-        cx.block(w.body.epilogue)?;
+        w.body.run_epilogue(cx, "loops_t")?;
     }
     cx.close();
     Ok(())
@@ -219,21 +221,22 @@ fn atom_step(
 
 /// After a tile's atoms in the segment: the partials of the tail and of the head are kept for the
 /// fix-up; a tile held whole runs its epilogue.
-fn keep_partials(cx: &mut Cx<'_>, accs: &[Accumulator], epilogue: &[Stmt]) -> DResult<()> {
+fn keep_partials(cx: &mut Cx<'_>, carried: &Carried, body: &TileBody<'_>) -> DResult<()> {
+    let fields = carried.fields();
     cx.open("if (loops_is_tail)");
     cx.line("loops_tail_tile = loops_t;");
-    for a in accs {
-        cx.line(format!("loops_tail_{0} = {0};", a.name));
+    for f in &fields {
+        cx.line(format!("loops_tail_{0} = {0};", f.name));
     }
     cx.close();
     cx.open("else if (loops_cut)");
     cx.line("loops_head_tile = loops_t;");
-    for a in accs {
-        cx.line(format!("loops_head_{0} = {0};", a.name));
+    for f in &fields {
+        cx.line(format!("loops_head_{0} = {0};", f.name));
     }
     cx.close();
     cx.open("else");
-    cx.block(epilogue)?;
+    body.run_epilogue(cx, "loops_t")?;
     cx.close();
     Ok(())
 }

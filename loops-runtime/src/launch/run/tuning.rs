@@ -171,10 +171,8 @@ impl Plan<'_, '_> {
     /// that reads block starts, the form [`crate::Gpu::launch`] will pick.
     fn launch_entry(&self, variant: &Variant) -> String {
         let entry = self.entry(variant);
-        let schedule = variant.config.schedule;
-        let takes_starts = schedule
-            .unit()
-            .hidden_params(schedule, variant.over_list)
+        let takes_starts = variant
+            .schedule_hidden()
             .contains(&kernels_gen::abi::Hidden::BlockStarts);
         if !takes_starts {
             return entry;
@@ -268,9 +266,7 @@ impl Plan<'_, '_> {
     ) -> Result<()> {
         let gpu = self.gpu;
         let starts = variants.iter().any(|v| {
-            let s = v.config.schedule;
-            s.unit()
-                .hidden_params(s, v.over_list)
+            v.schedule_hidden()
                 .contains(&kernels_gen::abi::Hidden::BlockStarts)
         });
         std::thread::scope(|scope| {
