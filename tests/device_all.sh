@@ -8,7 +8,8 @@
 #   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `bench` (generated set,
 #   then the real matrices), `bench:generated`, `bench:corpus`, `bench:world` and `bench:world64`
 #   (the world set, f32 and f64), `graphs:world` (traversals on the world graphs), `startup`
-#   (examples/startup: cold and warm first launches), `sanitize` (tests/sanitize.sh).
+#   (examples/startup: cold and warm first launches), `graphs` (bench_graphs on its own graphs,
+#   LOOPS_GRAPHS_ARGS for its options), `sanitize` (tests/sanitize.sh).
 #   Default: tests bench.
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
@@ -67,6 +68,9 @@ for w in "${steps[@]}"; do
     bench:world64)
       # shellcheck disable=SC2086
       step bench-world64 .device/examples/bench_spmv --world --f64 --out "$logs/bench" ${LOOPS_BENCH_ARGS:-} ;;
+    graphs)
+      # shellcheck disable=SC2086
+      step graphs .device/examples/bench_graphs --out "$logs/graphs" ${LOOPS_GRAPHS_ARGS:-} ;;
     graphs:world)
       # shellcheck disable=SC2086
       step graphs-world .device/examples/bench_graphs --world --out "$logs/graphs" ${LOOPS_GRAPHS_ARGS:-} ;;

@@ -182,7 +182,7 @@ mod tests {
             // Over a whole tile set there is no list.
             assert!(!s.unit().hidden_params(s, false).contains(&Hidden::ListLen));
             assert_eq!(
-                hidden_params(s, true, true),
+                hidden_params(s, true, 1, true),
                 [Hidden::ListLen, Hidden::Fault, Hidden::Scratch]
             );
         }
