@@ -215,17 +215,6 @@ fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph)
     );
 }
 
-/// A vertex of largest degree and vertex 0.
-fn sources(g: &Graph) -> Vec<u32> {
-    let mut s = vec![0];
-    if let Some(v) = g.max_degree_vertex() {
-        if v != 0 {
-            s.push(v);
-        }
-    }
-    s
-}
-
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
@@ -235,7 +224,7 @@ fn every_real_matrix() {
     let mut count = 0;
     for (name, m) in common::real_matrices::<f32>() {
         let g = Graph::from_pattern(&m, 1, seed).unwrap();
-        check_graph(&gpu, &mut tally, &name, &g, &sources(&g));
+        check_graph(&gpu, &mut tally, &name, &g, &common::graph_sources(&g));
         count += 1;
     }
     if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
@@ -252,7 +241,7 @@ fn rmat_scale_14_symmetrised() {
     let m: sprs::CsMat<f32> = loops::generate::rmat(14, 16, seed);
     // Symmetrised here, so that PageRank, which runs on the directed input, sees it too.
     let g = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
-    let mut s = sources(&g);
+    let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
     let mut tally = Tally::default();
     check_graph(&gpu, &mut tally, "rmat 14 symmetrised", &g, &s);

@@ -147,17 +147,6 @@ fn assert_none(failures: Vec<String>) {
     );
 }
 
-/// Vertex 0 and a vertex of largest degree.
-fn sources(g: &Graph) -> Vec<u32> {
-    let mut s = vec![0];
-    if let Some(v) = g.max_degree_vertex() {
-        if v != 0 {
-            s.push(v);
-        }
-    }
-    s
-}
-
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
@@ -179,7 +168,7 @@ fn every_real_matrix() {
         };
         for max_w in [64, 1000] {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
-            let s = sources(&g);
+            let s = common::graph_sources(&g);
             let what = format!("{name} weights 1..={max_w}");
             let delta = small_delta(&g, &s);
             failures.extend(check_graph(&gpu, &what, &g, &s, &[delta], &schedules));
@@ -215,7 +204,7 @@ fn road_kronecker_and_grid() {
         for max_w in [64, 1000] {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
             let far = (seed % g.vertices() as u64) as u32;
-            let mut s = sources(&g);
+            let mut s = common::graph_sources(&g);
             s.push(far);
             let delta = if bellman_ford {
                 u32::MAX / 2
