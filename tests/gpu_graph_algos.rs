@@ -5,7 +5,10 @@
 //! stop), connected components (`cc.rs`, labels equal) and triangle counting (`tc.rs`, counts
 //! equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
 //! road network of the world set, isolated vertices, a single vertex. Outputs are poisoned before
-//! each run. A printed seed replays a failure (`LOOPS_SEED`).
+//! each run. A printed seed replays a failure (`LOOPS_SEED`). Each graph prints its time; the
+//! slowest real matrix, luxembourg (about 1,000 BFS levels per source), takes some 23 x 2,000
+//! levels of about 40 us, 2 s on an H100. Every loop here has an iteration limit that errors:
+//! the DO-BFS and components loops stop after `vertices + 1` steps, PageRank after its count.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -13,11 +16,10 @@ mod common;
 mod kernels;
 
 use common::Tally;
-use kernels::graph_host::{
-    check_bfs_parents_reference, components_reference, pagerank_reference, symmetric_reference,
-    triangles_reference, Switch,
+use kernels::graph_host::Switch;
+use loops::graph::{
+    bfs_levels, check_bfs_tree, compare, components, pagerank, triangles, Graph, UNREACHED,
 };
-use loops::graph::{bfs_levels, compare, Graph, UNREACHED};
 use loops::prelude::*;
 
 const POISON: u32 = 0x5a5a_5a5a;
@@ -27,13 +29,14 @@ const ITERATIONS: u32 = 20;
 /// Every algorithm under every schedule on `g` (directed; BFS runs on its symmetric form), BFS
 /// from each of `sources`.
 fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u32]) {
-    let s = symmetric_reference(g);
+    let started = std::time::Instant::now();
+    let s = g.symmetric();
     let n = g.vertices();
     check_bfs(gpu, tally, name, &s, sources);
     check_pagerank::<f32>(gpu, tally, name, g);
     check_pagerank::<f64>(gpu, tally, name, g);
 
-    let want = components_reference(g);
+    let want = components(g);
     let dg = gpu.upload_graph(g).expect("upload");
     let mut state = kernels::cc::Components::new(gpu, n).expect("components");
     let mut labels = gpu.zeros::<u32>(n).expect("alloc");
@@ -52,7 +55,7 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
         );
     }
 
-    let want = triangles_reference(g);
+    let want = triangles(g);
     let mut tc = kernels::tc::Triangles::new(gpu, g).expect("triangles");
     for schedule in kernels::tc::count::SCHEDULES {
         let outcome = kernels::tc::run(schedule, gpu, &mut tc)
@@ -63,6 +66,14 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
             outcome.map_err(|e| e.to_string()),
         );
     }
+    // A BFS costs about 40 us a level, in each of its 23 runs per source: a slow graph shows here.
+    println!(
+        "{name}: {} vertices, {} edges, {} sources: {:.2} s",
+        n,
+        g.edges(),
+        sources.len(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// Direction-optimizing BFS on the symmetric graph `s`: every push schedule with its pull partner
@@ -103,7 +114,7 @@ fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32
                 let got = gpu.download(&levels).unwrap();
                 let got_parents = gpu.download(&parents).unwrap();
                 let checked = compare("levels", &want, &got)
-                    .and_then(|()| check_bfs_parents_reference(s, source, &got, &got_parents))
+                    .and_then(|()| check_bfs_tree(s, source, &got, &got_parents))
                     .and_then(|()| {
                         // One level per BFS level (the last finds nothing), each in the trace.
                         let expected = depth.map_or(0, |d| d + 1);
@@ -149,7 +160,7 @@ fn l1(want: &[f64], got: &[f64]) -> f64 {
 /// PageRank in `T` under every schedule, a fixed iteration count; and with the L1 stop once.
 fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
     use kernels::pagerank::{pull, run, PageRank};
-    let want = pagerank_reference(g, DAMPING, ITERATIONS);
+    let want = pagerank(g, DAMPING, ITERATIONS as usize);
     let tolerance = pagerank_tolerance::<T>(g, ITERATIONS);
     let mut pr = PageRank::<T>::new(gpu, g).expect("pagerank");
     let ty = T::RUST_NAME;
@@ -185,7 +196,7 @@ fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph)
     // the stop, and the ranks those iterations give.
     let stop = T::UNIT_ROUNDOFF.sqrt();
     let outcome = run("warp", gpu, &mut pr, DAMPING, 200, Some(stop)).map(|stats| {
-        let want = pagerank_reference(g, DAMPING, stats.iterations);
+        let want = pagerank(g, DAMPING, stats.iterations as usize);
         let tolerance = pagerank_tolerance::<T>(g, stats.iterations);
         let distance = l1(&want, &ranks(&pr));
         let settled = g.vertices() == 0 || (stats.last_change < stop && stats.iterations < 200);
@@ -204,17 +215,6 @@ fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph)
     );
 }
 
-/// A vertex of largest degree and vertex 0.
-fn sources(g: &Graph) -> Vec<u32> {
-    let mut s = vec![0];
-    if let Some(v) = g.max_degree_vertex() {
-        if v != 0 {
-            s.push(v);
-        }
-    }
-    s
-}
-
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
@@ -224,7 +224,7 @@ fn every_real_matrix() {
     let mut count = 0;
     for (name, m) in common::real_matrices::<f32>() {
         let g = Graph::from_pattern(&m, 1, seed).unwrap();
-        check_graph(&gpu, &mut tally, &name, &g, &sources(&g));
+        check_graph(&gpu, &mut tally, &name, &g, &common::graph_sources(&g));
         count += 1;
     }
     if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
@@ -240,8 +240,8 @@ fn rmat_scale_14_symmetrised() {
     println!("seed {seed}");
     let m: sprs::CsMat<f32> = loops::generate::rmat(14, 16, seed);
     // Symmetrised here, so that PageRank, which runs on the directed input, sees it too.
-    let g = symmetric_reference(&Graph::from_pattern(&m, 1, seed).unwrap());
-    let mut s = sources(&g);
+    let g = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
+    let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
     let mut tally = Tally::default();
     check_graph(&gpu, &mut tally, "rmat 14 symmetrised", &g, &s);

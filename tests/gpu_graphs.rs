@@ -241,17 +241,6 @@ fn assert_none(failures: Vec<String>) {
     );
 }
 
-/// A source with out-edges (the largest degree) and vertex 0.
-fn sources(g: &Graph) -> Vec<u32> {
-    let mut s = vec![0];
-    if let Some(v) = g.max_degree_vertex() {
-        if v != 0 {
-            s.push(v);
-        }
-    }
-    s
-}
-
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
@@ -262,7 +251,7 @@ fn every_real_matrix() {
     let mut count = 0;
     for (name, m) in common::real_matrices::<f32>() {
         let g = Graph::from_pattern(&m, 64, seed).unwrap();
-        failures.extend(check_graph(&gpu, &name, &g, &sources(&g)));
+        failures.extend(check_graph(&gpu, &name, &g, &common::graph_sources(&g)));
         count += 1;
     }
     // The whole corpus, unless a sanitizer run (`tests/sanitize.sh`) keeps a few on purpose.
@@ -281,7 +270,7 @@ fn rmat_scale_16() {
     let m: sprs::CsMat<f32> = loops::generate::rmat(16, 16, seed);
     let g = Graph::from_pattern(&m, 64, seed).unwrap();
     // Vertex 0 is the hub of an unpermuted R-MAT; a random vertex may reach little.
-    let mut s = sources(&g);
+    let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
     assert_none(check_graph(&gpu, "rmat 16", &g, &s));
 }

@@ -1,21 +1,70 @@
 //! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
-//! `loops::graph::NearFarLoop`) under every schedule it is instantiated with, checked exactly
-//! against Dijkstra: every file of ../shared/data/matrices, a road graph, a Kronecker graph of
-//! scale 14, a grid, a graph with unreachable vertices; weights 1..=64 and 1..=1000; the default
-//! delta and others (1: Dijkstra-like, huge: Bellman-Ford). Outputs are poisoned before each run.
-//! A printed seed replays a failure (`LOOPS_SEED`).
+//! `loops::graph::NearFarLoop`), checked exactly against Dijkstra: every file of
+//! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
+//! unreachable vertices; weights 1..=64 and 1..=1000; the default delta and one other per graph
+//! (small: Dijkstra-like, many buckets; huge: Bellman-Ford). Every schedule runs on the generated
+//! graphs and on a few real matrices, two schedules in turn on each other real matrix. Outputs are
+//! poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
+//!
+//! Time: each round and bucket advance is a host round trip (about 40 us on an H100), so a run
+//! costs its buckets: delta 1 on a road network of 10^5 vertices and weights up to 1000 takes
+//! some 500,000 of them (20 s). The small delta is therefore the smallest power of two that
+//! leaves at most [`MAX_BUCKETS`] buckets per source ([`small_delta`]), and each graph prints its
+//! time.
 #![cfg(feature = "gpu")]
 
 mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use std::time::Instant;
+
 use loops::graph::{compare, dijkstra, near_far_model, Graph, NearFarLoop, UNREACHED};
 use loops::prelude::*;
 
-/// Runs near-far SSSP from `sources` under every schedule, with the default delta and each of
-/// `deltas`; returns the failures.
-fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], deltas: &[u32]) -> Vec<String> {
+/// The most buckets (distinct `distance / delta` values) the small delta leaves a source: with
+/// the rounds inside them, some 2,500 host round trips, 0.1 s on an H100.
+const MAX_BUCKETS: usize = 1000;
+
+/// The real matrices that run under every schedule: a huge row (`arrow`), a power-law graph
+/// (`ca-GrQc`), a directed graph with unreachable vertices (`ldbc-directed-example`).
+const EVERY_SCHEDULE: &[&str] = &["arrow.mtx", "ca-GrQc.mtx", "ldbc-directed-example.mtx"];
+
+/// Schedules per other real matrix, taken in turn from the list.
+const SCHEDULES_PER_MATRIX: usize = 2;
+
+/// The smallest power of two delta that leaves at most [`MAX_BUCKETS`] buckets on the shortest
+/// paths from each of `sources`: 1 (Dijkstra's order) on small graphs.
+fn small_delta(g: &Graph, sources: &[u32]) -> u32 {
+    let dists: Vec<Vec<u32>> = sources.iter().map(|&s| dijkstra(g, s)).collect();
+    let buckets = |dist: &[u32], delta: u32| {
+        let mut b: Vec<u32> = dist
+            .iter()
+            .filter(|&&d| d != UNREACHED)
+            .map(|&d| d / delta)
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        b.len()
+    };
+    let mut delta = 1u32;
+    while delta < 1 << 30 && dists.iter().any(|d| buckets(d, delta) > MAX_BUCKETS) {
+        delta *= 2;
+    }
+    delta
+}
+
+/// Runs near-far SSSP from `sources` under each of `schedules`, with the default delta and each
+/// of `deltas`; prints the graph's time; returns the failures.
+fn check_graph(
+    gpu: &Gpu,
+    name: &str,
+    g: &Graph,
+    sources: &[u32],
+    deltas: &[u32],
+    schedules: &[&str],
+) -> Vec<String> {
+    let started = Instant::now();
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");
     let mut near_far = NearFarLoop::new(gpu, g.vertices()).expect("near-far loop");
@@ -32,7 +81,7 @@ fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], deltas: &[u32]
             // (each reached vertex's edges once).
             let (model, _) = near_far_model(g, source, used);
             assert_eq!(model, want, "{name}: the CPU model");
-            for (k, schedule) in kernels::sssp_near_far::SCHEDULES.iter().enumerate() {
+            for (k, schedule) in schedules.iter().enumerate() {
                 // The edge count on for some runs, so both paths run under every schedule.
                 let count = (k + source as usize).is_multiple_of(2);
                 near_far.set_count_edges(count);
@@ -74,7 +123,19 @@ fn check_graph(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], deltas: &[u32]
         }
     }
     near_far.set_delta(None);
+    println!(
+        "{name}: {} vertices, {} sources, deltas {deltas:?} and the default, {} schedules: {:.2} s",
+        g.vertices(),
+        sources.len(),
+        schedules.len(),
+        started.elapsed().as_secs_f64()
+    );
     failures
+}
+
+/// Every schedule of the kernel.
+fn every_schedule() -> &'static [&'static str] {
+    kernels::sssp_near_far::SCHEDULES
 }
 
 fn assert_none(failures: Vec<String>) {
@@ -86,35 +147,41 @@ fn assert_none(failures: Vec<String>) {
     );
 }
 
-/// Vertex 0 and a vertex of largest degree.
-fn sources(g: &Graph) -> Vec<u32> {
-    let mut s = vec![0];
-    if let Some(v) = g.max_degree_vertex() {
-        if v != 0 {
-            s.push(v);
-        }
-    }
-    s
-}
-
 #[test]
 fn every_real_matrix() {
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!("seed {seed}");
+    let started = Instant::now();
     let mut failures = Vec::new();
     let mut count = 0;
+    let all = every_schedule();
+    let mut next = 0;
     for (name, m) in common::real_matrices::<f32>() {
+        let schedules: Vec<&str> = if EVERY_SCHEDULE.contains(&name.as_str()) {
+            all.to_vec()
+        } else {
+            next += SCHEDULES_PER_MATRIX;
+            (next - SCHEDULES_PER_MATRIX..next)
+                .map(|i| all[i % all.len()])
+                .collect()
+        };
         for max_w in [64, 1000] {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
+            let s = common::graph_sources(&g);
             let what = format!("{name} weights 1..={max_w}");
-            failures.extend(check_graph(&gpu, &what, &g, &sources(&g), &[1]));
+            let delta = small_delta(&g, &s);
+            failures.extend(check_graph(&gpu, &what, &g, &s, &[delta], &schedules));
         }
         count += 1;
     }
     if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
         assert!(count >= 20, "only {count} matrices");
     }
+    println!(
+        "{count} matrices in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert_none(failures);
 }
 
@@ -127,22 +194,30 @@ fn road_kronecker_and_grid() {
     let road: sprs::CsMat<f32> = loops::generate::road(50_000, seed);
     let kron: sprs::CsMat<f32> = loops::generate::kronecker(14, 16, seed);
     let grid: sprs::CsMat<f32> = loops::generate::grid2d(200, 150, seed);
-    for (name, m) in [
-        ("road 50000", road),
-        ("kronecker 14", kron),
-        ("grid 200x150", grid),
+    // One delta besides the default per graph: small (as many buckets as the budget allows) on
+    // the road graph and the Kronecker graph, Bellman-Ford's one bucket on the grid.
+    for (name, m, bellman_ford) in [
+        ("road 50000", road, false),
+        ("kronecker 14", kron, false),
+        ("grid 200x150", grid, true),
     ] {
         for max_w in [64, 1000] {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
             let far = (seed % g.vertices() as u64) as u32;
-            let mut s = sources(&g);
+            let mut s = common::graph_sources(&g);
             s.push(far);
+            let delta = if bellman_ford {
+                u32::MAX / 2
+            } else {
+                small_delta(&g, &s)
+            };
             failures.extend(check_graph(
                 &gpu,
                 &format!("{name} weights 1..={max_w}"),
                 &g,
                 &s,
-                &[1, 7, u32::MAX / 2],
+                &[delta],
+                every_schedule(),
             ));
         }
     }
@@ -176,6 +251,7 @@ fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
         &two,
         &[0, 5, 8, 9],
         &[1, 2, 5, 1000],
+        every_schedule(),
     ));
     failures.extend(check_graph(
         &gpu,
@@ -183,6 +259,7 @@ fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
         &Graph::from_edges(1, &[]).unwrap(),
         &[0],
         &[1],
+        every_schedule(),
     ));
     // A star then a path: one huge near frontier, then thousands of tiny ones.
     let mut star: Vec<(u32, u32, u32)> = (1..20_001u32).map(|u| (0, u, u % 13 + 1)).collect();
@@ -193,6 +270,7 @@ fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
         &Graph::from_edges(20_001, &star).unwrap(),
         &[0],
         &[4],
+        every_schedule(),
     ));
     assert_none(failures);
 }

@@ -113,7 +113,10 @@ fn every_generated_kernel_compiles_for_sm90() {
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
     // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented` (their other schedules are examples/user_kernels').
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1));
+    assert_eq!(
+        compiled,
+        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1)
+    );
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the

@@ -3,7 +3,8 @@
 //! graph (a vertex's atoms are its in-edges, `sources[e]` the tail). Ranks start at `1 / n`; the
 //! rank of the vertices without out-edges (dangling) is spread over all vertices; teleport
 //! `(1 - damping) / n`. A fixed number of iterations, or fewer where the L1 change of the ranks
-//! falls below a tolerance.
+//! falls below a tolerance. Edges count as stored, as in the CPU reference `loops::graph::pagerank`:
+//! a repeated edge once per copy (in the pull and in the out-degree), a self-loop as any edge.
 //!
 //! Each iteration is two launches: the pull ([`pull`], under every schedule) and an update over
 //! runs of 2,048 vertices ([`update`], `block`: one atomic per run) that sums the L1 change and the
@@ -17,7 +18,7 @@
 use loops::graph::Graph;
 use loops::prelude::*;
 
-use super::graph_host::{chunk_offsets, transpose};
+use super::graph_host::chunk_offsets;
 
 macro_rules! pagerank_pull {
     ($($schedule:tt)*) => {
@@ -114,7 +115,7 @@ impl<T: Float> PageRank<T> {
             })
             .collect();
         Ok(PageRank {
-            in_edges: gpu.upload_graph(&transpose(g).unit_weights())?,
+            in_edges: gpu.upload_graph(&g.transpose().unit_weights())?,
             inv_out_degree: gpu.upload(&inv)?,
             chunks: gpu.upload_offsets(&chunk_offsets(n, CHUNK))?,
             rank: gpu.zeros(n)?,

@@ -147,6 +147,18 @@ pub fn fresh_seed() -> u64 {
         .as_nanos() as u64
 }
 
+/// The BFS and SSSP sources of a graph test: vertex 0 and a vertex of largest out-degree (one
+/// with out-edges, reaching much of a power-law graph), if that is another.
+pub fn graph_sources(g: &loops::graph::Graph) -> Vec<u32> {
+    let mut s = vec![0];
+    if let Some(v) = g.max_degree_vertex() {
+        if v != 0 {
+            s.push(v);
+        }
+    }
+    s
+}
+
 /// The device. No GPU is a failure: the GPU tests never skip.
 pub fn gpu() -> Gpu {
     Gpu::new(0).unwrap_or_else(|e| panic!("the `gpu` feature's tests need a CUDA device: {e}"))

@@ -1,8 +1,18 @@
-//! Graph traversal on frontiers: a weighted directed graph on the host and the device, CPU
-//! references (Dijkstra, BFS levels), and the loops every frontier algorithm shares (frontier in,
-//! frontier out, until it is empty): [`FrontierLoop`], which reads each frontier's size back to
-//! the host, and [`DeviceFrontierLoop`], which keeps it on the device and replays its levels as a
-//! CUDA graph (no host round trip per level; the grid-stride schedules only).
+//! Graph traversal on frontiers: a weighted directed graph on the host and the device, the loops
+//! frontier algorithms are driven by, and CPU references to check them against.
+//!
+//! - Loops (frontier in, frontier out, until it is empty): [`FrontierLoop`], which reads each
+//!   frontier's size back to the host; [`DeviceFrontierLoop`], which keeps it on the device and
+//!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
+//!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
+//!   direction-optimizing BFS of `examples/kernels/bfs_do.rs`).
+//! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
+//!   rounds and bucket advances, [`default_delta`], and [`near_far_model`], the same buckets on the
+//!   CPU.
+//! - CPU references: [`dijkstra`], [`bfs_levels`], [`pagerank`], [`components`], [`triangles`],
+//!   [`check_bfs_parents`] (and [`check_bfs_tree`]); the views kernels run on
+//!   ([`Graph::symmetric`], [`Graph::transpose`]); the edge counts of MTEPS ([`traversed_edges`],
+//!   [`undirected_edges_reached`]).
 //!
 //! A graph is a tile set of the `Offsets` format: vertex `v` is a tile, its out-edges are the atoms
 //! `offsets[v]..offsets[v + 1]`, which index the edge arrays `adj` (the edge's head) and `weights`.
@@ -36,7 +46,7 @@ pub mod near_far;
 mod reference;
 
 pub use near_far::{default_delta, near_far_model, NearFarLoop, NearFarStats};
-pub use reference::{check_bfs_parents, components, pagerank, triangles};
+pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 
 /// The distance or level of a vertex no path reaches.
 pub const UNREACHED: u32 = u32::MAX;
@@ -275,6 +285,17 @@ pub fn traversed_edges(g: &Graph, dist: &[u32]) -> u64 {
     (0..g.vertices())
         .filter(|&v| dist[v] != UNREACHED)
         .map(|v| g.degree(v) as u64)
+        .sum()
+}
+
+/// Graph500's edge count of a traversal of the symmetric graph `g` that reached the vertices with
+/// `levels[v] != UNREACHED`: the undirected edges between reached vertices, each once (an edge
+/// `v -> u` with `v <= u`, so a self-loop counts once). Graph500 counts its input edge list,
+/// repeats and self-loops included; on [`Graph::symmetric`]'s simple view this counts neither.
+pub fn undirected_edges_reached(g: &Graph, levels: &[u32]) -> u64 {
+    (0..g.vertices())
+        .filter(|&v| levels[v] != UNREACHED)
+        .map(|v| g.out_edges(v).filter(|&(u, _)| v <= u).count() as u64)
         .sum()
 }
 
@@ -649,6 +670,13 @@ mod tests {
             [UNREACHED, UNREACHED, UNREACHED, UNREACHED, 0]
         );
         assert_eq!(traversed_edges(&g, &dijkstra(&g, 0)), 6);
+        // The simple undirected view: 0-1, 0-2, 1-2, 1-3 (the self-loop of 3 dropped).
+        let s = g.symmetric();
+        assert_eq!(undirected_edges_reached(&s, &bfs_levels(&s, 0)), 4);
+        assert_eq!(undirected_edges_reached(&s, &bfs_levels(&s, 4)), 0);
+        // On a graph that keeps it, a self-loop counts once.
+        let looped = Graph::from_edges(2, &[(0, 1, 1), (1, 0, 1), (1, 1, 1)]).unwrap();
+        assert_eq!(undirected_edges_reached(&looped, &[0, 1]), 2);
         assert_eq!(g.max_degree_vertex(), Some(0));
     }
 

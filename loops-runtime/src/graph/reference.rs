@@ -1,8 +1,8 @@
 //! CPU references of the graph algorithms beyond SSSP and BFS levels: PageRank, connected
-//! components, triangle counting, the check of a BFS parent tree, and the undirected view
-//! ([`Graph::symmetric`]) that pull algorithms and triangle counting run on. Each is a plain loop,
-//! written to be obviously right rather than fast (linear or `n log n` in the edges, except
-//! triangles).
+//! components, triangle counting, the check of a BFS parent tree, and the views of a graph that
+//! pull algorithms and triangle counting run on ([`Graph::symmetric`], [`Graph::transpose`]). Each
+//! is a plain loop, written to be obviously right rather than fast (linear or `n log n` in the
+//! edges, except triangles).
 
 use super::{bfs_levels, compare, Graph, UNREACHED};
 
@@ -60,6 +60,17 @@ impl Graph {
             weights,
         }
     }
+
+    /// The graph with every edge reversed, weights, self-loops and repeats kept: vertex `v`'s
+    /// edges are its in-edges, by tail in increasing order (a pull over them reads the tails in
+    /// that order).
+    pub fn transpose(&self) -> Graph {
+        // `from_edges` keeps each vertex's edges in the order given: by tail.
+        let reversed: Vec<(u32, u32, u32)> = (0..self.vertices())
+            .flat_map(|v| self.out_edges(v).map(move |(u, w)| (u as u32, v as u32, w)))
+            .collect();
+        Graph::from_edges(self.vertices(), &reversed).expect("the reversed edges of a valid graph")
+    }
 }
 
 /// PageRank by pull iterations, in f64: rank starts at `1 / n` everywhere; each iteration sets
@@ -75,22 +86,8 @@ pub fn pagerank(g: &Graph, damping: f64, iterations: usize) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
-    // The in-edges of each vertex (the transpose), so that each iteration is a pull.
-    let mut in_start = vec![0usize; n + 1];
-    for &u in g.adj() {
-        in_start[u as usize + 1] += 1;
-    }
-    for v in 0..n {
-        in_start[v + 1] += in_start[v];
-    }
-    let mut next = in_start.clone();
-    let mut in_tail = vec![0u32; g.edges()];
-    for v in 0..n {
-        for (u, _) in g.out_edges(v) {
-            in_tail[next[u]] = v as u32;
-            next[u] += 1;
-        }
-    }
+    // Each iteration is a pull over the in-edges.
+    let in_edges = g.transpose();
     let mut rank = vec![1.0 / n as f64; n];
     for _ in 0..iterations {
         let dangling: f64 = (0..n).filter(|&v| g.degree(v) == 0).map(|v| rank[v]).sum();
@@ -102,10 +99,7 @@ pub fn pagerank(g: &Graph, damping: f64, iterations: usize) -> Vec<f64> {
             })
             .collect();
         for (v, r) in rank.iter_mut().enumerate() {
-            let pulled: f64 = in_tail[in_start[v]..in_start[v + 1]]
-                .iter()
-                .map(|&u| share[u as usize])
-                .sum();
+            let pulled: f64 = in_edges.out_edges(v).map(|(u, _)| share[u]).sum();
             *r = base + damping * pulled;
         }
     }
@@ -171,20 +165,37 @@ pub fn triangles(g: &Graph) -> u64 {
 }
 
 /// Checks a BFS result with parents from `source`: `levels` equal the CPU BFS
-/// ([`bfs_levels`]), `parents[source] == source`, every other reached vertex `v` has an edge
-/// `parents[v] -> v` with `levels[parents[v]] + 1 == levels[v]`, and every unreached vertex has
-/// parent [`UNREACHED`]. The error names the first vertex that breaks a rule.
+/// ([`bfs_levels`]), then the tree ([`check_bfs_tree`]). The error names the first vertex that
+/// breaks a rule.
 pub fn check_bfs_parents(
     g: &Graph,
     source: u32,
     levels: &[u32],
     parents: &[u32],
 ) -> Result<(), String> {
-    let n = g.vertices();
-    if parents.len() != n {
-        return Err(format!("{} parents for {n} vertices", parents.len()));
-    }
     compare("levels", &bfs_levels(g, source), levels)?;
+    check_bfs_tree(g, source, levels, parents)
+}
+
+/// Checks a BFS parent tree against levels already compared with the CPU BFS (a caller that runs
+/// many BFS from one source computes those once): `parents[source] == source`, every other
+/// reached vertex `v` has an edge `parents[v] -> v` with `levels[parents[v]] + 1 == levels[v]`,
+/// and every unreached vertex has parent [`UNREACHED`]. The error names the first vertex that
+/// breaks a rule.
+pub fn check_bfs_tree(
+    g: &Graph,
+    source: u32,
+    levels: &[u32],
+    parents: &[u32],
+) -> Result<(), String> {
+    let n = g.vertices();
+    if parents.len() != n || levels.len() != n {
+        return Err(format!(
+            "{} levels and {} parents for {n} vertices",
+            levels.len(),
+            parents.len()
+        ));
+    }
     if parents[source as usize] != source {
         return Err(format!(
             "the source {source} has parent {}, not itself",
@@ -280,6 +291,17 @@ mod tests {
     }
 
     #[test]
+    fn transpose_reverses_every_edge() {
+        let t = small().transpose();
+        assert_eq!(t.offsets(), [0, 3, 4, 5, 7, 7, 7, 8]);
+        // Tails in increasing order, repeats and the self-loop kept, weights with their edges.
+        assert_eq!(t.adj(), [1, 1, 2, 0, 1, 2, 3, 5]);
+        assert_eq!(t.weights(), [7, 3, 2, 5, 1, 4, 9, 1]);
+        assert_eq!(t.transpose().edges(), small().edges());
+        assert_eq!(Graph::from_edges(0, &[]).unwrap().transpose().vertices(), 0);
+    }
+
+    #[test]
     fn components_are_labelled_by_their_smallest_vertex() {
         assert_eq!(components(&small()), [0, 0, 0, 0, 4, 5, 5]);
         // Edges only from larger to smaller ids, so that a union must relabel a root.
@@ -368,5 +390,8 @@ mod tests {
         let e = check_bfs_parents(&g2, 0, &l2, &[0, 0, 0, 2]).unwrap_err();
         assert!(e.contains("no edge 2 -> 3"), "{e}");
         assert!(check_bfs_parents(&g2, 0, &l2, &[0, 0, 0]).is_err());
+        // The tree alone, levels taken as given.
+        assert_eq!(check_bfs_tree(&g2, 0, &l2, &[0, 0, 0, 1]), Ok(()));
+        assert!(check_bfs_tree(&g2, 0, &l2, &[0, 0, 0, 2]).is_err());
     }
 }

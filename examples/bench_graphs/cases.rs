@@ -1,0 +1,95 @@
+//! The graphs a run goes over: generated ones, `--matrix` files, or the world set.
+
+use bench::world::WorldTag;
+
+use crate::{bench, Args, BoxError};
+
+/// A graph to run, built when its turn comes.
+pub struct Case {
+    pub name: String,
+    pub tag: Option<WorldTag>,
+    pub build: Box<dyn Fn() -> Result<sprs::CsMat<f32>, BoxError>>,
+}
+
+impl Case {
+    pub fn new(
+        name: String,
+        build: impl Fn() -> Result<sprs::CsMat<f32>, BoxError> + 'static,
+    ) -> Case {
+        Case {
+            name,
+            tag: None,
+            build: Box::new(build),
+        }
+    }
+}
+
+/// The world set's graphs: its graph classes, smallest first.
+fn world_cases(seeds: u64, max_vertices: usize) -> Vec<Case> {
+    loops::generate::world_set(seeds)
+        .into_iter()
+        .filter(|w| loops::generate::GRAPH_CLASSES.contains(&w.class) && w.rows <= max_vertices)
+        .map(|w| Case {
+            name: w.name.clone(),
+            tag: Some(WorldTag {
+                class: w.class.to_string(),
+                held_out: w.held_out,
+            }),
+            build: Box::new(move || Ok(w.matrix())),
+        })
+        .collect()
+}
+
+pub fn cases(args: &Args) -> Vec<Case> {
+    if args.world {
+        return world_cases(args.world_seeds, args.max_vertices.unwrap_or(usize::MAX));
+    }
+    let (seed, mut out) = (args.seed, Vec::new());
+    if args.scale > 0 {
+        let scale = args.scale;
+        out.push(Case::new(format!("rmat_{scale}"), move || {
+            Ok(loops::generate::rmat(scale, 16, seed))
+        }));
+    }
+    if args.grid > 0 {
+        let side = args.grid;
+        out.push(Case::new(format!("grid_{side}x{side}"), move || {
+            Ok(loops::generate::grid2d(side, side, seed))
+        }));
+    }
+    if args.powerlaw > 0 {
+        let n = args.powerlaw;
+        out.push(Case::new(format!("powerlaw_{n}"), move || {
+            Ok(loops::generate::power_law(n, n, 16.0, 2.0, false, seed))
+        }));
+    }
+    if args.arrow > 0 {
+        let n = args.arrow;
+        out.push(Case::new(format!("arrow_{n}"), move || {
+            Ok(loops::generate::arrow(n, seed))
+        }));
+    }
+    if args.kron_scale > 0 {
+        let scale = args.kron_scale;
+        out.push(Case::new(format!("kron_{scale}"), move || {
+            Ok(loops::generate::kronecker(scale, 16, seed))
+        }));
+    }
+    if args.road > 0 {
+        let n = args.road;
+        out.push(Case::new(format!("road_{n}"), move || {
+            Ok(loops::generate::road(n, seed))
+        }));
+    }
+    for path in &args.matrix {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let path = path.clone();
+        out.push(Case::new(name, move || {
+            Ok(loops::mtx::read_csr::<f32>(&path)?)
+        }));
+    }
+    out
+}

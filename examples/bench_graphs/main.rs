@@ -1,0 +1,261 @@
+//! Benchmark of the graph kernels: SSSP and BFS (`examples/kernels/sssp.rs`, `bfs.rs`) under every
+//! schedule, against a naive vertex-per-thread CUDA kernel written by hand
+//! (below), on an R-MAT graph (scale 22 by default), a road-like 2-D grid (2048 x 2048), a
+//! power-law graph (2M vertices) and an arrow (1M vertices, one of degree 1M), plus any `--matrix`
+//! files, a Graph500 Kronecker graph (`--kron-scale`, 20) and a road network (`--road`, 1M vertices).
+//! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
+//! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
+//! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
+//! Every kernel runs through the same `loops::graph::FrontierLoop` (the same
+//! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
+//!
+//! `--loop device` (or `both`, the default) also runs every schedule that can through
+//! `loops::graph::DeviceFrontierLoop`, the loop that stays on the GPU (levels recorded as a CUDA
+//! graph and replayed, the frontier's size never read by the host between levels): rows name their
+//! loop, and `us/level` (the median over the levels run) shows what a level costs in each.
+//!
+//!     cargo run --release --example bench_graphs
+//!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
+//!     cargo run --release --example bench_graphs -- --matrix ../shared/data/matrices/luxembourg.mtx
+//!     cargo run --release --example bench_graphs -- --world --warmup 1 --reps 5
+//!     cargo run --release --example bench_graphs -- --scale 0 --powerlaw 0 --arrow 0 --loop device
+//!
+//! Timing: each traversal (initialisation, every step, compaction and count read, to the empty
+//! frontier) between two CUDA events, after `--warmup` runs; the median of `--reps`. MTEPS: the
+//! out-edges of the reached vertices per second. Every kernel's result is checked exactly against
+//! the CPU reference (Dijkstra, BFS). Prints a table and writes `graphs.csv` to `--out`
+//! (default `target/bench`). Exits non-zero on a wrong result.
+//!
+//! `--world`: instead, the graph classes of the world set (`loops::generate::world_set`, classes
+//! `GRAPH_CLASSES`: SNAP-like, citation, web and road graphs at 10^4..10^6 vertices), every
+//! schedule and `auto` (no naive kernel); `graphs_world.csv` gets the class and the half (tuning:
+//! even seeds, held out: odd), and `summary_graphs_world.txt` auto against the best fixed
+//! schedule per class and half, for BFS and for SSSP.
+//!
+//! Then, per graph (not on the world set; `--no-algorithms` leaves them out), the algorithms of
+//! `examples/kernels/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
+//! CPU: `bfs-push` and `bfs-do` (the push-only and the direction-optimizing BFS through the same
+//! loop, on the symmetrised graph, MTEPS by Graph500's count: the reached undirected edges once;
+//! the CSV's `pull_levels`), `pagerank` (f32, `--pagerank-iterations`; MTEPS: edges times
+//! iterations), `cc` and `tc`. CSV columns added at the end: `per_level_us` (the median over
+//! the levels or iterations), `pull_levels`, and Gunrock's published time for that algorithm on a
+//! graph of that class with its GPU (`gunrock_ms`, `gunrock_source`; examples/bench/README.md).
+//!
+//! Under `work_oriented`, `merge_path` and `split` each step first sums the frontier's degrees on
+//! the GPU (and reads back the total, which sizes the grid): a fixed cost of some tens of
+//! microseconds per step, which shows on graphs that need thousands of steps (the grid). Under
+//! `lrb` each step bins the frontier's vertices by degree on the GPU first (one read-back of the
+//! bin counts), then launches one kernel per mapping that has vertices.
+//! The code: `main.rs` (options, the run), `cases.rs` (the graphs), `traversals.rs` (the SSSP and
+//! BFS rows, the naive kernels, the world summary), `algorithms.rs` (the rows of issue 26's
+//! algorithms), `output.rs` (the rows, the table, the CSV), `gunrock.rs` (Gunrock's published
+//! numbers).
+
+// The SpMV benchmark's support folder, for its world-set summary and CSV quoting; the rest of it
+// (plots, cuSPARSE) is unused here.
+#[allow(unused_imports)]
+#[path = "../bench/mod.rs"]
+mod bench;
+#[path = "../graph_app/mod.rs"]
+mod graph_app;
+#[path = "../kernels/mod.rs"]
+mod kernels;
+
+mod algorithms;
+mod cases;
+mod gunrock;
+mod output;
+mod traversals;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use bench::world::WorldRow;
+use clap::Parser;
+use graph_app::Algorithm;
+use loops::graph::Graph;
+use loops::prelude::*;
+
+use output::Row;
+
+#[derive(Parser)]
+#[command(
+    about = "SSSP and BFS under every frontier schedule against a naive vertex-per-thread kernel"
+)]
+pub struct Args {
+    /// R-MAT scale (2^scale vertices, 16 edges drawn per vertex); 0 leaves it out.
+    #[arg(long, default_value_t = 22)]
+    pub scale: u32,
+    /// Side of the road-like grid; 0 leaves it out.
+    #[arg(long, default_value_t = 2048)]
+    pub grid: usize,
+    /// Vertices of a power-law graph (mean out-degree 16, exponent 2, random heads); 0 leaves it
+    /// out.
+    #[arg(long, default_value_t = 1 << 21)]
+    pub powerlaw: usize,
+    /// Vertices of an arrow graph (vertex 0 points to every vertex, every other vertex to 0 and
+    /// itself: one frontier of a single vertex of degree n); 0 leaves it out.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub arrow: usize,
+    /// Scale of a Graph500 Kronecker graph (2^scale vertices, 16 edges drawn per vertex, permuted,
+    /// undirected); 0 leaves it out.
+    #[arg(long, default_value_t = 20)]
+    pub kron_scale: u32,
+    /// Vertices of a road network (`loops::generate::road`); 0 leaves it out.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub road: usize,
+    /// The bucket width of `sssp-delta` (default: from the graph's weights and degree).
+    #[arg(long)]
+    pub delta: Option<u32>,
+    /// More graphs: Matrix Market files (their pattern, seeded random weights).
+    #[arg(long)]
+    pub matrix: Vec<PathBuf>,
+    /// The graph classes of the world set instead of the graphs above (and without the naive
+    /// kernel); the summary gives auto against the best fixed schedule per class and half.
+    #[arg(long, conflicts_with = "matrix")]
+    pub world: bool,
+    /// Seeds of the world set (0..this).
+    #[arg(long, default_value_t = 4)]
+    pub world_seeds: u64,
+    /// Only the world graphs of at most this many vertices (the 10^6-vertex road networks need
+    /// thousands of frontier steps per traversal).
+    #[arg(long)]
+    pub max_vertices: Option<usize>,
+    /// Wall time one kernel's runs may take on one graph and algorithm: a kernel whose first run
+    /// says it would take longer gets fewer timed runs (at least 3) and no more warm-ups.
+    #[arg(long, default_value_t = 3000.0)]
+    pub kernel_budget_ms: f64,
+    /// Edge weights are drawn from 1..=max_weight.
+    #[arg(long, default_value_t = 64)]
+    pub max_weight: u32,
+    #[arg(long, default_value_t = 2024)]
+    pub seed: u64,
+    /// Untimed runs before timing (at least 2: the first, timed on the host, sizes the rest; the
+    /// last is the timing's own).
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Timed runs; the median is reported.
+    #[arg(long, default_value_t = 7)]
+    pub reps: usize,
+    /// Leave out the algorithms of issue 26 (direction-optimizing BFS with its push-only loop,
+    /// PageRank, connected components, triangle counting; not run on the world set).
+    #[arg(long)]
+    pub no_algorithms: bool,
+    /// PageRank's iterations.
+    #[arg(long, default_value_t = 20)]
+    pub pagerank_iterations: u32,
+    /// Where `graphs.csv` goes.
+    #[arg(long, default_value = "target/bench")]
+    pub out: PathBuf,
+    /// The frontier loop(s): `host` (FrontierLoop, a count read back per level), `device`
+    /// (DeviceFrontierLoop, for the schedules that run there), or `both`. The naive kernel and
+    /// the world set's summary use the host loop.
+    #[arg(long = "loop", value_enum, default_value_t = Loops::Both)]
+    pub loops: Loops,
+}
+
+/// `--loop`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Loops {
+    Host,
+    Device,
+    Both,
+}
+
+pub type BoxError = Box<dyn std::error::Error>;
+
+/// The fewest timed runs a kernel's median is taken over.
+pub const MIN_REPS: usize = 3;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(wrong) => {
+            eprintln!("{wrong} result(s) were wrong");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What every graph is run with.
+pub struct Bench<'a> {
+    pub gpu: &'a Gpu,
+    pub args: &'a Args,
+    /// The naive kernels, by algorithm; empty on the world set.
+    pub naive: Vec<(Algorithm, cudarc::driver::CudaFunction)>,
+    pub rows: Vec<Row>,
+    /// Per algorithm, auto against the best fixed schedule on each world graph.
+    pub world: Vec<(&'static str, WorldRow)>,
+    pub csv: PathBuf,
+    pub wrong: usize,
+}
+
+fn run(args: &Args) -> Result<usize, BoxError> {
+    let gpu = Gpu::new(0)?;
+    println!("device: {}", gpu.name());
+    let naive = if args.world {
+        Vec::new()
+    } else {
+        vec![
+            (
+                Algorithm::Sssp,
+                gpu.function("naive_sssp", traversals::NAIVE_SOURCE, "naive_sssp")?,
+            ),
+            (
+                Algorithm::Bfs,
+                gpu.function("naive_bfs", traversals::NAIVE_SOURCE, "naive_bfs")?,
+            ),
+        ]
+    };
+    std::fs::create_dir_all(&args.out)?;
+    let file = if args.world {
+        "graphs_world.csv"
+    } else {
+        "graphs.csv"
+    };
+    let mut bench = Bench {
+        gpu: &gpu,
+        args,
+        naive,
+        rows: Vec::new(),
+        world: Vec::new(),
+        csv: args.out.join(file),
+        wrong: 0,
+    };
+    let all = cases::cases(args);
+    output::print_header();
+    let started = Instant::now();
+    for (done, case) in all.iter().enumerate() {
+        let t = Instant::now();
+        let m = (case.build)()?;
+        let g = Graph::from_pattern(&m, args.max_weight, args.seed)?;
+        drop(m);
+        eprintln!("{}: built in {:.2} s", case.name, t.elapsed().as_secs_f64());
+        bench.graph(case, &g)?;
+        eprintln!(
+            "[{}/{}] {} done, {:.0} s in all",
+            done + 1,
+            all.len(),
+            case.name,
+            started.elapsed().as_secs_f64()
+        );
+        if args.world {
+            std::fs::write(args.out.join("summary_graphs_world.txt"), bench.summary())?;
+        }
+    }
+    if args.world {
+        println!("\n{}", bench.summary());
+        println!(
+            "wrote {}",
+            args.out.join("summary_graphs_world.txt").display()
+        );
+    }
+    println!("wrote {}", bench.csv.display());
+    Ok(bench.wrong)
+}

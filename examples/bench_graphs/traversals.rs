@@ -1,0 +1,318 @@
+//! The SSSP and BFS rows: every schedule in the host and the device frontier loop, the naive
+//! vertex-per-thread kernels beside them, the edges each SSSP relaxes, the best schedule per
+//! graph, and on the world set auto against the best fixed schedule.
+
+use std::time::Instant;
+
+use loops::graph::{
+    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, NearFarLoop,
+    UNREACHED,
+};
+use loops::prelude::*;
+use loops::runtime::launch::KernelArgs;
+use loops::runtime::schedule::LaunchDims;
+
+use crate::bench::world::{self, WorldRow};
+use crate::cases::Case;
+use crate::graph_app::{time_runs, Algorithm};
+use crate::output::{LoopKind, Row};
+use crate::{kernels, Bench, BoxError, Loops, MIN_REPS};
+
+/// The baseline: one thread per frontier vertex, its edges in sequence; the same relaxation as the
+/// generated kernels (read, then `atomicMin` only where it may lower, flag on a lowering).
+pub const NAIVE_SOURCE: &str = r#"// bench_graphs: naive vertex-per-thread baselines.
+extern "C" __global__ void __launch_bounds__(256) naive_sssp(
+    const unsigned int* __restrict__ frontier, const unsigned long long frontier_len,
+    const int* __restrict__ offsets, const unsigned long long offsets_len,
+    const unsigned int* __restrict__ adj, const unsigned long long adj_len,
+    const unsigned int* __restrict__ weights, const unsigned long long weights_len,
+    unsigned int* __restrict__ dist, const unsigned long long dist_len,
+    unsigned int* __restrict__ next, const unsigned long long next_len)
+{
+    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= frontier_len) return;
+    const unsigned int v = frontier[i];
+    const unsigned int dv = dist[v];
+    const int end = offsets[v + 1];
+    for (int e = offsets[v]; e < end; ++e) {
+        const unsigned int u = adj[e];
+        const unsigned int nd = dv + weights[e];
+        if (nd < dist[u] && nd < atomicMin(&dist[u], nd)) next[u] = 1u;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) naive_bfs(
+    const unsigned int* __restrict__ frontier, const unsigned long long frontier_len,
+    const int* __restrict__ offsets, const unsigned long long offsets_len,
+    const unsigned int* __restrict__ adj, const unsigned long long adj_len,
+    unsigned int* __restrict__ levels, const unsigned long long levels_len,
+    unsigned int* __restrict__ next, const unsigned long long next_len,
+    const unsigned int depth)
+{
+    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= frontier_len) return;
+    const unsigned int v = frontier[i];
+    const int end = offsets[v + 1];
+    for (int e = offsets[v]; e < end; ++e) {
+        const unsigned int u = adj[e];
+        if (levels[u] > depth + 1u && atomicMin(&levels[u], depth + 1u) > depth + 1u) next[u] = 1u;
+    }
+}
+"#;
+
+/// One traversal with the naive kernel.
+fn run_naive(
+    algorithm: Algorithm,
+    gpu: &Gpu,
+    func: &cudarc::driver::CudaFunction,
+    frontier: &mut FrontierLoop,
+    g: &DeviceGraph,
+    source: u32,
+    out: &mut DeviceBuffer<u32>,
+) -> loops::Result<LoopStats> {
+    gpu.fill(out, UNREACHED)?;
+    gpu.write_at(out, source as usize, &[0])?;
+    let name = match algorithm {
+        // No naive kernel is made for `SsspDelta` (see `run`), so this never runs it.
+        Algorithm::Sssp | Algorithm::SsspDelta => "naive_sssp",
+        Algorithm::Bfs => "naive_bfs",
+    };
+    frontier.run(gpu, &[source], |gpu, current, next, depth| {
+        let mut args = KernelArgs::new();
+        args.slice(current)
+            .slice(g.offsets().offsets())
+            .slice(g.adj());
+        if algorithm == Algorithm::Sssp {
+            args.slice(g.weights());
+        }
+        args.slice_mut(out).slice_mut(next);
+        if algorithm == Algorithm::Bfs {
+            args.scalar(depth);
+        }
+        let dims = LaunchDims {
+            grid: current.len().div_ceil(256) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        gpu.launch_function(name, func, dims, args)
+    })
+}
+
+/// The edges an SSSP kernel relaxes (the out-degrees of its frontiers, summed on the device), from
+/// one more, untimed run; `None` for BFS and the naive kernel.
+fn relaxed_edges(
+    algorithm: Algorithm,
+    kernel: &str,
+    gpu: &Gpu,
+    (frontier, near_far): (&mut FrontierLoop, &mut NearFarLoop),
+    g: &DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<Option<u64>> {
+    match algorithm {
+        _ if kernel == "naive" => Ok(None),
+        Algorithm::SsspDelta => {
+            near_far.set_count_edges(true);
+            let stats = kernels::sssp_near_far::run(kernel, gpu, near_far, g, source, dist);
+            near_far.set_count_edges(false);
+            Ok(Some(stats?.relaxed_edges))
+        }
+        Algorithm::Sssp => {
+            near_far.reset_edge_count(gpu)?;
+            gpu.fill(dist, UNREACHED)?;
+            gpu.write_at(dist, source as usize, &[0])?;
+            frontier.run(gpu, &[source], |gpu, current, next, _| {
+                near_far.count_frontier_edges(gpu, g, current)?;
+                kernels::sssp::launch(
+                    kernel,
+                    gpu,
+                    g.offsets(),
+                    g.adj(),
+                    g.weights(),
+                    current,
+                    dist,
+                    next,
+                )
+            })?;
+            Ok(Some(near_far.edge_count(gpu)?))
+        }
+        Algorithm::Bfs => Ok(None),
+    }
+}
+
+impl Bench<'_> {
+    /// Every algorithm under every kernel on one graph.
+    pub fn graph(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
+        let gpu = self.gpu;
+        let source = g.max_degree_vertex().ok_or("a graph with no vertices")?;
+        let dg = gpu.upload_graph(g)?;
+        let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
+        let mut device_frontier = DeviceFrontierLoop::new(gpu, g.vertices())?;
+        let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
+        near_far.set_delta(self.args.delta);
+        let mut out = gpu.zeros::<u32>(g.vertices())?;
+        let (host, device) = match self.args.loops {
+            Loops::Host => (true, false),
+            Loops::Device => (false, true),
+            Loops::Both => (true, true),
+        };
+        for algorithm in [Algorithm::Sssp, Algorithm::SsspDelta, Algorithm::Bfs] {
+            let want = algorithm.reference(g, source);
+            let edges = traversed_edges(g, &want);
+            // A handle of its own (the rows are pushed while it is in use).
+            let naive = self
+                .naive
+                .iter()
+                .find(|n| n.0 == algorithm)
+                .map(|n| n.1.clone());
+            let mut kernels: Vec<(&str, LoopKind)> =
+                naive.iter().map(|_| ("naive", LoopKind::Host)).collect();
+            let on_device = algorithm.device_schedules();
+            for &schedule in algorithm.schedules() {
+                if host {
+                    kernels.push((schedule, LoopKind::Host));
+                }
+                if device && on_device.contains(&schedule) {
+                    kernels.push((schedule, LoopKind::Device));
+                }
+            }
+            let mut naive_ms = f64::NAN;
+            let first = self.rows.len();
+            for (kernel, loop_kind) in kernels {
+                let mut once = || match (&naive, loop_kind) {
+                    (Some(func), _) if kernel == "naive" => {
+                        run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
+                    }
+                    (_, LoopKind::Host) if algorithm == Algorithm::SsspDelta => {
+                        kernels::sssp_near_far::run(
+                            kernel,
+                            gpu,
+                            &mut near_far,
+                            &dg,
+                            source,
+                            &mut out,
+                        )
+                        .map(LoopStats::from)
+                    }
+                    (_, LoopKind::Host) => {
+                        algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
+                    }
+                    (_, LoopKind::Device) => algorithm.run_device(
+                        kernel,
+                        gpu,
+                        &mut device_frontier,
+                        &dg,
+                        source,
+                        &mut out,
+                    ),
+                };
+                // The first warm-up, timed on the host (each frontier step reads a count back, so
+                // the host waits for the traversal), sizes the rest.
+                let t = Instant::now();
+                once()?;
+                let first_ms = t.elapsed().as_secs_f64() * 1e3;
+                let runs = self.args.warmup + self.args.reps;
+                let reps = if first_ms * runs as f64 > self.args.kernel_budget_ms {
+                    ((self.args.kernel_budget_ms / first_ms) as usize)
+                        .clamp(MIN_REPS, self.args.reps.max(MIN_REPS))
+                } else {
+                    for _ in 2..self.args.warmup {
+                        once()?;
+                    }
+                    self.args.reps
+                };
+                // `time_runs` does one more warm-up run.
+                let timing = time_runs(reps, gpu, &mut once)?;
+                let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
+                let relaxed_edges = relaxed_edges(
+                    algorithm,
+                    kernel,
+                    gpu,
+                    (&mut frontier, &mut near_far),
+                    &dg,
+                    source,
+                    &mut out,
+                )?;
+                if kernel == "naive" {
+                    naive_ms = timing.median_ms;
+                }
+                let row = Row {
+                    graph: case.name.clone(),
+                    vertices: g.vertices(),
+                    edges: g.edges(),
+                    algorithm: algorithm.name(),
+                    kernel: kernel.to_string(),
+                    loop_kind,
+                    median_ms: timing.median_ms,
+                    mteps: edges as f64 / (timing.median_ms * 1e3),
+                    iterations: timing.stats.iterations,
+                    speedup_vs_naive: naive_ms / timing.median_ms,
+                    ok: check.is_ok(),
+                    tag: case.tag.clone(),
+                    relaxed_edges,
+                    pull_levels: None,
+                    gunrock: None,
+                };
+                self.push_row(row, &check)?;
+            }
+            self.close_algorithm(case, algorithm, first);
+        }
+        if !self.args.world && !self.args.no_algorithms {
+            self.algorithms(case, g)?;
+        }
+        Ok(())
+    }
+
+    /// After every kernel of one algorithm on one graph (rows `first..`): its best schedule, and
+    /// auto against it on the world set.
+    fn close_algorithm(&mut self, case: &Case, algorithm: Algorithm, first: usize) {
+        let runs = &self.rows[first..];
+        let best = runs
+            .iter()
+            .filter(|r| r.kernel != "naive")
+            .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+            .expect("a schedule ran");
+        let versus = if best.speedup_vs_naive.is_nan() {
+            String::new()
+        } else {
+            format!(", {:.2}x the naive kernel", best.speedup_vs_naive)
+        };
+        println!(
+            "{:<24} {:<5} best: {} ({} loop) {:.3} ms{versus}",
+            case.name,
+            algorithm.name(),
+            best.kernel,
+            best.loop_kind.name(),
+            best.median_ms
+        );
+        if let Some(tag) = &case.tag {
+            // The world summary compares schedules in one loop: the host's.
+            let times: Vec<(&str, f64)> = runs
+                .iter()
+                .filter(|r| r.ok && r.loop_kind == LoopKind::Host)
+                .map(|r| (r.kernel.as_str(), r.median_ms))
+                .collect();
+            let row = WorldRow::from_times(&case.name, tag.clone(), &times, &["naive"]);
+            self.world.push((algorithm.name(), row));
+        }
+    }
+
+    /// Auto against the best fixed schedule per class and half, BFS then SSSP.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        for algorithm in [Algorithm::Bfs, Algorithm::Sssp, Algorithm::SsspDelta] {
+            let rows: Vec<WorldRow> = self
+                .world
+                .iter()
+                .filter(|(a, _)| *a == algorithm.name())
+                .map(|(_, r)| r.clone())
+                .collect();
+            s.push_str(&world::summary(
+                &rows,
+                &format!("graphs ({})", algorithm.name().to_uppercase()),
+            ));
+            s.push('\n');
+        }
+        s
+    }
+}
