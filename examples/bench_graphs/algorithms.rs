@@ -85,12 +85,22 @@ impl Bench<'_> {
         let mut state = DoBfs::new(gpu, s.vertices())?;
         let mut levels = gpu.zeros::<u32>(s.vertices())?;
         let mut parents = gpu.zeros::<u32>(s.vertices())?;
-        for schedule in push::SCHEDULES {
-            let pull = pull_schedule_for(schedule);
-            for (algorithm, switch, kernel) in [
-                ("bfs-push", Switch::PUSH_ONLY, schedule.to_string()),
-                ("bfs-do", Switch::BEAMER, format!("{schedule}+{pull}")),
-            ] {
+        for &schedule in push::SCHEDULES {
+            let pulls: Vec<&str> = if self.args.pull.is_empty() {
+                vec![pull_schedule_for(schedule)]
+            } else {
+                self.args.pull.iter().map(String::as_str).collect()
+            };
+            let mut runs = vec![(
+                "bfs-push",
+                Switch::PUSH_ONLY,
+                schedule,
+                schedule.to_string(),
+            )];
+            for &pull in &pulls {
+                runs.push(("bfs-do", Switch::BEAMER, pull, format!("{schedule}+{pull}")));
+            }
+            for (algorithm, switch, pull, kernel) in runs {
                 let timing = time_runs(self.args.reps, gpu, || {
                     run(
                         schedule,
@@ -104,6 +114,14 @@ impl Bench<'_> {
                         &mut parents,
                     )
                 })?;
+                if self.args.bfs_trace && algorithm == "bfs-do" {
+                    let levels: Vec<String> = state
+                        .trace
+                        .iter()
+                        .map(|(d, f, us)| format!("{d:?} {f} {us:.0}us"))
+                        .collect();
+                    eprintln!("  {kernel} levels: {}", levels.join(", "));
+                }
                 let got = gpu.download(&levels)?;
                 let got_parents = gpu.download(&parents)?;
                 // The levels against the reference computed once, then the tree.

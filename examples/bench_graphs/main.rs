@@ -142,6 +142,17 @@ pub struct Args {
     /// PageRank, connected components, triangle counting; not run on the world set).
     #[arg(long)]
     pub no_algorithms: bool,
+    /// Leave out the SSSP and BFS traversal rows (the frontier loops), for a run of the
+    /// algorithms alone.
+    #[arg(long)]
+    pub no_traversals: bool,
+    /// The pull schedules `bfs-do` pairs with each push schedule (default: the push schedule
+    /// itself where the pull step has it, else `warp`).
+    #[arg(long, value_delimiter = ',')]
+    pub pull: Vec<String>,
+    /// Print each `bfs-do` run's levels: direction, frontier size, microseconds.
+    #[arg(long)]
+    pub bfs_trace: bool,
     /// PageRank's iterations.
     #[arg(long, default_value_t = 20)]
     pub pagerank_iterations: u32,

@@ -156,7 +156,12 @@ impl Bench<'_> {
             Loops::Device => (false, true),
             Loops::Both => (true, true),
         };
-        for algorithm in [Algorithm::Sssp, Algorithm::SsspDelta, Algorithm::Bfs] {
+        let traversals: &[Algorithm] = if self.args.no_traversals {
+            &[]
+        } else {
+            &[Algorithm::Sssp, Algorithm::SsspDelta, Algorithm::Bfs]
+        };
+        for &algorithm in traversals {
             let want = algorithm.reference(g, source);
             let edges = traversed_edges(g, &want);
             // A handle of its own (the rows are pushed while it is in use).

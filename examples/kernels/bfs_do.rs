@@ -122,9 +122,10 @@ pub struct DoBfs {
     flags: DeviceBuffer<u32>,
     counts: DeviceBuffer<u32>,
     compaction: Compaction,
-    /// The last run's levels: each one's direction and the size of the frontier it expanded
-    /// (for a pull level, the vertices at `depth`).
-    pub trace: Vec<(Direction, u32)>,
+    /// The last run's levels: each one's direction, the size of the frontier it expanded (for a
+    /// pull level, the vertices at `depth`), and its wall time in microseconds on the host (the
+    /// step, the compaction and the read-back that ends the level: each level waits for the GPU).
+    pub trace: Vec<(Direction, u32, f64)>,
 }
 
 impl DoBfs {
@@ -144,7 +145,7 @@ impl DoBfs {
     pub fn pull_levels(&self) -> usize {
         self.trace
             .iter()
-            .filter(|(d, _)| *d == Direction::Pull)
+            .filter(|(d, _, _)| *d == Direction::Pull)
             .count()
     }
 }
@@ -206,7 +207,7 @@ pub fn run(
         }
         stats.frontier_vertices += frontier;
         stats.max_frontier = stats.max_frontier.max(frontier as usize);
-        state.trace.push((direction, frontier as u32));
+        let level_start = std::time::Instant::now();
         gpu.fill(&mut state.counts, 0)?;
         match direction {
             Direction::Push => push::launch(
@@ -237,6 +238,8 @@ pub fn run(
             .compaction
             .run(gpu, &mut state.flags, &mut state.next, &mut state.counts)?;
         let counts = gpu.download(&state.counts)?;
+        let level_us = level_start.elapsed().as_secs_f64() * 1e6;
+        state.trace.push((direction, frontier as u32, level_us));
         let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
         if next_frontier > n as u64 {
             return invalid(format!(
