@@ -113,7 +113,10 @@ fn every_generated_kernel_compiles_for_sm90() {
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
     // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented` (their other schedules are examples/user_kernels').
-    assert_eq!(compiled, 2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1));
+    assert_eq!(
+        compiled,
+        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1)
+    );
 }
 
 /// The graph kernels (plain and checked, one entry point each, `auto`: one per candidate) and the
@@ -169,6 +172,11 @@ fn graph_kernels_compile_for_sm90() {
         Ok(ptx) => {
             assert!(ptx.contains(".entry loops_compact_flags("));
             assert!(ptx.contains(".entry loops_compact_level("));
+            assert!(ptx.contains(".entry loops_compact_level_wide("));
+            // The neighbour walk of push runs claims flags by exchange and keeps the largest
+            // degree by atomic max.
+            assert!(ptx.contains("atom.global.exch.b32"), "no claim by exchange");
+            assert!(ptx.contains("atom.global.max.u32"), "no degree max");
         }
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
     }
