@@ -88,7 +88,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     // one block per step and compaction, striding over everything.
     let mut walking = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     walking.set_walk_limit(Some(u64::MAX));
-    walking.set_levels_per_replay(6);
+    // The first replay's 6 levels, then replays of 12 (a second recorded graph).
+    walking.set_levels_per_replay(12);
     walking.set_step_blocks(Some(1));
     walking.set_compact_blocks(Some(1));
     // The compaction that scans every flag (`run_device_scan`), with more step blocks than

@@ -34,6 +34,12 @@ pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
 /// the size counters rotate every three, so every replay must start where the recorded one did.
 const LEVEL_PERIOD: usize = 6;
 
+/// The levels of a run's first replay (at most [`DeviceFrontierLoop::levels_per_replay`]): a
+/// traversal of a few levels (a power-law graph's: 6 from a hub of R-MAT scale 20) then records
+/// and instantiates 6 levels, not 48, and replays at most 5 empty ones, not 47. A longer one
+/// records the full replay once more, a one-off cost against its many levels.
+const FIRST_REPLAY_LEVELS: u64 = LEVEL_PERIOD as u64;
+
 /// The default of [`DeviceFrontierLoop::set_walk_limit`] for a loop of `vertices` vertices: the
 /// lanes of the neighbour walk against the vertices of the scan. The scan reads 4 bytes per vertex,
 /// coalesced; a lane of the walk reads one head (4 bytes, next to its group's) and one flag at a
@@ -99,11 +105,12 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// same kernel, so the recorded levels are the same whatever it chooses.
 ///
 /// A run: the first level is launched as usual (it compiles the kernels and sizes every area the
-/// launches use, so that nothing is compiled or allocated later); then the launches of
-/// [`DeviceFrontierLoop::set_levels_per_replay`] levels (48 by default) are recorded once by
-/// stream capture into a CUDA graph, replayed, and after each replay the host reads the state back
-/// once (48 bytes): the frontier's size, the levels run and the statistics. Levels after the one
-/// whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
+/// launches use, so that nothing is compiled or allocated later); then the launches of 6 levels
+/// are recorded by stream capture into a CUDA graph and replayed once, and those of
+/// [`DeviceFrontierLoop::set_levels_per_replay`] levels (48 by default) are recorded once and
+/// replayed until the end (a traversal of a few levels records few). After each replay the host
+/// reads the state back once (48 bytes): the frontier's size, the levels run and the statistics.
+/// Levels after the one whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
 /// levels are launched one by one, so that a run stops with [`LoopsError::NoConvergence`] after
 /// exactly `max_iterations` levels, as [`super::FrontierLoop`] does.
 ///
@@ -193,7 +200,8 @@ impl DeviceFrontierLoop {
         self.max_iterations = max;
     }
 
-    /// The levels recorded in one replay: `levels` rounded up to a multiple of 6 (at least 6).
+    /// The levels recorded in one replay, but for a run's first (6 levels): `levels` rounded up
+    /// to a multiple of 6 (at least 6).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(LEVEL_PERIOD) * LEVEL_PERIOD;
     }
@@ -360,7 +368,9 @@ impl DeviceFrontierLoop {
         gpu.write_at(&mut self.level, 0, &[0])?;
         let max = self.max_iterations.unwrap_or(n as u64 + 1);
         let per_replay = self.levels_per_replay as u64;
-        let mut graph: Option<CudaGraph> = None;
+        // The first replay's graph, then the one every later replay runs.
+        let (mut first_graph, mut graph): (Option<CudaGraph>, Option<CudaGraph>) = (None, None);
+        let mut replays = 0u64;
         let mut issued = 0u64;
         let mut size = sources.len();
         let mut stats = LoopStats::default();
@@ -373,18 +383,31 @@ impl DeviceFrontierLoop {
             }
             // The first level outside the graph (it compiles and sizes what the launches need),
             // and the levels just before the limit one at a time.
-            if issued == 0 || max - issued < per_replay {
+            let levels = if replays == 0 {
+                FIRST_REPLAY_LEVELS.min(per_replay)
+            } else {
+                per_replay
+            };
+            if issued == 0 || max - issued < levels {
                 self.level(gpu, push, issued, false, &mut step)?;
                 issued += 1;
             } else {
-                if graph.is_none() {
-                    graph = Some(self.record(gpu, push, issued, &mut step)?);
+                // Each graph is replayed only from levels of the parity and counter rotation it
+                // was recorded at: the first one once, the other every `per_replay` levels after.
+                let recorded = if levels == per_replay {
+                    &mut graph
+                } else {
+                    &mut first_graph
+                };
+                if recorded.is_none() {
+                    *recorded = Some(self.record(gpu, push, issued, levels, &mut step)?);
                 }
-                let replay = graph.as_ref().expect("recorded above");
+                let replay = recorded.as_ref().expect("recorded above");
                 replay.launch().map_err(LoopsError::driver(format!(
-                    "replaying {per_replay} levels of the device frontier loop"
+                    "replaying {levels} levels of the device frontier loop"
                 )))?;
-                issued += per_replay;
+                issued += levels;
+                replays += 1;
             }
             let state = gpu.download(&self.state)?;
             size = state[(issued % 3) as usize] as usize;
@@ -403,13 +426,14 @@ impl DeviceFrontierLoop {
         Ok(stats)
     }
 
-    /// Records [`Self::levels_per_replay`] levels from level `first` into a CUDA graph (by
-    /// capturing the handle's stream); the capture is ended whatever happens.
+    /// Records `levels` levels (a multiple of [`LEVEL_PERIOD`]) from level `first` into a CUDA
+    /// graph (by capturing the handle's stream); the capture is ended whatever happens.
     fn record<F>(
         &mut self,
         gpu: &Gpu,
         push: Option<&DeviceGraph>,
         first: u64,
+        levels: u64,
         step: &mut F,
     ) -> Result<CudaGraph>
     where
@@ -427,7 +451,7 @@ impl DeviceFrontierLoop {
             .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
             .map_err(LoopsError::driver(what))?;
         let mut queued = Ok(());
-        for level in first..first + self.levels_per_replay as u64 {
+        for level in first..first + levels {
             queued = self.level(gpu, push, level, true, step);
             if queued.is_err() {
                 break;
