@@ -85,17 +85,17 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     let mut device = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     // `run_device` is a push run (its compaction walks the frontier's out-edges where they are
     // few); this one walks at every level but the first (whose degrees it does not know), with
-    // one block per step and compaction, striding over everything.
+    // one block per step, striding over every frontier.
     let mut walking = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     walking.set_walk_limit(Some(u64::MAX));
     // The first replay's 6 levels, then replays of 12 (a second recorded graph).
     walking.set_levels_per_replay(12);
     walking.set_step_blocks(Some(1));
-    walking.set_compact_blocks(Some(1));
-    // The compaction that scans every flag (`run_device_scan`), with more step blocks than
-    // the frontier has tiles.
+    // The compaction that scans every flag (`run_device_scan`), by 3 blocks, with more step
+    // blocks than the frontier has tiles.
     let mut scanning = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     scanning.set_step_blocks(Some(5000));
+    scanning.set_compact_blocks(Some(3));
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
     let on_device_sssp = device_schedules(kernels::sssp::KERNELS);
     let on_device_bfs = device_schedules(kernels::bfs::KERNELS);
