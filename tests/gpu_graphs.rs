@@ -83,6 +83,19 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     let mut short_replays = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
     short_replays.set_levels_per_replay(6);
     let mut device = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    // `run_device` is a push run (its compaction walks the frontier's out-edges where they are
+    // few); this one walks at every level but the first (whose degrees it does not know), with
+    // one block per step, striding over every frontier.
+    let mut walking = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    walking.set_walk_limit(Some(u64::MAX));
+    // The first replay's 6 levels, then replays of 12 (a second recorded graph).
+    walking.set_levels_per_replay(12);
+    walking.set_step_blocks(Some(1));
+    // The compaction that scans every flag (`run_device_scan`), by 3 blocks, with more step
+    // blocks than the frontier has tiles.
+    let mut scanning = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    scanning.set_step_blocks(Some(5000));
+    scanning.set_compact_blocks(Some(3));
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
     let on_device_sssp = device_schedules(kernels::sssp::KERNELS);
     let on_device_bfs = device_schedules(kernels::bfs::KERNELS);
@@ -151,6 +164,45 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 &mut failures,
             );
             let what =
+                format!("{name}, source {source}, sssp/{schedule} in the device loop, walking");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run = kernels::sssp::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let walked = walking.walked_levels();
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_dist,
+                checked,
+                |stats| {
+                    frontier_check(stats).or_else(|| {
+                        (walked + 1 != stats.iterations)
+                            .then(|| format!("{walked} of {} levels walked", stats.iterations))
+                    })
+                },
+                &mut failures,
+            );
+            let what =
+                format!("{name}, source {source}, sssp/{schedule} in the device loop, scanning");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run =
+                kernels::sssp::run_device_scan(schedule, gpu, &mut scanning, &dg, source, &mut out);
+            let walked = scanning.walked_levels();
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_dist,
+                checked,
+                |stats| {
+                    frontier_check(stats)
+                        .or_else(|| (walked != 0).then(|| format!("{walked} levels walked")))
+                },
+                &mut failures,
+            );
+            let what =
                 format!("{name}, source {source}, sssp unit weights/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
             let run =
@@ -192,6 +244,42 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 level_check,
                 &mut failures,
             );
+            let what =
+                format!("{name}, source {source}, bfs/{schedule} in the device loop, walking");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run = kernels::bfs::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let walked = walking.walked_levels();
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_levels,
+                checked,
+                |stats| {
+                    level_check(stats).or_else(|| {
+                        (walked + 1 != stats.iterations)
+                            .then(|| format!("{walked} of {} levels walked", stats.iterations))
+                    })
+                },
+                &mut failures,
+            );
+            let what =
+                format!("{name}, source {source}, bfs/{schedule} in the device loop, scanning");
+            gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+            let run =
+                kernels::bfs::run_device_scan(schedule, gpu, &mut scanning, &dg, source, &mut out);
+            check_run(
+                gpu,
+                &what,
+                run,
+                &out,
+                &want_levels,
+                checked,
+                level_check,
+                &mut failures,
+            );
+            let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
             // The largest frontier is one of the levels' sizes, and reached vertices.
             if !checked {
                 let stats =
@@ -522,4 +610,136 @@ fn device_loop_errors_limits_and_refusals() {
     let other = gpu.fork().unwrap();
     let e = kernels::bfs::run_device("warp", &other, &mut frontier, &dg, 0, &mut dist).unwrap_err();
     assert!(e.to_string().contains("handle that made it"), "{e}");
+}
+
+/// The push run of the device loop: its errors, the walk limit's choice level by level (counted
+/// by `walked_levels`), a hub whose out-edges span many items of the walk, and the step and
+/// compaction grids, every result exact.
+#[test]
+fn device_loop_push_walk_and_grids() {
+    let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
+    let path =
+        Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
+    let dg = gpu.upload_graph(&path).unwrap();
+    let all: Vec<u32> = (0..100).collect();
+    let mut dist = gpu.zeros::<u32>(100).unwrap();
+    // A graph larger than the loop, and a source of the loop's size but not of the graph's.
+    let mut small = DeviceFrontierLoop::new(&gpu, 50).unwrap();
+    let e = small
+        .run_push(&gpu, &dg, &[0], |_, _, _, _| Ok(()))
+        .unwrap_err();
+    assert!(e.to_string().contains("made for 50"), "{e}");
+    let mut larger = DeviceFrontierLoop::new(&gpu, 250).unwrap();
+    let e = larger
+        .run_push(&gpu, &dg, &[150], |_, _, _, _| Ok(()))
+        .unwrap_err();
+    assert!(e.to_string().contains("source 150"), "{e}");
+    // The path: one vertex per level, degree 1. The default limit (vertices / 8 lanes) walks
+    // every level but the first; 0 walks none; the scanning run none.
+    let mut frontier = DeviceFrontierLoop::new(&gpu, 100).unwrap();
+    assert_eq!(frontier.walk_limit(), loops::graph::default_walk_limit(100));
+    for (limit, walked) in [(None, 99), (Some(0), 0), (Some(u64::MAX), 99)] {
+        frontier.set_walk_limit(limit);
+        let stats =
+            kernels::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+        assert_eq!(gpu.download(&dist).unwrap(), all, "{limit:?}");
+        assert_eq!(stats.iterations, 100);
+        assert_eq!(frontier.walked_levels(), walked, "{limit:?}");
+    }
+    kernels::bfs::run_device_scan("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    assert_eq!(gpu.download(&dist).unwrap(), all);
+    assert_eq!(frontier.walked_levels(), 0);
+    // A loop larger than the graph walks it too.
+    larger.set_walk_limit(Some(u64::MAX));
+    let mut big = gpu.zeros::<u32>(250).unwrap();
+    kernels::bfs::run_device("group64", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
+    assert_eq!(larger.walked_levels(), 99);
+
+    // A hub (vertex 0) of 20000 out-edges (625 items of 32 lanes in a walk), reached from the
+    // source (whose degree the first level does not know), each leaf with an edge to the next
+    // and some back to the hub.
+    let hub = 20_000u32;
+    let source = hub + 1;
+    let mut edges: Vec<(u32, u32, u32)> = vec![(source, 0, 1)];
+    edges.extend((1..=hub).map(|u| (0, u, u % 7 + 1)));
+    edges.extend((1..=hub).map(|u| (u, (u % hub) + 1, 3)));
+    edges.extend((1..=hub).step_by(97).map(|u| (u, 0, 1)));
+    let g = Graph::from_edges(hub as usize + 2, &edges).unwrap();
+    let dg = gpu.upload_graph(&g).unwrap();
+    let (want_dist, want_levels) = (dijkstra(&g, source), bfs_levels(&g, source));
+    let mut frontier = DeviceFrontierLoop::new(&gpu, g.vertices()).unwrap();
+    let mut out = gpu.zeros::<u32>(g.vertices()).unwrap();
+    let limits = gpu.limits();
+    let wave = limits.sm_count * (limits.max_threads_per_sm / 256);
+    let mut failures = Vec::new();
+    for limit in [None, Some(0), Some(u64::MAX)] {
+        for step_blocks in [None, Some(1), Some(4 * wave)] {
+            for compact_blocks in [None, Some(1), Some(3 * wave)] {
+                frontier.set_walk_limit(limit);
+                frontier.set_step_blocks(step_blocks);
+                frontier.set_compact_blocks(compact_blocks);
+                let what = format!(
+                    "hub, walk limit {limit:?}, step blocks {step_blocks:?}, compaction blocks {compact_blocks:?}"
+                );
+                for schedule in ["thread", "warp", "block", "auto"] {
+                    gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+                    match kernels::sssp::run_device(
+                        schedule,
+                        &gpu,
+                        &mut frontier,
+                        &dg,
+                        source,
+                        &mut out,
+                    ) {
+                        Ok(_) => {
+                            if let Err(e) = compare(
+                                &format!("{what}, sssp/{schedule}"),
+                                &want_dist,
+                                &gpu.download(&out).unwrap(),
+                            ) {
+                                failures.push(e);
+                            }
+                        }
+                        Err(e) => failures.push(format!("{what}, sssp/{schedule}: {e}")),
+                    }
+                    gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+                    match kernels::bfs::run_device(
+                        schedule,
+                        &gpu,
+                        &mut frontier,
+                        &dg,
+                        source,
+                        &mut out,
+                    ) {
+                        Ok(stats) => {
+                            if let Err(e) = compare(
+                                &format!("{what}, bfs/{schedule}"),
+                                &want_levels,
+                                &gpu.download(&out).unwrap(),
+                            ) {
+                                failures.push(e);
+                            }
+                            // BFS levels: the source (degree unknown: scanned), the hub (20000
+                            // lanes), its leaves (up to 2 out-edges each: 40000 lanes), both over
+                            // the default limit of 2500: scanned unless every level may walk.
+                            let walked = frontier.walked_levels();
+                            let expected = match limit {
+                                Some(0) | None => 0,
+                                _ => stats.iterations - 1,
+                            };
+                            if walked != expected {
+                                failures.push(format!(
+                                    "{what}, bfs/{schedule}: {walked} levels walked, expected {expected}"
+                                ));
+                            }
+                        }
+                        Err(e) => failures.push(format!("{what}, bfs/{schedule}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    assert_none(failures);
 }

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use loops::graph::{FrontierLoop, Graph, UNREACHED};
+use loops::graph::{DeviceFrontierLoop, FrontierLoop, Graph, UNREACHED};
 use loops::prelude::*;
 
 /// The two big tests take most of the device and the host: one at a time.
@@ -375,6 +375,37 @@ fn sssp_with_more_than_2_31_edges() {
                 stats.iterations
             ),
         );
+    }
+    // The device loop's push run on 64-bit offsets (its compaction's `_wide` entry), walking the
+    // out-edges at every level after the first.
+    drop(frontier);
+    let mut device = DeviceFrontierLoop::new(&gpu, VERTICES).unwrap();
+    device.set_walk_limit(Some(u64::MAX));
+    gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
+    let t = Instant::now();
+    match kernels::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
+        Ok(stats) => {
+            let got = gpu.download(&dist).unwrap();
+            if let Err(e) = certify(&offsets, &got, source) {
+                failures.push(format!("device loop, push: {e}"));
+            }
+            if device.walked_levels() + 1 != stats.iterations {
+                failures.push(format!(
+                    "device loop, push: {} of {} levels walked, expected all but the first",
+                    device.walked_levels(),
+                    stats.iterations
+                ));
+            }
+            log(
+                start,
+                &format!(
+                    "device loop, push, warp: {:.0} ms, {} iterations; certificate checked",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    stats.iterations
+                ),
+            );
+        }
+        Err(e) => failures.push(format!("device loop, push: {e}")),
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

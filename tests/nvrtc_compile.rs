@@ -172,6 +172,11 @@ fn graph_kernels_compile_for_sm90() {
         Ok(ptx) => {
             assert!(ptx.contains(".entry loops_compact_flags("));
             assert!(ptx.contains(".entry loops_compact_level("));
+            assert!(ptx.contains(".entry loops_compact_level_wide("));
+            // The neighbour walk of push runs claims flags by exchange and keeps the largest
+            // degree by atomic max.
+            assert!(ptx.contains("atom.global.exch.b32"), "no claim by exchange");
+            assert!(ptx.contains("atom.global.max.u32"), "no degree max");
         }
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
     }

@@ -58,10 +58,28 @@ pub fn run(
     })
 }
 
-/// [`run`] in the loop that stays on the device: the same step, no host round trip per level.
+/// [`run`] in the loop that stays on the device: the same step, no host round trip per level, run
+/// as a push traversal (`DeviceFrontierLoop::run_push`: the step flags only out-neighbours of its
+/// frontier, so the compaction may walk the frontier's out-edges instead of scanning every flag).
 /// `schedule` must take its frontier's size from the device (thread, the groups, auto); the others
 /// are refused with `LoopsError::DeviceLoop`.
 pub fn run_device(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut loops::graph::DeviceFrontierLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
+    start(gpu, source, levels)?;
+    frontier.run_push(gpu, g, &[source], |gpu, current, next, _| {
+        launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
+    })
+}
+
+/// [`run_device`] with the compaction that scans every flag at every level
+/// (`DeviceFrontierLoop::run`, which makes no assumption about the step).
+pub fn run_device_scan(
     schedule: &str,
     gpu: &Gpu,
     frontier: &mut loops::graph::DeviceFrontierLoop,

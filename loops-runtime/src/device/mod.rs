@@ -111,12 +111,14 @@ pub struct Gpu {
 /// A tile list whose length only the device knows (the frontier of a
 /// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
 /// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
-/// handle's stream is being captured into a CUDA graph, so nothing may wait for it.
+/// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
+/// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceList {
     pub list: sys::CUdeviceptr,
     pub len: sys::CUdeviceptr,
     pub capturing: bool,
+    pub blocks: Option<u32>,
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled

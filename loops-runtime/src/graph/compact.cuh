@@ -1,16 +1,45 @@
 // loops for Rust: frontier compaction (loops-runtime/src/graph/compact.cuh).
 
+// Marks a degree the compaction could not read (a vertex outside the graph, or no graph given):
+// the level after it then scans.
+#define LOOPS_UNKNOWN_DEGREE 0xffffffffu
+
+// The out-degree of `u` (saturated to 32 bits), or LOOPS_UNKNOWN_DEGREE where `u` is not one of
+// the graph's `graph_vertices`.
+template <typename Offset>
+static __device__ __forceinline__ unsigned int loops_out_degree(
+    const Offset* __restrict__ offsets, const unsigned int graph_vertices, const unsigned int u)
+{
+    if (u >= graph_vertices) return LOOPS_UNKNOWN_DEGREE;
+    const unsigned long long d = (unsigned long long)(offsets[u + 1] - offsets[u]);
+    return d >= (unsigned long long)LOOPS_UNKNOWN_DEGREE ? LOOPS_UNKNOWN_DEGREE - 1u : (unsigned int)d;
+}
+
+// Max-reduces each warp's `m` into `*max_degree` (one atomic per warp that has one). Called by
+// every lane of every warp.
+static __device__ __forceinline__ void loops_warp_max_into(unsigned int m, unsigned int* max_degree)
+{
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        m = max(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    }
+    if ((threadIdx.x & 31u) == 0u && m != 0u) atomicMax(max_degree, m);
+}
+
 // Appends the ids of the set flags among the first `n` to `out` at `*count`, clearing them: a warp
 // ballot and a shared-memory scan per round of 256, one global atomic per round that found any.
-// Called by every thread of a block of 256.
+// With `offsets` (not null), the largest out-degree of the vertices appended is max-ed into
+// `*max_degree` as well. Called by every thread of a block of 256.
+template <typename Offset>
 static __device__ __forceinline__ void loops_compact_rounds(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
-    unsigned int* count)
+    unsigned int* count, const Offset* __restrict__ offsets, const unsigned int graph_vertices,
+    unsigned int* max_degree)
 {
     __shared__ unsigned int warp_base[8];
     __shared__ unsigned int block_base;
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned int warp = threadIdx.x >> 5;
+    unsigned int largest = 0u;
     for (unsigned long long start = (unsigned long long)blockIdx.x * 256ull; start < n;
          start += (unsigned long long)gridDim.x * 256ull) {
         const unsigned long long i = start + threadIdx.x;
@@ -34,10 +63,15 @@ static __device__ __forceinline__ void loops_compact_rounds(
         __syncthreads();
         if (f != 0u) {
             out[block_base + warp_base[warp] + __popc(ballot & ((1u << lane) - 1u))] = (unsigned int)i;
+            if (offsets != nullptr) {
+                largest = max(largest, loops_out_degree(offsets, graph_vertices, (unsigned int)i));
+            }
         }
         // warp_base and block_base are rewritten by the next round.
         __syncthreads();
     }
+    // Every thread of the block leaves the loop after the same rounds.
+    if (offsets != nullptr) loops_warp_max_into(largest, max_degree);
 }
 
 // The host loop's compaction (`FrontierLoop`): the next frontier's size is counted at `*count`,
@@ -46,27 +80,114 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_flags(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
     unsigned int* __restrict__ count)
 {
-    loops_compact_rounds(flags, n, out, count);
+    loops_compact_rounds(flags, n, out, count, (const int*)nullptr, 0u, nullptr);
+}
+
+// The neighbour walk's plan for a frontier whose largest out-degree is `max_degree` (known, not
+// LOOPS_UNKNOWN_DEGREE): `lanes` lanes of a warp per item (a power of two up to 32, the smallest
+// that covers the degree), `chunks` items per vertex (chunk `c` of vertex `v` is its edges
+// `c * lanes .. (c + 1) * lanes`). Modelled by `walk_plan` in device_loop.rs.
+static __device__ __forceinline__ void loops_walk_plan(
+    const unsigned int max_degree, unsigned int* lanes, unsigned int* chunks)
+{
+    unsigned int l = 1u;
+    while (l < 32u && l < max_degree) l <<= 1;
+    *lanes = l;
+    *chunks = max_degree == 0u ? 1u : (max_degree + l - 1u) / l;
+}
+
+// The neighbour walk (push traversals only: every flagged vertex is the head of an out-edge of a
+// vertex of the frontier `in[0..size)`): each lane takes one edge of one item and claims the
+// head's flag if it is set (a plain read first, so that most heads already claimed or never
+// flagged cost no atomic; then `atomicExch` to 0, which exactly one lane per flagged vertex sees
+// return non-zero). The claimed heads are appended to `out` at `*count`, one atomic per warp and
+// round that claimed any; their largest out-degree is max-ed into `*max_degree`. Every flag set on
+// entry is cleared. Called by every thread of a block of 256; the loop is warp-uniform.
+template <typename Offset>
+static __device__ __forceinline__ void loops_walk_rounds(
+    unsigned int* __restrict__ flags, const unsigned int* __restrict__ in, const unsigned int size,
+    const Offset* __restrict__ offsets, const unsigned int* __restrict__ adj,
+    const unsigned int graph_vertices, const unsigned int lanes, const unsigned int chunks,
+    unsigned int* __restrict__ out, unsigned int* count, unsigned int* max_degree)
+{
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int items_per_warp = 32u / lanes;
+    const unsigned int item_in_warp = lane / lanes;
+    const unsigned int edge_in_item = lane & (lanes - 1u);
+    const unsigned long long items = (unsigned long long)size * chunks;
+    const unsigned long long warps = (unsigned long long)gridDim.x * 8ull;
+    unsigned int largest = 0u;
+    for (unsigned long long first = ((unsigned long long)blockIdx.x * 8ull + (threadIdx.x >> 5)) * items_per_warp;
+         first < items; first += warps * items_per_warp) {
+        const unsigned long long item = first + item_in_warp;
+        bool claimed = false;
+        unsigned int u = 0u;
+        if (item < items) {
+            const unsigned int v = in[item / chunks];
+            const unsigned long long k = (item % chunks) * lanes + edge_in_item;
+            const Offset begin = offsets[v];
+            if (k < (unsigned long long)(offsets[v + 1] - begin)) {
+                u = adj[begin + (Offset)k];
+                claimed = flags[u] != 0u && atomicExch(&flags[u], 0u) != 0u;
+            }
+        }
+        const unsigned int ballot = __ballot_sync(0xffffffffu, claimed);
+        if (ballot != 0u) {
+            unsigned int base = 0u;
+            if (lane == 0u) base = atomicAdd(count, __popc(ballot));
+            base = __shfl_sync(0xffffffffu, base, 0);
+            if (claimed) {
+                out[base + __popc(ballot & ((1u << lane) - 1u))] = u;
+                largest = max(largest, loops_out_degree(offsets, graph_vertices, u));
+            }
+        }
+    }
+    loops_warp_max_into(largest, max_degree);
 }
 
 // One level's compaction in the device loop (`DeviceFrontierLoop`), where no host reads a count
 // between levels. `state` holds the frontier sizes of three consecutive levels in turn: this
 // level's at `state[current]` (what its step read), the next one's at `state[next]` (0, counted
 // here), and `state[after]`, the previous level's, zeroed here for the level after next to count
-// into. Nothing else of this launch touches `state[after]`, and no other slot is written by more
-// than one thread, so no launch needs a barrier across blocks. Once a level's frontier is empty,
-// every later level's step and compaction find size 0 and return at once.
+// into; the largest out-degrees of the same frontiers rotate the same way through `state[8 + k]`
+// (push runs only). Nothing else of this launch touches `state[after]` or `state[8 + after]`, and
+// no other slot is written by more than one thread, so no launch needs a barrier across blocks.
+// Once a level's frontier is empty, every later level's step and compaction find size 0 and
+// return at once.
 // Then, by one thread, where this level's frontier was not empty: `state[3]` counts the levels
 // run (written to `*level` too, the level the next step sees), `state[4]` and `state[5]` add up
-// the frontiers' sizes (low and high halves of 64 bits), `state[6]` keeps the largest.
-extern "C" __global__ void __launch_bounds__(256) loops_compact_level(
+// the frontiers' sizes (low and high halves of 64 bits), `state[6]` keeps the largest, `state[7]`
+// counts the levels whose compaction walked.
+//
+// With `offsets` (a push run: `in` is this level's frontier, `offsets` and `adj` the graph the
+// step pushes along, every vertex it flags the head of an out-edge of a vertex of `in`), the
+// compaction chooses between its two paths here, the same way in every block (a uniform branch,
+// so the recorded graph is the same whatever it chooses): the neighbour walk, whose work is the
+// frontier's lanes (`size * lanes * chunks`, at least its out-edges), where those are at most
+// `walk_limit` and the frontier's largest degree is known; else the scan of all `n` flags. Without
+// `offsets` it always scans.
+template <typename Offset>
+static __device__ __forceinline__ void loops_compact_level_body(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
     unsigned int* __restrict__ state, const unsigned int current, const unsigned int next,
-    const unsigned int after, unsigned int* __restrict__ level)
+    const unsigned int after, unsigned int* __restrict__ level,
+    const unsigned int* __restrict__ in, const Offset* __restrict__ offsets,
+    const unsigned int* __restrict__ adj, const unsigned int graph_vertices,
+    const unsigned long long walk_limit)
 {
     const unsigned int size = state[current];
+    bool walk = false;
+    unsigned int lanes = 1u, chunks = 1u;
+    if (offsets != nullptr) {
+        const unsigned int max_degree = state[8u + current];
+        if (max_degree != LOOPS_UNKNOWN_DEGREE) {
+            loops_walk_plan(max_degree, &lanes, &chunks);
+            walk = (unsigned long long)size * chunks * lanes <= walk_limit;
+        }
+    }
     if (blockIdx.x == 0u && threadIdx.x == 0u) {
         state[after] = 0u;
+        state[8u + after] = 0u;
         if (size != 0u) {
             const unsigned int levels = state[3] + 1u;
             state[3] = levels;
@@ -76,8 +197,39 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_level(
             state[4] = (unsigned int)vertices;
             state[5] = (unsigned int)(vertices >> 32);
             if (size > state[6]) state[6] = size;
+            if (walk) state[7] += 1u;
         }
     }
     if (size == 0u) return;
-    loops_compact_rounds(flags, n, out, state + next);
+    if (walk) {
+        loops_walk_rounds(flags, in, size, offsets, adj, graph_vertices, lanes, chunks, out,
+                          state + next, state + 8u + next);
+    } else {
+        loops_compact_rounds(flags, n, out, state + next, offsets, graph_vertices, state + 8u + next);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) loops_compact_level(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* __restrict__ state, const unsigned int current, const unsigned int next,
+    const unsigned int after, unsigned int* __restrict__ level,
+    const unsigned int* __restrict__ in, const int* __restrict__ offsets,
+    const unsigned int* __restrict__ adj, const unsigned int graph_vertices,
+    const unsigned long long walk_limit)
+{
+    loops_compact_level_body(flags, n, out, state, current, next, after, level, in, offsets, adj,
+                             graph_vertices, walk_limit);
+}
+
+// The same over the 64-bit offsets of a graph of more than 2^31 - 1 edges.
+extern "C" __global__ void __launch_bounds__(256) loops_compact_level_wide(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* __restrict__ state, const unsigned int current, const unsigned int next,
+    const unsigned int after, unsigned int* __restrict__ level,
+    const unsigned int* __restrict__ in, const long long* __restrict__ offsets,
+    const unsigned int* __restrict__ adj, const unsigned int graph_vertices,
+    const unsigned long long walk_limit)
+{
+    loops_compact_level_body(flags, n, out, state, current, next, after, level, in, offsets, adj,
+                             graph_vertices, walk_limit);
 }

@@ -4,17 +4,26 @@
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaFunction, CudaGraph};
 
-use super::{compact_dims, LoopStats, COMPACT_SOURCE};
+use super::{DeviceGraph, LoopStats, COMPACT_SOURCE};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::launch::{KernelArgs, Param};
+use kernels_gen::schedule::LaunchDims;
 
 /// The slots of the loop's device state (see `loops_compact_level` in `compact.cuh`): three
 /// frontier sizes in turn, the levels run, the frontier vertices added up (two halves), the
-/// largest frontier, and one unused.
-const STATE_SLOTS: usize = 8;
+/// largest frontier, the levels whose compaction walked, the largest out-degrees of three
+/// frontiers in turn (push runs), and one unused.
+const STATE_SLOTS: usize = 12;
 /// Where the levels run are counted in the state.
 const LEVELS_SLOT: usize = 3;
+/// Where the levels whose compaction walked the frontier's out-edges are counted.
+const WALKED_SLOT: usize = 7;
+/// The first of the three largest out-degrees.
+const DEGREE_SLOTS: usize = 8;
+/// A largest out-degree the compaction does not know (`LOOPS_UNKNOWN_DEGREE`): the sources'
+/// (the host does not read the graph's offsets), or where a flagged vertex is not in the graph.
+const UNKNOWN_DEGREE: u32 = u32::MAX;
 
 /// Levels recorded in one replay unless [`DeviceFrontierLoop::set_levels_per_replay`] says
 /// otherwise: a read-back per 48 levels costs well under 1 us a level, and a traversal that ends
@@ -25,12 +34,52 @@ pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
 /// the size counters rotate every three, so every replay must start where the recorded one did.
 const LEVEL_PERIOD: usize = 6;
 
+/// The levels of a run's first replay (at most [`DeviceFrontierLoop::levels_per_replay`]): a
+/// traversal of a few levels (a power-law graph's: 6 from a hub of R-MAT scale 20) then records
+/// and instantiates 6 levels, not 48, and replays at most 5 empty ones, not 47. A longer one
+/// records the full replay once more, a one-off cost against its many levels.
+const FIRST_REPLAY_LEVELS: u64 = LEVEL_PERIOD as u64;
+
+/// The default of [`DeviceFrontierLoop::set_walk_limit`] for a loop of `vertices` vertices: the
+/// lanes of the neighbour walk against the vertices of the scan. The scan reads 4 bytes per vertex,
+/// coalesced; a lane of the walk reads one head (4 bytes, next to its group's) and one flag at a
+/// random place (a 32-byte sector), plus its item's share of the frontier and offsets: about 32
+/// bytes. The two move the same bytes at `vertices / 8` lanes; below that the walk moves fewer, and
+/// on small frontiers its chain of dependent reads (frontier, offsets, head, flag) is shorter than
+/// the scan's rounds.
+pub fn default_walk_limit(vertices: usize) -> u64 {
+    vertices as u64 / 8
+}
+
+/// The neighbour walk's plan for a frontier whose largest out-degree is `max_degree`, as
+/// `loops_walk_plan` in `compact.cuh` makes it: lanes of a warp per item (the smallest power of
+/// two up to 32 that covers the degree) and items per vertex (`ceil(max_degree / lanes)`, at
+/// least 1); item `c` of a vertex is its edges `c * lanes..(c + 1) * lanes`, one per lane.
+pub fn walk_plan(max_degree: u32) -> (u32, u32) {
+    let mut lanes = 1u32;
+    while lanes < 32 && lanes < max_degree {
+        lanes <<= 1;
+    }
+    (lanes, max_degree.div_ceil(lanes).max(1))
+}
+
+/// Whether a push run's compaction walks a frontier of `size` vertices whose largest out-degree is
+/// `max_degree` (`u32::MAX`, unknown: no) under the walk limit `limit`
+/// ([`DeviceFrontierLoop::set_walk_limit`]), as `loops_compact_level` decides it on the device.
+pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
+    if max_degree == UNKNOWN_DEGREE {
+        return false;
+    }
+    let (lanes, chunks) = walk_plan(max_degree);
+    size as u64 * chunks as u64 * lanes as u64 <= limit
+}
+
 /// The frontier loop of [`super::FrontierLoop`] without a host round trip per level: the size of
 /// each frontier stays on the device, so the host neither waits for a level nor sizes its launches.
 ///
 /// ```ignore
 /// let mut frontier = DeviceFrontierLoop::new(&gpu, g.vertices())?;
-/// let stats = frontier.run(&gpu, &[source], |gpu, current, next_flags, _level| {
+/// let stats = frontier.run_push(&gpu, &g, &[source], |gpu, current, next_flags, _level| {
 ///     sssp::warp::sssp(gpu, g.offsets(), g.adj(), g.weights(), current, &mut dist, next_flags)
 /// })?;
 /// ```
@@ -41,17 +90,27 @@ const LEVEL_PERIOD: usize = 6;
 /// current frontier buffer with its length set to its *capacity* (the loop's vertices); a kernel
 /// launched over it with `g.tiles_in(frontier)` reads the frontier's size from the device
 /// (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]) and is launched with a grid that does
-/// not depend on it. Only the schedules whose tile loop is grid-stride can do that: `thread`,
-/// `group`, `warp`, `block`, and `auto`, which then runs the one of its thread and group
-/// candidates that its model ranks first for the whole graph (the same at every level); any other
-/// schedule's launch over the frontier is refused with [`LoopsError::DeviceLoop`] naming it.
+/// not depend on it ([`DeviceFrontierLoop::set_step_blocks`]). Only the schedules whose tile loop
+/// is grid-stride can do that: `thread`, `group`, `warp`, `block`, and `auto`, which then runs the
+/// one of its thread and group candidates that its model ranks first for the whole graph (the
+/// same at every level); any other schedule's launch over the frontier is refused with
+/// [`LoopsError::DeviceLoop`] naming it.
+///
+/// The compaction of [`DeviceFrontierLoop::run`] reads all the flags every level. A *push*
+/// traversal ([`DeviceFrontierLoop::run_push`]: BFS, Bellman-Ford SSSP), whose step flags only
+/// heads of out-edges of the current frontier's vertices, lets it walk those out-edges instead
+/// where they are few ([`DeviceFrontierLoop::set_walk_limit`]): work in proportion to the
+/// frontier's out-edges, not to the graph. It chooses on the device, every level, from the
+/// frontier's size and its largest out-degree (which the previous compaction keeps), inside the
+/// same kernel, so the recorded levels are the same whatever it chooses.
 ///
 /// A run: the first level is launched as usual (it compiles the kernels and sizes every area the
-/// launches use, so that nothing is compiled or allocated later); then the launches of
-/// [`DeviceFrontierLoop::set_levels_per_replay`] levels (48 by default) are recorded once by
-/// stream capture into a CUDA graph, replayed, and after each replay the host reads the state back
-/// once (32 bytes): the frontier's size, the levels run and the statistics. Levels after the one
-/// whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
+/// launches use, so that nothing is compiled or allocated later); then the launches of 6 levels
+/// are recorded by stream capture into a CUDA graph and replayed once, and those of
+/// [`DeviceFrontierLoop::set_levels_per_replay`] levels (48 by default) are recorded once and
+/// replayed until the end (a traversal of a few levels records few). After each replay the host
+/// reads the state back once (48 bytes): the frontier's size, the levels run and the statistics.
+/// Levels after the one whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
 /// levels are launched one by one, so that a run stops with [`LoopsError::NoConvergence`] after
 /// exactly `max_iterations` levels, as [`super::FrontierLoop`] does.
 ///
@@ -73,11 +132,18 @@ pub struct DeviceFrontierLoop {
     /// The level the next step runs (element 0), written by each compaction.
     level: DeviceBuffer<u32>,
     compact: CudaFunction,
+    /// The same over 64-bit offsets (a push run on a graph of more than `i32::MAX` edges).
+    compact_wide: CudaFunction,
     max_iterations: Option<u64>,
     levels_per_replay: usize,
+    walk_limit: Option<u64>,
+    step_blocks: Option<u32>,
+    compact_blocks: Option<u32>,
+    /// The levels of the last run whose compaction walked.
+    walked_levels: u32,
 }
 
-/// Clears the device list of a handle when the step that needed it returns, or fails.
+/// Clears the device list of a handle when the level that needed it is queued, or fails.
 struct DeviceListSet<'g> {
     gpu: &'g Gpu,
     previous: Option<DeviceList>,
@@ -105,15 +171,21 @@ impl DeviceFrontierLoop {
                 detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
             });
         }
+        let compact = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
         Ok(DeviceFrontierLoop {
             vertices,
             frontiers: [gpu.zeros(vertices)?, gpu.zeros(vertices)?],
             flags: gpu.zeros(vertices)?,
             state: gpu.zeros(STATE_SLOTS)?,
             level: gpu.zeros(1)?,
-            compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_level")?,
+            compact: compact("loops_compact_level")?,
+            compact_wide: compact("loops_compact_level_wide")?,
             max_iterations: None,
             levels_per_replay: DEFAULT_LEVELS_PER_REPLAY,
+            walk_limit: None,
+            step_blocks: None,
+            compact_blocks: None,
+            walked_levels: 0,
         })
     }
 
@@ -128,7 +200,8 @@ impl DeviceFrontierLoop {
         self.max_iterations = max;
     }
 
-    /// The levels recorded in one replay: `levels` rounded up to a multiple of 6 (at least 6).
+    /// The levels recorded in one replay, but for a run's first (6 levels): `levels` rounded up
+    /// to a multiple of 6 (at least 6).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(LEVEL_PERIOD) * LEVEL_PERIOD;
     }
@@ -138,13 +211,118 @@ impl DeviceFrontierLoop {
         self.levels_per_replay
     }
 
+    /// In a push run ([`Self::run_push`]), the compaction walks the frontier's out-edges instead
+    /// of scanning all the flags where the walk's lanes are at most `limit`: the frontier's size
+    /// times its largest out-degree, rounded up to a power of two below 32 and to a multiple of
+    /// 32 above. `None` (the default): [`default_walk_limit`] of the loop's vertices. `Some(0)`
+    /// never walks, `Some(u64::MAX)` always does (but for the first level, whose degrees the loop
+    /// does not know).
+    pub fn set_walk_limit(&mut self, limit: Option<u64>) {
+        self.walk_limit = limit;
+    }
+
+    /// The walk limit in force ([`Self::set_walk_limit`]).
+    pub fn walk_limit(&self) -> u64 {
+        self.walk_limit
+            .unwrap_or_else(|| default_walk_limit(self.vertices))
+    }
+
+    /// The levels of the last push run whose compaction walked the frontier's out-edges (the
+    /// others scanned the flags); 0 after [`Self::run`].
+    pub fn walked_levels(&self) -> u32 {
+        self.walked_levels
+    }
+
+    /// The blocks of each step launch over the frontier. `None` (the default): one wave of
+    /// resident blocks (SMs x blocks per SM), which strides over any frontier. The grid is fixed
+    /// when the levels are recorded while the frontier's size is only known on the device, so no
+    /// rule fits every level: a block past the frontier returns at once, but it is still
+    /// dispatched, and a level of a road network or a grid (10^3 to 10^4 vertices, a fraction of
+    /// one wave) would pay for every block beyond the first wave; one wave keeps that cost to the
+    /// blocks that can be resident at once. A large frontier on a power-law graph may balance
+    /// better over more blocks (the hardware hands a block to an SM that is free, where a
+    /// grid-stride loop gives each block a fixed share): `Some(blocks)` launches that many, to be
+    /// measured per graph.
+    pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
+        self.step_blocks = blocks.map(|b| b.max(1));
+    }
+
+    /// The blocks of each compaction launch. `None` (the default): one wave of resident blocks
+    /// (fewer on a graph of fewer vertices): the scan strides over the flags with the loads of
+    /// every resident thread in flight, which more waves would not add to, and a walk over a small
+    /// frontier leaves the blocks past it to return at once.
+    pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
+        self.compact_blocks = blocks.map(|b| b.max(1));
+    }
+
     /// Runs `step` from the frontier `sources` until a frontier is empty. `step(gpu, frontier,
     /// next_flags, level)` must set `next_flags[u]` to a non-zero value for each vertex `u` of the
     /// next frontier and touch no other element of the flags, as for [`super::FrontierLoop::run`];
     /// `frontier.len()` is the loop's vertices, the frontier's size is on the device (see the type's
     /// documentation for what the step may do), and `level` holds the level's number, from 0. The
-    /// sources are taken as given. Errors if a source is not a vertex.
-    pub fn run<F>(&mut self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
+    /// sources are taken as given. Errors if a source is not a vertex. Every level's compaction
+    /// reads all the flags; see [`Self::run_push`] for one that need not.
+    pub fn run<F>(&mut self, gpu: &Gpu, sources: &[u32], step: F) -> Result<LoopStats>
+    where
+        F: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+        ) -> Result<()>,
+    {
+        self.run_in(gpu, None, sources, step)
+    }
+
+    /// [`Self::run`] for a push traversal on `graph`. The contract, which the loop relies on and
+    /// does not check: every vertex the step flags is the head of an out-edge, in `graph`, of a
+    /// vertex of the frontier it was given (BFS and Bellman-Ford SSSP pushing along `graph`'s
+    /// edges keep it; a pull step, or one that flags a vertex for any other reason, does not).
+    /// A flag set against it may be missed by a walk: the vertex is left out of the next frontier
+    /// and its flag stays set for a later level. The compaction may then walk the frontier's
+    /// out-edges and claim each flagged head once, instead of scanning every flag
+    /// ([`Self::set_walk_limit`]); the results and statistics are those of [`Self::run`].
+    /// Errors also if `graph` has more vertices than the loop, or a source is not a vertex of it.
+    pub fn run_push<F>(
+        &mut self,
+        gpu: &Gpu,
+        graph: &DeviceGraph,
+        sources: &[u32],
+        step: F,
+    ) -> Result<LoopStats>
+    where
+        F: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+        ) -> Result<()>,
+    {
+        let gn = graph.vertices();
+        if gn > self.vertices {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "a graph of {gn} vertices in a device frontier loop made for {}",
+                    self.vertices
+                ),
+            });
+        }
+        if let Some(&s) = sources.iter().find(|&&s| s as usize >= gn) {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("source {s} of a graph of {gn} vertices"),
+            });
+        }
+        self.run_in(gpu, Some(graph), sources, step)
+    }
+
+    /// [`Self::run`], or with `push`, [`Self::run_push`] on that graph.
+    fn run_in<F>(
+        &mut self,
+        gpu: &Gpu,
+        push: Option<&DeviceGraph>,
+        sources: &[u32],
+        mut step: F,
+    ) -> Result<LoopStats>
     where
         F: FnMut(
             &Gpu,
@@ -154,6 +332,7 @@ impl DeviceFrontierLoop {
         ) -> Result<()>,
     {
         let n = self.vertices;
+        self.walked_levels = 0;
         if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
             return Err(LoopsError::InvalidGraph {
                 detail: format!("source {s} of a graph of {n} vertices"),
@@ -183,11 +362,15 @@ impl DeviceFrontierLoop {
         gpu.write_at(&mut self.frontiers[0], 0, sources)?;
         let mut state = [0u32; STATE_SLOTS];
         state[0] = sources.len() as u32;
+        // The sources' degrees are not read on the host: the first level scans.
+        state[DEGREE_SLOTS] = UNKNOWN_DEGREE;
         gpu.write_at(&mut self.state, 0, &state)?;
         gpu.write_at(&mut self.level, 0, &[0])?;
         let max = self.max_iterations.unwrap_or(n as u64 + 1);
         let per_replay = self.levels_per_replay as u64;
-        let mut graph: Option<CudaGraph> = None;
+        // The first replay's graph, then the one every later replay runs.
+        let (mut first_graph, mut graph): (Option<CudaGraph>, Option<CudaGraph>) = (None, None);
+        let mut replays = 0u64;
         let mut issued = 0u64;
         let mut size = sources.len();
         let mut stats = LoopStats::default();
@@ -200,18 +383,31 @@ impl DeviceFrontierLoop {
             }
             // The first level outside the graph (it compiles and sizes what the launches need),
             // and the levels just before the limit one at a time.
-            if issued == 0 || max - issued < per_replay {
-                self.level(gpu, issued, false, &mut step)?;
+            let levels = if replays == 0 {
+                FIRST_REPLAY_LEVELS.min(per_replay)
+            } else {
+                per_replay
+            };
+            if issued == 0 || max - issued < levels {
+                self.level(gpu, push, issued, false, &mut step)?;
                 issued += 1;
             } else {
-                if graph.is_none() {
-                    graph = Some(self.record(gpu, issued, &mut step)?);
+                // Each graph is replayed only from levels of the parity and counter rotation it
+                // was recorded at: the first one once, the other every `per_replay` levels after.
+                let recorded = if levels == per_replay {
+                    &mut graph
+                } else {
+                    &mut first_graph
+                };
+                if recorded.is_none() {
+                    *recorded = Some(self.record(gpu, push, issued, levels, &mut step)?);
                 }
-                let replay = graph.as_ref().expect("recorded above");
+                let replay = recorded.as_ref().expect("recorded above");
                 replay.launch().map_err(LoopsError::driver(format!(
-                    "replaying {per_replay} levels of the device frontier loop"
+                    "replaying {levels} levels of the device frontier loop"
                 )))?;
-                issued += per_replay;
+                issued += levels;
+                replays += 1;
             }
             let state = gpu.download(&self.state)?;
             size = state[(issued % 3) as usize] as usize;
@@ -225,13 +421,21 @@ impl DeviceFrontierLoop {
                 frontier_vertices: (state[5] as u64) << 32 | state[4] as u64,
                 max_frontier: state[6] as usize,
             };
+            self.walked_levels = state[WALKED_SLOT];
         }
         Ok(stats)
     }
 
-    /// Records [`Self::levels_per_replay`] levels from level `first` into a CUDA graph (by
-    /// capturing the handle's stream); the capture is ended whatever happens.
-    fn record<F>(&mut self, gpu: &Gpu, first: u64, step: &mut F) -> Result<CudaGraph>
+    /// Records `levels` levels (a multiple of [`LEVEL_PERIOD`]) from level `first` into a CUDA
+    /// graph (by capturing the handle's stream); the capture is ended whatever happens.
+    fn record<F>(
+        &mut self,
+        gpu: &Gpu,
+        push: Option<&DeviceGraph>,
+        first: u64,
+        levels: u64,
+        step: &mut F,
+    ) -> Result<CudaGraph>
     where
         F: FnMut(
             &Gpu,
@@ -247,8 +451,8 @@ impl DeviceFrontierLoop {
             .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
             .map_err(LoopsError::driver(what))?;
         let mut queued = Ok(());
-        for level in first..first + self.levels_per_replay as u64 {
-            queued = self.level(gpu, level, true, step);
+        for level in first..first + levels {
+            queued = self.level(gpu, push, level, true, step);
             if queued.is_err() {
                 break;
             }
@@ -265,9 +469,32 @@ impl DeviceFrontierLoop {
             })
     }
 
+    /// The grid of the compaction ([`Self::set_compact_blocks`]).
+    fn compact_dims(&self, gpu: &Gpu) -> LaunchDims {
+        let limits = gpu.limits();
+        let wave = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
+        let grid = match self.compact_blocks {
+            Some(blocks) => blocks.min(i32::MAX as u32),
+            None => self.vertices.div_ceil(256).clamp(1, wave) as u32,
+        };
+        LaunchDims {
+            grid,
+            block: 256,
+            shared_bytes: 0,
+        }
+    }
+
     /// Queues level `level`: the step over the frontier of its parity, then its compaction into
-    /// the other. `capturing`: the stream is being recorded, so the launches must not wait for it.
-    fn level<F>(&mut self, gpu: &Gpu, level: u64, capturing: bool, step: &mut F) -> Result<()>
+    /// the other (walking `push`'s edges where it chooses to). `capturing`: the stream is being
+    /// recorded, so the launches must not wait for it.
+    fn level<F>(
+        &mut self,
+        gpu: &Gpu,
+        push: Option<&DeviceGraph>,
+        level: u64,
+        capturing: bool,
+        step: &mut F,
+    ) -> Result<()>
     where
         F: FnMut(
             &Gpu,
@@ -279,37 +506,209 @@ impl DeviceFrontierLoop {
         let n = self.vertices;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
         let slot = |k: u64| ((level + k) % 3) as u32;
-        {
-            let frontier = &self.frontiers[current];
-            let size_at = self.state.device_ptr() + 4 * slot(0) as u64;
-            let _set = DeviceListSet::new(
-                gpu,
-                DeviceList {
-                    list: frontier.device_ptr(),
-                    len: size_at,
-                    capturing,
-                },
-            );
-            step(gpu, frontier, &mut self.flags, &self.level)?;
-        }
-        let ptr = Param::Ptr {
-            ty: "unsigned int",
-            mutable: true,
-        };
+        // Set for the compaction's launch too, which must not wait for a stream being recorded.
+        let _set = DeviceListSet::new(
+            gpu,
+            DeviceList {
+                list: self.frontiers[current].device_ptr(),
+                len: self.state.device_ptr() + 4 * slot(0) as u64,
+                capturing,
+                blocks: self.step_blocks,
+            },
+        );
+        step(gpu, &self.frontiers[current], &mut self.flags, &self.level)?;
+        let ptr = |ty| Param::Ptr { ty, mutable: true };
+        let read = |ty| Param::Ptr { ty, mutable: false };
         let mut args = KernelArgs::new();
-        args.push_buffer(&self.flags, ptr);
+        args.push_buffer(&self.flags, ptr("unsigned int"));
         args.scalar(n as u32);
-        args.push_buffer(&self.frontiers[next], ptr);
-        args.push_buffer(&self.state, ptr);
+        args.push_buffer(&self.frontiers[next], ptr("unsigned int"));
+        args.push_buffer(&self.state, ptr("unsigned int"));
         args.scalar(slot(0));
         args.scalar(slot(1));
         args.scalar(slot(2));
-        args.push_buffer(&self.level, ptr);
-        gpu.launch_function(
-            "loops_compact_level",
-            &self.compact,
-            compact_dims(gpu, n),
-            args,
-        )
+        args.push_buffer(&self.level, ptr("unsigned int"));
+        args.push_buffer(&self.frontiers[current], read("unsigned int"));
+        let (entry, function) = match push {
+            Some(g) => {
+                let wide = g.offsets().wide_offsets();
+                match wide {
+                    Some(w) => args.push_buffer(w, read("long long")),
+                    None => args.push_buffer(g.offsets().offsets(), read("int")),
+                }
+                args.push_buffer(g.adj(), read("unsigned int"));
+                args.scalar(g.vertices() as u32);
+                if wide.is_some() {
+                    ("loops_compact_level_wide", &self.compact_wide)
+                } else {
+                    ("loops_compact_level", &self.compact)
+                }
+            }
+            None => {
+                // No graph: the kernel scans every level.
+                args.push_value(0u64, read("int"));
+                args.push_value(0u64, read("unsigned int"));
+                args.scalar(0u32);
+                ("loops_compact_level", &self.compact)
+            }
+        };
+        args.scalar(self.walk_limit());
+        gpu.launch_function(entry, function, self.compact_dims(gpu), args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn the_walk_plan_covers_the_largest_degree() {
+        assert_eq!(walk_plan(0), (1, 1));
+        assert_eq!(walk_plan(1), (1, 1));
+        assert_eq!(walk_plan(5), (8, 1));
+        assert_eq!(walk_plan(32), (32, 1));
+        assert_eq!(walk_plan(33), (32, 2));
+        assert_eq!(walk_plan(100_000), (32, 3125));
+        assert_eq!(walk_plan(u32::MAX - 1), (32, u32::MAX / 32 + 1));
+        for d in 0..2000u32 {
+            let (lanes, chunks) = walk_plan(d);
+            assert!(lanes.is_power_of_two() && lanes <= 32, "{d}");
+            assert!(lanes * chunks >= d, "{d}");
+            // No smaller plan covers it: a vertex of the largest degree leaves no item empty.
+            assert!(lanes * (chunks - 1) < d.max(1), "{d}");
+        }
+        // The choice: unknown degrees scan; the limit bounds the lanes.
+        assert!(!compaction_walks(1, UNKNOWN_DEGREE, u64::MAX));
+        assert!(compaction_walks(2_000, 5, default_walk_limit(1 << 22)));
+        assert!(!compaction_walks(100_000, 5, default_walk_limit(1 << 20)));
+        assert!(compaction_walks(1, 100_000, default_walk_limit(1 << 20)));
+        assert!(!compaction_walks(1, 1, 0));
+        assert!(compaction_walks(0, 1, 0));
+    }
+
+    /// The lanes of the walk, as `loops_walk_rounds` runs them on a grid of `warps` warps: for
+    /// each lane that has an item, the frontier position and the edge index within the vertex it
+    /// reads (if the vertex has that many edges).
+    fn walk_lanes(size: u32, max_degree: u32, warps: u64) -> Vec<(usize, u64)> {
+        let (lanes, chunks) = walk_plan(max_degree);
+        let items_per_warp = (32 / lanes) as u64;
+        let items = size as u64 * chunks as u64;
+        let mut out = Vec::new();
+        for w in 0..warps {
+            let mut first = w * items_per_warp;
+            while first < items {
+                for lane in 0..32u32 {
+                    let item = first + (lane / lanes) as u64;
+                    if item < items {
+                        let k = (item % chunks as u64) * lanes as u64 + (lane & (lanes - 1)) as u64;
+                        out.push(((item / chunks as u64) as usize, k));
+                    }
+                }
+                first += warps * items_per_warp;
+            }
+        }
+        out
+    }
+
+    /// The walk on the CPU: every lane's claim (a plain read, which may see the flag as the level
+    /// left it or as another lane's exchange left it, then the exchange) in a random order,
+    /// as the lanes of a grid may interleave. Returns the claimed heads and their largest degree.
+    fn walk_model(
+        offsets: &[usize],
+        adj: &[u32],
+        frontier: &[u32],
+        flags: &mut [u32],
+        warps: u64,
+        rng: &mut impl Rng,
+    ) -> (Vec<u32>, u32) {
+        let degree = |v: u32| (offsets[v as usize + 1] - offsets[v as usize]) as u32;
+        let max_degree = frontier.iter().map(|&v| degree(v)).max().unwrap_or(0);
+        let mut lanes = walk_lanes(frontier.len() as u32, max_degree, warps);
+        lanes.shuffle(rng);
+        let before = flags.to_vec();
+        let (mut claimed, mut largest) = (Vec::new(), 0);
+        for (pos, k) in lanes {
+            let v = frontier[pos];
+            if k >= degree(v) as u64 {
+                continue;
+            }
+            let u = adj[offsets[v as usize] + k as usize] as usize;
+            let seen = if rng.random() { before[u] } else { flags[u] };
+            if seen != 0 && std::mem::replace(&mut flags[u], 0) != 0 {
+                claimed.push(u as u32);
+                largest = largest.max(degree(u as u32));
+            }
+        }
+        (claimed, largest)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Each position and edge of the frontier is read by exactly one lane, for any grid.
+        #[test]
+        fn the_walk_reads_each_edge_once(
+            degrees in proptest::collection::vec(0u32..200, 0..40),
+            warps in 1u64..9,
+        ) {
+            let max_degree = degrees.iter().copied().max().unwrap_or(0);
+            let mut seen = std::collections::HashMap::new();
+            for (pos, k) in walk_lanes(degrees.len() as u32, max_degree, warps) {
+                *seen.entry((pos, k)).or_insert(0u32) += 1;
+            }
+            for (pos, &d) in degrees.iter().enumerate() {
+                for k in 0..d as u64 {
+                    prop_assert_eq!(seen.get(&(pos, k)).copied(), Some(1), "{} {}", pos, k);
+                }
+            }
+            // The lanes past a vertex's degree read nothing; no lane is counted twice.
+            prop_assert!(seen.values().all(|&c| c == 1));
+        }
+
+        /// A push step's flags (heads of out-edges of the frontier) are each claimed once, all
+        /// cleared, and the largest degree of the claimed is kept.
+        #[test]
+        fn the_walk_claims_each_flag_once(
+            n in 1usize..60,
+            seed in any::<u64>(),
+            warps in 1u64..6,
+        ) {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            // Degrees up to 80: items of one and of several chunks; repeated edges, self-loops.
+            let mut offsets = vec![0usize];
+            let mut adj = Vec::new();
+            for _ in 0..n {
+                let d = if rng.random_bool(0.1) { rng.random_range(33..80) } else { rng.random_range(0..6) };
+                adj.extend((0..d).map(|_| rng.random_range(0..n as u32)));
+                offsets.push(adj.len());
+            }
+            // A frontier with repeats, and flags on some of its out-neighbours.
+            let frontier: Vec<u32> = (0..rng.random_range(1..n + 3))
+                .map(|_| rng.random_range(0..n as u32))
+                .collect();
+            let mut flags = vec![0u32; n];
+            for &v in &frontier {
+                for &u in &adj[offsets[v as usize]..offsets[v as usize + 1]] {
+                    if rng.random_bool(0.4) {
+                        flags[u as usize] = rng.random_range(1..4);
+                    }
+                }
+            }
+            let mut want: Vec<u32> = (0..n as u32).filter(|&u| flags[u as usize] != 0).collect();
+            let want_degree = want
+                .iter()
+                .map(|&u| (offsets[u as usize + 1] - offsets[u as usize]) as u32)
+                .max()
+                .unwrap_or(0);
+            let (mut got, degree) = walk_model(&offsets, &adj, &frontier, &mut flags, warps, &mut rng);
+            got.sort_unstable();
+            want.sort_unstable();
+            prop_assert_eq!(got, want);
+            prop_assert!(flags.iter().all(|&f| f == 0));
+            prop_assert_eq!(degree, want_degree);
+        }
     }
 }

@@ -28,7 +28,9 @@
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
-pub use device_loop::{DeviceFrontierLoop, DEFAULT_LEVELS_PER_REPLAY};
+pub use device_loop::{
+    compaction_walks, default_walk_limit, walk_plan, DeviceFrontierLoop, DEFAULT_LEVELS_PER_REPLAY,
+};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

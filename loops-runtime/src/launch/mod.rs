@@ -294,10 +294,14 @@ impl Gpu {
             // The list's length lives on the device, so `shape` counts its capacity, which asks a
             // grid-stride schedule for up to four waves of blocks; a small frontier would leave
             // them all to start and return at once, every level. One wave of resident blocks
-            // strides over any length.
+            // strides over any length, unless the loop asks for a grid of its own
+            // (`DeviceFrontierLoop::set_step_blocks`; blocks past the list return at once).
             let limits = self.limits();
             let per_sm = (limits.max_threads_per_sm / dims.block.max(1)).max(1);
-            dims.grid = dims.grid.min((limits.sm_count * per_sm).max(1));
+            dims.grid = match self.device_list().and_then(|d| d.blocks) {
+                Some(blocks) => blocks.clamp(1, i32::MAX as u32),
+                None => dims.grid.min((limits.sm_count * per_sm).max(1)),
+            };
         }
         let mut ranged_entry = None;
         let starts = if spec.hidden.contains(&Hidden::BlockStarts) {
