@@ -142,6 +142,10 @@ pub struct Args {
     /// PageRank, connected components, triangle counting; not run on the world set).
     #[arg(long)]
     pub no_algorithms: bool,
+    /// Only these of issue 26's algorithms: `bfs` (push-only and direction-optimizing),
+    /// `pagerank`, `cc`, `tc` (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = ["bfs", "pagerank", "cc", "tc"])]
+    pub algorithms: Vec<String>,
     /// Leave out the SSSP and BFS traversal rows (the frontier loops), for a run of the
     /// algorithms alone.
     #[arg(long)]
@@ -150,6 +154,19 @@ pub struct Args {
     /// itself where the pull step has it, else `warp`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
+    /// The device loop's walk limit (`DeviceFrontierLoop::set_walk_limit`: a level's compaction
+    /// walks the frontier's edges while their lanes stay within it; 0 always scans the flags).
+    #[arg(long)]
+    pub walk_limit: Option<u64>,
+    /// Blocks of each device-loop step (default: one wave of resident blocks).
+    #[arg(long)]
+    pub step_blocks: Option<u32>,
+    /// Blocks of each device-loop compaction (default: one wave).
+    #[arg(long)]
+    pub compact_blocks: Option<u32>,
+    /// Levels per recorded replay of the device loop (a multiple of 6; default 48).
+    #[arg(long)]
+    pub levels_per_replay: Option<usize>,
     /// Print each `bfs-do` run's levels: direction, frontier size, microseconds.
     #[arg(long)]
     pub bfs_trace: bool,

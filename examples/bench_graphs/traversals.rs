@@ -148,6 +148,15 @@ impl Bench<'_> {
         let dg = gpu.upload_graph(g)?;
         let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
         let mut device_frontier = DeviceFrontierLoop::new(gpu, g.vertices())?;
+        let a = &self.args;
+        if let Some(limit) = a.walk_limit {
+            device_frontier.set_walk_limit(Some(limit));
+        }
+        device_frontier.set_step_blocks(a.step_blocks);
+        device_frontier.set_compact_blocks(a.compact_blocks);
+        if let Some(levels) = a.levels_per_replay {
+            device_frontier.set_levels_per_replay(levels);
+        }
         let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
         near_far.set_delta(self.args.delta);
         let mut out = gpu.zeros::<u32>(g.vertices())?;
@@ -228,6 +237,13 @@ impl Bench<'_> {
                 };
                 // `time_runs` does one more warm-up run.
                 let timing = time_runs(reps, gpu, &mut once)?;
+                if loop_kind == LoopKind::Device {
+                    eprintln!(
+                        "  {} {kernel} device loop: {} levels walked (the rest scanned)",
+                        algorithm.name(),
+                        device_frontier.walked_levels()
+                    );
+                }
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
                 let relaxed_edges = relaxed_edges(
                     algorithm,

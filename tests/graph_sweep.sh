@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Issue 26's sweep on the GPU machine, after tests/device_pack.sh: the device frontier loop's
+# settings on the road-like grid and a road network, and direction-optimizing BFS's pull schedules on
+# R-MAT scale 22. Each run's table goes to $OUT/sweep/<name>.log; examples/bench/README.md keeps
+# the results.
+#
+# Usage:   bash tests/graph_sweep.sh [grid|road|kron|do]...   (default: all four)
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}
+logs="$OUT/sweep"
+mkdir -p "$logs"
+bench=.device/examples/bench_graphs
+none="--scale 0 --grid 0 --powerlaw 0 --arrow 0 --kron-scale 0 --road 0 --reps 5 --warmup 2"
+run() {
+  local name=$1; shift
+  echo "== $name: $*"
+  timeout 240 "$bench" $none --out "$logs/$name" "$@" >"$logs/$name.log" 2>&1
+  echo "   exit $?"
+  grep -E " (device|host) " "$logs/$name.log" | grep -E "bfs |sssp " | awk '{print "   "$4, $5, $6, $7, $10}' | sort -k4 -n | head -6
+}
+for what in "${@:-grid road kron do}"; do
+  case "$what" in
+    grid)
+      run grid-default --grid 2048 --no-algorithms
+      run grid-scan --grid 2048 --no-algorithms --loop device --walk-limit 0
+      run grid-step264 --grid 2048 --no-algorithms --loop device --step-blocks 264
+      run grid-compact528 --grid 2048 --no-algorithms --loop device --compact-blocks 528 ;;
+    road)
+      run road-default --road 1000000 --no-algorithms ;;
+    kron)
+      run kron-default --kron-scale 20 --no-algorithms --loop device
+      run kron-replay6 --kron-scale 20 --no-algorithms --loop device --levels-per-replay 6 --step-blocks 4224 ;;
+    do)
+      run do-rmat22 --scale 22 --no-traversals --algorithms bfs --pull thread,warp,group64,auto --bfs-trace ;;
+  esac
+done
