@@ -10,12 +10,16 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}
 logs="$OUT/sweep"
 mkdir -p "$logs"
-bench=.device/examples/bench_graphs
-none="--scale 0 --grid 0 --powerlaw 0 --arrow 0 --kron-scale 0 --road 0 --reps 5 --warmup 2"
+bench=${LOOPS_BENCH_GRAPHS:-.device/examples/bench_graphs}
+# Every generated graph off, unless the run names it.
 run() {
   local name=$1; shift
+  local none=(--reps 5 --warmup 2)
+  for g in --scale --grid --powerlaw --arrow --kron-scale --road; do
+    case " $* " in *" $g "*) ;; *) none+=("$g" 0) ;; esac
+  done
   echo "== $name: $*"
-  timeout 240 "$bench" $none --out "$logs/$name" "$@" >"$logs/$name.log" 2>&1
+  timeout 240 "$bench" "${none[@]}" --out "$logs/$name" "$@" >"$logs/$name.log" 2>&1
   echo "   exit $?"
   grep -E " (device|host) " "$logs/$name.log" | grep -E "bfs |sssp " | awk '{print "   "$4, $5, $6, $7, $10}' | sort -k4 -n | head -6
 }

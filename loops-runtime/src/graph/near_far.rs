@@ -189,9 +189,12 @@ impl NearFarLoop {
     }
 
     /// Stops a run with [`LoopsError::NoConvergence`] after `max` steps (rounds and advances
-    /// together). `None`, the default: `2 * (vertices + 1) + 1`, more than a run can take (each
-    /// vertex moves from far to near at most once, and a bucket's rounds are at most one more than
-    /// the vertices it settles).
+    /// together). `None`, the default: `4 * (vertices + 1) + 1`, more than a run can take: a bucket
+    /// that settles `k` vertices takes at most `k + 1` rounds (a shortest path inside it has at most
+    /// `k` hops) and at most two advances (the advance, and the jump past empty buckets), and every
+    /// bucket the loop visits settles at least one vertex, so a run takes at most
+    /// `vertices + 3 * vertices` steps. (It was `2 * (vertices + 1) + 1`, which runs with a bucket
+    /// per vertex, delta 1, outgrew on the GPU.)
     pub fn set_max_iterations(&mut self, max: Option<u64>) {
         self.max_steps = max;
     }
@@ -248,7 +251,7 @@ impl NearFarLoop {
         }
         self.current.set_len(1);
         gpu.write_at(&mut self.current, 0, &[source])?;
-        let max = self.max_steps.unwrap_or(2 * (n as u64 + 1) + 1);
+        let max = self.max_steps.unwrap_or(4 * (n as u64 + 1) + 1);
         let mut stats = NearFarStats::default();
         let mut threshold = delta;
         let mut steps = 0u64;
