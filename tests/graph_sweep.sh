@@ -21,7 +21,9 @@ run() {
   echo "== $name: $*"
   timeout 240 "$bench" "${none[@]}" --out "$logs/$name" "$@" >"$logs/$name.log" 2>&1
   echo "   exit $?"
-  grep -E " (device|host) " "$logs/$name.log" | grep -E "bfs |sssp " | awk '{print "   "$4, $5, $6, $7, $10}' | sort -k4 -n | head -6
+  # The best kernel of each algorithm, and the device loop's rows: algorithm, kernel, ms, us/level.
+  grep "best:" "$logs/$name.log" | sed 's/^/   /'
+  awk '$6 == "device" {print "   " $4, $5, $7 " ms", $10 " us/level"}' "$logs/$name.log"
 }
 for what in "${@:-grid road kron do}"; do
   case "$what" in
