@@ -229,8 +229,9 @@ impl Lowering for CarryLowering {
 
 /// What the carry protocol combines across threads and blocks for an atom loop: its scalar
 /// accumulators and its selections. A selection is carried as its position and its variables
-/// (the key among them), and two partials combine by key, then position
-/// ([`Selection::better`]): an associative choice, so it goes wherever a sum goes.
+/// (the key and the tallies among them), and two partials combine by key, then position, a tally
+/// by its operator where the keys are equal ([`Selection::keep_better`]): an associative choice,
+/// so it goes wherever a sum goes.
 pub(super) struct Carried {
     pub(super) accs: Vec<Accumulator>,
     pub(super) sels: Vec<Selection>,
