@@ -71,6 +71,8 @@ fn every_generated_kernel_compiles_for_sm90() {
         ),
         ("row_argmax", kernels::row_argmax::SOURCES),
         ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
+        ("count_max", kernels::count_max::SOURCES),
+        ("count_max", kernels::count_max::CHECKED_SOURCES),
         ("row_variance", kernels::row_variance::SOURCES),
         ("row_variance", kernels::row_variance::CHECKED_SOURCES),
     ];
@@ -112,10 +114,11 @@ fn every_generated_kernel_compiles_for_sm90() {
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
     // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
-    // variance under `work_oriented` (their other schedules are examples/user_kernels').
+    // variance under `work_oriented`, the count of a maximum under `merge_path` (their other
+    // schedules are examples/user_kernels').
     assert_eq!(
         compiled,
-        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1)
+        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1 + 1)
     );
 }
 

@@ -391,6 +391,15 @@ fn a_selection_under_a_carry_schedule() {
     insta::assert_snapshot!("row_argmax__merge_path", source);
 }
 
+/// A selection with a tally under a carry schedule: the shares of a row meet by value, the larger
+/// value's count kept or, where the values are equal, the counts added (the column by position).
+#[test]
+fn a_tallied_selection_under_a_carry_schedule() {
+    let source = kernels::count_max::merge_path::count_max::CUDA_SOURCE;
+    assert!(source.contains("else if (loops_other_m == m) { n = (n + loops_other_n);"));
+    insta::assert_snapshot!("count_max__merge_path", source);
+}
+
 /// Two atom loops under a carry schedule: a launch per loop (`loops_pass`), the first keeping each
 /// row's sum and count in the call's tile state, the second reading them before its loop.
 #[test]

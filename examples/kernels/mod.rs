@@ -95,6 +95,7 @@ pub mod bfs;
 pub mod bfs_do;
 pub mod cc;
 pub mod column_sums;
+pub mod count_max;
 pub mod graph_host;
 pub mod out_of_range;
 pub mod pagerank;

@@ -307,6 +307,100 @@ fn argmax_runs_under_every_schedule() {
     }
 }
 
+/// The value and the count of a maximum (`if v > m { m = v; n = 1; } else if v == m { n += 1; }`)
+/// is a selection with a tally: the count moves with the key, and two partials with equal keys
+/// add their counts, under every schedule; a tie branch that does not fit is an error naming the
+/// schedule.
+#[test]
+fn count_max_runs_under_every_schedule() {
+    let sig = "(a: Csr<f32>, best: &mut [f32], count: &mut [u32], at: &mut [i32])";
+    let body = "let mut m = f32::NEG_INFINITY; let mut n = 0u32; let mut c = -1; \
+                for nz in a.atoms(row) { let v = a.values[nz]; \
+                  if v > m { m = v; n = 1; c = a.col_indices[nz]; } else if v == m { n += 1; } } \
+                best[row] = m; count[row] = n; at[row] = c;";
+    let src = spmv_with(sig, body);
+    let auto = lower(r#"schedule = "auto""#, &src).expect("auto keeps every candidate");
+    assert!(
+        auto.contains("k_thread(") && auto.contains("k_group32(") && auto.contains("k_merge_path("),
+        "{auto}"
+    );
+    let warp = lower(r#"schedule = "warp""#, &src).expect("a warp combines counts");
+    assert!(
+        warp.contains("if (loops_other_m > m) {")
+            && warp.contains(
+                "else if (loops_other_m == m) { n = (n + loops_other_n); if (loops_other_loops_at"
+            ),
+        "{warp}"
+    );
+    // The other lanes count from nothing.
+    assert!(
+        warp.contains("if (loops_lane != 0u) n = ((unsigned int)0);"),
+        "{warp}"
+    );
+    lower(r#"schedule = "block""#, &src).expect("a block combines counts in shared memory");
+    lower(r#"schedule = "hierarchical""#, &src).expect("in order");
+    lower(r#"schedule = "thread""#, &src).expect("in order");
+    for attr in [
+        r#"schedule = "merge_path""#,
+        r#"schedule = "work_oriented""#,
+        r#"schedule = "split""#,
+    ] {
+        let carry = lower(attr, &src).expect("a carry schedule carries the count");
+        assert!(
+            carry.contains("else if (loops_other_m == loops_run_m) { loops_run_n = (loops_run_n + loops_other_n);"),
+            "{attr}: {carry}"
+        );
+        // A cut share counts from nothing.
+        assert!(carry.contains("n = ((unsigned int)0);"), "{attr}");
+    }
+    let refused = [
+        // Different operators in the two branches.
+        (
+            "if v > m { m = v; n += 1; } else if v == m { n *= 2; }",
+            "shape",
+        ),
+        // The tally starts from another value than a tie adds.
+        (
+            "if v > m { m = v; n = 0; } else if v == m { n += 1; }",
+            "same value",
+        ),
+        // `>=`: the tie branch never runs.
+        (
+            "if v >= m { m = v; n = 1; } else if v == m { n += 1; }",
+            "never runs",
+        ),
+        // A tie of another candidate.
+        (
+            "if v > m { m = v; n = 1; } else if a.values[nz] * 2.0 == m { n += 1; }",
+            "tie of the same candidate",
+        ),
+        // Subtraction does not combine.
+        (
+            "if v > m { m = v; n = 1; } else if v == m { n -= 1; }",
+            "tally of a selection",
+        ),
+        // The key is not a tally.
+        (
+            "if v > m { m = v; n = 1; } else if v == m { m = v; }",
+            "only update its tallies",
+        ),
+    ];
+    for (atoms, why) in refused {
+        let body = format!(
+            "let mut m = f32::NEG_INFINITY; let mut n = 0u32; \
+             for nz in a.atoms(row) {{ let v = a.values[nz]; {atoms} }} best[row] = m; count[row] = n;"
+        );
+        for attr in [r#"schedule = "warp""#, r#"schedule = "merge_path""#] {
+            let message = lower(attr, &spmv_with(sig, &body)).unwrap_err();
+            assert!(
+                message.contains(why)
+                    && message.contains(attr.trim_start_matches("schedule = ").trim_matches('"')),
+                "{attr} {atoms}: {message}"
+            );
+        }
+    }
+}
+
 /// Two atom loops under a carry schedule run as a launch each (under `hierarchical`, as passes
 /// each): the first keeps its accumulators
 /// in the call's tile state, the second reads them and runs the statements between again. An

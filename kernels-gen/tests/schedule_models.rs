@@ -779,6 +779,126 @@ proptest! {
     }
 }
 
+/// A keyed selection with a tally (`Selection::tallies`): the value and the count of a maximum
+/// (or minimum) with the position of its first atom,
+/// `if v > m { m = v; n = 1; at = i; } else if v == m { n += 1; }`. A partial is
+/// `(key, count, position)`.
+type Tallied = (i32, u32, i64);
+
+/// One atom folded into a partial, as the loop does.
+fn tally_step(larger: bool, p: Tallied, i: usize, v: i32) -> Tallied {
+    let (m, n, at) = p;
+    if (larger && v > m) || (!larger && v < m) {
+        (v, 1, i as i64)
+    } else if v == m {
+        (m, n + 1, at)
+    } else {
+        p
+    }
+}
+
+/// Two partials combined as `Selection::keep_better` emits it: the better key's, or on equal
+/// keys the counts added and the earlier position's key and payload.
+fn tally_combine(larger: bool, mine: Tallied, other: Tallied) -> Tallied {
+    if (larger && other.0 > mine.0) || (!larger && other.0 < mine.0) {
+        other
+    } else if other.0 == mine.0 {
+        let n = mine.1 + other.1;
+        if other.2 < mine.2 {
+            (other.0, n, other.2)
+        } else {
+            (mine.0, n, mine.2)
+        }
+    } else {
+        mine
+    }
+}
+
+fn tally_worst(larger: bool) -> Tallied {
+    (if larger { i32::MIN } else { i32::MAX }, 0, -1)
+}
+
+fn tally_in_order(
+    larger: bool,
+    atoms: impl Iterator<Item = (usize, i32)>,
+    start: Tallied,
+) -> Tallied {
+    atoms.fold(start, |p, (i, v)| tally_step(larger, p, i, v))
+}
+
+proptest! {
+    /// Under `group` each lane counts its strided share (lane 0 from the values before the loop,
+    /// the others from the worst key and no count), and the shuffle tree adds the counts of equal
+    /// keys: the loop's value, count and first position in order, with keys from few levels.
+    #[test]
+    fn a_group_keeps_the_value_and_the_count_of_a_maximum(
+        values in prop::collection::vec(0i32..4, 0..300),
+        start in -1i32..5,
+        start_count in 0u32..3,
+        g in prop::sample::select(vec![2usize, 4, 8, 32]),
+        larger in any::<bool>(),
+    ) {
+        let initial = (start, start_count, -1);
+        let want = tally_in_order(larger, values.iter().copied().enumerate(), initial);
+        let mut lanes: Vec<Tallied> = (0..g)
+            .map(|lane| {
+                let own = group::model_atoms_of_lane(lane as u64, g as u64, 0, values.len() as u64)
+                    .map(|a| (a as usize, values[a as usize]));
+                tally_in_order(larger, own, if lane == 0 { initial } else { tally_worst(larger) })
+            })
+            .collect();
+        let mut o = g / 2;
+        while o > 0 {
+            let before = lanes.clone();
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                let other = before[if i + o < g { i + o } else { i }];
+                *lane = tally_combine(larger, *lane, other);
+            }
+            o /= 2;
+        }
+        prop_assert_eq!(lanes[0], want, "larger {} g={}", larger, g);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Under the carry schedules a cut share counts from the worst key and no count, the shares
+    /// meet in the block's scan, the records and the look-back (`carry::model_fold`), and the tile
+    /// is finished from the values before the loop: the loop's value, count and position in order.
+    #[test]
+    fn the_carry_schedules_keep_the_value_and_the_count_of_a_maximum(
+        sizes in tile_sizes(),
+        partition in prop::sample::select(vec![
+            Partition::MergePath, Partition::WorkOriented, Partition::Split { mdt: 3 }, Partition::Split { mdt: 40 },
+        ]),
+        ipt in prop::sample::select(vec![1u32, 3, 8]),
+        block in prop::sample::select(vec![32u32, 64]),
+        start in -1i32..5,
+        start_count in 0u32..3,
+        seed in any::<u64>(),
+        larger in any::<bool>(),
+    ) {
+        let offsets = offsets_of(&sizes);
+        // Few levels, so that ties are common.
+        let value = |atom: u64| ((atom.wrapping_add(seed).wrapping_mul(0x9e37_79b9) >> 11) % 4) as i32;
+        let step = |p: &Tallied, atom: u64| tally_step(larger, *p, atom as usize, value(atom));
+        // `model_fold` combines (earlier, later); the emitted code keeps the earlier in `mine`
+        // where it folds a later share into it, or the later where it folds an earlier one:
+        // the result is the same either way, as the tie rule is symmetric.
+        let combine = |earlier: &Tallied, later: &Tallied| tally_combine(larger, *later, *earlier);
+        let initial = (start, start_count, -1);
+        let fold = Fold { initial, identity: tally_worst(larger), step: &step, combine: &combine };
+        let (run, results) = model_fold(partition, ipt, block, &offsets, &fold);
+        for t in 0..sizes.len() {
+            prop_assert_eq!(run.epilogues[t], 1);
+            let atoms = (offsets[t]..offsets[t + 1]).map(|a| (a as usize, value(a)));
+            let want = tally_in_order(larger, atoms, initial);
+            prop_assert_eq!(results[t], Some(want), "tile {} ({:?}, ipt {}, block {}, larger {})", t, partition, ipt, block, larger);
+        }
+    }
+}
+
 /// Two atom loops under a carry schedule: a launch per loop, the first keeping each tile's
 /// complete result in the call's tile state, the second folding each atom with its tile's kept
 /// result (as a variance's second loop reads the mean). Each pass finishes every tile once, and

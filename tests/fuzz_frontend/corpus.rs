@@ -88,6 +88,26 @@ pub const SEEDS: &[(&str, &str)] = &[
         }",
     ),
     (
+        "the value and the count of a maximum (a tally)",
+        "pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32]) {
+            for row in a.tiles() {
+                let mut m = -1.0e30;
+                let mut n = 0u32;
+                for nz in a.atoms(row) {
+                    let v = a.values[nz];
+                    if v > m {
+                        m = v;
+                        n = 1;
+                    } else if v == m {
+                        n += 1;
+                    }
+                }
+                best[row] = m;
+                count[row] = n;
+            }
+        }",
+    ),
+    (
         "first match with break",
         "pub fn bfs_pull(g: Csr<f32>, in_frontier: &[u32], depth: &mut [i32], parent: &mut [i32], level: i32) {
             for v in g.tiles() {

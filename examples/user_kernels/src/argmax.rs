@@ -1,5 +1,7 @@
 //! The largest and the smallest value of each row, and the column holding it. Ties go to the
-//! first atom (the smallest column of a row with sorted columns) under every schedule.
+//! first atom (the smallest column of a row with sorted columns) under every schedule. And the
+//! largest value with how many atoms hold it: the count moves with the value (a tally of the
+//! selection), and two shares of a row with equal largest values add their counts.
 
 use loops::prelude::*;
 
@@ -44,6 +46,32 @@ macro_rules! row_argmin {
     };
 }
 
+macro_rules! count_max {
+    ($($schedule:tt)*) => {
+        #[load_balanced($($schedule)*)]
+        pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
+            for row in a.tiles() {
+                let mut m = T::NEG_INFINITY;
+                let mut n = 0u32;
+                let mut c = -1;
+                for nz in a.atoms(row) {
+                    let v = a.values[nz];
+                    if v > m {
+                        m = v;
+                        n = 1;
+                        c = a.col_indices[nz];
+                    } else if v == m {
+                        n += 1;
+                    }
+                }
+                best[row] = m;
+                count[row] = n;
+                at[row] = c;
+            }
+        }
+    };
+}
+
 pub mod max {
     use super::*;
     under!(row_argmax<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
@@ -53,5 +81,11 @@ pub mod max {
 pub mod min {
     use super::*;
     under!(row_argmin<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
+        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+}
+
+pub mod count {
+    use super::*;
+    under!(count_max<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, count: &mut DeviceBuffer<u32>, at: &mut DeviceBuffer<i32>):
         thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 }

@@ -6,7 +6,8 @@
 //! an output a schedule forgets to write fails.
 //!
 //! What is exact is compared exactly: argmax/argmin value and column (the tie rule: the first atom
-//! among equal values wins under every schedule), BFS depth and parent. Sums are compared within a
+//! among equal values wins under every schedule), the largest value of a row with how many atoms
+//! hold it, BFS depth and parent. Sums are compared within a
 //! bound from the element type's unit roundoff that holds for any summation order (see `gamma`).
 //!
 //! A failure prints the seed; `LOOPS_SEED=<seed>` replays it. `LOOPS_MATRIX_FILTER=a,b` keeps the
@@ -36,10 +37,11 @@ const POISON_INDEX: i32 = i32::MIN + 7;
 type Check<T> = fn(&mut Run, &CsMat<T>, &DeviceCsr<T>);
 
 /// The generic kernels' checks.
-fn checks<T: Float>() -> [Check<T>; 8] {
+fn checks<T: Float>() -> [Check<T>; 9] {
     [
         check_row_argmax::<T>,
         check_row_argmin::<T>,
+        check_count_max::<T>,
         check_row_variance::<T>,
         check_l2_normalize::<T>,
         check_pagerank_pull::<T>,
@@ -123,6 +125,39 @@ fn check_row_argmin<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
         argmax::min::launch(schedule, gpu, da, &mut best, &mut at)?;
         let (best, at) = (gpu.download(&best)?, gpu.download(&at)?);
         Ok(first_difference("best", &best, &want_best)
+            .or_else(|| first_difference("at", &at, &want_at)))
+    });
+}
+
+fn check_count_max<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
+    // In order: a strictly larger value restarts the count at 1 and takes the column, an equal
+    // value adds 1 (NaNs are neither).
+    let (mut want_best, mut want_count, mut want_at) = (
+        vec![T::from_f64(f64::NEG_INFINITY); a.rows()],
+        vec![0u32; a.rows()],
+        vec![-1i32; a.rows()],
+    );
+    for (r, row) in a.outer_iterator().enumerate() {
+        for (c, &v) in row.iter() {
+            if v > want_best[r] {
+                (want_best[r], want_count[r], want_at[r]) = (v, 1, c as i32);
+            } else if v == want_best[r] {
+                want_count[r] += 1;
+            }
+        }
+    }
+    run.each_schedule("count_max", argmax::count::SCHEDULES, |gpu, schedule| {
+        let mut best = poisoned::<T>(gpu, a.rows())?;
+        let mut count = gpu.upload(&vec![u32::MAX - 7; a.rows()])?;
+        let mut at = poisoned_index(gpu, a.rows())?;
+        argmax::count::launch(schedule, gpu, da, &mut best, &mut count, &mut at)?;
+        let (best, count, at) = (
+            gpu.download(&best)?,
+            gpu.download(&count)?,
+            gpu.download(&at)?,
+        );
+        Ok(first_difference("best", &best, &want_best)
+            .or_else(|| first_difference("count", &count, &want_count))
             .or_else(|| first_difference("at", &at, &want_at)))
     });
 }

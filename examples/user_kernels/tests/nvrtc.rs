@@ -14,9 +14,10 @@ type Sources = &'static [(&'static str, &'static str, &'static str)];
 
 /// Every instantiation: (kernel, schedule, plain source, checked source).
 fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    let kernels: [(&str, Sources); 10] = [
+    let kernels: [(&str, Sources); 11] = [
         ("row_argmax", user_kernels::argmax::max::SOURCES),
         ("row_argmin", user_kernels::argmax::min::SOURCES),
+        ("count_max", user_kernels::argmax::count::SOURCES),
         ("row_variance", user_kernels::variance::SOURCES),
         ("l2_normalize", user_kernels::normalize::SOURCES),
         ("bfs_pull", user_kernels::bfs_pull::SOURCES),

@@ -6,7 +6,7 @@ mod select;
 
 use std::collections::HashSet;
 
-pub use select::{same_expr, Key, Selection};
+pub use select::{same_expr, Key, Selection, Tally};
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;

@@ -7,6 +7,12 @@
 //! - **match**: `if frontier[u] != 0 { parent = u; break; }`. No key: with a trailing `break`
 //!   the first matching atom is kept, without it the last.
 //!
+//! A keyed selection may carry *tallies*: variables set in the branch that takes a new key and
+//! updated by an associative operator in an `else if` on an equal key,
+//! `if v > m { m = v; count = 1; } else if v == m { count += 1; }` (the value and the count of a
+//! maximum). The tie rule: two partial choices combine to the better key's tallies, and to
+//! `t1 op t2` where the keys are equal; the other variables keep the position rule.
+//!
 //! Run in order on one thread (`thread`, `hierarchical`) that is just the loop. Where a tile's
 //! atoms are shared by several threads (`group`), each thread keeps its own choice and the
 //! position of the atom it chose, and the choices combine by key, then by position: the result is
@@ -29,12 +35,25 @@ pub struct Key {
     pub larger: bool,
 }
 
+/// A variable of a keyed selection that counts or sums over the atoms holding the kept key:
+/// set to `e` where the key improves, updated `op= e` where an atom ties it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tally {
+    pub name: String,
+    pub ty: Ty,
+    pub op: super::CombineOp,
+}
+
 /// One selection of an atom loop.
 #[derive(Clone, Debug)]
 pub struct Selection {
     pub key: Option<Key>,
-    /// Every variable the selection sets (the key among them), in the order written.
+    /// Every variable the selection sets (the key and the tallies among them), in the order
+    /// written.
     pub vars: Vec<(String, Ty)>,
+    /// The variables among `vars` that combine by their operator on equal keys (none for a
+    /// match, or a keyed selection without an `else if` on a tie).
+    pub tallies: Vec<Tally>,
     /// The generated variable that holds the position of the atom kept (a `long long`).
     pub at: String,
     /// Whether a later atom wins over an earlier one with an equal key (`>=`, `<=`, a match
@@ -79,6 +98,55 @@ impl Selection {
                 format!("{ok} {cmp} {key} || ({ok} == {key} && {by_position})")
             }
         }
+    }
+
+    /// CUDA: keeps in `mine(name)` the better of its choice and the one in `other(name)`: the
+    /// better choice's variables; with tallies, on equal keys each tally combined with the
+    /// other's (`t1 op t2`) and the rest by position.
+    pub fn keep_better(
+        &self,
+        other: &dyn Fn(&str) -> String,
+        mine: &dyn Fn(&str) -> String,
+    ) -> String {
+        let mut names = vec![self.at.as_str()];
+        names.extend(self.vars.iter().map(|(v, _)| v.as_str()));
+        let take = |names: &[&str]| {
+            names
+                .iter()
+                .map(|v| format!("{} = {};", mine(v), other(v)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let key = match &self.key {
+            Some(k) if !self.tallies.is_empty() => k,
+            _ => {
+                let better = self.better_than(other, mine);
+                return format!("if ({better}) {{ {} }}", take(&names));
+            }
+        };
+        let (ok, k) = (other(&key.name), mine(&key.name));
+        let cmp = if key.larger { ">" } else { "<" };
+        let tallies: Vec<String> = self
+            .tallies
+            .iter()
+            .map(|t| {
+                let c = t.op.combine(&mine(&t.name), &other(&t.name));
+                format!("{} = {c};", mine(&t.name))
+            })
+            .collect();
+        let positional: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|v| !self.tallies.iter().any(|t| t.name == *v))
+            .collect();
+        let (oat, at) = (other(&self.at), mine(&self.at));
+        let pos = if self.later_wins { ">" } else { "<" };
+        format!(
+            "if ({ok} {cmp} {k}) {{ {} }} else if ({ok} == {k}) {{ {} if ({oat} {pos} {at}) {{ {} }} }}",
+            take(&names),
+            tallies.join(" "),
+            take(&positional)
+        )
     }
 
     /// CUDA: the key a share of a tile that has chosen nothing starts from, the worst there is
@@ -172,10 +240,11 @@ fn rewrite(
                     then.insert(at, record);
                     found.push(sel);
                     ifs.push(stmt as *const Stmt);
+                    // The `else if` on a tie, if any, runs as written: it updates the tallies.
                     StmtKind::If {
                         cond: cond.clone(),
                         then,
-                        otherwise: vec![],
+                        otherwise: otherwise.clone(),
                     }
                 }
                 None => StmtKind::If {
@@ -208,7 +277,24 @@ fn selection(
     outer: &dyn Fn(&str) -> bool,
     schedule: &str,
 ) -> DResult<Option<Selection>> {
-    if !otherwise.is_empty() {
+    // `else if candidate == key { tallies }`: the only `else` a selection takes.
+    let tie = match otherwise {
+        [] => None,
+        [Stmt {
+            kind:
+                StmtKind::If {
+                    cond: tie_cond,
+                    then: tie_then,
+                    otherwise: rest,
+                },
+            span,
+            ..
+        }] if rest.is_empty() && is_equality(tie_cond) => Some((tie_cond, &tie_then[..], *span)),
+        _ => return Ok(None),
+    };
+    // An `if` that compares with an outer variable it sets, followed by an `else if` on a tie: a
+    // selection with tallies meant, so what does not fit is an error rather than another reading.
+    if tie.is_some() && !compares_with_a_set_variable(cond, then, outer) {
         return Ok(None);
     }
     let breaks = ends_in_break(then);
@@ -230,6 +316,7 @@ fn selection(
                 vars.push((name.clone(), ty.clone()));
                 values.push(value);
             }
+            _ if tie.is_some() => bail!(s.span, "{}", tally_shape(schedule)),
             _ => return Ok(None),
         }
     }
@@ -269,7 +356,13 @@ fn selection(
         hit
     };
     if values.iter().any(|v| reads(v, None)) {
+        if tie.is_some() {
+            bail!(stmt.span, "{}", tally_shape(schedule));
+        }
         return Ok(None);
+    }
+    if tie.is_some() && key.is_none() {
+        bail!(stmt.span, "{}", tally_shape(schedule));
     }
     let (key, later_wins) = match key {
         Some(((name, ty), candidate, larger, ties)) => {
@@ -290,6 +383,9 @@ fn selection(
                 })
                 .expect("the key is assigned");
             if !same_expr(set_to, candidate) || reads(candidate, None) {
+                if tie.is_some() {
+                    bail!(stmt.span, "{}", tally_shape(schedule));
+                }
                 return Ok(None);
             }
             if breaks {
@@ -304,13 +400,186 @@ fn selection(
         None if reads(cond, None) => return Ok(None),
         None => (None, !breaks),
     };
+    let tallies = match (tie, &key) {
+        (Some((tie_cond, tie_then, tie_span)), Some(k)) => {
+            if later_wins {
+                bail!(
+                    tie_span,
+                    "with `>=` or `<=` an atom that ties `{}` takes the `if` branch, so this `else if` never runs: \
+                     write `>` or `<` to count the ties (under `{schedule}` as in order)",
+                    k.name
+                );
+            }
+            let candidate = match &cond.kind {
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    if is_var_named(rhs, &k.name) {
+                        lhs
+                    } else {
+                        rhs
+                    }
+                }
+                _ => unreachable!("a keyed selection compares"),
+            };
+            let ExprKind::Binary { lhs, rhs, .. } = &tie_cond.kind else {
+                unreachable!("an equality")
+            };
+            let ties_key = (is_var_named(lhs, &k.name) && same_expr(rhs, candidate))
+                || (is_var_named(rhs, &k.name) && same_expr(lhs, candidate));
+            if !ties_key {
+                bail!(
+                    tie_span,
+                    "under `{schedule}` the `else if` of a selection must test a tie of the same candidate with \
+                     `{}` (`else if v == {}`), where its tallies are updated",
+                    k.name,
+                    k.name
+                );
+            }
+            tallies_of(tie_then, &k.name, &vars, then, schedule, &reads)?
+        }
+        _ => Vec::new(),
+    };
     Ok(Some(Selection {
         key,
         vars,
+        tallies,
         at: String::new(),
         later_wins,
         span: stmt.span,
     }))
+}
+
+/// The tallies an `else if` on a tie updates: each a variable the `if` sets to `e` (not the
+/// key), updated once here by an associative operator with the same `e` (`count = 1` there,
+/// `count += 1` here), so that a run of tied atoms folds to one value whichever thread starts it.
+fn tallies_of(
+    tie_then: &[Stmt],
+    key: &str,
+    vars: &[(String, Ty)],
+    then: &[Stmt],
+    schedule: &str,
+    reads: &dyn Fn(&Expr, Option<&str>) -> bool,
+) -> DResult<Vec<Tally>> {
+    let mut tallies: Vec<Tally> = Vec::new();
+    for s in tie_then {
+        let StmtKind::Assign {
+            place:
+                Expr {
+                    kind: ExprKind::Var(name),
+                    ty,
+                    ..
+                },
+            op,
+            value,
+        } = &s.kind
+        else {
+            bail!(s.span, "{}", tally_shape(schedule));
+        };
+        if name == key || !vars.iter().any(|(v, _)| v == name) {
+            bail!(
+                s.span,
+                "under `{schedule}` the tie branch of a selection may only update its tallies, variables the \
+                 `if` sets (`{name} = e;` there, `{name} += e;` here), not `{name}`"
+            );
+        }
+        let set_to = then
+            .iter()
+            .find_map(|t| match &t.kind {
+                StmtKind::Assign {
+                    place:
+                        Expr {
+                            kind: ExprKind::Var(v),
+                            ..
+                        },
+                    value,
+                    ..
+                } if v == name => Some(value),
+                _ => None,
+            })
+            .expect("a variable of the selection is assigned in its branch");
+        let update = match op {
+            Some(BinOp::Sub) => None,
+            _ => super::classify_update(name, *op, value),
+        };
+        let Some((cop, operand)) = update else {
+            bail!(
+                s.span,
+                "`{name}` is a tally of a selection: under `{schedule}` ties from different threads combine with \
+                 its operator, so it may only be updated `{name} += e`, `*=`, `|=`, `&=`, `^=`, or \
+                 `{name} = min({name}, e)` / `max`"
+            );
+        };
+        if reads(operand, None) {
+            bail!(s.span, "the update of the tally `{name}` reads a variable of its selection; under `{schedule}` it needs `{name} op= e` with `e` free of them");
+        }
+        if !same_expr(set_to, operand) {
+            bail!(
+                s.span,
+                "`{name}` is set to one value where `{key}` improves and updated by another on a tie: under \
+                 `{schedule}` a thread's first atom with the key starts the tally, so both branches must use the \
+                 same value for one atom (`{name} = e;` and `{name} op= e;`)"
+            );
+        }
+        if tallies.iter().any(|t| t.name == *name) {
+            bail!(s.span, "the tally `{name}` is updated twice on a tie; under `{schedule}` it needs one update");
+        }
+        if *ty == Ty::Bool {
+            bail!(
+                s.span,
+                "`{name}` is a bool tally under `{schedule}`: use an integer and `|=`"
+            );
+        }
+        tallies.push(Tally {
+            name: name.clone(),
+            ty: ty.clone(),
+            op: cop,
+        });
+    }
+    if tallies.is_empty() {
+        bail!(
+            tie_then.first().map_or_else(Span::call_site, |s| s.span),
+            "{}",
+            tally_shape(schedule)
+        );
+    }
+    Ok(tallies)
+}
+
+/// Why a selection with an `else if` on a tie does not fit.
+fn tally_shape(schedule: &str) -> String {
+    format!(
+        "under `{schedule}` a selection with an `else if` must have the shape \
+         `if v > m {{ m = v; t = e; ... }} else if v == m {{ t += e; }}`: the `if` sets the key to the candidate \
+         and each tally to a value, the `else if` on a tie updates the tallies with that value by an \
+         associative operator, and neither reads the selection's variables"
+    )
+}
+
+fn compares_with_a_set_variable(cond: &Expr, then: &[Stmt], outer: &dyn Fn(&str) -> bool) -> bool {
+    let ExprKind::Binary {
+        op: BinOp::Gt | BinOp::Ge | BinOp::Lt | BinOp::Le,
+        lhs,
+        rhs,
+    } = &cond.kind
+    else {
+        return false;
+    };
+    let set = |e: &Expr| {
+        match &e.kind {
+        ExprKind::Var(n) if outer(n) => then.iter().any(|s| {
+            matches!(&s.kind, StmtKind::Assign { place: Expr { kind: ExprKind::Var(v), .. }, op: None, .. } if v == n)
+        }),
+        _ => false,
+    }
+    };
+    set(lhs) || set(rhs)
+}
+
+fn is_equality(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Binary { op: BinOp::Eq, .. })
+}
+
+fn is_var_named(e: &Expr, name: &str) -> bool {
+    matches!(&e.kind, ExprKind::Var(v) if v == name)
 }
 
 fn ends_in_break(block: &[Stmt]) -> bool {

@@ -242,6 +242,14 @@ mod lowering {
                         worst.identity(&k.ty)
                     ));
                 }
+                // A tally counts from nothing on the lanes whose key starts from the worst.
+                for t in &s.tallies {
+                    cx.line(format!(
+                        "if (loops_lane != 0u) {} = {};",
+                        t.name,
+                        t.op.identity(&t.ty)
+                    ));
+                }
             }
             let (set, var) = (atoms.set, atoms.var);
             let tile = cx.expr(atoms.tile);
@@ -342,12 +350,7 @@ mod lowering {
             for (v, ty) in &copies {
                 cx.line(format!("const {ty} loops_other_{v} = {};", other(v)));
             }
-            let better = s.better(&|v| format!("loops_other_{v}"));
-            let assigns: Vec<String> = copies
-                .iter()
-                .map(|(v, _)| format!("{v} = loops_other_{v};"))
-                .collect();
-            cx.line(format!("if ({better}) {{ {} }}", assigns.join(" ")));
+            cx.line(s.keep_better(&|v| format!("loops_other_{v}"), &|v| v.to_string()));
             cx.close();
         }
     }

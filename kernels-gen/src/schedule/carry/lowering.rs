@@ -229,8 +229,9 @@ impl Lowering for CarryLowering {
 
 /// What the carry protocol combines across threads and blocks for an atom loop: its scalar
 /// accumulators and its selections. A selection is carried as its position and its variables
-/// (the key among them), and two partials combine by key, then position
-/// ([`Selection::better`]): an associative choice, so it goes wherever a sum goes.
+/// (the key and the tallies among them), and two partials combine by key, then position, a tally
+/// by its operator where the keys are equal ([`Selection::keep_better`]): an associative choice,
+/// so it goes wherever a sum goes.
 pub(super) struct Carried {
     pub(super) accs: Vec<Accumulator>,
     pub(super) sels: Vec<Selection>,
@@ -280,10 +281,13 @@ impl Carried {
             });
             for (v, ty) in &s.vars {
                 let key = s.key.as_ref().is_some_and(|k| k.name == *v);
-                let identity = match s.worst_key() {
-                    Some(worst) if key => worst,
+                let tally = s.tallies.iter().find(|t| t.name == *v);
+                let identity = match (s.worst_key(), tally) {
+                    (Some(worst), _) if key => worst,
+                    // Folded into an equal key's tally: nothing counted.
+                    (_, Some(t)) => t.op.identity(&t.ty),
                     // Never read: a choice of no atom loses to every other.
-                    _ => format!("(({})0)", ty.cuda_name()),
+                    (_, None) => format!("(({})0)", ty.cuda_name()),
                 };
                 out.push(Field {
                     name: v.clone(),
@@ -295,13 +299,16 @@ impl Carried {
         out
     }
 
-    /// Starts a share of a cut tile from no choice: each selection's position and key (its
-    /// other variables are never read before a choice sets them).
+    /// Starts a share of a cut tile from no choice: each selection's position, key and tallies
+    /// (its other variables are never read before a choice sets them).
     pub(super) fn reset_selections(&self, cx: &mut Cx<'_>) {
         for s in &self.sels {
             cx.line(format!("{} = {};", s.at, s.none_at()));
             if let (Some(k), Some(worst)) = (&s.key, s.worst_key()) {
                 cx.line(format!("{} = {worst};", k.name));
+            }
+            for t in &s.tallies {
+                cx.line(format!("{} = {};", t.name, t.op.identity(&t.ty)));
             }
         }
     }
@@ -329,12 +336,7 @@ pub(super) fn choose_each(
         for (v, ty) in &names {
             cx.line(format!("const {ty} loops_other_{v} = {};", other(v)));
         }
-        let better = s.better_than(&|v| format!("loops_other_{v}"), mine);
-        let assigns: Vec<String> = names
-            .iter()
-            .map(|(v, _)| format!("{} = loops_other_{v};", mine(v)))
-            .collect();
-        cx.line(format!("if ({better}) {{ {} }}", assigns.join(" ")));
+        cx.line(s.keep_better(&|v| format!("loops_other_{v}"), mine));
         cx.close();
     }
 }
