@@ -78,10 +78,10 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// `bfs-push` and `bfs-do` under every push schedule (`bfs-do` with its pull partner), on the
+    /// `bfs-push` and `bfs-do` under every push schedule (`bfs-do` with the pull steps of `--pull`, by default `thread`), on the
     /// symmetric view, from its vertex of largest degree.
     fn bfs_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs, Switch};
+        use kernels::bfs_do::{push, run, DoBfs, Switch, FAST_PULL};
         let gpu = self.gpu;
         let t = Instant::now();
         let s = g.symmetric();
@@ -99,7 +99,7 @@ impl Bench<'_> {
         let mut parents = gpu.zeros::<u32>(s.vertices())?;
         for &schedule in push::SCHEDULES {
             let pulls: Vec<&str> = if self.args.pull.is_empty() {
-                vec![pull_schedule_for(schedule)]
+                vec![FAST_PULL]
             } else {
                 self.args.pull.iter().map(String::as_str).collect()
             };

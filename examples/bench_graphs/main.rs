@@ -150,8 +150,8 @@ pub struct Args {
     /// algorithms alone.
     #[arg(long)]
     pub no_traversals: bool,
-    /// The pull schedules `bfs-do` pairs with each push schedule (default: the push schedule
-    /// itself where the pull step has it, else `warp`).
+    /// The pull schedules `bfs-do` pairs with each push schedule (default: `thread`, the fastest
+    /// pull measured, `kernels::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
     /// The device loop's walk limit (`DeviceFrontierLoop::set_walk_limit`: a level's compaction
