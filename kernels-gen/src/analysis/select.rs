@@ -401,40 +401,13 @@ fn selection(
         None => (None, !breaks),
     };
     let tallies = match (tie, &key) {
-        (Some((tie_cond, tie_then, tie_span)), Some(k)) => {
-            if later_wins {
-                bail!(
-                    tie_span,
-                    "with `>=` or `<=` an atom that ties `{}` takes the `if` branch, so this `else if` never runs: \
-                     write `>` or `<` to count the ties (under `{schedule}` as in order)",
-                    k.name
-                );
-            }
-            let candidate = match &cond.kind {
-                ExprKind::Binary { lhs, rhs, .. } => {
-                    if is_var_named(rhs, &k.name) {
-                        lhs
-                    } else {
-                        rhs
-                    }
-                }
-                _ => unreachable!("a keyed selection compares"),
+        (Some(tie), Some(k)) => {
+            let the_if = Branch {
+                cond,
+                then,
+                later_wins,
             };
-            let ExprKind::Binary { lhs, rhs, .. } = &tie_cond.kind else {
-                unreachable!("an equality")
-            };
-            let ties_key = (is_var_named(lhs, &k.name) && same_expr(rhs, candidate))
-                || (is_var_named(rhs, &k.name) && same_expr(lhs, candidate));
-            if !ties_key {
-                bail!(
-                    tie_span,
-                    "under `{schedule}` the `else if` of a selection must test a tie of the same candidate with \
-                     `{}` (`else if v == {}`), where its tallies are updated",
-                    k.name,
-                    k.name
-                );
-            }
-            tallies_of(tie_then, &k.name, &vars, then, schedule, &reads)?
+            tie_tallies(&the_if, tie, k, &vars, schedule, &reads)?
         }
         _ => Vec::new(),
     };
@@ -446,6 +419,60 @@ fn selection(
         later_wins,
         span: stmt.span,
     }))
+}
+
+/// The `if` branch of a keyed selection, as [`tie_tallies`] reads it.
+struct Branch<'a> {
+    cond: &'a Expr,
+    then: &'a [Stmt],
+    later_wins: bool,
+}
+
+/// The tallies of a keyed selection's `else if` on a tie (`tie`: its condition, its statements,
+/// its span), or why it does not fit: it must test a tie of the `if`'s own candidate with the key,
+/// under `>` or `<` (with `>=` or `<=` it never runs).
+fn tie_tallies(
+    the_if: &Branch<'_>,
+    (tie_cond, tie_then, tie_span): (&Expr, &[Stmt], Span),
+    k: &Key,
+    vars: &[(String, Ty)],
+    schedule: &str,
+    reads: &dyn Fn(&Expr, Option<&str>) -> bool,
+) -> DResult<Vec<Tally>> {
+    let (cond, then, later_wins) = (the_if.cond, the_if.then, the_if.later_wins);
+    if later_wins {
+        bail!(
+            tie_span,
+            "with `>=` or `<=` an atom that ties `{}` takes the `if` branch, so this `else if` never runs: \
+             write `>` or `<` to count the ties (under `{schedule}` as in order)",
+            k.name
+        );
+    }
+    let candidate = match &cond.kind {
+        ExprKind::Binary { lhs, rhs, .. } => {
+            if is_var_named(rhs, &k.name) {
+                lhs
+            } else {
+                rhs
+            }
+        }
+        _ => unreachable!("a keyed selection compares"),
+    };
+    let ExprKind::Binary { lhs, rhs, .. } = &tie_cond.kind else {
+        unreachable!("an equality")
+    };
+    let ties_key = (is_var_named(lhs, &k.name) && same_expr(rhs, candidate))
+        || (is_var_named(rhs, &k.name) && same_expr(lhs, candidate));
+    if !ties_key {
+        bail!(
+            tie_span,
+            "under `{schedule}` the `else if` of a selection must test a tie of the same candidate with \
+             `{}` (`else if v == {}`), where its tallies are updated",
+            k.name,
+            k.name
+        );
+    }
+    tallies_of(tie_then, &k.name, vars, then, schedule, reads)
 }
 
 /// The tallies an `else if` on a tie updates: each a variable the `if` sets to `e` (not the
