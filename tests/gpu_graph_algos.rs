@@ -78,9 +78,10 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
 
 /// Direction-optimizing BFS on the symmetric graph `s`: every push schedule with its pull partner
 /// (which covers every pull schedule), with Beamer's switch and pulling every level after the
-/// first; plus the push-only loop once.
+/// first, each push level under its schedule (no small-push choice); plus the push-only loop once,
+/// and Beamer's switch with small push levels under `warp` (the default) for two push schedules.
 fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32]) {
-    use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs};
+    use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs, SMALL_PUSH};
     let n = s.vertices();
     let ds = gpu.upload_graph(s).expect("upload");
     let mut state = DoBfs::new(gpu, n).expect("bfs state");
@@ -95,8 +96,11 @@ fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32
             runs.push((schedule, Switch::PULL_ALWAYS, "pull"));
         }
         runs.push(("warp", Switch::PUSH_ONLY, "push"));
+        runs.push(("merge_path", Switch::BEAMER, "beamer, small push"));
+        runs.push(("auto", Switch::BEAMER, "beamer, small push"));
         for (schedule, switch, how) in runs {
             let pull = pull_schedule_for(schedule);
+            state.small_push = how.ends_with("small push").then_some(SMALL_PUSH);
             gpu.fill(&mut levels, POISON).unwrap();
             gpu.fill(&mut parents, POISON).unwrap();
             let outcome = run(

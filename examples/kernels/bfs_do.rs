@@ -110,6 +110,19 @@ pub mod pull {
 /// (examples/bench/README.md).
 pub const FAST_PULL: &str = "thread";
 
+/// The schedule of a small push level: one whose frontier fits one wave of a warp per vertex
+/// (at most the device's resident warps) and whose vertices have at most [`SMALL_PUSH_DEGREE`]
+/// edges each. Such a level is a warp's 32 strided iterations at most, while the schedules that cut
+/// edge lists across threads (merge path, work-oriented, split) first prefix-sum the frontier's
+/// sizes and read the total back (about 25 us on an H100): in the tail of an R-MAT BFS that was
+/// 60-70 us a level against 30-40 under `warp`. The frontier's largest degree comes from the
+/// previous level's compaction ([`Compaction::run_with_degrees`]); the first level, whose degree
+/// the host does not know, runs under the schedule given.
+pub const SMALL_PUSH: &str = "warp";
+
+/// The most edges a vertex of a small push level ([`SMALL_PUSH`]) has: 32 lanes x 32 iterations.
+pub const SMALL_PUSH_DEGREE: u32 = 1024;
+
 /// The schedule of the pull step to pair with a push schedule: the same where the pull step has
 /// it, else `warp` (the carry schedules cannot take the pull step's selection).
 pub fn pull_schedule_for(push_schedule: &str) -> &'static str {
@@ -124,6 +137,9 @@ pub fn pull_schedule_for(push_schedule: &str) -> &'static str {
 /// vertices, and what the last run did level by level.
 pub struct DoBfs {
     vertices: usize,
+    /// The push schedule of small push levels (see [`SMALL_PUSH`]), or `None`: every push level
+    /// under the schedule [`run`] is given.
+    pub small_push: Option<&'static str>,
     current: DeviceBuffer<u32>,
     next: DeviceBuffer<u32>,
     flags: DeviceBuffer<u32>,
@@ -142,7 +158,8 @@ impl DoBfs {
             current: gpu.zeros(vertices.max(1))?,
             next: gpu.zeros(vertices.max(1))?,
             flags: gpu.zeros(vertices)?,
-            counts: gpu.zeros(2)?,
+            counts: gpu.zeros(3)?,
+            small_push: Some(SMALL_PUSH),
             compaction: Compaction::new(gpu)?,
             trace: Vec::new(),
         })
@@ -205,6 +222,10 @@ pub fn run(
     let mut frontier = 1u64;
     let mut unexplored_edges = g.edges() as u64;
     let mut depth = 0u32;
+    // The largest out-degree in the frontier: unknown for the sources.
+    let mut max_degree = u32::MAX;
+    let limits = gpu.limits();
+    let resident_warps = limits.sm_count as u64 * (limits.max_threads_per_sm as u64 / 32);
     while frontier > 0 {
         if depth as usize > n {
             return Err(LoopsError::NoConvergence {
@@ -218,7 +239,14 @@ pub fn run(
         gpu.fill(&mut state.counts, 0)?;
         match direction {
             Direction::Push => push::launch(
-                push_schedule,
+                match state.small_push {
+                    Some(small)
+                        if frontier <= resident_warps && max_degree <= SMALL_PUSH_DEGREE =>
+                    {
+                        small
+                    }
+                    _ => push_schedule,
+                },
                 gpu,
                 g.offsets(),
                 g.adj(),
@@ -241,13 +269,20 @@ pub fn run(
             )?,
         }
         state.next.set_len(n);
-        state
-            .compaction
-            .run(gpu, &mut state.flags, &mut state.next, &mut state.counts)?;
+        state.compaction.run_with_degrees(
+            gpu,
+            &mut state.flags,
+            &mut state.next,
+            &mut state.counts,
+            g,
+            // Only a frontier that small may be a small push level.
+            resident_warps.min(u32::MAX as u64) as u32 + 1,
+        )?;
         let counts = gpu.download(&state.counts)?;
         let level_us = level_start.elapsed().as_secs_f64() * 1e6;
         state.trace.push((direction, frontier as u32, level_us));
         let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
+        max_degree = counts[2];
         if next_frontier > n as u64 {
             return invalid(format!(
                 "the compaction counted {next_frontier} vertices of {n}"

@@ -28,12 +28,14 @@ static __device__ __forceinline__ void loops_warp_max_into(unsigned int m, unsig
 // Appends the ids of the set flags among the first `n` to `out` at `*count`, clearing them: a warp
 // ballot and a shared-memory scan per round of 256, one global atomic per round that found any.
 // With `offsets` (not null), the largest out-degree of the vertices appended is max-ed into
-// `*max_degree` as well. Called by every thread of a block of 256.
+// `*max_degree` as well, by the rounds that append below position `degrees_below` (past it the
+// frontier is too large for its degree to matter to the caller, and reading a degree per vertex
+// of a frontier of millions costs tens of microseconds). Called by every thread of a block of 256.
 template <typename Offset>
 static __device__ __forceinline__ void loops_compact_rounds(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
     unsigned int* count, const Offset* __restrict__ offsets, const unsigned int graph_vertices,
-    unsigned int* max_degree)
+    unsigned int* max_degree, const unsigned int degrees_below = 0xffffffffu)
 {
     __shared__ unsigned int warp_base[8];
     __shared__ unsigned int block_base;
@@ -63,7 +65,7 @@ static __device__ __forceinline__ void loops_compact_rounds(
         __syncthreads();
         if (f != 0u) {
             out[block_base + warp_base[warp] + __popc(ballot & ((1u << lane) - 1u))] = (unsigned int)i;
-            if (offsets != nullptr) {
+            if (offsets != nullptr && block_base < degrees_below) {
                 largest = max(largest, loops_out_degree(offsets, graph_vertices, (unsigned int)i));
             }
         }
@@ -81,6 +83,20 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_flags(
     unsigned int* __restrict__ count)
 {
     loops_compact_rounds(flags, n, out, count, (const int*)nullptr, 0u, nullptr);
+}
+
+// The same over `counters`: the count at `counters[0]`, and the largest out-degree of the vertices
+// appended max-ed into `counters[2]` (LOOPS_UNKNOWN_DEGREE where a flagged vertex is not one of the
+// graph's) while the frontier is below `degrees_below` vertices (a frontier that ends larger gets
+// the largest degree of some of its vertices only); `counters[1]` is the caller's. What a host
+// loop that picks each level's kernel by its frontier reads back in one copy
+// (`Compaction::run_with_degrees`).
+extern "C" __global__ void __launch_bounds__(256) loops_compact_flags_degrees(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* counters, const int* __restrict__ offsets, const unsigned int graph_vertices,
+    const unsigned int degrees_below)
+{
+    loops_compact_rounds(flags, n, out, counters, offsets, graph_vertices, counters + 2, degrees_below);
 }
 
 // The neighbour walk's plan for a frontier whose largest out-degree is `max_degree` (known, not

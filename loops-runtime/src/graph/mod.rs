@@ -457,6 +457,7 @@ fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
 /// order), the flags are cleared, and their number is added to `count[0]`.
 pub struct Compaction {
     function: CudaFunction,
+    with_degrees: CudaFunction,
 }
 
 impl Compaction {
@@ -464,6 +465,11 @@ impl Compaction {
     pub fn new(gpu: &Gpu) -> Result<Compaction> {
         Ok(Compaction {
             function: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
+            with_degrees: gpu.function(
+                "loops_compact_flags_degrees",
+                COMPACT_SOURCE,
+                "loops_compact_flags_degrees",
+            )?,
         })
     }
 
@@ -475,6 +481,43 @@ impl Compaction {
         flags: &mut DeviceBuffer<u32>,
         out: &mut DeviceBuffer<u32>,
         count: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        self.launch(gpu, flags, out, count, None)
+    }
+
+    /// [`Compaction::run`] over `counters` (at least 3): the count is added to `counters[0]`, and
+    /// the largest out-degree in `graph` of the vertices appended is max-ed into `counters[2]`
+    /// (zero it before; `u32::MAX` marks a vertex outside the graph); `counters[1]` is left to the
+    /// caller. One read of `counters` then gives both. The degrees are read only while the
+    /// frontier is below `degrees_below` vertices: for a larger one `counters[2]` is the largest
+    /// degree of some of its vertices, a lower bound (a caller that compares it only for frontiers
+    /// below the bound loses nothing, and a frontier of millions is not charged a read per
+    /// vertex). Over a graph of 64-bit offsets the degrees are not read and `counters[2]` becomes
+    /// `u32::MAX`. Panics as `run` does, or if `counters` has fewer than 3 slots.
+    pub fn run_with_degrees(
+        &self,
+        gpu: &Gpu,
+        flags: &mut DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+        counters: &mut DeviceBuffer<u32>,
+        graph: &DeviceGraph,
+        degrees_below: u32,
+    ) -> Result<()> {
+        assert!(counters.len() >= 3, "{} counters, 3 wanted", counters.len());
+        if graph.offsets().wide_offsets().is_some() {
+            gpu.write_at(counters, 2, &[u32::MAX])?;
+            return self.run(gpu, flags, out, counters);
+        }
+        self.launch(gpu, flags, out, counters, Some((graph, degrees_below)))
+    }
+
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        flags: &mut DeviceBuffer<u32>,
+        out: &mut DeviceBuffer<u32>,
+        count: &mut DeviceBuffer<u32>,
+        degrees_of: Option<(&DeviceGraph, u32)>,
     ) -> Result<()> {
         let n = flags.len();
         assert!(
@@ -495,12 +538,22 @@ impl Compaction {
         args.scalar(n as u32);
         args.push_buffer(out, ptr);
         args.push_buffer(count, ptr);
-        gpu.launch_function(
-            "loops_compact_flags",
-            &self.function,
-            compact_dims(gpu, n),
-            args,
-        )
+        let (name, function) = match degrees_of {
+            None => ("loops_compact_flags", &self.function),
+            Some((graph, degrees_below)) => {
+                args.push_buffer(
+                    graph.offsets().offsets(),
+                    Param::Ptr {
+                        ty: "int",
+                        mutable: false,
+                    },
+                );
+                args.scalar(graph.vertices() as u32);
+                args.scalar(degrees_below);
+                ("loops_compact_flags_degrees", &self.with_degrees)
+            }
+        };
+        gpu.launch_function(name, function, compact_dims(gpu, n), args)
     }
 }
 
