@@ -6,6 +6,7 @@
 //! in the host loop (`loops::graph::FrontierLoop`, [`run`]) and in the loop that stays on the
 //! device (`loops::graph::DeviceFrontierLoop`, [`run_device`]).
 
+use loops::graph::Traversal;
 use loops::prelude::*;
 
 macro_rules! bfs {
@@ -52,10 +53,7 @@ pub fn run(
     source: u32,
     levels: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    start(gpu, source, levels)?;
-    frontier.run(gpu, &[source], |gpu, current, next, _| {
-        launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
-    })
+    traverse(schedule, gpu, Traversal::Host(frontier), g, source, levels)
 }
 
 /// [`run`] in the loop that stays on the device: the same step, no host round trip per level, run
@@ -71,10 +69,14 @@ pub fn run_device(
     source: u32,
     levels: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    start(gpu, source, levels)?;
-    frontier.run_push(gpu, g, &[source], |gpu, current, next, _| {
-        launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
-    })
+    traverse(
+        schedule,
+        gpu,
+        Traversal::DevicePush(frontier, g),
+        g,
+        source,
+        levels,
+    )
 }
 
 /// [`run_device`] with the compaction that scans every flag at every level
@@ -87,8 +89,27 @@ pub fn run_device_scan(
     source: u32,
     levels: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
+    traverse(
+        schedule,
+        gpu,
+        Traversal::DeviceScan(frontier),
+        g,
+        source,
+        levels,
+    )
+}
+
+/// The step under `schedule` from `source`, in `traversal`.
+fn traverse(
+    schedule: &str,
+    gpu: &Gpu,
+    traversal: Traversal<'_>,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
     start(gpu, source, levels)?;
-    frontier.run(gpu, &[source], |gpu, current, next, _| {
+    traversal.run(gpu, &[source], |gpu, current, next| {
         launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
     })
 }

@@ -5,6 +5,7 @@
 //! The host loop (flags compacted into the next frontier on the GPU, until it is empty) is
 //! `loops::graph::FrontierLoop`.
 
+use loops::graph::Traversal;
 use loops::prelude::*;
 
 macro_rules! sssp {
@@ -53,19 +54,7 @@ pub fn run(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    start(gpu, source, dist)?;
-    frontier.run(gpu, &[source], |gpu, current, next, _| {
-        launch(
-            schedule,
-            gpu,
-            g.offsets(),
-            g.adj(),
-            g.weights(),
-            current,
-            dist,
-            next,
-        )
-    })
+    traverse(schedule, gpu, Traversal::Host(frontier), g, source, dist)
 }
 
 /// [`run`] in the loop that stays on the device: the same step, no host round trip per level, run
@@ -81,19 +70,14 @@ pub fn run_device(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
-    start(gpu, source, dist)?;
-    frontier.run_push(gpu, g, &[source], |gpu, current, next, _| {
-        launch(
-            schedule,
-            gpu,
-            g.offsets(),
-            g.adj(),
-            g.weights(),
-            current,
-            dist,
-            next,
-        )
-    })
+    traverse(
+        schedule,
+        gpu,
+        Traversal::DevicePush(frontier, g),
+        g,
+        source,
+        dist,
+    )
 }
 
 /// [`run_device`] with the compaction that scans every flag at every level
@@ -106,8 +90,27 @@ pub fn run_device_scan(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::LoopStats> {
+    traverse(
+        schedule,
+        gpu,
+        Traversal::DeviceScan(frontier),
+        g,
+        source,
+        dist,
+    )
+}
+
+/// The step under `schedule` from `source`, in `traversal`.
+fn traverse(
+    schedule: &str,
+    gpu: &Gpu,
+    traversal: Traversal<'_>,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::LoopStats> {
     start(gpu, source, dist)?;
-    frontier.run(gpu, &[source], |gpu, current, next, _| {
+    traversal.run(gpu, &[source], |gpu, current, next| {
         launch(
             schedule,
             gpu,

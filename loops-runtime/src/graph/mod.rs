@@ -557,6 +557,35 @@ impl Compaction {
     }
 }
 
+/// The loop a traversal whose step does not read its level runs in: one step function, driven by
+/// the host loop or the device loop (pushing along a graph's edges, or scanning every flag).
+pub enum Traversal<'a> {
+    /// [`FrontierLoop::run`]: a count read back per level; every schedule.
+    Host(&'a mut FrontierLoop),
+    /// [`DeviceFrontierLoop::run_push`] along the graph's edges (the step flags only out-neighbours
+    /// of its frontier in that graph).
+    DevicePush(&'a mut DeviceFrontierLoop, &'a DeviceGraph),
+    /// [`DeviceFrontierLoop::run`]: every level's compaction scans every flag.
+    DeviceScan(&'a mut DeviceFrontierLoop),
+}
+
+impl Traversal<'_> {
+    /// Runs `step(gpu, frontier, next_flags)` from `sources` in this loop, as the loop's own `run`
+    /// does.
+    pub fn run<F>(self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
+    where
+        F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<()>,
+    {
+        match self {
+            Traversal::Host(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
+            Traversal::DevicePush(l, g) => {
+                l.run_push(gpu, g, sources, |gpu, f, next, _| step(gpu, f, next))
+            }
+            Traversal::DeviceScan(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
+        }
+    }
+}
+
 /// What a [`FrontierLoop::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LoopStats {
