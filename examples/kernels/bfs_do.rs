@@ -198,6 +198,13 @@ pub fn run(
             state.vertices
         ));
     }
+    if levels.len() < n || parents.len() < n {
+        return invalid(format!(
+            "{} levels and {} parents for a graph of {n} vertices",
+            levels.len(),
+            parents.len()
+        ));
+    }
     if source as usize >= n {
         return invalid(format!("source {source} of a graph of {n} vertices"));
     }

@@ -108,6 +108,11 @@ pub fn run(
             detail: format!("a graph of {n} vertices for components of {made_for}"),
         });
     }
+    if labels.len() < n {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!("{} labels for a graph of {n} vertices", labels.len()),
+        });
+    }
     start::launch("block", gpu, &state.chunks, labels)?;
     let mut iterations = 0u32;
     loop {

@@ -27,7 +27,7 @@ const UNKNOWN_DEGREE: u32 = u32::MAX;
 
 /// Levels recorded in one replay unless [`DeviceFrontierLoop::set_levels_per_replay`] says
 /// otherwise: a read-back per 48 levels costs well under 1 us a level, and a traversal that ends
-/// in the middle of a replay runs at most 47 empty levels (two launches each that return at once).
+/// in the middle of a replay runs at most `levels_per_replay - 1` empty levels (47 by default; two launches each that return at once).
 pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
 
 /// The levels of a replay are a multiple of this: the frontier buffers alternate every level and
@@ -121,8 +121,8 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// (its stream would have to be waited for). It must not depend on the level as a host number:
 /// the level it runs is in the device buffer it is given (element 0, counting from 0). Checked
 /// mode cannot run here (a checked launch waits for its kernel): asked for by `LOOPS_CHECKED=1` or
-/// [`crate::launch::set_checked_mode`], a launch over the frontier is refused; by default (a debug
-/// build) the plain variants run.
+/// [`crate::launch::set_checked_mode`], every launch of the step is refused; by default (a debug
+/// build) the plain variants run, over the frontier or not.
 pub struct DeviceFrontierLoop {
     vertices: usize,
     frontiers: [DeviceBuffer<u32>; 2],

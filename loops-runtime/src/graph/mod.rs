@@ -474,7 +474,7 @@ impl Compaction {
     }
 
     /// Compacts `flags` (one per vertex) into `out` (at least as long) and adds the count to
-    /// `count[0]`; `out`'s length is left as it is. Panics if `out` or `count` is too short.
+    /// `count[0]`; `out`'s length is left as it is. Errors if `out` or `count` is too short.
     pub fn run(
         &self,
         gpu: &Gpu,
@@ -493,7 +493,8 @@ impl Compaction {
     /// degree of some of its vertices, a lower bound (a caller that compares it only for frontiers
     /// below the bound loses nothing, and a frontier of millions is not charged a read per
     /// vertex). Over a graph of 64-bit offsets the degrees are not read and `counters[2]` becomes
-    /// `u32::MAX`. Panics as `run` does, or if `counters` has fewer than 3 slots.
+    /// `u32::MAX`. Errors as `run` does, or if `counters` has fewer than 3 slots or there are more flags
+    /// than the graph's vertices.
     pub fn run_with_degrees(
         &self,
         gpu: &Gpu,
@@ -503,7 +504,16 @@ impl Compaction {
         graph: &DeviceGraph,
         degrees_below: u32,
     ) -> Result<()> {
-        assert!(counters.len() >= 3, "{} counters, 3 wanted", counters.len());
+        if counters.len() < 3 || flags.len() > graph.vertices() {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "{} counters (3 wanted) and {} flags for a graph of {} vertices",
+                    counters.len(),
+                    flags.len(),
+                    graph.vertices()
+                ),
+            });
+        }
         if graph.offsets().wide_offsets().is_some() {
             gpu.write_at(counters, 2, &[u32::MAX])?;
             return self.run(gpu, flags, out, counters);
@@ -520,12 +530,15 @@ impl Compaction {
         degrees_of: Option<(&DeviceGraph, u32)>,
     ) -> Result<()> {
         let n = flags.len();
-        assert!(
-            out.len() >= n && !count.is_empty(),
-            "compaction of {n} flags into {} ids and {} counters",
-            out.len(),
-            count.len()
-        );
+        if out.len() < n || count.is_empty() {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "compaction of {n} flags into {} ids and {} counters",
+                    out.len(),
+                    count.len()
+                ),
+            });
+        }
         if n == 0 {
             return Ok(());
         }
