@@ -450,14 +450,13 @@ impl DeviceFrontierLoop {
         stream
             .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
             .map_err(LoopsError::driver(what))?;
-        let mut queued = Ok(());
-        for level in first..first + levels {
-            queued = self.level(gpu, push, level, true, step);
-            if queued.is_err() {
-                break;
-            }
-        }
+        // The capture is ended whatever the step does, a panic included: a stream left capturing
+        // would fail every later call on the handle.
+        let queued = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (first..first + levels).try_for_each(|level| self.level(gpu, push, level, true, step))
+        }));
         let ended = stream.end_capture(CUgraphInstantiate_flags(0));
+        let queued = queued.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         queued?;
         ended
             .map_err(LoopsError::driver(what))?
