@@ -476,8 +476,10 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
     for (i, s) in body.iter().enumerate().skip(at + 1) {
         if matches!(s.kind, StmtKind::ForAtoms { .. }) {
             let between = &body[last + 1..i];
+            let written_later = slices_written(&body[i..]);
             for b in between {
                 between_is_pure(kernel, b, schedule)?;
+                reads_none_of(b, &written_later, schedule)?;
             }
             earlier.push((&body[last], between));
             last = i;
@@ -538,6 +540,66 @@ fn between_is_pure(kernel: &Kernel, stmt: &Stmt, schedule: &str) -> DResult<()> 
             refuse("not a store or an atomic")
         }
         _ => refuse("not a branch or a loop"),
+    }
+}
+
+/// The slices a block stores to or updates atomically, nested statements included.
+fn slices_written(block: &[Stmt]) -> Vec<String> {
+    let mut written = Vec::new();
+    let mut note = |e: &Expr| {
+        if let ExprKind::Index {
+            base: Indexed::Slice(name),
+            ..
+        } = &e.kind
+        {
+            if !written.contains(name) {
+                written.push(name.clone());
+            }
+        }
+    };
+    let _ = visit_stmts(block, &mut |s| {
+        if let StmtKind::Assign { place, .. } = &s.kind {
+            note(place);
+        }
+        stmt_exprs(s, &mut |e| {
+            if let ExprKind::Call { builtin, args } = &e.kind {
+                if builtin.is_atomic() {
+                    if let Some(target) = args.first() {
+                        note(target);
+                    }
+                }
+            }
+        });
+        Ok(())
+    });
+    written
+}
+
+/// Refuses a statement between two atom loops that reads a slice a later loop or the epilogue
+/// writes: every block that shares the tile runs it again in the later pass, some perhaps after
+/// another block of the tile has written that slice, where the loop in order reads it before.
+fn reads_none_of(stmt: &Stmt, written_later: &[String], schedule: &str) -> DResult<()> {
+    let mut read = None;
+    stmt_exprs(stmt, &mut |e| {
+        if let ExprKind::Index {
+            base: Indexed::Slice(name),
+            ..
+        } = &e.kind
+        {
+            if read.is_none() && written_later.contains(name) {
+                read = Some(name.clone());
+            }
+        }
+    });
+    match read {
+        None => Ok(()),
+        Some(name) => bail!(
+            stmt.span,
+            "under `{schedule}` what stands between two atom loops runs again on every thread that shares the \
+             tile in the later loop's launch, and `{name}` is written after it: a thread could read another \
+             thread's write, where the loop in order reads `{name}` before. Use `thread`, `group`, `warp`, \
+             `block`, `lrb` or `auto`"
+        ),
     }
 }
 
