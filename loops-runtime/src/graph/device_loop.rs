@@ -333,16 +333,7 @@ impl DeviceFrontierLoop {
     {
         let n = self.vertices;
         self.walked_levels = 0;
-        if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("source {s} of a graph of {n} vertices"),
-            });
-        }
-        if sources.len() > n {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("{} sources for {n} vertices", sources.len()),
-            });
-        }
+        super::check_sources(sources, n)?;
         if sources.is_empty() {
             return Ok(LoopStats::default());
         }

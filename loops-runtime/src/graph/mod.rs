@@ -599,6 +599,22 @@ impl Traversal<'_> {
     }
 }
 
+/// Errors unless every source is a vertex of a graph of `n` vertices and there are at most `n` of
+/// them (a frontier holds at most one slot per vertex): what the frontier loops check first.
+pub(crate) fn check_sources(sources: &[u32], n: usize) -> Result<()> {
+    if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!("source {s} of a graph of {n} vertices"),
+        });
+    }
+    if sources.len() > n {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!("{} sources for {n} vertices", sources.len()),
+        });
+    }
+    Ok(())
+}
+
 /// What a [`FrontierLoop::run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LoopStats {
@@ -678,16 +694,7 @@ impl FrontierLoop {
         F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, u32) -> Result<()>,
     {
         let n = self.vertices;
-        if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("source {s} of a graph of {n} vertices"),
-            });
-        }
-        if sources.len() > n {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("{} sources for {n} vertices", sources.len()),
-            });
-        }
+        check_sources(sources, n)?;
         // A run that failed half-way may have left flags set.
         self.flags.set_len(n);
         gpu.fill(&mut self.flags, 0)?;
