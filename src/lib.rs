@@ -22,6 +22,11 @@
 //! This crate is a facade: the attribute comes from `loops-macros`, everything that runs from
 //! `loops-runtime`.
 
+// The kernels of `ops` are written with `#[load_balanced]`, whose expansion names `::loops`.
+extern crate self as loops;
+
+pub mod ops;
+
 pub use loops_macros::{device, load_balanced};
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
@@ -32,6 +37,7 @@ pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result
 /// What a kernel file needs: the attributes (`load_balanced`, and `device` for helper functions),
 /// the device handle and buffers, the tile-set formats and their trait, and the element traits.
 pub mod prelude {
+    pub use crate::ops::{CsrOps, RowReduction};
     pub use crate::{
         device, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets,
         Element, Float, Gpu, LoopsError, TileSet,
