@@ -184,6 +184,23 @@ fn graph_kernels_compile_for_sm90() {
         Err(e) => failures.push(format!("loops_compact_flags: {e}")),
     }
     match compile_ptx(
+        "loops_gather_rows",
+        loops::runtime::multi::EXCHANGE_SOURCE,
+        Arch::SM_90,
+    ) {
+        Ok(ptx) => {
+            for e in [
+                "loops_gather_rows_4",
+                "loops_gather_rows_8",
+                "loops_add_into_f32",
+                "loops_add_into_f64",
+            ] {
+                assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
+            }
+        }
+        Err(e) => failures.push(format!("loops_gather_rows: {e}")),
+    }
+    match compile_ptx(
         "loops_block_starts",
         loops::runtime::launch::block_ranges::BLOCK_STARTS_SOURCE,
         Arch::SM_90,

@@ -253,6 +253,13 @@ pub enum LoopsError {
         detail: String,
     },
 
+    /// A distributed matrix or product (`multi`) was given parts that do not fit, or NCCL failed.
+    #[error("distributed product: {detail}")]
+    Distributed {
+        /// What does not fit, or what NCCL said.
+        detail: String,
+    },
+
     /// SKELETON ONLY (issue 27): an operation whose code is not written yet. Removed before merge.
     #[error("`{0}` is not built yet")]
     NotBuilt(&'static str),

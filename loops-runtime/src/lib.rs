@@ -27,6 +27,7 @@ pub mod formats;
 pub mod graph;
 pub mod io;
 pub mod launch;
+pub mod multi;
 pub mod ops;
 pub mod tune;
 pub mod verify;

@@ -1,0 +1,233 @@
+//! The distributed products (`loops::runtime::multi`) on the GPU: every generated and real square
+//! matrix split into 1, 2, 3 and 5 parts on this machine's first GPU (the parts exchange by
+//! device-to-device copies), SpMV and SpMM (k = 3 and 8) under three schedules, both exchanges,
+//! f32 and f64, outputs poisoned, against the CPU reference and the single-GPU product. Then the
+//! group over every device of the host: NCCL where there are several, one part where there is one.
+#![cfg(feature = "gpu")]
+
+mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use loops::prelude::*;
+use loops::runtime::multi::{Exchange, GpuGroup};
+use loops::runtime::verify;
+use loops::LoopsError;
+
+type SpmvFn<T> =
+    fn(&Gpu, &DeviceCsr<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> loops::Result<()>;
+type SpmmFn<T> =
+    fn(&Gpu, &DeviceCsr<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>, usize) -> loops::Result<()>;
+
+fn spmv_kernels<T: Float>() -> Vec<(&'static str, SpmvFn<T>)> {
+    use kernels::spmv;
+    vec![
+        ("thread", spmv::thread::spmv::<T>),
+        ("merge_path", spmv::merge_path::spmv::<T>),
+        ("auto", spmv::auto::spmv::<T>),
+    ]
+}
+
+fn spmm_kernels<T: Float>() -> Vec<(&'static str, SpmmFn<T>)> {
+    use kernels::spmm;
+    vec![
+        ("warp", spmm::warp::spmm::<T>),
+        ("merge_path", spmm::merge_path::spmm::<T>),
+    ]
+}
+
+/// `C = A B` column by column against the CPU reference (row-major B, C with `k` columns).
+fn check_product<T: Float>(a: &sprs::CsMat<T>, b: &[T], c: &[T], k: usize) -> Result<(), String> {
+    for j in 0..k {
+        let x: Vec<T> = (0..a.cols()).map(|i| b[i * k + j]).collect();
+        let y: Vec<T> = (0..a.rows()).map(|i| c[i * k + j]).collect();
+        let check = verify::check_spmv(a, &x, &y);
+        if !check.passed() {
+            return Err(format!("column {j}: {check}"));
+        }
+    }
+    Ok(())
+}
+
+/// One matrix on the group's parts: every kernel, both exchanges, SpMV and SpMM; the result is
+/// checked against the CPU and against the same kernel on the whole matrix on one GPU.
+fn run_one<T: Float>(
+    gpu: &Gpu,
+    group: &GpuGroup,
+    a: &sprs::CsMat<T>,
+    seed: u64,
+) -> Result<String, String> {
+    let e = |e: LoopsError| e.to_string();
+    let mut da = group.upload_csr(a).map_err(e)?;
+    let whole = gpu.upload_csr(a).map_err(e)?;
+    let mut checks = 0;
+    for exchange in [Exchange::PointToPoint, Exchange::AllGather] {
+        for k in [1usize, 3, 8] {
+            let b: Vec<T> = loops::generate::random_vector(a.cols() * k, seed + k as u64);
+            let db = group.scatter(&da, &b, k).map_err(e)?;
+            let one_b = gpu.upload(&b).map_err(e)?;
+            let runs: Vec<&str> = if k == 1 {
+                spmv_kernels::<T>().iter().map(|(n, _)| *n).collect()
+            } else {
+                spmm_kernels::<T>().iter().map(|(n, _)| *n).collect()
+            };
+            for (i, name) in runs.iter().enumerate() {
+                let mut dc = group.zeros(&da, k).map_err(e)?;
+                for p in 0..group.parts() {
+                    group.gpu(p).fill(dc.part_mut(p), T::POISON).map_err(e)?;
+                }
+                let mut one_c = gpu.zeros::<T>(a.rows() * k).map_err(e)?;
+                gpu.fill(&mut one_c, T::POISON).map_err(e)?;
+                if k == 1 {
+                    let kernel = spmv_kernels::<T>()[i].1;
+                    group
+                        .spmv(&mut da, kernel, &db, &mut dc, exchange)
+                        .map_err(e)?;
+                    kernel(gpu, &whole, &one_b, &mut one_c).map_err(e)?;
+                } else {
+                    let kernel = spmm_kernels::<T>()[i].1;
+                    group
+                        .spmm(&mut da, kernel, &db, &mut dc, exchange)
+                        .map_err(e)?;
+                    kernel(gpu, &whole, &one_b, &mut one_c, k).map_err(e)?;
+                }
+                group.synchronize().map_err(e)?;
+                let c = group.gather(&dc).map_err(e)?;
+                let one = gpu.download(&one_c).map_err(e)?;
+                let what = |m: String| format!("{name} k={k} {exchange:?}: {m}");
+                check_product(a, &b, &c, k).map_err(what)?;
+                check_product(a, &b, &one, k).map_err(|m| what(format!("one GPU: {m}")))?;
+                checks += 1;
+            }
+        }
+    }
+    Ok(format!(
+        "{checks} products, {} ghost rows, {} bytes per SpMV step exchanged point to point, {} by all-gather",
+        (0..group.parts()).map(|p| da.ghosts(p)).sum::<usize>(),
+        group.exchange_bytes(&da, 1, Exchange::PointToPoint),
+        group.exchange_bytes(&da, 1, Exchange::AllGather),
+    ))
+}
+
+fn run_all<T: Float>(matrices: Vec<(String, sprs::CsMat<T>)>) {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); device {}",
+        gpu.name()
+    );
+    let mut failures = Vec::new();
+    let mut square = 0;
+    for parts in [1, 2, 3, 5] {
+        let group = GpuGroup::on_one_gpu(&gpu, parts).expect("a group on one GPU");
+        for (i, (name, a)) in matrices.iter().enumerate() {
+            if a.rows() != a.cols() {
+                // Refused with the distributed error, never split.
+                match group.upload_csr(a) {
+                    Err(LoopsError::Distributed { detail }) if detail.contains("square") => {
+                        continue
+                    }
+                    other => {
+                        failures.push(format!(
+                            "{name}: a non-square matrix gave {:?}",
+                            other.err()
+                        ));
+                        continue;
+                    }
+                }
+            }
+            square += 1;
+            let line = format!(
+                "{name:<36} {:>7} {:>8} {:<4} {parts} parts",
+                a.rows(),
+                a.nnz(),
+                T::RUST_NAME
+            );
+            match run_one(&gpu, &group, a, seed.wrapping_add(i as u64)) {
+                Ok(m) => println!("ok   {line}: {m}"),
+                Err(m) => {
+                    println!("FAIL {line}: {m}");
+                    failures.push(format!("{line}: {m}"));
+                }
+            }
+        }
+    }
+    assert!(square > 0, "no square matrix was checked");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn parts_on_one_gpu_match_the_cpu_on_generated_matrices() {
+    let seed = common::fresh_seed();
+    run_all(common::generated_matrices::<f32>(seed));
+    run_all(common::generated_matrices::<f64>(seed));
+}
+
+#[test]
+fn parts_on_one_gpu_match_the_cpu_on_real_matrices() {
+    run_all(common::real_matrices::<f32>());
+    run_all(common::real_matrices::<f64>());
+}
+
+/// Every device of the host, one part each: NCCL where there are several (the setting),
+/// a one-part group on a one-GPU machine. Either way the products are checked.
+#[test]
+fn the_group_of_every_device_matches_the_cpu() {
+    let gpu = common::gpu();
+    let group = GpuGroup::all().expect("a group over every device");
+    println!(
+        "{} devices, {}",
+        group.parts(),
+        if group.uses_nccl() {
+            "NCCL"
+        } else {
+            "no NCCL (one device)"
+        }
+    );
+    let seed = common::fresh_seed();
+    let a: sprs::CsMat<f32> = loops::generate::power_law(30_000, 30_000, 12.0, 2.0, false, seed);
+    match run_one(&gpu, &group, &a, seed) {
+        Ok(m) => println!("ok   power-law 30000: {m}"),
+        Err(m) => panic!("power-law 30000 over {} devices: {m}", group.parts()),
+    }
+}
+
+/// Buffers from another group or of the wrong shape are errors, and nothing is launched.
+#[test]
+fn misshapen_inputs_are_refused() {
+    let gpu = common::gpu();
+    let g2 = GpuGroup::on_one_gpu(&gpu, 2).unwrap();
+    let g3 = GpuGroup::on_one_gpu(&gpu, 3).unwrap();
+    let a: sprs::CsMat<f32> = loops::generate::power_law(1000, 1000, 6.0, 2.0, false, 5);
+    let mut d2 = g2.upload_csr(&a).unwrap();
+    let x = g2.scatter(&d2, &vec![1.0; 1000], 1).unwrap();
+    let mut y = g2.zeros(&d2, 1).unwrap();
+    let spmv = kernels::spmv::thread::spmv::<f32>;
+    assert!(matches!(
+        g3.spmv(&mut d2, spmv, &x, &mut y, Exchange::PointToPoint),
+        Err(LoopsError::Distributed { .. })
+    ));
+    let mut y4 = g2.zeros(&d2, 4).unwrap();
+    assert!(matches!(
+        g2.spmv(&mut d2, spmv, &x, &mut y4, Exchange::PointToPoint),
+        Err(LoopsError::Distributed { .. })
+    ));
+    assert!(matches!(
+        g2.scatter(&d2, &[1.0; 999], 1),
+        Err(LoopsError::Distributed { .. })
+    ));
+    assert!(matches!(
+        GpuGroup::new(&[0, 0]),
+        Err(LoopsError::Distributed { .. })
+    ));
+    g2.spmv(&mut d2, spmv, &x, &mut y, Exchange::PointToPoint)
+        .unwrap();
+    g2.synchronize().unwrap();
+    let y = g2.gather(&y).unwrap();
+    assert!(verify::check_spmv(&a, &vec![1.0; 1000], &y).passed());
+}
