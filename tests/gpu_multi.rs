@@ -231,3 +231,75 @@ fn misshapen_inputs_are_refused() {
     let y = g2.gather(&y).unwrap();
     assert!(verify::check_spmv(&a, &vec![1.0; 1000], &y).passed());
 }
+
+/// BFS over 1, 2, 3 and 5 parts of one GPU and over every device: the user's push step (`bfs`
+/// under `thread` and `warp`) on each part's frontier; levels equal the CPU's, and every part's
+/// copy of them agrees.
+#[test]
+fn distributed_bfs_matches_the_cpu() {
+    use loops::graph::{bfs_levels, compare, Graph};
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed} (replay with LOOPS_SEED={seed})");
+    let graphs: Vec<(&str, Graph)> = vec![
+        (
+            "kronecker 14",
+            Graph::from_pattern(&loops::generate::kronecker::<f32>(14, 16, seed), 1, seed).unwrap(),
+        ),
+        (
+            "road 20000",
+            Graph::from_pattern(&loops::generate::road::<f32>(20_000, seed), 1, seed).unwrap(),
+        ),
+        (
+            "grid 100x100",
+            Graph::from_pattern(&loops::generate::grid2d::<f32>(100, 100, seed), 1, seed).unwrap(),
+        ),
+        (
+            "rmat 12 (directed)",
+            Graph::from_pattern(&loops::generate::rmat::<f32>(12, 8, seed), 1, seed).unwrap(),
+        ),
+    ];
+    type Step = fn(
+        &Gpu,
+        &DeviceOffsets,
+        &DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> loops::Result<()>;
+    let steps: [(&str, Step); 2] = [
+        ("thread", kernels::bfs::thread::bfs),
+        ("warp", kernels::bfs::warp::bfs),
+    ];
+    let mut groups: Vec<GpuGroup> = [1, 2, 3, 5]
+        .iter()
+        .map(|&p| GpuGroup::on_one_gpu(&gpu, p).unwrap())
+        .collect();
+    groups.push(GpuGroup::all().unwrap());
+    let mut failures = Vec::new();
+    for group in &groups {
+        for (name, g) in &graphs {
+            let source = common::graph_sources(g)[0];
+            let want = bfs_levels(g, source);
+            let mut dg = group.upload_graph(g).unwrap();
+            for (schedule, step) in steps {
+                let (got, stats) = group.bfs(&mut dg, source, step).unwrap();
+                let copies = group.bfs_copies(&dg).unwrap();
+                let line = format!(
+                    "{name} from {source}, {} parts{}, {schedule}: {} levels, {} bytes exchanged",
+                    group.parts(),
+                    if group.uses_nccl() { " (NCCL)" } else { "" },
+                    stats.levels,
+                    stats.exchanged_bytes
+                );
+                let agree = copies.iter().all(|c| c == &got);
+                match compare("levels", &want, &got) {
+                    Ok(()) if agree => println!("ok   {line}"),
+                    Ok(()) => failures.push(format!("{line}: the parts' copies differ")),
+                    Err(e) => failures.push(format!("{line}: {e}")),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

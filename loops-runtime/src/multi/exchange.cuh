@@ -42,3 +42,30 @@ extern "C" __global__ void loops_add_into_f32(float* y, const float* part, unsig
 extern "C" __global__ void loops_add_into_f64(double* y, const double* part, unsigned long long n) {
   loops_add_into(y, part, n);
 }
+
+// dst[i] = max(dst[i], src[i]): the one-device stand-in for NCCL's max all-reduce of BFS flags.
+extern "C" __global__ void loops_max_into_u32(unsigned int* dst, const unsigned int* src,
+                                              unsigned long long n) {
+  for (unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; t < n;
+       t += (unsigned long long)gridDim.x * blockDim.x) {
+    if (src[t] > dst[t]) dst[t] = src[t];
+  }
+}
+
+// After the flags of a BFS level are combined over every part: each flagged vertex gets level
+// `reached` in this part's copy of the levels, the flags are cleared, and the flagged vertices this
+// part owns (`own_start..own_end`) are appended to its next frontier (`*count` of them).
+extern "C" __global__ void loops_bfs_settle(unsigned int* flags, unsigned int* levels,
+                                            unsigned int reached, unsigned long long n,
+                                            unsigned long long own_start,
+                                            unsigned long long own_end, unsigned int* frontier,
+                                            unsigned int* count) {
+  for (unsigned long long v = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; v < n;
+       v += (unsigned long long)gridDim.x * blockDim.x) {
+    if (flags[v]) {
+      flags[v] = 0;
+      if (levels[v] > reached) levels[v] = reached;
+      if (v >= own_start && v < own_end) frontier[atomicAdd(count, 1u)] = (unsigned int)v;
+    }
+  }
+}

@@ -17,6 +17,7 @@
 //! ([`GpuGroup::new`]) uses NCCL (libnccl is loaded at run time, like the rest of CUDA; NVLink
 //! multicast is turned off, see [`GpuGroup::new`]).
 
+pub mod bfs;
 pub mod partition;
 
 use std::ops::Range;
@@ -26,6 +27,7 @@ use cudarc::driver::CudaStream;
 use kernels_gen::schedule::LaunchDims;
 use sprs::CsMat;
 
+pub use bfs::{DistBfsStats, DistGraph, PushStep};
 pub use partition::{PartBlocks, Partitioned, RowPartition};
 
 use crate::device::{DeviceBuffer, Gpu};

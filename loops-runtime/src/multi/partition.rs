@@ -30,16 +30,33 @@ impl RowPartition {
     /// Never for a valid CSR (offsets non-decreasing, at least one entry); `parts == 0` is
     /// treated as one part.
     pub fn by_atoms(offsets: &[i32], parts: usize) -> RowPartition {
+        Self::balanced(offsets.len(), parts, |r| offsets[r].max(0) as u64)
+    }
+
+    /// [`RowPartition::by_atoms`] for `usize` offsets (a graph's).
+    pub fn by_edges(offsets: &[usize], parts: usize) -> RowPartition {
+        Self::balanced(offsets.len(), parts, |r| offsets[r] as u64)
+    }
+
+    fn balanced(len: usize, parts: usize, offset: impl Fn(usize) -> u64) -> RowPartition {
         let parts = parts.max(1);
-        let rows = offsets.len().saturating_sub(1);
-        let nnz = offsets.last().copied().unwrap_or(0).max(0) as u128;
+        let rows = len.saturating_sub(1);
+        let nnz = if len == 0 { 0 } else { offset(rows) as u128 };
         let mut starts = Vec::with_capacity(parts + 1);
         starts.push(0);
         for p in 1..parts {
-            let target = (nnz * p as u128 / parts as u128) as i64;
+            let target = (nnz * p as u128 / parts as u128) as u64;
             // The first row whose start reaches the target; rows before it belong to earlier parts.
-            let row = offsets[..rows].partition_point(|&o| (o as i64) < target);
-            starts.push(row.max(*starts.last().unwrap()));
+            let (mut lo, mut hi) = (0, rows);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if offset(mid) < target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            starts.push(lo.max(*starts.last().unwrap()));
         }
         starts.push(rows);
         RowPartition { starts }
