@@ -158,6 +158,15 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             &mut rows,
         )?;
     }
+    // A weak-scaling line's "speedup" is its efficiency: the 1-GPU time over its own.
+    for i in 0..rows.len() {
+        if rows[i].case.starts_with("weak") {
+            let one = rows.iter().find(|r| {
+                r.case.starts_with("weak") && r.gpus == 1 && r.exchange == rows[i].exchange
+            });
+            rows[i].speedup = one.map_or(f64::NAN, |r| r.ms) / rows[i].ms;
+        }
+    }
     bfs(args, &groups, scale, &mut rows)?;
     print_and_write(args, &rows)
 }

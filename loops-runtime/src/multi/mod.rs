@@ -51,8 +51,9 @@ pub enum Exchange {
     /// NCCL send/recv).
     #[default]
     PointToPoint,
-    /// Every part receives every other part's rows (NCCL all-gather, parts padded to the largest),
-    /// then picks its ghosts out: more bytes, no send lists.
+    /// Every part that reads other parts' rows receives all of them (an all-gather, made of
+    /// grouped send/recv because parts differ in size; each lands in a slot padded to the largest
+    /// part), then picks its ghosts out: more bytes, no send lists.
     AllGather,
 }
 
@@ -102,6 +103,17 @@ impl GpuGroup {
     /// several. NVLink multicast (NVLS) is turned off unless `NCCL_NVLS_ENABLE` is already set:
     /// on shared hosts a program using it can take the GPUs out of service.
     pub fn new(ordinals: &[usize]) -> Result<GpuGroup> {
+        Self::with_transport(ordinals, false)
+    }
+
+    /// [`GpuGroup::new`], with NCCL even for one device: a one-GPU machine runs NCCL's calls (a
+    /// one-rank communicator: the all-reduce of BFS runs, no send has a peer) and so checks that
+    /// libnccl loads and works there.
+    pub fn new_nccl(ordinals: &[usize]) -> Result<GpuGroup> {
+        Self::with_transport(ordinals, true)
+    }
+
+    fn with_transport(ordinals: &[usize], nccl_always: bool) -> Result<GpuGroup> {
         if ordinals.is_empty() {
             return Err(distributed("a GPU group needs at least one device"));
         }
@@ -122,7 +134,7 @@ impl GpuGroup {
                 Ok(Member { gpu, exchange })
             })
             .collect::<Result<Vec<_>>>()?;
-        if members.len() == 1 {
+        if members.len() == 1 && !nccl_always {
             return Ok(GpuGroup {
                 members,
                 transport: Transport::OneDevice,
@@ -352,9 +364,13 @@ impl GpuGroup {
 
     /// The bytes one product with `k` columns moves between parts.
     pub fn exchange_bytes<T: Float>(&self, a: &DistCsr<T>, k: usize, exchange: Exchange) -> usize {
-        let rows = match exchange {
+        let rows: usize = match exchange {
             Exchange::PointToPoint => a.parts.iter().map(|p| p.ghosts).sum(),
-            Exchange::AllGather => a.pad * a.parts.len() * a.parts.len().saturating_sub(1),
+            Exchange::AllGather => {
+                let n = a.partition.starts().last().copied().unwrap_or(0);
+                let parts = a.parts.iter().filter(|p| p.ghosts > 0);
+                parts.map(|p| n - p.rows.len()).sum()
+            }
         };
         rows * k * std::mem::size_of::<T>()
     }
@@ -458,9 +474,13 @@ impl GpuGroup {
         let slot = a.pad * size;
         let mut moves = Vec::new();
         for p in 0..a.parts.len() {
+            // A part reading no other part's rows takes nothing; no part reads its own slot.
+            if a.parts[p].ghosts == 0 {
+                continue;
+            }
             for q in 0..a.parts.len() {
                 let len = a.partition.range(q).len() * size;
-                if len > 0 {
+                if len > 0 && q != p {
                     let dst = a.parts[p].scratch_ref().gathered.device_ptr() + (q * slot) as u64;
                     moves.push((p, q, dst, x.parts[q].device_ptr(), len));
                 }
@@ -516,16 +536,6 @@ impl GpuGroup {
                 nccl::group_start().map_err(fail)?;
                 let mut outcome = Ok(());
                 for &(p, q, dst, src, bytes) in moves {
-                    if p == q {
-                        // The all-gather's own slot: a local copy.
-                        let s = self.members[p].exchange.stream().cu_stream();
-                        if let Err(e) =
-                            unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, s) }
-                        {
-                            outcome = Err(LoopsError::driver("copying a part's own rows")(e));
-                        }
-                        continue;
-                    }
                     let (sp, sq) = (
                         self.members[p].exchange.stream().cu_stream() as _,
                         self.members[q].exchange.stream().cu_stream() as _,
