@@ -9,7 +9,9 @@
 #   then the real matrices), `bench:generated`, `bench:corpus`, `bench:world` and `bench:world64`
 #   (the world set, f32 and f64), `graphs:world` (traversals on the world graphs), `startup`
 #   (examples/startup: cold and warm first launches), `graphs` (bench_graphs on its own graphs,
-#   LOOPS_GRAPHS_ARGS for its options), `sanitize` (tests/sanitize.sh).
+#   LOOPS_GRAPHS_ARGS for its options), `spmm` (bench_spmm, LOOPS_SPMM_ARGS, default --quick),
+#   `sort` (builds the CUB helper with nvcc, then bench_sort, LOOPS_SORT_ARGS, default --quick),
+#   `multi` (bench_multi over every GPU, LOOPS_MULTI_ARGS), `sanitize` (tests/sanitize.sh).
 #   Default: tests bench.
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
@@ -22,7 +24,8 @@ mkdir -p "$OUT"
 logs=/tmp/loops-logs
 rm -rf "$logs"
 mkdir -p "$logs"
-export LOOPS_DATA_DIR="$PWD/.device/data" RUST_BACKTRACE=1
+# NVLink multicast stays off (the GPU machine's notes: it can take a shared host's GPUs down).
+export LOOPS_DATA_DIR="$PWD/.device/data" RUST_BACKTRACE=1 NCCL_NVLS_ENABLE=0
 began=$(date +%s)
 budget=${LOOPS_BUDGET:-560}
 summary=()
@@ -76,6 +79,21 @@ for w in "${steps[@]}"; do
       step graphs-world .device/examples/bench_graphs --world --out "$logs/graphs" ${LOOPS_GRAPHS_ARGS:-} ;;
     startup)
       step startup .device/examples/startup ;;
+    spmm)
+      # shellcheck disable=SC2086
+      step spmm .device/examples/bench_spmm --out "$logs/spmm" ${LOOPS_SPMM_ARGS:---quick} ;;
+    sort)
+      if bash examples/bench/cub/build.sh /tmp/loops-cub >"$logs/cub-build.log" 2>&1; then
+        # shellcheck disable=SC2086
+        step sort .device/examples/bench_sort --cub /tmp/loops-cub/segsort --out "$logs/sort" ${LOOPS_SORT_ARGS:---quick}
+      else
+        summary+=("sort: the CUB helper did not build (cub-build.log)")
+        # shellcheck disable=SC2086
+        step sort .device/examples/bench_sort --out "$logs/sort" ${LOOPS_SORT_ARGS:---quick}
+      fi ;;
+    multi)
+      # shellcheck disable=SC2086
+      step multi .device/examples/bench_multi --out "$logs/multi" ${LOOPS_MULTI_ARGS:-} ;;
     sanitize)
       # Every binary at once under the three tools: about 5 minutes on an H100.
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;
@@ -85,7 +103,7 @@ for w in "${steps[@]}"; do
 done
 
 tar -czf "$OUT/logs.tgz" -C "$logs" .
-for f in "$logs"/bench-*.log "$logs"/graphs-*.log; do [ -f "$f" ] && tail -n 45 "$f"; done
+for f in "$logs"/bench-*.log "$logs"/graphs-*.log "$logs"/spmm.log "$logs"/sort.log "$logs"/multi.log; do [ -f "$f" ] && tail -n 45 "$f"; done
 [ -f "$logs/startup.log" ] && grep -E '^auto|new-process|failed' "$logs/startup.log"
 [ -f "$logs/sanitize.log" ] && tail -n 30 "$logs/sanitize.log"
 printf '%s\n' "${summary[@]}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ../shared/tools/device-pack, then keeps only what tests/device_all.sh and tests/profile.sh run:
-# the gpu_* test binaries, bench_spmv, spmv and the small real matrices. The full pack (every test
+# the gpu_* test binaries, the benchmarks (spmv, graphs, spmm, sort, multi), spmv and the small real
+# matrices. The full pack (every test
 # binary and example) is about 80 MB, over the device tool's 64 MiB limit on what travels; this one
 # is about 50 MB.
 #
@@ -12,5 +13,6 @@ cd "$(dirname "$0")/.."
 mkdir -p .git/info
 ../shared/tools/device-pack "$@"
 find .device/tests -type f ! -name 'gpu_*' -delete
-find .device/examples -type f ! -name 'bench_spmv' ! -name spmv ! -name startup ! -name bench_graphs -delete
+find .device/examples -type f ! -name 'bench_spmv' ! -name spmv ! -name startup ! -name bench_graphs \
+  ! -name bench_spmm ! -name bench_sort ! -name bench_multi -delete
 du -sh .device
