@@ -11,9 +11,21 @@
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
 mod reduce;
+mod segreduce;
 mod spmv;
 
 pub use reduce::RowReduction;
+
+/// The CUDA of this module's language kernels (spmv, spmv_transpose, the row reductions), for the
+/// NVRTC compile test (`tests/ops_segreduce.rs`): (kernel name, source, bounds-checked source).
+#[doc(hidden)]
+pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static str)> {
+    spmv::SOURCES
+        .iter()
+        .chain(reduce::SOURCES)
+        .copied()
+        .collect()
+}
 
 /// The ready-made operations of a CSR matrix on the GPU. `use loops::prelude::*` brings them in.
 pub trait CsrOps<T: Float> {
