@@ -3,6 +3,7 @@
 //!
 //! [`transform_segreduce!`]: crate::transform_segreduce
 
+use super::spmv::check_len;
 use crate::{DeviceBuffer, DeviceCsr, Float, Gpu, Result};
 
 crate::transform_segreduce! {
@@ -66,6 +67,7 @@ pub(super) fn row_reduce<T: Float>(
     op: RowReduction,
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
+    check_len("row_reduce", "out", out.len(), a.rows(), "one per row of A")?;
     match op {
         RowReduction::Sum => row_sums(gpu, a, out),
         RowReduction::Max => row_maxima(gpu, a, out),
@@ -80,5 +82,13 @@ pub(super) fn row_argmax<T: Float>(
     best: &mut DeviceBuffer<T>,
     at: &mut DeviceBuffer<i32>,
 ) -> Result<()> {
+    check_len(
+        "row_argmax",
+        "best",
+        best.len(),
+        a.rows(),
+        "one per row of A",
+    )?;
+    check_len("row_argmax", "at", at.len(), a.rows(), "one per row of A")?;
     row_argmaxima(gpu, a, best, at)
 }
