@@ -365,7 +365,11 @@ fn check_segreduce<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, a: &CsMat
                 Ok(if key.starts_with("product") {
                     let want: Vec<f64> = tiles
                         .iter()
-                        .map(|t| t.iter().map(|e| 1.0 + 0.001 * e.1).product())
+                        .map(|t| {
+                            t.iter()
+                                .map(|e| 1.0 + 0.001 * e.1.clamp(-1.0, 1.0))
+                                .product()
+                        })
                         .collect();
                     let bound: Vec<f64> = (0..rows)
                         .map(|r| 2.0 * (3.0 * stats.n[r] as f64 + 2.0) * u * want[r].abs())

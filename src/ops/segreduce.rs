@@ -8,39 +8,7 @@
 //! the kernel language takes in a body (slices, scalars, builtins, `#[device]` helpers) the
 //! expression may use, and every schedule applies.
 //!
-//! # How it expands
-//!
-//! ```text
-//! transform_segreduce! {
-//!     pub fn row_dot<T: Float>(a: Csr<T>, x: &[T]) -> sum |row, nz| a.values[nz] * x[..]
-//! }
-//! ```
-//! becomes
-//! ```text
-//! #[load_balanced(schedule = "auto")]
-//! pub fn row_dot<T: Float>(a: Csr<T>, x: &[T], segreduce_out: &mut [T]) {
-//!     for row in a.tiles() {
-//!         let mut segreduce_acc: T = 0.0;
-//!         for nz in a.atoms(row) {
-//!             segreduce_acc += a.values[nz] * x[..];
-//!         }
-//!         let segreduce_result = segreduce_acc;
-//!         segreduce_out[row] = segreduce_result;
-//!     }
-//! }
-//! ```
-//! `min`/`max` update with `acc = min(acc, e)`, `product` with `acc *= e`, and `argmax`/`argmin`
-//! are the keyed selection `if v > best { best = v; at = position; }`: the forms the schedules
-//! that share a tile between threads know how to combine (by the operator; a selection by value,
-//! then by position, so the first atom among equal values wins under every schedule).
-//!
-//! # Names
-//!
-//! `#[load_balanced]` reads the body by name, not through Rust's hygiene, so the macro's own
-//! names must not meet the user's: they all start with `segreduce_` (the parameters
-//! `segreduce_out` and `segreduce_at`, the locals `segreduce_acc`, `segreduce_result`,
-//! `segreduce_value`). Do not name anything of a kernel so. The front end reserves `loops_` and
-//! `__` for the generated CUDA, which is why the prefix is neither.
+//! The macro's docs ([`crate::transform_segreduce`]) say what it takes and how it expands.
 
 /// Defines a kernel from a per-atom expression and a reduction: one result per tile, with no loop
 /// to write. The beginner's door to the kernel language: `#[load_balanced]` with the loops
@@ -86,8 +54,46 @@
 /// before the store: `-> sum |row, nz| v * v => |s| s.sqrt()` (a row's Euclidean norm). It may
 /// read the tile variable and the parameters too.
 ///
-/// Names starting with `segreduce_` are the macro's own (see the module's docs); the front end's
+/// Names starting with `segreduce_` are the macro's own (see Names below); the front end's
 /// rules for the rest are `#[load_balanced]`'s.
+///
+/// # How it expands
+///
+/// ```text
+/// transform_segreduce! {
+///     pub fn row_dot<T: Float>(a: Csr<T>, x: &[T]) -> sum |row, nz| a.values[nz] * x[..]
+/// }
+/// ```
+/// becomes
+/// ```text
+/// #[load_balanced(schedule = "auto")]
+/// pub fn row_dot<T: Float>(a: Csr<T>, x: &[T], segreduce_out: &mut [T]) {
+///     for row in a.tiles() {
+///         let mut segreduce_acc: T = 0.0;
+///         for nz in a.atoms(row) {
+///             segreduce_acc += a.values[nz] * x[..];
+///         }
+///         let segreduce_result = segreduce_acc;
+///         segreduce_out[row] = segreduce_result;
+///     }
+/// }
+/// ```
+/// `min`/`max` update with `acc = min(acc, e)`, `product` with `acc *= e`, and `argmax`/`argmin`
+/// are the keyed selection `if v > best { best = v; at = position; }`: the forms the schedules
+/// that share a tile between threads know how to combine (by the operator; a selection by value,
+/// then by position, so the first atom among equal values wins under every schedule).
+///
+/// # Names
+///
+/// `#[load_balanced]` reads the body by name, not through Rust's hygiene, so the macro's own
+/// names must not meet the user's: they all start with `segreduce_` (the parameters
+/// `segreduce_out` and `segreduce_at`, the locals `segreduce_acc`, `segreduce_result`,
+/// `segreduce_value`, `segreduce_position`). Do not name anything of a kernel so. The front end
+/// reserves `loops_` and `__` for the generated CUDA, which is why the prefix is neither.
+///
+/// Each kernel of a list nests about ten macro expansions (one per parameter, too) inside the
+/// previous one's; a list of more than about ten kernels in one invocation may need a higher
+/// `#![recursion_limit]`, or several invocations.
 ///
 /// # Example
 ///

@@ -6,8 +6,8 @@
 loops::transform_segreduce! {
     /// Each row's dot product with `x`.
     pub fn seg_dot<T: Float>(a: Csr<T>, x: &[T]) -> sum |row, nz| a.values[nz] * x[a.col_indices[nz] as usize];
-    /// A product near 1 (no overflow on a long row).
-    pub fn seg_product<T: Float>(a: Csr<T>) -> product |row, nz| 1.0 + a.values[nz] * 0.001;
+    /// A product near 1, whatever the values (no overflow on a long row or large values).
+    pub fn seg_product<T: Float>(a: Csr<T>) -> product |row, nz| 1.0 + a.values[nz].clamp(-1.0, 1.0) * 0.001;
     pub fn seg_min<T: Float>(a: Csr<T>, x: &[T]) -> min |row, nz| a.values[nz] * x[a.col_indices[nz] as usize];
     pub fn seg_max<T: Float>(a: Csr<T>) -> max |row, nz| a.values[nz].abs();
     pub fn seg_argmax<T: Float>(a: Csr<T>) -> argmax |row, nz| a.values[nz];
