@@ -38,6 +38,7 @@ pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result
 /// the device handle and buffers, the tile-set formats and their trait, and the element traits.
 pub mod prelude {
     pub use crate::ops::{CsrOps, RowReduction};
+    pub use crate::transform_segreduce;
     pub use crate::{
         device, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets,
         Element, Float, Gpu, LoopsError, TileSet,

@@ -11,14 +11,43 @@
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
 mod reduce;
+mod segreduce;
 mod spmv;
 
 pub use reduce::RowReduction;
 
+/// The CUDA of this module's language kernels (spmv, spmv_transpose, the row reductions), for the
+/// NVRTC compile test (`tests/ops_segreduce.rs`): (kernel name, source, bounds-checked source).
+#[doc(hidden)]
+pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static str)> {
+    spmv::SOURCES
+        .iter()
+        .chain(reduce::SOURCES)
+        .copied()
+        .collect()
+}
+
 /// The ready-made operations of a CSR matrix on the GPU. `use loops::prelude::*` brings them in.
 pub trait CsrOps<T: Float> {
     /// `y = alpha A x + beta y` (`x` has `cols` entries, `y` has `rows`). With `beta == 0`, `y`'s
-    /// old contents are not read (NaN in them does not leak into the result).
+    /// old contents are not read (NaN in them does not leak into the result). A language kernel
+    /// under schedule `auto`; `x` or `y` shorter than that is [`LoopsError::BufferTooShort`]
+    /// (longer ones are fine: the entries past `rows` of `y` are left alone).
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let a = gpu.upload_csr(&host)?;
+    /// let x = gpu.upload(&vec![1.0f32; 1000])?;
+    /// let mut y = gpu.zeros::<f32>(1000)?;
+    /// a.spmv(&gpu, 2.0, &x, 0.0, &mut y)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`LoopsError::BufferTooShort`]: crate::LoopsError::BufferTooShort
     fn spmv(
         &self,
         gpu: &Gpu,
@@ -28,7 +57,25 @@ pub trait CsrOps<T: Float> {
         y: &mut DeviceBuffer<T>,
     ) -> Result<()>;
 
-    /// `y = Aᵀ x` (`x` has `rows` entries, `y` has `cols`), without forming `Aᵀ`.
+    /// `y = Aᵀ x` (`x` has `rows` entries, `y` has `cols`), without forming `Aᵀ`: the first
+    /// `cols` entries of `y` are zeroed, then every row adds `a_rc · x_r` into `y[c]` with an
+    /// atomic add. The additions into one entry come in the threads' order, so the result may
+    /// differ in the last bits from run to run. For many products with the same matrix,
+    /// [`transpose`](Self::transpose) once and [`spmv`](Self::spmv) on that is deterministic and
+    /// faster.
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let a = gpu.upload_csr(&host)?;
+    /// let x = gpu.upload(&vec![1.0f32; 1000])?;
+    /// let mut y = gpu.zeros::<f32>(1000)?;
+    /// a.spmv_transpose(&gpu, &x, &mut y)?;
+    /// # Ok(())
+    /// # }
+    /// ```
     fn spmv_transpose(&self, gpu: &Gpu, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>)
         -> Result<()>;
 
@@ -51,11 +98,40 @@ pub trait CsrOps<T: Float> {
     ) -> Result<()>;
 
     /// One value per row (`out` has `rows` entries): see [`RowReduction`] for each reduction's
-    /// value on an empty row.
+    /// value on an empty row. Each reduction is a [`transform_segreduce!`] kernel under schedule
+    /// `auto` (`src/ops/reduce.rs`): to reduce something else than the values, write your own
+    /// the same way.
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let a = gpu.upload_csr(&host)?;
+    /// let mut norms = gpu.zeros::<f32>(1000)?;
+    /// a.row_reduce(&gpu, RowReduction::Norm, &mut norms)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`transform_segreduce!`]: crate::transform_segreduce
     fn row_reduce(&self, gpu: &Gpu, op: RowReduction, out: &mut DeviceBuffer<T>) -> Result<()>;
 
     /// Each row's largest value and the column holding it (the first such column; `-1` and
-    /// `-∞` for an empty row).
+    /// `-∞` for an empty row, and `-1` too for a row whose values are all `-∞` or NaN: NaN is
+    /// never chosen). The first among equal values is the one every schedule keeps.
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let a = gpu.upload_csr(&host)?;
+    /// let (mut best, mut at) = (gpu.zeros::<f32>(1000)?, gpu.zeros::<i32>(1000)?);
+    /// a.row_argmax(&gpu, &mut best, &mut at)?;
+    /// # Ok(())
+    /// # }
+    /// ```
     fn row_argmax(
         &self,
         gpu: &Gpu,
