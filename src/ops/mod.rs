@@ -1,9 +1,10 @@
 //! Ready-made operations for users who do not write kernels: one call each on a [`DeviceCsr`],
 //! schedule `auto`, checked against CPU references on the GPU (`tests/gpu_ops.rs`).
 //!
-//! Two kinds live here. The ones that are a transform and a segmented reduction (`spmv`, the row
-//! reductions) are kernels of the loops language, written once in this module's files with
-//! `#[load_balanced(schedule = "auto")]`, like a user's. The ones whose speed needs code the
+//! Two kinds live here. The ones that are a transform and a segmented reduction are kernels of the
+//! loops language, written once in this module's files like a user's: `spmv` and `spmv_transpose`
+//! with `#[load_balanced(schedule = "auto")]`, the row reductions with
+//! [`transform_segreduce!`](crate::transform_segreduce). The ones whose speed needs code the
 //! language does not yet express (`spmm` and `sddmm`: the dense dimension spread over a group's
 //! lanes with wide loads; `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's
 //! `ops` room ([`loops_runtime::ops`]).
