@@ -41,6 +41,10 @@ fn spmm_source_compiles_with_every_entry() {
         return;
     };
     let ptx = compile_ptx("loops_spmm", SPMM_SOURCE, Arch::SM_90).unwrap_or_else(|e| panic!("{e}"));
+    // LOOPS_SPMM_PTX=FILE keeps the PTX, to read the loads and loops the compiler made.
+    if let Some(path) = std::env::var_os("LOOPS_SPMM_PTX") {
+        std::fs::write(path, &ptx).expect("writing the PTX");
+    }
     let entries = spmm_entries();
     // 2 mappings x (3 f32 + 2 f64 vector widths) x 3 tile widths, and the zeroing.
     assert_eq!(entries.len(), 31, "{entries:?}");
