@@ -54,9 +54,10 @@ static __device__ __forceinline__ void loops_sddmm(
     int row = loops_sddmm_row_of(offsets, rows, piece_begin);
     // The same trip count on every lane of the warp, so that the reduction's shuffles see all of
     // them; lanes past the piece's end compute nothing and write nothing.
-    for (int base = piece_begin; base < piece_end; base += groups) {
-        const int nz = base + group;
-        const bool active = nz < piece_end;
+    // 64-bit positions: `base + groups` may pass i32::MAX when `piece_end` is near it.
+    for (long long base = piece_begin; base < piece_end; base += groups) {
+        const bool active = base + group < piece_end;
+        const int nz = active ? (int)(base + group) : 0;
         T partial = T(0);
         if (active) {
             while (offsets[row + 1] <= nz) ++row;

@@ -92,15 +92,16 @@ static __device__ __forceinline__ void loops_spmm_run(
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[p][e] = T(0);
     }
-    for (int base = begin; base < end; base += (int)g.group) {
-        const int mine = base + (int)g.lane;
+    // 64-bit positions: `base + group` may pass i32::MAX when `end` is near it.
+    for (long long base = begin; base < end; base += g.group) {
+        const long long mine = base + g.lane;
         int col = 0;
         T val = T(0);
         if (mine < end) {
             col = indices[mine];
             val = values[mine];
         }
-        const int n = min(end - base, (int)g.group);
+        const int n = (int)min((long long)end - base, (long long)g.group);
         const int rounds = (n + (int)g.gn - 1) >> g.log_gn;
 #pragma unroll 4
         for (int j = 0; j < rounds; ++j) {
