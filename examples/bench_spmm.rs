@@ -1,4 +1,5 @@
-//! The SpMM benchmark: the `spmm` op of `loops::ops` (and each of its two mappings forced), every
+//! The SpMM benchmark: the `spmm` op of `loops::ops` (and each of its two mappings forced, and
+//! variants of its plan: `plan_variants`), every
 //! schedule of the language's `spmm` kernel (`examples/kernels/spmm.rs`, the paper's Listing 4) and
 //! cuSPARSE (`cusparseSpMM`, CSR ALG1/ALG2/ALG3, row-major B and C; the fastest of the three per
 //! case is the baseline), for each k and matrix; `--op sddmm`: the `sddmm` op against
@@ -29,7 +30,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use loops::prelude::*;
-use loops::runtime::ops::spmm::{spmm_with, SpmmMapping};
+use loops::runtime::ops::spmm::{
+    shape_of, spmm_plan, spmm_with, spmm_with_plan, SpmmMapping, SpmmPlan,
+};
 
 use bench::corpus::{self, Entry, Spec};
 use bench::cusparse::{Cusparse, Sddmm, SpMm, SpMmAlg, SDDMM_KERNEL};
@@ -59,9 +62,14 @@ struct Args {
     /// Double precision instead of single.
     #[arg(long)]
     f64: bool,
-    /// Few samples, the op and cuSPARSE only (no schedules, no forced mappings).
+    /// Few samples, the op and cuSPARSE only (no schedules, no forced mappings, no variants).
     #[arg(long)]
     quick: bool,
+    /// Also time variants of the op's plan (half the lanes over k with twice the vectors each,
+    /// twice or half the lanes over nonzeros, half the vector width): on by default without
+    /// --quick.
+    #[arg(long)]
+    variants: bool,
     /// Only these schedules of the language's kernel (comma-separated); `none` for none. Default:
     /// all of them (none under --quick).
     #[arg(long, value_delimiter = ',')]
@@ -208,6 +216,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             None => kernels::spmm::SCHEDULES.to_vec(),
         }
     };
+    let variants = !sddmm && (args.variants || !args.quick);
     let gpu = Gpu::new(0)?;
     std::fs::create_dir_all(&args.out)?;
     let cusparse = match Cusparse::new(&gpu) {
@@ -258,13 +267,13 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let _ = writeln!(
         head,
         "kernels  {}",
-        kernel_list(sddmm, args.quick, &schedules).join(", ")
+        kernel_list(sddmm, args.quick, variants, &schedules).join(", ")
     );
     print!("{head}");
     let mut log = head.clone();
     let line = format!(
-        "{:<22} {:>4} {:>10} {:>10} {:>18} {:>8}",
-        "matrix", "k", "op ms", "best cs ms", "best cuSPARSE", "speedup"
+        "{:<22} {:>4} {:>10} {:>10} {:>18} {:>8}  {}",
+        "matrix", "k", "op ms", "best cs ms", "best cuSPARSE", "speedup", "op's plan"
     );
     println!("{line}");
     let _ = writeln!(log, "{line}");
@@ -273,7 +282,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let steps_per_k = 2 + if sddmm {
         1
     } else {
-        3 + schedules.len() + if args.quick { 0 } else { 2 }
+        3 + schedules.len() + if args.quick { 0 } else { 2 } + if variants { VARIANTS } else { 0 }
     };
     let pb = ProgressBar::new((entries.len() * args.k.len() * steps_per_k) as u64);
     if let Ok(style) = ProgressStyle::with_template(
@@ -313,11 +322,18 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             let r = if sddmm {
                 on.sddmm(cusparse.as_ref())
             } else {
-                on.spmm(cusparse.as_ref(), &schedules, args.quick)
+                on.spmm(cusparse.as_ref(), &schedules, args.quick, variants)
             };
             match r {
                 Ok(r) => {
-                    let row = table_row(&r, k);
+                    let plan = if sddmm {
+                        String::new()
+                    } else if k == 1 {
+                        "spmv (auto)".to_string()
+                    } else {
+                        plan_label(&spmm_plan(shape_of(&gpu, &da, k), SpmmMapping::Auto))
+                    };
+                    let row = table_row(&r, k, &plan);
                     pb.suspend(|| println!("{row}"));
                     let _ = writeln!(log, "{row}");
                     results.push((k, r));
@@ -361,13 +377,84 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     Ok(bad + broken)
 }
 
-fn kernel_list(sddmm: bool, quick: bool, schedules: &[&str]) -> Vec<String> {
+/// How many variants [`plan_variants`] names.
+const VARIANTS: usize = 4;
+
+/// Variants of the op's chosen plan at `k` (None where one does not apply): `op_tile_x2` (half
+/// the lanes over k, twice the vectors each), `op_nz_x2` and `op_nz_half` (twice, half the lanes
+/// over nonzeros), `op_vector_half` (half the vector width, the lost width made up by lanes or
+/// tile vectors).
+fn plan_variants(p: SpmmPlan, k: usize) -> [(&'static str, Option<SpmmPlan>); VARIANTS] {
+    let lanes = p.log_lanes_k + p.log_lanes_nz;
+    let tile_x2 = (p.log_lanes_k > 0 && p.tile_vectors < 4).then_some(SpmmPlan {
+        log_lanes_k: p.log_lanes_k - 1,
+        tile_vectors: p.tile_vectors * 2,
+        ..p
+    });
+    let nz_x2 = (lanes < 5).then_some(SpmmPlan {
+        log_lanes_nz: p.log_lanes_nz + 1,
+        ..p
+    });
+    let nz_half = (p.log_lanes_nz > 0).then_some(SpmmPlan {
+        log_lanes_nz: p.log_lanes_nz - 1,
+        ..p
+    });
+    let vector_half = (p.vector > 1 && k.is_multiple_of(p.vector as usize / 2))
+        .then(|| {
+            let v = SpmmPlan {
+                vector: p.vector / 2,
+                ..p
+            };
+            if lanes < 5 {
+                Some(SpmmPlan {
+                    log_lanes_k: p.log_lanes_k + 1,
+                    ..v
+                })
+            } else if p.tile_vectors < 4 {
+                Some(SpmmPlan {
+                    tile_vectors: p.tile_vectors * 2,
+                    ..v
+                })
+            } else {
+                None
+            }
+        })
+        .flatten();
+    [
+        ("op_tile_x2", tile_x2),
+        ("op_nz_x2", nz_x2),
+        ("op_nz_half", nz_half),
+        ("op_vector_half", vector_half),
+    ]
+}
+
+/// A plan in a few characters, for the table: mapping, vector width, lanes over k and nonzeros,
+/// tile vectors.
+fn plan_label(p: &SpmmPlan) -> String {
+    format!(
+        "{}:v{}:k{}:n{}:t{}",
+        if p.mapping == SpmmMapping::Pieces {
+            "pieces"
+        } else {
+            "rows"
+        },
+        p.vector,
+        1 << p.log_lanes_k,
+        1 << p.log_lanes_nz,
+        p.tile_vectors
+    )
+}
+
+fn kernel_list(sddmm: bool, quick: bool, variants: bool, schedules: &[&str]) -> Vec<String> {
     if sddmm {
         return vec![OP.into(), SDDMM_KERNEL.into()];
     }
     let mut k = vec![OP.to_string()];
     if !quick {
         k.extend([OP_ROWS.to_string(), OP_PIECES.to_string()]);
+    }
+    if variants {
+        k.extend(["op_tile_x2", "op_nz_x2", "op_nz_half", "op_vector_half"].map(String::from));
     }
     k.extend(schedules.iter().map(|s| format!("schedule_{s}")));
     k.extend(SpMmAlg::ALL.iter().map(|a| a.kernel_name().to_string()));
@@ -387,7 +474,7 @@ fn speedup(r: &MatrixResult) -> Option<f64> {
     Some(best_cusparse(r)?.1 / r.ms(OP)?)
 }
 
-fn table_row(r: &MatrixResult, k: usize) -> String {
+fn table_row(r: &MatrixResult, k: usize, plan: &str) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.4}"));
     let best = best_cusparse(r);
     let mut row = format!(
@@ -398,6 +485,7 @@ fn table_row(r: &MatrixResult, k: usize) -> String {
         best.map_or("-", |b| b.0),
         speedup(r).map_or("-".to_string(), |s| format!("{s:.2}x"))
     );
+    let _ = write!(row, "  {plan}");
     for f in r.failures() {
         let _ = write!(row, "  [{}: {}]", f.kernel, f.status());
     }
@@ -592,6 +680,7 @@ impl<T: Float> Case<'_, T> {
         cusparse: Option<&Cusparse>,
         schedules: &[&'static str],
         quick: bool,
+        variants: bool,
     ) -> Result<MatrixResult, BoxError> {
         let (gpu, k) = (self.gpu, self.k);
         self.pb
@@ -631,6 +720,35 @@ impl<T: Float> Case<'_, T> {
                     },
                     output,
                 );
+                result.kernels.push(m);
+            }
+        }
+        if variants {
+            let chosen = spmm_plan(shape_of(gpu, self.da, k), SpmmMapping::Auto);
+            for (name, plan) in plan_variants(chosen, k) {
+                let m = match plan {
+                    Some(plan) => self.measure(
+                        name,
+                        Kind::Ablation,
+                        &reference,
+                        poison,
+                        &mut || {
+                            Ok(spmm_with_plan(
+                                gpu,
+                                self.da,
+                                &db,
+                                k,
+                                &mut c.borrow_mut(),
+                                plan,
+                            )?)
+                        },
+                        output,
+                    ),
+                    None => {
+                        self.pb.inc(1);
+                        continue;
+                    }
+                };
                 result.kernels.push(m);
             }
         }

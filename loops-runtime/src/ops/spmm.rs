@@ -270,27 +270,73 @@ pub fn spmm_with<T: Float>(
     mapping: SpmmMapping,
 ) -> Result<SpmmPlan> {
     check_spmm(a, b, k, c)?;
-    let offsets = a.offsets();
+    let plan = spmm_plan(shape_of(gpu, a, k), mapping);
+    launch(gpu, a, b, k, c, plan)?;
+    Ok(plan)
+}
+
+/// The [`SpmmShape`] of `a` at `k` on `gpu`: what [`spmm_plan`] chooses from.
+pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
     let limits = gpu.limits();
-    let plan = spmm_plan(
-        SpmmShape {
-            rows: a.rows(),
-            nnz: a.nnz(),
-            max_row: a.core().stats().max_tile_atoms as usize,
-            k,
-            element_bytes: std::mem::size_of::<T>(),
-            sm_count: limits.sm_count,
-            max_threads_per_sm: limits.max_threads_per_sm,
-        },
-        mapping,
-    );
+    SpmmShape {
+        rows: a.rows(),
+        nnz: a.nnz(),
+        max_row: a.core().stats().max_tile_atoms as usize,
+        k,
+        element_bytes: std::mem::size_of::<T>(),
+        sm_count: limits.sm_count,
+        max_threads_per_sm: limits.max_threads_per_sm,
+    }
+}
+
+/// [`spmm`] with a plan of the caller's (the benchmark times variants of the chosen one). Errors
+/// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
+/// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
+/// or `Pieces` with a piece that is not a positive multiple of 32.
+pub fn spmm_with_plan<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    plan: SpmmPlan,
+) -> Result<()> {
+    check_spmm(a, b, k, c)?;
+    let fits = [1, 2, 4].contains(&plan.vector)
+        && plan.vector as usize * std::mem::size_of::<T>() <= 16
+        && k.is_multiple_of(plan.vector as usize)
+        && [1, 2, 4].contains(&plan.tile_vectors)
+        && plan.log_lanes_k + plan.log_lanes_nz <= 5
+        && match plan.mapping {
+            SpmmMapping::Rows => true,
+            SpmmMapping::Pieces => plan.piece > 0 && plan.piece.is_multiple_of(32),
+            SpmmMapping::Auto => false,
+        };
+    if !fits {
+        return Err(LoopsError::InvalidArgument {
+            op: "spmm",
+            detail: format!("{plan:?} does not fit k = {k} and the kernels"),
+        });
+    }
+    launch(gpu, a, b, k, c, plan)
+}
+
+/// Launches `plan` (checked) on checked operands.
+fn launch<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    plan: SpmmPlan,
+) -> Result<()> {
     if a.rows() == 0 {
-        return Ok(plan);
+        return Ok(());
     }
     if plan.mapping == SpmmMapping::Pieces || a.nnz() == 0 {
         zero(gpu, c, a.rows() * k)?;
         if a.nnz() == 0 {
-            return Ok(plan);
+            return Ok(());
         }
     }
     let entry = plan.entry(T::RUST_NAME);
@@ -306,7 +352,7 @@ pub fn spmm_with<T: Float>(
     };
     let mut args = KernelArgs::new();
     args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
-    args.push_buffer(offsets, ptr("int", false));
+    args.push_buffer(a.offsets(), ptr("int", false));
     args.push_buffer(a.indices(), ptr("int", false));
     args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
     args.push_buffer(b, ptr(T::CUDA_NAME, false));
@@ -315,8 +361,7 @@ pub fn spmm_with<T: Float>(
         .scalar(plan.log_lanes_k)
         .scalar(plan.log_lanes_nz)
         .scalar(plan.piece as i32);
-    gpu.launch_function(&entry, &function, dims, args)?;
-    Ok(plan)
+    gpu.launch_function(&entry, &function, dims, args)
 }
 
 /// Zeroes the first `n` elements of `c`.
