@@ -7,6 +7,7 @@
 pub mod corpus;
 pub mod csv;
 pub mod cusparse;
+pub mod dense_check;
 pub mod handwritten;
 pub mod plot;
 pub mod report;

@@ -73,6 +73,16 @@ pub enum LoopsError {
         why: String,
     },
 
+    /// An argument a ready-made operation (`loops::ops`) cannot take: `k == 0`, a size whose
+    /// product overflows, a matrix format it does not handle.
+    #[error("{op}: {detail}")]
+    InvalidArgument {
+        /// The operation (`spmm`, `sddmm`).
+        op: &'static str,
+        /// What is wrong with the argument.
+        detail: String,
+    },
+
     /// A buffer made on one device (CUDA context) was given to a handle of another. Buffers of
     /// handles of the same context (`Gpu::fork` siblings, other `Gpu::new` handles of the device) are
     /// accepted, and ordered across the two streams by the runtime.

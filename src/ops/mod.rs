@@ -81,14 +81,50 @@ pub trait CsrOps<T: Float> {
         -> Result<()>;
 
     /// `C = A B` with `B` dense, row-major, `cols × k`, and `C` dense, row-major, `rows × k`; any
-    /// `k ≥ 1`.
+    /// `k ≥ 1`. `b` and `c` may be longer (the rest of `c` is left alone). Errors (before
+    /// anything runs) for `k == 0`, buffers too short, sizes that overflow, or a matrix of 64-bit
+    /// offsets. `k == 1` runs [`CsrOps::spmv`]; other `k` run the hand-written kernels of
+    /// [`loops_runtime::ops::spmm`] (16-byte loads of `B`'s rows, lanes over `k`, long rows cut
+    /// into pieces).
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// // A = [[1, 2], [0, 3]], B = [[1, 0, 2], [4, 1, 0]] (k = 3).
+    /// let a = sprs::CsMat::new((2, 2), vec![0, 2, 3], vec![0, 1, 1], vec![1.0f32, 2.0, 3.0]);
+    /// let a = gpu.upload_csr(&a)?;
+    /// let b = gpu.upload(&[1.0f32, 0.0, 2.0, 4.0, 1.0, 0.0])?;
+    /// let mut c = gpu.zeros::<f32>(2 * 3)?;
+    /// a.spmm(&gpu, &b, 3, &mut c)?;
+    /// assert_eq!(gpu.download(&c)?, vec![9.0, 2.0, 2.0, 12.0, 3.0, 0.0]);
+    /// # Ok(())
+    /// # }
+    /// ```
     fn spmm(&self, gpu: &Gpu, b: &DeviceBuffer<T>, k: usize, c: &mut DeviceBuffer<T>)
         -> Result<()>;
 
     /// The sampled dense-dense product: at every stored entry `(r, c)` of `A`,
     /// `out[nz] = Σ_j x[r·k + j] · y[c·k + j]` (`x` is `rows × k`, `y` is `cols × k`, both
     /// row-major; `out` has `nnz` entries, in `A`'s order). `A`'s values are not read: multiply
-    /// by them yourself if you want `A ∘ (X Yᵀ)`.
+    /// by them yourself if you want `A ∘ (X Yᵀ)`. Errors as [`CsrOps::spmm`] does (`out` shorter
+    /// than `nnz`, `x` than `rows · k`, `y` than `cols · k`).
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// // The pattern of [[1, 2], [0, 3]]: entries (0,0), (0,1), (1,1); k = 2.
+    /// let a = sprs::CsMat::new((2, 2), vec![0, 2, 3], vec![0, 1, 1], vec![1.0f32, 2.0, 3.0]);
+    /// let a = gpu.upload_csr(&a)?;
+    /// let x = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let y = gpu.upload(&[5.0f32, 6.0, 7.0, 8.0])?;
+    /// let mut out = gpu.zeros::<f32>(3)?;
+    /// a.sddmm(&gpu, &x, &y, 2, &mut out)?;
+    /// assert_eq!(gpu.download(&out)?, vec![17.0, 23.0, 53.0]);
+    /// # Ok(())
+    /// # }
+    /// ```
     fn sddmm(
         &self,
         gpu: &Gpu,
@@ -177,6 +213,11 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
         k: usize,
         c: &mut DeviceBuffer<T>,
     ) -> Result<()> {
+        // k = 1 is SpMV, which the language's `auto` schedules do well: same checks, then that.
+        if k == 1 {
+            loops_runtime::ops::spmm::check_spmm(self, b, k, c)?;
+            return spmv::spmv(gpu, self, T::from_f64(1.0), b, T::from_f64(0.0), c);
+        }
         loops_runtime::ops::spmm(gpu, self, b, k, c)
     }
 

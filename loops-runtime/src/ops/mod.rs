@@ -7,27 +7,31 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsc, DeviceCsr};
 
-/// `C = A B` (see `loops::ops::CsrOps::spmm`).
+pub mod sddmm;
+pub mod spmm;
+
+/// `C = A B` (see `loops::ops::CsrOps::spmm`): `b` holds at least `cols · k` elements, `c` at
+/// least `rows · k`. See [`spmm::spmm_plan`] for what runs.
 pub fn spmm<T: Float>(
-    _gpu: &Gpu,
-    _a: &DeviceCsr<T>,
-    _b: &DeviceBuffer<T>,
-    _k: usize,
-    _c: &mut DeviceBuffer<T>,
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    Err(LoopsError::NotBuilt("spmm"))
+    spmm::spmm(gpu, a, b, k, c)
 }
 
 /// The sampled dense-dense product (see `loops::ops::CsrOps::sddmm`).
 pub fn sddmm<T: Float>(
-    _gpu: &Gpu,
-    _a: &DeviceCsr<T>,
-    _x: &DeviceBuffer<T>,
-    _y: &DeviceBuffer<T>,
-    _k: usize,
-    _out: &mut DeviceBuffer<T>,
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    x: &DeviceBuffer<T>,
+    y: &DeviceBuffer<T>,
+    k: usize,
+    out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    Err(LoopsError::NotBuilt("sddmm"))
+    sddmm::sddmm(gpu, a, x, y, k, out)
 }
 
 /// Sorts each row's column indices with their values (see `loops::ops::CsrOps::segmented_sort`).

@@ -1,0 +1,455 @@
+//! `C = A B` for a CSR `A` (32-bit offsets and indices) and a dense row-major `B` of `k` columns:
+//! hand-written CUDA in `spmm.cuh` (its header says how a group of lanes shares a run of
+//! nonzeros), launched with a plan chosen here from `k` and the matrix's row lengths (counted on
+//! upload, so choosing reads nothing from the device).
+//!
+//! The plan ([`spmm_plan`]):
+//! - *vector width* `V`: 16-byte loads (`float4`, `double2`) when `k` is a multiple of 4 (f32) or 2
+//!   (f64), 8-byte `float2` when an f32 `k` is even, one element otherwise;
+//! - *lanes over k* `GK`: enough lanes for one row of `B` (`k / V` vectors), at most a warp; a
+//!   wider row is cut into tiles of `GK · VPL` vectors, `VPL` (1, 2, 4) vectors per lane in
+//!   registers;
+//! - *lanes over nonzeros* `GN`: the lanes `GK` leaves of a warp, as many as half the mean row
+//!   length asks for (the vector-CSR rule of SpMV: short rows want few lanes, long rows many);
+//! - *mapping*: one group per row (`Rows`), unless the longest row is long against both the mean
+//!   row and a balanced share of the work of the groups the device holds at once: then pieces
+//!   of equal numbers of nonzeros (`Pieces`), rows crossing a piece boundary finished with
+//!   atomics. One long row under `Rows` would keep one group busy while the rest of the device
+//!   idles.
+
+use kernels_gen::schedule::LaunchDims;
+
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Float;
+use crate::error::{LoopsError, Result};
+use crate::formats::{DeviceCsr, TileSet};
+use crate::launch::{KernelArgs, Param};
+
+/// The CUDA text of the SpMM kernels (every entry point compiled at once, on first use).
+pub const SPMM_SOURCE: &str = include_str!("spmm.cuh");
+
+/// Threads per block of every SpMM launch.
+const BLOCK: u32 = 256;
+
+/// How the groups of lanes are laid over the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpmmMapping {
+    /// Chosen by [`spmm_plan`] from the row lengths.
+    Auto,
+    /// One group per row.
+    Rows,
+    /// One group per piece of equal numbers of nonzeros.
+    Pieces,
+}
+
+/// What one SpMM launch runs: see the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpmmPlan {
+    /// [`SpmmMapping::Rows`] or [`SpmmMapping::Pieces`].
+    pub mapping: SpmmMapping,
+    /// Elements per load (1, 2 or 4).
+    pub vector: u32,
+    /// Vectors per lane and k tile (1, 2 or 4).
+    pub tile_vectors: u32,
+    /// log2 of the lanes over k.
+    pub log_lanes_k: u32,
+    /// log2 of the lanes over nonzeros.
+    pub log_lanes_nz: u32,
+    /// Nonzeros per group under `Pieces` (0 under `Rows`).
+    pub piece: u32,
+}
+
+impl SpmmPlan {
+    /// Lanes per group.
+    pub fn group(&self) -> u32 {
+        1 << (self.log_lanes_k + self.log_lanes_nz)
+    }
+
+    /// The entry point of `spmm.cuh` this plan launches, for element type `precision` ("f32" or
+    /// "f64").
+    pub fn entry(&self, precision: &str) -> String {
+        let mapping = match self.mapping {
+            SpmmMapping::Pieces => "pieces",
+            _ => "rows",
+        };
+        format!(
+            "loops_spmm_{mapping}_{precision}_v{}_t{}",
+            self.vector, self.tile_vectors
+        )
+    }
+}
+
+/// What [`spmm_plan`] looks at: the matrix's shape, `k`, the element size and the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpmmShape {
+    /// Rows of `A`.
+    pub rows: usize,
+    /// Stored entries of `A`.
+    pub nnz: usize,
+    /// Nonzeros of the longest row.
+    pub max_row: usize,
+    /// Columns of `B` and `C`.
+    pub k: usize,
+    /// 4 (f32) or 8 (f64).
+    pub element_bytes: usize,
+    /// The device's multiprocessors.
+    pub sm_count: u32,
+    /// Threads each multiprocessor holds at once.
+    pub max_threads_per_sm: u32,
+}
+
+/// Elements per load for rows of `k` elements of `element_bytes` each: 16 bytes where `k` allows,
+/// then 8, then one element.
+pub(crate) fn vector_width(k: usize, element_bytes: usize) -> u32 {
+    let mut v = (16 / element_bytes.max(1)).max(1);
+    while v > 1 && !k.is_multiple_of(v) {
+        v /= 2;
+    }
+    v as u32
+}
+
+/// The largest power of two at most `n` (1 for 0).
+fn floor_pow2(n: usize) -> usize {
+    if n <= 1 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - n.leading_zeros())
+    }
+}
+
+/// The launch plan for `shape` under `mapping` ([`SpmmMapping::Auto`] chooses): see the module
+/// documentation.
+pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
+    let vector = vector_width(shape.k, shape.element_bytes);
+    let kv = (shape.k / vector as usize).max(1);
+    let lanes_k = kv.next_power_of_two().min(32);
+    let tiles = kv.div_ceil(lanes_k);
+    let tile_vectors = if tiles >= 4 {
+        4
+    } else {
+        tiles.next_power_of_two() as u32
+    };
+    let mean = shape.nnz / shape.rows.max(1);
+    let lanes_nz = floor_pow2(mean / 2).clamp(1, 32 / lanes_k);
+    let group = lanes_k * lanes_nz;
+    let threads = (shape.sm_count.max(1) as usize) * (shape.max_threads_per_sm.max(32) as usize);
+    let groups_at_once = (threads / group).max(1);
+    let balanced = shape.nnz / groups_at_once;
+    let mapping = match mapping {
+        SpmmMapping::Auto => {
+            let long = shape.max_row > 16 * mean.max(1) && shape.max_row > (4 * balanced).max(1024);
+            if long {
+                SpmmMapping::Pieces
+            } else {
+                SpmmMapping::Rows
+            }
+        }
+        chosen => chosen,
+    };
+    let piece = match mapping {
+        // Two pieces per group the device holds at once, each a whole number of the group's
+        // 32-pair reads, neither so short that the binary search dominates nor so long that a
+        // few groups finish last.
+        SpmmMapping::Pieces => (shape.nnz / (2 * groups_at_once))
+            .clamp(32, 2048)
+            .next_multiple_of(32) as u32,
+        _ => 0,
+    };
+    SpmmPlan {
+        mapping,
+        vector,
+        tile_vectors,
+        log_lanes_k: lanes_k.trailing_zeros(),
+        log_lanes_nz: lanes_nz.trailing_zeros(),
+        piece,
+    }
+}
+
+/// `k` as the kernels take it, refusing 0 and sizes whose products overflow.
+pub(crate) fn check_k(op: &'static str, k: usize, rows: usize, cols: usize) -> Result<()> {
+    let bad = |detail: String| Err(LoopsError::InvalidArgument { op, detail });
+    if k == 0 {
+        return bad("k must be at least 1".into());
+    }
+    if k > i32::MAX as usize {
+        return bad(format!("k = {k} exceeds i32::MAX"));
+    }
+    for (n, what) in [(rows, "rows"), (cols, "columns")] {
+        if n.checked_mul(k).and_then(|e| e.checked_mul(8)).is_none() {
+            return bad(format!("{n} {what} times k = {k} overflows"));
+        }
+    }
+    Ok(())
+}
+
+/// `len >= required`, or [`LoopsError::BufferTooShort`] naming `op`'s parameter.
+pub(crate) fn check_buffer(
+    op: &'static str,
+    param: &str,
+    len: usize,
+    required: usize,
+    why: &str,
+) -> Result<()> {
+    if len < required {
+        return Err(LoopsError::BufferTooShort {
+            kernel: op.to_string(),
+            param: param.to_string(),
+            len,
+            required,
+            why: why.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// The 32-bit offsets of `a`, or [`LoopsError::WideUnsupported`] for a matrix of 64-bit offsets.
+pub(crate) fn narrow_offsets<'a, T: Float>(
+    op: &'static str,
+    a: &'a DeviceCsr<T>,
+) -> Result<&'a DeviceBuffer<i32>> {
+    if a.wide_offsets().is_some() {
+        return Err(LoopsError::WideUnsupported {
+            kernel: op.to_string(),
+            schedule: "hand-written".to_string(),
+            param: "a".to_string(),
+            atoms: a.nnz(),
+            why: format!("`{op}` takes 32-bit offsets only"),
+        });
+    }
+    Ok(a.offsets())
+}
+
+fn ptr(ty: &'static str, mutable: bool) -> Param {
+    Param::Ptr { ty, mutable }
+}
+
+/// Blocks of [`BLOCK`] threads for `groups` groups of `group` lanes.
+fn blocks(groups: usize, group: u32) -> Result<u32> {
+    let blocks = (groups * group as usize).div_ceil(BLOCK as usize);
+    u32::try_from(blocks.max(1)).map_err(|_| LoopsError::InvalidArgument {
+        op: "spmm",
+        detail: format!("{blocks} blocks exceed a launch's grid"),
+    })
+}
+
+/// The errors [`spmm`] returns before launching anything: `k` of 0 or over `i32::MAX`, sizes
+/// whose products overflow, a matrix of 64-bit offsets, `b` shorter than `cols · k` or `c` than
+/// `rows · k`.
+pub fn check_spmm<T: Float>(
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &DeviceBuffer<T>,
+) -> Result<()> {
+    const OP: &str = "spmm";
+    check_k(OP, k, a.rows(), a.cols())?;
+    narrow_offsets(OP, a)?;
+    check_buffer(OP, "b", b.len(), a.cols() * k, "cols x k, row-major")?;
+    check_buffer(OP, "c", c.len(), a.rows() * k, "rows x k, row-major")
+}
+
+/// `C = A B` (see `loops::ops::CsrOps::spmm`): `b` holds at least `cols · k` elements, `c` at
+/// least `rows · k` (entries past them are left alone).
+pub fn spmm<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    spmm_with(gpu, a, b, k, c, SpmmMapping::Auto).map(|_| ())
+}
+
+/// [`spmm`] under a given mapping (the benchmark times each); returns the plan it launched.
+pub fn spmm_with<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    mapping: SpmmMapping,
+) -> Result<SpmmPlan> {
+    check_spmm(a, b, k, c)?;
+    let plan = spmm_plan(shape_of(gpu, a, k), mapping);
+    launch(gpu, a, b, k, c, plan)?;
+    Ok(plan)
+}
+
+/// The [`SpmmShape`] of `a` at `k` on `gpu`: what [`spmm_plan`] chooses from.
+pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
+    let limits = gpu.limits();
+    SpmmShape {
+        rows: a.rows(),
+        nnz: a.nnz(),
+        max_row: a.core().stats().max_tile_atoms as usize,
+        k,
+        element_bytes: std::mem::size_of::<T>(),
+        sm_count: limits.sm_count,
+        max_threads_per_sm: limits.max_threads_per_sm,
+    }
+}
+
+/// [`spmm`] with a plan of the caller's (the benchmark times variants of the chosen one). Errors
+/// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
+/// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
+/// or `Pieces` with a piece that is not a positive multiple of 32.
+pub fn spmm_with_plan<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    plan: SpmmPlan,
+) -> Result<()> {
+    check_spmm(a, b, k, c)?;
+    let fits = [1, 2, 4].contains(&plan.vector)
+        && plan.vector as usize * std::mem::size_of::<T>() <= 16
+        && k.is_multiple_of(plan.vector as usize)
+        && [1, 2, 4].contains(&plan.tile_vectors)
+        && plan.log_lanes_k + plan.log_lanes_nz <= 5
+        && match plan.mapping {
+            SpmmMapping::Rows => true,
+            SpmmMapping::Pieces => plan.piece > 0 && plan.piece.is_multiple_of(32),
+            SpmmMapping::Auto => false,
+        };
+    if !fits {
+        return Err(LoopsError::InvalidArgument {
+            op: "spmm",
+            detail: format!("{plan:?} does not fit k = {k} and the kernels"),
+        });
+    }
+    launch(gpu, a, b, k, c, plan)
+}
+
+/// Launches `plan` (checked) on checked operands.
+fn launch<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    plan: SpmmPlan,
+) -> Result<()> {
+    if a.rows() == 0 {
+        return Ok(());
+    }
+    if plan.mapping == SpmmMapping::Pieces || a.nnz() == 0 {
+        zero(gpu, c, a.rows() * k)?;
+        if a.nnz() == 0 {
+            return Ok(());
+        }
+    }
+    let entry = plan.entry(T::RUST_NAME);
+    let function = gpu.function("loops_spmm", SPMM_SOURCE, &entry)?;
+    let groups = match plan.mapping {
+        SpmmMapping::Pieces => a.nnz().div_ceil(plan.piece as usize),
+        _ => a.rows(),
+    };
+    let dims = LaunchDims {
+        grid: blocks(groups, plan.group())?,
+        block: BLOCK,
+        shared_bytes: 0,
+    };
+    let mut args = KernelArgs::new();
+    args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
+    args.push_buffer(a.offsets(), ptr("int", false));
+    args.push_buffer(a.indices(), ptr("int", false));
+    args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
+    args.push_buffer(b, ptr(T::CUDA_NAME, false));
+    args.push_buffer(c, ptr(T::CUDA_NAME, true));
+    args.scalar((k / plan.vector as usize) as u32)
+        .scalar(plan.log_lanes_k)
+        .scalar(plan.log_lanes_nz)
+        .scalar(plan.piece as i32);
+    gpu.launch_function(&entry, &function, dims, args)
+}
+
+/// Zeroes the first `n` elements of `c`.
+fn zero<T: Float>(gpu: &Gpu, c: &mut DeviceBuffer<T>, n: usize) -> Result<()> {
+    const ENTRY: &str = "loops_spmm_zero_words";
+    let words = n * std::mem::size_of::<T>() / 4;
+    if words == 0 {
+        return Ok(());
+    }
+    let function = gpu.function("loops_spmm", SPMM_SOURCE, ENTRY)?;
+    let limits = gpu.limits();
+    let full = limits.sm_count as usize * (limits.max_threads_per_sm as usize / BLOCK as usize);
+    let dims = LaunchDims {
+        grid: words.div_ceil(BLOCK as usize).clamp(1, full.max(1) * 4) as u32,
+        block: BLOCK,
+        shared_bytes: 0,
+    };
+    let mut args = KernelArgs::new();
+    args.push_buffer(c, ptr("unsigned int", true));
+    args.scalar(words as u64);
+    gpu.launch_function(ENTRY, &function, dims, args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(rows: usize, nnz: usize, max_row: usize, k: usize, bytes: usize) -> SpmmShape {
+        SpmmShape {
+            rows,
+            nnz,
+            max_row,
+            k,
+            element_bytes: bytes,
+            sm_count: 132,
+            max_threads_per_sm: 2048,
+        }
+    }
+
+    #[test]
+    fn vector_width_follows_k() {
+        assert_eq!(vector_width(128, 4), 4);
+        assert_eq!(vector_width(6, 4), 2);
+        assert_eq!(vector_width(33, 4), 1);
+        assert_eq!(vector_width(64, 8), 2);
+        assert_eq!(vector_width(5, 8), 1);
+    }
+
+    #[test]
+    fn plans_cover_k_with_lanes_and_tiles() {
+        for k in 1..=300 {
+            for bytes in [4, 8] {
+                let p = spmm_plan(shape(1000, 16_000, 40, k, bytes), SpmmMapping::Auto);
+                let kv = k / p.vector as usize;
+                assert_eq!(kv * p.vector as usize, k, "k {k}: vectors cover k");
+                assert!(p.group() <= 32 && p.group().is_power_of_two());
+                assert!([1, 2, 4].contains(&p.tile_vectors));
+                // One tile covers the row when k is at most 4 tiles of a warp's lanes.
+                let tile = (1usize << p.log_lanes_k) * p.tile_vectors as usize;
+                if kv <= 128 {
+                    assert!(tile >= kv, "k {k}: tile {tile} < {kv} vectors");
+                }
+                assert_eq!(p.mapping, SpmmMapping::Rows);
+            }
+        }
+    }
+
+    #[test]
+    fn long_rows_get_pieces() {
+        // An arrow: one dense row of a million nonzeros among rows of 2.
+        let p = spmm_plan(shape(1 << 20, 3 << 20, 1 << 20, 32, 4), SpmmMapping::Auto);
+        assert_eq!(p.mapping, SpmmMapping::Pieces);
+        assert!(p.piece >= 32 && p.piece.is_multiple_of(32));
+        // A banded matrix stays on rows.
+        let p = spmm_plan(shape(1 << 20, 16 << 20, 16, 32, 4), SpmmMapping::Auto);
+        assert_eq!(p.mapping, SpmmMapping::Rows);
+        assert_eq!(p.piece, 0);
+        // Forced.
+        let p = spmm_plan(shape(100, 1600, 16, 8, 8), SpmmMapping::Pieces);
+        assert_eq!(p.mapping, SpmmMapping::Pieces);
+        assert_eq!(p.entry("f64"), "loops_spmm_pieces_f64_v2_t1");
+    }
+
+    #[test]
+    fn k_is_checked() {
+        assert!(check_k("spmm", 0, 4, 4).is_err());
+        assert!(check_k("spmm", 1, 4, 4).is_ok());
+        assert!(check_k("spmm", usize::MAX / 4, 100, 4).is_err());
+        assert!(check_k("spmm", i32::MAX as usize + 1, 1, 1).is_err());
+    }
+}
