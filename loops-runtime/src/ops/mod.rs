@@ -7,6 +7,9 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsc, DeviceCsr};
 
+pub mod sort;
+pub mod transpose;
+
 /// `C = A B` (see `loops::ops::CsrOps::spmm`).
 pub fn spmm<T: Float>(
     _gpu: &Gpu,
@@ -30,12 +33,13 @@ pub fn sddmm<T: Float>(
     Err(LoopsError::NotBuilt("sddmm"))
 }
 
-/// Sorts each row's column indices with their values (see `loops::ops::CsrOps::segmented_sort`).
-pub fn segmented_sort<T: Float>(_gpu: &Gpu, _a: &mut DeviceCsr<T>) -> Result<()> {
-    Err(LoopsError::NotBuilt("segmented_sort"))
+/// Sorts each row's column indices with their values (see `loops::ops::CsrOps::segmented_sort`
+/// and [`sort`]).
+pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
+    sort::segmented_sort(gpu, a)
 }
 
-/// The CSC of `a` (see `loops::ops::CsrOps::transpose`).
-pub fn transpose<T: Float>(_gpu: &Gpu, _a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
-    Err(LoopsError::NotBuilt("transpose"))
+/// The CSC of `a` (see `loops::ops::CsrOps::transpose` and [`transpose`](mod@transpose)).
+pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
+    transpose::transpose(gpu, a)
 }
