@@ -12,5 +12,5 @@ cd "$(dirname "$0")/.."
 mkdir -p .git/info
 ../shared/tools/device-pack "$@"
 find .device/tests -type f ! -name 'gpu_*' -delete
-find .device/examples -type f ! -name 'bench_spmv' ! -name spmv ! -name startup ! -name bench_graphs -delete
+find .device/examples -type f ! -name 'bench_spmv' ! -name bench_sort ! -name spmv ! -name startup ! -name bench_graphs -delete
 du -sh .device
