@@ -62,7 +62,8 @@ struct Args {
     /// Smaller generated matrices and 20 timed calls: the whole run in about a minute.
     #[arg(long)]
     quick: bool,
-    /// Where the CSV and the summary go (and the helper's input file, removed after each matrix).
+    /// Where the CSV and the summary go. (The helper's input goes to the temporary folder and is
+    /// removed after each matrix.)
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
     /// Seed of the generated matrices and of the shuffles.
@@ -288,12 +289,11 @@ type Baseline = (String, Result<f64, String>);
 /// Runs the helper on `m`: one [`Baseline`] per line it prints.
 fn run_helper<T: Float>(
     helper: &Path,
-    out: &Path,
     m: &Csr32<T>,
     warmup: usize,
     reps: usize,
 ) -> Result<Vec<Baseline>, String> {
-    let input = out.join(format!("sort_input_{}.bin", std::process::id()));
+    let input = std::env::temp_dir().join(format!("loops_sort_input_{}.bin", std::process::id()));
     write_input(&input, m).map_err(|e| format!("writing {}: {e}", input.display()))?;
     let output = Command::new(helper)
         .arg(&input)
@@ -402,7 +402,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             row("transpose", "loops", time_transpose(&gpu, &m, warmup, reps)),
         ];
         if let Some(helper) = &args.cub {
-            match run_helper(helper, &args.out, &m, warmup, reps) {
+            match run_helper(helper, &m, warmup, reps) {
                 Ok(found) => {
                     for (baseline, r) in found {
                         let op = if baseline.contains("csr2csc") {

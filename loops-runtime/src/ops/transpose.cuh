@@ -159,22 +159,37 @@ extern "C" __global__ void __launch_bounds__(LOOPS_TRANSPOSE_BLOCK) loops_transp
     if (blockIdx.x == 0u && threadIdx.x == 0u) col_offsets[0] = 0;
 }
 
-// Step 3: entry e of row r (found by a search of the row offsets) writes its key (r, e - start of
-// r) at a slot of its column.
+// The last row starting at or before entry e, searched in rows lo..=hi (offsets[lo] <= e is
+// known; offsets[rows] = nnz > e).
+__device__ __forceinline__ unsigned int loops_transpose_row_of(
+    const int* __restrict__ offsets, unsigned int lo, unsigned int hi, const unsigned long long e)
+{
+    while (lo < hi) {
+        const unsigned int mid = lo + (hi - lo + 1u) / 2u;
+        if ((unsigned long long)offsets[mid] <= e) lo = mid;
+        else hi = mid - 1u;
+    }
+    return lo;
+}
+
+// Step 3: entry e of row r writes its key (r, e - start of r) at a slot of its column. Each thread
+// takes LOOPS_TRANSPOSE_ITEMS consecutive entries: one search of the row offsets for the first,
+// then the rows followed along (a search again past the end of a row, which skips any run of
+// empty rows at once).
 extern "C" __global__ void __launch_bounds__(LOOPS_TRANSPOSE_BLOCK) loops_transpose_scatter(
     const int* __restrict__ offsets, const unsigned int rows, const int* __restrict__ indices,
     const unsigned int nnz, int* __restrict__ cursors, loops_key* __restrict__ keys)
 {
-    for (unsigned long long e = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; e < nnz;
-         e += (unsigned long long)gridDim.x * blockDim.x) {
-        // The last row starting at or before e: offsets[lo] <= e < offsets[lo + 1].
-        unsigned int lo = 0u, hi = rows;
-        while (lo < hi) {
-            const unsigned int mid = lo + (hi - lo + 1u) / 2u;
-            if ((unsigned long long)offsets[mid] <= e) lo = mid;
-            else hi = mid - 1u;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x * LOOPS_TRANSPOSE_ITEMS;
+    for (unsigned long long first =
+             ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * LOOPS_TRANSPOSE_ITEMS;
+         first < nnz; first += stride) {
+        unsigned int row = loops_transpose_row_of(offsets, 0u, rows, first);
+        const unsigned long long last = min(first + LOOPS_TRANSPOSE_ITEMS, (unsigned long long)nnz);
+        for (unsigned long long e = first; e < last; ++e) {
+            if ((unsigned long long)offsets[row + 1] <= e) row = loops_transpose_row_of(offsets, row + 1u, rows, e);
+            const int slot = atomicAdd(&cursors[indices[e]], 1);
+            keys[slot] = ((loops_key)row << 32) | (loops_key)(e - (unsigned long long)offsets[row]);
         }
-        const int slot = atomicAdd(&cursors[indices[e]], 1);
-        keys[slot] = ((loops_key)lo << 32) | (loops_key)(e - (unsigned long long)offsets[lo]);
     }
 }

@@ -109,7 +109,11 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     args.scalar(nnz as u32);
     args.push_buffer(&cursors, ptr("int", true));
     args.push_buffer(&keys, ptr("unsigned long long", true));
-    launch(gpu, "loops_transpose_scatter", stride_grid, BLOCK, args)?;
+    // Each thread of the scatter takes a run of consecutive entries (ITEMS of them).
+    let scatter_grid = nnz
+        .div_ceil(TILE)
+        .min(gpu.limits().sm_count.max(1) as usize * 8);
+    launch(gpu, "loops_transpose_scatter", scatter_grid, BLOCK, args)?;
 
     let host_offsets = gpu.download(&col_offsets)?;
     let csc = DeviceCsc::from_device_parts(
@@ -210,6 +214,48 @@ mod tests {
         }
         assert!(TRANSPOSE_SOURCE.starts_with("#define LOOPS_SEGSORT_CORE_ONLY\n"));
         assert!(TRANSPOSE_SOURCE.contains(SORT_SOURCE));
+    }
+
+    /// `loops_transpose_row_of`.
+    fn row_of(offsets: &[i32], mut lo: usize, mut hi: usize, e: usize) -> usize {
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if offsets[mid] as usize <= e {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    #[test]
+    fn the_scatter_finds_each_entrys_row() {
+        // Runs of empty rows (at the start, inside, at the end), rows of one entry, long rows.
+        let lengths = [0, 0, 3, 0, 0, 0, 1, 1, 0, 20, 0, 2, 9, 0, 0];
+        let mut offsets = vec![0i32];
+        for len in lengths {
+            offsets.push(offsets.last().unwrap() + len);
+        }
+        let (rows, nnz) = (lengths.len(), *offsets.last().unwrap() as usize);
+        let truth: Vec<usize> = (0..rows)
+            .flat_map(|r| std::iter::repeat_n(r, lengths[r] as usize))
+            .collect();
+        let items = TILE / BLOCK as usize;
+        for first in (0..nnz).step_by(items) {
+            let mut row = row_of(&offsets, 0, rows, first);
+            for (e, &want) in truth
+                .iter()
+                .enumerate()
+                .take((first + items).min(nnz))
+                .skip(first)
+            {
+                if offsets[row + 1] as usize <= e {
+                    row = row_of(&offsets, row + 1, rows, e);
+                }
+                assert_eq!(row, want, "entry {e}");
+            }
+        }
     }
 
     #[test]
