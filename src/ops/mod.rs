@@ -86,7 +86,7 @@ pub trait CsrOps<T: Float> {
 
     /// The same matrix stored by columns (which is `Aᵀ` in CSR), built on the GPU; each column's
     /// row indices come out sorted, and a row's repeated column (possible in a matrix built from
-    /// parts) keeps its order: exactly the CPU's CSC. See [`loops_runtime::ops::transpose`] and
+    /// parts) keeps its order: exactly the CPU's CSC. See [`loops_runtime::ops::transpose`](mod@loops_runtime::ops::transpose) and
     /// the example of [`CsrOps::segmented_sort`]. A matrix of more than `i32::MAX` nonzeros is
     /// [`LoopsError::TooLarge`](crate::LoopsError) (CSC indices are 32-bit).
     fn transpose(&self, gpu: &Gpu) -> Result<DeviceCsc<T>>;

@@ -1,5 +1,5 @@
 //! Segmented sort: each row of a CSR matrix sorted by column, values carried, stable; and the same
-//! machinery sorting the columns of a CSC being built ([`super::transpose`]).
+//! machinery sorting the columns of a CSC being built ([`super::transpose`](mod@super::transpose)).
 //!
 //! The approach is the LRB paper's (logarithmic radix binning: Fox, Tripathy, Green, HPEC 2019):
 //! segments are binned by `ceil(log2(length))` on the GPU ([`Gpu::bin_tiles`], kept with the
