@@ -11,7 +11,8 @@
 //   bins 1..=5   (2..32 entries)    a group of 2^b lanes, one key per lane, bitonic by shuffles;
 //   bins 6..=12  (33..4096)         a block, 2^b keys in shared memory, bitonic;
 //   bins 13..    (longer)           chunks of 4096 sorted as above into a key buffer, then merge
-//                                   passes between two key buffers, then the keys written out.
+//                                   passes between two key buffers (merge path, tiles in shared
+//                                   memory), then the keys written out.
 // A policy (CsrRows, or CscCols in transpose.cuh) says where a segment is, how its keys are
 // formed, and where sorted entries go.
 //
@@ -21,6 +22,9 @@
 #define LOOPS_SEGSORT_CHUNK_LOG2 12
 #define LOOPS_SEGSORT_WARP_BLOCK 256
 #define LOOPS_SEGSORT_LONG_BLOCK 256
+// Keys a block of a merge pass makes at a time, and each of its threads.
+#define LOOPS_SEGSORT_MERGE_ITEMS 8
+#define LOOPS_SEGSORT_MERGE_TILE 2048
 
 typedef unsigned long long loops_key;
 
@@ -179,42 +183,76 @@ __device__ __forceinline__ void loops_segsort_chunks(
     }
 }
 
+// How many keys of A are among the first `diag` keys of the merge of the sorted A and B (na and
+// nb keys; unique keys, so no tie): the merge path's crossing of diagonal `diag`.
+__device__ __forceinline__ unsigned long long loops_segsort_merge_path(
+    const loops_key* a, const unsigned long long na, const loops_key* b, const unsigned long long nb,
+    const unsigned long long diag)
+{
+    unsigned long long lo = diag > nb ? diag - nb : 0ull;
+    unsigned long long hi = diag < na ? diag : na;
+    while (lo < hi) {
+        const unsigned long long mid = (lo + hi) >> 1;
+        if (a[mid] < b[diag - 1ull - mid]) lo = mid + 1ull;
+        else hi = mid;
+    }
+    return lo;
+}
+
 // Long segments, step 2 (one launch per pass): the sorted runs of `width` keys of `from` are
-// merged in pairs into runs of 2 width in `to`. Each key's place in the merged run is its place in
-// its own run plus the number of keys of the partner run below it (keys are unique, so no tie).
-// A run with no partner is copied.
+// merged in pairs into runs of 2 width in `to`. A block makes LOOPS_SEGSORT_MERGE_TILE keys of a
+// merged run at a time (tiles never straddle two pairs: 2 width is a multiple of the tile): the
+// merge path gives the ranges of the two runs that make them, which are loaded into shared
+// memory; each thread then finds where its LOOPS_SEGSORT_MERGE_ITEMS outputs start in them (the
+// merge path again) and merges them one by one. A run with no partner is copied.
 __device__ __forceinline__ void loops_segsort_merge(
     const int* __restrict__ seg_offsets, const unsigned int* __restrict__ order, const unsigned int first,
     const unsigned int per_segment, const unsigned long long width, const loops_key* __restrict__ from,
     loops_key* __restrict__ to)
 {
+    __shared__ loops_key tile[LOOPS_SEGSORT_MERGE_TILE];
     const unsigned int seg = order[first + blockIdx.x / per_segment];
     const unsigned int part = blockIdx.x % per_segment;
     const unsigned long long start = (unsigned long long)seg_offsets[seg];
     const unsigned long long len = (unsigned long long)seg_offsets[seg + 1] - start;
-    for (unsigned long long i = (unsigned long long)part * LOOPS_SEGSORT_LONG_BLOCK + threadIdx.x; i < len;
-         i += (unsigned long long)per_segment * LOOPS_SEGSORT_LONG_BLOCK) {
-        const loops_key key = from[start + i];
-        const unsigned long long run = i / width;
-        const unsigned long long pair_start = (run & ~1ull) * width;
-        unsigned long long lo, hi; // the partner run
-        if ((run & 1ull) == 0ull) {
-            lo = min(pair_start + width, len);
-            hi = min(pair_start + 2ull * width, len);
-        } else {
-            lo = pair_start;
-            hi = pair_start + width;
+    // Block-uniform: every thread runs every tile (barriers inside).
+    for (unsigned long long out0 = (unsigned long long)part * LOOPS_SEGSORT_MERGE_TILE; out0 < len;
+         out0 += (unsigned long long)per_segment * LOOPS_SEGSORT_MERGE_TILE) {
+        const unsigned long long out1 = min(out0 + LOOPS_SEGSORT_MERGE_TILE, len);
+        const unsigned long long pair_start = out0 / (2ull * width) * (2ull * width);
+        const unsigned long long a_end = min(pair_start + width, len);
+        const unsigned long long b_end = min(pair_start + 2ull * width, len);
+        const loops_key* a = from + start + pair_start;
+        const loops_key* b = from + start + a_end;
+        const unsigned long long na = a_end - pair_start, nb = b_end - a_end;
+        // The tile's keys come from a[a0..a1) and b[b0..b1).
+        const unsigned long long d0 = out0 - pair_start, d1 = out1 - pair_start;
+        const unsigned long long a0 = loops_segsort_merge_path(a, na, b, nb, d0);
+        const unsigned long long a1 = loops_segsort_merge_path(a, na, b, nb, d1);
+        const unsigned int tile_a = (unsigned int)(a1 - a0);
+        const unsigned int tile_len = (unsigned int)(d1 - d0);
+        const unsigned long long b0 = d0 - a0;
+        for (unsigned int i = threadIdx.x; i < tile_len; i += LOOPS_SEGSORT_LONG_BLOCK) {
+            tile[i] = i < tile_a ? a[a0 + i] : b[b0 + (i - tile_a)];
         }
-        // The number of partner keys below `key`: a lower bound search.
-        unsigned long long a = lo, b = hi;
-        while (a < b) {
-            const unsigned long long mid = (a + b) >> 1;
-            if (from[start + mid] < key) a = mid + 1ull;
-            else b = mid;
+        __syncthreads();
+        const unsigned int k0 = min(threadIdx.x * LOOPS_SEGSORT_MERGE_ITEMS, tile_len);
+        unsigned int ak = (unsigned int)loops_segsort_merge_path(tile, tile_a, tile + tile_a, tile_len - tile_a, k0);
+        unsigned int bk = k0 - ak;
+        const unsigned int tile_b = tile_len - tile_a;
+#pragma unroll
+        for (unsigned int r = 0; r < LOOPS_SEGSORT_MERGE_ITEMS; ++r) {
+            const unsigned int k = k0 + r;
+            if (k < tile_len) {
+                const bool take_a = ak < tile_a && (bk >= tile_b || tile[ak] < tile[tile_a + bk]);
+                const loops_key key = take_a ? tile[ak] : tile[tile_a + bk];
+                if (take_a) ++ak;
+                else ++bk;
+                to[start + out0 + k] = key;
+            }
         }
-        const unsigned long long below = a - lo;
-        const unsigned long long own = i - run * width;
-        to[start + pair_start + own + below] = key;
+        // The next tile refills `tile`.
+        __syncthreads();
     }
 }
 

@@ -11,7 +11,7 @@
 //! | 0 | 0, 1 | none (a transpose still writes its entry: a group of one lane) |
 //! | 1..=5 | 2..=32 | a group of `2^b` lanes, one key per lane, bitonic by shuffles |
 //! | 6..=12 | 33..=4096 | one block, `2^b` keys in shared memory, bitonic |
-//! | 13.. | longer | chunks of 4096 sorted by blocks into a key buffer, merge passes between two key buffers (one per bin past 13), then the keys written out |
+//! | 13.. | longer | chunks of 4096 sorted by blocks into a key buffer, merge passes between two key buffers (one per bin past 12; merge path, 2048 keys per block in shared memory), then the keys written out |
 //!
 //! Stability costs nothing: the sort key of an entry is 64-bit, its column in the high half and its
 //! position in the row in the low half, so no two keys of a segment are equal and any network is
@@ -47,6 +47,11 @@ const LAST_GROUP_BIN: usize = 5;
 const GROUP_BLOCK: u32 = 256;
 /// Threads of a block of the long-segment kernels (`LOOPS_SEGSORT_LONG_BLOCK`).
 const LONG_BLOCK: u32 = 256;
+/// Keys each thread of a merge pass makes (`LOOPS_SEGSORT_MERGE_ITEMS`).
+const MERGE_ITEMS: usize = 8;
+/// Keys a block of a merge pass makes at a time (`LOOPS_SEGSORT_MERGE_TILE`): its threads' share,
+/// and a divisor of twice the narrowest run (`CHUNK`), so that no tile straddles two pairs of runs.
+const MERGE_TILE: usize = LONG_BLOCK as usize * MERGE_ITEMS;
 
 /// One launch of a segmented sort: the bin's segments are `order[first .. first + count]` (the
 /// binning's order).
@@ -522,24 +527,61 @@ mod tests {
         }
     }
 
-    /// `loops_segsort_merge` on one segment.
+    /// `loops_segsort_merge_path`.
+    fn merge_path(a: &[u64], b: &[u64], diag: usize) -> usize {
+        let (mut lo, mut hi) = (diag.saturating_sub(b.len()), diag.min(a.len()));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if a[mid] < b[diag - 1 - mid] {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// `loops_segsort_merge` on one segment: its tiles in turn, each tile's threads in turn.
     fn model_merge(from: &[u64], to: &mut [u64], width: usize) {
         let len = from.len();
-        for i in 0..len {
-            let key = from[i];
-            let run = i / width;
-            let pair_start = (run & !1) * width;
-            let (lo, hi) = if run.is_multiple_of(2) {
-                (
-                    (pair_start + width).min(len),
-                    (pair_start + 2 * width).min(len),
-                )
-            } else {
-                (pair_start, pair_start + width)
-            };
-            let below = from[lo..hi].partition_point(|&x| x < key);
-            to[pair_start + (i - run * width) + below] = key;
+        // Every output is written exactly once.
+        let mut writes = vec![0u8; len];
+        for out0 in (0..len).step_by(MERGE_TILE) {
+            let out1 = (out0 + MERGE_TILE).min(len);
+            let pair_start = out0 / (2 * width) * (2 * width);
+            let a_end = (pair_start + width).min(len);
+            let b_end = (pair_start + 2 * width).min(len);
+            let (a, b) = (&from[pair_start..a_end], &from[a_end..b_end]);
+            let (d0, d1) = (out0 - pair_start, out1 - pair_start);
+            let (a0, a1) = (merge_path(a, b, d0), merge_path(a, b, d1));
+            let (tile_a, tile_len, b0) = (a1 - a0, d1 - d0, d0 - a0);
+            let tile: Vec<u64> = (0..tile_len)
+                .map(|i| {
+                    if i < tile_a {
+                        a[a0 + i]
+                    } else {
+                        b[b0 + i - tile_a]
+                    }
+                })
+                .collect();
+            let tile_b = tile_len - tile_a;
+            for thread in 0..LONG_BLOCK as usize {
+                let k0 = (thread * MERGE_ITEMS).min(tile_len);
+                let mut ak = merge_path(&tile[..tile_a], &tile[tile_a..], k0);
+                let mut bk = k0 - ak;
+                for k in k0..(k0 + MERGE_ITEMS).min(tile_len) {
+                    let take_a = ak < tile_a && (bk >= tile_b || tile[ak] < tile[tile_a + bk]);
+                    to[out0 + k] = if take_a { tile[ak] } else { tile[tile_a + bk] };
+                    writes[out0 + k] += 1;
+                    if take_a {
+                        ak += 1;
+                    } else {
+                        bk += 1;
+                    }
+                }
+            }
         }
+        assert!(writes.iter().all(|&w| w == 1), "an output not written once");
     }
 
     /// The kernels' path for one segment of `cols` (its bin's kernel, or chunks, passes and the
@@ -628,6 +670,8 @@ mod tests {
             ("LOOPS_SEGSORT_CHUNK_LOG2", CHUNK_LOG2),
             ("LOOPS_SEGSORT_WARP_BLOCK", GROUP_BLOCK as usize),
             ("LOOPS_SEGSORT_LONG_BLOCK", LONG_BLOCK as usize),
+            ("LOOPS_SEGSORT_MERGE_ITEMS", MERGE_ITEMS),
+            ("LOOPS_SEGSORT_MERGE_TILE", MERGE_TILE),
         ] {
             assert!(
                 SORT_SOURCE.contains(&format!("#define {name} {value}\n")),
@@ -635,6 +679,7 @@ mod tests {
             );
         }
         assert_eq!(1 << CHUNK_LOG2, CHUNK);
+        assert_eq!((2 * CHUNK) % MERGE_TILE, 0);
         // Every block kernel the plan can name is instantiated with the plan's thread count.
         for b in LAST_GROUP_BIN + 1..=CHUNK_LOG2 {
             let keys = 1u32 << b;
