@@ -137,11 +137,12 @@ pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
     steps
 }
 
-/// Blocks per segment of a long-segment launch over `count` segments of at most `2^last_bin`
-/// entries: enough blocks to fill `sm_count` SMs about 8 deep, no more than a segment's chunks.
-pub fn blocks_per_segment(count: u32, longest: u64, sm_count: u32) -> u32 {
+/// Blocks per segment of a long-segment launch over `count` segments of at most `longest`
+/// entries, a block taking `per_block` of them at a time: enough blocks to fill `sm_count` SMs
+/// about 8 deep, no more than the longest segment has pieces for.
+pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
     let fill = (sm_count.max(1) as u64 * 8).div_ceil(count.max(1) as u64);
-    let chunks = longest.div_ceil(CHUNK as u64).max(1);
+    let chunks = longest.div_ceil(per_block.max(1) as u64).max(1);
     // count * blocks stays below 2^31 (a grid's limit): count <= nnz / 4096.
     fill.min(chunks).clamp(1, 1 << 16) as u32
 }
@@ -240,7 +241,7 @@ impl SegmentedSort<'_> {
                     let sms = self.gpu.limits().sm_count;
                     let end = first + count;
                     let longest = 1u64 << (CHUNK_LOG2 + pass_firsts.len());
-                    let per = blocks_per_segment(count, longest, sms);
+                    let per = blocks_per_segment(count, longest, CHUNK, sms);
                     let mut args = order();
                     args.scalar(first).scalar(per);
                     args.push_buffer(even, ptr("unsigned long long", true));
@@ -253,7 +254,7 @@ impl SegmentedSort<'_> {
                     for (p, &pass_first) in pass_firsts.iter().enumerate() {
                         let (from, to) = if p % 2 == 0 { (even, odd) } else { (odd, even) };
                         let pass_count = end - pass_first;
-                        let pass_per = blocks_per_segment(pass_count, longest, sms);
+                        let pass_per = blocks_per_segment(pass_count, longest, MERGE_TILE, sms);
                         let mut args = KernelArgs::new();
                         args.push_buffer(seg_offsets, ptr("int", false));
                         args.push_buffer(&bins.order, ptr("unsigned int", false));
@@ -657,10 +658,11 @@ mod tests {
 
     #[test]
     fn blocks_per_segment_fill_the_device_without_idle_blocks() {
-        assert_eq!(blocks_per_segment(1, 1 << 17, 132), 32);
-        assert_eq!(blocks_per_segment(1, 1 << 30, 132), 1056);
-        assert_eq!(blocks_per_segment(10_000, 1 << 13, 132), 1);
-        assert_eq!(blocks_per_segment(0, 0, 0), 1);
+        assert_eq!(blocks_per_segment(1, 1 << 17, CHUNK, 132), 32);
+        assert_eq!(blocks_per_segment(1, 1 << 17, MERGE_TILE, 132), 64);
+        assert_eq!(blocks_per_segment(1, 1 << 30, CHUNK, 132), 1056);
+        assert_eq!(blocks_per_segment(10_000, 1 << 13, CHUNK, 132), 1);
+        assert_eq!(blocks_per_segment(0, 0, 0, 0), 1);
     }
 
     #[test]
