@@ -270,10 +270,6 @@ pub enum LoopsError {
         detail: String,
     },
 
-    /// SKELETON ONLY (issue 27): an operation whose code is not written yet. Removed before merge.
-    #[error("`{0}` is not built yet")]
-    NotBuilt(&'static str),
-
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
     InvalidMatrix(#[from] crate::formats::host::MatrixError),

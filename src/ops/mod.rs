@@ -177,11 +177,31 @@ pub trait CsrOps<T: Float> {
     ) -> Result<()>;
 
     /// Sorts each row's column indices, carrying their values along (a stable sort: equal
-    /// column indices keep their order).
+    /// column indices keep their order). Rows are binned by length and each bin sorted by a
+    /// kernel fit for it (a group of lanes, a block in shared memory, or chunks and merge passes
+    /// for rows of more than 4096 entries): see [`loops_runtime::ops::sort`]. A matrix of more
+    /// than `i32::MAX` nonzeros is refused ([`LoopsError::WideUnsupported`](crate::LoopsError)).
+    ///
+    /// ```no_run
+    /// use loops::prelude::*;
+    /// # fn main() -> loops::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let m = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let mut a = gpu.upload_csr(&m)?;
+    /// a.segmented_sort(&gpu)?; // sprs keeps rows sorted: nothing moves
+    /// assert_eq!(gpu.download_csr(&a)?, m);
+    /// let at = a.transpose(&gpu)?;
+    /// assert_eq!(gpu.download_csc(&at)?, m.to_csc());
+    /// # Ok(())
+    /// # }
+    /// ```
     fn segmented_sort(&mut self, gpu: &Gpu) -> Result<()>;
 
     /// The same matrix stored by columns (which is `Aᵀ` in CSR), built on the GPU; each column's
-    /// row indices come out sorted.
+    /// row indices come out sorted, and a row's repeated column (possible in a matrix built from
+    /// parts) keeps its order: exactly the CPU's CSC. See [`loops_runtime::ops::transpose`](mod@loops_runtime::ops::transpose) and
+    /// the example of [`CsrOps::segmented_sort`]. A matrix of more than `i32::MAX` nonzeros is
+    /// [`LoopsError::TooLarge`](crate::LoopsError) (CSC indices are 32-bit).
     fn transpose(&self, gpu: &Gpu) -> Result<DeviceCsc<T>>;
 }
 

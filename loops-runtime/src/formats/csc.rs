@@ -127,6 +127,30 @@ impl<T> DeviceCsc<T> {
     }
 }
 
+impl<T> DeviceCsc<T> {
+    /// A CSC matrix of `rows` rows from device arrays (for the operations that build one on the
+    /// GPU, such as `ops::transpose`): `host_offsets` is a copy of `col_offsets`, for the tile
+    /// sizes. The caller answers for the arrays: checked offsets, and `row_indices` and `values`
+    /// filled before anything reads them.
+    pub(crate) fn from_device_parts(
+        rows: usize,
+        col_offsets: DeviceBuffer<i32>,
+        host_offsets: &[i32],
+        row_indices: DeviceBuffer<i32>,
+        values: DeviceBuffer<T>,
+    ) -> Self {
+        let cols = host_offsets.len().saturating_sub(1);
+        let nnz = host_offsets.last().map_or(0, |&n| n as usize);
+        DeviceCsc {
+            core: TileCore::new(cols, nnz, tile_sizes(host_offsets), &col_offsets),
+            rows,
+            col_offsets,
+            row_indices,
+            values,
+        }
+    }
+}
+
 impl<T: Float> TileSet for DeviceCsc<T> {
     fn core(&self) -> &TileCore {
         &self.core

@@ -4,11 +4,13 @@
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
-use crate::error::{LoopsError, Result};
+use crate::error::Result;
 use crate::formats::{DeviceCsc, DeviceCsr};
 
 pub mod sddmm;
+pub mod sort;
 pub mod spmm;
+pub mod transpose;
 
 /// `C = A B` (see `loops::ops::CsrOps::spmm`): `b` holds at least `cols · k` elements, `c` at
 /// least `rows · k`. See [`spmm::spmm_plan`] for what runs.
@@ -34,12 +36,13 @@ pub fn sddmm<T: Float>(
     sddmm::sddmm(gpu, a, x, y, k, out)
 }
 
-/// Sorts each row's column indices with their values (see `loops::ops::CsrOps::segmented_sort`).
-pub fn segmented_sort<T: Float>(_gpu: &Gpu, _a: &mut DeviceCsr<T>) -> Result<()> {
-    Err(LoopsError::NotBuilt("segmented_sort"))
+/// Sorts each row's column indices with their values (see `loops::ops::CsrOps::segmented_sort`
+/// and [`sort`]).
+pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
+    sort::segmented_sort(gpu, a)
 }
 
-/// The CSC of `a` (see `loops::ops::CsrOps::transpose`).
-pub fn transpose<T: Float>(_gpu: &Gpu, _a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
-    Err(LoopsError::NotBuilt("transpose"))
+/// The CSC of `a` (see `loops::ops::CsrOps::transpose` and [`transpose`](mod@transpose)).
+pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
+    transpose::transpose(gpu, a)
 }

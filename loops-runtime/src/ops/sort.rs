@@ -1,0 +1,695 @@
+//! Segmented sort: each row of a CSR matrix sorted by column, values carried, stable; and the same
+//! machinery sorting the columns of a CSC being built ([`super::transpose`](mod@super::transpose)).
+//!
+//! The approach is the LRB paper's (logarithmic radix binning: Fox, Tripathy, Green, HPEC 2019):
+//! segments are binned by `ceil(log2(length))` on the GPU ([`Gpu::bin_tiles`], kept with the
+//! matrix), then each non-empty bin is one launch of the kernel fit for its lengths
+//! (`sort.cuh`):
+//!
+//! | bins | lengths | kernel |
+//! |---|---|---|
+//! | 0 | 0, 1 | none (a transpose still writes its entry: a group of one lane) |
+//! | 1..=5 | 2..=32 | a group of `2^b` lanes, one key per lane, bitonic by shuffles |
+//! | 6..=12 | 33..=4096 | one block, `2^b` keys in shared memory, bitonic |
+//! | 13.. | longer | chunks of 4096 sorted by blocks into a key buffer, merge passes between two key buffers (one per bin past 12; merge path, 2048 keys per block in shared memory), then the keys written out |
+//!
+//! Stability costs nothing: the sort key of an entry is 64-bit, its column in the high half and its
+//! position in the row in the low half, so no two keys of a segment are equal and any network is
+//! stable. Only the keys move; each value is fetched once at the end, by the position in its key.
+//!
+//! Scratch: none for rows up to 4096 entries; with longer rows, two key buffers (8 bytes per
+//! nonzero each) and a copy of the values. The only host round trip is the binning's read of the
+//! 33 bin starts, once per matrix (the bins are kept with it).
+
+use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::lrb::BINS;
+use kernels_gen::schedule::LaunchDims;
+
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Float;
+use crate::error::{LoopsError, Result};
+use crate::formats::{DeviceCsr, TileSet};
+use crate::launch::binning::TileBins;
+use crate::launch::{KernelArgs, Param};
+
+/// The segmented sort's kernels (`loops_segsort_*`): the templates, and the entry points of CSR
+/// rows for `f32` and `f64`.
+pub const SORT_SOURCE: &str = include_str!("sort.cuh");
+
+/// Entries a block sorts in shared memory (`LOOPS_SEGSORT_CHUNK`): the longest medium segment and
+/// the chunk of a long one.
+pub const CHUNK: usize = 4096;
+/// `log2(CHUNK)`: the last bin sorted by one block.
+const CHUNK_LOG2: usize = 12;
+/// The last bin sorted by a group of lanes (32 entries).
+const LAST_GROUP_BIN: usize = 5;
+/// Threads of a block of the group kernels (`LOOPS_SEGSORT_WARP_BLOCK`).
+const GROUP_BLOCK: u32 = 256;
+/// Threads of a block of the long-segment kernels (`LOOPS_SEGSORT_LONG_BLOCK`).
+const LONG_BLOCK: u32 = 256;
+/// Keys each thread of a merge pass makes (`LOOPS_SEGSORT_MERGE_ITEMS`).
+const MERGE_ITEMS: usize = 8;
+/// Keys a block of a merge pass makes at a time (`LOOPS_SEGSORT_MERGE_TILE`): its threads' share,
+/// and a divisor of twice the narrowest run (`CHUNK`), so that no tile straddles two pairs of runs.
+const MERGE_TILE: usize = LONG_BLOCK as usize * MERGE_ITEMS;
+
+/// One launch of a segmented sort: the bin's segments are `order[first .. first + count]` (the
+/// binning's order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Segments of at most `lanes` entries, a group of `lanes` lanes each.
+    Group {
+        /// Lanes per segment (a power of two up to 32).
+        lanes: u32,
+        /// The first segment's place in the order.
+        first: u32,
+        /// Segments.
+        count: u32,
+    },
+    /// Segments of at most `keys` entries, one block of `threads` each.
+    Block {
+        /// Keys in shared memory (a power of two, 64 to [`CHUNK`]).
+        keys: u32,
+        /// Threads per block.
+        threads: u32,
+        /// The first segment's place in the order.
+        first: u32,
+        /// Segments.
+        count: u32,
+    },
+    /// Segments longer than [`CHUNK`]: chunks, then one merge pass per entry of `pass_firsts`,
+    /// then the finish.
+    Long {
+        /// The first segment's place in the order.
+        first: u32,
+        /// Segments.
+        count: u32,
+        /// Pass `p` runs over the segments of bins `13 + p` and up: `pass_firsts[p] .. first +
+        /// count` of the order.
+        pass_firsts: Vec<u32>,
+    },
+}
+
+/// The launches that sort the binned segments whose bin starts are `bin_starts` (the order is
+/// grouped by bin, bins ascending). Bin 0 (lengths 0 and 1) is sorted already, so only
+/// `with_bin0` launches for it (a transpose, whose entries must still be written out).
+pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
+    let range = |b: usize| (bin_starts[b], bin_starts[b + 1] - bin_starts[b]);
+    let mut steps = Vec::new();
+    for b in (if with_bin0 { 0 } else { 1 })..=LAST_GROUP_BIN {
+        let (first, count) = range(b);
+        if count > 0 {
+            steps.push(Step::Group {
+                lanes: 1 << b,
+                first,
+                count,
+            });
+        }
+    }
+    for b in LAST_GROUP_BIN + 1..=CHUNK_LOG2 {
+        let (first, count) = range(b);
+        if count > 0 {
+            let keys = 1u32 << b;
+            steps.push(Step::Block {
+                keys,
+                threads: (keys / 2).min(256),
+                first,
+                count,
+            });
+        }
+    }
+    let first = bin_starts[CHUNK_LOG2 + 1];
+    let count = bin_starts[BINS] - first;
+    if count > 0 {
+        // The last non-empty bin sets the passes: its segments, up to 2^b entries, need b - 12
+        // doublings of the sorted runs of CHUNK.
+        let last = (CHUNK_LOG2 + 1..BINS)
+            .rev()
+            .find(|&b| bin_starts[b + 1] > bin_starts[b])
+            .expect("a long segment is in some bin");
+        let pass_firsts = (CHUNK_LOG2 + 1..=last).map(|b| bin_starts[b]).collect();
+        steps.push(Step::Long {
+            first,
+            count,
+            pass_firsts,
+        });
+    }
+    steps
+}
+
+/// Blocks per segment of a long-segment launch over `count` segments of at most `longest`
+/// entries, a block taking `per_block` of them at a time: enough blocks to fill `sm_count` SMs
+/// about 8 deep, no more than the longest segment has pieces for.
+pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
+    let fill = (sm_count.max(1) as u64 * 8).div_ceil(count.max(1) as u64);
+    let chunks = longest.div_ceil(per_block.max(1) as u64).max(1);
+    // count * blocks stays below 2^31 (a grid's limit): count <= nnz / 4096.
+    fill.min(chunks).clamp(1, 1 << 16) as u32
+}
+
+/// A pointer parameter of a hand-written kernel.
+fn ptr(ty: &'static str, mutable: bool) -> Param {
+    Param::Ptr { ty, mutable }
+}
+
+/// The kernels of one policy (`csr_f32`, `csc_f64`, ...) of a source, and the launches of a plan.
+pub(crate) struct SegmentedSort<'s> {
+    pub gpu: &'s Gpu,
+    /// The name of the kernel in errors and the source's name.
+    pub kernel: &'static str,
+    pub source: &'static str,
+    /// The policy's suffix of the entry points.
+    pub policy: String,
+}
+
+impl SegmentedSort<'_> {
+    fn function(&self, entry: &str) -> Result<CudaFunction> {
+        self.gpu.function(self.kernel, self.source, entry)
+    }
+
+    fn launch(&self, entry: &str, grid: u64, block: u32, args: KernelArgs<'_>) -> Result<()> {
+        let f = self.function(entry)?;
+        let grid = u32::try_from(grid).map_err(|_| LoopsError::InvalidBinning {
+            detail: format!("{entry}: a grid of {grid} blocks"),
+        })?;
+        let dims = LaunchDims {
+            grid,
+            block,
+            shared_bytes: 0,
+        };
+        self.gpu.launch_function(entry, &f, dims, args)
+    }
+
+    /// Runs `steps` on the segments `seg_offsets` binned as `bins`. `policy` holds the policy's
+    /// own parameters (cloned into every launch). Long segments take their chunks' keys in
+    /// `long_keys.0` and `long_keys.1` (each as long as the entries; unused without long segments).
+    pub fn run<'a>(
+        &self,
+        steps: &[Step],
+        seg_offsets: &'a DeviceBuffer<i32>,
+        bins: &'a TileBins,
+        policy: &KernelArgs<'a>,
+        long_keys: Option<(&'a DeviceBuffer<u64>, &'a DeviceBuffer<u64>)>,
+    ) -> Result<()> {
+        let order = || {
+            let mut args = policy.clone();
+            args.push_buffer(&bins.order, ptr("unsigned int", false));
+            args
+        };
+        let name = &self.policy;
+        for step in steps {
+            match step {
+                &Step::Group {
+                    lanes,
+                    first,
+                    count,
+                } => {
+                    let mut args = order();
+                    args.scalar(first).scalar(count);
+                    let grid = (count as u64 * lanes as u64).div_ceil(GROUP_BLOCK as u64);
+                    self.launch(
+                        &format!("loops_segsort_group{lanes}_{name}"),
+                        grid,
+                        GROUP_BLOCK,
+                        args,
+                    )?;
+                }
+                &Step::Block {
+                    keys,
+                    threads,
+                    first,
+                    count,
+                } => {
+                    let mut args = order();
+                    args.scalar(first);
+                    self.launch(
+                        &format!("loops_segsort_block{keys}_{name}"),
+                        count as u64,
+                        threads,
+                        args,
+                    )?;
+                }
+                Step::Long {
+                    first,
+                    count,
+                    pass_firsts,
+                } => {
+                    let (first, count) = (*first, *count);
+                    let (even, odd) = long_keys.ok_or_else(|| LoopsError::InvalidBinning {
+                        detail: "long segments but no key buffers".into(),
+                    })?;
+                    let sms = self.gpu.limits().sm_count;
+                    let end = first + count;
+                    let longest = 1u64 << (CHUNK_LOG2 + pass_firsts.len());
+                    let per = blocks_per_segment(count, longest, CHUNK, sms);
+                    let mut args = order();
+                    args.scalar(first).scalar(per);
+                    args.push_buffer(even, ptr("unsigned long long", true));
+                    self.launch(
+                        &format!("loops_segsort_chunks_{name}"),
+                        count as u64 * per as u64,
+                        LONG_BLOCK,
+                        args,
+                    )?;
+                    for (p, &pass_first) in pass_firsts.iter().enumerate() {
+                        let (from, to) = if p % 2 == 0 { (even, odd) } else { (odd, even) };
+                        let pass_count = end - pass_first;
+                        let pass_per = blocks_per_segment(pass_count, longest, MERGE_TILE, sms);
+                        let mut args = KernelArgs::new();
+                        args.push_buffer(seg_offsets, ptr("int", false));
+                        args.push_buffer(&bins.order, ptr("unsigned int", false));
+                        args.scalar(pass_first).scalar(pass_per);
+                        args.scalar((CHUNK as u64) << p);
+                        args.push_buffer(from, ptr("unsigned long long", false));
+                        args.push_buffer(to, ptr("unsigned long long", true));
+                        self.launch(
+                            "loops_segsort_merge_pass",
+                            pass_count as u64 * pass_per as u64,
+                            LONG_BLOCK,
+                            args,
+                        )?;
+                    }
+                    let mut args = order();
+                    args.scalar(first).scalar(per);
+                    args.push_buffer(even, ptr("unsigned long long", false));
+                    args.push_buffer(odd, ptr("unsigned long long", false));
+                    self.launch(
+                        &format!("loops_segsort_finish_{name}"),
+                        count as u64 * per as u64,
+                        LONG_BLOCK,
+                        args,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every entry point a sort of `policy` (`csr_f32`, `csc_f64`, ...) may launch, as [`Step`]s
+/// name them: for the NVRTC tests.
+pub fn entry_points(policy: &str) -> Vec<String> {
+    let mut entries: Vec<String> = (0..=LAST_GROUP_BIN)
+        .map(|b| format!("loops_segsort_group{}_{policy}", 1 << b))
+        .collect();
+    entries.extend(
+        (LAST_GROUP_BIN + 1..=CHUNK_LOG2)
+            .map(|b| format!("loops_segsort_block{}_{policy}", 1 << b)),
+    );
+    entries.push(format!("loops_segsort_chunks_{policy}"));
+    entries.push(format!("loops_segsort_finish_{policy}"));
+    entries.push("loops_segsort_merge_pass".to_string());
+    entries
+}
+
+/// Whether `steps` has long segments.
+pub(crate) fn has_long(steps: &[Step]) -> bool {
+    steps.iter().any(|s| matches!(s, Step::Long { .. }))
+}
+
+/// Sorts each row's column indices ascending, values carried, stable (see the module docs).
+pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
+    if a.is_wide() {
+        return Err(LoopsError::WideUnsupported {
+            kernel: "segmented_sort".into(),
+            schedule: "lrb segmented sort".into(),
+            param: "a".into(),
+            atoms: a.nnz(),
+            why: "its keys keep positions in 32 bits".into(),
+        });
+    }
+    if a.nnz() == 0 {
+        return Ok(());
+    }
+    let a = &*a;
+    let bins = a.core.cache().bins(gpu, &a.offsets, a.rows())?;
+    let steps = plan(&bins.bin_starts, false);
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let long = has_long(&steps);
+    let scratch = if long {
+        Some((
+            gpu.uninit::<u64>(a.nnz())?,
+            gpu.uninit::<u64>(a.nnz())?,
+            gpu.uninit::<T>(a.nnz())?,
+        ))
+    } else {
+        None
+    };
+    let mut policy = KernelArgs::new();
+    policy.push_buffer(&a.offsets, ptr("int", false));
+    policy.push_buffer(&a.indices, ptr("int", true));
+    policy.push_buffer(&a.values, ptr(T::CUDA_NAME, true));
+    match &scratch {
+        Some((_, _, saved)) => policy.push_buffer(saved, ptr(T::CUDA_NAME, true)),
+        None => policy.push_value(0u64, ptr(T::CUDA_NAME, true)),
+    }
+    let sort = SegmentedSort {
+        gpu,
+        kernel: "loops_segmented_sort",
+        source: SORT_SOURCE,
+        policy: format!("csr_{}", T::RUST_NAME),
+    };
+    let long_keys = scratch.as_ref().map(|(even, odd, _)| (even, odd));
+    sort.run(&steps, &a.offsets, bins, &policy, long_keys)
+}
+
+/// The CPU reference of [`segmented_sort`]: each row of a CSR matrix (`offsets`, `indices`,
+/// `values`, as in [`Csr32`](crate::formats::host::Csr32)) sorted by column, values carried, equal columns in
+/// their order (a stable sort). Panics on offsets that do not fit the arrays.
+pub fn sort_rows_reference<T: Copy>(offsets: &[i32], indices: &mut [i32], values: &mut [T]) {
+    let mut row: Vec<(i32, T)> = Vec::new();
+    for w in offsets.windows(2) {
+        let range = w[0] as usize..w[1] as usize;
+        row.clear();
+        row.extend(
+            indices[range.clone()]
+                .iter()
+                .copied()
+                .zip(values[range.clone()].iter().copied()),
+        );
+        // `sort_by_key` is stable.
+        row.sort_by_key(|&(c, _)| c);
+        for (k, &(c, v)) in row.iter().enumerate() {
+            indices[range.start + k] = c;
+            values[range.start + k] = v;
+        }
+    }
+}
+
+/// Shuffles the entries of each row (column index and value together), by a generator seeded with
+/// `seed`: unsorted input for [`segmented_sort`]'s tests and benchmark.
+pub fn shuffle_rows<T>(offsets: &[i32], indices: &mut [i32], values: &mut [T], seed: u64) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for w in offsets.windows(2) {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        // Fisher-Yates on both arrays at once.
+        for i in (start + 1..end).rev() {
+            let j = rng.random_range(start..=i);
+            indices.swap(i, j);
+            values.swap(i, j);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bin starts from per-bin counts.
+    fn starts(counts: &[(usize, u32)]) -> [u32; BINS + 1] {
+        let mut per_bin = [0u32; BINS];
+        for &(b, c) in counts {
+            per_bin[b] = c;
+        }
+        let mut s = [0u32; BINS + 1];
+        for b in 0..BINS {
+            s[b + 1] = s[b] + per_bin[b];
+        }
+        s
+    }
+
+    #[test]
+    fn the_plan_maps_bins_to_kernels() {
+        let s = starts(&[(0, 5), (1, 2), (5, 3), (6, 1), (12, 4), (13, 2), (15, 1)]);
+        let steps = plan(&s, false);
+        assert_eq!(
+            steps,
+            vec![
+                Step::Group {
+                    lanes: 2,
+                    first: 5,
+                    count: 2
+                },
+                Step::Group {
+                    lanes: 32,
+                    first: 7,
+                    count: 3
+                },
+                Step::Block {
+                    keys: 64,
+                    threads: 32,
+                    first: 10,
+                    count: 1
+                },
+                Step::Block {
+                    keys: 4096,
+                    threads: 256,
+                    first: 11,
+                    count: 4
+                },
+                // Bins 13, 14 (empty) and 15: three passes, the second and third over bin 15 only.
+                Step::Long {
+                    first: 15,
+                    count: 3,
+                    pass_firsts: vec![15, 17, 17]
+                },
+            ]
+        );
+        // A transpose launches for bin 0 too.
+        assert_eq!(
+            plan(&s, true)[0],
+            Step::Group {
+                lanes: 1,
+                first: 0,
+                count: 5
+            }
+        );
+        assert!(plan(&starts(&[(0, 9)]), false).is_empty());
+    }
+
+    #[test]
+    fn the_reference_sorts_rows_stably() {
+        let offsets = [0, 4, 4, 5, 9];
+        let mut indices = [3, 1, 3, 0, 7, 2, 2, 1, 2];
+        let mut values = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        sort_rows_reference(&offsets, &mut indices, &mut values);
+        assert_eq!(indices, [0, 1, 3, 3, 7, 1, 2, 2, 2]);
+        assert_eq!(values, [3, 1, 0, 2, 4, 7, 5, 6, 8]);
+        // Shuffling keeps each row's entries (as pairs) and the rows' bounds.
+        let mut shuffled_i = indices;
+        let mut shuffled_v = values;
+        shuffle_rows(&offsets, &mut shuffled_i, &mut shuffled_v, 7);
+        for w in offsets.windows(2) {
+            let r = w[0] as usize..w[1] as usize;
+            let mut a: Vec<_> = indices[r.clone()].iter().zip(&values[r.clone()]).collect();
+            let mut b: Vec<_> = shuffled_i[r.clone()].iter().zip(&shuffled_v[r]).collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b);
+        }
+    }
+
+    /// `loops_segsort_shared`: the pairs of one step are disjoint, so running them in turn is
+    /// what the block's threads do at once.
+    fn model_shared(s: &mut [u64]) {
+        let n = s.len();
+        let mut k = 2;
+        while k <= n {
+            let mut j = k >> 1;
+            while j > 0 {
+                for p in 0..n / 2 {
+                    let i = ((p & !(j - 1)) << 1) | (p & (j - 1));
+                    let l = i | j;
+                    let (a, b) = (s[i], s[l]);
+                    if (a > b) == (i & k == 0) {
+                        s[i] = b;
+                        s[l] = a;
+                    }
+                }
+                j >>= 1;
+            }
+            k <<= 1;
+        }
+    }
+
+    /// `loops_segsort_group`: every lane reads its partner's key of the step before.
+    fn model_group(keys: &mut [u64]) {
+        let g = keys.len();
+        let mut k = 2;
+        while k <= g {
+            let mut j = k >> 1;
+            while j > 0 {
+                let old = keys.to_vec();
+                for (lane, key) in keys.iter_mut().enumerate() {
+                    let other = old[lane ^ j];
+                    let (lo, hi) = (old[lane].min(other), old[lane].max(other));
+                    *key = if (lane & j == 0) == (lane & k == 0) {
+                        lo
+                    } else {
+                        hi
+                    };
+                }
+                j >>= 1;
+            }
+            k <<= 1;
+        }
+    }
+
+    /// `loops_segsort_merge_path`.
+    fn merge_path(a: &[u64], b: &[u64], diag: usize) -> usize {
+        let (mut lo, mut hi) = (diag.saturating_sub(b.len()), diag.min(a.len()));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if a[mid] < b[diag - 1 - mid] {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// `loops_segsort_merge` on one segment: its tiles in turn, each tile's threads in turn.
+    fn model_merge(from: &[u64], to: &mut [u64], width: usize) {
+        let len = from.len();
+        // Every output is written exactly once.
+        let mut writes = vec![0u8; len];
+        for out0 in (0..len).step_by(MERGE_TILE) {
+            let out1 = (out0 + MERGE_TILE).min(len);
+            let pair_start = out0 / (2 * width) * (2 * width);
+            let a_end = (pair_start + width).min(len);
+            let b_end = (pair_start + 2 * width).min(len);
+            let (a, b) = (&from[pair_start..a_end], &from[a_end..b_end]);
+            let (d0, d1) = (out0 - pair_start, out1 - pair_start);
+            let (a0, a1) = (merge_path(a, b, d0), merge_path(a, b, d1));
+            let (tile_a, tile_len, b0) = (a1 - a0, d1 - d0, d0 - a0);
+            let tile: Vec<u64> = (0..tile_len)
+                .map(|i| {
+                    if i < tile_a {
+                        a[a0 + i]
+                    } else {
+                        b[b0 + i - tile_a]
+                    }
+                })
+                .collect();
+            let tile_b = tile_len - tile_a;
+            for thread in 0..LONG_BLOCK as usize {
+                let k0 = (thread * MERGE_ITEMS).min(tile_len);
+                let mut ak = merge_path(&tile[..tile_a], &tile[tile_a..], k0);
+                let mut bk = k0 - ak;
+                for k in k0..(k0 + MERGE_ITEMS).min(tile_len) {
+                    let take_a = ak < tile_a && (bk >= tile_b || tile[ak] < tile[tile_a + bk]);
+                    to[out0 + k] = if take_a { tile[ak] } else { tile[tile_a + bk] };
+                    writes[out0 + k] += 1;
+                    if take_a {
+                        ak += 1;
+                    } else {
+                        bk += 1;
+                    }
+                }
+            }
+        }
+        assert!(writes.iter().all(|&w| w == 1), "an output not written once");
+    }
+
+    /// The kernels' path for one segment of `cols` (its bin's kernel, or chunks, passes and the
+    /// finish's parity), as sorted keys.
+    fn model_segment(cols: &[i32]) -> Vec<u64> {
+        const PAD: u64 = u64::MAX;
+        let len = cols.len();
+        let key = |i: usize| ((cols[i] as u32 as u64) << 32) | i as u64;
+        let bin = if len <= 1 {
+            0
+        } else {
+            (len - 1).ilog2() as usize + 1
+        };
+        if bin <= CHUNK_LOG2 {
+            let mut s: Vec<u64> = (0..1usize << bin)
+                .map(|i| if i < len { key(i) } else { PAD })
+                .collect();
+            if bin <= LAST_GROUP_BIN {
+                model_group(&mut s);
+            } else {
+                model_shared(&mut s);
+            }
+            s.truncate(len);
+            return s;
+        }
+        let mut even = vec![0u64; len];
+        for base in (0..len).step_by(CHUNK) {
+            let chunk_len = (len - base).min(CHUNK);
+            let mut s: Vec<u64> = (0..CHUNK)
+                .map(|i| if i < chunk_len { key(base + i) } else { PAD })
+                .collect();
+            model_shared(&mut s);
+            even[base..base + chunk_len].copy_from_slice(&s[..chunk_len]);
+        }
+        let mut odd = vec![0u64; len];
+        let passes = bin - CHUNK_LOG2;
+        for p in 0..passes {
+            if p % 2 == 0 {
+                model_merge(&even, &mut odd, CHUNK << p);
+            } else {
+                model_merge(&odd, &mut even, CHUNK << p);
+            }
+        }
+        if passes % 2 == 1 {
+            odd
+        } else {
+            even
+        }
+    }
+
+    #[test]
+    fn the_kernels_model_sorts_stably_at_every_length() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut lengths: Vec<usize> = (0..=70).collect();
+        lengths.extend([
+            127, 128, 129, 1000, 2048, 4095, 4096, 4097, 5000, 8193, 20_000, 70_000,
+        ]);
+        for len in lengths {
+            // Few distinct columns: many repeats, so stability shows.
+            let distinct = (len / 3).max(1) as i32;
+            let cols: Vec<i32> = (0..len).map(|_| rng.random_range(0..distinct)).collect();
+            let sorted = model_segment(&cols);
+            let mut expected: Vec<(i32, usize)> = cols.iter().copied().zip(0..).collect();
+            expected.sort_by_key(|&(c, _)| c);
+            let got: Vec<(i32, usize)> = sorted
+                .iter()
+                .map(|&k| ((k >> 32) as i32, (k & 0xffff_ffff) as usize))
+                .collect();
+            assert_eq!(got, expected, "length {len}");
+        }
+    }
+
+    #[test]
+    fn blocks_per_segment_fill_the_device_without_idle_blocks() {
+        assert_eq!(blocks_per_segment(1, 1 << 17, CHUNK, 132), 32);
+        assert_eq!(blocks_per_segment(1, 1 << 17, MERGE_TILE, 132), 64);
+        assert_eq!(blocks_per_segment(1, 1 << 30, CHUNK, 132), 1056);
+        assert_eq!(blocks_per_segment(10_000, 1 << 13, CHUNK, 132), 1);
+        assert_eq!(blocks_per_segment(0, 0, 0, 0), 1);
+    }
+
+    #[test]
+    fn the_source_agrees_with_the_rust_constants() {
+        for (name, value) in [
+            ("LOOPS_SEGSORT_CHUNK", CHUNK),
+            ("LOOPS_SEGSORT_CHUNK_LOG2", CHUNK_LOG2),
+            ("LOOPS_SEGSORT_WARP_BLOCK", GROUP_BLOCK as usize),
+            ("LOOPS_SEGSORT_LONG_BLOCK", LONG_BLOCK as usize),
+            ("LOOPS_SEGSORT_MERGE_ITEMS", MERGE_ITEMS),
+            ("LOOPS_SEGSORT_MERGE_TILE", MERGE_TILE),
+        ] {
+            assert!(
+                SORT_SOURCE.contains(&format!("#define {name} {value}\n")),
+                "#define {name} {value}"
+            );
+        }
+        assert_eq!(1 << CHUNK_LOG2, CHUNK);
+        assert_eq!((2 * CHUNK) % MERGE_TILE, 0);
+        // Every block kernel the plan can name is instantiated with the plan's thread count.
+        for b in LAST_GROUP_BIN + 1..=CHUNK_LOG2 {
+            let keys = 1u32 << b;
+            let threads = (keys / 2).min(256);
+            assert!(
+                SORT_SOURCE.contains(&format!("ARGS, {keys}, {threads})")),
+                "block {keys}"
+            );
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! CSR to CSC on the GPU: the column counts (one atomic per entry), their prefix sum (the column
+//! offsets), a scatter of each entry's key to a slot of its column (an atomic cursor per column),
+//! then each column sorted by the segmented sort of [`super::sort`], which also writes the row
+//! indices and fetches the values (`transpose.cuh`).
+//!
+//! The scatter's slots are in no particular order; the sort key (row, position in the row) puts
+//! each column's entries in CSR order: rows ascending, and a row's repeated column (possible in a
+//! matrix built from parts) in its order. So the result is exactly the CPU's CSC, every time.
+//!
+//! Scratch: the counts and cursors (4 bytes per column each), the keys (8 bytes per nonzero), and
+//! with columns of more than 4096 entries a second key buffer. One host round trip: the column
+//! offsets are read back (the CSC's tile sizes are counted on the host, as for an upload), and
+//! their bins with them.
+
+use kernels_gen::schedule::LaunchDims;
+
+use super::sort::{has_long, plan, SegmentedSort};
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Float;
+use crate::error::Result;
+use crate::formats::{check_fits_32, Csc32, DeviceCsc, DeviceCsr, TileSet};
+use crate::launch::{KernelArgs, Param};
+
+/// The transpose's kernels (`loops_transpose_*`) and the segmented sort's for CSC columns
+/// (`loops_segsort_*_csc_{f32,f64}`): `sort.cuh`'s templates, then `transpose.cuh`.
+pub const TRANSPOSE_SOURCE: &str = concat!(
+    "#define LOOPS_SEGSORT_CORE_ONLY\n",
+    include_str!("sort.cuh"),
+    include_str!("transpose.cuh")
+);
+
+/// Threads of the count, scan and scatter blocks (`LOOPS_TRANSPOSE_BLOCK`).
+const BLOCK: u32 = 256;
+/// Counts per tile of the scan (`LOOPS_TRANSPOSE_TILE`).
+const TILE: usize = 256 * 8;
+/// Threads of the one block scanning the tile sums (`LOOPS_TRANSPOSE_SUMS_BLOCK`).
+const SUMS_BLOCK: u32 = 1024;
+
+const KERNEL: &str = "loops_transpose";
+
+fn ptr(ty: &'static str, mutable: bool) -> Param {
+    Param::Ptr { ty, mutable }
+}
+
+fn launch(gpu: &Gpu, entry: &str, grid: usize, block: u32, args: KernelArgs<'_>) -> Result<()> {
+    let f = gpu.function(KERNEL, TRANSPOSE_SOURCE, entry)?;
+    let dims = LaunchDims {
+        grid: grid.max(1) as u32,
+        block,
+        shared_bytes: 0,
+    };
+    gpu.launch_function(entry, &f, dims, args)
+}
+
+/// The CSC of `a` (see the module docs). A matrix of more than `i32::MAX` nonzeros (64-bit
+/// offsets) is [`LoopsError::TooLarge`](crate::LoopsError::TooLarge): CSC indices are 32-bit.
+pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
+    let (rows, cols, nnz) = (a.rows(), a.cols(), a.nnz());
+    check_fits_32("Csc", rows, cols, nnz)?;
+    // A wide matrix has more nonzeros than i32::MAX: refused by the check above.
+    if nnz == 0 {
+        let col_offsets = gpu.zeros::<i32>(cols + 1)?;
+        return Ok(DeviceCsc::from_device_parts(
+            rows,
+            col_offsets,
+            &vec![0; cols + 1],
+            DeviceBuffer::empty(),
+            DeviceBuffer::empty(),
+        ));
+    }
+    // Grid-stride kernels over the entries: enough blocks to fill the device.
+    let stride_grid = nnz
+        .div_ceil(BLOCK as usize)
+        .min(gpu.limits().sm_count.max(1) as usize * 8);
+
+    let counts = gpu.zeros::<i32>(cols)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&a.indices, ptr("int", false));
+    args.scalar(nnz as u32);
+    args.push_buffer(&counts, ptr("int", true));
+    launch(gpu, "loops_transpose_count", stride_grid, BLOCK, args)?;
+
+    let tiles = cols.div_ceil(TILE);
+    let tile_sums = gpu.uninit::<i32>(tiles)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&counts, ptr("int", false));
+    args.scalar(cols as u32);
+    args.push_buffer(&tile_sums, ptr("int", true));
+    launch(gpu, "loops_transpose_tile_sums", tiles, BLOCK, args)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&tile_sums, ptr("int", true));
+    args.scalar(tiles as u32);
+    launch(gpu, "loops_transpose_scan_sums", 1, SUMS_BLOCK, args)?;
+    let col_offsets = gpu.uninit::<i32>(cols + 1)?;
+    let cursors = gpu.uninit::<i32>(cols)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&counts, ptr("int", false));
+    args.scalar(cols as u32);
+    args.push_buffer(&tile_sums, ptr("int", false));
+    args.push_buffer(&col_offsets, ptr("int", true));
+    args.push_buffer(&cursors, ptr("int", true));
+    launch(gpu, "loops_transpose_scan_apply", tiles, BLOCK, args)?;
+
+    let keys = gpu.uninit::<u64>(nnz)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&a.offsets, ptr("int", false));
+    args.scalar(rows as u32);
+    args.push_buffer(&a.indices, ptr("int", false));
+    args.scalar(nnz as u32);
+    args.push_buffer(&cursors, ptr("int", true));
+    args.push_buffer(&keys, ptr("unsigned long long", true));
+    // Each thread of the scatter takes a run of consecutive entries (ITEMS of them).
+    let scatter_grid = nnz
+        .div_ceil(TILE)
+        .min(gpu.limits().sm_count.max(1) as usize * 8);
+    launch(gpu, "loops_transpose_scatter", scatter_grid, BLOCK, args)?;
+
+    let host_offsets = gpu.download(&col_offsets)?;
+    let csc = DeviceCsc::from_device_parts(
+        rows,
+        col_offsets,
+        &host_offsets,
+        gpu.uninit::<i32>(nnz)?,
+        gpu.uninit::<T>(nnz)?,
+    );
+    let bins = csc
+        .core()
+        .cache()
+        .bins(gpu, csc.col_offsets(), csc.cols())?;
+    let steps = plan(&bins.bin_starts, true);
+    let odd = if has_long(&steps) {
+        Some(gpu.uninit::<u64>(nnz)?)
+    } else {
+        None
+    };
+    let mut policy = KernelArgs::new();
+    policy.push_buffer(csc.col_offsets(), ptr("int", false));
+    policy.push_buffer(&keys, ptr("unsigned long long", false));
+    policy.push_buffer(&a.offsets, ptr("int", false));
+    policy.push_buffer(&a.values, ptr(T::CUDA_NAME, false));
+    policy.push_buffer(csc.row_indices(), ptr("int", true));
+    policy.push_buffer(csc.values(), ptr(T::CUDA_NAME, true));
+    let sort = SegmentedSort {
+        gpu,
+        kernel: KERNEL,
+        source: TRANSPOSE_SOURCE,
+        policy: format!("csc_{}", T::RUST_NAME),
+    };
+    // Long columns sort their chunks back into the scattered keys (each block reads its chunk
+    // before it writes it), then merge between them and `odd`.
+    let long_keys = odd.as_ref().map(|odd| (&keys, odd));
+    sort.run(&steps, csc.col_offsets(), bins, &policy, long_keys)?;
+    drop(policy);
+    Ok(csc)
+}
+
+/// The CPU reference of [`transpose`]: the CSC of the CSR matrix (`rows`, `cols`, `offsets`,
+/// `indices`, `values`, as in [`Csr32`](crate::formats::host::Csr32)) by a counting sort on the
+/// column, which keeps CSR order within each column (rows ascending; a row's repeated column in
+/// its order). For a matrix without repeated entries, the same arrays as [`Csc32::from_sprs`].
+/// Panics on offsets or indices that do not fit.
+pub fn transpose_reference<T: Copy>(
+    rows: usize,
+    cols: usize,
+    offsets: &[i32],
+    indices: &[i32],
+    values: &[T],
+) -> Csc32<T> {
+    let mut col_offsets = vec![0i32; cols + 1];
+    for &c in indices {
+        col_offsets[c as usize + 1] += 1;
+    }
+    for c in 0..cols {
+        col_offsets[c + 1] += col_offsets[c];
+    }
+    let mut next: Vec<usize> = col_offsets[..cols].iter().map(|&o| o as usize).collect();
+    let mut row_indices = vec![0i32; indices.len()];
+    let mut out = Vec::with_capacity(values.len());
+    let mut source = vec![0usize; indices.len()];
+    for r in 0..rows {
+        for e in offsets[r] as usize..offsets[r + 1] as usize {
+            let slot = &mut next[indices[e] as usize];
+            row_indices[*slot] = r as i32;
+            source[*slot] = e;
+            *slot += 1;
+        }
+    }
+    out.extend(source.iter().map(|&e| values[e]));
+    Csc32 {
+        rows,
+        cols,
+        col_offsets,
+        row_indices,
+        values: out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sort::SORT_SOURCE;
+    use super::*;
+
+    #[test]
+    fn the_source_agrees_with_the_rust_constants() {
+        for (name, value) in [
+            ("LOOPS_TRANSPOSE_BLOCK", BLOCK as usize),
+            ("LOOPS_TRANSPOSE_ITEMS", TILE / BLOCK as usize),
+            ("LOOPS_TRANSPOSE_SUMS_BLOCK", SUMS_BLOCK as usize),
+        ] {
+            assert!(
+                TRANSPOSE_SOURCE.contains(&format!("#define {name} {value}\n")),
+                "#define {name} {value}"
+            );
+        }
+        assert!(TRANSPOSE_SOURCE.starts_with("#define LOOPS_SEGSORT_CORE_ONLY\n"));
+        assert!(TRANSPOSE_SOURCE.contains(SORT_SOURCE));
+    }
+
+    /// `loops_transpose_row_of`.
+    fn row_of(offsets: &[i32], mut lo: usize, mut hi: usize, e: usize) -> usize {
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if offsets[mid] as usize <= e {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    #[test]
+    fn the_scatter_finds_each_entrys_row() {
+        // Runs of empty rows (at the start, inside, at the end), rows of one entry, long rows.
+        let lengths = [0, 0, 3, 0, 0, 0, 1, 1, 0, 20, 0, 2, 9, 0, 0];
+        let mut offsets = vec![0i32];
+        for len in lengths {
+            offsets.push(offsets.last().unwrap() + len);
+        }
+        let (rows, nnz) = (lengths.len(), *offsets.last().unwrap() as usize);
+        let truth: Vec<usize> = (0..rows)
+            .flat_map(|r| std::iter::repeat_n(r, lengths[r] as usize))
+            .collect();
+        let items = TILE / BLOCK as usize;
+        for first in (0..nnz).step_by(items) {
+            let mut row = row_of(&offsets, 0, rows, first);
+            for (e, &want) in truth
+                .iter()
+                .enumerate()
+                .take((first + items).min(nnz))
+                .skip(first)
+            {
+                if offsets[row + 1] as usize <= e {
+                    row = row_of(&offsets, row + 1, rows, e);
+                }
+                assert_eq!(row, want, "entry {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_is_sprs_csc_and_keeps_csr_order() {
+        let m = crate::generate::power_law::<f64>(300, 200, 6.0, 2.0, false, 3);
+        let csr = crate::formats::host::Csr32::from_sprs(&m).unwrap();
+        let t = transpose_reference(csr.rows, csr.cols, &csr.offsets, &csr.indices, &csr.values);
+        assert_eq!(t, Csc32::from_sprs(&m).unwrap());
+        // Repeated entries of a row, and rows out of column order: CSR order within a column.
+        let t = transpose_reference(3, 3, &[0, 3, 3, 5], &[2, 0, 2, 2, 1], &[10, 11, 12, 13, 14]);
+        assert_eq!(t.col_offsets, [0, 1, 2, 5]);
+        assert_eq!(t.row_indices, [0, 2, 0, 0, 2]);
+        assert_eq!(t.values, [11, 14, 10, 12, 13]);
+    }
+}
