@@ -83,9 +83,9 @@ for w in "${steps[@]}"; do
       # shellcheck disable=SC2086
       step spmm .device/examples/bench_spmm --out "$logs/spmm" ${LOOPS_SPMM_ARGS:---quick} ;;
     sort)
-      if bash examples/bench/cub/build.sh /tmp/loops-cub >"$logs/cub-build.log" 2>&1; then
+      if bash examples/bench/cub/build.sh /tmp/loops-segsort >"$logs/cub-build.log" 2>&1; then
         # shellcheck disable=SC2086
-        step sort .device/examples/bench_sort --cub /tmp/loops-cub/segsort --out "$logs/sort" ${LOOPS_SORT_ARGS:---quick}
+        step sort .device/examples/bench_sort --cub /tmp/loops-segsort --out "$logs/sort" ${LOOPS_SORT_ARGS:---quick}
       else
         summary+=("sort: the CUB helper did not build (cub-build.log)")
         # shellcheck disable=SC2086
