@@ -40,7 +40,11 @@ impl Gpu {
             );
         }
         check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
-        let host = Csr32::from_sprs(m)?;
+        self.upload_csr32(&Csr32::from_sprs(m)?)
+    }
+
+    /// Uploads a checked host CSR (the blocks of a distributed matrix are made as `Csr32`).
+    pub(crate) fn upload_csr32<T: Float>(&self, host: &Csr32<T>) -> Result<DeviceCsr<T>> {
         let offsets = self.upload(&host.offsets)?;
         Ok(DeviceCsr {
             core: TileCore::new(host.rows, host.nnz(), tile_sizes(&host.offsets), &offsets),

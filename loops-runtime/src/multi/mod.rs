@@ -34,7 +34,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::host::Csr32;
-use crate::formats::{tile_sizes, DeviceCsr, TileCore};
+use crate::formats::DeviceCsr;
 use crate::launch::{KernelArgs, Param};
 
 /// A product kernel's launch wrapper run on one block: `(gpu, block, x rows, y rows)`.
@@ -258,10 +258,10 @@ impl GpuGroup {
                     .collect();
                 Ok(DevicePart {
                     rows: b.rows.clone(),
-                    local: upload_block(gpu, &b.local)?,
+                    local: gpu.upload_csr32(&b.local)?,
                     remote: match b.ghosts.len() {
                         0 => None,
-                        _ => Some(upload_block(gpu, &b.remote)?),
+                        _ => Some(gpu.upload_csr32(&b.remote)?),
                     },
                     ghosts: b.ghosts.len(),
                     ghosts_from: b.ghosts_from.clone(),
@@ -650,18 +650,6 @@ impl<T> DistDense<T> {
     pub fn k(&self) -> usize {
         self.k
     }
-}
-
-fn upload_block<T: Float>(gpu: &Gpu, m: &Csr32<T>) -> Result<DeviceCsr<T>> {
-    let offsets = gpu.upload(&m.offsets)?;
-    Ok(DeviceCsr {
-        core: TileCore::new(m.rows, m.nnz(), tile_sizes(&m.offsets), &offsets),
-        cols: m.cols,
-        offsets,
-        wide_offsets: None,
-        indices: gpu.upload(&m.indices)?,
-        values: gpu.upload(&m.values)?,
-    })
 }
 
 /// `waiter`'s stream waits for the work queued so far on `on`'s stream.
