@@ -45,7 +45,7 @@ type BoxError = Box<dyn Error>;
 /// The kernel name of the op (`auto`).
 const OP: &str = "op";
 const OP_ROWS: &str = "op_rows";
-const OP_PIECES: &str = "op_pieces";
+const OP_SPLIT: &str = "op_split";
 
 #[derive(Parser)]
 #[command(about = "SpMM (and SDDMM): the loops op and schedules against cuSPARSE")]
@@ -433,8 +433,8 @@ fn plan_variants(p: SpmmPlan, k: usize) -> [(&'static str, Option<SpmmPlan>); VA
 fn plan_label(p: &SpmmPlan) -> String {
     format!(
         "{}:v{}:k{}:n{}:t{}",
-        if p.mapping == SpmmMapping::Pieces {
-            "pieces"
+        if p.mapping == SpmmMapping::Split {
+            "split"
         } else {
             "rows"
         },
@@ -451,7 +451,7 @@ fn kernel_list(sddmm: bool, quick: bool, variants: bool, schedules: &[&str]) -> 
     }
     let mut k = vec![OP.to_string()];
     if !quick {
-        k.extend([OP_ROWS.to_string(), OP_PIECES.to_string()]);
+        k.extend([OP_ROWS.to_string(), OP_SPLIT.to_string()]);
     }
     if variants {
         k.extend(["op_tile_x2", "op_nz_x2", "op_nz_half", "op_vector_half"].map(String::from));
@@ -705,10 +705,7 @@ impl<T: Float> Case<'_, T> {
             output,
         ));
         if !quick {
-            for (name, mapping) in [
-                (OP_ROWS, SpmmMapping::Rows),
-                (OP_PIECES, SpmmMapping::Pieces),
-            ] {
+            for (name, mapping) in [(OP_ROWS, SpmmMapping::Rows), (OP_SPLIT, SpmmMapping::Split)] {
                 let m = self.measure(
                     name,
                     Kind::Ablation,

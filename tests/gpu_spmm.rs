@@ -2,7 +2,8 @@
 //! {1,2,3,4,5,8,16,31,32,33,64,128} (odd k take the one-element loads), f32 and f64, the generated
 //! shapes (empty rows, one very long row, power-law, ...) and every real matrix, outputs poisoned
 //! (NaN) before each run. SpMM runs as the op (`auto`) and under each mapping forced (one group per
-//! row, pieces of nonzeros with atomics), so both kernels are checked on every case.
+//! row; rows capped, the long rows' tails added by a second kernel with atomics), so both kernels
+//! are checked on every case.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -70,7 +71,7 @@ fn spmm_all<T: Float>() {
             record(checked(&gpu, &mut dc, &reference, "op", |g, c| {
                 da.spmm(g, &db, k, c)
             }));
-            for mapping in [SpmmMapping::Rows, SpmmMapping::Pieces] {
+            for mapping in [SpmmMapping::Rows, SpmmMapping::Split] {
                 let what = format!("{mapping:?}");
                 record(checked(&gpu, &mut dc, &reference, &what, |g, c| {
                     spmm_with(g, &da, &db, k, c, mapping).map(|_| ())
@@ -78,7 +79,7 @@ fn spmm_all<T: Float>() {
             }
             cases += 1;
             println!(
-                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: op/rows/pieces {}",
+                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: op/rows/split {}",
                 a.rows(),
                 a.cols(),
                 a.nnz(),

@@ -15,7 +15,7 @@ fn spmm_entries() -> Vec<String> {
     let mut entries = vec!["loops_spmm_zero_words".to_string()];
     for (precision, bytes) in [("f32", 4), ("f64", 8)] {
         for k in 1..=600 {
-            for mapping in [SpmmMapping::Rows, SpmmMapping::Pieces] {
+            for mapping in [SpmmMapping::Rows, SpmmMapping::Split] {
                 let shape = SpmmShape {
                     rows: 1000,
                     nnz: 10_000,
@@ -25,9 +25,14 @@ fn spmm_entries() -> Vec<String> {
                     sm_count: 132,
                     max_threads_per_sm: 2048,
                 };
-                let e = spmm_plan(shape, mapping).entry(precision);
-                if !entries.contains(&e) {
-                    entries.push(e);
+                let plan = spmm_plan(shape, mapping);
+                for e in [Some(plan.entry(precision)), plan.tails_entry(precision)]
+                    .into_iter()
+                    .flatten()
+                {
+                    if !entries.contains(&e) {
+                        entries.push(e);
+                    }
                 }
             }
         }
@@ -46,12 +51,12 @@ fn spmm_source_compiles_with_every_entry() {
         std::fs::write(path, &ptx).expect("writing the PTX");
     }
     let entries = spmm_entries();
-    // 2 mappings x (3 f32 + 2 f64 vector widths) x 3 tile widths, and the zeroing.
+    // rows and tails x (3 f32 + 2 f64 vector widths) x 3 tile widths, and the zeroing.
     assert_eq!(entries.len(), 31, "{entries:?}");
     for e in &entries {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");
     }
-    // Rows crossing a piece boundary are finished with atomics, for both types.
+    // The tails of long rows are added with atomics, for both types.
     assert!(ptx.contains("atom.global.add.f32"), "no f32 atomic add");
     assert!(ptx.contains("atom.global.add.f64"), "no f64 atomic add");
     // The 16-byte loads of B.

@@ -5,9 +5,8 @@
 // picked), so that the lanes that share a nonzero read consecutive vectors of one row of B.
 //
 // A *group* of G = GK * GN lanes (a power of two, at most a warp; its lanes are consecutive lanes
-// of one warp) works on one run of nonzeros: a whole row (`rows` kernels) or a fixed-size piece of
-// the nonzeros that may cross rows (`pieces` kernels, for rows of very different lengths). Lane
-// `l` of a group is lane `kl = l % GK` over k and lane `nl = l / GK` over the nonzeros:
+// of one warp) works on one run of nonzeros of one row. Lane `l` of a group is lane `kl = l % GK`
+// over k and lane `nl = l / GK` over the nonzeros:
 // - the group reads the run's (column, value) pairs G at a time, one per lane (coalesced), and
 //   hands them around with shuffles; sub-lane `nl` takes the pairs nl, nl + GN, ...;
 // - for each pair, lane `kl` reads the vectors kl, kl + GK, ... (VPL of them: a k tile of GK * VPL
@@ -16,9 +15,14 @@
 //   by the lanes with `nl == 0`.
 // k wider than one tile repeats the run once per tile (the pairs come from L1/L2 the second time).
 //
-// `rows` kernels store each row of C once. `pieces` kernels store the rows that lie wholly inside
-// their piece and add the partial sums of a row that crosses a piece boundary with atomics, into a
-// C zeroed first (`loops_spmm_zero_words`).
+// `rows` kernels: one group per row, every row of C stored once (no zeroing first). With a cap
+// `piece > 0` a row longer than `piece` is only done for its first `piece` nonzeros, and the
+// `tails` kernel, launched after it, adds the rest with atomics: its group `c - 1` takes the
+// nonzeros [c * piece, (c + 1) * piece) and does the part of them past the first `piece` of their
+// row. Only the row holding nonzero `c * piece - 1` can have such a part (a row whose tail reaches
+// into the piece started at least `piece` nonzeros before it), so a group does at most one run
+// and finds its row with one binary search. Long rows thus get `length / piece` groups while short
+// rows keep the cheap `rows` path.
 
 template <typename T, int V>
 struct alignas(sizeof(T) * V) LoopsSpmmVec {
@@ -131,19 +135,21 @@ static __device__ __forceinline__ void loops_spmm_run(
     }
 }
 
-// One group per row: C's row is stored once, tile by tile.
+// One group per row: C's row is stored once, tile by tile. With `piece > 0` only a row's first
+// `piece` nonzeros (the `tails` kernel adds the rest).
 template <typename T, int V, int VPL>
 static __device__ __forceinline__ void loops_spmm_rows(
     const int rows, const int* __restrict__ offsets, const int* __restrict__ indices,
     const T* __restrict__ values, const T* __restrict__ b, T* __restrict__ c,
-    const unsigned int kv, const unsigned int log_gk, const unsigned int log_gn)
+    const unsigned int kv, const unsigned int log_gk, const unsigned int log_gn, const int piece)
 {
     const LoopsSpmmLanes g = loops_spmm_lanes(log_gk, log_gn);
     const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned long long row = thread >> (log_gk + log_gn);
     if (row >= (unsigned long long)rows) return;  // the whole group leaves together
     const int begin = offsets[row];
-    const int end = offsets[row + 1];
+    int end = offsets[row + 1];
+    if (piece > 0) end = (int)min((long long)end, (long long)begin + piece);
     const LoopsSpmmVec<T, V>* bv = reinterpret_cast<const LoopsSpmmVec<T, V>*>(b);
     LoopsSpmmVec<T, V>* out = reinterpret_cast<LoopsSpmmVec<T, V>*>(c) + (size_t)row * kv;
     for (unsigned int tile = 0; tile < kv; tile += g.gk * VPL) {
@@ -163,12 +169,10 @@ static __device__ __forceinline__ void loops_spmm_rows(
     }
 }
 
-// One group per piece of `piece` nonzeros: the rows (or parts of rows) in it, in order. A row that
-// lies wholly in the piece is stored; a part of a row that crosses a piece boundary is added with
-// atomics (C must hold zeros there first). Empty rows at a piece boundary or after the last
-// nonzero are not visited: C's zeros stand for them.
+// Group `c - 1` adds the nonzeros of [c * piece, (c + 1) * piece) that lie past the first `piece`
+// of their row (see the header), with atomics onto what the capped `rows` kernel stored.
 template <typename T, int V, int VPL>
-static __device__ __forceinline__ void loops_spmm_pieces(
+static __device__ __forceinline__ void loops_spmm_tails(
     const int rows, const int nnz, const int* __restrict__ offsets,
     const int* __restrict__ indices, const T* __restrict__ values, const T* __restrict__ b,
     T* __restrict__ c, const unsigned int kv, const unsigned int log_gk,
@@ -176,45 +180,32 @@ static __device__ __forceinline__ void loops_spmm_pieces(
 {
     const LoopsSpmmLanes g = loops_spmm_lanes(log_gk, log_gn);
     const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned long long first = (thread >> (log_gk + log_gn)) * (unsigned long long)piece;
+    const unsigned long long first =
+        ((thread >> (log_gk + log_gn)) + 1ull) * (unsigned long long)piece;
     if (first >= (unsigned long long)nnz) return;  // the whole group leaves together
-    const int piece_begin = (int)first;
-    const int piece_end = (int)min(first + (unsigned long long)piece, (unsigned long long)nnz);
+    const int row = loops_spmm_row_of(offsets, rows, (int)first - 1);
+    const long long row_begin = offsets[row];
+    const long long row_end = offsets[row + 1];
+    const long long from = max((long long)first, row_begin + piece);
+    const long long to = min(row_end, (long long)first + piece);
+    if (from >= to) return;  // no tail here: the whole group leaves together
     const LoopsSpmmVec<T, V>* bv = reinterpret_cast<const LoopsSpmmVec<T, V>*>(b);
-    LoopsSpmmVec<T, V>* cv = reinterpret_cast<LoopsSpmmVec<T, V>*>(c);
-    int row = loops_spmm_row_of(offsets, rows, piece_begin);
-    int pos = piece_begin;
-    while (pos < piece_end) {
-        const int row_begin = offsets[row];
-        const int row_end = offsets[row + 1];
-        const int end = min(row_end, piece_end);
-        const bool whole = row_begin >= piece_begin && row_end <= piece_end;
-        LoopsSpmmVec<T, V>* out = cv + (size_t)row * kv;
-        for (unsigned int tile = 0; tile < kv; tile += g.gk * VPL) {
-            T acc[VPL][V];
-            loops_spmm_run<T, V, VPL>(indices, values, bv, kv, pos, end, tile, g, acc);
-            if (g.nl != 0u) continue;
+    LoopsSpmmVec<T, V>* out = reinterpret_cast<LoopsSpmmVec<T, V>*>(c) + (size_t)row * kv;
+    for (unsigned int tile = 0; tile < kv; tile += g.gk * VPL) {
+        T acc[VPL][V];
+        loops_spmm_run<T, V, VPL>(indices, values, bv, kv, (int)from, (int)to, tile, g, acc);
+        if (g.nl != 0u) continue;
 #pragma unroll
-            for (int p = 0; p < VPL; ++p) {
-                const unsigned int vi = tile + g.kl + (unsigned int)p * g.gk;
-                if (vi >= kv) continue;
-                if (whole) {
-                    LoopsSpmmVec<T, V> y;
+        for (int p = 0; p < VPL; ++p) {
+            const unsigned int vi = tile + g.kl + (unsigned int)p * g.gk;
+            if (vi >= kv) continue;
 #pragma unroll
-                    for (int e = 0; e < V; ++e) y.v[e] = acc[p][e];
-                    out[vi] = y;
-                } else {
-#pragma unroll
-                    for (int e = 0; e < V; ++e) atomicAdd(&out[vi].v[e], acc[p][e]);
-                }
-            }
+            for (int e = 0; e < V; ++e) atomicAdd(&out[vi].v[e], acc[p][e]);
         }
-        pos = end;
-        ++row;
     }
 }
 
-// Zeroes `words` 4-byte words at `c` (C before a `pieces` kernel).
+// Zeroes `words` 4-byte words at `c` (C of a matrix with no nonzeros).
 extern "C" __global__ void __launch_bounds__(256) loops_spmm_zero_words(
     unsigned int* __restrict__ c, const unsigned long long words)
 {
@@ -224,8 +215,8 @@ extern "C" __global__ void __launch_bounds__(256) loops_spmm_zero_words(
     }
 }
 
-// The entry points: loops_spmm_{rows,pieces}_{f32,f64}_v{V}_t{VPL}, all with the same parameters
-// (a `rows` kernel ignores `nnz` and `piece`). Launched with blocks of 256 threads.
+// The entry points: loops_spmm_{rows,tails}_{f32,f64}_v{V}_t{VPL}, all with the same parameters
+// (a `rows` kernel ignores `nnz`). Launched with blocks of 256 threads.
 #define LOOPS_SPMM_ENTRIES(T, NAME, V, VPL)                                                        \
     extern "C" __global__ void __launch_bounds__(256) loops_spmm_rows_##NAME##_v##V##_t##VPL(      \
         const int rows, const int nnz, const int* __restrict__ offsets,                            \
@@ -234,17 +225,17 @@ extern "C" __global__ void __launch_bounds__(256) loops_spmm_zero_words(
         const unsigned int log_gn, const int piece)                                                \
     {                                                                                              \
         (void)nnz;                                                                                 \
-        (void)piece;                                                                               \
-        loops_spmm_rows<T, V, VPL>(rows, offsets, indices, values, b, c, kv, log_gk, log_gn);      \
+        loops_spmm_rows<T, V, VPL>(rows, offsets, indices, values, b, c, kv, log_gk, log_gn,       \
+                                   piece);                                                         \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) loops_spmm_pieces_##NAME##_v##V##_t##VPL(    \
+    extern "C" __global__ void __launch_bounds__(256) loops_spmm_tails_##NAME##_v##V##_t##VPL(     \
         const int rows, const int nnz, const int* __restrict__ offsets,                            \
         const int* __restrict__ indices, const T* __restrict__ values, const T* __restrict__ b,    \
         T* __restrict__ c, const unsigned int kv, const unsigned int log_gk,                       \
         const unsigned int log_gn, const int piece)                                                \
     {                                                                                              \
-        loops_spmm_pieces<T, V, VPL>(rows, nnz, offsets, indices, values, b, c, kv, log_gk,        \
-                                     log_gn, piece);                                               \
+        loops_spmm_tails<T, V, VPL>(rows, nnz, offsets, indices, values, b, c, kv, log_gk,         \
+                                    log_gn, piece);                                                \
     }
 
 LOOPS_SPMM_ENTRIES(float, f32, 1, 1)

@@ -12,10 +12,11 @@
 //! - *lanes over nonzeros* `GN`: the lanes `GK` leaves of a warp, as many as half the mean row
 //!   length asks for (the vector-CSR rule of SpMV: short rows want few lanes, long rows many);
 //! - *mapping*: one group per row (`Rows`), unless the longest row is long against both the mean
-//!   row and a balanced share of the work of the groups the device holds at once: then pieces
-//!   of equal numbers of nonzeros (`Pieces`), rows crossing a piece boundary finished with
-//!   atomics. One long row under `Rows` would keep one group busy while the rest of the device
-//!   idles.
+//!   row and a balanced share of the work of the groups the device holds at once: then `Split`,
+//!   the same kernel capped at `piece` nonzeros per row and a second kernel whose groups take
+//!   the rest of the long rows `piece` nonzeros at a time, added with atomics. One long row under
+//!   `Rows` would keep one group busy while the rest of the device idles; cutting every row into
+//!   pieces (the first version did) walks short rows one after another and lost 3x on R-MAT.
 
 use kernels_gen::schedule::LaunchDims;
 
@@ -38,14 +39,15 @@ pub enum SpmmMapping {
     Auto,
     /// One group per row.
     Rows,
-    /// One group per piece of equal numbers of nonzeros.
-    Pieces,
+    /// One group per row for its first `piece` nonzeros, then one group per `piece` nonzeros of
+    /// what is left of the long rows (atomics).
+    Split,
 }
 
 /// What one SpMM launch runs: see the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpmmPlan {
-    /// [`SpmmMapping::Rows`] or [`SpmmMapping::Pieces`].
+    /// [`SpmmMapping::Rows`] or [`SpmmMapping::Split`].
     pub mapping: SpmmMapping,
     /// Elements per load (1, 2 or 4).
     pub vector: u32,
@@ -55,7 +57,8 @@ pub struct SpmmPlan {
     pub log_lanes_k: u32,
     /// log2 of the lanes over nonzeros.
     pub log_lanes_nz: u32,
-    /// Nonzeros per group under `Pieces` (0 under `Rows`).
+    /// Under `Split`, the nonzeros of a row the first kernel does and of each piece of the second
+    /// (0 under `Rows`).
     pub piece: u32,
 }
 
@@ -65,17 +68,23 @@ impl SpmmPlan {
         1 << (self.log_lanes_k + self.log_lanes_nz)
     }
 
-    /// The entry point of `spmm.cuh` this plan launches, for element type `precision` ("f32" or
-    /// "f64").
+    /// The entry point of `spmm.cuh` this plan launches first, for element type `precision`
+    /// ("f32" or "f64").
     pub fn entry(&self, precision: &str) -> String {
-        let mapping = match self.mapping {
-            SpmmMapping::Pieces => "pieces",
-            _ => "rows",
-        };
         format!(
-            "loops_spmm_{mapping}_{precision}_v{}_t{}",
+            "loops_spmm_rows_{precision}_v{}_t{}",
             self.vector, self.tile_vectors
         )
+    }
+
+    /// The entry point that finishes the long rows under `Split` (None under `Rows`).
+    pub fn tails_entry(&self, precision: &str) -> Option<String> {
+        (self.mapping == SpmmMapping::Split).then(|| {
+            format!(
+                "loops_spmm_tails_{precision}_v{}_t{}",
+                self.vector, self.tile_vectors
+            )
+        })
     }
 }
 
@@ -135,11 +144,14 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
     let threads = (shape.sm_count.max(1) as usize) * (shape.max_threads_per_sm.max(32) as usize);
     let groups_at_once = (threads / group).max(1);
     let balanced = shape.nnz / groups_at_once;
+    // A balanced share of the nonzeros per group, neither so short that the tails' binary
+    // searches dominate nor so long that a few groups finish last.
+    let split_piece = balanced.clamp(32, 4096).next_multiple_of(32);
     let mapping = match mapping {
         SpmmMapping::Auto => {
-            let long = shape.max_row > 16 * mean.max(1) && shape.max_row > (4 * balanced).max(1024);
+            let long = shape.max_row > 16 * mean.max(1) && shape.max_row > 4 * split_piece;
             if long {
-                SpmmMapping::Pieces
+                SpmmMapping::Split
             } else {
                 SpmmMapping::Rows
             }
@@ -147,12 +159,7 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
         chosen => chosen,
     };
     let piece = match mapping {
-        // Two pieces per group the device holds at once, each a whole number of the group's
-        // 32-pair reads, neither so short that the binary search dominates nor so long that a
-        // few groups finish last.
-        SpmmMapping::Pieces => (shape.nnz / (2 * groups_at_once))
-            .clamp(32, 2048)
-            .next_multiple_of(32) as u32,
+        SpmmMapping::Split => split_piece as u32,
         _ => 0,
     };
     SpmmPlan {
@@ -292,7 +299,7 @@ pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
 /// [`spmm`] with a plan of the caller's (the benchmark times variants of the chosen one). Errors
 /// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
 /// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
-/// or `Pieces` with a piece that is not a positive multiple of 32.
+/// or `Split` with a piece that is not a positive multiple of 32 (or over `i32::MAX`).
 pub fn spmm_with_plan<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -309,7 +316,9 @@ pub fn spmm_with_plan<T: Float>(
         && plan.log_lanes_k + plan.log_lanes_nz <= 5
         && match plan.mapping {
             SpmmMapping::Rows => true,
-            SpmmMapping::Pieces => plan.piece > 0 && plan.piece.is_multiple_of(32),
+            SpmmMapping::Split => {
+                plan.piece > 0 && plan.piece.is_multiple_of(32) && plan.piece <= i32::MAX as u32
+            }
             SpmmMapping::Auto => false,
         };
     if !fits {
@@ -333,35 +342,42 @@ fn launch<T: Float>(
     if a.rows() == 0 {
         return Ok(());
     }
-    if plan.mapping == SpmmMapping::Pieces || a.nnz() == 0 {
-        zero(gpu, c, a.rows() * k)?;
-        if a.nnz() == 0 {
-            return Ok(());
-        }
+    if a.nnz() == 0 {
+        return zero(gpu, c, a.rows() * k);
     }
-    let entry = plan.entry(T::RUST_NAME);
-    let function = gpu.function("loops_spmm", SPMM_SOURCE, &entry)?;
-    let groups = match plan.mapping {
-        SpmmMapping::Pieces => a.nnz().div_ceil(plan.piece as usize),
-        _ => a.rows(),
-    };
-    let dims = LaunchDims {
-        grid: blocks(groups, plan.group())?,
-        block: BLOCK,
-        shared_bytes: 0,
-    };
-    let mut args = KernelArgs::new();
-    args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
-    args.push_buffer(a.offsets(), ptr("int", false));
-    args.push_buffer(a.indices(), ptr("int", false));
-    args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
-    args.push_buffer(b, ptr(T::CUDA_NAME, false));
-    args.push_buffer(c, ptr(T::CUDA_NAME, true));
-    args.scalar((k / plan.vector as usize) as u32)
-        .scalar(plan.log_lanes_k)
-        .scalar(plan.log_lanes_nz)
-        .scalar(plan.piece as i32);
-    gpu.launch_function(&entry, &function, dims, args)
+    // The rows (capped at `piece` nonzeros under `Split`), every row of C stored; then, under
+    // `Split`, the rest of the long rows added onto them: one group per piece of nonzeros after
+    // the first (the first piece holds no tail).
+    let piece = plan.piece as usize;
+    let launches = [
+        Some((plan.entry(T::RUST_NAME), a.rows())),
+        plan.tails_entry(T::RUST_NAME)
+            .map(|e| (e, a.nnz().div_ceil(piece.max(1)).saturating_sub(1))),
+    ];
+    for (entry, groups) in launches.into_iter().flatten() {
+        if groups == 0 {
+            continue;
+        }
+        let function = gpu.function("loops_spmm", SPMM_SOURCE, &entry)?;
+        let dims = LaunchDims {
+            grid: blocks(groups, plan.group())?,
+            block: BLOCK,
+            shared_bytes: 0,
+        };
+        let mut args = KernelArgs::new();
+        args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
+        args.push_buffer(a.offsets(), ptr("int", false));
+        args.push_buffer(a.indices(), ptr("int", false));
+        args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
+        args.push_buffer(b, ptr(T::CUDA_NAME, false));
+        args.push_buffer(c, ptr(T::CUDA_NAME, true));
+        args.scalar((k / plan.vector as usize) as u32)
+            .scalar(plan.log_lanes_k)
+            .scalar(plan.log_lanes_nz)
+            .scalar(plan.piece as i32);
+        gpu.launch_function(&entry, &function, dims, args)?;
+    }
+    Ok(())
 }
 
 /// Zeroes the first `n` elements of `c`.
@@ -430,19 +446,25 @@ mod tests {
     }
 
     #[test]
-    fn long_rows_get_pieces() {
+    fn long_rows_get_split() {
         // An arrow: one dense row of a million nonzeros among rows of 2.
         let p = spmm_plan(shape(1 << 20, 3 << 20, 1 << 20, 32, 4), SpmmMapping::Auto);
-        assert_eq!(p.mapping, SpmmMapping::Pieces);
+        assert_eq!(p.mapping, SpmmMapping::Split);
+        assert_eq!(
+            p.tails_entry("f32").as_deref(),
+            Some("loops_spmm_tails_f32_v4_t1")
+        );
         assert!(p.piece >= 32 && p.piece.is_multiple_of(32));
         // A banded matrix stays on rows.
         let p = spmm_plan(shape(1 << 20, 16 << 20, 16, 32, 4), SpmmMapping::Auto);
         assert_eq!(p.mapping, SpmmMapping::Rows);
         assert_eq!(p.piece, 0);
         // Forced.
-        let p = spmm_plan(shape(100, 1600, 16, 8, 8), SpmmMapping::Pieces);
-        assert_eq!(p.mapping, SpmmMapping::Pieces);
-        assert_eq!(p.entry("f64"), "loops_spmm_pieces_f64_v2_t1");
+        assert_eq!(p.tails_entry("f32"), None);
+        let p = spmm_plan(shape(100, 1600, 16, 8, 8), SpmmMapping::Split);
+        assert_eq!(p.mapping, SpmmMapping::Split);
+        assert_eq!(p.entry("f64"), "loops_spmm_rows_f64_v2_t1");
+        assert_eq!(p.piece, 32);
     }
 
     #[test]
