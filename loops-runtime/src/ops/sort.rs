@@ -355,6 +355,45 @@ pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
     sort.run(&steps, &a.offsets, bins, &policy, long_keys)
 }
 
+/// Puts the first `nnz` of `indices` and of `values` into `a` in place of its own,
+/// keeping its offsets and what is kept with them (the bins of its rows): how a benchmark sorts
+/// the same shuffled rows again and again, as a program sorts a matrix whose entries it rewrote.
+/// Queued on `gpu`'s stream (a device-to-device copy).
+pub fn overwrite_entries<T: Float>(
+    gpu: &Gpu,
+    a: &mut DeviceCsr<T>,
+    indices: &DeviceBuffer<i32>,
+    values: &DeviceBuffer<T>,
+) -> Result<()> {
+    let nnz = a.nnz();
+    for (param, len) in [("indices", indices.len()), ("values", values.len())] {
+        if len < nnz {
+            return Err(LoopsError::BufferTooShort {
+                kernel: "overwrite_entries".into(),
+                param: param.into(),
+                len,
+                required: nnz,
+                why: "one per entry of the matrix".into(),
+            });
+        }
+    }
+    if nnz == 0 {
+        return Ok(());
+    }
+    gpu.copy_device(
+        indices.device_ptr(),
+        a.indices.device_ptr(),
+        nnz * std::mem::size_of::<i32>(),
+        "overwrite_entries: indices",
+    )?;
+    gpu.copy_device(
+        values.device_ptr(),
+        a.values.device_ptr(),
+        nnz * std::mem::size_of::<T>(),
+        "overwrite_entries: values",
+    )
+}
+
 /// The CPU reference of [`segmented_sort`]: each row of a CSR matrix (`offsets`, `indices`,
 /// `values`, as in [`Csr32`](crate::formats::host::Csr32)) sorted by column, values carried, equal columns in
 /// their order (a stable sort). Panics on offsets that do not fit the arrays.
