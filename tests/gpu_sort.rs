@@ -158,6 +158,19 @@ fn check_transpose<T: Float>(
         .or_else(|| first_difference("col_offsets", &got.col_offsets, &want.col_offsets))
         .or_else(|| first_difference("row_indices", &got.row_indices, &want.row_indices))
         .or_else(|| first_difference("values", &bits(&got.values), &bits(&want.values)));
+    // The tile sizes counted on the GPU: those an upload of the same CSC counts on the host.
+    if report.is_none() {
+        let uploaded = gpu.upload_csc32(&want).map_err(|e| e.to_string())?;
+        if (t.stats(), t.split_mdt()) != (uploaded.stats(), uploaded.split_mdt()) {
+            report = Some(format!(
+                "tile sizes {:?} (split mdt {}), an upload counts {:?} (split mdt {})",
+                t.stats(),
+                t.split_mdt(),
+                uploaded.stats(),
+                uploaded.split_mdt()
+            ));
+        }
+    }
     // The CPU's (sprs's) CSC of the unshuffled matrix: the same arrays.
     if let (None, Some(s)) = (&report, source) {
         let sprs_csc = Csc32::from_sprs(s).map_err(|e| e.to_string())?;

@@ -46,10 +46,17 @@ fn transpose_kernels_compile_for_sm90() {
     let ptx = compile_ptx("loops_transpose", transpose::TRANSPOSE_SOURCE, Arch::SM_90)
         .unwrap_or_else(|e| panic!("{e}"));
     let found = entries_of(&ptx);
-    let mut expected: Vec<String> = ["count", "tile_sums", "scan_sums", "scan_apply", "scatter"]
-        .iter()
-        .map(|k| format!("loops_transpose_{k}"))
-        .collect();
+    let mut expected: Vec<String> = [
+        "count",
+        "tile_sums",
+        "scan_sums",
+        "scan_apply",
+        "scatter",
+        "stats",
+    ]
+    .iter()
+    .map(|k| format!("loops_transpose_{k}"))
+    .collect();
     for policy in ["csc_f32", "csc_f64"] {
         expected.extend(sort::entry_points(policy));
     }

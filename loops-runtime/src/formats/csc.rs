@@ -7,7 +7,7 @@ use std::ops::Add;
 use sprs::CsMat;
 
 use super::host::{compressed_to_sprs, Csr32, MatrixError};
-use super::{check_fits_32, tile_sizes, TileCore, TileSet};
+use super::{check_fits_32, tile_sizes, TileCore, TileSet, TileSizes};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
@@ -129,20 +129,20 @@ impl<T> DeviceCsc<T> {
 
 impl<T> DeviceCsc<T> {
     /// A CSC matrix of `rows` rows from device arrays (for the operations that build one on the
-    /// GPU, such as `ops::transpose`): `host_offsets` is a copy of `col_offsets`, for the tile
-    /// sizes. The caller answers for the arrays: checked offsets, and `row_indices` and `values`
-    /// filled before anything reads them.
+    /// GPU, such as `ops::transpose`): `sizes` are the tile sizes of `col_offsets` (as
+    /// [`tile_sizes`] counts them; `sizes.stats` gives the columns and entries). The caller answers
+    /// for the arrays: checked offsets, the sizes theirs, and `row_indices` and `values` filled
+    /// before anything reads them.
     pub(crate) fn from_device_parts(
         rows: usize,
         col_offsets: DeviceBuffer<i32>,
-        host_offsets: &[i32],
+        sizes: TileSizes,
         row_indices: DeviceBuffer<i32>,
         values: DeviceBuffer<T>,
     ) -> Self {
-        let cols = host_offsets.len().saturating_sub(1);
-        let nnz = host_offsets.last().map_or(0, |&n| n as usize);
+        let (cols, nnz) = (sizes.stats.tiles as usize, sizes.stats.atoms as usize);
         DeviceCsc {
-            core: TileCore::new(cols, nnz, tile_sizes(host_offsets), &col_offsets),
+            core: TileCore::new(cols, nnz, sizes, &col_offsets),
             rows,
             col_offsets,
             row_indices,

@@ -96,10 +96,11 @@ __device__ __forceinline__ void loops_segsort_shared(loops_key* s)
 // (the __syncwarp between), so a policy may store over what it reads.
 template <int G, typename P>
 __device__ __forceinline__ void loops_segsort_warp(
-    const P& p, const unsigned int* __restrict__ order, const unsigned int first, const unsigned int count)
+    const P& p, const unsigned int* __restrict__ order, const unsigned int first, const unsigned int count,
+    const unsigned int block)
 {
     const unsigned int lane_in_group = threadIdx.x & (unsigned int)(G - 1);
-    const unsigned long long slot = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / (unsigned int)G;
+    const unsigned long long slot = ((unsigned long long)block * blockDim.x + threadIdx.x) / (unsigned int)G;
     unsigned int start = 0u, len = 0u;
     if (slot < count) {
         const unsigned int seg = order[first + slot];
@@ -115,6 +116,45 @@ __device__ __forceinline__ void loops_segsort_warp(
     if (mine) v = p.fetch(start, key);
     __syncwarp();
     if (mine) p.store(start, lane_in_group, key, v);
+}
+
+// The blocks of LRB bin b (G = 2^b lanes a segment, `count` segments) in a launch of every group
+// bin: ceil(count G / LOOPS_SEGSORT_WARP_BLOCK).
+__device__ __forceinline__ unsigned int loops_segsort_group_blocks(const unsigned int count, const unsigned int b)
+{
+    return (unsigned int)((((unsigned long long)count << b) + LOOPS_SEGSORT_WARP_BLOCK - 1ull) / LOOPS_SEGSORT_WARP_BLOCK);
+}
+
+// Every group bin from `first_bin` (0 or 1) to 5 in one launch (short segments cost a launch per
+// bin otherwise, more than their sort on small matrices): the blocks of bin first_bin come first,
+// then those of the next bin, and so on; bin b's segments are order[starts[b] .. starts[b + 1]).
+// A block's bin is uniform, so its warps shuffle in groups of one size.
+template <typename P>
+__device__ __forceinline__ void loops_segsort_groups(
+    const P& p, const unsigned int* __restrict__ order, const unsigned int first_bin,
+    const unsigned int s0, const unsigned int s1, const unsigned int s2, const unsigned int s3,
+    const unsigned int s4, const unsigned int s5, const unsigned int s6)
+{
+    const unsigned int starts[7] = {s0, s1, s2, s3, s4, s5, s6};
+    unsigned int block = blockIdx.x;
+#pragma unroll
+    for (unsigned int b = 0u; b <= 5u; ++b) {
+        if (b < first_bin) continue;
+        const unsigned int count = starts[b + 1u] - starts[b];
+        const unsigned int blocks = loops_segsort_group_blocks(count, b);
+        if (block < blocks) {
+            switch (b) {
+            case 0u: loops_segsort_warp<1>(p, order, starts[b], count, block); break;
+            case 1u: loops_segsort_warp<2>(p, order, starts[b], count, block); break;
+            case 2u: loops_segsort_warp<4>(p, order, starts[b], count, block); break;
+            case 3u: loops_segsort_warp<8>(p, order, starts[b], count, block); break;
+            case 4u: loops_segsort_warp<16>(p, order, starts[b], count, block); break;
+            default: loops_segsort_warp<32>(p, order, starts[b], count, block); break;
+            }
+            return;
+        }
+        block -= blocks;
+    }
 }
 
 // One segment of up to N entries (LRB bins 6..=12) per block of T threads.
@@ -294,7 +334,7 @@ extern "C" __global__ void __launch_bounds__(LOOPS_SEGSORT_LONG_BLOCK) loops_seg
     extern "C" __global__ void __launch_bounds__(LOOPS_SEGSORT_WARP_BLOCK) loops_segsort_group##G##_##NAME( \
         LOOPS_SEGSORT_UNPAREN PARAMS, const unsigned int* __restrict__ order, const unsigned int first, const unsigned int count) \
     {                                                                                              \
-        loops_segsort_warp<G>(P ARGS, order, first, count);                                          \
+        loops_segsort_warp<G>(P ARGS, order, first, count, blockIdx.x);                              \
     }
 #define LOOPS_SEGSORT_BLOCK_ENTRY(NAME, P, PARAMS, ARGS, N, T)                                       \
     extern "C" __global__ void __launch_bounds__(T) loops_segsort_block##N##_##NAME(                 \
@@ -303,6 +343,13 @@ extern "C" __global__ void __launch_bounds__(LOOPS_SEGSORT_LONG_BLOCK) loops_seg
         loops_segsort_block<N, T>(P ARGS, order, first);                                             \
     }
 #define LOOPS_SEGSORT_ENTRIES(NAME, P, PARAMS, ARGS)                                                 \
+    extern "C" __global__ void __launch_bounds__(LOOPS_SEGSORT_WARP_BLOCK) loops_segsort_groups_##NAME( \
+        LOOPS_SEGSORT_UNPAREN PARAMS, const unsigned int* __restrict__ order, const unsigned int first_bin, \
+        const unsigned int s0, const unsigned int s1, const unsigned int s2, const unsigned int s3,   \
+        const unsigned int s4, const unsigned int s5, const unsigned int s6)                         \
+    {                                                                                              \
+        loops_segsort_groups(P ARGS, order, first_bin, s0, s1, s2, s3, s4, s5, s6);                  \
+    }                                                                                              \
     LOOPS_SEGSORT_GROUP_ENTRY(NAME, P, PARAMS, ARGS, 1)                                              \
     LOOPS_SEGSORT_GROUP_ENTRY(NAME, P, PARAMS, ARGS, 2)                                              \
     LOOPS_SEGSORT_GROUP_ENTRY(NAME, P, PARAMS, ARGS, 4)                                              \

@@ -4,7 +4,8 @@
 //! The approach is the LRB paper's (logarithmic radix binning: Fox, Tripathy, Green, HPEC 2019):
 //! segments are binned by `ceil(log2(length))` on the GPU ([`Gpu::bin_tiles`], kept with the
 //! matrix), then each non-empty bin is one launch of the kernel fit for its lengths
-//! (`sort.cuh`):
+//! (`sort.cuh`), except the group bins, which share one launch when two or more are non-empty
+//! (`loops_segsort_groups_*`: a launch costs more than a small bin's sort):
 //!
 //! | bins | lengths | kernel |
 //! |---|---|---|
@@ -66,6 +67,14 @@ pub enum Step {
         /// Segments.
         count: u32,
     },
+    /// The segments of every group bin from `first_bin` (0 or 1) to 5 in one launch, bin `b`'s
+    /// in `order[starts[b] .. starts[b + 1]]`: a plan with two or more non-empty group bins.
+    Groups {
+        /// The first bin launched for.
+        first_bin: u32,
+        /// The bin starts 0..=6 of the binning.
+        starts: [u32; LAST_GROUP_BIN + 2],
+    },
     /// Segments of at most `keys` entries, one block of `threads` each.
     Block {
         /// Keys in shared memory (a power of two, 64 to [`CHUNK`]).
@@ -96,7 +105,8 @@ pub enum Step {
 pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
     let range = |b: usize| (bin_starts[b], bin_starts[b + 1] - bin_starts[b]);
     let mut steps = Vec::new();
-    for b in (if with_bin0 { 0 } else { 1 })..=LAST_GROUP_BIN {
+    let first_bin = if with_bin0 { 0 } else { 1 };
+    for b in first_bin..=LAST_GROUP_BIN {
         let (first, count) = range(b);
         if count > 0 {
             steps.push(Step::Group {
@@ -105,6 +115,15 @@ pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
                 count,
             });
         }
+    }
+    // Several group bins: one launch for all (a launch costs more than a small bin's sort).
+    if steps.len() > 1 {
+        let mut starts = [0u32; LAST_GROUP_BIN + 2];
+        starts.copy_from_slice(&bin_starts[..LAST_GROUP_BIN + 2]);
+        steps = vec![Step::Groups {
+            first_bin: first_bin as u32,
+            starts,
+        }];
     }
     for b in LAST_GROUP_BIN + 1..=CHUNK_LOG2 {
         let (first, count) = range(b);
@@ -145,6 +164,16 @@ pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: 
     let chunks = longest.div_ceil(per_block.max(1) as u64).max(1);
     // count * blocks stays below 2^31 (a grid's limit): count <= nnz / 4096.
     fill.min(chunks).clamp(1, 1 << 16) as u32
+}
+
+/// The blocks of a [`Step::Groups`] launch (`loops_segsort_group_blocks` summed over its bins).
+pub fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
+    (first_bin as usize..=LAST_GROUP_BIN)
+        .map(|b| {
+            let count = (starts[b + 1] - starts[b]) as u64;
+            (count << b).div_ceil(GROUP_BLOCK as u64)
+        })
+        .sum()
 }
 
 /// A pointer parameter of a hand-written kernel.
@@ -209,6 +238,20 @@ impl SegmentedSort<'_> {
                     let grid = (count as u64 * lanes as u64).div_ceil(GROUP_BLOCK as u64);
                     self.launch(
                         &format!("loops_segsort_group{lanes}_{name}"),
+                        grid,
+                        GROUP_BLOCK,
+                        args,
+                    )?;
+                }
+                Step::Groups { first_bin, starts } => {
+                    let mut args = order();
+                    args.scalar(*first_bin);
+                    for &start in starts {
+                        args.scalar(start);
+                    }
+                    let grid = group_blocks(*first_bin, starts);
+                    self.launch(
+                        &format!("loops_segsort_groups_{name}"),
                         grid,
                         GROUP_BLOCK,
                         args,
@@ -292,6 +335,7 @@ pub fn entry_points(policy: &str) -> Vec<String> {
     let mut entries: Vec<String> = (0..=LAST_GROUP_BIN)
         .map(|b| format!("loops_segsort_group{}_{policy}", 1 << b))
         .collect();
+    entries.push(format!("loops_segsort_groups_{policy}"));
     entries.extend(
         (LAST_GROUP_BIN + 1..=CHUNK_LOG2)
             .map(|b| format!("loops_segsort_block{}_{policy}", 1 << b)),
@@ -353,6 +397,45 @@ pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
     };
     let long_keys = scratch.as_ref().map(|(even, odd, _)| (even, odd));
     sort.run(&steps, &a.offsets, bins, &policy, long_keys)
+}
+
+/// Puts the first `nnz` of `indices` and of `values` into `a` in place of its own,
+/// keeping its offsets and what is kept with them (the bins of its rows): how a benchmark sorts
+/// the same shuffled rows again and again, as a program sorts a matrix whose entries it rewrote.
+/// Queued on `gpu`'s stream (a device-to-device copy).
+pub fn overwrite_entries<T: Float>(
+    gpu: &Gpu,
+    a: &mut DeviceCsr<T>,
+    indices: &DeviceBuffer<i32>,
+    values: &DeviceBuffer<T>,
+) -> Result<()> {
+    let nnz = a.nnz();
+    for (param, len) in [("indices", indices.len()), ("values", values.len())] {
+        if len < nnz {
+            return Err(LoopsError::BufferTooShort {
+                kernel: "overwrite_entries".into(),
+                param: param.into(),
+                len,
+                required: nnz,
+                why: "one per entry of the matrix".into(),
+            });
+        }
+    }
+    if nnz == 0 {
+        return Ok(());
+    }
+    gpu.copy_device(
+        indices.device_ptr(),
+        a.indices.device_ptr(),
+        nnz * std::mem::size_of::<i32>(),
+        "overwrite_entries: indices",
+    )?;
+    gpu.copy_device(
+        values.device_ptr(),
+        a.values.device_ptr(),
+        nnz * std::mem::size_of::<T>(),
+        "overwrite_entries: values",
+    )
 }
 
 /// The CPU reference of [`segmented_sort`]: each row of a CSR matrix (`offsets`, `indices`,
@@ -418,15 +501,10 @@ mod tests {
         assert_eq!(
             steps,
             vec![
-                Step::Group {
-                    lanes: 2,
-                    first: 5,
-                    count: 2
-                },
-                Step::Group {
-                    lanes: 32,
-                    first: 7,
-                    count: 3
+                // Bins 1 and 5: one launch.
+                Step::Groups {
+                    first_bin: 1,
+                    starts: [0, 5, 7, 7, 7, 7, 10]
                 },
                 Step::Block {
                     keys: 64,
@@ -451,11 +529,22 @@ mod tests {
         // A transpose launches for bin 0 too.
         assert_eq!(
             plan(&s, true)[0],
-            Step::Group {
-                lanes: 1,
-                first: 0,
-                count: 5
+            Step::Groups {
+                first_bin: 0,
+                starts: [0, 5, 7, 7, 7, 7, 10]
             }
+        );
+        // Blocks: bin 0's 5 segments of one lane, bin 1's 2 of two, bin 5's 3 of 32.
+        assert_eq!(group_blocks(0, &[0, 5, 7, 7, 7, 7, 10]), 3);
+        assert_eq!(group_blocks(1, &[0, 300, 700, 700, 700, 700, 700]), 4);
+        // One group bin: its own launch.
+        assert_eq!(
+            plan(&starts(&[(0, 9), (3, 4)]), false),
+            vec![Step::Group {
+                lanes: 8,
+                first: 9,
+                count: 4
+            }]
         );
         assert!(plan(&starts(&[(0, 9)]), false).is_empty());
     }

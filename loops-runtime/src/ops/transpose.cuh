@@ -193,3 +193,46 @@ extern "C" __global__ void __launch_bounds__(LOOPS_TRANSPOSE_BLOCK) loops_transp
         }
     }
 }
+
+// What an upload counts on the host of a tile set's sizes (formats::tile_sizes), counted here from
+// the column offsets so that they need not be read back: `state` (zeroed, LOOPS_TRANSPOSE_STATS_LEN
+// slots) gets the log2 size histogram (LRB bins), then the empty columns, the columns of one entry,
+// the longest column and the longest run of empty columns. A run is measured by its first column:
+// a search for the first offset past its own (the offsets never decrease).
+#define LOOPS_TRANSPOSE_STATS_BINS 32
+#define LOOPS_TRANSPOSE_STATS_LEN (LOOPS_TRANSPOSE_STATS_BINS + 4)
+extern "C" __global__ void __launch_bounds__(LOOPS_TRANSPOSE_BLOCK) loops_transpose_stats(
+    const int* __restrict__ col_offsets, const unsigned int cols, unsigned int* __restrict__ state)
+{
+    __shared__ unsigned int local[LOOPS_TRANSPOSE_STATS_LEN];
+    for (unsigned int i = threadIdx.x; i < LOOPS_TRANSPOSE_STATS_LEN; i += blockDim.x) local[i] = 0u;
+    __syncthreads();
+    const unsigned int empty = LOOPS_TRANSPOSE_STATS_BINS, ones = empty + 1u, longest = empty + 2u,
+                       run = empty + 3u;
+    for (unsigned int c = blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += gridDim.x * blockDim.x) {
+        const int at = col_offsets[c];
+        const unsigned int size = (unsigned int)(col_offsets[c + 1u] - at);
+        atomicAdd(&local[loops_segsort_bin(size)], 1u);
+        atomicMax(&local[longest], size);
+        if (size == 1u) atomicAdd(&local[ones], 1u);
+        if (size == 0u) {
+            atomicAdd(&local[empty], 1u);
+            if (c == 0u || col_offsets[c - 1u] != at) {
+                // Columns c .. j - 2 are empty, j the first offset index past c with a larger offset.
+                unsigned int lo = c + 1u, hi = cols + 1u;
+                while (lo < hi) {
+                    const unsigned int mid = lo + (hi - lo) / 2u;
+                    if (col_offsets[mid] > at) hi = mid;
+                    else lo = mid + 1u;
+                }
+                atomicMax(&local[run], lo - 1u - c);
+            }
+        }
+    }
+    __syncthreads();
+    for (unsigned int i = threadIdx.x; i < LOOPS_TRANSPOSE_STATS_LEN; i += blockDim.x) {
+        if (local[i] == 0u) continue;
+        if (i < longest) atomicAdd(&state[i], local[i]);
+        else atomicMax(&state[i], local[i]);
+    }
+}

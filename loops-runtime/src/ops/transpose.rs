@@ -8,17 +8,20 @@
 //! matrix built from parts) in its order. So the result is exactly the CPU's CSC, every time.
 //!
 //! Scratch: the counts and cursors (4 bytes per column each), the keys (8 bytes per nonzero), and
-//! with columns of more than 4096 entries a second key buffer. One host round trip: the column
-//! offsets are read back (the CSC's tile sizes are counted on the host, as for an upload), and
-//! their bins with them.
+//! with columns of more than 4096 entries a second key buffer. One host round trip, a
+//! small one: the columns' bin starts (33 numbers, [`Gpu::bin_tiles`]); the CSC's tile sizes
+//! (what an upload counts on the host: the log2 histogram, the longest column, the longest run of
+//! empty columns) are counted by a kernel and read back after it (36 numbers, no further wait).
 
+use kernels_gen::schedule::auto::TileStats;
+use kernels_gen::schedule::lrb::{bin_upper_edge, BINS};
 use kernels_gen::schedule::LaunchDims;
 
 use super::sort::{has_long, plan, SegmentedSort};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::formats::{check_fits_32, Csc32, DeviceCsc, DeviceCsr, TileSet};
+use crate::formats::{check_fits_32, tile_sizes, Csc32, DeviceCsc, DeviceCsr, TileSizes};
 use crate::launch::{KernelArgs, Param};
 
 /// The transpose's kernels (`loops_transpose_*`) and the segmented sort's for CSC columns
@@ -37,6 +40,47 @@ const TILE: usize = 256 * 8;
 const SUMS_BLOCK: u32 = 1024;
 
 const KERNEL: &str = "loops_transpose";
+
+/// Slots of the statistics kernel's state (`LOOPS_TRANSPOSE_STATS_LEN`): the histogram of the
+/// [`BINS`] log2 bins, then the empty columns, the columns of one entry, the longest column and the
+/// longest run of empty columns.
+const STATS_LEN: usize = BINS + 4;
+
+/// The tile sizes an upload would count from the column offsets ([`tile_sizes`]), from what
+/// `loops_transpose_stats` counted of them (`state`, [`STATS_LEN`] slots).
+fn sizes_of_stats(cols: usize, nnz: usize, state: &[u32]) -> TileSizes {
+    let mut histogram = [0u64; BINS];
+    for (h, &count) in histogram.iter_mut().zip(state) {
+        *h = count as u64;
+    }
+    let (empty, ones, longest, run) = (
+        state[BINS] as u64,
+        state[BINS + 1] as u64,
+        state[BINS + 2] as u64,
+        state[BINS + 3] as u64,
+    );
+    let stats = TileStats {
+        tiles: cols as u64,
+        atoms: nnz as u64,
+        max_tile_atoms: longest,
+        longest_empty_run: run,
+        empty_tiles: empty,
+        histogram,
+    };
+    // As `choose_mdt_of_sizes`: the tallest bin of the non-empty sizes (bin 0 holds only the
+    // columns of one entry then), the larger bin of a tie.
+    let mut positive = histogram;
+    positive[0] = ones;
+    let split_mdt = if longest == 0 {
+        1
+    } else {
+        let tallest = (0..BINS)
+            .max_by_key(|&b| (positive[b], b))
+            .expect("BINS > 0");
+        bin_upper_edge(tallest).min(longest)
+    };
+    TileSizes { stats, split_mdt }
+}
 
 fn ptr(ty: &'static str, mutable: bool) -> Param {
     Param::Ptr { ty, mutable }
@@ -63,7 +107,7 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
         return Ok(DeviceCsc::from_device_parts(
             rows,
             col_offsets,
-            &vec![0; cols + 1],
+            tile_sizes(&vec![0; cols + 1]),
             DeviceBuffer::empty(),
             DeviceBuffer::empty(),
         ));
@@ -115,18 +159,29 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
         .min(gpu.limits().sm_count.max(1) as usize * 8);
     launch(gpu, "loops_transpose_scatter", scatter_grid, BLOCK, args)?;
 
-    let host_offsets = gpu.download(&col_offsets)?;
+    // The CSC's tile sizes, counted on the GPU: reading the column offsets back and counting them
+    // on the host took longer than all the kernels (about 15 ms for a million columns).
+    let state = gpu.zeros::<u32>(STATS_LEN)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(&col_offsets, ptr("int", false));
+    args.scalar(cols as u32);
+    args.push_buffer(&state, ptr("unsigned int", true));
+    let stats_grid = cols
+        .div_ceil(BLOCK as usize)
+        .min(gpu.limits().sm_count.max(1) as usize * 8);
+    launch(gpu, "loops_transpose_stats", stats_grid, BLOCK, args)?;
+    // Binning the columns reads their bin starts back, which waits for every kernel so far: the
+    // statistics are then read without a second wait. (The bins are not kept with the CSC: its
+    // cache is made with it, after the sizes; an `lrb` launch on it bins it again.)
+    let bins = gpu.bin_tiles(&col_offsets, cols, None)?;
+    let sizes = sizes_of_stats(cols, nnz, &gpu.download(&state)?);
     let csc = DeviceCsc::from_device_parts(
         rows,
         col_offsets,
-        &host_offsets,
+        sizes,
         gpu.uninit::<i32>(nnz)?,
         gpu.uninit::<T>(nnz)?,
     );
-    let bins = csc
-        .core()
-        .cache()
-        .bins(gpu, csc.col_offsets(), csc.cols())?;
     let steps = plan(&bins.bin_starts, true);
     let odd = if has_long(&steps) {
         Some(gpu.uninit::<u64>(nnz)?)
@@ -149,7 +204,7 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     // Long columns sort their chunks back into the scattered keys (each block reads its chunk
     // before it writes it), then merge between them and `odd`.
     let long_keys = odd.as_ref().map(|odd| (&keys, odd));
-    sort.run(&steps, csc.col_offsets(), bins, &policy, long_keys)?;
+    sort.run(&steps, csc.col_offsets(), &bins, &policy, long_keys)?;
     drop(policy);
     Ok(csc)
 }
@@ -206,6 +261,7 @@ mod tests {
             ("LOOPS_TRANSPOSE_BLOCK", BLOCK as usize),
             ("LOOPS_TRANSPOSE_ITEMS", TILE / BLOCK as usize),
             ("LOOPS_TRANSPOSE_SUMS_BLOCK", SUMS_BLOCK as usize),
+            ("LOOPS_TRANSPOSE_STATS_BINS", BINS),
         ] {
             assert!(
                 TRANSPOSE_SOURCE.contains(&format!("#define {name} {value}\n")),
@@ -214,6 +270,84 @@ mod tests {
         }
         assert!(TRANSPOSE_SOURCE.starts_with("#define LOOPS_SEGSORT_CORE_ONLY\n"));
         assert!(TRANSPOSE_SOURCE.contains(SORT_SOURCE));
+    }
+
+    /// `loops_transpose_stats`, its threads one after another.
+    fn model_stats(offsets: &[i32]) -> Vec<u32> {
+        let cols = offsets.len() - 1;
+        let mut state = vec![0u32; STATS_LEN];
+        for c in 0..cols {
+            let at = offsets[c];
+            let size = (offsets[c + 1] - at) as u32;
+            let bin = if size <= 1 {
+                0
+            } else {
+                32 - (size - 1).leading_zeros() as usize
+            };
+            state[bin] += 1;
+            state[BINS + 2] = state[BINS + 2].max(size);
+            if size == 1 {
+                state[BINS + 1] += 1;
+            }
+            if size == 0 {
+                state[BINS] += 1;
+                if c == 0 || offsets[c - 1] != at {
+                    let (mut lo, mut hi) = (c + 1, cols + 1);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        if offsets[mid] > at {
+                            hi = mid;
+                        } else {
+                            lo = mid + 1;
+                        }
+                    }
+                    state[BINS + 3] = state[BINS + 3].max((lo - 1 - c) as u32);
+                }
+            }
+        }
+        state
+    }
+
+    #[test]
+    fn the_stats_kernel_counts_what_an_upload_counts() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut cases: Vec<Vec<i32>> = vec![
+            vec![],
+            vec![0],
+            vec![1],
+            vec![0, 0, 0],
+            vec![1, 1, 1, 1],
+            vec![0, 0, 3, 0, 0, 0, 1, 1, 0, 20, 0, 2, 9, 0, 0],
+            vec![5000, 0, 70_000, 1, 0, 0],
+        ];
+        for _ in 0..50 {
+            let n = rng.random_range(1..400);
+            let zeros = rng.random_range(0.0..1.0);
+            cases.push(
+                (0..n)
+                    .map(|_| {
+                        if rng.random_bool(zeros) {
+                            0
+                        } else {
+                            rng.random_range(1..300)
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        for lengths in cases {
+            let mut offsets = vec![0i32];
+            for len in &lengths {
+                offsets.push(offsets.last().unwrap() + len);
+            }
+            let (cols, nnz) = (lengths.len(), *offsets.last().unwrap() as usize);
+            assert_eq!(
+                sizes_of_stats(cols, nnz, &model_stats(&offsets)),
+                tile_sizes(&offsets),
+                "{lengths:?}"
+            );
+        }
     }
 
     /// `loops_transpose_row_of`.
