@@ -19,6 +19,8 @@
 # LOOPS_BENCH_ARGS (extra benchmark arguments).
 set -u
 cd "$(dirname "$0")/.."
+# tests/device_pack.sh sends the binaries as one tarball.
+if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 logs=/tmp/loops-logs
