@@ -7,6 +7,7 @@
 # Usage:   bash tests/graph_sweep.sh [grid|road|kron|do]...   (default: all four)
 set -u
 cd "$(dirname "$0")/.."
+if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
 OUT=${OUT:-/tmp/out}
 logs="$OUT/sweep"
 mkdir -p "$logs"

@@ -10,6 +10,7 @@
 # Environment: LOOPS_PROFILE_TIMEOUT (seconds per profile, default 120).
 set -u
 cd "$(dirname "$0")/.."
+if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 [ -x "$ncu" ] || { echo "profile.sh: ncu not found" >&2; exit 2; }
 out=${OUT:-/tmp/out}/profile

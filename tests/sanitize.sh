@@ -30,6 +30,7 @@ set -u
 args=()
 for arg in "$@"; do args+=("$(realpath "$arg")"); done
 cd "$(dirname "$0")/.."
+if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
 out=${LOOPS_SANITIZE_OUT:-/tmp/sanitize}
 mkdir -p "$out"
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
