@@ -139,19 +139,7 @@ impl<'a, T: Float> SpMm<'a, T> {
         };
         // SAFETY: live device allocations of `a` (32-bit offsets and indices), borrowed for 'a.
         check("cusparseCreateConstCsr", unsafe {
-            sys::cusparseCreateConstCsr(
-                &mut plan.mat,
-                rows,
-                cols,
-                nnz,
-                addr(a.offsets()),
-                addr(a.indices()),
-                addr(a.values()),
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-                value_type,
-            )
+            const_csr(&mut plan.mat, a, (rows, cols, nnz), value_type)
         })?;
         // SAFETY: `b` holds at least cols x k elements (checked) and is borrowed for 'a.
         check("cusparseCreateConstDnMat", unsafe {

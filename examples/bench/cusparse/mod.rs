@@ -258,6 +258,31 @@ fn on_gpu<T>(b: &DeviceBuffer<T>, gpu: &Gpu) -> bool {
         .is_none_or(|s| Arc::ptr_eq(s.stream(), gpu.stream()))
 }
 
+/// `cusparseCreateConstCsr` over `a`'s device arrays (32-bit offsets and indices, base 0).
+///
+/// # Safety
+/// `a` must outlive the descriptor written to `out` (the plans borrow it for their lifetime).
+pub(crate) unsafe fn const_csr<T: Float>(
+    out: &mut sys::cusparseConstSpMatDescr_t,
+    a: &DeviceCsr<T>,
+    (rows, cols, nnz): (i64, i64, i64),
+    value_type: sys::cudaDataType,
+) -> sys::cusparseStatus_t {
+    sys::cusparseCreateConstCsr(
+        out,
+        rows,
+        cols,
+        nnz,
+        addr(a.offsets()),
+        addr(a.indices()),
+        addr(a.values()),
+        sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+        sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+        sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
+        value_type,
+    )
+}
+
 /// The device address of a buffer as the `void *` cuSPARSE takes.
 fn addr<T>(b: &DeviceBuffer<T>) -> *mut c_void {
     b.device_ptr() as usize as *mut c_void
@@ -331,19 +356,7 @@ impl<'a, T: Float> SpMv<'a, T> {
         // SAFETY: the pointers are live device allocations of `a` (rows + 1 offsets, nnz indices and
         // values, 32-bit), borrowed for 'a; the out-pointer is valid.
         check("cusparseCreateConstCsr", unsafe {
-            sys::cusparseCreateConstCsr(
-                &mut plan.mat,
-                rows,
-                cols,
-                nnz,
-                addr(a.offsets()),
-                addr(a.indices()),
-                addr(a.values()),
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-                value_type,
-            )
+            const_csr(&mut plan.mat, a, (rows, cols, nnz), value_type)
         })?;
         // SAFETY: `x` has `cols` elements and is borrowed for 'a.
         check("cusparseCreateConstDnVec", unsafe {
