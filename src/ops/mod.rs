@@ -238,7 +238,7 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
             loops_runtime::ops::spmm::check_spmm(self, b, k, c)?;
             return spmv::spmv(gpu, self, T::from_f64(1.0), b, T::from_f64(0.0), c);
         }
-        loops_runtime::ops::spmm(gpu, self, b, k, c)
+        loops_runtime::ops::spmm::spmm(gpu, self, b, k, c)
     }
 
     fn sddmm(
@@ -249,7 +249,7 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
         k: usize,
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        loops_runtime::ops::sddmm(gpu, self, x, y, k, out)
+        loops_runtime::ops::sddmm::sddmm(gpu, self, x, y, k, out)
     }
 
     fn row_reduce(&self, gpu: &Gpu, op: RowReduction, out: &mut DeviceBuffer<T>) -> Result<()> {
@@ -266,10 +266,10 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
     }
 
     fn segmented_sort(&mut self, gpu: &Gpu) -> Result<()> {
-        loops_runtime::ops::segmented_sort(gpu, self)
+        loops_runtime::ops::sort::segmented_sort(gpu, self)
     }
 
     fn transpose(&self, gpu: &Gpu) -> Result<DeviceCsc<T>> {
-        loops_runtime::ops::transpose(gpu, self)
+        loops_runtime::ops::transpose::transpose(gpu, self)
     }
 }
