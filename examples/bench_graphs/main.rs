@@ -164,6 +164,10 @@ pub struct Args {
     /// Blocks of each device-loop compaction (default: one wave).
     #[arg(long)]
     pub compact_blocks: Option<u32>,
+    /// Launch the device loop's recorded kernels the ordinary way, not with programmatic
+    /// dependent launch (`DeviceFrontierLoop::set_programmatic_launch(false)`), for comparison.
+    #[arg(long)]
+    pub no_programmatic: bool,
     /// Levels per recorded replay of the device loop (a multiple of 6; default 48).
     #[arg(long)]
     pub levels_per_replay: Option<usize>,

@@ -571,6 +571,7 @@ impl<'a> Cx<'a> {
             } else {
                 format!("<{}>", targs.join(", "))
             };
+            cx.line("loops_grid_dependency();");
             cx.line(format!("{}_body{targs}({args});", k.name));
             cx.close();
             cx.raw_generated("#endif\n");

@@ -232,5 +232,17 @@ template <typename T> __device__ __forceinline__ bool loops_ready(const unsigned
 template <typename T> __device__ __forceinline__ T loops_value(const unsigned long long* w) {
     return loops_unbits((w[0] & 0xffffffffull) | (sizeof(T) > 4 ? w[1] << 32 : 0ull), (T*)0);
 }
+// Programmatic dependent launch (Hopper and newer): every entry point first waits until the kernel
+// before it on the stream has finished and its writes are visible, then lets the kernel after it
+// start launching. Both are no-ops for a kernel launched the ordinary way; a loop that launches
+// with the programmatic attribute (the device frontier loop) hides each launch's latency under
+// the previous kernel. The runtime's hand-written kernels that it launches so carry the same
+// function (graph/compact.cuh).
+__device__ __forceinline__ void loops_grid_dependency() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 // ---- end of prelude ----
 

@@ -112,13 +112,17 @@ pub struct Gpu {
 /// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
 /// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
-/// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).
+/// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks);
+/// `programmatic`: while capturing, every generated kernel is launched programmatically.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceList {
     pub list: sys::CUdeviceptr,
     pub len: sys::CUdeviceptr,
     pub capturing: bool,
     pub blocks: Option<u32>,
+    /// While capturing, every generated kernel's launch is programmatic
+    /// ([`crate::graph::DeviceFrontierLoop::set_programmatic_launch`]).
+    pub programmatic: bool,
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled

@@ -1,5 +1,16 @@
 // loops for Rust: frontier compaction (loops-runtime/src/graph/compact.cuh).
 
+// The generated kernels' programmatic-dependent-launch entry (kernels-gen's prelude.cuh, where the
+// why is): the device loop launches its compaction with the programmatic attribute too, so the
+// compaction must wait for the step before it reads the flags.
+static __device__ __forceinline__ void loops_grid_dependency()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Marks a degree the compaction could not read (a vertex outside the graph, or no graph given):
 // the level after it then scans.
 #define LOOPS_UNKNOWN_DEGREE 0xffffffffu
@@ -233,6 +244,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_level(
     const unsigned int* __restrict__ adj, const unsigned int graph_vertices,
     const unsigned long long walk_limit)
 {
+    loops_grid_dependency();
     loops_compact_level_body(flags, n, out, state, current, next, after, level, in, offsets, adj,
                              graph_vertices, walk_limit);
 }
@@ -246,6 +258,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_level_wide(
     const unsigned int* __restrict__ adj, const unsigned int graph_vertices,
     const unsigned long long walk_limit)
 {
+    loops_grid_dependency();
     loops_compact_level_body(flags, n, out, state, current, next, after, level, in, offsets, adj,
                              graph_vertices, walk_limit);
 }

@@ -339,7 +339,12 @@ impl Gpu {
         if let Some(sizes) = &f.param_sizes {
             check_args(spec.name, entry, sizes, &args)?;
         }
-        self.launch_raw(spec.name, entry, &f.func, dims, args)?;
+        // Every generated entry point waits for the kernel before it (`loops_grid_dependency`), so
+        // it may be launched programmatically where the device loop asks for it.
+        let programmatic = self
+            .device_list()
+            .is_some_and(|d| d.capturing && d.programmatic);
+        self.launch_raw(spec.name, entry, &f.func, dims, args, programmatic)?;
         drop(prefix_area);
         match scratch {
             Some(scratch) if spec.checked => self.take_fault(spec, scratch.device_ptr()),
@@ -557,12 +562,26 @@ impl Gpu {
         dims: LaunchDims,
         args: KernelArgs<'_>,
     ) -> Result<()> {
+        self.launch_function_with(kernel_name, func, dims, args, false)
+    }
+
+    /// [`Self::launch_function`], launched with the programmatic-stream-serialization attribute
+    /// where `programmatic` (see [`Self::launch_queued`]): only for a kernel whose entry begins
+    /// with `loops_grid_dependency()`, which waits for the kernel before it.
+    pub(crate) fn launch_function_with(
+        &self,
+        kernel_name: &str,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        args: KernelArgs<'_>,
+        programmatic: bool,
+    ) -> Result<()> {
         // A hand-written kernel's PTX is not at hand: its sizes are checked for the arguments given,
         // not its count.
         if let Some(sizes) = crate::device::param_sizes(func, args.sizes.len()) {
             check_args(kernel_name, kernel_name, &sizes, &args)?;
         }
-        self.launch_raw(kernel_name, kernel_name, func, dims, args)
+        self.launch_raw(kernel_name, kernel_name, func, dims, args, programmatic)
     }
 
     fn launch_raw(
@@ -572,6 +591,7 @@ impl Gpu {
         func: &CudaFunction,
         dims: LaunchDims,
         mut args: KernelArgs<'_>,
+        programmatic: bool,
     ) -> Result<()> {
         // Buffers of another handle's stream: this launch waits for that stream's work so far, and
         // that stream's later work (the buffer's free included) waits for this launch.
@@ -580,7 +600,7 @@ impl Gpu {
         let foreign = self.enter_foreign(streams.iter().map(|&(i, s)| (i, Some(s))), |i| {
             format!("launching kernel `{kernel}`: argument {i} ({})", what[i])
         })?;
-        let launched = self.launch_queued(kernel, entry, func, dims, &mut args.slots);
+        let launched = self.launch_queued(kernel, entry, func, dims, &mut args.slots, programmatic);
         if !foreign.is_empty() {
             let left = self.leave_foreign(&foreign, &format!("launching kernel `{kernel}`"));
             launched?;
@@ -606,6 +626,7 @@ impl Gpu {
         func: &CudaFunction,
         dims: LaunchDims,
         slots: &mut [u64],
+        programmatic: bool,
     ) -> Result<()> {
         let context = || {
             format!(
@@ -634,6 +655,11 @@ impl Gpu {
         // stream of the same context that `launch_raw` orders this launch with, so the kernel runs
         // after their uploads and before their frees. Staying inside the buffers is
         // the kernel's contract with the lengths it is passed (`check_len` in the generated wrapper).
+        if programmatic {
+            return self
+                .launch_programmatic(func, dims, &mut params)
+                .map_err(LoopsError::driver(context()));
+        }
         unsafe {
             cudarc::driver::result::launch_kernel(
                 func.cu_function(),
@@ -645,6 +671,51 @@ impl Gpu {
             )
         }
         .map_err(LoopsError::driver(context()))
+    }
+
+    /// `cuLaunchKernelEx` with programmatic stream serialization: the kernel may start launching
+    /// before the one before it on the stream has finished (once that one's blocks have all
+    /// passed `loops_grid_dependency`, or exited), and its own `loops_grid_dependency` waits for
+    /// that kernel's completion and writes. Captured into a graph, this becomes a programmatic
+    /// edge; after a node that is not a kernel (a fill, a copy) it is an ordinary dependency. What
+    /// it saves is the launch latency between two dependent kernels: the device loop's levels are
+    /// two short kernels each, and most of a level's time.
+    fn launch_programmatic(
+        &self,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        params: &mut [*mut c_void],
+    ) -> std::result::Result<(), cudarc::driver::DriverError> {
+        use cudarc::driver::sys;
+        // SAFETY: all-zero is a valid `CUlaunchAttribute` (id 0 is "ignore"); the fields set
+        // below are the attribute's id and its value's matching member.
+        let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attribute.id =
+            sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attribute.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: dims.grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: dims.block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: dims.shared_bytes,
+            hStream: self.stream().cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `launch_kernel` in `launch_queued` (the same parameters, function and
+        // stream); `config` and `attribute` outlive the call.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                func.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+            .result()
+        }
     }
 }
 
