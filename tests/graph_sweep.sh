@@ -4,7 +4,7 @@
 # R-MAT scale 22. Each run's table goes to $OUT/sweep/<name>.log; examples/bench/README.md keeps
 # the results.
 #
-# Usage:   bash tests/graph_sweep.sh [grid|road|kron|do]...   (default: all four)
+# Usage:   bash tests/graph_sweep.sh [grid|road|kron|pdl|do]...   (default: grid road kron do)
 set -u
 cd "$(dirname "$0")/.."
 if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
@@ -38,6 +38,12 @@ for what in "${@:-grid road kron do}"; do
     kron)
       run kron-default --kron-scale 20 --no-algorithms --loop device
       run kron-replay6 --kron-scale 20 --no-algorithms --loop device --levels-per-replay 6 --step-blocks 4224 ;;
+    pdl)
+      # Programmatic dependent launch against ordinary launches, in the device loop.
+      run grid-pdl --grid 2048 --no-algorithms --loop device
+      run grid-nopdl --grid 2048 --no-algorithms --loop device --no-programmatic
+      run road-pdl --road 1000000 --no-algorithms --loop device
+      run road-nopdl --road 1000000 --no-algorithms --loop device --no-programmatic ;;
     do)
       run do-rmat22 --scale 22 --no-traversals --algorithms bfs --pull thread,warp,group64,auto --bfs-trace ;;
   esac

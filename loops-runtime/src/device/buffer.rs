@@ -164,6 +164,12 @@ impl Gpu {
             return Ok(Vec::new());
         };
         self.with_buffer_of(buf.cuda_stream(), context, || {
+            let bytes = buf.len * std::mem::size_of::<T>();
+            if bytes <= STAGING_BYTES {
+                return self
+                    .download_staged(raw_ptr(slice), buf.len)
+                    .map_err(LoopsError::driver(context()));
+            }
             let host = self
                 .stream
                 .clone_dtoh(&slice.slice(..buf.len))
@@ -173,6 +179,62 @@ impl Gpu {
                 .map_err(LoopsError::driver(context()))?;
             Ok(host)
         })
+    }
+}
+
+/// The largest read-back that goes through the page-locked staging area.
+const STAGING_BYTES: usize = 256;
+
+/// Page-locked host memory for the small read-backs of [`Gpu::download`]: the counts a frontier
+/// loop reads after every level or replay. A copy into pageable memory is staged by the driver and
+/// costs several microseconds more than one into page-locked memory, on every level.
+pub(crate) struct Staging {
+    host: *mut u8,
+}
+
+// SAFETY: the pointer is a page-locked allocation owned by this value alone, used under the
+// handle's `staging` mutex.
+unsafe impl Send for Staging {}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `malloc_host` in `download_staged` and not freed elsewhere; every copy
+        // into it was waited for before its lock was released. An error here (a context already
+        // gone) leaves nothing to do.
+        let _ = unsafe { cudarc::driver::result::free_host(self.host.cast()) };
+    }
+}
+
+impl Gpu {
+    /// `len` elements at `src` copied into the staging area and back out, once this handle's
+    /// stream reaches the copy.
+    fn download_staged<T: Element>(
+        &self,
+        src: sys::CUdeviceptr,
+        len: usize,
+    ) -> std::result::Result<Vec<T>, DriverError> {
+        let bytes = len * std::mem::size_of::<T>();
+        debug_assert!(bytes <= STAGING_BYTES);
+        let mut staging = super::lock(&self.staging);
+        if staging.is_none() {
+            self.stream.context().bind_to_thread()?;
+            // SAFETY: a plain page-locked allocation, owned by the `Staging` it goes into.
+            let host = unsafe { cudarc::driver::result::malloc_host(STAGING_BYTES, 0)? };
+            *staging = Some(Staging { host: host.cast() });
+        }
+        let host = staging.as_ref().expect("allocated above").host;
+        // SAFETY: `host` holds STAGING_BYTES >= `bytes`; `src` is a live allocation of at least `len`
+        // elements (the caller's buffer, borrowed for the call); the copy is waited for before the
+        // bytes are read, and the lock keeps other read-backs out meanwhile. Any bit pattern of
+        // the right size is a valid `T` (`ValidAsZeroBits` numbers).
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(host.cast(), src, bytes, self.stream.cu_stream()).result()?;
+            self.stream.synchronize()?;
+            let mut out = Vec::<T>::with_capacity(len);
+            std::ptr::copy_nonoverlapping(host, out.as_mut_ptr().cast::<u8>(), bytes);
+            out.set_len(len);
+            Ok(out)
+        }
     }
 }
 

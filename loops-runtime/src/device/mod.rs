@@ -106,6 +106,8 @@ pub struct Gpu {
     /// The tile list whose length lives on the device while a [`crate::graph::DeviceFrontierLoop`]
     /// runs its step on this handle (see [`DeviceList`]).
     device_list: Mutex<Option<DeviceList>>,
+    /// Page-locked host memory for small read-backs ([`Gpu::download`]), allocated on first use.
+    staging: Mutex<Option<buffer::Staging>>,
 }
 
 /// A tile list whose length only the device knows (the frontier of a
@@ -267,6 +269,7 @@ impl Gpu {
             scratch: Mutex::new(DeviceBuffer::empty()),
             subset_area: Mutex::new(DeviceBuffer::empty()),
             device_list: Mutex::new(None),
+            staging: Mutex::new(None),
         })
     }
 
@@ -291,6 +294,7 @@ impl Gpu {
             scratch: Mutex::new(DeviceBuffer::empty()),
             subset_area: Mutex::new(DeviceBuffer::empty()),
             device_list: Mutex::new(None),
+            staging: Mutex::new(None),
         })
     }
 
