@@ -176,6 +176,12 @@ fn graph_kernels_compile_for_sm90() {
             assert!(ptx.contains(".entry loops_compact_flags("));
             assert!(ptx.contains(".entry loops_compact_level("));
             assert!(ptx.contains(".entry loops_compact_level_wide("));
+            assert!(ptx.contains(".entry loops_compact_walk("));
+            // Launched programmatically, each waits for the kernel before it.
+            assert!(
+                ptx.contains("griddepcontrol.wait"),
+                "no grid dependency wait"
+            );
             // The neighbour walk of push runs claims flags by exchange and keeps the largest
             // degree by atomic max.
             assert!(ptx.contains("atom.global.exch.b32"), "no claim by exchange");

@@ -164,8 +164,8 @@ pub struct Args {
     /// Blocks of each device-loop compaction (default: one wave).
     #[arg(long)]
     pub compact_blocks: Option<u32>,
-    /// Launch the device loop's recorded kernels the ordinary way, not with programmatic
-    /// dependent launch (`DeviceFrontierLoop::set_programmatic_launch(false)`), for comparison.
+    /// Launch every kernel the ordinary way, not with programmatic dependent launch
+    /// (`Gpu::set_programmatic_launch(false)`), for comparison.
     #[arg(long)]
     pub no_programmatic: bool,
     /// Levels per recorded replay of the device loop (a multiple of 6; default 48).
@@ -230,6 +230,7 @@ pub struct Bench<'a> {
 
 fn run(args: &Args) -> Result<usize, BoxError> {
     let gpu = Gpu::new(0)?;
+    gpu.set_programmatic_launch(!args.no_programmatic);
     println!("device: {}", gpu.name());
     let naive = if args.world {
         Vec::new()

@@ -154,7 +154,6 @@ impl Bench<'_> {
         }
         device_frontier.set_step_blocks(a.step_blocks);
         device_frontier.set_compact_blocks(a.compact_blocks);
-        device_frontier.set_programmatic_launch(!a.no_programmatic);
         if let Some(levels) = a.levels_per_replay {
             device_frontier.set_levels_per_replay(levels);
         }

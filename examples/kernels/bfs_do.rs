@@ -276,15 +276,38 @@ pub fn run(
             )?,
         }
         state.next.set_len(n);
-        state.compaction.run_with_degrees(
-            gpu,
-            &mut state.flags,
-            &mut state.next,
-            &mut state.counts,
-            g,
-            // Only a frontier that small may be a small push level.
-            resident_warps.min(u32::MAX as u64) as u32 + 1,
-        )?;
+        // A push level's flags are heads of its frontier's out-edges: while those are few, the
+        // compaction walks them instead of scanning every vertex's flag. It needs the frontier's
+        // largest degree, which the last compaction read in full for a frontier this small.
+        let walk = direction == Direction::Push
+            && frontier <= resident_warps
+            && g.offsets().wide_offsets().is_none()
+            && loops::graph::compaction_walks(
+                frontier as u32,
+                max_degree,
+                loops::graph::default_walk_limit(n),
+            );
+        if walk {
+            state.compaction.run_walk(
+                gpu,
+                &mut state.flags,
+                &state.current,
+                max_degree,
+                &mut state.next,
+                &mut state.counts,
+                g,
+            )?;
+        } else {
+            state.compaction.run_with_degrees(
+                gpu,
+                &mut state.flags,
+                &mut state.next,
+                &mut state.counts,
+                g,
+                // Only a frontier that small may be a small push level, or walk.
+                resident_warps.min(u32::MAX as u64) as u32 + 1,
+            )?;
+        }
         let counts = gpu.download(&state.counts)?;
         let level_us = level_start.elapsed().as_secs_f64() * 1e6;
         state.trace.push((direction, frontier as u32, level_us));

@@ -234,10 +234,10 @@ template <typename T> __device__ __forceinline__ T loops_value(const unsigned lo
 }
 // Programmatic dependent launch (Hopper and newer): every entry point first waits until the kernel
 // before it on the stream has finished and its writes are visible, then lets the kernel after it
-// start launching. Both are no-ops for a kernel launched the ordinary way; a loop that launches
-// with the programmatic attribute (the device frontier loop) hides each launch's latency under
-// the previous kernel. The runtime's hand-written kernels that it launches so carry the same
-// function (graph/compact.cuh).
+// start launching. Both are no-ops for a kernel launched the ordinary way; launched with the
+// programmatic attribute (the runtime's default on Hopper, `Gpu::set_programmatic_launch`), each
+// launch's latency hides under the previous kernel. The runtime's hand-written kernels that it
+// launches so carry the same function (graph/compact.cuh).
 __device__ __forceinline__ void loops_grid_dependency() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

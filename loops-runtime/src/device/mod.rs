@@ -108,23 +108,21 @@ pub struct Gpu {
     device_list: Mutex<Option<DeviceList>>,
     /// Page-locked host memory for small read-backs ([`Gpu::download`]), allocated on first use.
     staging: Mutex<Option<buffer::Staging>>,
+    /// [`Gpu::set_programmatic_launch`].
+    programmatic: AtomicBool,
 }
 
 /// A tile list whose length only the device knows (the frontier of a
 /// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
 /// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
-/// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks);
-/// `programmatic`: while capturing, every generated kernel is launched programmatically.
+/// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DeviceList {
     pub list: sys::CUdeviceptr,
     pub len: sys::CUdeviceptr,
     pub capturing: bool,
     pub blocks: Option<u32>,
-    /// While capturing, every generated kernel's launch is programmatic
-    /// ([`crate::graph::DeviceFrontierLoop::set_programmatic_launch`]).
-    pub programmatic: bool,
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled
@@ -270,6 +268,9 @@ impl Gpu {
             subset_area: Mutex::new(DeviceBuffer::empty()),
             device_list: Mutex::new(None),
             staging: Mutex::new(None),
+            programmatic: AtomicBool::new(
+                major >= 9 && std::env::var("LOOPS_PROGRAMMATIC_LAUNCH").as_deref() != Ok("0"),
+            ),
         })
     }
 
@@ -295,6 +296,7 @@ impl Gpu {
             subset_area: Mutex::new(DeviceBuffer::empty()),
             device_list: Mutex::new(None),
             staging: Mutex::new(None),
+            programmatic: AtomicBool::new(self.programmatic_launch()),
         })
     }
 
@@ -657,6 +659,22 @@ impl Gpu {
     /// one it replaces.
     pub(crate) fn set_device_list(&self, list: Option<DeviceList>) -> Option<DeviceList> {
         std::mem::replace(&mut *lock(&self.device_list), list)
+    }
+
+    /// Whether this handle launches generated kernels with programmatic dependent launch
+    /// (compute capability 9.0 and newer): a kernel may start launching while the one before it
+    /// on the stream runs, and waits for it in its first instruction (`loops_grid_dependency`,
+    /// which every generated entry point begins with), so the latency between two dependent
+    /// launches is hidden. Results are the same either way. On by default where the device has it,
+    /// unless `LOOPS_PROGRAMMATIC_LAUNCH=0`; off launches the ordinary way, for comparison.
+    pub fn set_programmatic_launch(&self, on: bool) {
+        let on = on && self.compute_capability().0 >= 9;
+        self.programmatic.store(on, Ordering::Relaxed);
+    }
+
+    /// See [`Gpu::set_programmatic_launch`].
+    pub fn programmatic_launch(&self) -> bool {
+        self.programmatic.load(Ordering::Relaxed)
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new: a fresh epoch with no

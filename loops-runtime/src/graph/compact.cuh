@@ -1,8 +1,9 @@
 // loops for Rust: frontier compaction (loops-runtime/src/graph/compact.cuh).
 
 // The generated kernels' programmatic-dependent-launch entry (kernels-gen's prelude.cuh, where the
-// why is): the device loop launches its compaction with the programmatic attribute too, so the
-// compaction must wait for the step before it reads the flags.
+// why is): the loops launch their compactions with the programmatic attribute too (where the
+// handle does, `Gpu::set_programmatic_launch`), so a compaction must wait for the step before it
+// reads the flags.
 static __device__ __forceinline__ void loops_grid_dependency()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -93,6 +94,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_flags(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
     unsigned int* __restrict__ count)
 {
+    loops_grid_dependency();
     loops_compact_rounds(flags, n, out, count, (const int*)nullptr, 0u, nullptr);
 }
 
@@ -107,6 +109,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_flags_degrees(
     unsigned int* counters, const int* __restrict__ offsets, const unsigned int graph_vertices,
     const unsigned int degrees_below)
 {
+    loops_grid_dependency();
     loops_compact_rounds(flags, n, out, counters, offsets, graph_vertices, counters + 2, degrees_below);
 }
 
@@ -261,4 +264,22 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_level_wide(
     loops_grid_dependency();
     loops_compact_level_body(flags, n, out, state, current, next, after, level, in, offsets, adj,
                              graph_vertices, walk_limit);
+}
+
+// The host loops' neighbour walk (`Compaction::run_walk`): the flagged heads of the out-edges of
+// the frontier `in[0..size)` (a push step's, as for the device loop's walk) appended to `out` at
+// `counters[0]`, their largest out-degree max-ed into `counters[2]`. `max_degree` is the
+// frontier's largest out-degree, which sets the plan: every edge of the frontier is read by a lane
+// only if no vertex of it has more.
+extern "C" __global__ void __launch_bounds__(256) loops_compact_walk(
+    unsigned int* __restrict__ flags, const unsigned int* __restrict__ in, const unsigned int size,
+    const int* __restrict__ offsets, const unsigned int* __restrict__ adj,
+    const unsigned int graph_vertices, const unsigned int max_degree,
+    unsigned int* __restrict__ out, unsigned int* counters)
+{
+    loops_grid_dependency();
+    unsigned int lanes, chunks;
+    loops_walk_plan(max_degree, &lanes, &chunks);
+    loops_walk_rounds(flags, in, size, offsets, adj, graph_vertices, lanes, chunks, out, counters,
+                      counters + 2);
 }

@@ -141,7 +141,6 @@ pub struct DeviceFrontierLoop {
     compact_blocks: Option<u32>,
     /// The levels of the last run whose compaction walked.
     walked_levels: u32,
-    programmatic: bool,
 }
 
 /// Clears the device list of a handle when the level that needed it is queued, or fails.
@@ -187,7 +186,6 @@ impl DeviceFrontierLoop {
             step_blocks: None,
             compact_blocks: None,
             walked_levels: 0,
-            programmatic: true,
         })
     }
 
@@ -255,16 +253,6 @@ impl DeviceFrontierLoop {
     /// frontier leaves the blocks past it to return at once.
     pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
         self.compact_blocks = blocks.map(|b| b.max(1));
-    }
-
-    /// Whether the recorded levels' kernels are launched with programmatic dependent launch
-    /// (on devices of compute capability 9.0 and newer; older ones launch as usual): each
-    /// kernel starts launching while the one before it runs, and waits for it in its first
-    /// instruction (`loops_grid_dependency`, which every generated entry point and the compaction
-    /// begin with), so a level's two launches cost less latency. On by default; off gives the
-    /// ordinary launches, for comparison.
-    pub fn set_programmatic_launch(&mut self, on: bool) {
-        self.programmatic = on;
     }
 
     /// Runs `step` from the frontier `sources` until a frontier is empty. `step(gpu, frontier,
@@ -516,7 +504,6 @@ impl DeviceFrontierLoop {
                 len: self.state.device_ptr() + 4 * slot(0) as u64,
                 capturing,
                 blocks: self.step_blocks,
-                programmatic: self.programmatic && gpu.compute_capability().0 >= 9,
             },
         );
         step(gpu, &self.frontiers[current], &mut self.flags, &self.level)?;
@@ -556,7 +543,8 @@ impl DeviceFrontierLoop {
             }
         };
         args.scalar(self.walk_limit());
-        let programmatic = capturing && self.programmatic && gpu.compute_capability().0 >= 9;
+        // The compaction begins with `loops_grid_dependency`, as the generated kernels do.
+        let programmatic = gpu.programmatic_launch();
         gpu.launch_function_with(entry, function, self.compact_dims(gpu), args, programmatic)
     }
 }

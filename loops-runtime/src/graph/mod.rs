@@ -458,6 +458,7 @@ fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
 pub struct Compaction {
     function: CudaFunction,
     with_degrees: CudaFunction,
+    walk: CudaFunction,
 }
 
 impl Compaction {
@@ -470,6 +471,7 @@ impl Compaction {
                 COMPACT_SOURCE,
                 "loops_compact_flags_degrees",
             )?,
+            walk: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_walk")?,
         })
     }
 
@@ -566,7 +568,83 @@ impl Compaction {
                 ("loops_compact_flags_degrees", &self.with_degrees)
             }
         };
-        gpu.launch_function(name, function, compact_dims(gpu, n), args)
+        let programmatic = gpu.programmatic_launch();
+        gpu.launch_function_with(name, function, compact_dims(gpu, n), args, programmatic)
+    }
+
+    /// [`Compaction::run_with_degrees`] for a push step's flags, walking the out-edges of
+    /// `frontier` (its whole length) instead of scanning every flag: work in proportion to the
+    /// frontier's edges, not to the graph. The contract, as for
+    /// [`DeviceFrontierLoop::run_push`], is the caller's: every flag set is on the head of an
+    /// out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the largest
+    /// out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The count
+    /// is added to `counters[0]` and the largest out-degree of the vertices appended is max-ed
+    /// into `counters[2]`, whatever the frontier's size. Errors as `run_with_degrees` does, or
+    /// for a graph of 64-bit offsets (use `run_with_degrees`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_walk(
+        &self,
+        gpu: &Gpu,
+        flags: &mut DeviceBuffer<u32>,
+        frontier: &DeviceBuffer<u32>,
+        max_degree: u32,
+        out: &mut DeviceBuffer<u32>,
+        counters: &mut DeviceBuffer<u32>,
+        graph: &DeviceGraph,
+    ) -> Result<()> {
+        let n = flags.len();
+        if counters.len() < 3 || n > graph.vertices() || out.len() < n {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "a walk over {n} flags into {} ids and {} counters (3 wanted) on a graph of {} vertices",
+                    out.len(),
+                    counters.len(),
+                    graph.vertices()
+                ),
+            });
+        }
+        if graph.offsets().wide_offsets().is_some() {
+            return Err(LoopsError::InvalidGraph {
+                detail: "the walk reads 32-bit offsets: a graph of 64-bit offsets scans".into(),
+            });
+        }
+        if frontier.is_empty() || n == 0 {
+            return Ok(());
+        }
+        let (lanes, chunks) = walk_plan(max_degree);
+        let items = frontier.len() as u64 * chunks as u64;
+        // A warp takes 32 / lanes items per round; a block 8 warps. One wave at most: the loop
+        // strides.
+        let warps = items.div_ceil((32 / lanes) as u64);
+        let limits = gpu.limits();
+        let wave = (limits.sm_count as u64 * (limits.max_threads_per_sm as u64 / 256)).max(1);
+        let dims = LaunchDims {
+            grid: warps.div_ceil(8).clamp(1, wave) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        let ptr = |mutable| Param::Ptr {
+            ty: "unsigned int",
+            mutable,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(flags, ptr(true));
+        args.push_buffer(frontier, ptr(false));
+        args.scalar(frontier.len() as u32);
+        args.push_buffer(
+            graph.offsets().offsets(),
+            Param::Ptr {
+                ty: "int",
+                mutable: false,
+            },
+        );
+        args.push_buffer(graph.adj(), ptr(false));
+        args.scalar(graph.vertices() as u32);
+        args.scalar(max_degree);
+        args.push_buffer(out, ptr(true));
+        args.push_buffer(counters, ptr(true));
+        let programmatic = gpu.programmatic_launch();
+        gpu.launch_function_with("loops_compact_walk", &self.walk, dims, args, programmatic)
     }
 }
 
@@ -725,7 +803,14 @@ impl FrontierLoop {
             args.scalar(n as u32);
             args.push_buffer(&self.next, ptr);
             args.push_buffer(&self.count, ptr);
-            gpu.launch_function("loops_compact_flags", &self.compact, dims, args)?;
+            let programmatic = gpu.programmatic_launch();
+            gpu.launch_function_with(
+                "loops_compact_flags",
+                &self.compact,
+                dims,
+                args,
+                programmatic,
+            )?;
             let size = gpu.download(&self.count)?[0] as usize;
             if size > n {
                 return Err(LoopsError::InvalidGraph {

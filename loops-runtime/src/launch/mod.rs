@@ -340,10 +340,8 @@ impl Gpu {
             check_args(spec.name, entry, sizes, &args)?;
         }
         // Every generated entry point waits for the kernel before it (`loops_grid_dependency`), so
-        // it may be launched programmatically where the device loop asks for it.
-        let programmatic = self
-            .device_list()
-            .is_some_and(|d| d.capturing && d.programmatic);
+        // it may be launched programmatically.
+        let programmatic = self.programmatic_launch();
         self.launch_raw(spec.name, entry, &f.func, dims, args, programmatic)?;
         drop(prefix_area);
         match scratch {
@@ -566,8 +564,9 @@ impl Gpu {
     }
 
     /// [`Self::launch_function`], launched with the programmatic-stream-serialization attribute
-    /// where `programmatic` (see [`Self::launch_queued`]): only for a kernel whose entry begins
-    /// with `loops_grid_dependency()`, which waits for the kernel before it.
+    /// where `programmatic` ([`Gpu::set_programmatic_launch`], `launch_programmatic`): only for a
+    /// kernel whose entry begins with `loops_grid_dependency()`, which waits for the kernel
+    /// before it.
     pub(crate) fn launch_function_with(
         &self,
         kernel_name: &str,
