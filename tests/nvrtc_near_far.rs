@@ -1,6 +1,7 @@
 //! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
 //! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
-//! bounds-checked, and the runtime's bucket advance and edge count (`loops::graph::near_far`).
+//! bounds-checked, and the runtime's bucket advance, edge count and device-loop level
+//! (`loops::graph::near_far`).
 //! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.
 
 #[path = "../examples/kernels/mod.rs"]
@@ -70,15 +71,20 @@ fn near_far_runtime_kernels_compile() {
         "loops_near_far_split",
         "loops_frontier_degrees",
         "loops_frontier_degrees_wide",
+        "loops_near_far_level",
+        // The compaction it is built on comes along.
+        "loops_compact_flags",
     ] {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
     }
 }
 
-/// The relaxation round flags near or far by the threshold, in the generated code of one schedule.
+/// The relaxation round flags near or far by the threshold read from the device, and relaxes up
+/// to three hops (three atomic minima), in the generated code of one schedule.
 #[test]
 fn the_round_splits_by_the_threshold() {
     let source = kernels::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
-    assert!(source.contains("threshold"), "{source}");
-    assert!(source.contains("atomicMin") || source.contains("atomic_min"));
+    assert!(source.contains("threshold[0ull]"), "{source}");
+    assert_eq!(source.matches("atomic_min(&dist").count(), 3, "{source}");
+    assert!(source.contains("hop_degree"), "{source}");
 }
