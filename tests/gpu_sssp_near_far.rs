@@ -190,8 +190,11 @@ fn check_graph_device(
                 let hop = hops[(k + source as usize) % hops.len()];
                 for hop in [hop, hops[(k + source as usize + 1) % hops.len()]] {
                     near_far.set_hops(Some(hop));
+                    // Both compactions of a round, in turn.
+                    let wide = runs % 2 == 0;
+                    near_far.set_wide_scan(wide);
                     let what = format!(
-                        "{name}, source {source}, delta {used}, {hop:?}, device sssp_near_far/{schedule}"
+                        "{name}, source {source}, delta {used}, {hop:?}, wide scan {wide}, device sssp_near_far/{schedule}"
                     );
                     gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
                     runs += 1;

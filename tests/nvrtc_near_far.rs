@@ -79,12 +79,52 @@ fn near_far_runtime_kernels_compile() {
     }
 }
 
-/// The relaxation round flags near or far by the threshold read from the device, and relaxes up
-/// to three hops (three atomic minima), in the generated code of one schedule.
+/// The relaxation round flags near or far by the threshold read from the device, and the round
+/// of more hops relaxes up to three (three atomic minima), in the generated code of one schedule.
 #[test]
 fn the_round_splits_by_the_threshold() {
     let source = kernels::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
     assert!(source.contains("threshold[0ull]"), "{source}");
+    assert_eq!(source.matches("atomic_min(&dist").count(), 1, "{source}");
+    let source = kernels::sssp_near_far::hops::thread::sssp_near_far_hops::CUDA_SOURCE;
+    assert!(source.contains("threshold[0ull]"), "{source}");
     assert_eq!(source.matches("atomic_min(&dist").count(), 3, "{source}");
     assert!(source.contains("hop_degree"), "{source}");
+}
+
+/// The round of more hops compiles under each of its schedules (those of the device loop), plain
+/// and bounds-checked.
+#[test]
+fn sssp_near_far_hops_compiles_under_every_schedule() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let kernel = "sssp_near_far_hops";
+    let mut failures = Vec::new();
+    let hops = &kernels::sssp_near_far::hops::SOURCES;
+    let checked = &kernels::sssp_near_far::hops::CHECKED_SOURCES;
+    for (schedule, source) in hops.iter().chain(checked.iter()) {
+        let entries = match *schedule {
+            "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+            _ => vec![kernel.to_string()],
+        };
+        match compile_ptx(kernel, source, Arch::SM_90) {
+            Ok(ptx) => {
+                for e in entries {
+                    assert!(
+                        ptx.contains(&format!(".entry {e}(")),
+                        "{schedule}: no `{e}`"
+                    );
+                }
+            }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(kernels::sssp_near_far::hops::SCHEDULES.len(), 8);
 }

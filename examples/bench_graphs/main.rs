@@ -120,17 +120,25 @@ pub struct Args {
     /// `--hops` above 1; default 8).
     #[arg(long, default_value_t = 8)]
     pub hop_degree: u32,
-    /// After each graph's rows: the device `sssp-delta` under `--sweep-schedule` with each of
-    /// these deltas, in multiples of the graph's mean weight, and each of `--sweep-hops`
-    /// (a line each: time, levels, rounds, advances): the data of the device delta's fit.
+    /// The device `sssp-delta`'s round compaction reads one near flag per thread at a time, not
+    /// four (`DeviceNearFarLoop::set_wide_scan`).
+    #[arg(long)]
+    pub narrow_scan: bool,
+    /// After each graph's rows: the device `sssp-delta` under each of `--sweep-schedules` with
+    /// each of these deltas, in multiples of the graph's mean weight, each of `--sweep-hops` and
+    /// `--sweep-hop-degrees` (a line each: time, levels, rounds, advances): the data of the
+    /// device delta's fit.
     #[arg(long, value_delimiter = ',')]
     pub sweep_deltas: Vec<f64>,
-    /// The hops of the sweep (`--sweep-deltas`), through heads of at most `--hop-degree` edges.
+    /// The hops of the sweep (`--sweep-deltas`).
     #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
     pub sweep_hops: Vec<u32>,
-    /// The schedule of the sweep.
-    #[arg(long, default_value = "thread")]
-    pub sweep_schedule: String,
+    /// The largest out-degrees a sweep's round of more than one hop relaxes through.
+    #[arg(long, value_delimiter = ',', default_value = "8")]
+    pub sweep_hop_degrees: Vec<u32>,
+    /// The schedules of the sweep.
+    #[arg(long, value_delimiter = ',', default_value = "warp")]
+    pub sweep_schedules: Vec<String>,
     /// More graphs: Matrix Market files (their pattern, seeded random weights).
     #[arg(long)]
     pub matrix: Vec<PathBuf>,

@@ -176,6 +176,7 @@ impl Bench<'_> {
         device_near_far.set_hops(a.hops.map(|h| self.hops(h)));
         device_near_far.set_step_blocks(a.step_blocks);
         device_near_far.set_compact_blocks(a.compact_blocks);
+        device_near_far.set_wide_scan(!a.narrow_scan);
         if let Some(levels) = a.levels_per_replay {
             device_near_far.set_levels_per_replay(levels);
         }
@@ -362,8 +363,8 @@ impl Bench<'_> {
         }
     }
 
-    /// `--sweep-deltas`: the device near-far under `--sweep-schedule` with each delta (in mean
-    /// weights) and hops, a line each, every result checked.
+    /// `--sweep-deltas`: the device near-far under each of `--sweep-schedules` with each delta
+    /// (in mean weights) and hops, a line each, every result checked.
     fn near_far_sweep(
         &mut self,
         case: &Case,
@@ -376,44 +377,57 @@ impl Bench<'_> {
         let gpu = self.gpu;
         let want = loops::graph::dijkstra(g, source);
         let mean_weight = dg.weight_sum() as f64 / g.edges().max(1) as f64;
-        let schedule = self.args.sweep_schedule.clone();
-        for &h in &self.args.sweep_hops.clone() {
-            let hops = self.hops(h);
-            near_far.set_hops(Some(hops));
-            for &scale in &self.args.sweep_deltas.clone() {
-                let delta = (mean_weight * scale)
-                    .round()
-                    .clamp(1.0, (u32::MAX / 2) as f64) as u32;
-                near_far.set_delta(Some(delta));
-                let mut last = NearFarStats::default();
-                let mut once = || {
-                    kernels::sssp_near_far::run_device(&schedule, gpu, near_far, dg, source, out)
-                        .map(|s| {
-                            last = s;
-                            LoopStats::from(s)
-                        })
-                };
-                once()?;
-                let timing = time_runs(self.args.reps.clamp(MIN_REPS, 5), gpu, &mut once)?;
-                let check = loops::graph::compare("sweep", &want, &gpu.download(out)?);
-                if check.is_err() {
-                    self.wrong += 1;
+        let args = self.args;
+        let mut configs = Vec::new();
+        for schedule in &args.sweep_schedules {
+            for &h in &args.sweep_hops {
+                let degrees: &[u32] = if h > 1 { &args.sweep_hop_degrees } else { &[0] };
+                for &max_degree in degrees {
+                    let hops = Hops {
+                        hops: h.clamp(1, 3),
+                        max_degree,
+                    };
+                    for &scale in &args.sweep_deltas {
+                        configs.push((schedule.as_str(), hops, scale));
+                    }
                 }
-                let levels = last.rounds + last.advances + 1;
-                println!(
-                    "sweep {:<16} {schedule} hops {} (degree <= {:>2}) delta {delta:>7} \
-                     ({scale:>6} x mean weight): {:>8.3} ms, {levels:>6} levels ({:>6} rounds, \
-                     {:>5} advances), {:.2} us/level{}",
-                    case.name,
-                    hops.hops,
-                    hops.max_degree,
-                    timing.median_ms,
-                    last.rounds,
-                    last.advances,
-                    timing.median_ms * 1e3 / levels as f64,
-                    if check.is_ok() { "" } else { " WRONG" }
-                );
             }
+        }
+        for (schedule, hops, scale) in configs {
+            near_far.set_hops(Some(hops));
+            let delta = (mean_weight * scale)
+                .round()
+                .clamp(1.0, (u32::MAX / 2) as f64) as u32;
+            near_far.set_delta(Some(delta));
+            let mut last = NearFarStats::default();
+            let mut once = || {
+                kernels::sssp_near_far::run_device(schedule, gpu, near_far, dg, source, out).map(
+                    |s| {
+                        last = s;
+                        LoopStats::from(s)
+                    },
+                )
+            };
+            once()?;
+            let timing = time_runs(args.reps.clamp(MIN_REPS, 5), gpu, &mut once)?;
+            let check = loops::graph::compare("sweep", &want, &gpu.download(out)?);
+            if check.is_err() {
+                self.wrong += 1;
+            }
+            let levels = last.rounds + last.advances + 1;
+            println!(
+                "sweep {:<16} {schedule:<7} hops {} (degree <= {:>2}) delta {delta:>7} \
+                 ({scale:>6} x mean weight): {:>8.3} ms, {levels:>6} levels ({:>6} rounds, \
+                 {:>5} advances), {:.2} us/level{}",
+                case.name,
+                hops.hops,
+                hops.max_degree,
+                timing.median_ms,
+                last.rounds,
+                last.advances,
+                timing.median_ms * 1e3 / levels as f64,
+                if check.is_ok() { "" } else { " WRONG" }
+            );
         }
         near_far.set_delta(self.args.delta);
         near_far.set_hops(self.args.hops.map(|h| self.hops(h)));

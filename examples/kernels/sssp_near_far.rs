@@ -2,14 +2,14 @@
 //! the Bellman-Ford step (`sssp.rs`), each edge `v -> u` lowers `dist[u]` to `dist[v] + w` with
 //! `atomic_min`, and the thread that lowered it flags `u`: in `far` when the new distance is at or
 //! above the bucket's threshold (`threshold[0]`, a device buffer: the device loop raises it
-//! without the host), else in `near`. With `hops` of 2 or 3 a round reaches further: a head
-//! lowered below the threshold whose out-degree is at most `hop_degree` is not flagged near, its
-//! out-edges are relaxed at once from its new distance by the same thread (and theirs, with 3),
-//! the heads of the last hop flagged as usual; fewer rounds on a graph of long shortest paths
-//! (`loops::graph::Hops`). The loops: `loops::graph::NearFarLoop` (on the host) and
+//! without the host), else in `near`. `sssp_near_far_hops` (module [`hops`]) reaches further,
+//! `hops` of 2 or 3 edges: a head lowered below the threshold whose out-degree is at most
+//! `hop_degree` is not flagged near, its out-edges are relaxed at once from its new distance by
+//! the same thread (and theirs, with 3), the heads of the last hop flagged as usual; fewer rounds
+//! on a graph of long shortest paths (`loops::graph::Hops`). The loops: `loops::graph::NearFarLoop` (on the host) and
 //! `loops::graph::DeviceNearFarLoop` (on the device); why the distances come out exact is in
 //! their module documentation.
-// The launch wrapper takes the kernel's 10 parameters and the GPU.
+// The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
 #![allow(clippy::too_many_arguments)]
 
 use loops::prelude::*;
@@ -17,9 +17,9 @@ use loops::prelude::*;
 macro_rules! sssp_near_far {
     ($($schedule:tt)*) => {
         /// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
-        /// bucket; `hops` (1 to 3) edges deep through heads of at most `hop_degree` out-edges.
+        /// bucket.
         #[load_balanced($($schedule)*)]
-        pub fn sssp_near_far(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32], hops: u32, hop_degree: u32) {
+        pub fn sssp_near_far(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32]) {
             for v in g.tiles_in(frontier) {
                 let t = threshold[0];
                 let dv = dist[v];
@@ -29,47 +29,64 @@ macro_rules! sssp_near_far {
                     if nd < dist[u] {
                         let old = atomic_min(&mut dist[u], nd);
                         if nd < old {
-                            if nd >= t {
-                                far[u] = 1;
-                            } else if hops < 2 {
+                            if nd < t {
                                 near[u] = 1;
                             } else {
-                                let u_begin = g.offsets[u] as usize;
-                                let u_end = g.offsets[u + 1] as usize;
-                                if u_end - u_begin > hop_degree as usize {
-                                    near[u] = 1;
-                                } else {
-                                    for j in u_begin..u_end {
-                                        let x = adj[j] as usize;
-                                        let xd = nd + weights[j];
-                                        if xd < dist[x] {
-                                            let x_old = atomic_min(&mut dist[x], xd);
-                                            if xd < x_old {
-                                                if xd >= t {
-                                                    far[x] = 1;
-                                                } else if hops < 3 {
-                                                    near[x] = 1;
+                                far[u] = 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+macro_rules! sssp_near_far_hops {
+    ($($schedule:tt)*) => {
+        /// One near-far round `hops` (1 to 3) edges deep through heads of at most `hop_degree`
+        /// out-edges: `frontier` is the near frontier, `threshold[0]` the end of the bucket.
+        /// A thread's hops are a chain of dependent reads, so each step issues what it can at
+        /// once: the head's offsets with the `atomic_min` (whose result says whether they are
+        /// needed), and no plain read of the distance before it (one round trip, not two).
+        #[load_balanced($($schedule)*)]
+        pub fn sssp_near_far_hops(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32], hops: u32, hop_degree: u32) {
+            for v in g.tiles_in(frontier) {
+                let t = threshold[0];
+                let dv = dist[v];
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    let nd = dv + weights[e];
+                    let u_begin = g.offsets[u] as usize;
+                    let u_end = g.offsets[u + 1] as usize;
+                    let old = atomic_min(&mut dist[u], nd);
+                    if nd < old {
+                        if nd >= t {
+                            far[u] = 1;
+                        } else if hops < 2 || u_end - u_begin > hop_degree as usize {
+                            near[u] = 1;
+                        } else {
+                            for j in u_begin..u_end {
+                                let x = adj[j] as usize;
+                                let xd = nd + weights[j];
+                                let x_begin = g.offsets[x] as usize;
+                                let x_end = g.offsets[x + 1] as usize;
+                                let x_old = atomic_min(&mut dist[x], xd);
+                                if xd < x_old {
+                                    if xd >= t {
+                                        far[x] = 1;
+                                    } else if hops < 3 || x_end - x_begin > hop_degree as usize {
+                                        near[x] = 1;
+                                    } else {
+                                        for k in x_begin..x_end {
+                                            let y = adj[k] as usize;
+                                            let yd = xd + weights[k];
+                                            let y_old = atomic_min(&mut dist[y], yd);
+                                            if yd < y_old {
+                                                if yd < t {
+                                                    near[y] = 1;
                                                 } else {
-                                                    let x_begin = g.offsets[x] as usize;
-                                                    let x_end = g.offsets[x + 1] as usize;
-                                                    if x_end - x_begin > hop_degree as usize {
-                                                        near[x] = 1;
-                                                    } else {
-                                                        for k in x_begin..x_end {
-                                                            let y = adj[k] as usize;
-                                                            let yd = xd + weights[k];
-                                                            if yd < dist[y] {
-                                                                let y_old = atomic_min(&mut dist[y], yd);
-                                                                if yd < y_old {
-                                                                    if yd < t {
-                                                                        near[y] = 1;
-                                                                    } else {
-                                                                        far[y] = 1;
-                                                                    }
-                                                                }
-                                                            }
-                                                        }
-                                                    }
+                                                    far[y] = 1;
                                                 }
                                             }
                                         }
@@ -86,8 +103,18 @@ macro_rules! sssp_near_far {
 
 under_schedules!(concrete sssp_near_far(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
     frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
-    far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>, hops: u32, hop_degree: u32):
+    far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>):
     thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+
+/// The round of more than one hop, a kernel of its own (its nested loops would cost the one-hop
+/// round registers), under the schedules of the device loop.
+pub mod hops {
+    use super::*;
+    under_schedules!(concrete sssp_near_far_hops(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
+        frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
+        far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>, hops: u32, hop_degree: u32):
+        thread, group2, group4, group8, warp, group64, block, auto);
+}
 
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialised by the
 /// loop), the `sssp_near_far` round under `schedule` (one hop) run by `near_far` until both
@@ -118,17 +145,16 @@ pub fn run(
                 near,
                 far,
                 threshold,
-                1,
-                0,
             )
         },
     )
 }
 
 /// [`run`] in the loop that stays on the device (`DeviceNearFarLoop`: no host round trip per
-/// round or bucket advance), with the loop's hops (`DeviceNearFarLoop::set_hops`). `schedule`
-/// must take its frontier's size from the device (thread, the groups, warp, block, auto); the
-/// others are refused with `LoopsError::DeviceLoop`.
+/// round or bucket advance), with the loop's hops (`DeviceNearFarLoop::set_hops`): the
+/// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more. `schedule` must take
+/// its frontier's size from the device (thread, the groups, warp, block, auto); the others are
+/// refused with `LoopsError::DeviceLoop`.
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
@@ -143,20 +169,28 @@ pub fn run_device(
         source,
         dist,
         |gpu, frontier, dist, near, far, threshold, hops| {
-            launch(
-                schedule,
-                gpu,
-                g.offsets(),
-                g.adj(),
-                g.weights(),
-                frontier,
-                dist,
-                near,
-                far,
-                threshold,
-                hops.hops,
-                hops.max_degree,
-            )
+            let (offsets, adj, weights) = (g.offsets(), g.adj(), g.weights());
+            // The one-hop kernel where it has the schedule (the other runs one hop too).
+            if hops.hops <= 1 && SCHEDULES.contains(&schedule) {
+                launch(
+                    schedule, gpu, offsets, adj, weights, frontier, dist, near, far, threshold,
+                )
+            } else {
+                self::hops::launch(
+                    schedule,
+                    gpu,
+                    offsets,
+                    adj,
+                    weights,
+                    frontier,
+                    dist,
+                    near,
+                    far,
+                    threshold,
+                    hops.hops,
+                    hops.max_degree,
+                )
+            }
         },
     )
 }

@@ -144,10 +144,70 @@ static __device__ __forceinline__ void loops_near_far_advance_rounds(
     }
 }
 
+// `loops_compact_rounds` without the degrees, four flags per thread and round (one 16-byte load:
+// `flags` is 16-byte aligned, as every allocation is): a round covers 1024 flags per block, so a
+// scan of n flags on one wave of blocks takes a quarter of the rounds, each a load and two block
+// barriers that the next round waits for. Called by every thread of a block of 256.
+static __device__ __forceinline__ void loops_compact_rounds_x4(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* count)
+{
+    __shared__ unsigned int warp_base[8];
+    __shared__ unsigned int block_base;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    for (unsigned long long start = (unsigned long long)blockIdx.x * 1024ull; start < n;
+         start += (unsigned long long)gridDim.x * 1024ull) {
+        const unsigned long long first = start + 4ull * threadIdx.x;
+        unsigned int f[4] = {0u, 0u, 0u, 0u};
+        if (first + 4ull <= n) {
+            const uint4 v = *reinterpret_cast<const uint4*>(flags + first);
+            f[0] = v.x; f[1] = v.y; f[2] = v.z; f[3] = v.w;
+            if ((v.x | v.y | v.z | v.w) != 0u) {
+                *reinterpret_cast<uint4*>(flags + first) = make_uint4(0u, 0u, 0u, 0u);
+            }
+        } else {
+            for (unsigned int k = 0u; k < 4u; ++k) {
+                if (first + k < n) {
+                    f[k] = flags[first + k];
+                    if (f[k] != 0u) flags[first + k] = 0u;
+                }
+            }
+        }
+        const unsigned int mine = (f[0] != 0u) + (f[1] != 0u) + (f[2] != 0u) + (f[3] != 0u);
+        unsigned int below = mine;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const unsigned int other = __shfl_up_sync(0xffffffffu, below, offset);
+            if (lane >= (unsigned int)offset) below += other;
+        }
+        if (lane == 31u) warp_base[warp] = below;
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            unsigned int total = 0u;
+            for (unsigned int w = 0u; w < 8u; ++w) {
+                const unsigned int c = warp_base[w];
+                warp_base[w] = total;
+                total += c;
+            }
+            block_base = total != 0u ? atomicAdd(count, total) : 0u;
+        }
+        __syncthreads();
+        if (mine != 0u) {
+            unsigned int at = block_base + warp_base[warp] + below - mine;
+            for (unsigned int k = 0u; k < 4u; ++k) {
+                if (f[k] != 0u) out[at++] = (unsigned int)(first + k);
+            }
+        }
+        // warp_base and block_base are rewritten by the next round.
+        __syncthreads();
+    }
+}
+
 // One level of the device near-far loop, after the step over the near frontier of
 // `state[current]` vertices under the bucket's end `*threshold`:
 // - a round (the frontier was not empty): the near flags are compacted into `out`, counted at
-//   `state[next]`, and the threshold is kept (`*next_threshold`, the next level's);
+//   `state[next]` (four flags per thread and round with `wide_scan`, else one), and the threshold
+//   is kept (`*next_threshold`, the next level's);
 // - a bucket advance (the frontier was empty, so the step did nothing): the far vertices in
 //   `lo..hi` are appended to `out` (`loops_near_far_advance_rounds`), `lo` the threshold and `hi`
 //   `lo + delta`, or, where the previous level was an advance that moved nothing but left far
@@ -164,7 +224,8 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
     const unsigned int* __restrict__ dist, const unsigned int n, unsigned int* __restrict__ out,
     unsigned int* __restrict__ state, const unsigned int current, const unsigned int next,
     const unsigned int after, const unsigned int* __restrict__ threshold,
-    unsigned int* __restrict__ next_threshold, const unsigned int delta)
+    unsigned int* __restrict__ next_threshold, const unsigned int delta,
+    const unsigned int wide_scan)
 {
     if (state[LOOPS_NF_DONE] != 0u) return;
     const unsigned int size = state[current];
@@ -212,6 +273,10 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
         loops_near_far_advance_rounds(far, dist, n, lo, hi, out, state + next,
                                       state + LOOPS_NF_LEFT + next, state + LOOPS_NF_MIN + next);
     } else {
-        loops_compact_rounds(near, n, out, state + next, (const int*)nullptr, 0u, nullptr);
+        if (wide_scan != 0u) {
+            loops_compact_rounds_x4(near, n, out, state + next);
+        } else {
+            loops_compact_rounds(near, n, out, state + next, (const int*)nullptr, 0u, nullptr);
+        }
     }
 }

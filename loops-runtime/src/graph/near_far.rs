@@ -503,24 +503,35 @@ pub fn default_hops(vertices: usize, edges: usize) -> Hops {
     }
 }
 
-/// The default delta of [`DeviceNearFarLoop`]: `DEVICE_DELTA_SCALE` times the mean weight over
-/// the mean out-degree. A device round costs a few microseconds whatever it relaxes, up to a wave
-/// of work, so the rounds set the time: a wide bucket (on a road network about 100 times the mean
-/// weight: 1.1 times Bellman-Ford's rounds with one hop, a twelfth of its relaxed edges) where the
-/// degree is low, a narrower one on dense graphs, whose few rounds each relax a large part of the
-/// graph. Fitted with [`near_far_model_hops`] (the test `near_far_device_levels`) and on the GPU.
+/// The default delta of [`DeviceNearFarLoop`]: `DEVICE_DELTA_SCALE * mean weight / mean
+/// out-degree^2` ([`default_delta`]'s rule with a scale 16 times larger), at least
+/// [`DEVICE_DELTA_MIN_WEIGHTS`] mean weights. A device round costs some microseconds whatever it
+/// relaxes, up to a wave of work, so where the rounds are many (low degree: road networks,
+/// meshes) they set the time and want a wide bucket: about 250 mean weights on a road network
+/// (Bellman-Ford's rounds within 5%, a tenth of its relaxed edges), 64 on a 2-D grid (wider
+/// relaxes much more for few rounds less). A dense graph's few rounds each relax much of the
+/// graph, and a round more costs about what a narrower bucket saves (Kronecker scale 20: within
+/// 7% from 0.5 to 1024 mean weights; a power-law graph of random heads 10% slower than
+/// Bellman-Ford at 6 mean weights, 19 rounds against 17), so its bucket is wide enough to take
+/// Bellman-Ford's rounds. Fitted on an H100 (`bench_graphs --sweep-deltas`) on a road network of
+/// 10^6 vertices, the 2048^2 grid and a Kronecker graph of scale 20; held out: a road network of
+/// 300,000 vertices and the power-law graph (another seed).
 pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
     let mean_weight = weight_sum as f64 / edges as f64;
     let mean_degree = (edges as f64 / vertices as f64).max(1.0);
-    let delta = DEVICE_DELTA_SCALE * mean_weight / mean_degree;
+    let delta = mean_weight
+        * (DEVICE_DELTA_SCALE / (mean_degree * mean_degree)).max(DEVICE_DELTA_MIN_WEIGHTS);
     delta.round().clamp(1.0, (u32::MAX / 2) as f64) as u32
 }
 
+/// The narrowest default bucket of [`default_device_delta`], in mean weights.
+pub const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
+
 /// See [`default_device_delta`].
-pub const DEVICE_DELTA_SCALE: f64 = 256.0;
+pub const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
 /// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
 /// [`NearFarLoop`] without a host round trip between them, recorded as CUDA graphs and replayed as
@@ -564,6 +575,7 @@ pub struct DeviceNearFarLoop {
     levels_per_replay: usize,
     step_blocks: Option<u32>,
     compact_blocks: Option<u32>,
+    wide_scan: bool,
 }
 
 impl DeviceNearFarLoop {
@@ -593,12 +605,20 @@ impl DeviceNearFarLoop {
             levels_per_replay: DEFAULT_LEVELS_PER_REPLAY,
             step_blocks: None,
             compact_blocks: None,
+            wide_scan: true,
         })
     }
 
     /// The vertices this loop was made for.
     pub fn vertices(&self) -> usize {
         self.vertices
+    }
+
+    /// Whether a round's compaction reads four near flags per thread at a time (the default) or
+    /// one, as [`super::DeviceFrontierLoop`]'s scan does: a scan of a graph's flags then takes a
+    /// quarter of the rounds (each a load and two block barriers).
+    pub fn set_wide_scan(&mut self, wide: bool) {
+        self.wide_scan = wide;
     }
 
     /// The bucket width; `None` (the default): [`default_device_delta`] of each run's graph.
@@ -784,7 +804,7 @@ where
         args.scalar(slot(0)).scalar(slot(1)).scalar(slot(2));
         args.push_buffer(&lp.thresholds[current], ptr(false));
         args.push_buffer(&lp.thresholds[next], ptr(true));
-        args.scalar(self.delta);
+        args.scalar(self.delta).scalar(lp.wide_scan as u32);
         gpu.launch_function(
             "loops_near_far_level",
             &lp.level_kernel,
@@ -1118,9 +1138,10 @@ mod tests {
         );
         assert_eq!(default_hops(1000, 32_000), Hops::ONE);
         assert_eq!(default_hops(0, 0), Hops::ONE);
-        let road = default_device_delta(1000, 2500, 2500 * 65 / 2);
-        let kron = default_device_delta(1000, 32_000, 32_000 * 65 / 2);
-        assert!(road > 1000 && kron < road / 10, "{road} {kron}");
+        // Mean weight 32.5: 1600 * 32.5 / 6.25 = 8320 on the road network.
+        assert_eq!(default_device_delta(1000, 2500, 2500 * 65 / 2), 8320);
+        // At degree 32, 1.6 mean weights by the rule: 64 (2080).
+        assert_eq!(default_device_delta(1000, 32_000, 32_000 * 65 / 2), 2080);
         assert_eq!(default_device_delta(0, 0, 0), 1);
     }
 
