@@ -1,4 +1,5 @@
-//! The SSSP and BFS rows: every schedule in the host and the device frontier loop, the naive
+//! The SSSP and BFS rows: every schedule in the host and the device frontier loop (near-far SSSP in
+//! `NearFarLoop` and `DeviceNearFarLoop`, with `--sweep-deltas` over deltas and hops), the naive
 //! vertex-per-thread kernels beside them, the edges each SSSP relaxes, the best schedule per
 //! graph, and on the world set auto against the best fixed schedule.
 
@@ -290,18 +291,22 @@ impl Bench<'_> {
                     let levels = s.rounds + s.advances + 1;
                     eprintln!(
                         "  sssp-delta {kernel} device loop: delta {delta}, {} hop(s) through \
-                         degree <= {}: {} rounds, {} advances, {levels} levels, {:.2} us/level",
+                         degree <= {}: {} rounds, {} advances, {levels} levels, {} frontier \
+                         vertices, {:.2} us/level",
                         hops.hops,
                         hops.max_degree,
                         s.rounds,
                         s.advances,
+                        s.frontier_vertices,
                         timing.median_ms * 1e3 / levels as f64
                     );
                 } else if loop_kind == LoopKind::Device {
                     eprintln!(
-                        "  {} {kernel} device loop: {} levels walked (the rest scanned)",
+                        "  {} {kernel} device loop: {} levels walked (the rest scanned), {} \
+                         frontier vertices",
                         algorithm.name(),
-                        device_frontier.walked_levels()
+                        device_frontier.walked_levels(),
+                        timing.stats.frontier_vertices
                     );
                 }
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
@@ -418,13 +423,14 @@ impl Bench<'_> {
             println!(
                 "sweep {:<16} {schedule:<7} hops {} (degree <= {:>2}) delta {delta:>7} \
                  ({scale:>6} x mean weight): {:>8.3} ms, {levels:>6} levels ({:>6} rounds, \
-                 {:>5} advances), {:.2} us/level{}",
+                 {:>5} advances, {:>9} frontier vertices), {:.2} us/level{}",
                 case.name,
                 hops.hops,
                 hops.max_degree,
                 timing.median_ms,
                 last.rounds,
                 last.advances,
+                last.frontier_vertices,
                 timing.median_ms * 1e3 / levels as f64,
                 if check.is_ok() { "" } else { " WRONG" }
             );
@@ -438,8 +444,8 @@ impl Bench<'_> {
     /// auto against it on the world set.
     fn close_algorithm(&mut self, case: &Case, algorithm: Algorithm, first: usize) {
         let runs = &self.rows[first..];
-        // None where no kernel of the algorithm runs in the loops asked for (`sssp-delta` under
-        // `--loop device`).
+        // None where no kernel of the algorithm ran (none of its schedules runs in the loops asked
+        // for).
         let Some(best) = runs
             .iter()
             .filter(|r| r.kernel != "naive")

@@ -1,31 +1,44 @@
 //! Delta-stepping SSSP with two buckets, "near" and "far" (the near-far variant of Davidson et
-//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop, and
-//! [`near_far_model`], the same bucket logic on the CPU.
+//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop,
+//! [`DeviceNearFarLoop`], the loop that stays on the device, and [`near_far_model`] /
+//! [`near_far_model_hops`], the same bucket logic on the CPU.
 //!
 //! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
 //! near frontier (the step kernel, `examples/kernels/sssp_near_far.rs`); each vertex whose distance
 //! it lowered is flagged near when the new distance is below the threshold, far otherwise. The
-//! near flags are compacted into the next near frontier (the [`super::COMPACT_SOURCE`] kernel of
-//! [`super::FrontierLoop`]). When the near frontier is empty every distance below the threshold is
-//! final; a *bucket advance* (`loops_near_far_split`, [`NEAR_FAR_SOURCE`]) raises the threshold by
-//! delta and moves the far vertices now below it to the near flags: those below the old threshold
-//! are dropped (they were relaxed from their final distance already, see below), those at or above
-//! the new one stay far. The run ends when both are empty.
+//! near flags are compacted into the next near frontier. When the near frontier is empty every
+//! distance below the threshold is final; a *bucket advance* raises the threshold by delta and
+//! moves the far vertices now below it to the near frontier: those below the old threshold are
+//! dropped (they were relaxed from their final distance already, see below), those at or above
+//! the new one stay far. When an advance moves nothing but far vertices are left, the next one
+//! jumps the threshold to the nearest of them plus delta. The run ends when both are empty.
+//! [`NearFarLoop`] reads a count back after every round and advance (`loops_near_far_split` is its
+//! advance); [`DeviceNearFarLoop`] does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
+//! level two launches, and reads its state back once per replay of many levels.
+//!
+//! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
+//! distance below the threshold, if it has few out-edges, has them relaxed at once from that
+//! distance by the same thread instead of being flagged near, up to 3 edges from the frontier.
+//! Rounds are bounded below by the hop depth of the shortest paths, so on road networks and meshes
+//! (thousands of rounds) three hops take about a third of them.
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
-//! relaxation that lowered the vertex's distance. Take the last lowering of a vertex `v` to its
-//! current distance `d`, in a round under threshold `t`. If `d < t` that relaxation flagged `v`
-//! near, and `v` was relaxed from `d` in the next round. Otherwise it flagged `v` far, and the
-//! bucket advance whose range `[old, new)` holds `d` (the ranges of the advances are contiguous and
-//! `d` is below the current threshold) came after it and moved `v` near. Either way `v` was relaxed
-//! from `d` already, and no flag set since can be its (there was no later lowering).
+//! relaxation that lowered the vertex's distance, and every lowering is followed by a relaxation
+//! of the vertex's out-edges from the new distance or by a flag. Take the last lowering of a
+//! vertex `v` to its current distance `d`, in a round under threshold `t`. If `d < t` that
+//! relaxation either relaxed `v`'s out-edges from `d` at once (a hop) or flagged `v` near, and `v`
+//! was relaxed from `d` in the next round. Otherwise it flagged `v` far, and the bucket advance
+//! whose range `[old, new)` holds `d` (the ranges of the advances are contiguous and `d` is below
+//! the current threshold) came after it and moved `v` near. Either way `v` was relaxed from `d`
+//! already, and no flag set since can be its (there was no later lowering).
 //!
 //! Any schedule of relaxations within a round is fine (the GPU's atomics make rounds asynchronous):
 //! the loop stops only when no vertex is flagged, so every edge `v -> u` ends with
 //! `dist[u] <= dist[v] + w`, which with `dist[source] = 0` and every value a real path's length
 //! makes the distances exact. Delta only changes how much work that takes: a small delta relaxes
 //! few edges more than once (Dijkstra is delta 1 on integer weights) but takes many rounds; a large
-//! one is Bellman-Ford.
+//! one is Bellman-Ford. The host loop's default ([`default_delta`]) and the device loop's
+//! ([`default_device_delta`], [`default_hops`]) differ because their rounds cost differently.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
