@@ -1,5 +1,6 @@
 //! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
-//! `loops::graph::NearFarLoop`), checked exactly against Dijkstra: every file of
+//! `loops::graph::NearFarLoop`, and by `DeviceNearFarLoop` under every schedule that runs there,
+//! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
 //! unreachable vertices; weights 1..=64 and 1..=1000; the default delta and one other per graph
 //! (small: Dijkstra-like, many buckets; huge: Bellman-Ford). Every schedule runs on the generated
@@ -19,7 +20,10 @@ mod kernels;
 
 use std::time::Instant;
 
-use loops::graph::{compare, dijkstra, near_far_model, Graph, NearFarLoop, UNREACHED};
+use loops::graph::{
+    compare, dijkstra, near_far_model, near_far_model_hops, DeviceNearFarLoop, Graph, Hops,
+    NearFarLoop, UNREACHED,
+};
 use loops::prelude::*;
 
 /// The most buckets (distinct `distance / delta` values) the small delta leaves a source: with
@@ -127,6 +131,105 @@ fn check_graph(
         "{name}: {} vertices, {} sources, deltas {deltas:?} and the default, {} schedules: {:.2} s",
         g.vertices(),
         sources.len(),
+        schedules.len(),
+        started.elapsed().as_secs_f64()
+    );
+    failures.extend(check_graph_device(gpu, name, g, sources, deltas, schedules));
+    failures
+}
+
+/// The schedules of `schedules` that run in the device loop (a grid-stride tile loop).
+fn device_schedules<'a>(schedules: &[&'a str]) -> Vec<&'a str> {
+    schedules
+        .iter()
+        .copied()
+        .filter(|s| {
+            kernels::sssp_near_far::KERNELS
+                .iter()
+                .any(|(name, k)| name == s && k.runs_in_device_loop())
+        })
+        .collect()
+}
+
+/// [`check_graph`] in the device loop: each of `schedules` that runs there, with one hop, two
+/// and three (through heads of at most 8 out-edges, and 2 for two hops), the default delta and
+/// each of `deltas`; returns the failures.
+fn check_graph_device(
+    gpu: &Gpu,
+    name: &str,
+    g: &Graph,
+    sources: &[u32],
+    deltas: &[u32],
+    schedules: &[&str],
+) -> Vec<String> {
+    let started = Instant::now();
+    let schedules = device_schedules(schedules);
+    let mut failures = Vec::new();
+    let dg = gpu.upload_graph(g).expect("upload");
+    let mut near_far = DeviceNearFarLoop::new(gpu, g.vertices()).expect("device near-far loop");
+    let mut dist = gpu.zeros::<u32>(g.vertices()).expect("alloc");
+    let mut all_deltas = vec![None];
+    all_deltas.extend(deltas.iter().map(|&d| Some(d)));
+    let hops = [
+        Hops::ONE,
+        Hops::two(2),
+        Hops {
+            hops: 3,
+            max_degree: 8,
+        },
+    ];
+    let mut runs = 0;
+    for &source in sources {
+        let want = dijkstra(g, source);
+        let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
+        for &delta in &all_deltas {
+            near_far.set_delta(delta);
+            let used = near_far.delta_for(&dg);
+            for (k, schedule) in schedules.iter().enumerate() {
+                // Each schedule with every hop count on some source, in turn.
+                let hop = hops[(k + source as usize) % hops.len()];
+                for hop in [hop, hops[(k + source as usize + 1) % hops.len()]] {
+                    near_far.set_hops(Some(hop));
+                    // Both compactions of a round, in turn.
+                    let wide = runs % 2 == 0;
+                    near_far.set_wide_scan(wide);
+                    let what = format!(
+                        "{name}, source {source}, delta {used}, {hop:?}, wide scan {wide}, device sssp_near_far/{schedule}"
+                    );
+                    gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+                    runs += 1;
+                    match kernels::sssp_near_far::run_device(
+                        schedule,
+                        gpu,
+                        &mut near_far,
+                        &dg,
+                        source,
+                        &mut dist,
+                    ) {
+                        Ok(stats) => {
+                            if let Err(e) = compare(&what, &want, &gpu.download(&dist).unwrap()) {
+                                failures.push(e);
+                            }
+                            // One hop: every reached vertex is in a frontier (more hops relax
+                            // some without).
+                            if hop == Hops::ONE && stats.frontier_vertices < reached {
+                                failures.push(format!(
+                                    "{what}: {} frontier vertices < {reached} reached",
+                                    stats.frontier_vertices
+                                ));
+                            }
+                            if stats.rounds == 0 || stats.advances == 0 {
+                                failures.push(format!("{what}: {stats:?}"));
+                            }
+                        }
+                        Err(e) => failures.push(format!("{what}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{name}: device loop, {} schedules, {runs} runs: {:.2} s",
         schedules.len(),
         started.elapsed().as_secs_f64()
     );
@@ -306,4 +409,78 @@ fn near_far_loop_errors_and_reuse() {
     // One vertex per round, 99 edges: the same counts as the CPU model's.
     let (_, model) = near_far_model(&path, 0, 10);
     assert_eq!(stats, model);
+}
+
+/// The device loop's errors, its iteration limit, its reuse on a smaller graph, and its counts
+/// against the CPU model's on a path (one vertex per round whatever the order).
+#[test]
+fn device_near_far_loop_errors_and_reuse() {
+    let gpu = common::gpu();
+    let path =
+        Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
+    let dg = gpu.upload_graph(&path).unwrap();
+    let mut dist = gpu.zeros::<u32>(100).unwrap();
+    let run = |near_far: &mut DeviceNearFarLoop, source, dist: &mut DeviceBuffer<u32>| {
+        kernels::sssp_near_far::run_device("warp", &gpu, near_far, &dg, source, dist)
+    };
+    let mut small = DeviceNearFarLoop::new(&gpu, 50).unwrap();
+    let e = run(&mut small, 0, &mut dist).unwrap_err();
+    assert!(e.to_string().contains("made for 50"), "{e}");
+    let mut near_far = DeviceNearFarLoop::new(&gpu, 200).unwrap();
+    let e = run(&mut near_far, 100, &mut dist).unwrap_err();
+    assert!(e.to_string().contains("source 100"), "{e}");
+    near_far.set_hops(Some(Hops::ONE));
+    for max in [3, 7, 60] {
+        near_far.set_max_iterations(Some(max));
+        match run(&mut near_far, 0, &mut dist).unwrap_err() {
+            LoopsError::NoConvergence { iterations, .. } => assert_eq!(iterations, max),
+            e => panic!("{e}"),
+        }
+    }
+    near_far.set_max_iterations(None);
+    near_far.set_delta(Some(10));
+    let stats = run(&mut near_far, 0, &mut dist).unwrap();
+    assert_eq!(
+        gpu.download(&dist).unwrap(),
+        (0..100u32).collect::<Vec<_>>()
+    );
+    let (_, model) = near_far_model(&path, 0, 10);
+    assert_eq!(
+        (
+            stats.rounds,
+            stats.advances,
+            stats.frontier_vertices,
+            stats.max_frontier
+        ),
+        (
+            model.rounds,
+            model.advances,
+            model.frontier_vertices,
+            model.max_frontier
+        )
+    );
+    // Three hops: 4 rounds per bucket of 10 (from 0, 3, 6, 9), not 10.
+    let three = Hops {
+        hops: 3,
+        max_degree: 1,
+    };
+    near_far.set_hops(Some(three));
+    let stats = run(&mut near_far, 0, &mut dist).unwrap();
+    let (_, model) = near_far_model_hops(&path, 0, 10, three);
+    assert_eq!((stats.rounds, stats.advances), (40, 10));
+    assert_eq!(
+        (stats.rounds, stats.advances),
+        (model.rounds, model.advances)
+    );
+    assert_eq!(
+        gpu.download(&dist).unwrap(),
+        (0..100u32).collect::<Vec<_>>()
+    );
+    // Reuse on a graph of fewer vertices, from its last vertex (nothing to relax).
+    let tiny = gpu
+        .upload_graph(&Graph::from_edges(3, &[(0, 1, 5)]).unwrap())
+        .unwrap();
+    let mut d3 = gpu.zeros::<u32>(3).unwrap();
+    kernels::sssp_near_far::run_device("thread", &gpu, &mut near_far, &tiny, 2, &mut d3).unwrap();
+    assert_eq!(gpu.download(&d3).unwrap(), [UNREACHED, UNREACHED, 0]);
 }

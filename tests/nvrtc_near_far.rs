@@ -1,6 +1,7 @@
 //! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
 //! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
-//! bounds-checked, and the runtime's bucket advance and edge count (`loops::graph::near_far`).
+//! bounds-checked, and the runtime's bucket advance, edge count and device-loop level
+//! (`loops::graph::near_far`).
 //! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.
 
 #[path = "../examples/kernels/mod.rs"]
@@ -70,15 +71,60 @@ fn near_far_runtime_kernels_compile() {
         "loops_near_far_split",
         "loops_frontier_degrees",
         "loops_frontier_degrees_wide",
+        "loops_near_far_level",
+        // The compaction it is built on comes along.
+        "loops_compact_flags",
     ] {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
     }
 }
 
-/// The relaxation round flags near or far by the threshold, in the generated code of one schedule.
+/// The relaxation round flags near or far by the threshold read from the device, and the round
+/// of more hops relaxes up to three (three atomic minima), in the generated code of one schedule.
 #[test]
 fn the_round_splits_by_the_threshold() {
     let source = kernels::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
-    assert!(source.contains("threshold"), "{source}");
-    assert!(source.contains("atomicMin") || source.contains("atomic_min"));
+    assert!(source.contains("threshold[0ull]"), "{source}");
+    assert_eq!(source.matches("atomic_min(&dist").count(), 1, "{source}");
+    let source = kernels::sssp_near_far::hops::thread::sssp_near_far_hops::CUDA_SOURCE;
+    assert!(source.contains("threshold[0ull]"), "{source}");
+    assert_eq!(source.matches("atomic_min(&dist").count(), 3, "{source}");
+    assert!(source.contains("hop_degree"), "{source}");
+}
+
+/// The round of more hops compiles under each of its schedules (those of the device loop), plain
+/// and bounds-checked.
+#[test]
+fn sssp_near_far_hops_compiles_under_every_schedule() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let kernel = "sssp_near_far_hops";
+    let mut failures = Vec::new();
+    let hops = &kernels::sssp_near_far::hops::SOURCES;
+    let checked = &kernels::sssp_near_far::hops::CHECKED_SOURCES;
+    for (schedule, source) in hops.iter().chain(checked.iter()) {
+        let entries = match *schedule {
+            "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+            _ => vec![kernel.to_string()],
+        };
+        match compile_ptx(kernel, source, Arch::SM_90) {
+            Ok(ptx) => {
+                for e in entries {
+                    assert!(
+                        ptx.contains(&format!(".entry {e}(")),
+                        "{schedule}: no `{e}`"
+                    );
+                }
+            }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    assert_eq!(kernels::sssp_near_far::hops::SCHEDULES.len(), 8);
 }

@@ -6,6 +6,10 @@
 //! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
 //! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
 //! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
+//! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::DeviceNearFarLoop`
+//! (rounds and bucket advances without the host, `--hops` and `--hop-degree` for its multi-hop
+//! rounds), its relaxed edges counted by the CPU model (`near_far_model_hops`), its levels, delta
+//! and hops printed; `--sweep-deltas` times it over deltas and hops per graph.
 //! Every kernel runs through the same `loops::graph::FrontierLoop` (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
@@ -105,9 +109,36 @@ pub struct Args {
     /// Vertices of a road network (`loops::generate::road`); 0 leaves it out.
     #[arg(long, default_value_t = 1_000_000)]
     pub road: usize,
-    /// The bucket width of `sssp-delta` (default: from the graph's weights and degree).
+    /// The bucket width of `sssp-delta` (default: from the graph's weights and degree, by the
+    /// loop's rule: `default_delta` on the host, `default_device_delta` on the device).
     #[arg(long)]
     pub delta: Option<u32>,
+    /// The hops of a round of the device `sssp-delta` (1 to 3; default: `default_hops`).
+    #[arg(long)]
+    pub hops: Option<u32>,
+    /// The largest out-degree of a vertex a device `sssp-delta` round relaxes through (with
+    /// `--hops` above 1; default 8).
+    #[arg(long, default_value_t = 8)]
+    pub hop_degree: u32,
+    /// The device `sssp-delta`'s round compaction reads one near flag per thread at a time, not
+    /// four (`DeviceNearFarLoop::set_wide_scan`).
+    #[arg(long)]
+    pub narrow_scan: bool,
+    /// After each graph's rows: the device `sssp-delta` under each of `--sweep-schedules` with
+    /// each of these deltas, in multiples of the graph's mean weight, each of `--sweep-hops` and
+    /// `--sweep-hop-degrees` (a line each: time, levels, rounds, advances): the data of the
+    /// device delta's fit.
+    #[arg(long, value_delimiter = ',')]
+    pub sweep_deltas: Vec<f64>,
+    /// The hops of the sweep (`--sweep-deltas`).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    pub sweep_hops: Vec<u32>,
+    /// The largest out-degrees a sweep's round of more than one hop relaxes through.
+    #[arg(long, value_delimiter = ',', default_value = "8")]
+    pub sweep_hop_degrees: Vec<u32>,
+    /// The schedules of the sweep.
+    #[arg(long, value_delimiter = ',', default_value = "warp")]
+    pub sweep_schedules: Vec<String>,
     /// More graphs: Matrix Market files (their pattern, seeded random weights).
     #[arg(long)]
     pub matrix: Vec<PathBuf>,

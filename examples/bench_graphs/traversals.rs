@@ -1,12 +1,13 @@
-//! The SSSP and BFS rows: every schedule in the host and the device frontier loop, the naive
+//! The SSSP and BFS rows: every schedule in the host and the device frontier loop (near-far SSSP in
+//! `NearFarLoop` and `DeviceNearFarLoop`, with `--sweep-deltas` over deltas and hops), the naive
 //! vertex-per-thread kernels beside them, the edges each SSSP relaxes, the best schedule per
 //! graph, and on the world set auto against the best fixed schedule.
 
 use std::time::Instant;
 
 use loops::graph::{
-    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, NearFarLoop,
-    UNREACHED,
+    near_far_model_hops, traversed_edges, DeviceFrontierLoop, DeviceGraph, DeviceNearFarLoop,
+    FrontierLoop, Graph, Hops, LoopStats, NearFarLoop, NearFarStats, UNREACHED,
 };
 use loops::prelude::*;
 use loops::runtime::launch::KernelArgs;
@@ -59,6 +60,18 @@ extern "C" __global__ void __launch_bounds__(256) naive_bfs(
     }
 }
 "#;
+
+/// The schedules of `kernels` that run in a device loop (their frontier's size read on the
+/// device).
+fn device_loop_schedules(
+    kernels: &'static [(&'static str, &'static loops::__private::KernelDesc)],
+) -> Vec<&'static str> {
+    kernels
+        .iter()
+        .filter(|(_, k)| k.runs_in_device_loop())
+        .map(|&(s, _)| s)
+        .collect()
+}
 
 /// One traversal with the naive kernel.
 fn run_naive(
@@ -159,6 +172,17 @@ impl Bench<'_> {
         }
         let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
         near_far.set_delta(self.args.delta);
+        let mut device_near_far = DeviceNearFarLoop::new(gpu, g.vertices())?;
+        device_near_far.set_delta(a.delta);
+        device_near_far.set_hops(a.hops.map(|h| self.hops(h)));
+        device_near_far.set_step_blocks(a.step_blocks);
+        device_near_far.set_compact_blocks(a.compact_blocks);
+        device_near_far.set_wide_scan(!a.narrow_scan);
+        if let Some(levels) = a.levels_per_replay {
+            device_near_far.set_levels_per_replay(levels);
+        }
+        // The device near-far rows' relaxed edges, from the CPU model (once per graph).
+        let mut model_edges: Option<u64> = None;
         let mut out = gpu.zeros::<u32>(g.vertices())?;
         let (host, device) = match self.args.loops {
             Loops::Host => (true, false),
@@ -181,7 +205,11 @@ impl Bench<'_> {
                 .map(|n| n.1.clone());
             let mut kernels: Vec<(&str, LoopKind)> =
                 naive.iter().map(|_| ("naive", LoopKind::Host)).collect();
-            let on_device = algorithm.device_schedules();
+            let on_device = if algorithm == Algorithm::SsspDelta {
+                device_loop_schedules(kernels::sssp_near_far::KERNELS)
+            } else {
+                algorithm.device_schedules()
+            };
             for &schedule in algorithm.schedules() {
                 if host {
                     kernels.push((schedule, LoopKind::Host));
@@ -193,6 +221,7 @@ impl Bench<'_> {
             let mut naive_ms = f64::NAN;
             let first = self.rows.len();
             for (kernel, loop_kind) in kernels {
+                let mut last_near_far = NearFarStats::default();
                 let mut once = || match (&naive, loop_kind) {
                     (Some(func), _) if kernel == "naive" => {
                         run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
@@ -210,6 +239,20 @@ impl Bench<'_> {
                     }
                     (_, LoopKind::Host) => {
                         algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
+                    }
+                    (_, LoopKind::Device) if algorithm == Algorithm::SsspDelta => {
+                        kernels::sssp_near_far::run_device(
+                            kernel,
+                            gpu,
+                            &mut device_near_far,
+                            &dg,
+                            source,
+                            &mut out,
+                        )
+                        .map(|s| {
+                            last_near_far = s;
+                            LoopStats::from(s)
+                        })
                     }
                     (_, LoopKind::Device) => algorithm.run_device(
                         kernel,
@@ -237,23 +280,53 @@ impl Bench<'_> {
                 };
                 // `time_runs` does one more warm-up run.
                 let timing = time_runs(reps, gpu, &mut once)?;
-                if loop_kind == LoopKind::Device {
+                let device_near_far_row =
+                    loop_kind == LoopKind::Device && algorithm == Algorithm::SsspDelta;
+                if device_near_far_row {
+                    let (delta, hops) = (
+                        device_near_far.delta_for(&dg),
+                        device_near_far.hops_for(&dg),
+                    );
+                    let s = last_near_far;
+                    let levels = s.rounds + s.advances + 1;
                     eprintln!(
-                        "  {} {kernel} device loop: {} levels walked (the rest scanned)",
+                        "  sssp-delta {kernel} device loop: delta {delta}, {} hop(s) through \
+                         degree <= {}: {} rounds, {} advances, {levels} levels, {} frontier \
+                         vertices, {:.2} us/level",
+                        hops.hops,
+                        hops.max_degree,
+                        s.rounds,
+                        s.advances,
+                        s.frontier_vertices,
+                        timing.median_ms * 1e3 / levels as f64
+                    );
+                } else if loop_kind == LoopKind::Device {
+                    eprintln!(
+                        "  {} {kernel} device loop: {} levels walked (the rest scanned), {} \
+                         frontier vertices",
                         algorithm.name(),
-                        device_frontier.walked_levels()
+                        device_frontier.walked_levels(),
+                        timing.stats.frontier_vertices
                     );
                 }
                 let check = loops::graph::compare(kernel, &want, &gpu.download(&out)?);
-                let relaxed_edges = relaxed_edges(
-                    algorithm,
-                    kernel,
-                    gpu,
-                    (&mut frontier, &mut near_far),
-                    &dg,
-                    source,
-                    &mut out,
-                )?;
+                let relaxed_edges = if device_near_far_row {
+                    let delta = device_near_far.delta_for(&dg);
+                    let hops = device_near_far.hops_for(&dg);
+                    Some(*model_edges.get_or_insert_with(|| {
+                        near_far_model_hops(g, source, delta, hops).1.relaxed_edges
+                    }))
+                } else {
+                    relaxed_edges(
+                        algorithm,
+                        kernel,
+                        gpu,
+                        (&mut frontier, &mut near_far),
+                        &dg,
+                        source,
+                        &mut out,
+                    )?
+                };
                 if kernel == "naive" {
                     naive_ms = timing.median_ms;
                 }
@@ -278,9 +351,92 @@ impl Bench<'_> {
             }
             self.close_algorithm(case, algorithm, first);
         }
+        if !self.args.sweep_deltas.is_empty() {
+            self.near_far_sweep(case, g, &dg, source, &mut device_near_far, &mut out)?;
+        }
         if !self.args.world && !self.args.no_algorithms {
             self.algorithms(case, g)?;
         }
+        Ok(())
+    }
+
+    /// `hops` hops through heads of at most `--hop-degree` out-edges.
+    fn hops(&self, hops: u32) -> Hops {
+        Hops {
+            hops: hops.clamp(1, 3),
+            max_degree: if hops > 1 { self.args.hop_degree } else { 0 },
+        }
+    }
+
+    /// `--sweep-deltas`: the device near-far under each of `--sweep-schedules` with each delta
+    /// (in mean weights) and hops, a line each, every result checked.
+    fn near_far_sweep(
+        &mut self,
+        case: &Case,
+        g: &Graph,
+        dg: &DeviceGraph,
+        source: u32,
+        near_far: &mut DeviceNearFarLoop,
+        out: &mut DeviceBuffer<u32>,
+    ) -> Result<(), BoxError> {
+        let gpu = self.gpu;
+        let want = loops::graph::dijkstra(g, source);
+        let mean_weight = dg.weight_sum() as f64 / g.edges().max(1) as f64;
+        let args = self.args;
+        let mut configs = Vec::new();
+        for schedule in &args.sweep_schedules {
+            for &h in &args.sweep_hops {
+                let degrees: &[u32] = if h > 1 { &args.sweep_hop_degrees } else { &[0] };
+                for &max_degree in degrees {
+                    let hops = Hops {
+                        hops: h.clamp(1, 3),
+                        max_degree,
+                    };
+                    for &scale in &args.sweep_deltas {
+                        configs.push((schedule.as_str(), hops, scale));
+                    }
+                }
+            }
+        }
+        for (schedule, hops, scale) in configs {
+            near_far.set_hops(Some(hops));
+            let delta = (mean_weight * scale)
+                .round()
+                .clamp(1.0, (u32::MAX / 2) as f64) as u32;
+            near_far.set_delta(Some(delta));
+            let mut last = NearFarStats::default();
+            let mut once = || {
+                kernels::sssp_near_far::run_device(schedule, gpu, near_far, dg, source, out).map(
+                    |s| {
+                        last = s;
+                        LoopStats::from(s)
+                    },
+                )
+            };
+            once()?;
+            let timing = time_runs(args.reps.clamp(MIN_REPS, 5), gpu, &mut once)?;
+            let check = loops::graph::compare("sweep", &want, &gpu.download(out)?);
+            if check.is_err() {
+                self.wrong += 1;
+            }
+            let levels = last.rounds + last.advances + 1;
+            println!(
+                "sweep {:<16} {schedule:<7} hops {} (degree <= {:>2}) delta {delta:>7} \
+                 ({scale:>6} x mean weight): {:>8.3} ms, {levels:>6} levels ({:>6} rounds, \
+                 {:>5} advances, {:>9} frontier vertices), {:.2} us/level{}",
+                case.name,
+                hops.hops,
+                hops.max_degree,
+                timing.median_ms,
+                last.rounds,
+                last.advances,
+                last.frontier_vertices,
+                timing.median_ms * 1e3 / levels as f64,
+                if check.is_ok() { "" } else { " WRONG" }
+            );
+        }
+        near_far.set_delta(self.args.delta);
+        near_far.set_hops(self.args.hops.map(|h| self.hops(h)));
         Ok(())
     }
 
@@ -288,8 +444,8 @@ impl Bench<'_> {
     /// auto against it on the world set.
     fn close_algorithm(&mut self, case: &Case, algorithm: Algorithm, first: usize) {
         let runs = &self.rows[first..];
-        // None where no kernel of the algorithm runs in the loops asked for (`sssp-delta` under
-        // `--loop device`).
+        // None where no kernel of the algorithm ran (none of its schedules runs in the loops asked
+        // for).
         let Some(best) = runs
             .iter()
             .filter(|r| r.kernel != "naive")

@@ -1,20 +1,27 @@
 //! Delta-stepping SSSP with near and far buckets, one relaxation round over the near frontier: as
 //! the Bellman-Ford step (`sssp.rs`), each edge `v -> u` lowers `dist[u]` to `dist[v] + w` with
-//! `atomic_min`, and the thread that lowered it flags `u`: in `near` when the new distance is
-//! below the bucket's `threshold`, in `far` otherwise. The host loop (the near flags compacted into
-//! the next near frontier, the far pile moved into it when the near frontier empties) is
-//! `loops::graph::NearFarLoop`; why the distances come out exact is in its module documentation.
-// The launch wrapper takes the kernel's 8 parameters and the GPU.
+//! `atomic_min`, and the thread that lowered it flags `u`: in `far` when the new distance is at or
+//! above the bucket's threshold (`threshold[0]`, a device buffer: the device loop raises it
+//! without the host), else in `near`. `sssp_near_far_hops` (module [`hops`]) reaches further,
+//! `hops` of 2 or 3 edges: a head lowered below the threshold whose out-degree is at most
+//! `hop_degree` is not flagged near, its out-edges are relaxed at once from its new distance by
+//! the same thread (and theirs, with 3), the heads of the last hop flagged as usual; fewer rounds
+//! on a graph of long shortest paths (`loops::graph::Hops`). The loops: `loops::graph::NearFarLoop` (on the host) and
+//! `loops::graph::DeviceNearFarLoop` (on the device); why the distances come out exact is in
+//! their module documentation.
+// The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
 #![allow(clippy::too_many_arguments)]
 
 use loops::prelude::*;
 
 macro_rules! sssp_near_far {
     ($($schedule:tt)*) => {
-        /// One near-far round: `frontier` is the near frontier, `threshold` the end of the bucket.
+        /// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
+        /// bucket.
         #[load_balanced($($schedule)*)]
-        pub fn sssp_near_far(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: u32) {
+        pub fn sssp_near_far(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32]) {
             for v in g.tiles_in(frontier) {
+                let t = threshold[0];
                 let dv = dist[v];
                 for e in g.atoms(v) {
                     let u = adj[e] as usize;
@@ -22,7 +29,7 @@ macro_rules! sssp_near_far {
                     if nd < dist[u] {
                         let old = atomic_min(&mut dist[u], nd);
                         if nd < old {
-                            if nd < threshold {
+                            if nd < t {
                                 near[u] = 1;
                             } else {
                                 far[u] = 1;
@@ -35,15 +42,84 @@ macro_rules! sssp_near_far {
     };
 }
 
+macro_rules! sssp_near_far_hops {
+    ($($schedule:tt)*) => {
+        /// One near-far round `hops` (1 to 3) edges deep through heads of at most `hop_degree`
+        /// out-edges: `frontier` is the near frontier, `threshold[0]` the end of the bucket.
+        /// A thread's hops are a chain of dependent reads, so each step issues what it can at
+        /// once: the head's offsets with the `atomic_min` (whose result says whether they are
+        /// needed), and no plain read of the distance before it (one round trip, not two).
+        #[load_balanced($($schedule)*)]
+        pub fn sssp_near_far_hops(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32], hops: u32, hop_degree: u32) {
+            for v in g.tiles_in(frontier) {
+                let t = threshold[0];
+                let dv = dist[v];
+                for e in g.atoms(v) {
+                    let u = adj[e] as usize;
+                    let nd = dv + weights[e];
+                    let u_begin = g.offsets[u] as usize;
+                    let u_end = g.offsets[u + 1] as usize;
+                    let old = atomic_min(&mut dist[u], nd);
+                    if nd < old {
+                        if nd >= t {
+                            far[u] = 1;
+                        } else if hops < 2 || u_end - u_begin > hop_degree as usize {
+                            near[u] = 1;
+                        } else {
+                            for j in u_begin..u_end {
+                                let x = adj[j] as usize;
+                                let xd = nd + weights[j];
+                                let x_begin = g.offsets[x] as usize;
+                                let x_end = g.offsets[x + 1] as usize;
+                                let x_old = atomic_min(&mut dist[x], xd);
+                                if xd < x_old {
+                                    if xd >= t {
+                                        far[x] = 1;
+                                    } else if hops < 3 || x_end - x_begin > hop_degree as usize {
+                                        near[x] = 1;
+                                    } else {
+                                        for k in x_begin..x_end {
+                                            let y = adj[k] as usize;
+                                            let yd = xd + weights[k];
+                                            let y_old = atomic_min(&mut dist[y], yd);
+                                            if yd < y_old {
+                                                if yd < t {
+                                                    near[y] = 1;
+                                                } else {
+                                                    far[y] = 1;
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
 under_schedules!(concrete sssp_near_far(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
     frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
-    far: &mut DeviceBuffer<u32>, threshold: u32):
+    far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>):
     thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 
+/// The round of more than one hop, a kernel of its own (its nested loops would cost the one-hop
+/// round registers), under the schedules of the device loop.
+pub mod hops {
+    use super::*;
+    under_schedules!(concrete sssp_near_far_hops(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
+        frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
+        far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>, hops: u32, hop_degree: u32):
+        thread, group2, group4, group8, warp, group64, block, auto);
+}
+
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialised by the
-/// loop), the `sssp_near_far` round under `schedule` run by `near_far` until both buckets are
-/// empty. The bucket width is the loop's (`NearFarLoop::set_delta`; by default from the graph's
-/// weights and degree).
+/// loop), the `sssp_near_far` round under `schedule` (one hop) run by `near_far` until both
+/// buckets are empty. The bucket width is the loop's (`NearFarLoop::set_delta`; by default from
+/// the graph's weights and degree).
 pub fn run(
     schedule: &str,
     gpu: &Gpu,
@@ -70,6 +146,51 @@ pub fn run(
                 far,
                 threshold,
             )
+        },
+    )
+}
+
+/// [`run`] in the loop that stays on the device (`DeviceNearFarLoop`: no host round trip per
+/// round or bucket advance), with the loop's hops (`DeviceNearFarLoop::set_hops`): the
+/// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more. `schedule` must take
+/// its frontier's size from the device (thread, the groups, warp, block, auto); the others are
+/// refused with `LoopsError::DeviceLoop`.
+pub fn run_device(
+    schedule: &str,
+    gpu: &Gpu,
+    near_far: &mut loops::graph::DeviceNearFarLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::NearFarStats> {
+    near_far.run(
+        gpu,
+        g,
+        source,
+        dist,
+        |gpu, frontier, dist, near, far, threshold, hops| {
+            let (offsets, adj, weights) = (g.offsets(), g.adj(), g.weights());
+            // The one-hop kernel where it has the schedule (the other runs one hop too).
+            if hops.hops <= 1 && SCHEDULES.contains(&schedule) {
+                launch(
+                    schedule, gpu, offsets, adj, weights, frontier, dist, near, far, threshold,
+                )
+            } else {
+                self::hops::launch(
+                    schedule,
+                    gpu,
+                    offsets,
+                    adj,
+                    weights,
+                    frontier,
+                    dist,
+                    near,
+                    far,
+                    threshold,
+                    hops.hops,
+                    hops.max_degree,
+                )
+            }
         },
     )
 }

@@ -144,13 +144,13 @@ pub struct DeviceFrontierLoop {
 }
 
 /// Clears the device list of a handle when the level that needed it is queued, or fails.
-struct DeviceListSet<'g> {
+pub(super) struct DeviceListSet<'g> {
     gpu: &'g Gpu,
     previous: Option<DeviceList>,
 }
 
 impl<'g> DeviceListSet<'g> {
-    fn new(gpu: &'g Gpu, list: DeviceList) -> Self {
+    pub(super) fn new(gpu: &'g Gpu, list: DeviceList) -> Self {
         let previous = gpu.set_device_list(Some(list));
         DeviceListSet { gpu, previous }
     }
@@ -159,6 +159,122 @@ impl<'g> DeviceListSet<'g> {
 impl Drop for DeviceListSet<'_> {
     fn drop(&mut self) {
         self.gpu.set_device_list(self.previous);
+    }
+}
+
+/// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
+/// device near-far loop, [`super::DeviceNearFarLoop`]): each level's launches, queued the same way
+/// whether the stream is recorded or not, and what the host reads back between replays.
+pub(super) trait DeviceLevels {
+    /// Queues level `level` (counting from 0): stream-ordered launches only, none that waits
+    /// for the GPU when `capturing` (the stream is being recorded).
+    fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()>;
+
+    /// After the first `issued` levels: reads the device state back; `None` when the loop is
+    /// done, else the size of the frontier the next level runs (for [`LoopsError::NoConvergence`]).
+    fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>>;
+}
+
+/// Runs `levels` until its state says it is done, as [`DeviceFrontierLoop`] runs its levels: the
+/// first level launched as usual (it compiles the kernels and sizes every area the launches use),
+/// then 6 levels recorded as a CUDA graph and replayed once, then `per_replay` levels (a multiple
+/// of 6) recorded once and replayed until the end, the state read back after each; the levels
+/// within `per_replay` of `max` launched one by one, so that a loop not done after `max` levels
+/// stops with [`LoopsError::NoConvergence`] after exactly `max`. `what` names the loop in errors.
+pub(super) fn replay_levels<L: DeviceLevels>(
+    gpu: &Gpu,
+    levels: &mut L,
+    per_replay: u64,
+    max: u64,
+    what: &str,
+) -> Result<()> {
+    let (mut first_graph, mut graph): (Option<CudaGraph>, Option<CudaGraph>) = (None, None);
+    let (mut replays, mut issued) = (0u64, 0u64);
+    let mut frontier = 0usize;
+    loop {
+        if issued >= max {
+            return Err(LoopsError::NoConvergence {
+                iterations: issued,
+                frontier,
+            });
+        }
+        let count = if replays == 0 {
+            FIRST_REPLAY_LEVELS.min(per_replay)
+        } else {
+            per_replay
+        };
+        if issued == 0 || max - issued < count {
+            levels.queue_level(gpu, issued, false)?;
+            issued += 1;
+        } else {
+            // Each graph is replayed only from levels of the parity and counter rotation it was
+            // recorded at: the first one once, the other every `per_replay` levels after.
+            let recorded = if count == per_replay {
+                &mut graph
+            } else {
+                &mut first_graph
+            };
+            if recorded.is_none() {
+                let first = issued;
+                *recorded = Some(capture(gpu, what, || {
+                    (first..first + count).try_for_each(|l| levels.queue_level(gpu, l, true))
+                })?);
+            }
+            let replay = recorded.as_ref().expect("recorded above");
+            replay.launch().map_err(LoopsError::driver(format!(
+                "replaying {count} levels of the {what}"
+            )))?;
+            issued += count;
+            replays += 1;
+        }
+        match levels.read_back(gpu, issued)? {
+            None => return Ok(()),
+            Some(size) => frontier = size,
+        }
+    }
+}
+
+/// Records what `queue` queues on `gpu`'s stream into a CUDA graph (stream capture); the capture
+/// is ended whatever happens, a panic included (a stream left capturing would fail every later
+/// call on the handle). `what` names the loop in errors.
+pub(super) fn capture(
+    gpu: &Gpu,
+    what: &str,
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<CudaGraph> {
+    let what = format!("recording the levels of the {what} (stream capture)");
+    let stream = gpu.stream();
+    // Thread-local: another thread's work on its own handles is not affected by this capture.
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .map_err(LoopsError::driver(what.clone()))?;
+    let queued = std::panic::catch_unwind(std::panic::AssertUnwindSafe(queue));
+    let ended = stream.end_capture(CUgraphInstantiate_flags(0));
+    let queued = queued.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    queued?;
+    ended
+        .map_err(LoopsError::driver(what.clone()))?
+        .ok_or_else(|| LoopsError::Driver {
+            context: format!("{what}: the capture recorded no graph"),
+            source: cudarc::driver::DriverError(
+                cudarc::driver::sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+            ),
+        })
+}
+
+/// One wave of resident blocks of 256 threads (fewer on a loop of fewer `vertices`), or `blocks`:
+/// the grid of a device loop's compaction ([`DeviceFrontierLoop::set_compact_blocks`]).
+pub(super) fn wave_dims(gpu: &Gpu, vertices: usize, blocks: Option<u32>) -> LaunchDims {
+    let limits = gpu.limits();
+    let wave = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
+    let grid = match blocks {
+        Some(blocks) => blocks.min(i32::MAX as u32),
+        None => vertices.div_ceil(256).clamp(1, wave) as u32,
+    };
+    LaunchDims {
+        grid,
+        block: 256,
+        shared_bytes: 0,
     }
 }
 
@@ -435,43 +551,14 @@ impl DeviceFrontierLoop {
             &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
-        let what = "recording the levels of the device frontier loop (stream capture)";
-        let stream = gpu.stream();
-        // Thread-local: another thread's work on its own handles is not affected by this capture.
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(LoopsError::driver(what))?;
-        // The capture is ended whatever the step does, a panic included: a stream left capturing
-        // would fail every later call on the handle.
-        let queued = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        capture(gpu, "device frontier loop", || {
             (first..first + levels).try_for_each(|level| self.level(gpu, push, level, true, step))
-        }));
-        let ended = stream.end_capture(CUgraphInstantiate_flags(0));
-        let queued = queued.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        queued?;
-        ended
-            .map_err(LoopsError::driver(what))?
-            .ok_or_else(|| LoopsError::Driver {
-                context: format!("{what}: the capture recorded no graph"),
-                source: cudarc::driver::DriverError(
-                    cudarc::driver::sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
-                ),
-            })
+        })
     }
 
     /// The grid of the compaction ([`Self::set_compact_blocks`]).
     fn compact_dims(&self, gpu: &Gpu) -> LaunchDims {
-        let limits = gpu.limits();
-        let wave = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
-        let grid = match self.compact_blocks {
-            Some(blocks) => blocks.min(i32::MAX as u32),
-            None => self.vertices.div_ceil(256).clamp(1, wave) as u32,
-        };
-        LaunchDims {
-            grid,
-            block: 256,
-            shared_bytes: 0,
-        }
+        wave_dims(gpu, self.vertices, self.compact_blocks)
     }
 
     /// Queues level `level`: the step over the frontier of its parity, then its compaction into

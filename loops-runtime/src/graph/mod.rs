@@ -47,7 +47,10 @@ use crate::launch::{KernelArgs, Param};
 pub mod near_far;
 mod reference;
 
-pub use near_far::{default_delta, near_far_model, NearFarLoop, NearFarStats};
+pub use near_far::{
+    default_delta, default_device_delta, default_hops, near_far_model, near_far_model_hops,
+    DeviceNearFarLoop, Hops, NearFarLoop, NearFarStats,
+};
 pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 
 /// The distance or level of a vertex no path reaches.

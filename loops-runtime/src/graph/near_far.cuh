@@ -67,3 +67,216 @@ extern "C" __global__ void __launch_bounds__(256) loops_frontier_degrees_wide(
 {
     loops_add_frontier_degrees(frontier, len, offsets, total);
 }
+
+// The device loop's state (`DeviceNearFarLoop` in near_far.rs, where the slots are mirrored):
+// three rotating slots each (a level's `current`, `next`, `after`, as in `loops_compact_level`)
+// of the near frontier's size, and of what an advance at the previous level left: the far vertices
+// still beyond its range, their smallest distance, and whether that level was an advance; then
+// the counts.
+#define LOOPS_NF_LEFT 3u
+#define LOOPS_NF_MIN 6u
+#define LOOPS_NF_ADVANCED 9u
+#define LOOPS_NF_ROUNDS 12u
+#define LOOPS_NF_ADVANCES 13u
+#define LOOPS_NF_VERTICES 14u
+#define LOOPS_NF_MAX_FRONTIER 16u
+#define LOOPS_NF_DONE 17u
+#define LOOPS_NF_LEVELS 18u
+
+// The bucket advance to the range `lo..hi` in the device loop: each far vertex whose distance is
+// below `hi` leaves the far pile, and is appended to `out` at `*count` if its distance is at least
+// `lo` (below that it was relaxed from its final distance already: the drop rule of near_far.rs);
+// the others stay far, their number added to `*left` and their smallest distance min-ed into
+// `*lowest`. A warp ballot and a shared-memory scan per round of 256, as `loops_compact_rounds`.
+// Called by every thread of a block of 256.
+static __device__ __forceinline__ void loops_near_far_advance_rounds(
+    unsigned int* __restrict__ far, const unsigned int* __restrict__ dist, const unsigned int n,
+    const unsigned int lo, const unsigned int hi, unsigned int* __restrict__ out,
+    unsigned int* count, unsigned int* left, unsigned int* lowest)
+{
+    __shared__ unsigned int warp_base[8];
+    __shared__ unsigned int block_base;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    unsigned int kept = 0u;
+    unsigned int kept_min = 0xffffffffu;
+    for (unsigned long long start = (unsigned long long)blockIdx.x * 256ull; start < n;
+         start += (unsigned long long)gridDim.x * 256ull) {
+        const unsigned long long i = start + threadIdx.x;
+        bool take = false;
+        if (i < n && far[i] != 0u) {
+            const unsigned int d = dist[i];
+            if (d < hi) {
+                far[i] = 0u;
+                take = d >= lo;
+            } else {
+                ++kept;
+                kept_min = min(kept_min, d);
+            }
+        }
+        const unsigned int ballot = __ballot_sync(0xffffffffu, take);
+        if (lane == 0u) warp_base[warp] = __popc(ballot);
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            unsigned int total = 0u;
+            for (unsigned int w = 0u; w < 8u; ++w) {
+                const unsigned int c = warp_base[w];
+                warp_base[w] = total;
+                total += c;
+            }
+            block_base = total != 0u ? atomicAdd(count, total) : 0u;
+        }
+        __syncthreads();
+        if (take) {
+            out[block_base + warp_base[warp] + __popc(ballot & ((1u << lane) - 1u))] = (unsigned int)i;
+        }
+        // warp_base and block_base are rewritten by the next round.
+        __syncthreads();
+    }
+    // Every thread of the block leaves the loop after the same rounds.
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        kept += __shfl_down_sync(0xffffffffu, kept, offset);
+        kept_min = min(kept_min, __shfl_down_sync(0xffffffffu, kept_min, offset));
+    }
+    if (lane == 0u && kept != 0u) {
+        atomicAdd(left, kept);
+        atomicMin(lowest, kept_min);
+    }
+}
+
+// `loops_compact_rounds` without the degrees, four flags per thread and round (one 16-byte load:
+// `flags` is 16-byte aligned, as every allocation is): a round covers 1024 flags per block, so a
+// scan of n flags on one wave of blocks takes a quarter of the rounds, each a load and two block
+// barriers that the next round waits for. Called by every thread of a block of 256.
+static __device__ __forceinline__ void loops_compact_rounds_x4(
+    unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* count)
+{
+    __shared__ unsigned int warp_base[8];
+    __shared__ unsigned int block_base;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    for (unsigned long long start = (unsigned long long)blockIdx.x * 1024ull; start < n;
+         start += (unsigned long long)gridDim.x * 1024ull) {
+        const unsigned long long first = start + 4ull * threadIdx.x;
+        unsigned int f[4] = {0u, 0u, 0u, 0u};
+        if (first + 4ull <= n) {
+            const uint4 v = *reinterpret_cast<const uint4*>(flags + first);
+            f[0] = v.x; f[1] = v.y; f[2] = v.z; f[3] = v.w;
+            if ((v.x | v.y | v.z | v.w) != 0u) {
+                *reinterpret_cast<uint4*>(flags + first) = make_uint4(0u, 0u, 0u, 0u);
+            }
+        } else {
+            for (unsigned int k = 0u; k < 4u; ++k) {
+                if (first + k < n) {
+                    f[k] = flags[first + k];
+                    if (f[k] != 0u) flags[first + k] = 0u;
+                }
+            }
+        }
+        const unsigned int mine = (f[0] != 0u) + (f[1] != 0u) + (f[2] != 0u) + (f[3] != 0u);
+        unsigned int below = mine;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const unsigned int other = __shfl_up_sync(0xffffffffu, below, offset);
+            if (lane >= (unsigned int)offset) below += other;
+        }
+        if (lane == 31u) warp_base[warp] = below;
+        __syncthreads();
+        if (threadIdx.x == 0u) {
+            unsigned int total = 0u;
+            for (unsigned int w = 0u; w < 8u; ++w) {
+                const unsigned int c = warp_base[w];
+                warp_base[w] = total;
+                total += c;
+            }
+            block_base = total != 0u ? atomicAdd(count, total) : 0u;
+        }
+        __syncthreads();
+        if (mine != 0u) {
+            unsigned int at = block_base + warp_base[warp] + below - mine;
+            for (unsigned int k = 0u; k < 4u; ++k) {
+                if (f[k] != 0u) out[at++] = (unsigned int)(first + k);
+            }
+        }
+        // warp_base and block_base are rewritten by the next round.
+        __syncthreads();
+    }
+}
+
+// One level of the device near-far loop, after the step over the near frontier of
+// `state[current]` vertices under the bucket's end `*threshold`:
+// - a round (the frontier was not empty): the near flags are compacted into `out`, counted at
+//   `state[next]` (four flags per thread and round with `wide_scan`, else one), and the threshold
+//   is kept (`*next_threshold`, the next level's);
+// - a bucket advance (the frontier was empty, so the step did nothing): the far vertices in
+//   `lo..hi` are appended to `out` (`loops_near_far_advance_rounds`), `lo` the threshold and `hi`
+//   `lo + delta`, or, where the previous level was an advance that moved nothing but left far
+//   vertices, their smallest distance plus delta (the jump past empty buckets); the threshold
+//   becomes `hi`;
+// - the end, where the previous level was an advance that moved nothing and left nothing:
+//   `state[LOOPS_NF_DONE]` is set, and every later level returns at once (its frontier is empty).
+// Every block decides the same from what earlier launches wrote (a uniform branch: the recorded
+// levels are the same whatever they do). One thread zeroes the slots of `after` for the next level
+// to count into, and keeps the counts; no other slot is written by more than one thread, and no
+// slot this launch reads is written by it, so no barrier across blocks is needed.
+extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
+    unsigned int* __restrict__ near, unsigned int* __restrict__ far,
+    const unsigned int* __restrict__ dist, const unsigned int n, unsigned int* __restrict__ out,
+    unsigned int* __restrict__ state, const unsigned int current, const unsigned int next,
+    const unsigned int after, const unsigned int* __restrict__ threshold,
+    unsigned int* __restrict__ next_threshold, const unsigned int delta,
+    const unsigned int wide_scan)
+{
+    if (state[LOOPS_NF_DONE] != 0u) return;
+    const unsigned int size = state[current];
+    const unsigned int lo = *threshold;
+    const bool advance = size == 0u;
+    bool finish = false;
+    unsigned int hi = lo;
+    if (advance) {
+        unsigned int from = lo;
+        if (state[LOOPS_NF_ADVANCED + current] != 0u) {
+            if (state[LOOPS_NF_LEFT + current] == 0u) {
+                finish = true;
+            } else {
+                from = state[LOOPS_NF_MIN + current];
+            }
+        }
+        hi = from + delta;
+        if (hi < from) hi = 0xffffffffu;
+    }
+    if (blockIdx.x == 0u && threadIdx.x == 0u) {
+        state[after] = 0u;
+        state[LOOPS_NF_LEFT + after] = 0u;
+        state[LOOPS_NF_MIN + after] = 0xffffffffu;
+        state[LOOPS_NF_ADVANCED + after] = 0u;
+        if (finish) {
+            state[LOOPS_NF_DONE] = 1u;
+        } else {
+            *next_threshold = hi;
+            state[LOOPS_NF_ADVANCED + next] = advance ? 1u : 0u;
+            state[LOOPS_NF_LEVELS] += 1u;
+            if (advance) {
+                state[LOOPS_NF_ADVANCES] += 1u;
+            } else {
+                state[LOOPS_NF_ROUNDS] += 1u;
+                const unsigned long long vertices =
+                    ((unsigned long long)state[LOOPS_NF_VERTICES + 1u] << 32 | state[LOOPS_NF_VERTICES]) + size;
+                state[LOOPS_NF_VERTICES] = (unsigned int)vertices;
+                state[LOOPS_NF_VERTICES + 1u] = (unsigned int)(vertices >> 32);
+                if (size > state[LOOPS_NF_MAX_FRONTIER]) state[LOOPS_NF_MAX_FRONTIER] = size;
+            }
+        }
+    }
+    if (finish) return;
+    if (advance) {
+        loops_near_far_advance_rounds(far, dist, n, lo, hi, out, state + next,
+                                      state + LOOPS_NF_LEFT + next, state + LOOPS_NF_MIN + next);
+    } else {
+        if (wide_scan != 0u) {
+            loops_compact_rounds_x4(near, n, out, state + next);
+        } else {
+            loops_compact_rounds(near, n, out, state + next, (const int*)nullptr, 0u, nullptr);
+        }
+    }
+}

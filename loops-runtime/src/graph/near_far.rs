@@ -1,43 +1,65 @@
 //! Delta-stepping SSSP with two buckets, "near" and "far" (the near-far variant of Davidson et
-//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop, and
-//! [`near_far_model`], the same bucket logic on the CPU.
+//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop,
+//! [`DeviceNearFarLoop`], the loop that stays on the device, and [`near_far_model`] /
+//! [`near_far_model_hops`], the same bucket logic on the CPU.
 //!
 //! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
 //! near frontier (the step kernel, `examples/kernels/sssp_near_far.rs`); each vertex whose distance
 //! it lowered is flagged near when the new distance is below the threshold, far otherwise. The
-//! near flags are compacted into the next near frontier (the [`super::COMPACT_SOURCE`] kernel of
-//! [`super::FrontierLoop`]). When the near frontier is empty every distance below the threshold is
-//! final; a *bucket advance* (`loops_near_far_split`, [`NEAR_FAR_SOURCE`]) raises the threshold by
-//! delta and moves the far vertices now below it to the near flags: those below the old threshold
-//! are dropped (they were relaxed from their final distance already, see below), those at or above
-//! the new one stay far. The run ends when both are empty.
+//! near flags are compacted into the next near frontier. When the near frontier is empty every
+//! distance below the threshold is final; a *bucket advance* raises the threshold by delta and
+//! moves the far vertices now below it to the near frontier: those below the old threshold are
+//! dropped (they were relaxed from their final distance already, see below), those at or above
+//! the new one stay far. When an advance moves nothing but far vertices are left, the next one
+//! jumps the threshold to the nearest of them plus delta. The run ends when both are empty.
+//! [`NearFarLoop`] reads a count back after every round and advance (`loops_near_far_split` is its
+//! advance); [`DeviceNearFarLoop`] does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
+//! level two launches, and reads its state back once per replay of many levels.
+//!
+//! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
+//! distance below the threshold, if it has few out-edges, has them relaxed at once from that
+//! distance by the same thread instead of being flagged near, up to 3 edges from the frontier.
+//! Rounds are bounded below by the hop depth of the shortest paths, so on road networks and meshes
+//! (thousands of rounds) three hops take about a third of them.
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
-//! relaxation that lowered the vertex's distance. Take the last lowering of a vertex `v` to its
-//! current distance `d`, in a round under threshold `t`. If `d < t` that relaxation flagged `v`
-//! near, and `v` was relaxed from `d` in the next round. Otherwise it flagged `v` far, and the
-//! bucket advance whose range `[old, new)` holds `d` (the ranges of the advances are contiguous and
-//! `d` is below the current threshold) came after it and moved `v` near. Either way `v` was relaxed
-//! from `d` already, and no flag set since can be its (there was no later lowering).
+//! relaxation that lowered the vertex's distance, and every lowering is followed by a relaxation
+//! of the vertex's out-edges from the new distance or by a flag. Take the last lowering of a
+//! vertex `v` to its current distance `d`, in a round under threshold `t`. If `d < t` that
+//! relaxation either relaxed `v`'s out-edges from `d` at once (a hop) or flagged `v` near, and `v`
+//! was relaxed from `d` in the next round. Otherwise it flagged `v` far, and the bucket advance
+//! whose range `[old, new)` holds `d` (the ranges of the advances are contiguous and `d` is below
+//! the current threshold) came after it and moved `v` near. Either way `v` was relaxed from `d`
+//! already, and no flag set since can be its (there was no later lowering).
 //!
 //! Any schedule of relaxations within a round is fine (the GPU's atomics make rounds asynchronous):
 //! the loop stops only when no vertex is flagged, so every edge `v -> u` ends with
 //! `dist[u] <= dist[v] + w`, which with `dist[source] = 0` and every value a real path's length
 //! makes the distances exact. Delta only changes how much work that takes: a small delta relaxes
 //! few edges more than once (Dijkstra is delta 1 on integer weights) but takes many rounds; a large
-//! one is Bellman-Ford.
+//! one is Bellman-Ford. The host loop's default ([`default_delta`]) and the device loop's
+//! ([`default_device_delta`], [`default_hops`]) differ because their rounds cost differently.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
+use super::device_loop::{
+    replay_levels, wave_dims, DeviceLevels, DeviceListSet, DEFAULT_LEVELS_PER_REPLAY,
+};
 use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::launch::{KernelArgs, Param};
 
-/// The bucket advance (`loops_near_far_split`) and the relaxed-edge count
-/// (`loops_frontier_degrees`, `_wide`). The CUDA text is kept in `near_far.cuh`, next to this file.
-pub const NEAR_FAR_SOURCE: &str = include_str!("near_far.cuh");
+/// The host loop's bucket advance (`loops_near_far_split`), the relaxed-edge count
+/// (`loops_frontier_degrees`, `_wide`) and the device loop's level (`loops_near_far_level`), after
+/// the compaction it builds on ([`COMPACT_SOURCE`]). The near-far CUDA text is kept in
+/// `near_far.cuh`, next to this file.
+pub const NEAR_FAR_SOURCE: &str = concat!(
+    include_str!("compact.cuh"),
+    "\n",
+    include_str!("near_far.cuh")
+);
 
 /// What a near-far run, or its model, did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,6 +148,8 @@ pub struct NearFarLoop {
     count: DeviceBuffer<u32>,
     /// After an advance: the compaction's count, the far vertices left, their smallest distance.
     split_counts: DeviceBuffer<u32>,
+    /// The bucket's end, which the step reads (written at each advance).
+    threshold: DeviceBuffer<u32>,
     relaxed_edges: DeviceBuffer<u64>,
     compact: CudaFunction,
     split: CudaFunction,
@@ -154,6 +178,7 @@ impl NearFarLoop {
             far_flags: gpu.zeros(vertices)?,
             count: gpu.zeros(1)?,
             split_counts: gpu.zeros(3)?,
+            threshold: gpu.zeros(1)?,
             relaxed_edges: gpu.zeros(1)?,
             compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
             split: near_far("loops_near_far_split")?,
@@ -203,7 +228,7 @@ impl NearFarLoop {
     /// source), relaxing with `step(gpu, frontier, dist, near_flags, far_flags, threshold)`, which
     /// must, for each edge `v -> u` of each frontier vertex `v`, lower `dist[u]` to `dist[v] + w`
     /// where that is smaller (atomically) and flag `u` (a non-zero value) in `near_flags` if the
-    /// new distance is below `threshold`, else in `far_flags`, touching no other flag. Errors if
+    /// new distance is below `threshold[0]`, else in `far_flags`, touching no other flag. Errors if
     /// the graph has more vertices than this loop, `dist` has fewer than the graph, or `source`
     /// is not a vertex.
     pub fn run<F>(
@@ -221,7 +246,7 @@ impl NearFarLoop {
             &mut DeviceBuffer<u32>,
             &mut DeviceBuffer<u32>,
             &mut DeviceBuffer<u32>,
-            u32,
+            &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
         let n = g.vertices();
@@ -254,6 +279,7 @@ impl NearFarLoop {
         let max = self.max_steps.unwrap_or(4 * (n as u64 + 1) + 1);
         let mut stats = NearFarStats::default();
         let mut threshold = delta;
+        gpu.write_at(&mut self.threshold, 0, &[threshold])?;
         let mut steps = 0u64;
         let check_steps = |steps: &mut u64, frontier: usize| {
             if *steps >= max {
@@ -280,7 +306,7 @@ impl NearFarLoop {
                     dist,
                     &mut self.near_flags,
                     &mut self.far_flags,
-                    threshold,
+                    &self.threshold,
                 )?;
                 gpu.fill(&mut self.count, 0)?;
                 self.compact_near(gpu, n, false)?;
@@ -302,6 +328,7 @@ impl NearFarLoop {
             if self.current.is_empty() && far_left == 0 {
                 break;
             }
+            gpu.write_at(&mut self.threshold, 0, &[threshold])?;
         }
         if self.count_edges {
             stats.relaxed_edges = gpu.download(&self.relaxed_edges)?[0];
@@ -460,11 +487,413 @@ impl NearFarLoop {
     }
 }
 
-/// The near-far algorithm on the CPU, as [`NearFarLoop`] runs it on the GPU but with the
-/// relaxations of a round in order (each sees the ones before it, as an atomic would) and each
-/// frontier in vertex order: the distances from `source` and the counts ([`NearFarStats`], edges
-/// counted). Distances equal [`super::dijkstra`]'s for any `delta >= 1`.
+/// The slots of the device loop's state (`loops_near_far_level` in `near_far.cuh`): three
+/// rotating slots each of the near frontier's size, the far vertices an advance left, their
+/// smallest distance, and whether the level was an advance; then the rounds, the advances, the
+/// frontier vertices added up (two halves), the largest frontier, whether the loop is done, and
+/// the levels that did something.
+const NF_MIN: usize = 6;
+const NF_ROUNDS: usize = 12;
+const NF_ADVANCES: usize = 13;
+const NF_VERTICES: usize = 14;
+const NF_MAX_FRONTIER: usize = 16;
+const NF_DONE: usize = 17;
+const NF_STATE_SLOTS: usize = 20;
+
+/// The default hops of [`DeviceNearFarLoop`] for a graph of `vertices` vertices and `edges` edges:
+/// three through heads of at most 8 out-edges where the mean out-degree is below 8 (road networks
+/// and meshes: the hop depth of their shortest paths sets the rounds, a third of them with three
+/// hops), else one (on a power-law graph a few rounds reach every vertex anyway, and a thread
+/// relaxing a second vertex's edges in sequence only stretches the round).
+pub fn default_hops(vertices: usize, edges: usize) -> Hops {
+    if vertices != 0 && (edges as f64 / vertices as f64) < 8.0 {
+        Hops {
+            hops: 3,
+            max_degree: 8,
+        }
+    } else {
+        Hops::ONE
+    }
+}
+
+/// The default delta of [`DeviceNearFarLoop`]: `DEVICE_DELTA_SCALE * mean weight / mean
+/// out-degree^2` ([`default_delta`]'s rule with a scale 16 times larger), at least
+/// [`DEVICE_DELTA_MIN_WEIGHTS`] mean weights. A device round costs some microseconds whatever it
+/// relaxes, up to a wave of work, so where the rounds are many (low degree: road networks,
+/// meshes) they set the time and want a wide bucket: about 250 mean weights on a road network
+/// (Bellman-Ford's rounds within 5%, a tenth of its relaxed edges), 64 on a 2-D grid (wider
+/// relaxes much more for few rounds less). A dense graph's few rounds each relax much of the
+/// graph, and a round more costs about what a narrower bucket saves (Kronecker scale 20: within
+/// 7% from 0.5 to 1024 mean weights; a power-law graph of random heads 10% slower than
+/// Bellman-Ford at 6 mean weights, 19 rounds against 17), so its bucket is wide enough to take
+/// Bellman-Ford's rounds. Fitted on an H100 (`bench_graphs --sweep-deltas`) on a road network of
+/// 10^6 vertices, the 2048^2 grid and a Kronecker graph of scale 20; held out: a road network of
+/// 300,000 vertices and the power-law graph (another seed).
+pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+    if vertices == 0 || edges == 0 {
+        return 1;
+    }
+    let mean_weight = weight_sum as f64 / edges as f64;
+    let mean_degree = (edges as f64 / vertices as f64).max(1.0);
+    let delta = mean_weight
+        * (DEVICE_DELTA_SCALE / (mean_degree * mean_degree)).max(DEVICE_DELTA_MIN_WEIGHTS);
+    delta.round().clamp(1.0, (u32::MAX / 2) as f64) as u32
+}
+
+/// The narrowest default bucket of [`default_device_delta`], in mean weights.
+pub const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
+
+/// See [`default_device_delta`].
+pub const DEVICE_DELTA_SCALE: f64 = 1600.0;
+
+/// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
+/// [`NearFarLoop`] without a host round trip between them, recorded as CUDA graphs and replayed as
+/// [`super::DeviceFrontierLoop`]'s levels are (6 levels, then
+/// [`DeviceNearFarLoop::set_levels_per_replay`] at a time, the state read back after each replay).
+///
+/// ```ignore
+/// let mut near_far = DeviceNearFarLoop::new(&gpu, g.vertices())?;
+/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold, hops| {
+///     sssp_near_far(gpu, g.offsets(), g.adj(), g.weights(), frontier, dist, near, far, threshold, hops.hops, hops.max_degree)
+/// })?;
+/// ```
+///
+/// Every level is two launches: the step over the near frontier (its size on the device, as in
+/// [`super::DeviceFrontierLoop`]: the schedules whose tile loop is grid-stride) under the
+/// threshold in a one-element device buffer, then `loops_near_far_level`, which compacts the near
+/// flags into the next frontier, or, when the frontier it was given is empty (so the step did
+/// nothing), does the bucket advance: it appends the far vertices of the next bucket to the next
+/// frontier itself and raises the threshold on the device (the jump past empty buckets, and the
+/// end, are decided by the level after, from what the advance counted). A level is therefore the
+/// same two launches whatever it does, and a run takes `rounds + advances + 1` levels. The bucket
+/// logic and the drop rule are [`NearFarLoop`]'s (see the module documentation); [`Hops`] lets a
+/// round relax further than the frontier's out-edges, which keeps them true.
+///
+/// The step must follow [`super::DeviceFrontierLoop::run`]'s rules (stream-ordered work on `gpu`
+/// only, the same work every call); it is given the near frontier with its length set to the
+/// loop's vertices, the distances, the near and far flags, the threshold buffer of its level and
+/// the loop's [`Hops`].
+pub struct DeviceNearFarLoop {
+    vertices: usize,
+    frontiers: [DeviceBuffer<u32>; 2],
+    near_flags: DeviceBuffer<u32>,
+    far_flags: DeviceBuffer<u32>,
+    /// The threshold of even and odd levels: each level's compaction writes the next one's.
+    thresholds: [DeviceBuffer<u32>; 2],
+    state: DeviceBuffer<u32>,
+    level_kernel: CudaFunction,
+    delta: Option<u32>,
+    hops: Option<Hops>,
+    max_iterations: Option<u64>,
+    levels_per_replay: usize,
+    step_blocks: Option<u32>,
+    compact_blocks: Option<u32>,
+    wide_scan: bool,
+}
+
+impl DeviceNearFarLoop {
+    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
+    /// the disk cache) the level kernel.
+    pub fn new(gpu: &Gpu, vertices: usize) -> Result<DeviceNearFarLoop> {
+        if vertices > i32::MAX as usize {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
+            });
+        }
+        Ok(DeviceNearFarLoop {
+            vertices,
+            frontiers: [gpu.zeros(vertices.max(1))?, gpu.zeros(vertices.max(1))?],
+            near_flags: gpu.zeros(vertices.max(1))?,
+            far_flags: gpu.zeros(vertices.max(1))?,
+            thresholds: [gpu.zeros(1)?, gpu.zeros(1)?],
+            state: gpu.zeros(NF_STATE_SLOTS)?,
+            level_kernel: gpu.function(
+                "loops_near_far",
+                NEAR_FAR_SOURCE,
+                "loops_near_far_level",
+            )?,
+            delta: None,
+            hops: None,
+            max_iterations: None,
+            levels_per_replay: DEFAULT_LEVELS_PER_REPLAY,
+            step_blocks: None,
+            compact_blocks: None,
+            wide_scan: true,
+        })
+    }
+
+    /// The vertices this loop was made for.
+    pub fn vertices(&self) -> usize {
+        self.vertices
+    }
+
+    /// Whether a round's compaction reads four near flags per thread at a time (the default) or
+    /// one, as [`super::DeviceFrontierLoop`]'s scan does: a scan of a graph's flags then takes a
+    /// quarter of the rounds (each a load and two block barriers).
+    pub fn set_wide_scan(&mut self, wide: bool) {
+        self.wide_scan = wide;
+    }
+
+    /// The bucket width; `None` (the default): [`default_device_delta`] of each run's graph.
+    pub fn set_delta(&mut self, delta: Option<u32>) {
+        self.delta = delta;
+    }
+
+    /// The delta a run on `g` uses.
+    pub fn delta_for(&self, g: &DeviceGraph) -> u32 {
+        self.delta
+            .unwrap_or_else(|| default_device_delta(g.vertices(), g.edges(), g.weight_sum()))
+            .max(1)
+    }
+
+    /// How far a round reaches; `None` (the default): [`default_hops`] of each run's graph.
+    pub fn set_hops(&mut self, hops: Option<Hops>) {
+        self.hops = hops;
+    }
+
+    /// The hops a run on `g` uses.
+    pub fn hops_for(&self, g: &DeviceGraph) -> Hops {
+        self.hops
+            .unwrap_or_else(|| default_hops(g.vertices(), g.edges()))
+    }
+
+    /// Stops a run with [`LoopsError::NoConvergence`] after `max` levels. `None`, the default:
+    /// `4 * (vertices + 1) + 2`, the host loop's bound on rounds and advances (see
+    /// [`NearFarLoop::set_max_iterations`]) and the level that finds the piles empty.
+    pub fn set_max_iterations(&mut self, max: Option<u64>) {
+        self.max_iterations = max;
+    }
+
+    /// The levels recorded in one replay but the first: `levels` rounded up to a multiple of 6
+    /// (see [`super::DeviceFrontierLoop::set_levels_per_replay`]).
+    pub fn set_levels_per_replay(&mut self, levels: usize) {
+        self.levels_per_replay = levels.max(1).div_ceil(6) * 6;
+    }
+
+    /// The blocks of each step launch (see [`super::DeviceFrontierLoop::set_step_blocks`]).
+    pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
+        self.step_blocks = blocks.map(|b| b.max(1));
+    }
+
+    /// The blocks of each level kernel (see [`super::DeviceFrontierLoop::set_compact_blocks`]).
+    pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
+        self.compact_blocks = blocks.map(|b| b.max(1));
+    }
+
+    /// Shortest distances from `source` into `dist` (initialised here: [`UNREACHED`], 0 at the
+    /// source), relaxing with `step(gpu, frontier, dist, near_flags, far_flags, threshold, hops)`,
+    /// which must do what [`NearFarLoop::run`]'s step does with the threshold `threshold[0]`,
+    /// relaxing `hops` deep ([`Hops`]; heads of the last hop, or of more than
+    /// `hops.max_degree` out-edges, flagged). Errors if the graph has more vertices than this loop,
+    /// `dist` has fewer than the graph, or `source` is not a vertex.
+    pub fn run<F>(
+        &mut self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        source: u32,
+        dist: &mut DeviceBuffer<u32>,
+        step: F,
+    ) -> Result<NearFarStats>
+    where
+        F: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+            Hops,
+        ) -> Result<()>,
+    {
+        let n = g.vertices();
+        let bad = |detail: String| Err(LoopsError::InvalidGraph { detail });
+        if n > self.vertices {
+            return bad(format!(
+                "a graph of {n} vertices in a device near-far loop made for {}",
+                self.vertices
+            ));
+        }
+        if source as usize >= n {
+            return bad(format!("source {source} of a graph of {n} vertices"));
+        }
+        if dist.len() < n {
+            return bad(format!("{} distances for {n} vertices", dist.len()));
+        }
+        // A capture records this handle's stream only: another stream's buffers would have to be
+        // waited for.
+        if self
+            .state
+            .cuda_stream()
+            .is_some_and(|s| !std::sync::Arc::ptr_eq(s, gpu.stream()))
+        {
+            return bad("a device near-far loop runs on the Gpu handle that made it".into());
+        }
+        let delta = self.delta_for(g);
+        let hops = self.hops_for(g);
+        gpu.fill(dist, UNREACHED)?;
+        gpu.write_at(dist, source as usize, &[0])?;
+        // A run that failed half-way may have left flags set.
+        gpu.fill(&mut self.near_flags, 0)?;
+        gpu.fill(&mut self.far_flags, 0)?;
+        gpu.write_at(&mut self.frontiers[0], 0, &[source])?;
+        gpu.write_at(&mut self.thresholds[0], 0, &[delta])?;
+        let mut state = [0u32; NF_STATE_SLOTS];
+        state[0] = 1;
+        state[NF_MIN..NF_MIN + 3].fill(UNREACHED);
+        gpu.write_at(&mut self.state, 0, &state)?;
+        let max = self.max_iterations.unwrap_or(4 * (n as u64 + 1) + 2);
+        let per_replay = self.levels_per_replay as u64;
+        let mut levels = NearFarLevels {
+            lp: self,
+            n,
+            delta,
+            hops,
+            dist,
+            step,
+            stats: NearFarStats::default(),
+        };
+        replay_levels(gpu, &mut levels, per_replay, max, "device near-far loop")?;
+        Ok(levels.stats)
+    }
+}
+
+/// One run of a [`DeviceNearFarLoop`], as [`replay_levels`] drives it.
+struct NearFarLevels<'a, F> {
+    lp: &'a mut DeviceNearFarLoop,
+    n: usize,
+    delta: u32,
+    hops: Hops,
+    dist: &'a mut DeviceBuffer<u32>,
+    step: F,
+    stats: NearFarStats,
+}
+
+impl<F> DeviceLevels for NearFarLevels<'_, F>
+where
+    F: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        Hops,
+    ) -> Result<()>,
+{
+    fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        let lp = &mut *self.lp;
+        let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
+        let slot = |k: u64| ((level + k) % 3) as u32;
+        // Set for the level kernel's launch too, which must not wait for a stream being recorded.
+        let _set = DeviceListSet::new(
+            gpu,
+            DeviceList {
+                list: lp.frontiers[current].device_ptr(),
+                len: lp.state.device_ptr() + 4 * slot(0) as u64,
+                capturing,
+                blocks: lp.step_blocks,
+            },
+        );
+        (self.step)(
+            gpu,
+            &lp.frontiers[current],
+            self.dist,
+            &mut lp.near_flags,
+            &mut lp.far_flags,
+            &lp.thresholds[current],
+            self.hops,
+        )?;
+        let ptr = |mutable| Param::Ptr {
+            ty: "unsigned int",
+            mutable,
+        };
+        let mut args = KernelArgs::new();
+        args.push_buffer(&lp.near_flags, ptr(true));
+        args.push_buffer(&lp.far_flags, ptr(true));
+        args.push_buffer(self.dist, ptr(false));
+        args.scalar(self.n as u32);
+        args.push_buffer(&lp.frontiers[next], ptr(true));
+        args.push_buffer(&lp.state, ptr(true));
+        args.scalar(slot(0)).scalar(slot(1)).scalar(slot(2));
+        args.push_buffer(&lp.thresholds[current], ptr(false));
+        args.push_buffer(&lp.thresholds[next], ptr(true));
+        args.scalar(self.delta).scalar(lp.wide_scan as u32);
+        gpu.launch_function(
+            "loops_near_far_level",
+            &lp.level_kernel,
+            wave_dims(gpu, self.n, lp.compact_blocks),
+            args,
+        )
+    }
+
+    fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>> {
+        let state = gpu.download(&self.lp.state)?;
+        let size = state[(issued % 3) as usize] as usize;
+        if size > self.n {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("the compaction counted {size} vertices of {}", self.n),
+            });
+        }
+        self.stats = NearFarStats {
+            rounds: state[NF_ROUNDS],
+            advances: state[NF_ADVANCES],
+            frontier_vertices: (state[NF_VERTICES + 1] as u64) << 32 | state[NF_VERTICES] as u64,
+            max_frontier: state[NF_MAX_FRONTIER] as usize,
+            relaxed_edges: 0,
+        };
+        Ok((state[NF_DONE] == 0).then_some(size))
+    }
+}
+
+/// How far one relaxation round reaches: the near-far step relaxes its frontier's out-edges and,
+/// with `hops` above 1, the out-edges of each head it lowered below the threshold at once, from
+/// the new distance (up to `hops` edges from the frontier), where that head has at most
+/// `max_degree` out-edges (a thread relaxes them in sequence, so a hub is flagged near instead).
+/// The heads of the last hop are flagged near or far as usual.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hops {
+    /// Edges from the frontier a round relaxes along (1: the plain round).
+    pub hops: u32,
+    /// The largest out-degree of a vertex whose edges a round relaxes at once (0 with one hop).
+    pub max_degree: u32,
+}
+
+impl Hops {
+    /// The plain round: the frontier's out-edges only.
+    pub const ONE: Hops = Hops {
+        hops: 1,
+        max_degree: 0,
+    };
+
+    /// Two hops through heads of at most `max_degree` out-edges (the device step's
+    /// `hop_degree`).
+    pub fn two(max_degree: u32) -> Hops {
+        Hops {
+            hops: if max_degree == 0 { 1 } else { 2 },
+            max_degree,
+        }
+    }
+}
+
+/// The near-far algorithm on the CPU, as [`NearFarLoop`] and [`DeviceNearFarLoop`] run it on the
+/// GPU with one-hop rounds, but with the relaxations of a round in order (each sees the ones
+/// before it, as an atomic would) and each frontier in vertex order: the distances from `source`
+/// and the counts ([`NearFarStats`], edges counted). Distances equal [`super::dijkstra`]'s for
+/// any `delta >= 1`.
 pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarStats) {
+    near_far_model_hops(g, source, delta, Hops::ONE)
+}
+
+/// [`near_far_model`] with rounds that reach `hops` ([`Hops`]); the relaxed edges count every
+/// hop's. The bucket logic is the device loop's ([`DeviceNearFarLoop`]) as well as the host
+/// loop's: the device runs each advance as a level of its own, and one more level to find both
+/// piles empty, so its levels are `rounds + advances + 1`.
+pub fn near_far_model_hops(
+    g: &Graph,
+    source: u32,
+    delta: u32,
+    hops: Hops,
+) -> (Vec<u32>, NearFarStats) {
     let n = g.vertices();
     assert!((source as usize) < n, "source {source} of {n} vertices");
     let delta = delta.max(1);
@@ -485,22 +914,20 @@ pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarS
             stats.rounds += 1;
             stats.frontier_vertices += near.len() as u64;
             stats.max_frontier = stats.max_frontier.max(near.len());
+            let mut round = Round {
+                g,
+                dist: &mut dist,
+                near: &mut near_flag,
+                far: &mut far_flag,
+                threshold,
+                hops,
+                relaxed: 0,
+            };
             for &v in &near {
-                let v = v as usize;
-                stats.relaxed_edges += g.degree(v) as u64;
-                let dv = dist[v];
-                for (u, w) in g.out_edges(v) {
-                    let nd = dv + w;
-                    if nd < dist[u] {
-                        dist[u] = nd;
-                        if nd < threshold {
-                            near_flag[u] = true;
-                        } else {
-                            far_flag[u] = true;
-                        }
-                    }
-                }
+                let dv = round.dist[v as usize];
+                round.relax(v as usize, dv, hops.hops);
             }
+            stats.relaxed_edges += round.relaxed;
             near = compact(&mut near_flag);
         }
         // The bucket advance; a second one at once if the first found only far vertices beyond
@@ -522,6 +949,40 @@ pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarS
         }
         if near.is_empty() && split.far_left == 0 {
             return (dist, stats);
+        }
+    }
+}
+
+/// One round of [`near_far_model_hops`]: the distances and flags it changes.
+struct Round<'a> {
+    g: &'a Graph,
+    dist: &'a mut [u32],
+    near: &'a mut [bool],
+    far: &'a mut [bool],
+    threshold: u32,
+    hops: Hops,
+    relaxed: u64,
+}
+
+impl Round<'_> {
+    /// Relaxes `v`'s out-edges from `dv`, `hops_left` hops deep: a head lowered below the
+    /// threshold is relaxed from its new distance at once while hops are left and its degree
+    /// allows, else flagged near; one lowered to the threshold or above is flagged far.
+    fn relax(&mut self, v: usize, dv: u32, hops_left: u32) {
+        self.relaxed += self.g.degree(v) as u64;
+        for (u, w) in self.g.out_edges(v) {
+            let nd = dv.saturating_add(w);
+            if nd >= self.dist[u] {
+                continue;
+            }
+            self.dist[u] = nd;
+            if nd >= self.threshold {
+                self.far[u] = true;
+            } else if hops_left > 1 && self.g.degree(u) <= self.hops.max_degree as usize {
+                self.relax(u, nd, hops_left - 1);
+            } else {
+                self.near[u] = true;
+            }
         }
     }
 }
@@ -607,6 +1068,17 @@ mod tests {
                 let (got, stats) = near_far_model(&g, source, delta);
                 assert_eq!(got, want, "seed {seed}, delta {delta}");
                 assert!(stats.rounds >= 1 && stats.advances >= 1);
+                for hops in [
+                    Hops::two(2),
+                    Hops {
+                        hops: 3,
+                        max_degree: 8,
+                    },
+                ] {
+                    let (got, more) = near_far_model_hops(&g, source, delta, hops);
+                    assert_eq!(got, want, "seed {seed}, delta {delta}, {hops:?}");
+                    assert!(more.rounds <= stats.rounds.max(1) + stats.advances);
+                }
             }
         }
     }
@@ -639,6 +1111,53 @@ mod tests {
         assert_eq!(stats.frontier_vertices, 4);
     }
 
+    /// Hops on a path of unit weights: a round relaxes three edges, so a bucket of 10 takes 4
+    /// rounds (from 0, 3, 6, 9), and a head of more out-edges than the limit is flagged instead.
+    #[test]
+    fn hops_shorten_the_rounds_of_a_path() {
+        let edges: Vec<(u32, u32, u32)> = (0..99u32).map(|v| (v, v + 1, 1)).collect();
+        let path = Graph::from_edges(100, &edges).unwrap();
+        let want: Vec<u32> = (0..100).collect();
+        let (dist, one) = near_far_model(&path, 0, 10);
+        assert_eq!(dist, want);
+        assert_eq!((one.rounds, one.advances, one.relaxed_edges), (100, 10, 99));
+        let three = Hops {
+            hops: 3,
+            max_degree: 1,
+        };
+        let (dist, s) = near_far_model_hops(&path, 0, 10, three);
+        assert_eq!(dist, want);
+        assert_eq!((s.rounds, s.advances, s.relaxed_edges), (40, 10, 99));
+        assert_eq!(
+            s.frontier_vertices, 40,
+            "the hops' heads are never in a frontier"
+        );
+        // Heads of degree 1 over a limit of 0: one hop.
+        let (_, s) = near_far_model_hops(&path, 0, 10, Hops::two(0));
+        assert_eq!((s.rounds, s.advances), (100, 10));
+        assert_eq!(Hops::two(0), Hops::ONE);
+    }
+
+    #[test]
+    fn the_device_defaults() {
+        // A road network (degree 2.5, mean weight 32.5) gets three hops and a wide bucket; a
+        // Kronecker graph (degree 32) one hop and a narrow one.
+        assert_eq!(
+            default_hops(1000, 2500),
+            Hops {
+                hops: 3,
+                max_degree: 8
+            }
+        );
+        assert_eq!(default_hops(1000, 32_000), Hops::ONE);
+        assert_eq!(default_hops(0, 0), Hops::ONE);
+        // Mean weight 32.5: 1600 * 32.5 / 6.25 = 8320 on the road network.
+        assert_eq!(default_device_delta(1000, 2500, 2500 * 65 / 2), 8320);
+        // At degree 32, 1.6 mean weights by the rule: 64 (2080).
+        assert_eq!(default_device_delta(1000, 32_000, 32_000 * 65 / 2), 2080);
+        assert_eq!(default_device_delta(0, 0, 0), 1);
+    }
+
     #[test]
     fn split_far_drops_moves_and_keeps() {
         let dist = [5, 10, 19, 20, 40, UNREACHED];
@@ -664,6 +1183,82 @@ mod tests {
         assert_eq!(default_delta(10, 5, 5), 100, "degree under 1 counts as 1");
         assert_eq!(default_delta(0, 0, 0), 1);
         assert_eq!(default_delta(1000, 100_000, 100_000), 1);
+    }
+
+    /// The device loop's levels (`rounds + advances + 1`) and relaxed edges of near-far with one
+    /// and two hops, over deltas, against Bellman-Ford's levels, on the graph classes of the
+    /// delta fit (`cargo test --release -p loops-runtime --lib near_far_device_levels --
+    /// --ignored --nocapture`; `LOOPS_NEAR_FAR_GRAPHS=road,grid,kron,road_held` picks some).
+    #[test]
+    #[ignore = "a measurement: run in release mode with --nocapture"]
+    fn near_far_device_levels() {
+        let pick = std::env::var("LOOPS_NEAR_FAR_GRAPHS")
+            .unwrap_or_else(|_| "road,grid,kron,road_held,powerlaw".into());
+        let mut graphs: Vec<(&str, Graph)> = Vec::new();
+        let from = |m: &sprs::CsMat<f32>| Graph::from_pattern(m, 64, 2024).unwrap();
+        for name in pick.split(',') {
+            let g = match name {
+                "road" => from(&crate::generate::road::<f32>(1_000_000, 2024)),
+                "road_held" => from(&crate::generate::road::<f32>(300_000, 7)),
+                "grid" => from(&crate::generate::grid2d::<f32>(2048, 2048, 2024)),
+                "grid_held" => from(&crate::generate::grid2d::<f32>(1000, 1000, 7)),
+                "kron" => from(&crate::generate::kronecker::<f32>(20, 16, 2024)),
+                "kron18" => from(&crate::generate::kronecker::<f32>(18, 16, 2024)),
+                "powerlaw" => from(&crate::generate::power_law::<f32>(
+                    1 << 20,
+                    1 << 20,
+                    16.0,
+                    2.0,
+                    false,
+                    2024,
+                )),
+                other => panic!("unknown graph {other}"),
+            };
+            graphs.push((name, g));
+        }
+        for (name, g) in graphs {
+            let source = g.max_degree_vertex().unwrap();
+            let (want, bf) = bellman_ford_model(&g, source);
+            let weight_sum: u64 = g.weights().iter().map(|&w| w as u64).sum();
+            let mean_w = weight_sum as f64 / g.edges().max(1) as f64;
+            println!(
+                "{name}: {} vertices, {} edges, mean degree {:.2}; Bellman-Ford {} levels, {} \
+                 relaxed",
+                g.vertices(),
+                g.edges(),
+                g.edges() as f64 / g.vertices() as f64,
+                bf.rounds + 1,
+                bf.relaxed_edges
+            );
+            for hops in [
+                Hops::ONE,
+                Hops::two(4),
+                Hops::two(16),
+                Hops {
+                    hops: 3,
+                    max_degree: 16,
+                },
+            ] {
+                for scale in [1.0, 4.0, 16.0, 64.0, 256.0, 1024.0] {
+                    let delta = (mean_w * scale).round().max(1.0) as u32;
+                    let (dist, s) = near_far_model_hops(&g, source, delta, hops);
+                    assert_eq!(dist, want);
+                    let levels = s.rounds + s.advances + 1;
+                    println!(
+                        "  hops {} (degree <= {:>2}) delta {scale:>6} x mean weight: {levels:>6} \
+                         levels ({:>6} rounds, {:>5} advances, {:.2}x BF's), {:>10} relaxed \
+                         ({:.3}x BF's)",
+                        hops.hops,
+                        hops.max_degree,
+                        s.rounds,
+                        s.advances,
+                        levels as f64 / (bf.rounds + 1) as f64,
+                        s.relaxed_edges,
+                        s.relaxed_edges as f64 / bf.relaxed_edges as f64
+                    );
+                }
+            }
+        }
     }
 
     /// The relaxed edges and rounds of near-far (default delta and others) against Bellman-Ford
