@@ -4,7 +4,7 @@
 # R-MAT scale 22. Each run's table goes to $OUT/sweep/<name>.log; examples/bench/README.md keeps
 # the results.
 #
-# Usage:   bash tests/graph_sweep.sh [grid|road|kron|pdl|do]...   (default: grid road kron do)
+# Usage:   bash tests/graph_sweep.sh [grid|road|kron|pdl|nearfar|do]...   (default: grid road kron do)
 set -u
 cd "$(dirname "$0")/.."
 if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
@@ -44,6 +44,13 @@ for what in "${@:-grid road kron do}"; do
       run grid-nopdl --grid 2048 --no-algorithms --loop device --no-programmatic
       run road-pdl --road 1000000 --no-algorithms --loop device
       run road-nopdl --road 1000000 --no-algorithms --loop device --no-programmatic ;;
+    nearfar)
+      # Near-far SSSP against Bellman-Ford, both in the device loop (sssp-delta and sssp rows),
+      # on road networks (1M, and 300K held out of the delta and hops fit), the grid, Kronecker.
+      run nf-road1m --road 1000000 --no-algorithms --loop device
+      run nf-road300k --road 300000 --no-algorithms --loop device
+      run nf-grid --grid 2048 --no-algorithms --loop device
+      run nf-kron20 --kron-scale 20 --no-algorithms --loop device ;;
     do)
       run do-rmat22 --scale 22 --no-traversals --algorithms bfs --pull thread,warp,group64,auto --bfs-trace ;;
   esac

@@ -227,6 +227,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
     unsigned int* __restrict__ next_threshold, const unsigned int delta,
     const unsigned int wide_scan)
 {
+    loops_grid_dependency();
     if (state[LOOPS_NF_DONE] != 0u) return;
     const unsigned int size = state[current];
     const unsigned int lo = *threshold;

@@ -818,11 +818,13 @@ where
         args.push_buffer(&lp.thresholds[current], ptr(false));
         args.push_buffer(&lp.thresholds[next], ptr(true));
         args.scalar(self.delta).scalar(lp.wide_scan as u32);
-        gpu.launch_function(
+        // The level kernel begins with `loops_grid_dependency`, as the generated kernels do.
+        gpu.launch_function_with(
             "loops_near_far_level",
             &lp.level_kernel,
             wave_dims(gpu, self.n, lp.compact_blocks),
             args,
+            gpu.programmatic_launch(),
         )
     }
 
