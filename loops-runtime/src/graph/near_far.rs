@@ -61,6 +61,28 @@ pub const NEAR_FAR_SOURCE: &str = concat!(
     include_str!("near_far.cuh")
 );
 
+/// What both near-far loops check before a run: the graph fits the loop (`what`, made for
+/// `capacity` vertices), the source is one of its vertices, `dist` holds a distance per vertex.
+fn check_run(
+    what: &str,
+    capacity: usize,
+    g: &DeviceGraph,
+    source: u32,
+    dist: &DeviceBuffer<u32>,
+) -> Result<()> {
+    let n = g.vertices();
+    let detail = if n > capacity {
+        format!("a graph of {n} vertices in a {what} loop made for {capacity}")
+    } else if source as usize >= n {
+        format!("source {source} of a graph of {n} vertices")
+    } else if dist.len() < n {
+        format!("{} distances for {n} vertices", dist.len())
+    } else {
+        return Ok(());
+    };
+    Err(LoopsError::InvalidGraph { detail })
+}
+
 /// What a near-far run, or its model, did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NearFarStats {
@@ -250,19 +272,7 @@ impl NearFarLoop {
         ) -> Result<()>,
     {
         let n = g.vertices();
-        let bad = |detail: String| Err(LoopsError::InvalidGraph { detail });
-        if n > self.vertices {
-            return bad(format!(
-                "a graph of {n} vertices in a near-far loop made for {}",
-                self.vertices
-            ));
-        }
-        if source as usize >= n {
-            return bad(format!("source {source} of a graph of {n} vertices"));
-        }
-        if dist.len() < n {
-            return bad(format!("{} distances for {n} vertices", dist.len()));
-        }
+        check_run("near-far", self.vertices, g, source, dist)?;
         let delta = self.delta_for(g);
         gpu.fill(dist, UNREACHED)?;
         gpu.write_at(dist, source as usize, &[0])?;
@@ -706,19 +716,7 @@ impl DeviceNearFarLoop {
         ) -> Result<()>,
     {
         let n = g.vertices();
-        let bad = |detail: String| Err(LoopsError::InvalidGraph { detail });
-        if n > self.vertices {
-            return bad(format!(
-                "a graph of {n} vertices in a device near-far loop made for {}",
-                self.vertices
-            ));
-        }
-        if source as usize >= n {
-            return bad(format!("source {source} of a graph of {n} vertices"));
-        }
-        if dist.len() < n {
-            return bad(format!("{} distances for {n} vertices", dist.len()));
-        }
+        check_run("device near-far", self.vertices, g, source, dist)?;
         // A capture records this handle's stream only: another stream's buffers would have to be
         // waited for.
         if self
@@ -726,7 +724,9 @@ impl DeviceNearFarLoop {
             .cuda_stream()
             .is_some_and(|s| !std::sync::Arc::ptr_eq(s, gpu.stream()))
         {
-            return bad("a device near-far loop runs on the Gpu handle that made it".into());
+            return Err(LoopsError::InvalidGraph {
+                detail: "a device near-far loop runs on the Gpu handle that made it".into(),
+            });
         }
         let delta = self.delta_for(g);
         let hops = self.hops_for(g);
