@@ -293,6 +293,32 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 }
             }
         }
+        // The step that appends its next frontier itself: one launch a level.
+        for &schedule in kernels::bfs::queue::SCHEDULES {
+            for (lp, how) in [
+                (&mut device, "default replays"),
+                (&mut walking, "replays of 12, one step block"),
+            ] {
+                let what = format!("{name}, source {source}, bfs_queue/{schedule}, {how}");
+                gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
+                let run = kernels::bfs::run_device_queue(schedule, gpu, lp, &dg, source, &mut out);
+                check_run(
+                    gpu,
+                    &what,
+                    run,
+                    &out,
+                    &want_levels,
+                    checked,
+                    |stats| {
+                        level_check(stats).or_else(|| {
+                            (stats.max_frontier as u64 > reached || stats.max_frontier == 0)
+                                .then(|| format!("largest frontier {}", stats.max_frontier))
+                        })
+                    },
+                    &mut failures,
+                );
+            }
+        }
         for schedule in kernels::bfs::SCHEDULES {
             let what = format!("{name}, source {source}, bfs/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
@@ -475,6 +501,44 @@ fn plain_and_checked_variants() {
     assert_none(failures);
 }
 
+/// A queue step that appends more vertices than a frontier holds ends the run with an error
+/// naming the count, writes nothing out of bounds, and leaves the loop usable.
+#[test]
+fn device_queue_overflow_is_an_error() {
+    let gpu = common::gpu();
+    let _mode = checked_mode_unchanged();
+    let n = 8u32;
+    let edges: Vec<(u32, u32, u32)> = (0..n)
+        .flat_map(|v| (0..n).filter(move |&u| u != v).map(move |u| (v, u, 1)))
+        .collect();
+    let dg = gpu.upload_graph(&Graph::from_edges(n as usize, &edges).unwrap()).unwrap();
+    let mut frontier = DeviceFrontierLoop::new(&gpu, n as usize).unwrap();
+    let mut levels = gpu.zeros::<u32>(n as usize).unwrap();
+    // Every level forgets what it reached and runs the step twice: each vertex is appended twice,
+    // 16 appends to a frontier of 8.
+    let all: Vec<u32> = (0..n).collect();
+    let e = frontier
+        .run_queue(&gpu, &all, |gpu, current, next, next_size, _| {
+            for _ in 0..2 {
+                gpu.fill(&mut levels, UNREACHED)?;
+                kernels::bfs::queue::launch(
+                    "warp", gpu, dg.offsets(), dg.adj(), current, &mut levels, next, next_size,
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, LoopsError::InvalidGraph { detail } if detail.contains("appended 16 vertices to a frontier of 8")),
+        "{e}"
+    );
+    // The loop runs a correct step afterwards.
+    let stats = kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels)
+        .unwrap();
+    assert_eq!(gpu.download(&levels).unwrap(), [0, 1, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(stats.iterations, 2);
+}
+
 /// A frontier loop refuses a source outside the graph, and the loop can be reused across graphs
 /// of up to its size.
 #[test]
@@ -564,6 +628,16 @@ fn device_loop_errors_limits_and_refusals() {
         // The levels run before the limit are right.
         let got = gpu.download(&dist).unwrap();
         assert_eq!(&got[..=max as usize], &all[..=max as usize], "limit {max}");
+        // The same with the step that appends its frontier (batches of its own kernels).
+        gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+        let e = kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
+            .unwrap_err();
+        assert!(
+            matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
+            "queue step, {per_replay} levels a replay, limit {max}: {e}"
+        );
+        let got = gpu.download(&dist).unwrap();
+        assert_eq!(&got[..=max as usize], &all[..=max as usize], "queue, limit {max}");
     }
     for per_replay in [1, 6, 48, 1000] {
         frontier.set_levels_per_replay(per_replay);
@@ -572,14 +646,18 @@ fn device_loop_errors_limits_and_refusals() {
         let stats = kernels::bfs::run_device("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_or_else(|e| panic!("{per_replay} levels a replay: {e}"));
         assert_eq!(gpu.download(&dist).unwrap(), all, "{per_replay}");
-        assert_eq!(
-            stats,
-            LoopStats {
-                iterations: 100,
-                frontier_vertices: 100,
-                max_frontier: 1
-            }
-        );
+        let path_stats = LoopStats {
+            iterations: 100,
+            frontier_vertices: 100,
+            max_frontier: 1,
+        };
+        assert_eq!(stats, path_stats);
+        gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+        let stats =
+            kernels::bfs::run_device_queue("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
+                .unwrap_or_else(|e| panic!("queue step, {per_replay} levels a replay: {e}"));
+        assert_eq!(gpu.download(&dist).unwrap(), all, "queue, {per_replay}");
+        assert_eq!(stats, path_stats, "queue, {per_replay}");
     }
     frontier.set_max_iterations(None);
     // A schedule that sizes its launches on the host is refused, naming it; the loop still runs.

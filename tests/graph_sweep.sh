@@ -4,7 +4,7 @@
 # R-MAT scale 22. Each run's table goes to $OUT/sweep/<name>.log; examples/bench/README.md keeps
 # the results.
 #
-# Usage:   bash tests/graph_sweep.sh [grid|road|kron|pdl|nearfar|do]...   (default: grid road kron do)
+# Usage:   bash tests/graph_sweep.sh [grid|road|kron|pdl|queue|nearfar|do]...   (default: grid road kron do)
 set -u
 cd "$(dirname "$0")/.."
 if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
@@ -24,7 +24,7 @@ run() {
   echo "   exit $?"
   # The best kernel of each algorithm, and the device loop's rows: algorithm, kernel, ms, us/level.
   grep "best:" "$logs/$name.log" | sed 's/^/   /'
-  awk '$6 == "device" {print "   " $4, $5, $7 " ms", $10 " us/level"}' "$logs/$name.log"
+  awk '$6 ~ /^device/ {print "   " $4, $5, $6, $7 " ms", $10 " us/level"}' "$logs/$name.log"
 }
 for what in "${@:-grid road kron do}"; do
   case "$what" in
@@ -44,6 +44,13 @@ for what in "${@:-grid road kron do}"; do
       run grid-nopdl --grid 2048 --no-algorithms --loop device --no-programmatic
       run road-pdl --road 1000000 --no-algorithms --loop device
       run road-nopdl --road 1000000 --no-algorithms --loop device --no-programmatic ;;
+    queue)
+      # BFS in the device loop: the step that flags and a compaction (loop `device`) against the
+      # step that appends its next frontier, one launch a level (loop `device-queue`).
+      run q-grid --grid 2048 --no-algorithms --loop device --traversals bfs
+      run q-road --road 1000000 --no-algorithms --loop device --traversals bfs
+      run q-road300k --road 300000 --no-algorithms --loop device --traversals bfs
+      run q-kron --kron-scale 20 --no-algorithms --loop device --traversals bfs ;;
     nearfar)
       # Near-far SSSP against Bellman-Ford, both in the device loop (sssp-delta and sssp rows),
       # on road networks (1M, and 300K held out of the delta and hops fit), the grid, Kronecker.

@@ -135,6 +135,8 @@ fn graph_kernels_compile_for_sm90() {
         ("bfs", kernels::bfs::SOURCES),
         ("sssp", kernels::sssp::CHECKED_SOURCES),
         ("bfs", kernels::bfs::CHECKED_SOURCES),
+        ("bfs_queue", kernels::bfs::queue::SOURCES),
+        ("bfs_queue", kernels::bfs::queue::CHECKED_SOURCES),
         ("bfs_push", kernels::bfs_do::push::SOURCES),
         ("bfs_push", kernels::bfs_do::push::CHECKED_SOURCES),
         ("bfs_pull", kernels::bfs_do::pull::SOURCES),
@@ -177,6 +179,9 @@ fn graph_kernels_compile_for_sm90() {
             assert!(ptx.contains(".entry loops_compact_level("));
             assert!(ptx.contains(".entry loops_compact_level_wide("));
             assert!(ptx.contains(".entry loops_compact_walk("));
+            // The queue runs' kernels before and after each batch of levels.
+            assert!(ptx.contains(".entry loops_queue_begin("));
+            assert!(ptx.contains(".entry loops_queue_end("));
             // Launched programmatically, each waits for the kernel before it.
             assert!(
                 ptx.contains("griddepcontrol.wait"),
@@ -237,9 +242,10 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // sssp, bfs, bfs_push, cc_hook and triangles under all 11 schedules, bfs_pull under the 8
-    // that take its selection, cc_start and triangles_total under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (5 * 11 + 8 + 2));
+    // sssp, bfs, bfs_push, cc_hook and triangles under all 11 schedules, bfs_queue under the 6
+    // of the device loop, bfs_pull under the 8 that take its selection, cc_start and
+    // triangles_total under `block`; plain and checked.
+    assert_eq!(compiled, 2 * (5 * 11 + 6 + 8 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

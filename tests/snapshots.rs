@@ -125,13 +125,15 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
 }
 
 /// The graph kernels (integer, not generic: one entry point each) over a frontier, under all 10
-/// schedules.
+/// schedules (the queue step under the 6 of the device loop).
 #[test]
 fn graph_kernels_under_every_frontier_schedule() {
     let mut count = 0;
     for (kernel, sources) in [
         ("sssp", kernels::sssp::SOURCES),
         ("bfs", kernels::bfs::SOURCES),
+        // The step that appends its next frontier, under the schedules of the device loop.
+        ("bfs_queue", kernels::bfs::queue::SOURCES),
     ] {
         for (schedule, source) in sources {
             let entry = match *schedule {
@@ -155,7 +157,7 @@ fn graph_kernels_under_every_frontier_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 2 * 11);
+    assert_eq!(count, 2 * 11 + 6);
 }
 
 /// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms): separate sources,

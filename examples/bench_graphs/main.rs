@@ -16,7 +16,9 @@
 //! `--loop device` (or `both`, the default) also runs every schedule that can through
 //! `loops::graph::DeviceFrontierLoop`, the loop that stays on the GPU (levels recorded as a CUDA
 //! graph and replayed, the frontier's size never read by the host between levels): rows name their
-//! loop, and `us/level` (the median over the levels run) shows what a level costs in each.
+//! loop, and `us/level` (the median over the levels run) shows what a level costs in each. BFS
+//! also runs there with the step that appends its next frontier itself (`kernels::bfs::queue`,
+//! `DeviceFrontierLoop::run_queue`: one launch a level, no compaction), loop `device-queue`.
 //!
 //!     cargo run --release --example bench_graphs
 //!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
@@ -181,6 +183,10 @@ pub struct Args {
     /// algorithms alone.
     #[arg(long)]
     pub no_traversals: bool,
+    /// Only these traversals: `sssp` (Bellman-Ford), `sssp-delta` (near-far), `bfs` (default:
+    /// all three).
+    #[arg(long, value_delimiter = ',', value_parser = ["sssp", "sssp-delta", "bfs"])]
+    pub traversals: Vec<String>,
     /// The pull schedules `bfs-do` pairs with each push schedule (default: `thread`, the fastest
     /// pull measured, `kernels::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]

@@ -12,6 +12,9 @@ use crate::Bench;
 pub enum LoopKind {
     Host,
     Device,
+    /// The device loop with a step that appends its next frontier itself
+    /// (`DeviceFrontierLoop::run_queue`): BFS only.
+    DeviceQueue,
 }
 
 impl LoopKind {
@@ -19,6 +22,7 @@ impl LoopKind {
         match self {
             LoopKind::Host => "host",
             LoopKind::Device => "device",
+            LoopKind::DeviceQueue => "device-queue",
         }
     }
 }

@@ -194,7 +194,10 @@ impl Bench<'_> {
         } else {
             &[Algorithm::Sssp, Algorithm::SsspDelta, Algorithm::Bfs]
         };
-        for &algorithm in traversals {
+        let asked = |a: &Algorithm| {
+            self.args.traversals.is_empty() || self.args.traversals.iter().any(|t| t == a.name())
+        };
+        for &algorithm in traversals.iter().filter(|a| asked(a)) {
             let want = algorithm.reference(g, source);
             let edges = traversed_edges(g, &want);
             // A handle of its own (the rows are pushed while it is in use).
@@ -216,6 +219,12 @@ impl Bench<'_> {
                 }
                 if device && on_device.contains(&schedule) {
                     kernels.push((schedule, LoopKind::Device));
+                }
+                if device
+                    && algorithm == Algorithm::Bfs
+                    && kernels::bfs::queue::SCHEDULES.contains(&schedule)
+                {
+                    kernels.push((schedule, LoopKind::DeviceQueue));
                 }
             }
             let mut naive_ms = f64::NAN;
@@ -254,6 +263,14 @@ impl Bench<'_> {
                             LoopStats::from(s)
                         })
                     }
+                    (_, LoopKind::DeviceQueue) => kernels::bfs::run_device_queue(
+                        kernel,
+                        gpu,
+                        &mut device_frontier,
+                        &dg,
+                        source,
+                        &mut out,
+                    ),
                     (_, LoopKind::Device) => algorithm.run_device(
                         kernel,
                         gpu,

@@ -283,3 +283,58 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_walk(
     loops_walk_rounds(flags, in, size, offsets, adj, graph_vertices, lanes, chunks, out, counters,
                       counters + 2);
 }
+
+// The device loop's queue runs (`DeviceFrontierLoop::run_queue`): the step appends the next
+// frontier itself, at the index an `atomicAdd` on a count returns, so a level is the step's one
+// launch. The counts and the level numbers live in one-element buffers per level of a batch (a
+// recorded replay, or a level launched alone): `counts[i]` is the size of the frontier level `i`
+// of the batch runs, `counts[i + 1]` what its step appends to, `levels[i]` the level's number.
+// Nothing between two steps of a batch touches them; these two kernels run once per batch, before
+// its first level and after its last.
+//
+// Before a batch: its first frontier's size (`state[0]`, from the batch before) goes to
+// `counts[0]`, every later count is zeroed and level `i` is numbered `state[3] + i` (the levels run
+// so far: a level runs only after every level before it did). One block.
+extern "C" __global__ void __launch_bounds__(256) loops_queue_begin(
+    unsigned int* const* __restrict__ counts, unsigned int* const* __restrict__ levels,
+    const unsigned int batch, const unsigned int* __restrict__ state)
+{
+    loops_grid_dependency();
+    const unsigned int carried = state[0];
+    const unsigned int base = state[3];
+    for (unsigned int i = threadIdx.x; i <= batch; i += blockDim.x) {
+        *counts[i] = i == 0u ? carried : 0u;
+        if (i < batch) *levels[i] = base + i;
+    }
+}
+
+// After a batch, by one thread: the statistics of its levels whose frontier was not empty (as
+// `loops_compact_level` keeps them: `state[3]` the levels run, `state[4..6]` their sizes added up,
+// `state[6]` the largest), the next frontier's size to `state[0]`, and in `state[7]` the largest
+// count past `capacity` (0 if none: a step that appended more than a frontier holds, whose extra
+// vertices were not written).
+extern "C" __global__ void __launch_bounds__(32) loops_queue_end(
+    unsigned int* const* __restrict__ counts, const unsigned int batch,
+    unsigned int* __restrict__ state, const unsigned int capacity)
+{
+    loops_grid_dependency();
+    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    unsigned int levels = state[3];
+    unsigned long long vertices = (unsigned long long)state[5] << 32 | state[4];
+    unsigned int largest = state[6];
+    unsigned int overflow = state[7];
+    for (unsigned int i = 0u; i <= batch; ++i) {
+        const unsigned int size = *counts[i];
+        if (size > capacity && size > overflow) overflow = size;
+        if (i == batch || size == 0u) continue;
+        levels += 1u;
+        vertices += size;
+        if (size > largest) largest = size;
+    }
+    state[0] = *counts[batch];
+    state[3] = levels;
+    state[4] = (unsigned int)vertices;
+    state[5] = (unsigned int)(vertices >> 32);
+    state[6] = largest;
+    state[7] = overflow;
+}

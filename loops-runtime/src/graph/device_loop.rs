@@ -141,6 +141,10 @@ pub struct DeviceFrontierLoop {
     compact_blocks: Option<u32>,
     /// The levels of the last run whose compaction walked.
     walked_levels: u32,
+    /// The counts and level numbers of a queue run's batches, made by the first one.
+    queue: Option<QueueBuffers>,
+    queue_begin: Option<CudaFunction>,
+    queue_end: Option<CudaFunction>,
 }
 
 /// Clears the device list of a handle when the level that needed it is queued, or fails.
@@ -166,9 +170,21 @@ impl Drop for DeviceListSet<'_> {
 /// device near-far loop, [`super::DeviceNearFarLoop`]): each level's launches, queued the same way
 /// whether the stream is recorded or not, and what the host reads back between replays.
 pub(super) trait DeviceLevels {
+    /// Queues what comes before a batch of `count` levels from level `first`: a recorded replay
+    /// (`capturing`; replayed later from other levels of the same parity and rotation, so what it
+    /// queues must not depend on `first` otherwise) or a level launched alone. Nothing by default.
+    fn begin_batch(&mut self, _gpu: &Gpu, _first: u64, _count: u64, _capturing: bool) -> Result<()> {
+        Ok(())
+    }
+
     /// Queues level `level` (counting from 0): stream-ordered launches only, none that waits
     /// for the GPU when `capturing` (the stream is being recorded).
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()>;
+
+    /// Queues what comes after the batch [`Self::begin_batch`] began. Nothing by default.
+    fn end_batch(&mut self, _gpu: &Gpu, _capturing: bool) -> Result<()> {
+        Ok(())
+    }
 
     /// After the first `issued` levels: reads the device state back; `None` when the loop is
     /// done, else the size of the frontier the next level runs (for [`LoopsError::NoConvergence`]).
@@ -204,7 +220,9 @@ pub(super) fn replay_levels<L: DeviceLevels>(
             per_replay
         };
         if issued == 0 || max - issued < count {
+            levels.begin_batch(gpu, issued, 1, false)?;
             levels.queue_level(gpu, issued, false)?;
+            levels.end_batch(gpu, false)?;
             issued += 1;
         } else {
             // Each graph is replayed only from levels of the parity and counter rotation it was
@@ -217,7 +235,9 @@ pub(super) fn replay_levels<L: DeviceLevels>(
             if recorded.is_none() {
                 let first = issued;
                 *recorded = Some(capture(gpu, what, || {
-                    (first..first + count).try_for_each(|l| levels.queue_level(gpu, l, true))
+                    levels.begin_batch(gpu, first, count, true)?;
+                    (first..first + count).try_for_each(|l| levels.queue_level(gpu, l, true))?;
+                    levels.end_batch(gpu, true)
                 })?);
             }
             let replay = recorded.as_ref().expect("recorded above");
@@ -302,6 +322,9 @@ impl DeviceFrontierLoop {
             step_blocks: None,
             compact_blocks: None,
             walked_levels: 0,
+            queue: None,
+            queue_begin: None,
+            queue_end: None,
         })
     }
 
@@ -431,27 +454,67 @@ impl DeviceFrontierLoop {
         self.run_in(gpu, Some(graph), sources, step)
     }
 
-    /// [`Self::run`], or with `push`, [`Self::run_push`] on that graph.
-    fn run_in<F>(
-        &mut self,
-        gpu: &Gpu,
-        push: Option<&DeviceGraph>,
-        sources: &[u32],
-        mut step: F,
-    ) -> Result<LoopStats>
+    /// Runs `step` from the frontier `sources` until a frontier is empty, the step appending the
+    /// next frontier itself: one launch a level, no compaction. `step(gpu, frontier, next,
+    /// next_size, level)` must append each vertex `u` of the next frontier once, at the index
+    /// `atomic_add(&mut next_size[0], 1)` returns, where that index is below `next.len()` (the
+    /// loop's vertices): `if slot < next.len() { next[slot] = u; }`. A step that appends a vertex
+    /// only when it lowers it from "unreached" (BFS: `atomic_min` returned `UNREACHED`) appends
+    /// each vertex at most once a run. A step that may append a vertex twice in a level
+    /// (Bellman-Ford SSSP, which may lower a distance twice) belongs in [`Self::run`] or
+    /// [`Self::run_push`], whose flags hold each vertex once. A count past `next.len()` (vertices
+    /// the step could not write) ends the run with [`LoopsError::InvalidGraph`] after the replay
+    /// it happened in. `frontier.len()` is the loop's vertices, its size is on the device, `level`
+    /// holds the level's number, from 0; what the step may queue is as for [`Self::run`].
+    ///
+    /// Levels run in batches, as [`Self::run`]'s: the first level alone, then recorded replays.
+    /// A kernel before each batch (`loops_queue_begin`) sets the batch's counts, one buffer per
+    /// level of it, and numbers its levels; one after it (`loops_queue_end`) adds the batch's
+    /// frontiers to the statistics and carries the last count to the next batch. No kernel runs
+    /// between two steps.
+    pub fn run_queue<F>(&mut self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
     where
         F: FnMut(
             &Gpu,
             &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
             &mut DeviceBuffer<u32>,
             &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
         let n = self.vertices;
         self.walked_levels = 0;
-        super::check_sources(sources, n)?;
+        self.prepare(gpu, sources)?;
         if sources.is_empty() {
             return Ok(LoopStats::default());
+        }
+        let per_replay = self.levels_per_replay;
+        if self.queue.as_ref().is_none_or(|q| q.batch != per_replay) {
+            self.queue = Some(QueueBuffers::new(gpu, per_replay)?);
+        }
+        if self.queue_begin.is_none() || self.queue_end.is_none() {
+            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+            self.queue_begin = Some(compile("loops_queue_begin")?);
+            self.queue_end = Some(compile("loops_queue_end")?);
+        }
+        let max = self.max_iterations.unwrap_or(n as u64 + 1);
+        let mut levels = QueueLevels {
+            lp: self,
+            step: &mut step,
+            batch_first: 0,
+            batch_count: 0,
+            stats: LoopStats::default(),
+        };
+        replay_levels(gpu, &mut levels, per_replay as u64, max, "device frontier loop")?;
+        Ok(levels.stats)
+    }
+
+    /// Checks `sources` and the handle, then sets the first frontier to `sources` and the device
+    /// state to a run's start (nothing is written for no sources).
+    fn prepare(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<()> {
+        super::check_sources(sources, self.vertices)?;
+        if sources.is_empty() {
+            return Ok(());
         }
         // A capture records this handle's stream only: another stream's buffers would have to be
         // waited for.
@@ -472,77 +535,17 @@ impl DeviceFrontierLoop {
         // The sources' degrees are not read on the host: the first level scans.
         state[DEGREE_SLOTS] = UNKNOWN_DEGREE;
         gpu.write_at(&mut self.state, 0, &state)?;
-        gpu.write_at(&mut self.level, 0, &[0])?;
-        let max = self.max_iterations.unwrap_or(n as u64 + 1);
-        let per_replay = self.levels_per_replay as u64;
-        // The first replay's graph, then the one every later replay runs.
-        let (mut first_graph, mut graph): (Option<CudaGraph>, Option<CudaGraph>) = (None, None);
-        let mut replays = 0u64;
-        let mut issued = 0u64;
-        let mut size = sources.len();
-        let mut stats = LoopStats::default();
-        while size != 0 {
-            if issued >= max {
-                return Err(LoopsError::NoConvergence {
-                    iterations: issued,
-                    frontier: size,
-                });
-            }
-            // The first level outside the graph (it compiles and sizes what the launches need),
-            // and the levels just before the limit one at a time.
-            let levels = if replays == 0 {
-                FIRST_REPLAY_LEVELS.min(per_replay)
-            } else {
-                per_replay
-            };
-            if issued == 0 || max - issued < levels {
-                self.level(gpu, push, issued, false, &mut step)?;
-                issued += 1;
-            } else {
-                // Each graph is replayed only from levels of the parity and counter rotation it
-                // was recorded at: the first one once, the other every `per_replay` levels after.
-                let recorded = if levels == per_replay {
-                    &mut graph
-                } else {
-                    &mut first_graph
-                };
-                if recorded.is_none() {
-                    *recorded = Some(self.record(gpu, push, issued, levels, &mut step)?);
-                }
-                let replay = recorded.as_ref().expect("recorded above");
-                replay.launch().map_err(LoopsError::driver(format!(
-                    "replaying {levels} levels of the device frontier loop"
-                )))?;
-                issued += levels;
-                replays += 1;
-            }
-            let state = gpu.download(&self.state)?;
-            size = state[(issued % 3) as usize] as usize;
-            if size > n {
-                return Err(LoopsError::InvalidGraph {
-                    detail: format!("the compaction counted {size} vertices of {n}"),
-                });
-            }
-            stats = LoopStats {
-                iterations: state[LEVELS_SLOT],
-                frontier_vertices: (state[5] as u64) << 32 | state[4] as u64,
-                max_frontier: state[6] as usize,
-            };
-            self.walked_levels = state[WALKED_SLOT];
-        }
-        Ok(stats)
+        gpu.write_at(&mut self.level, 0, &[0])
     }
 
-    /// Records `levels` levels (a multiple of [`LEVEL_PERIOD`]) from level `first` into a CUDA
-    /// graph (by capturing the handle's stream); the capture is ended whatever happens.
-    fn record<F>(
+    /// [`Self::run`], or with `push`, [`Self::run_push`] on that graph.
+    fn run_in<F>(
         &mut self,
         gpu: &Gpu,
         push: Option<&DeviceGraph>,
-        first: u64,
-        levels: u64,
-        step: &mut F,
-    ) -> Result<CudaGraph>
+        sources: &[u32],
+        mut step: F,
+    ) -> Result<LoopStats>
     where
         F: FnMut(
             &Gpu,
@@ -551,9 +554,22 @@ impl DeviceFrontierLoop {
             &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
-        capture(gpu, "device frontier loop", || {
-            (first..first + levels).try_for_each(|level| self.level(gpu, push, level, true, step))
-        })
+        let n = self.vertices;
+        self.walked_levels = 0;
+        self.prepare(gpu, sources)?;
+        if sources.is_empty() {
+            return Ok(LoopStats::default());
+        }
+        let max = self.max_iterations.unwrap_or(n as u64 + 1);
+        let per_replay = self.levels_per_replay as u64;
+        let mut levels = FlagLevels {
+            lp: self,
+            push,
+            step: &mut step,
+            stats: LoopStats::default(),
+        };
+        replay_levels(gpu, &mut levels, per_replay, max, "device frontier loop")?;
+        Ok(levels.stats)
     }
 
     /// The grid of the compaction ([`Self::set_compact_blocks`]).
@@ -633,6 +649,201 @@ impl DeviceFrontierLoop {
         // The compaction begins with `loops_grid_dependency`, as the generated kernels do.
         let programmatic = gpu.programmatic_launch();
         gpu.launch_function_with(entry, function, self.compact_dims(gpu), args, programmatic)
+    }
+}
+
+/// The levels of a run of [`DeviceFrontierLoop::run`] or [`DeviceFrontierLoop::run_push`]: the
+/// step and the compaction of its flags, as [`replay_levels`] drives them.
+struct FlagLevels<'a, F> {
+    lp: &'a mut DeviceFrontierLoop,
+    push: Option<&'a DeviceGraph>,
+    step: &'a mut F,
+    stats: LoopStats,
+}
+
+impl<F> DeviceLevels for FlagLevels<'_, F>
+where
+    F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, &DeviceBuffer<u32>) -> Result<()>,
+{
+    fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        self.lp.level(gpu, self.push, level, capturing, self.step)
+    }
+
+    fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>> {
+        let n = self.lp.vertices;
+        let state = gpu.download(&self.lp.state)?;
+        let size = state[(issued % 3) as usize] as usize;
+        if size > n {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!("the compaction counted {size} vertices of {n}"),
+            });
+        }
+        self.stats = stats_of(&state);
+        self.lp.walked_levels = state[WALKED_SLOT];
+        Ok((size != 0).then_some(size))
+    }
+}
+
+/// The statistics a loop's device state holds (see `loops_compact_level` and `loops_queue_end`).
+fn stats_of(state: &[u32]) -> LoopStats {
+    LoopStats {
+        iterations: state[LEVELS_SLOT],
+        frontier_vertices: (state[5] as u64) << 32 | state[4] as u64,
+        max_frontier: state[6] as usize,
+    }
+}
+
+/// Where a queue run's device state holds the largest count past a frontier's capacity.
+const OVERFLOW_SLOT: usize = 7;
+
+/// A queue run's one-element buffers ([`DeviceFrontierLoop::run_queue`]), for batches of up to
+/// `batch` levels: level `i` of a batch runs the frontier of `counts[i]` vertices, appends to the
+/// count `counts[i + 1]` and is numbered by `levels[i]`; `count_ptrs` and `level_ptrs` hold their
+/// addresses for the kernels before and after a batch (`loops_queue_begin`, `loops_queue_end` in
+/// compact.cuh). One element each, not one buffer for all, because a step is given them as
+/// buffers whose element 0 is the one it uses.
+struct QueueBuffers {
+    batch: usize,
+    counts: Vec<DeviceBuffer<u32>>,
+    levels: Vec<DeviceBuffer<u32>>,
+    count_ptrs: DeviceBuffer<u64>,
+    level_ptrs: DeviceBuffer<u64>,
+}
+
+impl QueueBuffers {
+    fn new(gpu: &Gpu, batch: usize) -> Result<QueueBuffers> {
+        let counts = (0..=batch)
+            .map(|_| gpu.zeros(1))
+            .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
+        let levels = (0..batch)
+            .map(|_| gpu.zeros(1))
+            .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
+        let addresses = |bufs: &[DeviceBuffer<u32>]| bufs.iter().map(|b| b.device_ptr()).collect::<Vec<u64>>();
+        Ok(QueueBuffers {
+            batch,
+            count_ptrs: gpu.upload(&addresses(&counts))?,
+            level_ptrs: gpu.upload(&addresses(&levels))?,
+            counts,
+            levels,
+        })
+    }
+}
+
+/// The levels of a run of [`DeviceFrontierLoop::run_queue`]: one launch each, the step's, between
+/// the kernels before and after each batch.
+struct QueueLevels<'a, F> {
+    lp: &'a mut DeviceFrontierLoop,
+    step: &'a mut F,
+    /// The first level of the batch being queued.
+    batch_first: u64,
+    /// The levels of that batch.
+    batch_count: u64,
+    stats: LoopStats,
+}
+
+impl<F> QueueLevels<'_, F> {
+    /// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over the current batch.
+    fn launch_batch_kernel(&mut self, gpu: &Gpu, begin: bool, capturing: bool) -> Result<()> {
+        // No list: only so that the launch does not wait for a stream being recorded.
+        let _set = DeviceListSet::new(
+            gpu,
+            DeviceList {
+                list: 0,
+                len: 0,
+                capturing,
+                blocks: None,
+            },
+        );
+        let lp = &mut *self.lp;
+        let q = lp.queue.as_ref().expect("made by run_queue");
+        let read = |ty| Param::Ptr { ty, mutable: false };
+        let mut args = KernelArgs::new();
+        args.push_buffer(&q.count_ptrs, read("unsigned int*"));
+        if begin {
+            args.push_buffer(&q.level_ptrs, read("unsigned int*"));
+        }
+        args.scalar(self.batch_count as u32);
+        args.push_buffer(
+            &lp.state,
+            Param::Ptr {
+                ty: "unsigned int",
+                mutable: !begin,
+            },
+        );
+        let (entry, function, block) = if begin {
+            ("loops_queue_begin", lp.queue_begin.as_ref(), 256)
+        } else {
+            args.scalar(lp.vertices as u32);
+            ("loops_queue_end", lp.queue_end.as_ref(), 32)
+        };
+        let dims = LaunchDims {
+            grid: 1,
+            block,
+            shared_bytes: 0,
+        };
+        let function = function.expect("compiled by run_queue");
+        // Both begin with `loops_grid_dependency`, as the generated kernels do.
+        gpu.launch_function_with(entry, function, dims, args, gpu.programmatic_launch())
+    }
+}
+
+impl<F> DeviceLevels for QueueLevels<'_, F>
+where
+    F: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+    ) -> Result<()>,
+{
+    fn begin_batch(&mut self, gpu: &Gpu, first: u64, count: u64, capturing: bool) -> Result<()> {
+        (self.batch_first, self.batch_count) = (first, count);
+        self.launch_batch_kernel(gpu, true, capturing)
+    }
+
+    fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        let lp = &mut *self.lp;
+        let i = (level - self.batch_first) as usize;
+        let q = lp.queue.as_mut().expect("made by run_queue");
+        let [even, odd] = &mut lp.frontiers;
+        let (current, next) = if level.is_multiple_of(2) {
+            (&*even, odd)
+        } else {
+            (&*odd, even)
+        };
+        let (counts, appended) = q.counts.split_at_mut(i + 1);
+        let _set = DeviceListSet::new(
+            gpu,
+            DeviceList {
+                list: current.device_ptr(),
+                len: counts[i].device_ptr(),
+                capturing,
+                blocks: lp.step_blocks,
+            },
+        );
+        (self.step)(gpu, current, next, &mut appended[0], &q.levels[i])
+    }
+
+    fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
+        self.launch_batch_kernel(gpu, false, capturing)
+    }
+
+    fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
+        let n = self.lp.vertices;
+        let state = gpu.download(&self.lp.state)?;
+        if state[OVERFLOW_SLOT] != 0 {
+            return Err(LoopsError::InvalidGraph {
+                detail: format!(
+                    "a queue step appended {} vertices to a frontier of {n}: it must append each \
+                     vertex at most once a level, and only below the next frontier's length",
+                    state[OVERFLOW_SLOT]
+                ),
+            });
+        }
+        self.stats = stats_of(&state);
+        let size = state[0] as usize;
+        Ok((size != 0).then_some(size))
     }
 }
 
