@@ -44,8 +44,10 @@
 //! loop, on the symmetrised graph, MTEPS by Graph500's count: the reached undirected edges once;
 //! the CSV's `pull_levels`), `pagerank` (f32, `--pagerank-iterations`; MTEPS: edges times
 //! iterations), `cc` and `tc`. CSV columns added at the end: `per_level_us` (the median over
-//! the levels or iterations), `pull_levels`, and Gunrock's published time for that algorithm on a
-//! graph of that class with its GPU (`gunrock_ms`, `gunrock_source`; examples/bench/README.md).
+//! the levels or iterations), `pull_levels`, and, on every row of a Kronecker/R-MAT, power-law or
+//! road graph, Gunrock's published number for that algorithm on the published graph of that class
+//! nearest in size (`gunrock_value`, `gunrock_unit`, `gunrock_source`: version, graph and size,
+//! GPU, table; also printed at the end of the row; examples/bench/README.md).
 //!
 //! Under `work_oriented`, `merge_path` and `split` each step first sums the frontier's degrees on
 //! the GPU (and reads back the total, which sizes the grid): a fixed cost of some tens of

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::bench::{self, world::WorldTag};
-use crate::gunrock::Gunrock;
+use crate::gunrock::{gunrock_published, Gunrock};
 use crate::Bench;
 
 /// The frontier loop a row ran in.
@@ -48,7 +48,8 @@ pub struct Row {
     pub relaxed_edges: Option<u64>,
     /// Direction-optimizing BFS: the levels that pulled.
     pub pull_levels: Option<u32>,
-    /// A published Gunrock time for this algorithm on a graph of this class, with its source.
+    /// A published Gunrock number for this algorithm on a graph of this class, with its source
+    /// (`push_row` looks it up where the row has none and is not of the world set).
     pub gunrock: Option<Gunrock>,
 }
 
@@ -73,7 +74,10 @@ pub fn print_header() {
 impl Bench<'_> {
     /// Prints a row, counts it if wrong, and writes the CSV anew with it (so that a run cut off
     /// keeps its rows).
-    pub fn push_row(&mut self, row: Row, check: &Result<(), String>) -> std::io::Result<()> {
+    pub fn push_row(&mut self, mut row: Row, check: &Result<(), String>) -> std::io::Result<()> {
+        if row.gunrock.is_none() && row.tag.is_none() {
+            row.gunrock = gunrock_published(&row.graph, row.algorithm);
+        }
         print_row(&row, check);
         self.wrong += check.is_err() as usize;
         self.rows.push(row);
@@ -92,7 +96,14 @@ fn print_row(row: &Row, check: &Result<(), String>) {
         extra.push_str(&format!(", {pulls} pulled"));
     }
     if let Some(g) = row.gunrock {
-        extra.push_str(&format!(", {}: {} ms", g.what, g.ms));
+        extra.push_str(&format!(
+            "  | Gunrock {} {}: {} on {}, {}",
+            g.version,
+            g.primitive_name(),
+            g.value_text(),
+            g.graph,
+            g.gpu
+        ));
     }
     println!(
         "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}{extra}",
@@ -120,7 +131,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(
         f,
-        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half,relaxed_edges,pull_levels,gunrock_ms,gunrock_source"
+        "graph,vertices,edges,algorithm,kernel,loop,median_ms,mteps,iterations,us_per_level,speedup_vs_naive,status,class,half,relaxed_edges,pull_levels,gunrock_value,gunrock_unit,gunrock_source"
     )?;
     for r in rows {
         let versus = if r.speedup_vs_naive.is_nan() {
@@ -130,7 +141,7 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
         };
         writeln!(
             f,
-            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.6},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{}",
             bench::csv::field(&r.graph),
             r.vertices,
             r.edges,
@@ -147,8 +158,9 @@ fn write_csv(path: &Path, rows: &[Row]) -> std::io::Result<()> {
             r.tag.as_ref().map_or("", |t| t.half()),
             r.relaxed_edges.map_or(String::new(), |e| e.to_string()),
             r.pull_levels.map_or(String::new(), |p| p.to_string()),
-            r.gunrock.map_or(String::new(), |g| g.ms.to_string()),
-            bench::csv::field(r.gunrock.map_or("", |g| g.what)),
+            r.gunrock.map_or(String::new(), |g| g.value.to_string()),
+            r.gunrock.map_or("", |g| g.unit.name()),
+            bench::csv::field(&r.gunrock.map_or(String::new(), |g| g.describe())),
         )?;
     }
     f.flush()
