@@ -511,7 +511,9 @@ fn device_queue_overflow_is_an_error() {
     let edges: Vec<(u32, u32, u32)> = (0..n)
         .flat_map(|v| (0..n).filter(move |&u| u != v).map(move |u| (v, u, 1)))
         .collect();
-    let dg = gpu.upload_graph(&Graph::from_edges(n as usize, &edges).unwrap()).unwrap();
+    let dg = gpu
+        .upload_graph(&Graph::from_edges(n as usize, &edges).unwrap())
+        .unwrap();
     let mut frontier = DeviceFrontierLoop::new(&gpu, n as usize).unwrap();
     let mut levels = gpu.zeros::<u32>(n as usize).unwrap();
     // Every level forgets what it reached and runs the step twice: each vertex is appended twice,
@@ -522,7 +524,14 @@ fn device_queue_overflow_is_an_error() {
             for _ in 0..2 {
                 gpu.fill(&mut levels, UNREACHED)?;
                 kernels::bfs::queue::launch(
-                    "warp", gpu, dg.offsets(), dg.adj(), current, &mut levels, next, next_size,
+                    "warp",
+                    gpu,
+                    dg.offsets(),
+                    dg.adj(),
+                    current,
+                    &mut levels,
+                    next,
+                    next_size,
                 )?;
             }
             Ok(())
@@ -533,8 +542,8 @@ fn device_queue_overflow_is_an_error() {
         "{e}"
     );
     // The loop runs a correct step afterwards.
-    let stats = kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels)
-        .unwrap();
+    let stats =
+        kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels).unwrap();
     assert_eq!(gpu.download(&levels).unwrap(), [0, 1, 1, 1, 1, 1, 1, 1]);
     assert_eq!(stats.iterations, 2);
 }
@@ -637,7 +646,11 @@ fn device_loop_errors_limits_and_refusals() {
             "queue step, {per_replay} levels a replay, limit {max}: {e}"
         );
         let got = gpu.download(&dist).unwrap();
-        assert_eq!(&got[..=max as usize], &all[..=max as usize], "queue, limit {max}");
+        assert_eq!(
+            &got[..=max as usize],
+            &all[..=max as usize],
+            "queue, limit {max}"
+        );
     }
     for per_replay in [1, 6, 48, 1000] {
         frontier.set_levels_per_replay(per_replay);

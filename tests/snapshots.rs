@@ -499,6 +499,14 @@ fn the_device_loop_runs_the_grid_stride_schedules() {
                             "{what}: {:?}",
                             variant.config
                         );
+                        // A level's time is its lanes' chains: the road's vertices of up to 4
+                        // edges get at least 4 lanes each, the hubs' graph a whole block.
+                        let lanes = match variant.config.schedule {
+                            Schedule::Group { group_size } => group_size,
+                            _ => 1,
+                        };
+                        let wanted = if stats.max_tile_atoms > 1000 { 256 } else { 4 };
+                        assert!(lanes >= wanted, "{what}: {:?}", variant.config);
                         assert!(desc.runs_in_device_loop(), "{what}");
                     }
                     other => {

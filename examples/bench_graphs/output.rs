@@ -56,7 +56,7 @@ pub struct Row {
 /// The table's header.
 pub fn print_header() {
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10} {:>9} {:>6} {:>8} {:>8}  check",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<12} {:>10} {:>9} {:>6} {:>8} {:>8}  check",
         "graph",
         "vertices",
         "edges",
@@ -106,7 +106,7 @@ fn print_row(row: &Row, check: &Result<(), String>) {
         ));
     }
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<6} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}{extra}",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<12} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}{extra}",
         row.graph,
         row.vertices,
         row.edges,

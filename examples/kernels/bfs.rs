@@ -85,7 +85,16 @@ pub fn run_device_queue(
 ) -> loops::Result<loops::graph::LoopStats> {
     start(gpu, source, levels)?;
     frontier.run_queue(gpu, &[source], |gpu, current, next, next_size, _level| {
-        queue::launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next, next_size)
+        queue::launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            current,
+            levels,
+            next,
+            next_size,
+        )
     })
 }
 

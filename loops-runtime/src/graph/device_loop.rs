@@ -91,9 +91,11 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// launched over it with `g.tiles_in(frontier)` reads the frontier's size from the device
 /// (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]) and is launched with a grid that does
 /// not depend on it ([`DeviceFrontierLoop::set_step_blocks`]). Only the schedules whose tile loop
-/// is grid-stride can do that: `thread`, `group`, `warp`, `block`, and `auto`, which then runs the
-/// one of its thread and group candidates that its model ranks first for the whole graph (the
-/// same at every level); any other schedule's launch over the frontier is refused with
+/// is grid-stride can do that: `thread`, `group`, `warp`, `block`, and `auto`, which then runs one
+/// of its thread and group candidates, the same at every level: the one its model ranks first on
+/// a frontier of the graph's degrees (one vertex per resident warp at most), given at least the
+/// lanes that take nine vertices in ten through their edges in one step (a level is latency-bound:
+/// `KernelDesc::device_list_variant`); any other schedule's launch over the frontier is refused with
 /// [`LoopsError::DeviceLoop`] naming it.
 ///
 /// The compaction of [`DeviceFrontierLoop::run`] reads all the flags every level. A *push*
@@ -173,7 +175,13 @@ pub(super) trait DeviceLevels {
     /// Queues what comes before a batch of `count` levels from level `first`: a recorded replay
     /// (`capturing`; replayed later from other levels of the same parity and rotation, so what it
     /// queues must not depend on `first` otherwise) or a level launched alone. Nothing by default.
-    fn begin_batch(&mut self, _gpu: &Gpu, _first: u64, _count: u64, _capturing: bool) -> Result<()> {
+    fn begin_batch(
+        &mut self,
+        _gpu: &Gpu,
+        _first: u64,
+        _count: u64,
+        _capturing: bool,
+    ) -> Result<()> {
         Ok(())
     }
 
@@ -505,7 +513,13 @@ impl DeviceFrontierLoop {
             batch_count: 0,
             stats: LoopStats::default(),
         };
-        replay_levels(gpu, &mut levels, per_replay as u64, max, "device frontier loop")?;
+        replay_levels(
+            gpu,
+            &mut levels,
+            per_replay as u64,
+            max,
+            "device frontier loop",
+        )?;
         Ok(levels.stats)
     }
 
@@ -718,7 +732,8 @@ impl QueueBuffers {
         let levels = (0..batch)
             .map(|_| gpu.zeros(1))
             .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
-        let addresses = |bufs: &[DeviceBuffer<u32>]| bufs.iter().map(|b| b.device_ptr()).collect::<Vec<u64>>();
+        let addresses =
+            |bufs: &[DeviceBuffer<u32>]| bufs.iter().map(|b| b.device_ptr()).collect::<Vec<u64>>();
         Ok(QueueBuffers {
             batch,
             count_ptrs: gpu.upload(&addresses(&counts))?,
