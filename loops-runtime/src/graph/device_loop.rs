@@ -86,7 +86,8 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 ///
 /// Each level is two launches: the step over the current frontier, then the compaction of the
 /// flags into the other frontier buffer (`loops_compact_level`), which also counts the next
-/// frontier's size on the device and keeps the run's statistics there. The step is given the
+/// frontier's size on the device and keeps the run's statistics there; or, in
+/// [`DeviceFrontierLoop::run_queue`], one: a step that appends its next frontier itself. The step is given the
 /// current frontier buffer with its length set to its *capacity* (the loop's vertices); a kernel
 /// launched over it with `g.tiles_in(frontier)` reads the frontier's size from the device
 /// (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]) and is launched with a grid that does
