@@ -421,7 +421,7 @@ pub fn compile(kernel_name: &str, source: &str, arch: Arch, output: Output) -> R
 }
 
 /// [`compile`], of one `entry` point of a generated source where it is `Some` (see
-/// [`compile_options`]; the image then holds that entry point alone), with the dump folder given:
+/// `compile_options`; the image then holds that entry point alone), with the dump folder given:
 /// when `dump_dir` is `Some`, `STEM.cu` (the source) and `STEM.log` (NVRTC's version, the options,
 /// the outcome and NVRTC's log) are written there, whether the compile succeeds or fails
 /// ([`crate::compile::cache::dump_file_stem`] gives `STEM`). A dump that cannot be written is a
