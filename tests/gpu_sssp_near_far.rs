@@ -85,7 +85,8 @@ fn check_graph(
             // (each reached vertex's edges once).
             let (model, _) = near_far_model(g, source, used);
             assert_eq!(model, want, "{name}: the CPU model");
-            for (k, schedule) in schedules.iter().enumerate() {
+            // The built-in round too (`NearFarRelax`, one hop in this loop).
+            for (k, schedule) in schedules.iter().chain(&["lanes"]).enumerate() {
                 // The edge count on for some runs, so both paths run under every schedule.
                 let count = (k + source as usize).is_multiple_of(2);
                 near_far.set_count_edges(count);
@@ -163,7 +164,10 @@ fn check_graph_device(
     schedules: &[&str],
 ) -> Vec<String> {
     let started = Instant::now();
-    let schedules = device_schedules(schedules);
+    let mut schedules = device_schedules(schedules);
+    // The built-in round: its default vertices per warp, one, and 32 (whose hops overflow the
+    // warp's 64 heads on a graph of degree 2 and more, and flag the rest near).
+    schedules.extend(["lanes", "lanes1", "lanes32"]);
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");
     let mut near_far = DeviceNearFarLoop::new(gpu, g.vertices()).expect("device near-far loop");
@@ -175,6 +179,11 @@ fn check_graph_device(
         Hops::two(2),
         Hops {
             hops: 3,
+            max_degree: 8,
+        },
+        // Deeper than the generated rounds go (they stop at 3; `lanes` goes on).
+        Hops {
+            hops: 8,
             max_degree: 8,
         },
     ];
@@ -218,7 +227,9 @@ fn check_graph_device(
                                     stats.frontier_vertices
                                 ));
                             }
-                            if stats.rounds == 0 || stats.advances == 0 {
+                            // No advance where the bucket holds every distance (threshold
+                            // `UNREACHED`: the default on dense graphs).
+                            if stats.rounds == 0 || (stats.advances == 0 && used != UNREACHED) {
                                 failures.push(format!("{what}: {stats:?}"));
                             }
                         }
@@ -475,6 +486,55 @@ fn device_near_far_loop_errors_and_reuse() {
     assert_eq!(
         gpu.download(&dist).unwrap(),
         (0..100u32).collect::<Vec<_>>()
+    );
+    // The built-in round on the path: a hop per edge, as the model's, 3 and 16 deep (a bucket of
+    // 10 in one round and its advance).
+    for hops in [
+        three,
+        Hops {
+            hops: 16,
+            max_degree: 1,
+        },
+    ] {
+        near_far.set_hops(Some(hops));
+        gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+        let stats =
+            kernels::sssp_near_far::run_device("lanes", &gpu, &mut near_far, &dg, 0, &mut dist)
+                .unwrap();
+        let (_, model) = near_far_model_hops(&path, 0, 10, hops);
+        assert_eq!(
+            (stats.rounds, stats.advances, stats.frontier_vertices),
+            (model.rounds, model.advances, model.frontier_vertices),
+            "{hops:?}"
+        );
+        // Its edges counted on the GPU: each once, every hop's.
+        let counted = kernels::sssp_near_far::device_relaxed_edges(
+            "lanes",
+            &gpu,
+            &mut near_far,
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap();
+        assert_eq!(counted, Some(model.relaxed_edges), "{hops:?}");
+        assert_eq!(model.relaxed_edges, 99);
+        assert_eq!(
+            gpu.download(&dist).unwrap(),
+            (0..100u32).collect::<Vec<_>>()
+        );
+    }
+    assert_eq!(
+        kernels::sssp_near_far::device_relaxed_edges(
+            "warp",
+            &gpu,
+            &mut near_far,
+            &dg,
+            0,
+            &mut dist
+        )
+        .unwrap(),
+        None
     );
     // Reuse on a graph of fewer vertices, from its last vertex (nothing to relax).
     let tiny = gpu

@@ -15,7 +15,9 @@ bench=${LOOPS_BENCH_GRAPHS:-.device/examples/bench_graphs}
 # Every generated graph off, unless the run names it.
 run() {
   local name=$1; shift
-  local none=(--reps 5 --warmup 2)
+  local none=(--warmup 2)
+  # 5 repetitions unless the run names its own.
+  case " $* " in *" --reps "*) ;; *) none+=(--reps 5) ;; esac
   for g in --scale --grid --powerlaw --arrow --kron-scale --road; do
     case " $* " in *" $g "*) ;; *) none+=("$g" 0) ;; esac
   done
@@ -52,12 +54,19 @@ for what in "${@:-grid road kron do}"; do
       run q-road300k --road 300000 --no-algorithms --loop device --traversals bfs
       run q-kron --kron-scale 20 --no-algorithms --loop device --traversals bfs ;;
     nearfar)
-      # Near-far SSSP against Bellman-Ford, both in the device loop (sssp-delta and sssp rows),
-      # on road networks (1M, and 300K held out of the delta and hops fit), the grid, Kronecker.
+      # Near-far SSSP against Bellman-Ford, both in the device loop (sssp-delta and sssp rows; the
+      # built-in round is `lanes`), on the graphs of the delta and hops fit (road network 1M, the
+      # grid, Kronecker 20) and the held-out ones: road networks of 100K and 300K (two seeds), a
+      # 1000^2 grid, and the class of power-law graphs of random heads. Kronecker and power-law
+      # with more repetitions: near-far is Bellman-Ford there (one bucket), so they measure noise.
       run nf-road1m --road 1000000 --no-algorithms --loop device
-      run nf-road300k --road 300000 --no-algorithms --loop device
       run nf-grid --grid 2048 --no-algorithms --loop device
-      run nf-kron20 --kron-scale 20 --no-algorithms --loop device ;;
+      run nf-kron20 --kron-scale 20 --no-algorithms --loop device --reps 31
+      run nf-road100k --road 100000 --no-algorithms --loop device --reps 11
+      run nf-road300k --road 300000 --no-algorithms --loop device --reps 9
+      run nf-road300k-s7 --road 300000 --seed 7 --no-algorithms --loop device --reps 9
+      run nf-grid1000 --grid 1000 --seed 7 --no-algorithms --loop device
+      run nf-powerlaw --powerlaw 1048576 --seed 7 --no-algorithms --loop device --reps 31 ;;
     do)
       run do-rmat22 --scale 22 --no-traversals --algorithms bfs --pull thread,warp,group64,auto --bfs-trace ;;
   esac

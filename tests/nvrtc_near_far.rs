@@ -72,6 +72,8 @@ fn near_far_runtime_kernels_compile() {
         "loops_frontier_degrees",
         "loops_frontier_degrees_wide",
         "loops_near_far_level",
+        "loops_near_far_relax",
+        "loops_near_far_relax_wide",
         // The compaction it is built on comes along.
         "loops_compact_flags",
     ] {

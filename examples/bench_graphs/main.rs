@@ -117,7 +117,8 @@ pub struct Args {
     /// loop's rule: `default_delta` on the host, `default_device_delta` on the device).
     #[arg(long)]
     pub delta: Option<u32>,
-    /// The hops of a round of the device `sssp-delta` (1 to 3; default: `default_hops`).
+    /// The hops of a round of the device `sssp-delta` (1 to 16; the generated rounds stop at 3, the
+    /// built-in `lanes` round does them all; default: `default_hops`).
     #[arg(long)]
     pub hops: Option<u32>,
     /// The largest out-degree of a vertex a device `sssp-delta` round relaxes through (with

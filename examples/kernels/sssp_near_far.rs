@@ -6,7 +6,9 @@
 //! `hops` of 2 or 3 edges: a head lowered below the threshold whose out-degree is at most
 //! `hop_degree` is not flagged near, its out-edges are relaxed at once from its new distance by
 //! the same thread (and theirs, with 3), the heads of the last hop flagged as usual; fewer rounds
-//! on a graph of long shortest paths (`loops::graph::Hops`). The loops: `loops::graph::NearFarLoop` (on the host) and
+//! on a graph of long shortest paths (`loops::graph::Hops`). [`LANES`] names the runtime's
+//! built-in round instead (`loops::graph::near_far::NearFarRelax`: each hop's edges spread over
+//! a warp's lanes, any number of hops), which [`run`] and [`run_device`] take as a schedule. The loops: `loops::graph::NearFarLoop` (on the host) and
 //! `loops::graph::DeviceNearFarLoop` (on the device); why the distances come out exact is in
 //! their module documentation.
 // The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
@@ -116,8 +118,29 @@ pub mod hops {
         thread, group2, group4, group8, warp, group64, block, auto);
 }
 
+/// The built-in round of `loops::graph::near_far::NearFarRelax` (a head's edges spread over a
+/// warp's lanes at every hop), run by [`run`] and [`run_device`] in place of a schedule: `lanes`
+/// (its default vertices per warp) or `lanes<k>`, `k` frontier vertices per warp (1 to 32).
+pub const LANES: &[&str] = &["lanes", "lanes2", "lanes4", "lanes8", "lanes16"];
+
+/// The built-in round for `schedule` where it names it (`lanes`, `lanes<k>`).
+fn lanes(gpu: &Gpu, schedule: &str) -> Option<loops::Result<loops::graph::near_far::NearFarRelax>> {
+    let per_warp = schedule.strip_prefix("lanes")?;
+    let per_warp = if per_warp.is_empty() {
+        None
+    } else {
+        Some(per_warp.parse::<u32>().ok()?)
+    };
+    Some(
+        loops::graph::near_far::NearFarRelax::new(gpu).map(|mut relax| {
+            relax.set_per_warp(per_warp);
+            relax
+        }),
+    )
+}
+
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialised by the
-/// loop), the `sssp_near_far` round under `schedule` (one hop) run by `near_far` until both
+/// loop), the `sssp_near_far` round under `schedule` (one hop; or the built-in round, [`LANES`]) run by `near_far` until both
 /// buckets are empty. The bucket width is the loop's (`NearFarLoop::set_delta`; by default from
 /// the graph's weights and degree).
 pub fn run(
@@ -128,6 +151,27 @@ pub fn run(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::NearFarStats> {
+    if let Some(relax) = lanes(gpu, schedule) {
+        let relax = relax?;
+        return near_far.run(
+            gpu,
+            g,
+            source,
+            dist,
+            |gpu, frontier, dist, near, far, threshold| {
+                relax.launch(
+                    gpu,
+                    g,
+                    frontier,
+                    dist,
+                    near,
+                    far,
+                    threshold,
+                    loops::graph::Hops::ONE,
+                )
+            },
+        );
+    }
     near_far.run(
         gpu,
         g,
@@ -152,9 +196,9 @@ pub fn run(
 
 /// [`run`] in the loop that stays on the device (`DeviceNearFarLoop`: no host round trip per
 /// round or bucket advance), with the loop's hops (`DeviceNearFarLoop::set_hops`): the
-/// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more. `schedule` must take
-/// its frontier's size from the device (thread, the groups, warp, block, auto); the others are
-/// refused with `LoopsError::DeviceLoop`.
+/// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more, or the built-in round
+/// ([`LANES`]). `schedule` must take its frontier's size from the device (thread, the groups,
+/// warp, block, auto, the lanes); the others are refused with `LoopsError::DeviceLoop`.
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
@@ -163,6 +207,13 @@ pub fn run_device(
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> loops::Result<loops::graph::NearFarStats> {
+    if let Some(relax) = lanes(gpu, schedule) {
+        return run_lanes(&relax?, gpu, near_far, g, source, dist);
+    }
+    // One bucket that holds every distance (the default on dense graphs): near-far is
+    // Bellman-Ford, whose step (`sssp.rs`) is this round without the threshold to test (every
+    // lowered head is flagged near), and the loop runs it as Bellman-Ford's.
+    let one_bucket = near_far.delta_for(g) == loops::graph::UNREACHED;
     near_far.run(
         gpu,
         g,
@@ -170,6 +221,11 @@ pub fn run_device(
         dist,
         |gpu, frontier, dist, near, far, threshold, hops| {
             let (offsets, adj, weights) = (g.offsets(), g.adj(), g.weights());
+            if one_bucket && hops.hops <= 1 && super::sssp::SCHEDULES.contains(&schedule) {
+                return super::sssp::launch(
+                    schedule, gpu, offsets, adj, weights, frontier, dist, near,
+                );
+            }
             // The one-hop kernel where it has the schedule (the other runs one hop too).
             if hops.hops <= 1 && SCHEDULES.contains(&schedule) {
                 launch(
@@ -193,4 +249,45 @@ pub fn run_device(
             }
         },
     )
+}
+
+/// [`run_device`] with the built-in round `relax`.
+fn run_lanes(
+    relax: &loops::graph::near_far::NearFarRelax,
+    gpu: &Gpu,
+    near_far: &mut loops::graph::DeviceNearFarLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<loops::graph::NearFarStats> {
+    near_far.run(
+        gpu,
+        g,
+        source,
+        dist,
+        |gpu, frontier, dist, near, far, threshold, hops| {
+            relax.launch(gpu, g, frontier, dist, near, far, threshold, hops)
+        },
+    )
+}
+
+/// The edges [`run_device`] under `schedule` relaxes (every hop's), counted on the GPU in one more
+/// run: under the built-in round ([`LANES`]) only; `None` under the generated rounds, whose hops
+/// are not counted on the device (`loops::graph::near_far_model_hops` models them).
+pub fn device_relaxed_edges(
+    schedule: &str,
+    gpu: &Gpu,
+    near_far: &mut loops::graph::DeviceNearFarLoop,
+    g: &loops::graph::DeviceGraph,
+    source: u32,
+    dist: &mut DeviceBuffer<u32>,
+) -> loops::Result<Option<u64>> {
+    let Some(relax) = lanes(gpu, schedule) else {
+        return Ok(None);
+    };
+    let mut relax = relax?;
+    relax.set_count_edges(true);
+    relax.reset_edge_count(gpu)?;
+    run_lanes(&relax, gpu, near_far, g, source, dist)?;
+    Ok(Some(relax.edge_count(gpu)?))
 }

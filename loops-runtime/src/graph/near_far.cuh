@@ -213,8 +213,8 @@ static __device__ __forceinline__ void loops_compact_rounds_x4(
 //   `lo + delta`, or, where the previous level was an advance that moved nothing but left far
 //   vertices, their smallest distance plus delta (the jump past empty buckets); the threshold
 //   becomes `hi`;
-// - the end, where the previous level was an advance that moved nothing and left nothing:
-//   `state[LOOPS_NF_DONE]` is set, and every later level returns at once (its frontier is empty).
+// - the end, where the previous level was an advance that moved nothing and left nothing, or
+//   where the threshold is already `UNREACHED` (nothing can be far): `state[LOOPS_NF_DONE]` is set, and every later level returns at once (its frontier is empty).
 // Every block decides the same from what earlier launches wrote (a uniform branch: the recorded
 // levels are the same whatever they do). One thread zeroes the slots of `after` for the next level
 // to count into, and keeps the counts; no other slot is written by more than one thread, and no
@@ -234,7 +234,11 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
     const bool advance = size == 0u;
     bool finish = false;
     unsigned int hi = lo;
-    if (advance) {
+    if (advance && lo == 0xffffffffu) {
+        // The bucket held every distance (delta "infinite": Bellman-Ford's rounds), so no round
+        // flagged a vertex far: the run ends without an advance.
+        finish = true;
+    } else if (advance) {
         unsigned int from = lo;
         if (state[LOOPS_NF_ADVANCED + current] != 0u) {
             if (state[LOOPS_NF_LEFT + current] == 0u) {
@@ -280,4 +284,159 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_level(
             loops_compact_rounds(near, n, out, state + next, (const int*)nullptr, 0u, nullptr);
         }
     }
+}
+
+// The size of each of a warp's two head buffers in `loops_near_far_relax_rounds`: heads found
+// past it are flagged near instead (relaxed the next round: correct, only later).
+#define LOOPS_NF_HEADS 64u
+
+// A round of near-far over the frontier `frontier[0..size)` under the threshold `t`, `hops` edges
+// deep (1 to 3) through heads of at most `hop_degree` out-edges, with a head's edges spread over
+// the lanes of its warp at every hop (where the step of `examples/kernels/sssp_near_far.rs` walks
+// a head's edges, and theirs, in one lane: a chain of dependent reads as long as the edges).
+// A warp takes `per_warp` (1 to 32) frontier vertices at a time, one per lane; each hop then
+// spreads the edges of its heads (a warp prefix sum of their degrees) over the 32 lanes, 32 edges
+// a pass: a lane reads its edge, the head's offsets and `atomicMin`s the distance at once. A head
+// lowered to `t` or above is flagged far; one lowered below it becomes a head of the next hop if
+// hops are left and it has at most `hop_degree` out-edges (none: nothing to relax), its offsets
+// and distance kept in the warp's shared buffer, else it is flagged near. So every lowering is
+// followed by a relaxation of the head's out-edges from the new distance, in this round or the
+// next, or by a far flag: the drop rule of near_far.rs holds. Called by every thread of a block
+// of 256; every loop is warp-uniform.
+template <typename Offset>
+static __device__ __forceinline__ void loops_near_far_relax_rounds(
+    const Offset* __restrict__ offsets, const unsigned int* __restrict__ adj,
+    const unsigned int* __restrict__ weights, const unsigned int* __restrict__ frontier,
+    const unsigned int size, unsigned int* __restrict__ dist, unsigned int* __restrict__ near,
+    unsigned int* __restrict__ far, const unsigned int t, const unsigned int hops,
+    const unsigned int hop_degree, const unsigned int per_warp,
+    unsigned long long* __restrict__ relaxed)
+{
+    __shared__ Offset head_begin[2][8][LOOPS_NF_HEADS];
+    __shared__ unsigned int head_degree[2][8][LOOPS_NF_HEADS];
+    __shared__ unsigned int head_dist[2][8][LOOPS_NF_HEADS];
+    const unsigned int full = 0xffffffffu;
+    const unsigned int lane = threadIdx.x & 31u;
+    const unsigned int warp = threadIdx.x >> 5;
+    const unsigned long long warps = (unsigned long long)gridDim.x * 8ull;
+    for (unsigned long long first = ((unsigned long long)blockIdx.x * 8ull + warp) * per_warp;
+         first < size; first += warps * per_warp) {
+        unsigned int heads = (unsigned int)min((unsigned long long)per_warp, size - first);
+        unsigned int buffer = 0u;
+        unsigned long long edges = 0ull;
+        for (unsigned int hop = 1u; heads != 0u; ++hop) {
+            const bool last = hop >= hops;
+            unsigned int found = 0u;
+            for (unsigned int h = 0u; h < heads; h += 32u) {
+                // This lane's head: its distance, first edge and degree.
+                unsigned int dv = 0u, degree = 0u;
+                Offset begin = 0;
+                if (h + lane < heads) {
+                    if (hop == 1u) {
+                        const unsigned int v = frontier[first + h + lane];
+                        dv = dist[v];
+                        begin = offsets[v];
+                        degree = (unsigned int)(offsets[v + 1] - begin);
+                    } else {
+                        dv = head_dist[buffer][warp][h + lane];
+                        begin = head_begin[buffer][warp][h + lane];
+                        degree = head_degree[buffer][warp][h + lane];
+                    }
+                }
+                unsigned long long below = degree;
+                for (int offset = 1; offset < 32; offset <<= 1) {
+                    const unsigned long long other = __shfl_up_sync(full, below, offset);
+                    if (lane >= (unsigned int)offset) below += other;
+                }
+                const unsigned long long total = __shfl_sync(full, below, 31);
+                edges += total;
+                for (unsigned long long pass = 0ull; pass < total; pass += 32ull) {
+                    const unsigned long long e = pass + lane;
+                    // The head whose edges hold `e`: the lanes whose inclusive sum is at most `e`.
+                    unsigned int k = 0u;
+                    for (unsigned int step = 16u; step > 0u; step >>= 1) {
+                        if (__shfl_sync(full, below, k + step - 1u) <= e) k += step;
+                    }
+                    const unsigned long long k_below = __shfl_sync(full, below, k);
+                    const unsigned int k_degree = __shfl_sync(full, degree, k);
+                    const Offset k_begin = __shfl_sync(full, begin, k);
+                    const unsigned int k_dist = __shfl_sync(full, dv, k);
+                    bool expand = false;
+                    unsigned int u = 0u, nd = 0u, u_degree = 0u;
+                    Offset u_begin = 0;
+                    if (e < total) {
+                        const Offset j = k_begin + (Offset)(e - (k_below - k_degree));
+                        u = adj[j];
+                        nd = k_dist + weights[j];
+                        if (!last) {
+                            u_begin = offsets[u];
+                            u_degree = (unsigned int)(offsets[u + 1] - u_begin);
+                        }
+                        const unsigned int old = atomicMin(&dist[u], nd);
+                        if (nd < old) {
+                            if (nd >= t) {
+                                far[u] = 1u;
+                            } else if (!last && u_degree <= hop_degree) {
+                                expand = u_degree != 0u;
+                            } else {
+                                near[u] = 1u;
+                            }
+                        }
+                    }
+                    const unsigned int ballot = __ballot_sync(full, expand);
+                    if (expand) {
+                        const unsigned int at = found + __popc(ballot & ((1u << lane) - 1u));
+                        if (at < LOOPS_NF_HEADS) {
+                            head_dist[buffer ^ 1u][warp][at] = nd;
+                            head_begin[buffer ^ 1u][warp][at] = u_begin;
+                            head_degree[buffer ^ 1u][warp][at] = u_degree;
+                        } else {
+                            near[u] = 1u;
+                        }
+                    }
+                    found += __popc(ballot);
+                }
+            }
+            // The next hop reads what this one wrote, and writes what this one read.
+            __syncwarp();
+            heads = min(found, LOOPS_NF_HEADS);
+            buffer ^= 1u;
+        }
+        if (relaxed != nullptr && lane == 0u && edges != 0ull) atomicAdd(relaxed, edges);
+    }
+}
+
+// The round (`NearFarRelax` in near_far.rs): the frontier's size is `*device_size` where that is
+// not null (the device loop's frontier, whose size only the device knows), else `size`; the edges
+// it relaxes (every hop's) are added to `*relaxed` where that is not null (one atomic per warp and
+// batch of frontier vertices).
+extern "C" __global__ void __launch_bounds__(256) loops_near_far_relax(
+    const int* __restrict__ offsets, const unsigned int* __restrict__ adj,
+    const unsigned int* __restrict__ weights, const unsigned int* __restrict__ frontier,
+    const unsigned int size, const unsigned long long device_size,
+    unsigned int* __restrict__ dist, unsigned int* __restrict__ near,
+    unsigned int* __restrict__ far, const unsigned int* __restrict__ threshold,
+    const unsigned int hops, const unsigned int hop_degree, const unsigned int per_warp,
+    unsigned long long* __restrict__ relaxed)
+{
+    loops_grid_dependency();
+    const unsigned int len = device_size != 0ull ? *(const unsigned int*)device_size : size;
+    loops_near_far_relax_rounds(offsets, adj, weights, frontier, len, dist, near, far,
+                                threshold[0], hops, hop_degree, per_warp, relaxed);
+}
+
+// The same over the 64-bit offsets of a graph of more than 2^31 - 1 edges.
+extern "C" __global__ void __launch_bounds__(256) loops_near_far_relax_wide(
+    const long long* __restrict__ offsets, const unsigned int* __restrict__ adj,
+    const unsigned int* __restrict__ weights, const unsigned int* __restrict__ frontier,
+    const unsigned int size, const unsigned long long device_size,
+    unsigned int* __restrict__ dist, unsigned int* __restrict__ near,
+    unsigned int* __restrict__ far, const unsigned int* __restrict__ threshold,
+    const unsigned int hops, const unsigned int hop_degree, const unsigned int per_warp,
+    unsigned long long* __restrict__ relaxed)
+{
+    loops_grid_dependency();
+    const unsigned int len = device_size != 0ull ? *(const unsigned int*)device_size : size;
+    loops_near_far_relax_rounds(offsets, adj, weights, frontier, len, dist, near, far,
+                                threshold[0], hops, hop_degree, per_warp, relaxed);
 }

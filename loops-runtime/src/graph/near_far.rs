@@ -18,9 +18,17 @@
 //!
 //! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
 //! distance below the threshold, if it has few out-edges, has them relaxed at once from that
-//! distance by the same thread instead of being flagged near, up to 3 edges from the frontier.
-//! Rounds are bounded below by the hop depth of the shortest paths, so on road networks and meshes
-//! (thousands of rounds) three hops take about a third of them.
+//! distance in the same round instead of being flagged near, up to `hops` edges from the
+//! frontier (the generated rounds of `examples/kernels/sssp_near_far.rs` stop at 3, each hop in
+//! the lane of its edge; [`NearFarRelax`], the built-in round, spreads each hop's edges over a
+//! warp's lanes and goes as deep as asked). Rounds are bounded below by the hop depth of the
+//! shortest paths, so on road networks and meshes (thousands of rounds) three hops take about a
+//! third of them, eight a sixth.
+//!
+//! Where one bucket holds every distance (delta [`UNREACHED`], the device loop's default on dense
+//! graphs, [`default_device_delta`]), no vertex is ever far and near-far is Bellman-Ford: the loops
+//! end at the first empty frontier without an advance, and [`DeviceNearFarLoop`] runs such a run
+//! as [`super::DeviceFrontierLoop`] (its walk of small frontiers' out-edges included).
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
 //! relaxation that lowered the vertex's distance, and every lowering is followed by a relaxation
@@ -44,7 +52,8 @@ use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::device_loop::{
-    replay_levels, wave_dims, DeviceLevels, DeviceListSet, DEFAULT_LEVELS_PER_REPLAY,
+    replay_levels, wave_dims, DeviceFrontierLoop, DeviceLevels, DeviceListSet,
+    DEFAULT_LEVELS_PER_REPLAY,
 };
 use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
@@ -323,6 +332,11 @@ impl NearFarLoop {
                 let size = gpu.download(&self.count)?[0] as usize;
                 self.take_next(n, size)?;
             }
+            // A bucket that holds every distance flags nothing far (the step's far test is
+            // `distance >= threshold`): the run is over.
+            if threshold == UNREACHED {
+                break;
+            }
             check_steps(&mut steps, 0)?;
             let next = threshold.saturating_add(delta);
             let (mut far_left, far_min) = self.advance(gpu, dist, n, threshold, next)?;
@@ -511,14 +525,17 @@ const NF_DONE: usize = 17;
 const NF_STATE_SLOTS: usize = 20;
 
 /// The default hops of [`DeviceNearFarLoop`] for a graph of `vertices` vertices and `edges` edges:
-/// three through heads of at most 8 out-edges where the mean out-degree is below 8 (road networks
-/// and meshes: the hop depth of their shortest paths sets the rounds, a third of them with three
-/// hops), else one (on a power-law graph a few rounds reach every vertex anyway, and a thread
-/// relaxing a second vertex's edges in sequence only stretches the round).
+/// eight through heads of at most 8 out-edges where the mean out-degree is below 8 (road networks
+/// and meshes: the hop depth of their shortest paths sets the rounds, a sixth of them with eight
+/// hops; the generated rounds stop at three, a third), else one (on a power-law graph a few rounds
+/// reach every vertex anyway, and relaxing a second vertex's edges in the same round only
+/// stretches it). Eight was fitted with [`NearFarRelax`] (one vertex per warp) on the road network
+/// of 10^6 vertices (8 and 12 hops within 1%, 16 7% slower, 3 hops 1.4x) and the 2048^2 grid (6
+/// and 8 within 1%, 12 15% slower); held out: the road networks of 10^5 and 3 x 10^5 vertices.
 pub fn default_hops(vertices: usize, edges: usize) -> Hops {
     if vertices != 0 && (edges as f64 / vertices as f64) < 8.0 {
         Hops {
-            hops: 3,
+            hops: 8,
             max_degree: 8,
         }
     } else {
@@ -526,29 +543,41 @@ pub fn default_hops(vertices: usize, edges: usize) -> Hops {
     }
 }
 
-/// The default delta of [`DeviceNearFarLoop`]: `DEVICE_DELTA_SCALE * mean weight / mean
+/// The default delta of [`DeviceNearFarLoop`]: [`UNREACHED`] (one bucket: Bellman-Ford) from a
+/// mean out-degree of [`DEVICE_ONE_BUCKET_DEGREE`], else `DEVICE_DELTA_SCALE * mean weight / mean
 /// out-degree^2` ([`default_delta`]'s rule with a scale 16 times larger), at least
 /// [`DEVICE_DELTA_MIN_WEIGHTS`] mean weights. A device round costs some microseconds whatever it
 /// relaxes, up to a wave of work, so where the rounds are many (low degree: road networks,
 /// meshes) they set the time and want a wide bucket: about 250 mean weights on a road network
-/// (Bellman-Ford's rounds within 5%, a tenth of its relaxed edges), 64 on a 2-D grid (wider
-/// relaxes much more for few rounds less). A dense graph's few rounds each relax much of the
-/// graph, and a round more costs about what a narrower bucket saves (Kronecker scale 20: within
-/// 7% from 0.5 to 1024 mean weights; a power-law graph of random heads 10% slower than
-/// Bellman-Ford at 6 mean weights, 19 rounds against 17), so its bucket is wide enough to take
-/// Bellman-Ford's rounds. Fitted on an H100 (`bench_graphs --sweep-deltas`) on a road network of
-/// 10^6 vertices, the 2048^2 grid and a Kronecker graph of scale 20; held out: a road network of
-/// 300,000 vertices and the power-law graph (another seed).
+/// (with eight hops 128 and 256 within 1%), 64 on a 2-D grid (128 4-7% slower). A dense graph's
+/// few rounds each relax much of the graph, and a round more costs about what a narrower bucket
+/// saves (Kronecker scale 20: within 7% from 0.5 to 1024 mean weights, every bucket from 64 on
+/// taking Bellman-Ford's rounds and an advance), so it gets one bucket: Bellman-Ford's rounds
+/// without the advance, run as Bellman-Ford ([`DeviceNearFarLoop::run`]). Fitted on an H100
+/// (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid and a
+/// Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and road
+/// networks of 10^5 and 3 x 10^5 vertices.
 pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
     let mean_weight = weight_sum as f64 / edges as f64;
     let mean_degree = (edges as f64 / vertices as f64).max(1.0);
+    if mean_degree >= DEVICE_ONE_BUCKET_DEGREE {
+        return UNREACHED;
+    }
     let delta = mean_weight
         * (DEVICE_DELTA_SCALE / (mean_degree * mean_degree)).max(DEVICE_DELTA_MIN_WEIGHTS);
     delta.round().clamp(1.0, (u32::MAX / 2) as f64) as u32
 }
+
+/// The mean out-degree from which [`default_device_delta`] is [`UNREACHED`]: one bucket that
+/// holds every distance, so the run is Bellman-Ford's rounds and no advance (the level kernel ends
+/// the run at the first empty frontier, as [`super::DeviceFrontierLoop`] does). On the dense graphs
+/// of the fit (Kronecker scale 20, degree 32 with repeats) a bucket of 64 mean weights already
+/// took Bellman-Ford's rounds plus an advance, and narrower ones cost more rounds than their edges
+/// save.
+pub const DEVICE_ONE_BUCKET_DEGREE: f64 = 8.0;
 
 /// The narrowest default bucket of [`default_device_delta`], in mean weights.
 pub const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
@@ -599,6 +628,10 @@ pub struct DeviceNearFarLoop {
     step_blocks: Option<u32>,
     compact_blocks: Option<u32>,
     wide_scan: bool,
+    /// The frontier loop that runs a one-bucket run (delta [`UNREACHED`]), made at the first.
+    one_bucket: Option<DeviceFrontierLoop>,
+    /// The threshold of a one-bucket run's rounds: [`UNREACHED`], written once.
+    unbounded: DeviceBuffer<u32>,
 }
 
 impl DeviceNearFarLoop {
@@ -629,6 +662,8 @@ impl DeviceNearFarLoop {
             step_blocks: None,
             compact_blocks: None,
             wide_scan: true,
+            one_bucket: None,
+            unbounded: gpu.upload(&[UNREACHED])?,
         })
     }
 
@@ -696,6 +731,12 @@ impl DeviceNearFarLoop {
     /// relaxing `hops` deep ([`Hops`]; heads of the last hop, or of more than
     /// `hops.max_degree` out-edges, flagged). Errors if the graph has more vertices than this loop,
     /// `dist` has fewer than the graph, or `source` is not a vertex.
+    ///
+    /// With delta [`UNREACHED`] (one bucket, the default on dense graphs) the run is Bellman-Ford
+    /// and a [`DeviceFrontierLoop`] (made at the first such run) runs it: the step gets that
+    /// loop's frontier and flags as `frontier` and `near_flags` (its compaction, which walks small
+    /// frontiers' out-edges with one hop), `threshold[0]` is [`UNREACHED`], no far flag may be set,
+    /// and the statistics count no advance.
     pub fn run<F>(
         &mut self,
         gpu: &Gpu,
@@ -705,15 +746,7 @@ impl DeviceNearFarLoop {
         step: F,
     ) -> Result<NearFarStats>
     where
-        F: FnMut(
-            &Gpu,
-            &DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &DeviceBuffer<u32>,
-            Hops,
-        ) -> Result<()>,
+        F: DeviceNearFarStep,
     {
         let n = g.vertices();
         check_run("device near-far", self.vertices, g, source, dist)?;
@@ -732,6 +765,10 @@ impl DeviceNearFarLoop {
         let hops = self.hops_for(g);
         gpu.fill(dist, UNREACHED)?;
         gpu.write_at(dist, source as usize, &[0])?;
+        let max = self.max_iterations.unwrap_or(4 * (n as u64 + 1) + 2);
+        if delta == UNREACHED {
+            return self.run_one_bucket(gpu, g, source, dist, step, hops, max);
+        }
         // A run that failed half-way may have left flags set.
         gpu.fill(&mut self.near_flags, 0)?;
         gpu.fill(&mut self.far_flags, 0)?;
@@ -741,7 +778,6 @@ impl DeviceNearFarLoop {
         state[0] = 1;
         state[NF_MIN..NF_MIN + 3].fill(UNREACHED);
         gpu.write_at(&mut self.state, 0, &state)?;
-        let max = self.max_iterations.unwrap_or(4 * (n as u64 + 1) + 2);
         let per_replay = self.levels_per_replay as u64;
         let mut levels = NearFarLevels {
             lp: self,
@@ -757,6 +793,89 @@ impl DeviceNearFarLoop {
     }
 }
 
+impl DeviceNearFarLoop {
+    /// A run whose one bucket holds every distance (delta [`UNREACHED`]): no round flags a vertex
+    /// far and no advance is due, so near-far is Bellman-Ford, and the frontier loop runs it
+    /// ([`DeviceFrontierLoop`], `max` levels at most): its compaction is the near flags', and with
+    /// one hop (every flagged vertex the head of an out-edge of the frontier) a push run's, which
+    /// walks small frontiers' out-edges instead of scanning every flag. `dist` is initialised.
+    #[allow(clippy::too_many_arguments)]
+    fn run_one_bucket<F: DeviceNearFarStep>(
+        &mut self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        source: u32,
+        dist: &mut DeviceBuffer<u32>,
+        mut step: F,
+        hops: Hops,
+        max: u64,
+    ) -> Result<NearFarStats> {
+        if self.one_bucket.is_none() {
+            self.one_bucket = Some(DeviceFrontierLoop::new(gpu, self.vertices)?);
+        }
+        let DeviceNearFarLoop {
+            one_bucket: Some(bf),
+            far_flags,
+            unbounded,
+            ..
+        } = self
+        else {
+            unreachable!("made above");
+        };
+        bf.set_max_iterations(Some(max));
+        bf.set_levels_per_replay(self.levels_per_replay);
+        bf.set_step_blocks(self.step_blocks);
+        bf.set_compact_blocks(self.compact_blocks);
+        let threshold = &*unbounded;
+        let relax = |gpu: &Gpu,
+                     frontier: &DeviceBuffer<u32>,
+                     near: &mut DeviceBuffer<u32>,
+                     _level: &DeviceBuffer<u32>| {
+            step(gpu, frontier, dist, near, far_flags, threshold, hops)
+        };
+        let s = if hops.hops <= 1 {
+            bf.run_push(gpu, g, &[source], relax)?
+        } else {
+            bf.run(gpu, &[source], relax)?
+        };
+        Ok(NearFarStats {
+            rounds: s.iterations,
+            advances: 0,
+            frontier_vertices: s.frontier_vertices,
+            max_frontier: s.max_frontier,
+            relaxed_edges: 0,
+        })
+    }
+}
+
+/// The step of [`DeviceNearFarLoop::run`]: `step(gpu, frontier, dist, near_flags, far_flags,
+/// threshold, hops)`, one relaxation round (see there). Every closure of that signature is one.
+pub trait DeviceNearFarStep:
+    FnMut(
+    &Gpu,
+    &DeviceBuffer<u32>,
+    &mut DeviceBuffer<u32>,
+    &mut DeviceBuffer<u32>,
+    &mut DeviceBuffer<u32>,
+    &DeviceBuffer<u32>,
+    Hops,
+) -> Result<()>
+{
+}
+
+impl<F> DeviceNearFarStep for F where
+    F: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        Hops,
+    ) -> Result<()>
+{
+}
+
 /// One run of a [`DeviceNearFarLoop`], as [`replay_levels`] drives it.
 struct NearFarLevels<'a, F> {
     lp: &'a mut DeviceNearFarLoop,
@@ -768,18 +887,7 @@ struct NearFarLevels<'a, F> {
     stats: NearFarStats,
 }
 
-impl<F> DeviceLevels for NearFarLevels<'_, F>
-where
-    F: FnMut(
-        &Gpu,
-        &DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &DeviceBuffer<u32>,
-        Hops,
-    ) -> Result<()>,
-{
+impl<F: DeviceNearFarStep> DeviceLevels for NearFarLevels<'_, F> {
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
         let lp = &mut *self.lp;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
@@ -847,11 +955,159 @@ where
     }
 }
 
+/// The built-in near-far round (`loops_near_far_relax` in `near_far.cuh`), a step for either loop
+/// ([`DeviceNearFarLoop::run`], [`NearFarLoop::run`] with [`Hops::ONE`]): what the generated
+/// `sssp_near_far_hops` round does, with a head's out-edges spread over the lanes of a warp at
+/// every hop instead of walked by one lane. A warp takes a few frontier vertices at a time
+/// ([`NearFarRelax::set_per_warp`]); each hop spreads all its heads' edges over the 32 lanes (a
+/// warp prefix sum of their degrees), so a hop costs a pass of dependent reads per 32 edges, not
+/// one per edge of the longest chain. The heads of the next hop wait in shared memory (64 per
+/// warp; more are flagged near, for the next round). Made by hand: the kernel language has no warp
+/// prefix sum over a loop's items.
+///
+/// ```ignore
+/// let relax = NearFarRelax::new(&gpu)?;
+/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold, hops| {
+///     relax.launch(gpu, &g, frontier, dist, near, far, threshold, hops)
+/// })?;
+/// ```
+pub struct NearFarRelax {
+    relax: CudaFunction,
+    relax_wide: CudaFunction,
+    per_warp: Option<u32>,
+    /// The edges relaxed since the last reset, counted by the rounds while `count_edges` is on.
+    relaxed: DeviceBuffer<u64>,
+    count_edges: bool,
+}
+
+impl NearFarRelax {
+    /// Compiles (once per process, or reads from the disk cache) the round.
+    pub fn new(gpu: &Gpu) -> Result<NearFarRelax> {
+        let near_far = |entry: &str| gpu.function("loops_near_far", NEAR_FAR_SOURCE, entry);
+        Ok(NearFarRelax {
+            relax: near_far("loops_near_far_relax")?,
+            relax_wide: near_far("loops_near_far_relax_wide")?,
+            per_warp: None,
+            relaxed: gpu.zeros(1)?,
+            count_edges: false,
+        })
+    }
+
+    /// Whether the rounds count the edges they relax, every hop's (one atomic per warp and batch
+    /// of frontier vertices; off by default): [`NearFarRelax::edge_count`].
+    pub fn set_count_edges(&mut self, count: bool) {
+        self.count_edges = count;
+    }
+
+    /// Sets the relaxed-edge count to 0.
+    pub fn reset_edge_count(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.fill(&mut self.relaxed, 0)
+    }
+
+    /// The edges the rounds relaxed since the last reset (while counting).
+    pub fn edge_count(&self, gpu: &Gpu) -> Result<u64> {
+        Ok(gpu.download(&self.relaxed)?[0])
+    }
+
+    /// The frontier vertices a warp takes at a time (1 to 32); `None` (the default):
+    /// [`default_relax_per_warp`] of each graph.
+    pub fn set_per_warp(&mut self, per_warp: Option<u32>) {
+        self.per_warp = per_warp.map(|p| p.clamp(1, 32));
+    }
+
+    /// The frontier vertices a warp takes at a time on `g`.
+    pub fn per_warp_for(&self, g: &DeviceGraph) -> u32 {
+        self.per_warp
+            .unwrap_or_else(|| default_relax_per_warp(g.vertices(), g.edges()))
+    }
+
+    /// One round over `frontier` (a device loop's frontier, whose size is on the device, or a
+    /// host loop's, of its length), as [`DeviceNearFarLoop::run`]'s step: lowers `dist` along the
+    /// frontier's out-edges and `hops` deep, flags near below `threshold[0]`, far at or above it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch(
+        &self,
+        gpu: &Gpu,
+        g: &DeviceGraph,
+        frontier: &DeviceBuffer<u32>,
+        dist: &mut DeviceBuffer<u32>,
+        near: &mut DeviceBuffer<u32>,
+        far: &mut DeviceBuffer<u32>,
+        threshold: &DeviceBuffer<u32>,
+        hops: Hops,
+    ) -> Result<()> {
+        let per_warp = self.per_warp_for(g);
+        // In a device loop the frontier's size is the loop's to read on the device.
+        let on_device = gpu
+            .device_list()
+            .filter(|l| l.list == frontier.device_ptr() && l.list != 0);
+        let (size, device_size, most) = match on_device {
+            Some(l) => (0u32, l.len, g.vertices()),
+            None => (frontier.len() as u32, 0u64, frontier.len()),
+        };
+        if most == 0 {
+            return Ok(());
+        }
+        // A block of 256 threads takes 8 * per_warp vertices: a block per 8 * per_warp (as many
+        // threads as 32 per vertex over per_warp), at most a wave.
+        let threads = (most as u64 * 32).div_ceil(per_warp as u64) as usize;
+        let dims = wave_dims(gpu, threads, on_device.and_then(|l| l.blocks));
+        let ptr = |ty, mutable| Param::Ptr { ty, mutable };
+        let mut args = KernelArgs::new();
+        let (name, func) = match g.offsets().wide_offsets() {
+            Some(wide) => {
+                args.push_buffer(wide, ptr("long long", false));
+                ("loops_near_far_relax_wide", &self.relax_wide)
+            }
+            None => {
+                args.push_buffer(g.offsets().offsets(), ptr("int", false));
+                ("loops_near_far_relax", &self.relax)
+            }
+        };
+        args.push_buffer(g.adj(), ptr("unsigned int", false));
+        args.push_buffer(g.weights(), ptr("unsigned int", false));
+        args.push_buffer(frontier, ptr("unsigned int", false));
+        args.scalar(size).scalar(device_size);
+        args.push_buffer(dist, ptr("unsigned int", true));
+        args.push_buffer(near, ptr("unsigned int", true));
+        args.push_buffer(far, ptr("unsigned int", true));
+        args.push_buffer(threshold, ptr("unsigned int", false));
+        args.scalar(hops.hops.max(1)).scalar(hops.max_degree);
+        args.scalar(per_warp);
+        if self.count_edges {
+            args.push_buffer(&self.relaxed, ptr("unsigned long long", true));
+        } else {
+            // A null counter: nothing counted.
+            args.scalar(0u64);
+        }
+        gpu.launch_function_with(name, func, dims, args, gpu.programmatic_launch())
+    }
+}
+
+/// The frontier vertices a warp of [`NearFarRelax`] takes at a time on a graph of `vertices`
+/// vertices and `edges` edges: about `RELAX_EDGES_PER_WARP` first-hop edges at the mean
+/// out-degree, 1 to 32: one on road networks and grids, where one per warp was 2-8% faster than
+/// two and 10-20% faster than four (the warp's later hops have fewer heads to go through, and
+/// the frontier is spread over more warps).
+pub fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
+    if vertices == 0 {
+        return 1;
+    }
+    let mean_degree = (edges as f64 / vertices as f64).max(1.0);
+    (RELAX_EDGES_PER_WARP / mean_degree)
+        .floor()
+        .clamp(1.0, 32.0) as u32
+}
+
+/// See [`default_relax_per_warp`].
+pub const RELAX_EDGES_PER_WARP: f64 = 4.0;
+
 /// How far one relaxation round reaches: the near-far step relaxes its frontier's out-edges and,
 /// with `hops` above 1, the out-edges of each head it lowered below the threshold at once, from
 /// the new distance (up to `hops` edges from the frontier), where that head has at most
-/// `max_degree` out-edges (a thread relaxes them in sequence, so a hub is flagged near instead).
-/// The heads of the last hop are flagged near or far as usual.
+/// `max_degree` out-edges (a lane or a warp relaxes them in sequence, so a hub is flagged near
+/// instead). The heads of the last hop are flagged near or far as usual. The generated rounds of
+/// `examples/kernels/sssp_near_far.rs` do at most 3 hops; [`NearFarRelax`] does any number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hops {
     /// Edges from the frontier a round relaxes along (1: the plain round).
@@ -931,6 +1187,10 @@ pub fn near_far_model_hops(
             }
             stats.relaxed_edges += round.relaxed;
             near = compact(&mut near_flag);
+        }
+        // A bucket that holds every distance flags nothing far: nothing to advance to.
+        if threshold == UNREACHED {
+            return (dist, stats);
         }
         // The bucket advance; a second one at once if the first found only far vertices beyond
         // the new threshold (it then jumps to the nearest of them).
@@ -1069,11 +1329,15 @@ mod tests {
             for delta in [1, 2, 7, 64, 1000, default_delta_of(&g), UNREACHED] {
                 let (got, stats) = near_far_model(&g, source, delta);
                 assert_eq!(got, want, "seed {seed}, delta {delta}");
-                assert!(stats.rounds >= 1 && stats.advances >= 1);
+                assert!(stats.rounds >= 1 && (stats.advances >= 1 || delta == UNREACHED));
                 for hops in [
                     Hops::two(2),
                     Hops {
                         hops: 3,
+                        max_degree: 8,
+                    },
+                    Hops {
+                        hops: 8,
                         max_degree: 8,
                     },
                 ] {
@@ -1096,10 +1360,11 @@ mod tests {
         assert_eq!(stats.rounds, 4);
         assert_eq!(stats.advances, 4);
         assert_eq!(stats.relaxed_edges, 3);
-        // Bellman-Ford: the same 4 rounds here, one advance.
+        // Bellman-Ford: the same 4 rounds here, and no advance (its one bucket holds every
+        // distance).
         let (dist, bf) = bellman_ford_model(&g, 0);
         assert_eq!(dist, [0, 10, 20, 1020]);
-        assert_eq!((bf.rounds, bf.advances, bf.relaxed_edges), (4, 1, 3));
+        assert_eq!((bf.rounds, bf.advances, bf.relaxed_edges), (4, 0, 3));
     }
 
     /// A far vertex lowered below the threshold later is relaxed once, not again at the advance.
@@ -1142,12 +1407,12 @@ mod tests {
 
     #[test]
     fn the_device_defaults() {
-        // A road network (degree 2.5, mean weight 32.5) gets three hops and a wide bucket; a
-        // Kronecker graph (degree 32) one hop and a narrow one.
+        // A road network (degree 2.5, mean weight 32.5) gets eight hops and a wide bucket; a
+        // Kronecker graph (degree 32) one hop and one bucket.
         assert_eq!(
             default_hops(1000, 2500),
             Hops {
-                hops: 3,
+                hops: 8,
                 max_degree: 8
             }
         );
@@ -1155,8 +1420,18 @@ mod tests {
         assert_eq!(default_hops(0, 0), Hops::ONE);
         // Mean weight 32.5: 1600 * 32.5 / 6.25 = 8320 on the road network.
         assert_eq!(default_device_delta(1000, 2500, 2500 * 65 / 2), 8320);
-        // At degree 32, 1.6 mean weights by the rule: 64 (2080).
-        assert_eq!(default_device_delta(1000, 32_000, 32_000 * 65 / 2), 2080);
+        // At degree 32 (from 8 on): one bucket, Bellman-Ford's rounds.
+        assert_eq!(
+            default_device_delta(1000, 32_000, 32_000 * 65 / 2),
+            UNREACHED
+        );
+        assert_eq!(default_device_delta(1000, 8_000, 8_000 * 65 / 2), UNREACHED);
+        // Below it, at least 64 mean weights: degree 6, 1600 / 36 = 44 -> 64 (2080).
+        assert_eq!(default_device_delta(1000, 6_000, 6_000 * 65 / 2), 2080);
+        assert_eq!(default_relax_per_warp(1000, 2500), 1);
+        assert_eq!(default_relax_per_warp(1000, 1500), 2);
+        assert_eq!(default_relax_per_warp(1000, 32_000), 1);
+        assert_eq!(default_relax_per_warp(0, 0), 1);
         assert_eq!(default_device_delta(0, 0, 0), 1);
     }
 
