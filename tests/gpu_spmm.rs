@@ -2,9 +2,9 @@
 //! {1,2,3,4,5,8,16,31,32,33,64,128} (odd k take the one-element loads), f32 and f64, the generated
 //! shapes (empty rows, one very long row, power-law, ...) and every real matrix, outputs poisoned
 //! (NaN) before each run. SpMM runs as the op (measured: its first call times candidate plans and
-//! keeps the winner), under the model's plan alone (`LOOPS_TUNE=off`'s path), under each mapping
-//! forced (one group per row; rows capped, the long rows' tails added by a second kernel with
-//! atomics), and under every candidate plan the first call may pick (`spmm_candidates`), so every
+//! keeps the winner), under each mapping forced (one group per row; rows capped, the long rows'
+//! tails added by a second kernel with atomics), and under every plan the first call may pick
+//! (`spmm_candidates`, the model's plan, which `LOOPS_TUNE=off` launches, among them), so every
 //! kernel and plan the op can launch is checked on every case. `spmm_tuning_*` check the tuned
 //! path itself: kept with the matrix, stored on disk, off, and inside a stream capture.
 #![cfg(feature = "gpu")]
@@ -77,9 +77,6 @@ fn spmm_all<T: Float>() {
             };
             record(checked(&gpu, &mut dc, &reference, "op", |g, c| {
                 da.spmm(g, &db, k, c)
-            }));
-            record(checked(&gpu, &mut dc, &reference, "model", |g, c| {
-                spmm_tuned(g, &da, &db, k, c, &TuneCache::disabled()).map(|_| ())
             }));
             for mapping in [SpmmMapping::Rows, SpmmMapping::Split] {
                 let what = format!("{mapping:?}");

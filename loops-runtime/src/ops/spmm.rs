@@ -21,10 +21,12 @@
 //! No fixed rule wins everywhere (more lanes over nonzeros cut small matrices' latency but lose on
 //! large ones of short rows; fewer lanes over k win at k >= 32 on some shapes only), so [`spmm`]
 //! *measures* ([`spmm_tuned`]): its first call for a matrix, element type and k times the model's
-//! plan and a few neighbours ([`spmm_candidates`]: fewer lanes over k with more vectors each, more
-//! or fewer lanes over nonzeros, another piece size or mapping for long rows), each launched once
-//! and then a few times between CUDA events, queued behind a kernel that holds the stream so that
-//! no launch waits for the host; the fastest plan is kept with the matrix (its `TileSetCache`)
+//! plan and a few neighbours in two rounds: how the lanes are laid ([`lane_candidates`]: fewer
+//! lanes over k with more vectors each, more or fewer lanes over nonzeros), then, with the
+//! winner's lanes, how long rows are shared ([`sharing_candidates`]: smaller pieces, or `Split`
+//! where the model chose `Rows`), where that applies. Each round launches each plan once, then a
+//! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
+//! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
 //! and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
 //! it directly. The candidates run on the call's own `C` (every plan stores every row of `C`
 //! before any atomic adds onto it, so each run leaves the same result; the winner runs last).
@@ -250,45 +252,27 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
     }
 }
 
-/// The most plans the first call times.
-pub const MAX_CANDIDATES: usize = 6;
+/// The most plans the first call's first round times.
+pub const MAX_LANE_CANDIDATES: usize = 6;
 
-/// The plans the first call for a matrix and `k` times (see the module documentation): the
-/// model's plan ([`spmm_plan`]) first, then, where they apply and differ from it, at most
-/// [`MAX_CANDIDATES`] in all, in this order:
-/// - under `Split`, a quarter of the piece; under `Rows` with a longest row over 8 times the mean
-///   (and 256), `Split` with pieces of about 8 mean rows: how long rows are shared;
+/// The first round of the first call's measurement: how the lanes of a group are laid, with the
+/// model's mapping and piece. The model's plan ([`spmm_plan`]) first, then, where they apply and
+/// differ from it, at most [`MAX_LANE_CANDIDATES`] in all, in this order:
 /// - half the lanes over k with twice the vectors each, the lanes freed going to the nonzeros
 ///   (same group), then the same in a group of half the lanes (more groups per warp);
 /// - a quarter of the lanes over k with four times the vectors, same group (`k` of 16 vectors or
 ///   more);
 /// - twice the lanes over nonzeros; four times, when even that leaves the device less than full
 ///   (small matrices, where latency rules);
-/// - half the lanes over nonzeros.
-pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
+/// - half, then a quarter of, the lanes over nonzeros (rows mostly shorter than the mean).
+pub fn lane_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
     let model = spmm_plan(shape, SpmmMapping::Auto);
     let mut out = vec![model];
     let mut add = |plan: SpmmPlan| {
-        if !out.contains(&plan) && out.len() < MAX_CANDIDATES {
+        if !out.contains(&plan) && out.len() < MAX_LANE_CANDIDATES {
             out.push(plan);
         }
     };
-    let mean = (shape.nnz / shape.rows.max(1)).max(1);
-    match model.mapping {
-        SpmmMapping::Split => {
-            let piece = (model.piece / 4).max(32).next_multiple_of(32);
-            add(SpmmPlan { piece, ..model });
-        }
-        _ if shape.max_row > 8 * mean && shape.max_row >= 256 => {
-            let piece = (8 * mean).next_multiple_of(32).clamp(64, 4096) as u32;
-            add(SpmmPlan {
-                mapping: SpmmMapping::Split,
-                piece,
-                ..model
-            });
-        }
-        _ => {}
-    }
     let kv = shape.k / model.vector as usize;
     if model.log_lanes_k > 0 && model.tile_vectors < 4 {
         let fewer_k = SpmmPlan {
@@ -317,18 +301,82 @@ pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
             ..model
         });
     }
-    let threads = shape.sm_count.max(1) as usize * shape.max_threads_per_sm.max(32) as usize;
-    if lanes < 4 && shape.rows.saturating_mul(4 << lanes) <= threads {
+    if lanes < 4 && shape.rows.saturating_mul(4 << lanes) <= device_threads(shape) {
         add(SpmmPlan {
             log_lanes_nz: model.log_lanes_nz + 2,
             ..model
         });
     }
-    if model.log_lanes_nz > 0 {
-        add(SpmmPlan {
-            log_lanes_nz: model.log_lanes_nz - 1,
-            ..model
-        });
+    for fewer in 1..=2 {
+        if model.log_lanes_nz >= fewer {
+            add(SpmmPlan {
+                log_lanes_nz: model.log_lanes_nz - fewer,
+                ..model
+            });
+        }
+    }
+    out
+}
+
+/// Threads the device holds at once.
+fn device_threads(shape: SpmmShape) -> usize {
+    shape.sm_count.max(1) as usize * shape.max_threads_per_sm.max(32) as usize
+}
+
+/// The second round of the first call's measurement: how long rows are shared, with the lanes of
+/// the first round's winner `lanes` (which comes first). Under the model's `Split`, a quarter and
+/// a sixteenth of its piece (the model's piece balances the work; smaller pieces trade atomics for
+/// shorter chains); under `Rows`, `Split` with pieces of 8 and 2 mean rows where the longest row
+/// is over 8 mean rows (and 64 nonzeros), or pieces of half a mean row where rows of 24 nonzeros
+/// or more leave the device less than half full (latency: a row's chain of nonzeros cut in two).
+/// Just `lanes` where none applies: then there is no second round.
+pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
+    let model = spmm_plan(shape, SpmmMapping::Auto);
+    let mean = (shape.nnz / shape.rows.max(1)).max(1);
+    let split = |piece: usize| SpmmPlan {
+        mapping: SpmmMapping::Split,
+        piece: piece.clamp(32, 4096).next_multiple_of(32) as u32,
+        ..lanes
+    };
+    let mut out = vec![lanes];
+    let mut add = |plan: SpmmPlan| {
+        if !out.contains(&plan) {
+            out.push(plan);
+        }
+    };
+    match model.mapping {
+        SpmmMapping::Split => {
+            add(split(model.piece as usize / 4));
+            add(split(model.piece as usize / 16));
+        }
+        _ if shape.max_row > 8 * mean && shape.max_row >= 64 => {
+            add(split((8 * mean).max(64)));
+            add(split(2 * mean));
+        }
+        _ if mean >= 24
+            && shape.rows.saturating_mul(2 * lanes.group() as usize) <= device_threads(shape) =>
+        {
+            add(split(mean / 2));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Every plan the first call may pick for `shape`: the model's first, then the first round's
+/// candidates, then every second-round candidate of each ([`lane_candidates`],
+/// [`sharing_candidates`]).
+pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
+    let mut out: Vec<SpmmPlan> = Vec::new();
+    let lanes = lane_candidates(shape);
+    for plan in lanes
+        .iter()
+        .copied()
+        .chain(lanes.iter().flat_map(|&l| sharing_candidates(shape, l)))
+    {
+        if !out.contains(&plan) {
+            out.push(plan);
+        }
     }
     out
 }
@@ -557,8 +605,30 @@ fn choose_plan<T: Float>(
         return Ok((model, PlanSource::Model));
     }
     let started = Instant::now();
-    let medians = match time_plans(gpu, a, b, k, c, &candidates) {
-        Ok(medians) => medians,
+    let measured = (|| -> Result<(SpmmPlan, Vec<(String, f64)>)> {
+        let lanes = lane_candidates(shape);
+        let first = time_plans(gpu, a, b, k, c, &lanes)?;
+        let mut timings: Vec<(String, f64)> = lanes
+            .iter()
+            .zip(&first)
+            .map(|(p, &us)| (p.label(), us))
+            .collect();
+        let mut winner = lanes[fastest(&first)];
+        let sharing = sharing_candidates(shape, winner);
+        if sharing.len() > 1 {
+            let second = time_plans(gpu, a, b, k, c, &sharing)?;
+            timings.extend(
+                sharing
+                    .iter()
+                    .zip(&second)
+                    .map(|(p, &us)| (format!("{} (round 2)", p.label()), us)),
+            );
+            winner = sharing[fastest(&second)];
+        }
+        Ok((winner, timings))
+    })();
+    let (winner, timings_us) = match measured {
+        Ok(measured) => measured,
         Err(e) => {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
@@ -570,23 +640,6 @@ fn choose_plan<T: Float>(
             return Ok((model, PlanSource::Model));
         }
     };
-    // The first (the model's) wins ties.
-    let best = (1..candidates.len()).fold(
-        0,
-        |best, i| {
-            if medians[i] < medians[best] {
-                i
-            } else {
-                best
-            }
-        },
-    );
-    let winner = candidates[best];
-    let timings_us: Vec<(String, f64)> = candidates
-        .iter()
-        .zip(&medians)
-        .map(|(p, &us)| (p.label(), us))
-        .collect();
     cache.store(
         &key,
         &Winner {
@@ -608,6 +661,12 @@ fn choose_plan<T: Float>(
         stored: cache.path(&key),
     });
     Ok((winner, PlanSource::Measured))
+}
+
+/// The index of the smallest time; the first wins ties (the model's plan, or the first round's
+/// winner).
+fn fastest(times: &[f64]) -> usize {
+    (1..times.len()).fold(0, |best, i| if times[i] < times[best] { i } else { best })
 }
 
 /// Each plan's median time per launch in microseconds, on the call's operands (`c` is written):
@@ -647,12 +706,13 @@ fn time_plans<T: Float>(
     } else if slowest_ms > 0.2 {
         5
     } else {
-        9
+        7
     };
     let rounds: Vec<Vec<GpuTimer>> = (0..reps)
         .map(|_| plans.iter().map(|_| gpu.timer()).collect())
         .collect::<Result<_>>()?;
-    let hold = (queue_time * (2 * reps as u32))
+    // The host queues `reps` rounds, each about as long as the untimed one took.
+    let hold = (queue_time * (3 * reps as u32) / 2)
         .clamp(Duration::from_micros(200), Duration::from_millis(50));
     hold_stream(gpu, hold)?;
     for round in &rounds {
@@ -893,7 +953,14 @@ mod tests {
                 let s = SpmmShape { k, ..base };
                 let c = spmm_candidates(s);
                 assert_eq!(c[0], spmm_plan(s, SpmmMapping::Auto));
-                assert!(c.len() <= MAX_CANDIDATES);
+                let lanes = lane_candidates(s);
+                assert!(lanes.len() <= MAX_LANE_CANDIDATES);
+                for l in &lanes {
+                    let sharing = sharing_candidates(s, *l);
+                    assert_eq!(sharing[0], *l);
+                    assert!(sharing.len() <= 3);
+                    assert!(sharing.iter().all(|p| c.contains(p)));
+                }
                 for (i, p) in c.iter().enumerate() {
                     assert!(check_plan(*p, k, s.element_bytes), "{s:?}: {p:?}");
                     assert!(!c[..i].contains(p), "{s:?}: {p:?} twice");
@@ -902,16 +969,35 @@ mod tests {
             }
         }
         // k >= 32 gets fewer lanes over k; a small matrix more lanes over nonzeros.
-        let c = spmm_candidates(shape(1 << 20, 16 << 20, 40, 64, 4));
+        let c = lane_candidates(shape(1 << 20, 16 << 20, 40, 64, 4));
         assert!(c.iter().any(|p| p.log_lanes_k < c[0].log_lanes_k));
-        let c = spmm_candidates(shape(2000, 32_000, 40, 4, 4));
+        let c = lane_candidates(shape(2000, 32_000, 40, 4, 4));
         assert!(c.iter().any(|p| p.log_lanes_nz == c[0].log_lanes_nz + 2));
-        // Long rows get another piece size or mapping.
-        let c = spmm_candidates(shape(1 << 20, 16 << 20, 5000, 32, 4));
+        // Long rows get another piece size or mapping, with the first round's lanes.
+        let s = shape(1 << 20, 16 << 20, 5000, 32, 4);
+        let lanes = lane_candidates(s)[1];
+        let c = sharing_candidates(s, lanes);
         assert_eq!(c[0].mapping, SpmmMapping::Rows);
-        assert!(c.iter().any(|p| p.mapping == SpmmMapping::Split));
-        let c = spmm_candidates(shape(1 << 20, 3 << 20, 1 << 20, 32, 4));
-        assert!(c.iter().filter(|p| p.mapping == SpmmMapping::Split).count() >= 2);
+        assert_eq!(c.len(), 3);
+        assert!(c[1..].iter().all(|p| p.mapping == SpmmMapping::Split
+            && p.log_lanes_k == lanes.log_lanes_k
+            && p.tile_vectors == lanes.tile_vectors));
+        let s = shape(1 << 20, 3 << 20, 1 << 20, 32, 4);
+        let c = sharing_candidates(s, spmm_plan(s, SpmmMapping::Auto));
+        assert!(c.iter().all(|p| p.mapping == SpmmMapping::Split));
+        assert!(c.len() >= 2);
+        assert!(c.windows(2).all(|w| w[1].piece < w[0].piece));
+        // Rows of 40 on a small matrix: pieces of half a row; a large one: no second round.
+        let c = sharing_candidates(
+            shape(2000, 80_000, 60, 128, 4),
+            spmm_plan(shape(2000, 80_000, 60, 128, 4), SpmmMapping::Auto),
+        );
+        assert_eq!((c.len(), c[1].piece), (2, 32));
+        let s = shape(1 << 20, 40 << 20, 60, 128, 4);
+        assert_eq!(
+            sharing_candidates(s, spmm_plan(s, SpmmMapping::Auto)).len(),
+            1
+        );
     }
 
     #[test]
