@@ -21,10 +21,10 @@
 //! No fixed rule wins everywhere (more lanes over nonzeros cut small matrices' latency but lose on
 //! large ones of short rows; fewer lanes over k win at k >= 32 on some shapes only), so [`spmm`]
 //! *measures* ([`spmm_tuned`]): its first call for a matrix, element type and k times the model's
-//! plan and a few neighbours in two rounds: how the lanes are laid ([`lane_candidates`]: fewer
-//! lanes over k with more vectors each, more or fewer lanes over nonzeros), then, with the
-//! winner's lanes, how long rows are shared ([`sharing_candidates`]: smaller pieces, or `Split`
-//! where the model chose `Rows`), where that applies. Each round launches each plan once, then a
+//! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
+//! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
+//! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
+//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once, then a
 //! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
 //! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
 //! and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
@@ -255,9 +255,10 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
 /// The most plans the first call's first round times.
 pub const MAX_LANE_CANDIDATES: usize = 6;
 
-/// The first round of the first call's measurement: how the lanes of a group are laid, with the
-/// model's mapping and piece. The model's plan ([`spmm_plan`]) first, then, where they apply and
-/// differ from it, at most [`MAX_LANE_CANDIDATES`] in all, in this order:
+/// The second round of the first call's measurement: how the lanes of a group are laid, with the
+/// mapping and piece of the first round's winner `base` (whose lanes are the model's). `base`
+/// first, then, where they apply and differ from it, at most [`MAX_LANE_CANDIDATES`] in all, in
+/// this order:
 /// - half the lanes over k with twice the vectors each, the lanes freed going to the nonzeros
 ///   (same group), then the same in a group of half the lanes (more groups per warp);
 /// - a quarter of the lanes over k with four times the vectors, same group (`k` of 16 vectors or
@@ -265,8 +266,8 @@ pub const MAX_LANE_CANDIDATES: usize = 6;
 /// - twice the lanes over nonzeros; four times, when even that leaves the device less than full
 ///   (small matrices, where latency rules);
 /// - half, then a quarter of, the lanes over nonzeros (rows mostly shorter than the mean).
-pub fn lane_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
-    let model = spmm_plan(shape, SpmmMapping::Auto);
+pub fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
+    let model = base;
     let mut out = vec![model];
     let mut add = |plan: SpmmPlan| {
         if !out.contains(&plan) && out.len() < MAX_LANE_CANDIDATES {
@@ -323,13 +324,15 @@ fn device_threads(shape: SpmmShape) -> usize {
     shape.sm_count.max(1) as usize * shape.max_threads_per_sm.max(32) as usize
 }
 
-/// The second round of the first call's measurement: how long rows are shared, with the lanes of
-/// the first round's winner `lanes` (which comes first). Under the model's `Split`, a quarter and
+/// The first round of the first call's measurement: how long rows are shared, with the lanes of
+/// `lanes` (the model's plan, which comes first). Under the model's `Split`, a quarter and
 /// a sixteenth of its piece (the model's piece balances the work; smaller pieces trade atomics for
 /// shorter chains); under `Rows`, `Split` with pieces of 8 and 2 mean rows where the longest row
 /// is over 8 mean rows (and 64 nonzeros), or pieces of half a mean row where rows of 24 nonzeros
 /// or more leave the device less than half full (latency: a row's chain of nonzeros cut in two).
-/// Just `lanes` where none applies: then there is no second round.
+/// Just `lanes` where none applies: then there is no first round. (Rows first, lanes second: the
+/// other order measured worse on R-MAT and power-law rows, where the lanes the model's long pieces
+/// want are not those that smaller pieces want.)
 pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
     let model = spmm_plan(shape, SpmmMapping::Auto);
     let mean = (shape.nnz / shape.rows.max(1)).max(1);
@@ -364,15 +367,15 @@ pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
 }
 
 /// Every plan the first call may pick for `shape`: the model's first, then the first round's
-/// candidates, then every second-round candidate of each ([`lane_candidates`],
-/// [`sharing_candidates`]).
+/// candidates, then every second-round candidate of each ([`sharing_candidates`],
+/// [`lane_candidates`]).
 pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
     let mut out: Vec<SpmmPlan> = Vec::new();
-    let lanes = lane_candidates(shape);
-    for plan in lanes
+    let sharing = sharing_candidates(shape, spmm_plan(shape, SpmmMapping::Auto));
+    for plan in sharing
         .iter()
         .copied()
-        .chain(lanes.iter().flat_map(|&l| sharing_candidates(shape, l)))
+        .chain(sharing.iter().flat_map(|&s| lane_candidates(shape, s)))
     {
         if !out.contains(&plan) {
             out.push(plan);
@@ -606,24 +609,25 @@ fn choose_plan<T: Float>(
     }
     let started = Instant::now();
     let measured = (|| -> Result<(SpmmPlan, Vec<(String, f64)>)> {
-        let lanes = lane_candidates(shape);
-        let first = time_plans(gpu, a, b, k, c, &lanes)?;
-        let mut timings: Vec<(String, f64)> = lanes
-            .iter()
-            .zip(&first)
-            .map(|(p, &us)| (p.label(), us))
-            .collect();
-        let mut winner = lanes[fastest(&first)];
-        let sharing = sharing_candidates(shape, winner);
-        if sharing.len() > 1 {
-            let second = time_plans(gpu, a, b, k, c, &sharing)?;
+        let mut timings: Vec<(String, f64)> = Vec::new();
+        let mut winner = model;
+        for round in [1, 2] {
+            let candidates = if round == 1 {
+                sharing_candidates(shape, winner)
+            } else {
+                lane_candidates(shape, winner)
+            };
+            if candidates.len() < 2 {
+                continue;
+            }
+            let times = time_plans(gpu, a, b, k, c, &candidates)?;
             timings.extend(
-                sharing
+                candidates
                     .iter()
-                    .zip(&second)
-                    .map(|(p, &us)| (format!("{} (round 2)", p.label()), us)),
+                    .zip(&times)
+                    .map(|(p, &us)| (format!("{} (round {round})", p.label()), us)),
             );
-            winner = sharing[fastest(&second)];
+            winner = candidates[fastest(&times)];
         }
         Ok((winner, timings))
     })();
@@ -953,13 +957,13 @@ mod tests {
                 let s = SpmmShape { k, ..base };
                 let c = spmm_candidates(s);
                 assert_eq!(c[0], spmm_plan(s, SpmmMapping::Auto));
-                let lanes = lane_candidates(s);
-                assert!(lanes.len() <= MAX_LANE_CANDIDATES);
-                for l in &lanes {
-                    let sharing = sharing_candidates(s, *l);
-                    assert_eq!(sharing[0], *l);
-                    assert!(sharing.len() <= 3);
-                    assert!(sharing.iter().all(|p| c.contains(p)));
+                let sharing = sharing_candidates(s, c[0]);
+                assert!(sharing.len() <= 3);
+                for base in &sharing {
+                    let lanes = lane_candidates(s, *base);
+                    assert_eq!(lanes[0], *base);
+                    assert!(lanes.len() <= MAX_LANE_CANDIDATES);
+                    assert!(lanes.iter().all(|p| c.contains(p)));
                 }
                 for (i, p) in c.iter().enumerate() {
                     assert!(check_plan(*p, k, s.element_bytes), "{s:?}: {p:?}");
@@ -969,13 +973,14 @@ mod tests {
             }
         }
         // k >= 32 gets fewer lanes over k; a small matrix more lanes over nonzeros.
-        let c = lane_candidates(shape(1 << 20, 16 << 20, 40, 64, 4));
+        let lanes_of = |s: SpmmShape| lane_candidates(s, spmm_plan(s, SpmmMapping::Auto));
+        let c = lanes_of(shape(1 << 20, 16 << 20, 40, 64, 4));
         assert!(c.iter().any(|p| p.log_lanes_k < c[0].log_lanes_k));
-        let c = lane_candidates(shape(2000, 32_000, 40, 4, 4));
+        let c = lanes_of(shape(2000, 32_000, 40, 4, 4));
         assert!(c.iter().any(|p| p.log_lanes_nz == c[0].log_lanes_nz + 2));
-        // Long rows get another piece size or mapping, with the first round's lanes.
+        // Long rows get another piece size or mapping, with the lanes given.
         let s = shape(1 << 20, 16 << 20, 5000, 32, 4);
-        let lanes = lane_candidates(s)[1];
+        let lanes = lanes_of(s)[1];
         let c = sharing_candidates(s, lanes);
         assert_eq!(c[0].mapping, SpmmMapping::Rows);
         assert_eq!(c.len(), 3);
