@@ -15,8 +15,9 @@
 //! Writes to `--out` (default `target/bench`): `<op>_<set>_<prec>.csv` (one line per matrix, k and
 //! kernel), `<op>_summary_<set>_<prec>.txt`, `<op>_runtime_vs_nnz_<set>_<prec>.svg` and
 //! `<op>_speedup_<set>_<prec>.svg` (against the best cuSPARSE algorithm of each case). Prints a
-//! line per matrix and k (op, best cuSPARSE, speedup), then the geomean speedup of the op over the
-//! best cuSPARSE algorithm, overall and per k. Exits non-zero if any result was wrong.
+//! line per matrix and k (op, best cuSPARSE, speedup, the op's first call, the model's plan and the
+//! measured one), then the geomean speedup of the op over the best cuSPARSE algorithm, overall and
+//! per k, and the same for the op's first call. Exits non-zero if any result was wrong.
 
 mod bench;
 mod kernels;
@@ -31,8 +32,10 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use loops::prelude::*;
 use loops::runtime::ops::spmm::{
-    shape_of, spmm_plan, spmm_with, spmm_with_plan, SpmmMapping, SpmmPlan,
+    kept_plan, shape_of, spmm_candidates, spmm_plan, spmm_tuned, spmm_with, spmm_with_plan,
+    SpmmMapping, SpmmPlan,
 };
+use loops::runtime::tune::TuneCache;
 
 use bench::corpus::{self, Entry, Spec};
 use bench::cusparse::{Cusparse, Sddmm, SpMm, SpMmAlg, SDDMM_KERNEL};
@@ -42,8 +45,14 @@ use bench::{geomean, Kind, MatrixResult, Measurement};
 
 type BoxError = Box<dyn Error>;
 
-/// The kernel name of the op (`auto`).
+/// The kernel name of the op (`auto`), timed after its first call (which measures its candidate
+/// plans and keeps the winner with the matrix).
 const OP: &str = "op";
+/// The op's first call on a fresh upload of the matrix, measurement included (wall time to the
+/// end of its result, kernels already compiled).
+const OP_FIRST_CALL: &str = "op_first_call";
+/// Fresh uploads the first call is timed on (the median counts).
+const FIRST_CALL_REPS: usize = 3;
 const OP_ROWS: &str = "op_rows";
 const OP_SPLIT: &str = "op_split";
 
@@ -272,8 +281,15 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     print!("{head}");
     let mut log = head.clone();
     let line = format!(
-        "{:<22} {:>4} {:>10} {:>10} {:>18} {:>8}  {}",
-        "matrix", "k", "op ms", "best cs ms", "best cuSPARSE", "speedup", "op's plan"
+        "{:<22} {:>4} {:>10} {:>10} {:>18} {:>8} {:>10}  {}",
+        "matrix",
+        "k",
+        "op ms",
+        "best cs ms",
+        "best cuSPARSE",
+        "speedup",
+        "1st call",
+        "op's plan: model -> measured"
     );
     println!("{line}");
     let _ = writeln!(log, "{line}");
@@ -282,7 +298,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let steps_per_k = 2 + if sddmm {
         1
     } else {
-        3 + schedules.len() + if args.quick { 0 } else { 2 } + if variants { VARIANTS } else { 0 }
+        4 + schedules.len() + if args.quick { 0 } else { 2 } + if variants { VARIANTS } else { 0 }
     };
     let pb = ProgressBar::new((entries.len() * args.k.len() * steps_per_k) as u64);
     if let Ok(style) = ProgressStyle::with_template(
@@ -331,7 +347,13 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                     } else if k == 1 {
                         "spmv (auto)".to_string()
                     } else {
-                        plan_label(&spmm_plan(shape_of(&gpu, &da, k), SpmmMapping::Auto))
+                        let model = spmm_plan(shape_of(&gpu, &da, k), SpmmMapping::Auto);
+                        format!(
+                            "{} -> {} ({} candidates)",
+                            model.label(),
+                            kept_plan(&da, k).map_or("-".into(), |p| p.label()),
+                            spmm_candidates(shape_of(&gpu, &da, k)).len()
+                        )
                     };
                     let row = table_row(&r, k, &plan);
                     pb.suspend(|| println!("{row}"));
@@ -428,28 +450,11 @@ fn plan_variants(p: SpmmPlan, k: usize) -> [(&'static str, Option<SpmmPlan>); VA
     ]
 }
 
-/// A plan in a few characters, for the table: mapping, vector width, lanes over k and nonzeros,
-/// tile vectors.
-fn plan_label(p: &SpmmPlan) -> String {
-    format!(
-        "{}:v{}:k{}:n{}:t{}",
-        if p.mapping == SpmmMapping::Split {
-            "split"
-        } else {
-            "rows"
-        },
-        p.vector,
-        1 << p.log_lanes_k,
-        1 << p.log_lanes_nz,
-        p.tile_vectors
-    )
-}
-
 fn kernel_list(sddmm: bool, quick: bool, variants: bool, schedules: &[&str]) -> Vec<String> {
     if sddmm {
         return vec![OP.into(), SDDMM_KERNEL.into()];
     }
-    let mut k = vec![OP.to_string()];
+    let mut k = vec![OP.to_string(), OP_FIRST_CALL.to_string()];
     if !quick {
         k.extend([OP_ROWS.to_string(), OP_SPLIT.to_string()]);
     }
@@ -471,19 +476,25 @@ fn best_cusparse(r: &MatrixResult) -> Option<(&str, f64)> {
 }
 
 fn speedup(r: &MatrixResult) -> Option<f64> {
-    Some(best_cusparse(r)?.1 / r.ms(OP)?)
+    speedup_of(r, OP)
+}
+
+/// The best cuSPARSE algorithm's time over `kernel`'s.
+fn speedup_of(r: &MatrixResult, kernel: &str) -> Option<f64> {
+    Some(best_cusparse(r)?.1 / r.ms(kernel)?)
 }
 
 fn table_row(r: &MatrixResult, k: usize, plan: &str) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.4}"));
     let best = best_cusparse(r);
     let mut row = format!(
-        "{:<22} {k:>4} {:>10} {:>10} {:>18} {:>8}",
+        "{:<22} {k:>4} {:>10} {:>10} {:>18} {:>8} {:>10}",
         r.name.split(" k=").next().unwrap_or(&r.name),
         ms(r.ms(OP)),
         ms(best.map(|b| b.1)),
         best.map_or("-", |b| b.0),
-        speedup(r).map_or("-".to_string(), |s| format!("{s:.2}x"))
+        speedup(r).map_or("-".to_string(), |s| format!("{s:.2}x")),
+        ms(r.ms(OP_FIRST_CALL))
     );
     let _ = write!(row, "  {plan}");
     for f in r.failures() {
@@ -519,6 +530,27 @@ fn summary(results: &[(usize, MatrixResult)], ks: &[usize]) -> String {
             },
             per.len()
         );
+    }
+    let first: Vec<(usize, f64)> = results
+        .iter()
+        .filter_map(|(k, r)| Some((*k, speedup_of(r, OP_FIRST_CALL)?)))
+        .collect();
+    if !first.is_empty() {
+        let _ = write!(
+            s,
+            "the op's first call (fresh upload, candidates measured) over the best cuSPARSE \
+             algorithm's steady state: {}; per k:",
+            geomean(first.iter().map(|f| f.1)).map_or("-".to_string(), |g| format!("{g:.3}x"))
+        );
+        for &k in ks {
+            let g = geomean(first.iter().filter(|f| f.0 == k).map(|f| f.1));
+            let _ = write!(
+                s,
+                " {k}: {}",
+                g.map_or("-".to_string(), |g| format!("{g:.2}x"))
+            );
+        }
+        let _ = writeln!(s);
     }
     // The mappings and schedules, where timed: geomean of each against the op.
     let mut names: Vec<String> = Vec::new();
@@ -675,6 +707,67 @@ impl<T: Float> Case<'_, T> {
         m
     }
 
+    /// The op's first call on [`FIRST_CALL_REPS`] fresh uploads of the matrix (uploads not
+    /// timed): host wall time from the call to its result on the device, the measurement of the
+    /// candidate plans included (in this process's memory only: nothing read from or written to
+    /// the tuning cache on disk), kernels already compiled by the `op` line. k = 1 runs the
+    /// language's `spmv` (`auto`), whose first call on a matrix measures its own candidates (and
+    /// may read a winner from the tuning cache on disk: run with `LOOPS_CACHE=off` for a cold
+    /// figure). Checked on the first upload.
+    fn first_call(
+        &self,
+        db: &DeviceBuffer<T>,
+        c: &mut DeviceBuffer<T>,
+        reference: &DenseReference,
+    ) -> Measurement {
+        self.pb
+            .set_message(format!("{} k={}: {OP_FIRST_CALL}", self.name, self.k));
+        let (gpu, k) = (self.gpu, self.k);
+        let mut go = || -> Result<Measurement, BoxError> {
+            let mut ms = Vec::new();
+            for rep in 0..FIRST_CALL_REPS {
+                let fresh = gpu.upload_csr(self.a)?;
+                gpu.fill(c, T::POISON)?;
+                gpu.synchronize()?;
+                let started = Instant::now();
+                if k == 1 {
+                    fresh.spmm(gpu, db, k, c)?;
+                } else {
+                    spmm_tuned(gpu, &fresh, db, k, c, &TuneCache::not_persisted())?;
+                }
+                gpu.synchronize()?;
+                ms.push(started.elapsed().as_secs_f64() * 1e3);
+                if rep == 0 {
+                    let check = reference.check(&gpu.download(c)?);
+                    if !check.passed() {
+                        return Ok(Measurement::failed(
+                            OP_FIRST_CALL,
+                            Kind::Ablation,
+                            check.to_string(),
+                        ));
+                    }
+                }
+            }
+            ms.sort_by(f64::total_cmp);
+            let median = ms[ms.len() / 2];
+            Ok(Measurement {
+                kernel: OP_FIRST_CALL.to_string(),
+                kind: Kind::Ablation,
+                median_ms: Some(median),
+                per_launch_ms: Some(median),
+                timing: bench::Timing::PerLaunch {
+                    samples: FIRST_CALL_REPS,
+                },
+                failure: None,
+            })
+        };
+        let m = go().unwrap_or_else(|e| {
+            Measurement::failed(OP_FIRST_CALL, Kind::Ablation, chain(e.as_ref()))
+        });
+        self.pb.inc(1);
+        m
+    }
+
     fn spmm(
         &self,
         cusparse: Option<&Cusparse>,
@@ -704,6 +797,9 @@ impl<T: Float> Case<'_, T> {
             &mut || Ok(self.da.spmm(gpu, &db, k, &mut c.borrow_mut())?),
             output,
         ));
+        result
+            .kernels
+            .push(self.first_call(&db, &mut c.borrow_mut(), &reference));
         if !quick {
             for (name, mapping) in [(OP_ROWS, SpmmMapping::Rows), (OP_SPLIT, SpmmMapping::Split)] {
                 let m = self.measure(

@@ -1,9 +1,12 @@
 //! `spmm` and `sddmm` of `loops::ops` on the GPU against f64 CPU references: every k of
 //! {1,2,3,4,5,8,16,31,32,33,64,128} (odd k take the one-element loads), f32 and f64, the generated
 //! shapes (empty rows, one very long row, power-law, ...) and every real matrix, outputs poisoned
-//! (NaN) before each run. SpMM runs as the op (`auto`) and under each mapping forced (one group per
-//! row; rows capped, the long rows' tails added by a second kernel with atomics), so both kernels
-//! are checked on every case.
+//! (NaN) before each run. SpMM runs as the op (measured: its first call times candidate plans and
+//! keeps the winner), under each mapping forced (one group per row; rows capped, the long rows'
+//! tails added by a second kernel with atomics), and under every plan the first call may pick
+//! (`spmm_candidates`, the model's plan, which `LOOPS_TUNE=off` launches, among them), so every
+//! kernel and plan the op can launch is checked on every case. `spmm_tuning_*` check the tuned
+//! path itself: kept with the matrix, stored on disk, off, and inside a stream capture.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -12,7 +15,11 @@ mod dense_check;
 
 use dense_check::{sample_rows, DenseReference};
 use loops::prelude::*;
-use loops::runtime::ops::spmm::{spmm_with, SpmmMapping};
+use loops::runtime::ops::spmm::{
+    kept_plan, shape_of, spmm_candidates, spmm_plan, spmm_tuned, spmm_with, spmm_with_plan,
+    PlanSource, SpmmMapping,
+};
+use loops::runtime::tune::TuneCache;
 
 const KS: [usize; 12] = [1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 128];
 
@@ -77,13 +84,20 @@ fn spmm_all<T: Float>() {
                     spmm_with(g, &da, &db, k, c, mapping).map(|_| ())
                 }));
             }
+            let candidates = spmm_candidates(shape_of(&gpu, &da, k));
+            for plan in &candidates {
+                record(checked(&gpu, &mut dc, &reference, &plan.label(), |g, c| {
+                    spmm_with_plan(g, &da, &db, k, c, *plan)
+                }));
+            }
             cases += 1;
             println!(
-                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: op/rows/split {}",
+                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: op/model/rows/split/{} candidates {}",
                 a.rows(),
                 a.cols(),
                 a.nnz(),
                 T::RUST_NAME,
+                candidates.len(),
                 line.join("/")
             );
         }
@@ -159,6 +173,105 @@ fn sddmm_f32_matches_the_cpu() {
 #[test]
 fn sddmm_f64_matches_the_cpu() {
     sddmm_all::<f64>();
+}
+
+/// One matrix of `T` with long rows and short, its B at `k`, and the reference.
+fn tuning_case<T: Float>(k: usize) -> (sprs::CsMat<T>, Vec<T>, DenseReference) {
+    let a = loops::generate::power_law::<T>(20_000, 20_000, 16.0, 2.0, false, 7);
+    let b: Vec<T> = loops::generate::random_vector(a.cols() * k, 11);
+    let rows = sample_rows(&a, None);
+    let reference = DenseReference::spmm(&a, &b, k, &rows);
+    (a, b, reference)
+}
+
+/// The first call measures and keeps its winner with the matrix (and on disk); the next call on
+/// the matrix launches it (kept), a fresh upload of the same matrix reads it from disk (stored);
+/// tuning off gives the model's plan and keeps nothing. Every result checked.
+fn tuning_is_kept_and_stored<T: Float>() {
+    let gpu = common::gpu();
+    let dir = std::env::temp_dir().join(format!(
+        "loops-spmm-tune-{}-{}",
+        std::process::id(),
+        T::RUST_NAME
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = TuneCache::in_dir(&dir);
+    for k in [4, 32, 128] {
+        let (a, b, reference) = tuning_case::<T>(k);
+        let db = gpu.upload(&b).unwrap();
+        let mut dc = gpu.zeros::<T>(a.rows() * k).unwrap();
+        let run = |da: &DeviceCsr<T>, dc: &mut DeviceBuffer<T>, cache: &TuneCache| {
+            let mut source = None;
+            checked(&gpu, dc, &reference, "tuned", |g, c| {
+                source = Some(spmm_tuned(g, da, &db, k, c, cache)?);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("k {k} {}: {e}", T::RUST_NAME));
+            source.unwrap()
+        };
+        let first = gpu.upload_csr(&a).unwrap();
+        let (plan, source) = run(&first, &mut dc, &cache);
+        assert_eq!(source, PlanSource::Measured, "k {k}");
+        assert!(spmm_candidates(shape_of(&gpu, &first, k)).contains(&plan));
+        assert_eq!(kept_plan(&first, k), Some(plan));
+        assert_eq!(first.preprocessed().op_plans_kept(), 1);
+        assert_eq!(run(&first, &mut dc, &cache), (plan, PlanSource::Kept));
+        let second = gpu.upload_csr(&a).unwrap();
+        assert_eq!(run(&second, &mut dc, &cache), (plan, PlanSource::Stored));
+        assert_eq!(kept_plan(&second, k), Some(plan));
+        let off = gpu.upload_csr(&a).unwrap();
+        let model = spmm_plan(shape_of(&gpu, &off, k), SpmmMapping::Auto);
+        assert_eq!(
+            run(&off, &mut dc, &TuneCache::disabled()),
+            (model, PlanSource::Model)
+        );
+        assert_eq!(off.preprocessed().op_plans_kept(), 0);
+        println!("k {k} {}: measured {}", T::RUST_NAME, plan.label());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn spmm_tuning_is_kept_and_stored_f32() {
+    tuning_is_kept_and_stored::<f32>();
+}
+
+#[test]
+fn spmm_tuning_is_kept_and_stored_f64() {
+    tuning_is_kept_and_stored::<f64>();
+}
+
+/// A call inside a stream capture times nothing: it records the model's plan (nothing kept), and
+/// the graph's replay computes the product.
+#[test]
+fn spmm_tuning_not_inside_a_capture() {
+    use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+    let gpu = common::gpu();
+    let k = 32;
+    let (a, b, reference) = tuning_case::<f32>(k);
+    let db = gpu.upload(&b).unwrap();
+    let mut dc = gpu.zeros::<f32>(a.rows() * k).unwrap();
+    // Compiled before the capture, as a program that captures has run its kernels once.
+    let warm = gpu.upload_csr(&a).unwrap();
+    spmm_tuned(&gpu, &warm, &db, k, &mut dc, &TuneCache::not_persisted()).unwrap();
+    let da = gpu.upload_csr(&a).unwrap();
+    gpu.fill(&mut dc, f32::POISON).unwrap();
+    gpu.synchronize().unwrap();
+    let stream = gpu.stream();
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    let recorded = spmm_tuned(&gpu, &da, &db, k, &mut dc, &TuneCache::not_persisted());
+    let graph = stream.end_capture(CUgraphInstantiate_flags(0));
+    let (plan, source) = recorded.unwrap();
+    let graph = graph.unwrap().expect("a graph");
+    assert_eq!(source, PlanSource::Model);
+    assert_eq!(plan, spmm_plan(shape_of(&gpu, &da, k), SpmmMapping::Auto));
+    assert_eq!(da.preprocessed().op_plans_kept(), 0);
+    graph.launch().unwrap();
+    gpu.synchronize().unwrap();
+    let check = reference.check(&gpu.download(&dc).unwrap());
+    assert!(check.passed(), "{check}");
 }
 
 /// Bad arguments are errors before anything runs, and leave the output alone.

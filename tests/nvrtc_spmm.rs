@@ -7,12 +7,16 @@ mod nvrtc;
 
 use loops::runtime::compile::{compile_ptx, Arch};
 use loops::runtime::ops::sddmm::{sddmm_plan, SDDMM_SOURCE};
-use loops::runtime::ops::spmm::{spmm_plan, SpmmMapping, SpmmShape, SPMM_SOURCE};
+use loops::runtime::ops::spmm::{spmm_candidates, spmm_plan, SpmmMapping, SpmmShape, SPMM_SOURCE};
 use nvrtc::nvrtc_or_skip;
 
-/// Every entry point a plan can name, for k up to 600 and both element types and mappings.
+/// Every entry point a plan can name, for k up to 600 and both element types and mappings, the
+/// first call's candidate plans included, and the stream hold of its measurement.
 fn spmm_entries() -> Vec<String> {
-    let mut entries = vec!["loops_spmm_zero_words".to_string()];
+    let mut entries = vec![
+        "loops_spmm_zero_words".to_string(),
+        "loops_spmm_hold".to_string(),
+    ];
     for (precision, bytes) in [("f32", 4), ("f64", 8)] {
         for k in 1..=600 {
             for mapping in [SpmmMapping::Rows, SpmmMapping::Split] {
@@ -25,13 +29,18 @@ fn spmm_entries() -> Vec<String> {
                     sm_count: 132,
                     max_threads_per_sm: 2048,
                 };
-                let plan = spmm_plan(shape, mapping);
-                for e in [Some(plan.entry(precision)), plan.tails_entry(precision)]
-                    .into_iter()
-                    .flatten()
-                {
-                    if !entries.contains(&e) {
-                        entries.push(e);
+                let mut plans = vec![spmm_plan(shape, mapping)];
+                for max_row in [50, 5000, 1_000_000] {
+                    plans.extend(spmm_candidates(SpmmShape { max_row, ..shape }));
+                }
+                for plan in plans {
+                    for e in [Some(plan.entry(precision)), plan.tails_entry(precision)]
+                        .into_iter()
+                        .flatten()
+                    {
+                        if !entries.contains(&e) {
+                            entries.push(e);
+                        }
                     }
                 }
             }
@@ -51,8 +60,8 @@ fn spmm_source_compiles_with_every_entry() {
         std::fs::write(path, &ptx).expect("writing the PTX");
     }
     let entries = spmm_entries();
-    // rows and tails x (3 f32 + 2 f64 vector widths) x 3 tile widths, and the zeroing.
-    assert_eq!(entries.len(), 31, "{entries:?}");
+    // rows and tails x (3 f32 + 2 f64 vector widths) x 3 tile widths, the zeroing and the hold.
+    assert_eq!(entries.len(), 32, "{entries:?}");
     for e in &entries {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");
     }

@@ -85,7 +85,10 @@ pub trait CsrOps<T: Float> {
     /// anything runs) for `k == 0`, buffers too short, sizes that overflow, or a matrix of 64-bit
     /// offsets. `k == 1` runs [`CsrOps::spmv`]; other `k` run the hand-written kernels of
     /// [`loops_runtime::ops::spmm`] (16-byte loads of `B`'s rows, lanes over `k`, long rows cut
-    /// into pieces).
+    /// into pieces). The first call for a matrix, element type and `k` times a few launch plans
+    /// on the call's own operands and keeps the fastest with the matrix and in the tuning cache
+    /// (a few milliseconds; see [`loops_runtime::ops::spmm::spmm_tuned`]); later calls launch it
+    /// directly. `LOOPS_TUNE=off` launches the model's plan and times nothing.
     ///
     /// ```no_run
     /// use loops::prelude::*;

@@ -46,6 +46,9 @@ pub struct TileSetCache {
     starts: [OnceLock<(RangeJob, DeviceBuffer<i32>)>; START_SLOTS],
     /// `auto`'s winners on this set, by kernel and call ([`TunedKey`]): the variant's name.
     tuned: std::sync::Mutex<std::collections::HashMap<TunedKey, &'static str>>,
+    /// The hand-written operations' measured plans on this set (`ops::spmm`'s), by the op's own
+    /// key (element type, k, ...): the plan's text, which the op parses and checks again.
+    op_plans: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// What an `auto` winner kept with a tile set was measured for: the kernel (its source's address
@@ -76,7 +79,29 @@ impl TileSetCache {
             prefixes: Default::default(),
             starts: Default::default(),
             tuned: Default::default(),
+            op_plans: Default::default(),
         }
+    }
+
+    /// The plan a hand-written op measured fastest for `key` on this set, if it did.
+    pub(crate) fn op_plan(&self, key: &str) -> Option<String> {
+        let plans = self.op_plans.lock().unwrap_or_else(|e| e.into_inner());
+        plans.get(key).cloned()
+    }
+
+    /// Keeps a hand-written op's measured plan for `key` on this set.
+    pub(crate) fn remember_op_plan(&self, key: String, plan: String) {
+        let mut plans = self.op_plans.lock().unwrap_or_else(|e| e.into_inner());
+        plans.insert(key, plan);
+    }
+
+    /// How many measured plans of hand-written ops (`spmm`'s, one per element type and k) are
+    /// kept with the set.
+    pub fn op_plans_kept(&self) -> usize {
+        self.op_plans
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     /// The variant `auto` measured fastest for `key` on this set, if it did.

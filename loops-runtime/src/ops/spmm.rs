@@ -17,14 +17,35 @@
 //!   the rest of the long rows `piece` nonzeros at a time, added with atomics. One long row under
 //!   `Rows` would keep one group busy while the rest of the device idles; cutting every row into
 //!   pieces (the first version did) walks short rows one after another and lost 3x on R-MAT.
+//!
+//! No fixed rule wins everywhere (more lanes over nonzeros cut small matrices' latency but lose on
+//! large ones of short rows; fewer lanes over k win at k >= 32 on some shapes only), so [`spmm`]
+//! *measures* ([`spmm_tuned`]): its first call for a matrix, element type and k times the model's
+//! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
+//! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
+//! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
+//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once, then a
+//! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
+//! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
+//! and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
+//! it directly. The candidates run on the call's own `C` (every plan stores every row of `C`
+//! before any atomic adds onto it, so each run leaves the same result; the winner runs last).
+//! Not measured (the kept or stored winner if there is one, else the model's plan): calls while
+//! the stream is being captured into a CUDA graph, and every call under `LOOPS_TUNE=off` (which
+//! also reads nothing from the cache: the model's plan, nothing timed).
 
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys::CUstreamCaptureStatus;
 use kernels_gen::schedule::LaunchDims;
 
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::{DeviceBuffer, Gpu, GpuTimer};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::{KernelArgs, Param};
+use crate::tune::report::{publish, TuneReport};
+use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 
 /// The CUDA text of the SpMM kernels (every entry point compiled at once, on first use).
 pub const SPMM_SOURCE: &str = include_str!("spmm.cuh");
@@ -75,6 +96,65 @@ impl SpmmPlan {
             "loops_spmm_rows_{precision}_v{}_t{}",
             self.vector, self.tile_vectors
         )
+    }
+
+    /// The plan as text: `mapping:vVECTOR:kLANES_K:nLANES_NZ:tTILE_VECTORS`, and `:pPIECE` under
+    /// `Split` (`rows:v4:k8:n4:t1`, `split:v4:k8:n4:t1:p2016`). [`SpmmPlan::from_label`] reads it
+    /// back (the tuning cache stores winners so).
+    pub fn label(&self) -> String {
+        let mapping = match self.mapping {
+            SpmmMapping::Auto => "auto",
+            SpmmMapping::Rows => "rows",
+            SpmmMapping::Split => "split",
+        };
+        let mut label = format!(
+            "{mapping}:v{}:k{}:n{}:t{}",
+            self.vector,
+            1u64 << self.log_lanes_k,
+            1u64 << self.log_lanes_nz,
+            self.tile_vectors
+        );
+        if self.mapping == SpmmMapping::Split {
+            label.push_str(&format!(":p{}", self.piece));
+        }
+        label
+    }
+
+    /// The plan [`SpmmPlan::label`] wrote, or `None` for any other text (lane counts must be
+    /// powers of two; nothing else is checked: see [`check_plan`]).
+    pub fn from_label(label: &str) -> Option<SpmmPlan> {
+        let mut parts = label.split(':');
+        let mapping = match parts.next()? {
+            "rows" => SpmmMapping::Rows,
+            "split" => SpmmMapping::Split,
+            _ => return None,
+        };
+        let mut number = |prefix: char| -> Option<u32> {
+            let part = parts.next()?.strip_prefix(prefix)?;
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            part.parse().ok()
+        };
+        let vector = number('v')?;
+        let lanes_k = number('k')?;
+        let lanes_nz = number('n')?;
+        let tile_vectors = number('t')?;
+        let piece = match mapping {
+            SpmmMapping::Split => number('p')?,
+            _ => 0,
+        };
+        if parts.next().is_some() || !lanes_k.is_power_of_two() || !lanes_nz.is_power_of_two() {
+            return None;
+        }
+        Some(SpmmPlan {
+            mapping,
+            vector,
+            tile_vectors,
+            log_lanes_k: lanes_k.trailing_zeros(),
+            log_lanes_nz: lanes_nz.trailing_zeros(),
+            piece,
+        })
     }
 
     /// The entry point that finishes the long rows under `Split` (None under `Rows`).
@@ -172,6 +252,157 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
     }
 }
 
+/// The most plans the first call's first round times.
+pub const MAX_LANE_CANDIDATES: usize = 6;
+
+/// The second round of the first call's measurement: how the lanes of a group are laid, with the
+/// mapping and piece of the first round's winner `base` (whose lanes are the model's). `base`
+/// first, then, where they apply and differ from it, at most [`MAX_LANE_CANDIDATES`] in all, in
+/// this order:
+/// - half the lanes over k with twice the vectors each, the lanes freed going to the nonzeros
+///   (same group), then the same in a group of half the lanes (more groups per warp);
+/// - a quarter of the lanes over k with four times the vectors, same group (`k` of 16 vectors or
+///   more);
+/// - twice the lanes over nonzeros; four times, when even that leaves the device less than full
+///   (small matrices, where latency rules);
+/// - half, then a quarter of, the lanes over nonzeros (rows mostly shorter than the mean).
+pub fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
+    let model = base;
+    let mut out = vec![model];
+    let mut add = |plan: SpmmPlan| {
+        if !out.contains(&plan) && out.len() < MAX_LANE_CANDIDATES {
+            out.push(plan);
+        }
+    };
+    let kv = shape.k / model.vector as usize;
+    if model.log_lanes_k > 0 && model.tile_vectors < 4 {
+        let fewer_k = SpmmPlan {
+            log_lanes_k: model.log_lanes_k - 1,
+            tile_vectors: model.tile_vectors * 2,
+            ..model
+        };
+        add(SpmmPlan {
+            log_lanes_nz: model.log_lanes_nz + 1,
+            ..fewer_k
+        });
+        add(fewer_k);
+    }
+    if kv >= 16 && model.log_lanes_k > 1 && model.tile_vectors == 1 {
+        add(SpmmPlan {
+            log_lanes_k: model.log_lanes_k - 2,
+            log_lanes_nz: model.log_lanes_nz + 2,
+            tile_vectors: 4,
+            ..model
+        });
+    }
+    let lanes = model.log_lanes_k + model.log_lanes_nz;
+    if lanes < 5 {
+        add(SpmmPlan {
+            log_lanes_nz: model.log_lanes_nz + 1,
+            ..model
+        });
+    }
+    if lanes < 4 && shape.rows.saturating_mul(4 << lanes) <= device_threads(shape) {
+        add(SpmmPlan {
+            log_lanes_nz: model.log_lanes_nz + 2,
+            ..model
+        });
+    }
+    for fewer in 1..=2 {
+        if model.log_lanes_nz >= fewer {
+            add(SpmmPlan {
+                log_lanes_nz: model.log_lanes_nz - fewer,
+                ..model
+            });
+        }
+    }
+    out
+}
+
+/// Threads the device holds at once.
+fn device_threads(shape: SpmmShape) -> usize {
+    shape.sm_count.max(1) as usize * shape.max_threads_per_sm.max(32) as usize
+}
+
+/// The first round of the first call's measurement: how long rows are shared, with the lanes of
+/// `lanes` (the model's plan, which comes first). Under the model's `Split`, a quarter and
+/// a sixteenth of its piece (the model's piece balances the work; smaller pieces trade atomics for
+/// shorter chains); under `Rows`, `Split` with pieces of 8 and 2 mean rows where the longest row
+/// is over 8 mean rows (and 64 nonzeros), or pieces of half a mean row where rows of 24 nonzeros
+/// or more leave the device less than half full (latency: a row's chain of nonzeros cut in two).
+/// Just `lanes` where none applies: then there is no first round. (Rows first, lanes second: the
+/// other order measured worse on R-MAT and power-law rows, where the lanes the model's long pieces
+/// want are not those that smaller pieces want.)
+pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
+    let model = spmm_plan(shape, SpmmMapping::Auto);
+    let mean = (shape.nnz / shape.rows.max(1)).max(1);
+    let split = |piece: usize| SpmmPlan {
+        mapping: SpmmMapping::Split,
+        piece: piece.clamp(32, 4096).next_multiple_of(32) as u32,
+        ..lanes
+    };
+    let mut out = vec![lanes];
+    let mut add = |plan: SpmmPlan| {
+        if !out.contains(&plan) {
+            out.push(plan);
+        }
+    };
+    match model.mapping {
+        SpmmMapping::Split => {
+            add(split(model.piece as usize / 4));
+            add(split(model.piece as usize / 16));
+        }
+        _ if shape.max_row > 8 * mean && shape.max_row >= 64 => {
+            add(split((8 * mean).max(64)));
+            add(split(2 * mean));
+        }
+        _ if mean >= 24
+            && shape.rows.saturating_mul(2 * lanes.group() as usize) <= device_threads(shape) =>
+        {
+            add(split(mean / 2));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Every plan the first call may pick for `shape`: the model's first, then the first round's
+/// candidates, then every second-round candidate of each ([`sharing_candidates`],
+/// [`lane_candidates`]).
+pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
+    let mut out: Vec<SpmmPlan> = Vec::new();
+    let sharing = sharing_candidates(shape, spmm_plan(shape, SpmmMapping::Auto));
+    for plan in sharing
+        .iter()
+        .copied()
+        .chain(sharing.iter().flat_map(|&s| lane_candidates(shape, s)))
+    {
+        if !out.contains(&plan) {
+            out.push(plan);
+        }
+    }
+    out
+}
+
+/// Whether `plan` fits `k`, elements of `element_bytes` and the kernels: a vector width of 1, 2
+/// or 4 that divides `k` and loads at most 16 bytes, a group of at most a warp, tile vectors of
+/// 1, 2 or 4, a mapping of `Rows` or `Split`, and under `Split` a piece that is a positive
+/// multiple of 32 up to `i32::MAX`.
+pub fn check_plan(plan: SpmmPlan, k: usize, element_bytes: usize) -> bool {
+    [1, 2, 4].contains(&plan.vector)
+        && plan.vector as usize * element_bytes <= 16
+        && k.is_multiple_of(plan.vector as usize)
+        && [1, 2, 4].contains(&plan.tile_vectors)
+        && plan.log_lanes_k + plan.log_lanes_nz <= 5
+        && match plan.mapping {
+            SpmmMapping::Rows => plan.piece == 0,
+            SpmmMapping::Split => {
+                plan.piece > 0 && plan.piece.is_multiple_of(32) && plan.piece <= i32::MAX as u32
+            }
+            SpmmMapping::Auto => false,
+        }
+}
+
 /// `k` as the kernels take it, refusing 0 and sizes whose products overflow.
 pub(crate) fn check_k(op: &'static str, k: usize, rows: usize, cols: usize) -> Result<()> {
     let bad = |detail: String| Err(LoopsError::InvalidArgument { op, detail });
@@ -264,7 +495,263 @@ pub fn spmm<T: Float>(
     k: usize,
     c: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    spmm_with(gpu, a, b, k, c, SpmmMapping::Auto).map(|_| ())
+    spmm_tuned(gpu, a, b, k, c, TuneCache::global()).map(|_| ())
+}
+
+/// Where the plan of a [`spmm_tuned`] call came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanSource {
+    /// The model's plan, nothing timed: tuning off, a stream being captured, an empty matrix, a
+    /// single candidate, or a measurement that failed (warned once).
+    Model,
+    /// Measured by an earlier call on this matrix, element type and k, and kept with the matrix.
+    Kept,
+    /// Read from the tuning cache on disk (measured by an earlier process on a matrix of the same
+    /// shape), then kept with the matrix.
+    Stored,
+    /// Measured by this call (see the module documentation), then kept and stored.
+    Measured,
+}
+
+/// [`spmm`] with the tuning settings `cache` (the process's are [`TuneCache::global`]): returns
+/// the plan launched and where it came from.
+pub fn spmm_tuned<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    cache: &TuneCache,
+) -> Result<(SpmmPlan, PlanSource)> {
+    check_spmm(a, b, k, c)?;
+    let (plan, source) = choose_plan(gpu, a, b, k, c, cache)?;
+    launch(gpu, a, b, k, c, plan)?;
+    Ok((plan, source))
+}
+
+/// The plan kept with `a` for element type `T` and `k` by an earlier measured (or stored) call,
+/// if there is one.
+pub fn kept_plan<T: Float>(a: &DeviceCsr<T>, k: usize) -> Option<SpmmPlan> {
+    a.core()
+        .cache()
+        .op_plan(&memo_key::<T>(k))
+        .and_then(|label| SpmmPlan::from_label(&label))
+        .filter(|p| check_plan(*p, k, std::mem::size_of::<T>()))
+}
+
+/// The key of a plan kept with a matrix.
+fn memo_key<T: Float>(k: usize) -> String {
+    format!("spmm {} k={k}", T::RUST_NAME)
+}
+
+/// The tuning cache's key: the kernels' source, the device, the matrix's shape, k.
+fn disk_key<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> TuneKey {
+    let stats = a.core().stats();
+    let fingerprint = Fingerprint {
+        element: T::RUST_NAME.to_string(),
+        checked: false,
+        wide: false,
+        tiles: stats.tiles,
+        atoms: stats.atoms,
+        histogram: stats.histogram,
+        longest_tile: stats.max_tile_atoms,
+        longest_empty_run: stats.longest_empty_run,
+        extra: vec![k as u64, a.cols() as u64],
+    };
+    TuneKey::new(
+        "loops_spmm",
+        SPMM_SOURCE,
+        &DeviceIdentity::of(gpu),
+        &fingerprint,
+    )
+}
+
+/// Whether `gpu`'s stream is being captured into a graph (an unknown status counts as yes: then
+/// nothing is timed).
+fn capturing(gpu: &Gpu) -> bool {
+    !matches!(
+        gpu.stream().capture_status(),
+        Ok(CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    )
+}
+
+/// The plan of a checked call: see the module documentation.
+fn choose_plan<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    cache: &TuneCache,
+) -> Result<(SpmmPlan, PlanSource)> {
+    let shape = shape_of(gpu, a, k);
+    let candidates = spmm_candidates(shape);
+    let model = candidates[0];
+    if !cache.tuning_enabled() || a.rows() == 0 || a.nnz() == 0 || candidates.len() < 2 {
+        return Ok((model, PlanSource::Model));
+    }
+    if let Some(plan) = kept_plan(a, k) {
+        return Ok((plan, PlanSource::Kept));
+    }
+    let key = disk_key(gpu, a, k);
+    let stored = cache
+        .load(&key)
+        .and_then(|w| SpmmPlan::from_label(&w.variant))
+        .filter(|p| candidates.contains(p));
+    if let Some(plan) = stored {
+        a.core()
+            .cache()
+            .remember_op_plan(memo_key::<T>(k), plan.label());
+        return Ok((plan, PlanSource::Stored));
+    }
+    if capturing(gpu) {
+        return Ok((model, PlanSource::Model));
+    }
+    let started = Instant::now();
+    let measured = (|| -> Result<(SpmmPlan, Vec<(String, f64)>)> {
+        let mut timings: Vec<(String, f64)> = Vec::new();
+        let mut winner = model;
+        for round in [1, 2] {
+            let candidates = if round == 1 {
+                sharing_candidates(shape, winner)
+            } else {
+                lane_candidates(shape, winner)
+            };
+            if candidates.len() < 2 {
+                continue;
+            }
+            let times = time_plans(gpu, a, b, k, c, &candidates)?;
+            timings.extend(
+                candidates
+                    .iter()
+                    .zip(&times)
+                    .map(|(p, &us)| (format!("{} (round {round})", p.label()), us)),
+            );
+            winner = candidates[fastest(&times)];
+        }
+        Ok((winner, timings))
+    })();
+    let (winner, timings_us) = match measured {
+        Ok(measured) => measured,
+        Err(e) => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                eprintln!(
+                    "loops: could not time spmm's candidate plans ({e}); the model's plan runs \
+                     (this warning is shown once)"
+                )
+            });
+            return Ok((model, PlanSource::Model));
+        }
+    };
+    cache.store(
+        &key,
+        &Winner {
+            variant: winner.label(),
+            timings_us: timings_us.clone(),
+        },
+    );
+    a.core()
+        .cache()
+        .remember_op_plan(memo_key::<T>(k), winner.label());
+    publish(&TuneReport {
+        kernel: "loops_spmm".to_string(),
+        element: format!("{} k={k}", T::RUST_NAME),
+        tiles: a.rows() as u64,
+        atoms: a.nnz() as u64,
+        timings_us,
+        winner: winner.label(),
+        cost: started.elapsed(),
+        stored: cache.path(&key),
+    });
+    Ok((winner, PlanSource::Measured))
+}
+
+/// The index of the smallest time; the first wins ties (the model's plan, or the first round's
+/// winner).
+fn fastest(times: &[f64]) -> usize {
+    (1..times.len()).fold(0, |best, i| if times[i] < times[best] { i } else { best })
+}
+
+/// Each plan's median time per launch in microseconds, on the call's operands (`c` is written):
+/// each plan's kernels loaded (compiled with the rest of the source on first use), launched once,
+/// then `reps` rounds of one launch of each between CUDA events, queued behind a kernel that
+/// holds the stream for about as long as the host takes to queue them. Fewer rounds when a
+/// launch takes long: the measurement is the first call's cost.
+fn time_plans<T: Float>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    b: &DeviceBuffer<T>,
+    k: usize,
+    c: &mut DeviceBuffer<T>,
+    plans: &[SpmmPlan],
+) -> Result<Vec<f64>> {
+    let mut entries = vec![HOLD_ENTRY.to_string()];
+    for p in plans {
+        entries.push(p.entry(T::RUST_NAME));
+        entries.extend(p.tails_entry(T::RUST_NAME));
+    }
+    gpu.load_entries("loops_spmm", SPMM_SOURCE, &entries)?;
+    let warm: Vec<GpuTimer> = plans.iter().map(|_| gpu.timer()).collect::<Result<_>>()?;
+    let queue_start = Instant::now();
+    for (p, timer) in plans.iter().zip(&warm) {
+        timer.start()?;
+        launch(gpu, a, b, k, c, *p)?;
+        timer.stop()?;
+    }
+    let queue_time = queue_start.elapsed();
+    gpu.synchronize()?;
+    let mut slowest_ms = 0f32;
+    for timer in &warm {
+        slowest_ms = slowest_ms.max(timer.elapsed_ms()?);
+    }
+    let reps = if slowest_ms > 1.0 {
+        3
+    } else if slowest_ms > 0.2 {
+        5
+    } else {
+        7
+    };
+    let rounds: Vec<Vec<GpuTimer>> = (0..reps)
+        .map(|_| plans.iter().map(|_| gpu.timer()).collect())
+        .collect::<Result<_>>()?;
+    // The host queues `reps` rounds, each about as long as the untimed one took.
+    let hold = (queue_time * (3 * reps as u32) / 2)
+        .clamp(Duration::from_micros(200), Duration::from_millis(50));
+    hold_stream(gpu, hold)?;
+    for round in &rounds {
+        for (p, timer) in plans.iter().zip(round) {
+            timer.start()?;
+            launch(gpu, a, b, k, c, *p)?;
+            timer.stop()?;
+        }
+    }
+    (0..plans.len())
+        .map(|j| {
+            let mut ms = rounds
+                .iter()
+                .map(|round| round[j].elapsed_ms().map(f64::from))
+                .collect::<Result<Vec<f64>>>()?;
+            ms.sort_by(f64::total_cmp);
+            Ok(ms[ms.len() / 2] * 1e3)
+        })
+        .collect()
+}
+
+/// The entry point that holds the stream while the timed launches are queued.
+const HOLD_ENTRY: &str = "loops_spmm_hold";
+
+/// Queues a one-thread kernel that spins for `hold` on the GPU's clock.
+fn hold_stream(gpu: &Gpu, hold: Duration) -> Result<()> {
+    let f = gpu.function("loops_spmm", SPMM_SOURCE, HOLD_ENTRY)?;
+    let mut args = KernelArgs::new();
+    args.push_value(hold.as_nanos() as u64, Param::Scalar("unsigned long long"));
+    let dims = LaunchDims {
+        grid: 1,
+        block: 1,
+        shared_bytes: 0,
+    };
+    gpu.launch_function(HOLD_ENTRY, &f, dims, args)
 }
 
 /// [`spmm`] under a given mapping (the benchmark times each); returns the plan it launched.
@@ -299,7 +786,8 @@ pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
 /// [`spmm`] with a plan of the caller's (the benchmark times variants of the chosen one). Errors
 /// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
 /// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
-/// or `Split` with a piece that is not a positive multiple of 32 (or over `i32::MAX`).
+/// `Rows` with a piece, or `Split` with a piece that is not a positive multiple of 32 (or over
+/// `i32::MAX`): see [`check_plan`].
 pub fn spmm_with_plan<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -309,19 +797,7 @@ pub fn spmm_with_plan<T: Float>(
     plan: SpmmPlan,
 ) -> Result<()> {
     check_spmm(a, b, k, c)?;
-    let fits = [1, 2, 4].contains(&plan.vector)
-        && plan.vector as usize * std::mem::size_of::<T>() <= 16
-        && k.is_multiple_of(plan.vector as usize)
-        && [1, 2, 4].contains(&plan.tile_vectors)
-        && plan.log_lanes_k + plan.log_lanes_nz <= 5
-        && match plan.mapping {
-            SpmmMapping::Rows => true,
-            SpmmMapping::Split => {
-                plan.piece > 0 && plan.piece.is_multiple_of(32) && plan.piece <= i32::MAX as u32
-            }
-            SpmmMapping::Auto => false,
-        };
-    if !fits {
+    if !check_plan(plan, k, std::mem::size_of::<T>()) {
         return Err(LoopsError::InvalidArgument {
             op: "spmm",
             detail: format!("{plan:?} does not fit k = {k} and the kernels"),
@@ -465,6 +941,92 @@ mod tests {
         assert_eq!(p.mapping, SpmmMapping::Split);
         assert_eq!(p.entry("f64"), "loops_spmm_rows_f64_v2_t1");
         assert_eq!(p.piece, 32);
+    }
+
+    #[test]
+    fn candidates_start_with_the_model_and_all_fit() {
+        let shapes = [
+            shape(1000, 16_000, 40, 0, 4),
+            shape(3000, 150_000, 400, 0, 4),
+            shape(1 << 20, 16 << 20, 20_000, 0, 4),
+            shape(1 << 20, 3 << 20, 1 << 20, 0, 8),
+            shape(500, 1000, 2, 0, 8),
+        ];
+        for base in shapes {
+            for k in [2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 128, 300] {
+                let s = SpmmShape { k, ..base };
+                let c = spmm_candidates(s);
+                assert_eq!(c[0], spmm_plan(s, SpmmMapping::Auto));
+                let sharing = sharing_candidates(s, c[0]);
+                assert!(sharing.len() <= 3);
+                for base in &sharing {
+                    let lanes = lane_candidates(s, *base);
+                    assert_eq!(lanes[0], *base);
+                    assert!(lanes.len() <= MAX_LANE_CANDIDATES);
+                    assert!(lanes.iter().all(|p| c.contains(p)));
+                }
+                for (i, p) in c.iter().enumerate() {
+                    assert!(check_plan(*p, k, s.element_bytes), "{s:?}: {p:?}");
+                    assert!(!c[..i].contains(p), "{s:?}: {p:?} twice");
+                    assert_eq!(SpmmPlan::from_label(&p.label()), Some(*p));
+                }
+            }
+        }
+        // k >= 32 gets fewer lanes over k; a small matrix more lanes over nonzeros.
+        let lanes_of = |s: SpmmShape| lane_candidates(s, spmm_plan(s, SpmmMapping::Auto));
+        let c = lanes_of(shape(1 << 20, 16 << 20, 40, 64, 4));
+        assert!(c.iter().any(|p| p.log_lanes_k < c[0].log_lanes_k));
+        let c = lanes_of(shape(2000, 32_000, 40, 4, 4));
+        assert!(c.iter().any(|p| p.log_lanes_nz == c[0].log_lanes_nz + 2));
+        // Long rows get another piece size or mapping, with the lanes given.
+        let s = shape(1 << 20, 16 << 20, 5000, 32, 4);
+        let lanes = lanes_of(s)[1];
+        let c = sharing_candidates(s, lanes);
+        assert_eq!(c[0].mapping, SpmmMapping::Rows);
+        assert_eq!(c.len(), 3);
+        assert!(c[1..].iter().all(|p| p.mapping == SpmmMapping::Split
+            && p.log_lanes_k == lanes.log_lanes_k
+            && p.tile_vectors == lanes.tile_vectors));
+        let s = shape(1 << 20, 3 << 20, 1 << 20, 32, 4);
+        let c = sharing_candidates(s, spmm_plan(s, SpmmMapping::Auto));
+        assert!(c.iter().all(|p| p.mapping == SpmmMapping::Split));
+        assert!(c.len() >= 2);
+        assert!(c.windows(2).all(|w| w[1].piece < w[0].piece));
+        // Rows of 40 on a small matrix: pieces of half a row; a large one: no second round.
+        let c = sharing_candidates(
+            shape(2000, 80_000, 60, 128, 4),
+            spmm_plan(shape(2000, 80_000, 60, 128, 4), SpmmMapping::Auto),
+        );
+        assert_eq!((c.len(), c[1].piece), (2, 32));
+        let s = shape(1 << 20, 40 << 20, 60, 128, 4);
+        assert_eq!(
+            sharing_candidates(s, spmm_plan(s, SpmmMapping::Auto)).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn labels_read_back_and_reject_garbage() {
+        let p = spmm_plan(shape(1 << 20, 3 << 20, 1 << 20, 32, 4), SpmmMapping::Auto);
+        assert!(p.label().starts_with("split:v4:k8:"), "{}", p.label());
+        assert_eq!(SpmmPlan::from_label(&p.label()), Some(p));
+        for bad in [
+            "",
+            "rows",
+            "auto:v4:k8:n4:t1",
+            "rows:v4:k8:n4",
+            "rows:v4:k6:n4:t1",
+            "rows:v4:k8:n4:t1:p32",
+            "split:v4:k8:n4:t1",
+            "rows:v+4:k8:n4:t1",
+            "rows:v4:k8:n4:t1x",
+        ] {
+            assert_eq!(SpmmPlan::from_label(bad), None, "{bad}");
+        }
+        let q = SpmmPlan::from_label("rows:v4:k64:n1:t1").unwrap();
+        assert!(!check_plan(q, 128, 4), "a group wider than a warp");
+        assert!(!check_plan(SpmmPlan { vector: 4, ..p }, 6, 4));
+        assert!(!check_plan(SpmmPlan { vector: 4, ..p }, 8, 8));
     }
 
     #[test]
