@@ -216,10 +216,16 @@ impl Gpu {
         let bytes = len * std::mem::size_of::<T>();
         debug_assert!(bytes <= STAGING_BYTES);
         let mut staging = super::lock(&self.staging);
+        // The raw copy below runs in whatever context is current on this thread: with several
+        // devices in one process (a `GpuGroup`), the last one used may be another device's, whose
+        // context does not know this stream (CUDA_ERROR_INVALID_VALUE). Bind ours every time.
+        self.stream.context().bind_to_thread()?;
         if staging.is_none() {
-            self.stream.context().bind_to_thread()?;
-            // SAFETY: a plain page-locked allocation, owned by the `Staging` it goes into.
-            let host = unsafe { cudarc::driver::result::malloc_host(STAGING_BYTES, 0)? };
+            // SAFETY: a plain page-locked allocation, owned by the `Staging` it goes into; portable,
+            // so that it stays page-locked for every context of the process.
+            let host = unsafe {
+                cudarc::driver::result::malloc_host(STAGING_BYTES, sys::CU_MEMHOSTALLOC_PORTABLE)?
+            };
             *staging = Some(Staging { host: host.cast() });
         }
         let host = staging.as_ref().expect("allocated above").host;
