@@ -305,3 +305,136 @@ fn distributed_bfs_matches_the_cpu() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A group across processes, one GPU each, as over several hosts: the test starts this binary
+/// again as each rank (`LOOPS_RANK`, `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, `LOOPS_DEVICE`), with 2
+/// and 4 processes where the host has that many GPUs (one process on a one-GPU host), TCP and a
+/// file in turn to hand out NCCL's id. Each rank uploads only its own parts, runs SpMV (both
+/// exchanges), SpMM (k = 8) and BFS, and checks its own rows against the CPU.
+#[test]
+fn processes_form_one_group() {
+    if std::env::var_os("LOOPS_RANK").is_some() {
+        return one_rank();
+    }
+    let devices = Gpu::count().unwrap();
+    let mut sizes: Vec<usize> = [2, 4].into_iter().filter(|&s| s <= devices).collect();
+    if sizes.is_empty() {
+        sizes.push(1);
+    }
+    println!("{devices} GPU(s) visible: groups of {sizes:?} processes");
+    let seed = common::fresh_seed();
+    let exe = std::env::current_exe().unwrap();
+    for (i, &size) in sizes.iter().enumerate() {
+        let bootstrap = if i % 2 == 0 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            format!("127.0.0.1:{port}")
+        } else {
+            let path = std::env::temp_dir().join(format!(
+                "loops-nccl-id-{}-{size}-{seed}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_file(&path);
+            format!("file:{}", path.display())
+        };
+        let children: Vec<_> = (0..size)
+            .map(|r| {
+                std::process::Command::new(&exe)
+                    .args(["--exact", "processes_form_one_group", "--nocapture"])
+                    .env("LOOPS_RANK", r.to_string())
+                    .env("LOOPS_WORLD_SIZE", size.to_string())
+                    .env("LOOPS_BOOTSTRAP", &bootstrap)
+                    .env("LOOPS_DEVICE", r.to_string())
+                    .env("LOOPS_SEED", seed.to_string())
+                    .env("LOOPS_BOOTSTRAP_TIMEOUT", "60")
+                    .env("NCCL_NVLS_ENABLE", "0")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("starting a rank")
+            })
+            .collect();
+        let mut failed = Vec::new();
+        for (r, child) in children.into_iter().enumerate() {
+            let out = child.wait_with_output().expect("a rank's output");
+            let text = String::from_utf8_lossy(&out.stdout);
+            for line in text.lines().filter(|l| l.starts_with("rank ")) {
+                println!("{size} processes ({bootstrap}): {line}");
+            }
+            if !out.status.success() {
+                failed.push(format!(
+                    "rank {r} of {size} ({bootstrap}) exited with {}:\n{text}\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
+    }
+}
+
+/// One rank of `processes_form_one_group`: every process makes the same matrix and graph.
+fn one_rank() {
+    let group = GpuGroup::from_env().expect("joining the group");
+    let seed: u64 = std::env::var("LOOPS_SEED").unwrap().parse().unwrap();
+    let rank = group.local_parts().start;
+    let a: sprs::CsMat<f32> = loops::generate::power_law(40_000, 40_000, 12.0, 2.0, false, seed);
+    let mut da = group.upload_csr(&a).unwrap();
+    let rows = da.local_rows();
+    let mine = a.slice_outer(rows.clone()).to_owned();
+    for k in [1usize, 8] {
+        let b: Vec<f32> = loops::generate::random_vector(a.cols() * k, seed + k as u64);
+        let db = group.scatter(&da, &b, k).unwrap();
+        for exchange in [Exchange::PointToPoint, Exchange::AllGather] {
+            let mut dc = group.zeros(&da, k).unwrap();
+            group.gpu(rank).fill(dc.part_mut(0), f32::NAN).unwrap();
+            if k == 1 {
+                group
+                    .spmv(
+                        &mut da,
+                        kernels::spmv::merge_path::spmv::<f32>,
+                        &db,
+                        &mut dc,
+                        exchange,
+                    )
+                    .unwrap();
+            } else {
+                group
+                    .spmm(
+                        &mut da,
+                        kernels::spmm::warp::spmm::<f32>,
+                        &db,
+                        &mut dc,
+                        exchange,
+                    )
+                    .unwrap();
+            }
+            group.synchronize().unwrap();
+            let c = group.gather(&dc).unwrap();
+            if let Err(m) = check_product(&mine, &b, &c, k) {
+                panic!("rank {rank}, rows {rows:?}, k={k} {exchange:?}: {m}");
+            }
+        }
+    }
+    let g = loops::graph::Graph::from_pattern(
+        &loops::generate::kronecker::<f32>(13, 16, seed),
+        1,
+        seed,
+    )
+    .unwrap();
+    let source = common::graph_sources(&g)[0];
+    let mut dg = group.upload_graph(&g).unwrap();
+    let (levels, stats) = group.bfs(&mut dg, source, kernels::bfs::warp::bfs).unwrap();
+    loops::graph::compare("levels", &loops::graph::bfs_levels(&g, source), &levels)
+        .unwrap_or_else(|e| panic!("rank {rank}: BFS {e}"));
+    println!(
+        "rank {rank} of {}: rows {rows:?}, {} ghost rows, SpMV and SpMM (k = 8) over both exchanges \
+         and BFS ({} levels) match the CPU",
+        group.parts(),
+        da.ghosts(rank),
+        stats.levels
+    );
+}

@@ -205,6 +205,8 @@ fn graph_kernels_compile_for_sm90() {
                 "loops_gather_rows_8",
                 "loops_add_into_f32",
                 "loops_add_into_f64",
+                "loops_add_rows_f32",
+                "loops_add_rows_f64",
             ] {
                 assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}`");
             }

@@ -289,7 +289,27 @@ impl Gpu {
             .map_err(LoopsError::driver(format!(
                 "creating a stream on device {ordinal}"
             )))?;
-        Ok(Gpu {
+        Ok(self.sibling(stream))
+    }
+
+    /// [`Gpu::fork`] with the device's highest stream priority: its kernels' blocks are
+    /// scheduled before those of ordinary streams as SMs free up. A small task that must overlap a
+    /// long kernel (a multi-GPU exchange beside the local product) runs on such a handle.
+    pub fn fork_urgent(&self) -> Result<Gpu> {
+        let ordinal = self.shared.ordinal;
+        let fail = || LoopsError::driver(format!("creating a priority stream on device {ordinal}"));
+        self.shared.ctx.bind_to_thread().map_err(fail())?;
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range().map_err(fail())?;
+        let stream = self
+            .shared
+            .ctx
+            .new_stream_with_priority(greatest)
+            .map_err(fail())?;
+        Ok(self.sibling(stream))
+    }
+
+    fn sibling(&self, stream: Arc<CudaStream>) -> Gpu {
+        Gpu {
             shared: self.shared.clone(),
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
@@ -297,7 +317,7 @@ impl Gpu {
             device_list: Mutex::new(None),
             staging: Mutex::new(None),
             programmatic: AtomicBool::new(self.programmatic_launch()),
-        })
+        }
     }
 
     /// Whether `other` shares this handle's context and compiled kernels (it was made by

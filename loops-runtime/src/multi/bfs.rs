@@ -4,7 +4,8 @@
 //! GPU runs) on the frontier vertices it owns. Per level, the flags of the vertices each part
 //! reached are combined over the parts (NCCL's max all-reduce, or on one device a max and copies),
 //! every part gives the reached vertices their level in its copy, and each keeps the ones it owns
-//! as its next frontier. The host reads one count per part per level.
+//! as its next frontier. The host reads one count per part per level, with the sum over every
+//! part (an NCCL all-reduce beside the flags'), which ends the search in every process at once.
 
 use super::{dims, distributed, join, GpuGroup, RowPartition, EXCHANGE_SOURCE};
 use crate::device::{DeviceBuffer, Gpu};
@@ -17,6 +18,7 @@ use crate::launch::{KernelArgs, Param};
 pub struct DistGraph {
     partition: RowPartition,
     vertices: usize,
+    /// This process's parts.
     parts: Vec<GraphPart>,
     group: usize,
 }
@@ -36,6 +38,7 @@ struct GraphPart {
     levels: DeviceBuffer<u32>,
     flags: DeviceBuffer<u32>,
     frontier: DeviceBuffer<u32>,
+    /// The part's next frontier's length, then the sum of every part's.
     count: DeviceBuffer<u32>,
 }
 
@@ -86,8 +89,8 @@ impl GpuGroup {
         let parts = self
             .members
             .iter()
-            .enumerate()
-            .map(|(p, m)| {
+            .zip(self.local_parts())
+            .map(|(m, p)| {
                 let own = partition.range(p);
                 let (first, last) = (g.offsets()[own.start], g.offsets()[own.end]);
                 // Offsets of every vertex: 0 before the owned rows, the owned rows' edges, then flat.
@@ -103,7 +106,7 @@ impl GpuGroup {
                     levels: gpu.zeros(n)?,
                     flags: gpu.zeros(n)?,
                     frontier: gpu.zeros(own.len().max(1))?,
-                    count: gpu.zeros(1)?,
+                    count: gpu.zeros(2)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -122,7 +125,7 @@ impl GpuGroup {
         source: u32,
         step: K,
     ) -> Result<(Vec<u32>, DistBfsStats)> {
-        if g.group != self.id() || g.parts.len() != self.parts() {
+        if g.group != self.id() || g.parts.len() != self.members.len() {
             return Err(distributed(
                 "the distributed graph was uploaded by another GPU group",
             ));
@@ -134,19 +137,20 @@ impl GpuGroup {
             )));
         }
         let owner = g.partition.owner(source as usize);
-        let mut lens = vec![0usize; self.parts()];
-        for (p, (m, part)) in self.members.iter().zip(&mut g.parts).enumerate() {
+        let mut lens = vec![0usize; self.members.len()];
+        let mut total = 1;
+        for ((p, m), part) in self.local_parts().zip(&self.members).zip(&mut g.parts) {
             m.gpu.fill(&mut part.levels, UNREACHED)?;
             m.gpu.write_at(&mut part.levels, source as usize, &[0])?;
             m.gpu.fill(&mut part.flags, 0)?;
             if p == owner {
                 m.gpu.write_at(&mut part.frontier, 0, &[source])?;
-                lens[p] = 1;
+                lens[p - self.first] = 1;
             }
         }
         let mut stats = DistBfsStats::default();
         let ring = 2 * (self.parts() as u64 - 1) * (n as u64 * 4) / self.parts() as u64;
-        while lens.iter().any(|&l| l > 0) {
+        while total > 0 {
             for ((m, part), &len) in self.members.iter().zip(&mut g.parts).zip(&lens) {
                 if len > 0 {
                     part.frontier.set_len(len);
@@ -162,7 +166,7 @@ impl GpuGroup {
             }
             self.combine_flags(g)?;
             let reached = stats.levels + 1;
-            for (p, (m, part)) in self.members.iter().zip(&mut g.parts).enumerate() {
+            for ((p, m), part) in self.local_parts().zip(&self.members).zip(&mut g.parts) {
                 join(&m.gpu, &m.exchange)?;
                 m.gpu.fill(&mut part.count, 0)?;
                 let capacity = part.frontier.capacity();
@@ -187,9 +191,7 @@ impl GpuGroup {
                 m.gpu
                     .launch_function("loops_bfs_settle", &f, dims(&m.gpu, n), args)?;
             }
-            for (len, (m, part)) in lens.iter_mut().zip(self.members.iter().zip(&g.parts)) {
-                *len = m.gpu.download(&part.count)?[0] as usize;
-            }
+            total = self.count_frontiers(g, &mut lens)?;
             stats.levels += 1;
             stats.exchanged_bytes += ring;
         }
@@ -204,6 +206,38 @@ impl GpuGroup {
             .zip(&g.parts)
             .map(|(m, p)| m.gpu.download(&p.levels))
             .collect()
+    }
+
+    /// Each local part's next frontier length into `lens`; returns the sum over every part.
+    fn count_frontiers(&self, g: &mut DistGraph, lens: &mut [usize]) -> Result<usize> {
+        if let super::Transport::Nccl(comms) = &self.transport {
+            use cudarc::nccl::result as nccl;
+            use cudarc::nccl::sys::{ncclDataType_t::ncclUint32, ncclRedOp_t::ncclSum};
+            let fail = |e| distributed(format!("NCCL all-reduce of BFS frontier sizes: {e:?}"));
+            nccl::group_start().map_err(fail)?;
+            let mut outcome = Ok(());
+            for ((m, part), comm) in self.members.iter().zip(&g.parts).zip(comms) {
+                let ptr = part.count.device_ptr();
+                let s = m.gpu.stream().cu_stream() as _;
+                if let Err(e) = unsafe {
+                    nccl::all_reduce(ptr as _, (ptr + 4) as _, 1, ncclUint32, ncclSum, comm.0, s)
+                } {
+                    outcome = Err(fail(e));
+                }
+            }
+            nccl::group_end().map_err(fail)?;
+            outcome?;
+        }
+        let mut total = 0;
+        for (len, (m, part)) in lens.iter_mut().zip(self.members.iter().zip(&g.parts)) {
+            let count = m.gpu.download(&part.count)?;
+            *len = count[0] as usize;
+            total += count[0] as usize;
+            if self.uses_nccl() {
+                total = count[1] as usize;
+            }
+        }
+        Ok(total)
     }
 
     /// Every part's flags become the maximum over the parts.

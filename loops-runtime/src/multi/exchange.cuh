@@ -69,3 +69,28 @@ extern "C" __global__ void loops_bfs_settle(unsigned int* flags, unsigned int* l
     }
   }
 }
+
+// y[rows[i] * k + j] += part[i * k + j] for i < count, j < k: the remote block's contribution when
+// it keeps only the rows that read another part (the others add nothing).
+template <typename T>
+__device__ void loops_add_rows(T* y, const T* part, const unsigned int* rows,
+                               unsigned long long count, unsigned int k) {
+  unsigned long long total = count * k;
+  for (unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; t < total;
+       t += (unsigned long long)gridDim.x * blockDim.x) {
+    unsigned long long i = t / k, j = t - i * k;
+    y[(unsigned long long)rows[i] * k + j] += part[t];
+  }
+}
+
+extern "C" __global__ void loops_add_rows_f32(float* y, const float* part,
+                                              const unsigned int* rows, unsigned long long count,
+                                              unsigned int k) {
+  loops_add_rows(y, part, rows, count, k);
+}
+
+extern "C" __global__ void loops_add_rows_f64(double* y, const double* part,
+                                              const unsigned int* rows, unsigned long long count,
+                                              unsigned int k) {
+  loops_add_rows(y, part, rows, count, k);
+}

@@ -16,11 +16,19 @@
 //! partition and the exchange where no second GPU is at hand. A group over several devices
 //! ([`GpuGroup::new`]) uses NCCL (libnccl is loaded at run time, like the rest of CUDA; NVLink
 //! multicast is turned off, see [`GpuGroup::new`]).
+//!
+//! A group may also span processes, one GPU each, on one host or several
+//! ([`GpuGroup::join`], [`GpuGroup::from_env`]): each process then holds its own part of every
+//! distributed matrix and vector, and the parts meet only through NCCL. The ranks find each other
+//! through [`bootstrap`] (rank 0's address or a shared file). Part numbers are global: a
+//! process's parts are [`GpuGroup::local_parts`].
 
 pub mod bfs;
+pub mod bootstrap;
 pub mod partition;
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
@@ -28,7 +36,8 @@ use kernels_gen::schedule::LaunchDims;
 use sprs::CsMat;
 
 pub use bfs::{DistBfsStats, DistGraph, PushStep};
-pub use partition::{PartBlocks, Partitioned, RowPartition};
+pub use bootstrap::{Bootstrap, Rank};
+pub use partition::{Block, PartBlocks, Partitioned, RowPartition};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
@@ -59,25 +68,35 @@ pub enum Exchange {
 
 /// The GPUs a distributed matrix lives on, and how their parts exchange rows of `x`.
 pub struct GpuGroup {
+    /// This process's parts: `first..first + members.len()` of `size`.
     members: Vec<Member>,
+    first: usize,
+    size: usize,
     transport: Transport,
+    /// Tells this group's matrices from another's.
+    id: usize,
 }
+
+/// Group ids (an address would change when a group is moved).
+static NEXT_GROUP: AtomicUsize = AtomicUsize::new(1);
 
 struct Member {
     /// The part's products run here.
     gpu: Gpu,
-    /// The part's exchange (gathers, NCCL calls) runs here, beside the local product.
+    /// The part's exchange (gathers, NCCL calls) runs here, beside the local product, on a
+    /// stream of the highest priority: its blocks take SMs as the local product's blocks retire
+    /// instead of waiting for the whole product.
     exchange: Gpu,
 }
 
 enum Transport {
     /// Every part on one device: the exchange is device-to-device copies.
     OneDevice,
-    /// One part per device, a communicator per part.
+    /// One part per device, a communicator per local part.
     Nccl(Vec<NcclComm>),
 }
 
-/// A communicator of `ncclCommInitAll`, destroyed on drop.
+/// A communicator of `ncclCommInitAll` or `ncclCommInitRank`, destroyed on drop.
 struct NcclComm(cudarc::nccl::sys::ncclComm_t);
 
 // An NCCL communicator may be used from any thread, one call at a time; `GpuGroup` makes its
@@ -90,6 +109,21 @@ impl Drop for NcclComm {
         // Nothing to report to: a failed destroy leaves the communicator to process exit.
         let _ = unsafe { cudarc::nccl::result::comm_destroy(self.0) };
     }
+}
+
+/// libnccl is loaded, and NVLink multicast (NVLS) is off unless `NCCL_NVLS_ENABLE` is already
+/// set: on shared hosts a program using it can take the GPUs out of service.
+fn nccl_ready() -> Result<()> {
+    if !unsafe { cudarc::nccl::sys::is_culib_present() } {
+        return Err(distributed(
+            "libnccl could not be loaded (install NCCL, e.g. the nvidia-nccl-cu13 wheel, and \
+             put its lib folder on LD_LIBRARY_PATH)",
+        ));
+    }
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
+    Ok(())
 }
 
 fn distributed(detail: impl Into<String>) -> LoopsError {
@@ -130,25 +164,14 @@ impl GpuGroup {
             .iter()
             .map(|&o| {
                 let gpu = Gpu::new(o)?;
-                let exchange = gpu.fork()?;
+                let exchange = gpu.fork_urgent()?;
                 Ok(Member { gpu, exchange })
             })
             .collect::<Result<Vec<_>>>()?;
         if members.len() == 1 && !nccl_always {
-            return Ok(GpuGroup {
-                members,
-                transport: Transport::OneDevice,
-            });
+            return Ok(GpuGroup::local(members, Transport::OneDevice));
         }
-        if !unsafe { cudarc::nccl::sys::is_culib_present() } {
-            return Err(distributed(
-                "libnccl could not be loaded (install NCCL, e.g. the nvidia-nccl-cu13 wheel, and \
-                 put its lib folder on LD_LIBRARY_PATH)",
-            ));
-        }
-        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-            std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        }
+        nccl_ready()?;
         let devices: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();
         let mut raw = vec![std::ptr::null_mut(); devices.len()];
         unsafe {
@@ -159,10 +182,62 @@ impl GpuGroup {
             )
         }
         .map_err(|e| distributed(format!("ncclCommInitAll over devices {ordinals:?}: {e:?}")))?;
-        Ok(GpuGroup {
+        Ok(GpuGroup::local(
             members,
-            transport: Transport::Nccl(raw.into_iter().map(NcclComm).collect()),
+            Transport::Nccl(raw.into_iter().map(NcclComm).collect()),
+        ))
+    }
+
+    /// Every part in this process.
+    fn local(members: Vec<Member>, transport: Transport) -> GpuGroup {
+        GpuGroup {
+            first: 0,
+            size: members.len(),
+            members,
+            transport,
+            id: NEXT_GROUP.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// This process's part of a group of processes, one GPU each (on one host or several): rank
+    /// 0 makes NCCL's id and hands it to the others through `rank.bootstrap`, then every rank
+    /// joins one communicator. Every process must call this (NCCL waits for all ranks), then
+    /// make the same calls in the same order: uploads and products are collective.
+    pub fn join(rank: &Rank) -> Result<GpuGroup> {
+        let gpu = Gpu::new(rank.device)?;
+        let exchange = gpu.fork_urgent()?;
+        nccl_ready()?;
+        let id = rank.unique_id(|| {
+            cudarc::nccl::result::get_uniqueid()
+                .map_err(|e| distributed(format!("ncclGetUniqueId: {e:?}")))
+        })?;
+        gpu.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver("making the group's device current"))?;
+        let mut comm = std::ptr::null_mut();
+        unsafe {
+            cudarc::nccl::result::comm_init_rank(&mut comm, rank.size as i32, id, rank.rank as i32)
+        }
+        .map_err(|e| {
+            distributed(format!(
+                "ncclCommInitRank (rank {} of {} on device {}): {e:?}",
+                rank.rank, rank.size, rank.device
+            ))
+        })?;
+        Ok(GpuGroup {
+            members: vec![Member { gpu, exchange }],
+            first: rank.rank,
+            size: rank.size,
+            transport: Transport::Nccl(vec![NcclComm(comm)]),
+            id: NEXT_GROUP.fetch_add(1, Ordering::Relaxed),
         })
+    }
+
+    /// [`GpuGroup::join`] with this process's place read from the environment (`LOOPS_RANK`,
+    /// `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, optionally `LOOPS_DEVICE`; see [`bootstrap`]).
+    pub fn from_env() -> Result<GpuGroup> {
+        GpuGroup::join(&Rank::from_env(Gpu::count()?)?)
     }
 
     /// Every device of the host, one part each.
@@ -181,24 +256,34 @@ impl GpuGroup {
             .map(|_| {
                 Ok(Member {
                     gpu: gpu.fork()?,
-                    exchange: gpu.fork()?,
+                    exchange: gpu.fork_urgent()?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(GpuGroup {
-            members,
-            transport: Transport::OneDevice,
-        })
+        Ok(GpuGroup::local(members, Transport::OneDevice))
     }
 
-    /// The number of parts.
+    /// The number of parts, over every process of the group.
     pub fn parts(&self) -> usize {
-        self.members.len()
+        self.size
+    }
+
+    /// The parts this process holds (all of them unless the group spans processes).
+    pub fn local_parts(&self) -> Range<usize> {
+        self.first..self.first + self.members.len()
     }
 
     /// Part `p`'s GPU handle (its products run on its stream).
+    ///
+    /// # Panics
+    /// If part `p` lives in another process (see [`GpuGroup::local_parts`]).
     pub fn gpu(&self, p: usize) -> &Gpu {
-        &self.members[p].gpu
+        let local = self.local_parts();
+        assert!(
+            local.contains(&p),
+            "part {p} lives in another process; this one holds parts {local:?}"
+        );
+        &self.members[p - self.first].gpu
     }
 
     /// Whether the parts exchange through NCCL.
@@ -206,7 +291,8 @@ impl GpuGroup {
         matches!(self.transport, Transport::Nccl(_))
     }
 
-    /// Splits `a` (square) over the group by atoms and uploads each part's blocks.
+    /// Splits `a` (square) over the group by atoms and uploads each part's blocks. In a group of
+    /// processes every process passes the same matrix and uploads only its own parts.
     pub fn upload_csr<T: Float>(&self, a: &CsMat<T>) -> Result<DistCsr<T>> {
         if a.rows() != a.cols() {
             return Err(distributed(format!(
@@ -218,7 +304,20 @@ impl GpuGroup {
         }
         let host = Csr32::from_sprs(a)?;
         let partition = RowPartition::by_atoms(&host.offsets, self.parts());
-        self.upload_partitioned(&Partitioned::split(&host, partition))
+        let split = partition.clone();
+        self.upload_rows(a.rows(), partition, |p, range| {
+            let offsets: Vec<u64> = host.offsets[range.start..=range.end]
+                .iter()
+                .map(|&o| o as u64)
+                .collect();
+            Ok(PartBlocks::of_rows(
+                &split,
+                p,
+                &offsets,
+                &host.indices,
+                &host.values,
+            ))
+        })
     }
 
     /// Uploads a matrix already split (by [`Partitioned::split`]) into as many parts as the group.
@@ -230,39 +329,94 @@ impl GpuGroup {
                 self.parts()
             )));
         }
+        let n = d.partition.starts().last().copied().unwrap_or(0);
+        self.upload_rows(n, d.partition.clone(), |p, _| Ok(d.parts[p].clone()))
+    }
+
+    /// An `n × n` matrix whose rows `partition` splits, each part's blocks made by `part(p, rows)`
+    /// for this process's parts only (e.g. with [`PartBlocks::of_rows`] from rows generated or
+    /// read where they are needed): no process ever holds the whole matrix, so it may be larger
+    /// than any one GPU or host. Which part sends which `x` rows to which is settled here, through
+    /// NCCL where parts live in other processes.
+    pub fn upload_rows<T: Float>(
+        &self,
+        n: usize,
+        partition: RowPartition,
+        part: impl Fn(usize, Range<usize>) -> Result<PartBlocks<T>>,
+    ) -> Result<DistCsr<T>> {
+        if partition.parts() != self.parts() || partition.starts().last() != Some(&n) {
+            return Err(distributed(format!(
+                "a partition of {} parts over {:?} rows for a group of {} parts and {n} rows",
+                partition.parts(),
+                partition.starts().last(),
+                self.parts()
+            )));
+        }
+        let blocks = self
+            .local_parts()
+            .map(|p| {
+                let b = part(p, partition.range(p))?;
+                let fits = b.rows == partition.range(p)
+                    && b.ghosts_from.len() == self.parts()
+                    && b.local.rows == b.rows.len()
+                    && b.remote.cols == b.ghosts.len();
+                if !fits {
+                    return Err(distributed(format!(
+                        "part {p}'s blocks do not match its rows {:?} of the partition",
+                        partition.range(p)
+                    )));
+                }
+                Ok(b)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // reads[p][q]: the ghost rows part p reads from part q, for every part of the group.
+        let reads = self.all_read_counts(&blocks)?;
         let pad = (0..self.parts())
-            .map(|p| d.partition.range(p).len())
+            .map(|p| partition.range(p).len())
             .max()
             .unwrap_or(0);
-        let parts = d
-            .parts
+        let sends = self.send_lists(&partition, &blocks, &reads)?;
+        let parts = blocks
             .iter()
-            .enumerate()
-            .map(|(p, b)| {
-                let gpu = &self.members[p].gpu;
-                let mut send_idx = Vec::new();
-                let mut send_to = Vec::new();
-                for q in 0..self.parts() {
-                    let start = send_idx.len();
-                    send_idx.extend(d.sends(p, q));
-                    send_to.push(start..send_idx.len());
-                }
+            .zip(sends)
+            .zip(&self.members)
+            .map(|((b, (send_idx, send_to)), m)| {
+                let gpu = &m.gpu;
                 // Where each ghost sits in the all-gathered rows: its owner's slot, then its row.
                 let ghost_src: Vec<u32> = b
                     .ghosts
                     .iter()
                     .map(|&g| {
-                        let q = d.partition.owner(g as usize);
-                        (q * pad + g as usize - d.partition.range(q).start) as u32
+                        let q = partition.owner(g as usize);
+                        (q * pad + g as usize - partition.range(q).start) as u32
                     })
                     .collect();
+                let upload = |b: &partition::Block<T>, offsets: &[u64]| {
+                    let rows = offsets.len() - 1;
+                    gpu.upload_csr_parts(rows, b.cols, offsets, &b.indices, &b.values)
+                };
+                // The remote block keeps only the rows that read another part, when that is at
+                // most half of them (a banded matrix: the rows near the part's edges).
+                let reading: Vec<u32> = (0..b.remote.rows)
+                    .filter(|&r| b.remote.offsets[r + 1] > b.remote.offsets[r])
+                    .map(|r| r as u32)
+                    .collect();
+                let compact = 2 * reading.len() <= b.remote.rows;
+                let remote_offsets: Vec<u64> = match compact {
+                    true => std::iter::once(0)
+                        .chain(reading.iter().map(|&r| b.remote.offsets[r as usize + 1]))
+                        .collect(),
+                    false => Vec::new(),
+                };
                 Ok(DevicePart {
                     rows: b.rows.clone(),
-                    local: gpu.upload_csr32(&b.local)?,
-                    remote: match b.ghosts.len() {
-                        0 => None,
-                        _ => Some(gpu.upload_csr32(&b.remote)?),
+                    local: upload(&b.local, &b.local.offsets)?,
+                    remote: match (b.ghosts.len(), compact) {
+                        (0, _) => None,
+                        (_, true) => Some(upload(&b.remote, &remote_offsets)?),
+                        (_, false) => Some(upload(&b.remote, &b.remote.offsets)?),
                     },
+                    remote_rows: gpu.upload(if compact { &reading } else { &[] })?,
                     ghosts: b.ghosts.len(),
                     ghosts_from: b.ghosts_from.clone(),
                     send_idx: gpu.upload(&send_idx)?,
@@ -273,14 +427,149 @@ impl GpuGroup {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(DistCsr {
-            partition: d.partition.clone(),
+            partition,
             parts,
+            ghost_counts: reads.iter().map(|r| r.iter().sum()).collect(),
+            first: self.first,
             pad,
-            group: self.id(),
+            group: self.id,
         })
     }
 
-    /// `x` (row-major, `rows × k`) split by the matrix's partition onto the parts.
+    /// `reads[p][q]`: the ghost rows part `p` reads from part `q`, for every part; gathered over
+    /// NCCL when some parts live in other processes.
+    fn all_read_counts<T>(&self, blocks: &[PartBlocks<T>]) -> Result<Vec<Vec<usize>>> {
+        let mine: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|b| b.ghosts_from.iter().map(|r| r.len()).collect())
+            .collect();
+        if self.members.len() == self.size {
+            return Ok(mine);
+        }
+        let Transport::Nccl(comms) = &self.transport else {
+            unreachable!("a group across processes talks through NCCL");
+        };
+        let parts = self.size;
+        let fail = |e| distributed(format!("NCCL all-gather of the parts' read counts: {e:?}"));
+        let mut all = Vec::new();
+        for ((m, comm), row) in self.members.iter().zip(comms).zip(&mine) {
+            let counts: Vec<u64> = row.iter().map(|&c| c as u64).collect();
+            let send = m.gpu.upload(&counts)?;
+            let recv = m.gpu.zeros::<u64>(parts * parts)?;
+            use cudarc::nccl::{result as nccl, sys::ncclDataType_t::ncclUint64};
+            unsafe {
+                nccl::all_gather(
+                    send.device_ptr() as _,
+                    recv.device_ptr() as _,
+                    parts,
+                    ncclUint64,
+                    comm.0,
+                    m.gpu.stream().cu_stream() as _,
+                )
+            }
+            .map_err(fail)?;
+            all = m.gpu.download(&recv)?;
+        }
+        Ok(all
+            .chunks(parts)
+            .map(|r| r.iter().map(|&c| c as usize).collect())
+            .collect())
+    }
+
+    /// Each local part's send list (indices into its own rows, every receiver's run in turn) and
+    /// the runs. A part sends `q` the run of `q`'s ghosts that it owns; where `q` is in another
+    /// process, `q` sends that run over first.
+    #[allow(clippy::type_complexity)]
+    fn send_lists<T>(
+        &self,
+        partition: &RowPartition,
+        blocks: &[PartBlocks<T>],
+        reads: &[Vec<usize>],
+    ) -> Result<Vec<(Vec<u32>, Vec<Range<usize>>)>> {
+        let local = self.local_parts();
+        let runs = |p: usize| {
+            let mut at = 0;
+            (0..self.size)
+                .map(|q| {
+                    let r = at..at + reads[q][p];
+                    at = r.end;
+                    r
+                })
+                .collect::<Vec<_>>()
+        };
+        if local.len() == self.size {
+            return Ok((0..self.size)
+                .map(|p| {
+                    let start = partition.range(p).start as u32;
+                    let idx = (0..self.size)
+                        .flat_map(|q| {
+                            let b = &blocks[q];
+                            b.ghosts[b.ghosts_from[p].clone()]
+                                .iter()
+                                .map(|&g| g - start)
+                        })
+                        .collect();
+                    (idx, runs(p))
+                })
+                .collect());
+        }
+        let Transport::Nccl(comms) = &self.transport else {
+            unreachable!("a group across processes talks through NCCL");
+        };
+        use cudarc::nccl::{result as nccl, sys::ncclDataType_t::ncclUint32};
+        let fail = |e| distributed(format!("NCCL exchange of the parts' ghost lists: {e:?}"));
+        let mut ghosts = Vec::new();
+        let mut received = Vec::new();
+        for (b, m) in blocks.iter().zip(&self.members) {
+            ghosts.push(m.gpu.upload(&b.ghosts)?);
+        }
+        for (i, m) in self.members.iter().enumerate() {
+            let p = local.start + i;
+            received.push(m.gpu.zeros::<u32>(runs(p).last().map_or(0, |r| r.end))?);
+        }
+        nccl::group_start().map_err(fail)?;
+        let mut outcome = Ok(());
+        for (i, (m, comm)) in self.members.iter().zip(comms).enumerate() {
+            let p = local.start + i;
+            let s = m.gpu.stream().cu_stream() as _;
+            let word = 4u64;
+            for (q, run) in runs(p).into_iter().enumerate() {
+                if q == p {
+                    continue;
+                }
+                let mine = &blocks[i].ghosts_from[q];
+                let result = unsafe {
+                    let send = (!mine.is_empty()).then(|| {
+                        let src = ghosts[i].device_ptr() + mine.start as u64 * word;
+                        nccl::send(src as _, mine.len(), ncclUint32, q as i32, comm.0, s)
+                    });
+                    let recv = (!run.is_empty()).then(|| {
+                        let dst = received[i].device_ptr() + run.start as u64 * word;
+                        nccl::recv(dst as _, run.len(), ncclUint32, q as i32, comm.0, s)
+                    });
+                    send.transpose().and(recv.transpose())
+                };
+                if let Err(e) = result {
+                    outcome = Err(fail(e));
+                }
+            }
+        }
+        nccl::group_end().map_err(fail)?;
+        outcome?;
+        let mut lists = Vec::new();
+        for (i, m) in self.members.iter().enumerate() {
+            let p = local.start + i;
+            let start = partition.range(p).start as u32;
+            let mut idx = m.gpu.download(&received[i])?;
+            // The part's own run (from itself) is empty: it reads its own rows locally.
+            idx.iter_mut().for_each(|g| *g -= start);
+            lists.push((idx, runs(p)));
+        }
+        Ok(lists)
+    }
+
+    /// `x` (row-major, `rows × k`, every row) split by the matrix's partition onto the parts (in
+    /// a group of processes, onto this process's parts).
     pub fn scatter<T: Float>(&self, a: &DistCsr<T>, x: &[T], k: usize) -> Result<DistDense<T>> {
         self.check(a)?;
         let n = a.partition.starts().last().copied().unwrap_or(0);
@@ -290,10 +579,12 @@ impl GpuGroup {
                 x.len()
             )));
         }
-        let parts = (0..self.parts())
-            .map(|p| {
+        let parts = self
+            .local_parts()
+            .zip(&self.members)
+            .map(|(p, m)| {
                 let r = a.partition.range(p);
-                self.members[p].gpu.upload(&x[r.start * k..r.end * k])
+                m.gpu.upload(&x[r.start * k..r.end * k])
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(DistDense { parts, k })
@@ -302,13 +593,16 @@ impl GpuGroup {
     /// Zeros shaped like the matrix's rows, `k` columns.
     pub fn zeros<T: Float>(&self, a: &DistCsr<T>, k: usize) -> Result<DistDense<T>> {
         self.check(a)?;
-        let parts = (0..self.parts())
-            .map(|p| self.members[p].gpu.zeros(a.partition.range(p).len() * k))
+        let parts = self
+            .local_parts()
+            .zip(&self.members)
+            .map(|(p, m)| m.gpu.zeros(a.partition.range(p).len() * k))
             .collect::<Result<Vec<_>>>()?;
         Ok(DistDense { parts, k })
     }
 
-    /// The parts of `v` downloaded and joined, in row order.
+    /// The parts of `v` downloaded and joined, in row order: every row, or in a group of
+    /// processes the rows of this process's parts (see [`DistCsr::local_rows`]).
     pub fn gather<T: Float>(&self, v: &DistDense<T>) -> Result<Vec<T>> {
         let mut out = Vec::new();
         for (m, part) in self.members.iter().zip(&v.parts) {
@@ -353,6 +647,35 @@ impl GpuGroup {
         })
     }
 
+    /// The exchange of a product with `x`'s `k` columns alone (gathers, transfers, and under
+    /// [`Exchange::AllGather`] the picking of the ghosts), queued on the exchange streams: what a
+    /// benchmark times to tell how much of it a product hides behind its local blocks.
+    pub fn exchange_alone<T: Float>(
+        &self,
+        a: &mut DistCsr<T>,
+        x: &DistDense<T>,
+        exchange: Exchange,
+    ) -> Result<()> {
+        self.check(a)?;
+        let k = x.k;
+        if x.parts.len() != self.members.len()
+            || (a.parts.iter().zip(&x.parts)).any(|(p, v)| v.len() != p.rows.len() * k)
+        {
+            return Err(distributed(
+                "x is not shaped like the matrix's parts (make it with GpuGroup::scatter)",
+            ));
+        }
+        let pad = a.pad;
+        for (m, part) in self.members.iter().zip(&mut a.parts) {
+            part.ensure_scratch(&m.gpu, k, pad, self.size)?;
+            join(&m.exchange, &m.gpu)?;
+        }
+        match exchange {
+            Exchange::PointToPoint => self.exchange_p2p(a, k, x),
+            Exchange::AllGather => self.exchange_all(a, k, x),
+        }
+    }
+
     /// Waits for every part's work.
     pub fn synchronize(&self) -> Result<()> {
         for m in &self.members {
@@ -365,22 +688,23 @@ impl GpuGroup {
     /// The bytes one product with `k` columns moves between parts.
     pub fn exchange_bytes<T: Float>(&self, a: &DistCsr<T>, k: usize, exchange: Exchange) -> usize {
         let rows: usize = match exchange {
-            Exchange::PointToPoint => a.parts.iter().map(|p| p.ghosts).sum(),
+            Exchange::PointToPoint => a.ghost_counts.iter().sum(),
             Exchange::AllGather => {
                 let n = a.partition.starts().last().copied().unwrap_or(0);
-                let parts = a.parts.iter().filter(|p| p.ghosts > 0);
-                parts.map(|p| n - p.rows.len()).sum()
+                let reading = (0..self.parts()).filter(|&p| a.ghost_counts[p] > 0);
+                reading.map(|p| n - a.partition.range(p).len()).sum()
             }
         };
         rows * k * std::mem::size_of::<T>()
     }
 
-    fn id(&self) -> usize {
-        self as *const GpuGroup as usize
+    /// Tells this group's matrices and graphs from another's.
+    pub(crate) fn id(&self) -> usize {
+        self.id
     }
 
     fn check<T>(&self, a: &DistCsr<T>) -> Result<()> {
-        if a.group != self.id() || a.parts.len() != self.parts() {
+        if a.group != self.id || a.parts.len() != self.members.len() {
             return Err(distributed(
                 "the distributed matrix was uploaded by another GPU group",
             ));
@@ -400,8 +724,8 @@ impl GpuGroup {
         self.check(a)?;
         for (what, v) in [("x", x), ("y", &*y)] {
             let fits = v.k == k
-                && v.parts.len() == self.parts()
-                && (0..self.parts()).all(|p| v.parts[p].len() == a.partition.range(p).len() * k);
+                && v.parts.len() == self.members.len()
+                && (a.parts.iter().zip(&v.parts)).all(|(p, v)| v.len() == p.rows.len() * k);
             if !fits {
                 return Err(distributed(format!(
                     "{what} is not shaped like the matrix's parts with {k} columns (make it with \
@@ -411,7 +735,7 @@ impl GpuGroup {
         }
         let pad = a.pad;
         for (m, part) in self.members.iter().zip(&mut a.parts) {
-            part.ensure_scratch(&m.gpu, k, pad, self.parts())?;
+            part.ensure_scratch(&m.gpu, k, pad, self.size)?;
         }
         // The exchange streams wait for what came before (x written, last product's reads of the
         // ghost and send rows); the local products then start beside the exchange.
@@ -432,7 +756,10 @@ impl GpuGroup {
             if let Some(remote) = &part.remote {
                 let s = part.scratch.as_mut().expect("made above");
                 kernel(&m.gpu, remote, &s.ghost_x, &mut s.partial)?;
-                add_into(&m.gpu, &mut y.parts[p], &s.partial)?;
+                match part.remote_rows.is_empty() {
+                    true => add_into(&m.gpu, &mut y.parts[p], &s.partial)?,
+                    false => add_rows(&m.gpu, &mut y.parts[p], &s.partial, &part.remote_rows, k)?,
+                }
             }
         }
         Ok(())
@@ -440,53 +767,51 @@ impl GpuGroup {
 
     /// Gathers what each part sends, then moves each run to its receiver's ghost rows.
     fn exchange_p2p<T: Float>(&self, a: &mut DistCsr<T>, k: usize, x: &DistDense<T>) -> Result<()> {
-        for (p, (m, part)) in self.members.iter().zip(&mut a.parts).enumerate() {
+        for (i, (m, part)) in self.members.iter().zip(&mut a.parts).enumerate() {
             let s = part.scratch.as_mut().expect("made by product");
-            gather_rows(&m.exchange, &mut s.send, &x.parts[p], &part.send_idx, k)?;
+            gather_rows(&m.exchange, &mut s.send, &x.parts[i], &part.send_idx, k)?;
         }
-        let size = std::mem::size_of::<T>() * k;
-        // (receiver, sender, destination pointer, source pointer, bytes) of every message.
-        let mut moves = Vec::new();
-        for (p, part) in a.parts.iter().enumerate() {
-            for (q, run) in part.ghosts_from.iter().enumerate() {
-                if run.is_empty() {
-                    continue;
+        let size = (std::mem::size_of::<T>() * k) as u64;
+        let mut messages = Vec::new();
+        for (i, part) in a.parts.iter().enumerate() {
+            let p = self.first + i;
+            let s = part.scratch_ref();
+            for q in (0..self.size).filter(|&q| q != p) {
+                let (out, got) = (&part.send_to[q], &part.ghosts_from[q]);
+                if !out.is_empty() {
+                    let src = s.send.device_ptr() + out.start as u64 * size;
+                    messages.push(Message::send(p, q, src, out.len() as u64 * size));
                 }
-                let from = &a.parts[q];
-                let src = from.send_to[p].start;
-                debug_assert_eq!(from.send_to[p].len(), run.len());
-                let (dst_buf, src_buf) = (&part.scratch_ref().ghost_x, &from.scratch_ref().send);
-                moves.push((
-                    p,
-                    q,
-                    dst_buf.device_ptr() + (run.start * size) as u64,
-                    src_buf.device_ptr() + (src * size) as u64,
-                    run.len() * size,
-                ));
+                if !got.is_empty() {
+                    let dst = s.ghost_x.device_ptr() + got.start as u64 * size;
+                    messages.push(Message::recv(p, q, dst, got.len() as u64 * size));
+                }
             }
         }
-        self.move_bytes(&moves)
+        self.move_bytes(&messages)
     }
 
     /// Pads each part's rows into its slot of every part's gathered rows, then picks the ghosts.
     fn exchange_all<T: Float>(&self, a: &mut DistCsr<T>, k: usize, x: &DistDense<T>) -> Result<()> {
-        let size = std::mem::size_of::<T>() * k;
-        let slot = a.pad * size;
-        let mut moves = Vec::new();
-        for p in 0..a.parts.len() {
-            // A part reading no other part's rows takes nothing; no part reads its own slot.
-            if a.parts[p].ghosts == 0 {
-                continue;
-            }
-            for q in 0..a.parts.len() {
-                let len = a.partition.range(q).len() * size;
-                if len > 0 && q != p {
-                    let dst = a.parts[p].scratch_ref().gathered.device_ptr() + (q * slot) as u64;
-                    moves.push((p, q, dst, x.parts[q].device_ptr(), len));
+        let size = (std::mem::size_of::<T>() * k) as u64;
+        let slot = a.pad as u64 * size;
+        let mut messages = Vec::new();
+        for (i, part) in a.parts.iter().enumerate() {
+            let p = self.first + i;
+            for q in (0..self.size).filter(|&q| q != p) {
+                // A part reading no other part's rows takes nothing; no part reads its own slot.
+                if a.ghost_counts[q] > 0 && !part.rows.is_empty() {
+                    let bytes = part.rows.len() as u64 * size;
+                    messages.push(Message::send(p, q, x.parts[i].device_ptr(), bytes));
+                }
+                let theirs = a.partition.range(q).len() as u64 * size;
+                if part.ghosts > 0 && theirs > 0 {
+                    let dst = part.scratch_ref().gathered.device_ptr() + q as u64 * slot;
+                    messages.push(Message::recv(p, q, dst, theirs));
                 }
             }
         }
-        self.move_bytes(&moves)?;
+        self.move_bytes(&messages)?;
         for (m, part) in self.members.iter().zip(&mut a.parts) {
             if part.ghosts > 0 {
                 let s = part.scratch.as_mut().expect("made by product");
@@ -496,9 +821,10 @@ impl GpuGroup {
         Ok(())
     }
 
-    /// Carries out `(receiver, sender, dst, src, bytes)` messages: copies on the receiver's
-    /// exchange stream after every sender's exchange stream (one device), or one NCCL group.
-    fn move_bytes(&self, moves: &[(usize, usize, u64, u64, usize)]) -> Result<()> {
+    /// Carries out the messages of the local parts: on one device, each receive is a copy from
+    /// its sender's matching send, queued on the receiver's exchange stream after every sender's;
+    /// through NCCL, one group of sends and receives on each part's exchange stream.
+    fn move_bytes(&self, messages: &[Message]) -> Result<()> {
         match &self.transport {
             Transport::OneDevice => {
                 for (p, m) in self.members.iter().enumerate() {
@@ -508,13 +834,18 @@ impl GpuGroup {
                         }
                     }
                 }
-                for &(p, _, dst, src, bytes) in moves {
-                    let stream = self.members[p].exchange.stream();
+                for recv in messages.iter().filter(|m| !m.send) {
+                    let send = messages
+                        .iter()
+                        .find(|m| m.send && m.part == recv.peer && m.peer == recv.part)
+                        .expect("every receive has its send on one device");
+                    debug_assert_eq!(send.bytes, recv.bytes);
+                    let stream = self.members[recv.part].exchange.stream();
                     unsafe {
                         cudarc::driver::result::memcpy_dtod_async(
-                            dst,
-                            src,
-                            bytes,
+                            recv.ptr,
+                            send.ptr,
+                            recv.bytes as usize,
                             stream.cu_stream(),
                         )
                     }
@@ -535,16 +866,18 @@ impl GpuGroup {
                 let fail = |e| distributed(format!("NCCL exchange of x rows: {e:?}"));
                 nccl::group_start().map_err(fail)?;
                 let mut outcome = Ok(());
-                for &(p, q, dst, src, bytes) in moves {
-                    let (sp, sq) = (
-                        self.members[p].exchange.stream().cu_stream() as _,
-                        self.members[q].exchange.stream().cu_stream() as _,
-                    );
-                    let sent =
-                        unsafe { nccl::send(src as _, bytes, ncclUint8, p as i32, comms[q].0, sq) };
-                    let got =
-                        unsafe { nccl::recv(dst as _, bytes, ncclUint8, q as i32, comms[p].0, sp) };
-                    if let Err(e) = sent.and(got) {
+                for m in messages {
+                    let i = m.part - self.first;
+                    let stream = self.members[i].exchange.stream().cu_stream() as _;
+                    let (comm, peer, bytes) = (comms[i].0, m.peer as i32, m.bytes as usize);
+                    let done = unsafe {
+                        if m.send {
+                            nccl::send(m.ptr as _, bytes, ncclUint8, peer, comm, stream)
+                        } else {
+                            nccl::recv(m.ptr as _, bytes, ncclUint8, peer, comm, stream)
+                        }
+                    };
+                    if let Err(e) = done {
                         outcome = Err(fail(e));
                     }
                 }
@@ -556,10 +889,45 @@ impl GpuGroup {
     }
 }
 
+/// One side of a transfer between two parts (global part numbers).
+struct Message {
+    part: usize,
+    peer: usize,
+    send: bool,
+    ptr: u64,
+    bytes: u64,
+}
+
+impl Message {
+    fn send(part: usize, peer: usize, ptr: u64, bytes: u64) -> Message {
+        Message {
+            part,
+            peer,
+            send: true,
+            ptr,
+            bytes,
+        }
+    }
+
+    fn recv(part: usize, peer: usize, ptr: u64, bytes: u64) -> Message {
+        Message {
+            part,
+            peer,
+            send: false,
+            ptr,
+            bytes,
+        }
+    }
+}
+
 /// A square CSR matrix split over a [`GpuGroup`] (see the module documentation).
 pub struct DistCsr<T> {
     partition: RowPartition,
+    /// This process's parts, from part `first` on.
     parts: Vec<DevicePart<T>>,
+    first: usize,
+    /// Every part's ghost rows (also the parts of other processes).
+    ghost_counts: Vec<usize>,
     /// The largest part's rows: the slot size of the all-gather.
     pad: usize,
     /// The group it was uploaded by (its address).
@@ -573,13 +941,40 @@ impl<T> DistCsr<T> {
     }
 
     /// Part `p`'s local block (its own columns) on its GPU.
+    ///
+    /// # Panics
+    /// If part `p` lives in another process.
     pub fn local(&self, p: usize) -> &DeviceCsr<T> {
-        &self.parts[p].local
+        let local = self.first..self.first + self.parts.len();
+        assert!(
+            local.contains(&p),
+            "part {p} lives in another process; this one holds parts {local:?}"
+        );
+        &self.parts[p - self.first].local
+    }
+
+    /// Part `p`'s remote block (`rows × ghosts`, the other parts' columns), if it reads any.
+    ///
+    /// # Panics
+    /// If part `p` lives in another process.
+    pub fn remote(&self, p: usize) -> Option<&DeviceCsr<T>> {
+        let local = self.first..self.first + self.parts.len();
+        assert!(
+            local.contains(&p),
+            "part {p} lives in another process; this one holds parts {local:?}"
+        );
+        self.parts[p - self.first].remote.as_ref()
     }
 
     /// The ghost rows part `p` reads from other parts.
     pub fn ghosts(&self, p: usize) -> usize {
-        self.parts[p].ghosts
+        self.ghost_counts[p]
+    }
+
+    /// The rows this process's parts own: what [`GpuGroup::gather`] returns.
+    pub fn local_rows(&self) -> Range<usize> {
+        let start = self.parts.first().map_or(0, |b| b.rows.start);
+        start..self.parts.last().map_or(0, |b| b.rows.end)
     }
 }
 
@@ -588,7 +983,10 @@ struct DevicePart<T> {
     local: DeviceCsr<T>,
     /// `None` when the part reads no other part's rows.
     remote: Option<DeviceCsr<T>>,
+    /// The rows of `remote`, when it keeps only those that read another part (else empty: all).
+    remote_rows: DeviceBuffer<u32>,
     ghosts: usize,
+    /// For each part, the run of the ghost rows that part sends here.
     ghosts_from: Vec<Range<usize>>,
     /// What this part sends, every receiver's run in turn (indices into its own rows).
     send_idx: DeviceBuffer<u32>,
@@ -617,7 +1015,7 @@ impl<T: Float> DevicePart<T> {
             k,
             send: gpu.zeros(self.send_idx.len() * k)?,
             ghost_x: gpu.zeros(self.ghosts * k)?,
-            partial: gpu.zeros(self.rows.len() * k)?,
+            partial: gpu.zeros(self.remote.as_ref().map_or(0, |r| r.rows()) * k)?,
             gathered: gpu.zeros(if self.ghosts > 0 { pad * parts * k } else { 0 })?,
         });
         Ok(())
@@ -708,6 +1106,32 @@ fn gather_rows<T: Float>(
     );
     args.scalar(idx.len() as u64).scalar(k as u32);
     gpu.launch_function("loops_gather_rows", &f, dims(gpu, idx.len() * k), args)
+}
+
+fn add_rows<T: Float>(
+    gpu: &Gpu,
+    y: &mut DeviceBuffer<T>,
+    part: &DeviceBuffer<T>,
+    rows: &DeviceBuffer<u32>,
+    k: usize,
+) -> Result<()> {
+    let (entry, ty) = match T::RUST_NAME {
+        "f32" => ("loops_add_rows_f32", "float"),
+        _ => ("loops_add_rows_f64", "double"),
+    };
+    let f = gpu.function("loops_add_rows", EXCHANGE_SOURCE, entry)?;
+    let mut args = KernelArgs::new();
+    args.push_buffer(y, Param::Ptr { ty, mutable: true });
+    args.push_buffer(part, Param::Ptr { ty, mutable: false });
+    args.push_buffer(
+        rows,
+        Param::Ptr {
+            ty: "unsigned int",
+            mutable: false,
+        },
+    );
+    args.scalar(rows.len() as u64).scalar(k as u32);
+    gpu.launch_function("loops_add_rows", &f, dims(gpu, rows.len() * k), args)
 }
 
 fn add_into<T: Float>(gpu: &Gpu, y: &mut DeviceBuffer<T>, part: &DeviceBuffer<T>) -> Result<()> {

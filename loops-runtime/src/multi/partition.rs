@@ -90,15 +90,38 @@ impl RowPartition {
     }
 }
 
+/// A block of a part: CSR with 64-bit offsets, since one part of a matrix larger than a GPU may
+/// hold more than `i32::MAX` entries (it is uploaded with 32-bit offsets when they fit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block<T> {
+    /// The rows.
+    pub rows: usize,
+    /// The columns.
+    pub cols: usize,
+    /// `rows + 1` offsets.
+    pub offsets: Vec<u64>,
+    /// The column of each entry.
+    pub indices: Vec<i32>,
+    /// The value of each entry.
+    pub values: Vec<T>,
+}
+
+impl<T> Block<T> {
+    /// The entries.
+    pub fn nnz(&self) -> usize {
+        self.indices.len()
+    }
+}
+
 /// One part's rows as its local and remote blocks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartBlocks<T> {
     /// The rows (and `x` entries) the part owns.
     pub rows: Range<usize>,
     /// `rows.len() × rows.len()`: the entries whose column the part owns, columns from 0.
-    pub local: Csr32<T>,
+    pub local: Block<T>,
     /// `rows.len() × ghosts.len()`: the other entries, columns numbered by ghost.
-    pub remote: Csr32<T>,
+    pub remote: Block<T>,
     /// The global column of each ghost, ascending.
     pub ghosts: Vec<u32>,
     /// For each part `q`, the run of `ghosts` that `q` owns (empty for the part itself).
@@ -114,7 +137,7 @@ pub struct Partitioned<T> {
     pub parts: Vec<PartBlocks<T>>,
 }
 
-impl<T: Copy> Partitioned<T> {
+impl<T: Copy + Send + Sync> Partitioned<T> {
     /// Splits `a` (square, valid CSR) by `partition`.
     ///
     /// # Panics
@@ -145,69 +168,234 @@ impl<T: Copy> Partitioned<T> {
     }
 }
 
-fn blocks<T: Copy>(a: &Csr32<T>, partition: &RowPartition, p: usize) -> PartBlocks<T> {
+fn blocks<T: Copy + Send + Sync>(
+    a: &Csr32<T>,
+    partition: &RowPartition,
+    p: usize,
+) -> PartBlocks<T> {
     let rows = partition.range(p);
-    let own = rows.start as i64..rows.end as i64;
-    let entries = a.offsets[rows.start] as usize..a.offsets[rows.end] as usize;
-    let mut ghosts: Vec<u32> = a.indices[entries.clone()]
+    let offsets: Vec<u64> = a.offsets[rows.start..=rows.end]
         .iter()
-        .filter(|&&c| !own.contains(&(c as i64)))
-        .map(|&c| c as u32)
+        .map(|&o| o as u64)
         .collect();
-    ghosts.sort_unstable();
-    ghosts.dedup();
-    let (mut local, mut remote) = (
-        empty(rows.len(), rows.len()),
-        empty(rows.len(), ghosts.len()),
-    );
-    for r in rows.clone() {
-        for nz in a.offsets[r] as usize..a.offsets[r + 1] as usize {
-            let c = a.indices[nz] as i64;
-            if own.contains(&c) {
-                local.indices.push((c - own.start) as i32);
-                local.values.push(a.values[nz]);
-            } else {
-                let g = ghosts
-                    .binary_search(&(c as u32))
-                    .expect("every foreign column is a ghost");
-                remote.indices.push(g as i32);
-                remote.values.push(a.values[nz]);
-            }
-        }
-        local.offsets.push(local.indices.len() as i32);
-        remote.offsets.push(remote.indices.len() as i32);
+    PartBlocks::of_rows(partition, p, &offsets, &a.indices, &a.values)
+}
+
+/// Rows a thread of [`PartBlocks::of_rows`] takes at a time.
+const CHUNK_ROWS: usize = 1 << 16;
+
+impl<T: Copy + Send + Sync> PartBlocks<T> {
+    /// Part `p`'s blocks from its own rows alone: `offsets` (`rows + 1` of them, from any base)
+    /// index `indices` (global columns) and `values`. A process of a group that spans several
+    /// processes, or a generator that makes each part's rows where they are needed, never holds
+    /// the whole matrix. Large parts are split on every core, in chunks of rows.
+    ///
+    /// # Panics
+    /// If `offsets` does not hold one more entry than part `p`'s rows, or points outside
+    /// `indices`/`values`: callers check both first.
+    pub fn of_rows(
+        partition: &RowPartition,
+        p: usize,
+        offsets: &[u64],
+        indices: &[i32],
+        values: &[T],
+    ) -> PartBlocks<T> {
+        Self::of_rows_in_chunks(partition, p, offsets, indices, values, CHUNK_ROWS)
     }
-    let ghosts_from = (0..partition.parts())
-        .map(|q| {
-            let r = partition.range(q);
-            let lo = ghosts.partition_point(|&g| (g as usize) < r.start);
-            let hi = ghosts.partition_point(|&g| (g as usize) < r.end);
-            lo..hi
-        })
-        .collect();
-    PartBlocks {
-        rows,
-        local,
-        remote,
-        ghosts,
-        ghosts_from,
+
+    fn of_rows_in_chunks(
+        partition: &RowPartition,
+        p: usize,
+        offsets: &[u64],
+        indices: &[i32],
+        values: &[T],
+        chunk_rows: usize,
+    ) -> PartBlocks<T> {
+        let rows = partition.range(p);
+        assert_eq!(offsets.len(), rows.len() + 1, "a part's rows and offsets");
+        let own = rows.start as i64..rows.end as i64;
+        let chunks: Vec<Range<usize>> = (0..rows.len().div_ceil(chunk_rows))
+            .map(|c| c * chunk_rows..((c + 1) * chunk_rows).min(rows.len()))
+            .collect();
+        let entries = |r: &Range<usize>| offsets[r.start] as usize..offsets[r.end] as usize;
+        // Pass 1, per chunk: its foreign columns (sorted, distinct) and its local entries.
+        let firsts: Vec<(Vec<u32>, usize)> = on_every_core(&chunks, |r| {
+            let mut foreign: Vec<u32> = Vec::new();
+            let mut local = 0;
+            for &c in &indices[entries(r)] {
+                if own.contains(&(c as i64)) {
+                    local += 1;
+                } else {
+                    foreign.push(c as u32);
+                }
+            }
+            foreign.sort_unstable();
+            foreign.dedup();
+            (foreign, local)
+        });
+        let mut ghosts: Vec<u32> = firsts.iter().flat_map(|(f, _)| f.iter().copied()).collect();
+        ghosts.sort_unstable();
+        ghosts.dedup();
+        // Where each chunk's entries start in the two blocks.
+        let (mut at_local, mut at_remote) = (vec![0usize], vec![0usize]);
+        for (r, (_, local)) in chunks.iter().zip(&firsts) {
+            at_local.push(at_local.last().unwrap() + local);
+            at_remote.push(at_remote.last().unwrap() + entries(r).len() - local);
+        }
+        let (nl, nr) = (*at_local.last().unwrap(), *at_remote.last().unwrap());
+        let mut local = Block::with_len(rows.len(), rows.len(), nl, values.first().copied());
+        let mut remote = Block::with_len(rows.len(), ghosts.len(), nr, values.first().copied());
+        // Pass 2, per chunk: its rows of both blocks, written in place.
+        {
+            let mut work = Vec::new();
+            let (mut lo, mut li, mut lv) = (
+                &mut local.offsets[1..],
+                &mut local.indices[..],
+                &mut local.values[..],
+            );
+            let (mut ro, mut ri, mut rv) = (
+                &mut remote.offsets[1..],
+                &mut remote.indices[..],
+                &mut remote.values[..],
+            );
+            for (c, r) in chunks.iter().enumerate() {
+                let (nl, nr) = (
+                    at_local[c + 1] - at_local[c],
+                    at_remote[c + 1] - at_remote[c],
+                );
+                let (a, b) = std::mem::take(&mut lo).split_at_mut(r.len());
+                lo = b;
+                let (c1, d1) = std::mem::take(&mut li).split_at_mut(nl);
+                li = d1;
+                let (e1, f1) = std::mem::take(&mut lv).split_at_mut(nl);
+                lv = f1;
+                let (g, h) = std::mem::take(&mut ro).split_at_mut(r.len());
+                ro = h;
+                let (i1, j1) = std::mem::take(&mut ri).split_at_mut(nr);
+                ri = j1;
+                let (k1, l1) = std::mem::take(&mut rv).split_at_mut(nr);
+                rv = l1;
+                work.push((
+                    r.clone(),
+                    at_local[c],
+                    at_remote[c],
+                    (a, c1, e1),
+                    (g, i1, k1),
+                ));
+            }
+            let ghosts = &ghosts;
+            let own = &own;
+            std::thread::scope(|s| {
+                let threads = std::thread::available_parallelism().map_or(4, |t| t.get());
+                let mut per: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+                for (i, w) in work.into_iter().enumerate() {
+                    per[i % threads].push(w);
+                }
+                for batch in per {
+                    s.spawn(move || {
+                        for (r, base_l, base_r, (lo, li, lv), (ro, ri, rv)) in batch {
+                            let (mut nl, mut nr) = (0, 0);
+                            for (row, (lo, ro)) in r.clone().zip(lo.iter_mut().zip(ro.iter_mut())) {
+                                for nz in offsets[row] as usize..offsets[row + 1] as usize {
+                                    let c = indices[nz] as i64;
+                                    if own.contains(&c) {
+                                        li[nl] = (c - own.start) as i32;
+                                        lv[nl] = values[nz];
+                                        nl += 1;
+                                    } else {
+                                        let g = ghosts
+                                            .binary_search(&(c as u32))
+                                            .expect("every foreign column is a ghost");
+                                        ri[nr] = g as i32;
+                                        rv[nr] = values[nz];
+                                        nr += 1;
+                                    }
+                                }
+                                *lo = (base_l + nl) as u64;
+                                *ro = (base_r + nr) as u64;
+                            }
+                        }
+                    });
+                }
+            });
+        }
+        let ghosts_from = (0..partition.parts())
+            .map(|q| {
+                let r = partition.range(q);
+                let lo = ghosts.partition_point(|&g| (g as usize) < r.start);
+                let hi = ghosts.partition_point(|&g| (g as usize) < r.end);
+                lo..hi
+            })
+            .collect();
+        PartBlocks {
+            rows,
+            local,
+            remote,
+            ghosts,
+            ghosts_from,
+        }
     }
 }
 
-fn empty<T>(rows: usize, cols: usize) -> Csr32<T> {
-    Csr32 {
-        rows,
-        cols,
-        offsets: vec![0],
-        indices: Vec::new(),
-        values: Vec::new(),
+impl<T: Copy> Block<T> {
+    /// `rows × cols` with room for `nnz` entries (filled with `fill`, then overwritten).
+    fn with_len(rows: usize, cols: usize, nnz: usize, fill: Option<T>) -> Block<T> {
+        Block {
+            rows,
+            cols,
+            offsets: vec![0; rows + 1],
+            indices: vec![0; nnz],
+            values: fill.map_or_else(Vec::new, |v| vec![v; nnz]),
+        }
     }
+}
+
+/// `work` on each chunk, the chunks spread over the cores; the results in chunk order.
+fn on_every_core<R: Send>(
+    chunks: &[Range<usize>],
+    work: impl Fn(&Range<usize>) -> R + Sync,
+) -> Vec<R> {
+    if chunks.len() <= 1 {
+        return chunks.iter().map(&work).collect();
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |t| t.get())
+        .min(chunks.len());
+    let work = &work;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (t..chunks.len())
+                        .step_by(threads)
+                        .map(|c| (c, work(&chunks[c])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, R)> = handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a splitting thread"))
+            .collect();
+        all.sort_by_key(|(c, _)| *c);
+        all.into_iter().map(|(_, r)| r).collect()
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn empty<T>(rows: usize, cols: usize) -> Csr32<T> {
+        Csr32 {
+            rows,
+            cols,
+            offsets: vec![0],
+            indices: Vec::new(),
+            values: Vec::new(),
+        }
+    }
 
     /// A random square CSR of `n` rows with sorted, distinct columns.
     fn random_csr(n: usize, seed: u64, mean: usize) -> Csr32<f64> {
@@ -234,13 +422,28 @@ mod tests {
     }
 
     fn spmv(a: &Csr32<f64>, x: &[f64]) -> Vec<f64> {
-        (0..a.rows)
-            .map(|r| {
-                (a.offsets[r] as usize..a.offsets[r + 1] as usize)
-                    .map(|nz| a.values[nz] * x[a.indices[nz] as usize])
+        let offsets: Vec<u64> = a.offsets.iter().map(|&o| o as u64).collect();
+        spmv_parts(&offsets, &a.indices, &a.values, x)
+    }
+
+    fn spmv_parts(offsets: &[u64], indices: &[i32], values: &[f64], x: &[f64]) -> Vec<f64> {
+        offsets
+            .windows(2)
+            .map(|w| {
+                (w[0] as usize..w[1] as usize)
+                    .map(|nz| values[nz] * x[indices[nz] as usize])
                     .sum()
             })
             .collect()
+    }
+
+    fn block_spmv(b: &Block<f64>, x: &[f64]) -> Vec<f64> {
+        spmv_parts(&b.offsets, &b.indices, &b.values, x)
+    }
+
+    fn narrow(b: &Block<f64>) -> Result<Csr32<f64>, crate::formats::host::MatrixError> {
+        let offsets = b.offsets.iter().map(|&o| o as i32).collect();
+        Csr32::from_parts(b.rows, b.cols, offsets, b.indices.clone(), b.values.clone())
     }
 
     /// The distributed product as the GPUs compute it: each part gathers what it sends, each
@@ -260,8 +463,8 @@ mod tests {
                     .collect();
                 ghost_x[b.ghosts_from[q].clone()].copy_from_slice(&msg);
             }
-            let local = spmv(&b.local, x_parts[p]);
-            let remote = spmv(&b.remote, &ghost_x);
+            let local = block_spmv(&b.local, x_parts[p]);
+            let remote = block_spmv(&b.remote, &ghost_x);
             y.extend(local.iter().zip(&remote).map(|(l, r)| l + r));
         }
         y
@@ -276,14 +479,21 @@ mod tests {
             let partition = RowPartition::by_atoms(&a.offsets, parts);
             prop_assert_eq!(partition.parts(), parts);
             let d = Partitioned::split(&a, partition.clone());
+            // Split in chunks of 3 rows on several threads: the same blocks.
+            for (p, b) in d.parts.iter().enumerate() {
+                let r = partition.range(p);
+                let offsets: Vec<u64> = a.offsets[r.start..=r.end].iter().map(|&o| o as u64).collect();
+                let chunked = PartBlocks::of_rows_in_chunks(&partition, p, &offsets, &a.indices, &a.values, 3);
+                prop_assert_eq!(&chunked, b);
+            }
             // Rows covered once, in order; atoms counted once.
             prop_assert_eq!(partition.starts()[0], 0);
             prop_assert_eq!(*partition.starts().last().unwrap(), n);
             let atoms: usize = d.parts.iter().map(|b| b.local.indices.len() + b.remote.indices.len()).sum();
             prop_assert_eq!(atoms, a.indices.len());
             for (p, b) in d.parts.iter().enumerate() {
-                prop_assert!(Csr32::from_parts(b.local.rows, b.local.cols, b.local.offsets.clone(), b.local.indices.clone(), b.local.values.clone()).is_ok());
-                prop_assert!(Csr32::from_parts(b.remote.rows, b.remote.cols, b.remote.offsets.clone(), b.remote.indices.clone(), b.remote.values.clone()).is_ok());
+                prop_assert!(narrow(&b.local).is_ok());
+                prop_assert!(narrow(&b.remote).is_ok());
                 // Ghosts: ascending, foreign, each run owned by the part it names.
                 prop_assert!(b.ghosts.windows(2).all(|w| w[0] < w[1]));
                 prop_assert!(b.ghosts_from[p].is_empty());
