@@ -1,12 +1,18 @@
 //! Scaling of the distributed products (`loops::runtime::multi`) over the GPUs of one host: SpMV
-//! on a banded matrix and an R-MAT matrix split over 1, 2, 4, ... GPUs (strong scaling), the same
-//! with the rows growing with the GPUs (weak scaling), and a distributed BFS. Every result is
-//! checked against the CPU first. Times are wall clock around a product and the wait for every
-//! GPU (events on one stream cannot time several GPUs), median of `--reps` after warm-up; the
-//! 1-GPU line of each matrix is the baseline of its speedups. Prints a table, writes CSV.
+//! on a banded matrix and an R-MAT matrix split over 1, 2, 4, ... GPUs (strong scaling), SpMM at
+//! k = 32 and 128 on the same matrices, the banded SpMV with the rows growing with the GPUs (weak
+//! scaling), and a distributed BFS on Kronecker and road graphs; with `--huge-nnz`, an SpMV on a
+//! matrix no one GPU can hold, generated part by part where it is uploaded. Every result is
+//! checked against the CPU first (the huge one on sampled rows). Times are wall clock around a
+//! product and the wait for every GPU (events on one stream cannot time several GPUs), median of
+//! `--reps` after warm-up; the 1-GPU line of each case is the baseline of its speedups. Each
+//! product line also gives the bytes exchanged per step and the share of the exchange hidden
+//! behind the local blocks' product: `1 - (T - T_local - T_remote) / T_exchange`, each phase
+//! timed alone. Prints a table, writes CSV and an SVG plot of speedup against GPUs.
 //!
 //!     cargo run --release --example bench_multi                      # every GPU, default sizes
 //!     cargo run --release --example bench_multi -- --nnz 2e9         # the issue's R-MAT size
+//!     cargo run --release --example bench_multi -- --huge-nnz 7e9    # larger than one GPU (f64)
 //!     cargo run --release --example bench_multi -- --simulate 4      # 4 parts on one GPU (plumbing only)
 //!
 //! NCCL (libnccl) must be loadable when there are several GPUs; NVLink multicast stays off.
@@ -40,6 +46,23 @@ struct Args {
     /// Skip the CPU check (for the largest sizes, where it takes minutes).
     #[arg(long)]
     no_check: bool,
+    /// Only these GPU counts (e.g. `1,2,4`); default 1, 2, 4, ... up to every GPU.
+    #[arg(long, value_delimiter = ',')]
+    gpus: Vec<usize>,
+    /// Columns of the SpMM cases (none: no SpMM).
+    #[arg(long, value_delimiter = ',', default_value = "32,128")]
+    spmm_k: Vec<usize>,
+    /// Vertices of the road network of the BFS cases.
+    #[arg(long, default_value_t = 4_000_000)]
+    road: usize,
+    /// Also an f64 SpMV on a generated matrix of this many nonzeros over every GPU, each part made
+    /// where it is uploaded (16 per row: 90% within 1024 of the diagonal, 10% anywhere), checked
+    /// on sampled rows; the point is a matrix larger than one GPU's memory (7e9: 84 GB).
+    #[arg(long)]
+    huge_nnz: Option<f64>,
+    /// Run only the `--huge-nnz` case.
+    #[arg(long)]
+    huge_only: bool,
     /// Output folder for the CSV.
     #[arg(long, default_value = "examples/bench/results/multi")]
     out: PathBuf,
@@ -62,6 +85,23 @@ fn kernel(schedule: &str) -> Option<Spmv> {
 /// Generates one benchmark matrix (late, so only one is in memory at a time).
 type MakeMatrix = dyn Fn() -> sprs::CsMat<f32>;
 
+/// Prints a measured line at once (progress on long runs), then keeps it for the table.
+fn record(rows: &mut Vec<Row>, row: Row) {
+    println!(
+        "  {:<58} {} GPU(s) {:>11}: {:.3} ms ({:.2}x){}",
+        row.case,
+        row.gpus,
+        row.exchange,
+        row.ms,
+        row.speedup,
+        row.hidden.map_or(String::new(), |h| format!(
+            ", {:.0}% of the exchange hidden",
+            100.0 * h
+        ))
+    );
+    rows.push(row);
+}
+
 struct Row {
     case: String,
     gpus: usize,
@@ -69,6 +109,10 @@ struct Row {
     ms: f64,
     speedup: f64,
     bytes: usize,
+    /// The share of the exchange hidden behind the local product.
+    hidden: Option<f64>,
+    /// Local block, remote block and exchange alone, ms.
+    phases: Option<(f64, f64, f64)>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -86,10 +130,17 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let devices = Gpu::count()?;
     let counts: Vec<usize> = match args.simulate {
         Some(p) => vec![1, p],
+        None if !args.gpus.is_empty() => args.gpus.clone(),
         None => std::iter::successors(Some(1), |&g| Some(g * 2))
             .take_while(|&g| g <= devices)
             .collect(),
     };
+    if let Some(&g) = counts
+        .iter()
+        .find(|&&g| g == 0 || (args.simulate.is_none() && g > devices))
+    {
+        return Err(format!("--gpus: {g} of {devices} GPU(s)").into());
+    }
     let gpu0 = Gpu::new(0)?;
     println!(
         "{} device(s) ({}); parts: {counts:?}{}; SpMV kernel {}; {} reps; NCCL_NVLS_ENABLE={}",
@@ -114,6 +165,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<loops::Result<_>>()?;
     let nnz = args.nnz as usize;
     let mut rows = Vec::new();
+    if let Some(huge) = args.huge_nnz {
+        let all = groups.last().expect("at least one group");
+        huge::run(huge as usize, all, &mut rows)?;
+        if args.huge_only {
+            return print_and_write(args, &rows);
+        }
+    }
     // Strong scaling: one matrix, more GPUs.
     let band = 16usize;
     let banded_rows = nnz / (2 * band + 1);
@@ -144,6 +202,16 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             &a,
             &mut rows,
         )?;
+        for &k in &args.spmm_k {
+            measure_spmm(
+                args,
+                &groups,
+                k,
+                &format!("SpMM k={k} {name}"),
+                &a,
+                &mut rows,
+            )?;
+        }
     }
     // Weak scaling: the banded matrix with rows proportional to the GPUs.
     for group in &groups {
@@ -171,7 +239,132 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     print_and_write(args, &rows)
 }
 
-/// Times SpMV with both exchanges on every group; the first group (one part) is the baseline.
+/// Median wall time of `f` (ms) over `reps` runs after 3 warm-ups.
+fn median_ms(reps: usize, mut f: impl FnMut() -> loops::Result<()>) -> loops::Result<f64> {
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..reps + 3 {
+        let t = Instant::now();
+        f()?;
+        if i >= 3 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(times[times.len() / 2])
+}
+
+/// The block product of a case: SpMV (`k == 1`) or the SpMM kernel.
+fn block_product(
+    spmv: Spmv,
+    k: usize,
+) -> impl Fn(&Gpu, &DeviceCsr<f32>, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>) -> loops::Result<()>
+{
+    move |gpu, a, x, y| match k {
+        1 => spmv(gpu, a, x, y),
+        _ => kernels::spmm::warp::spmm::<f32>(gpu, a, x, y, k),
+    }
+}
+
+/// Times one product with both exchanges on every group, and each phase alone; the first group
+/// (one part) is the baseline.
+fn measure_k(
+    args: &Args,
+    groups: &[GpuGroup],
+    (spmv, k): (Spmv, usize),
+    case: &str,
+    a: &sprs::CsMat<f32>,
+    rows: &mut Vec<Row>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let x = loops::generate::random_vector::<f32>(a.cols() * k, 9);
+    let product = block_product(spmv, k);
+    let mut base = None;
+    for group in groups {
+        let mut da = group.upload_csr(a)?;
+        let dx = group.scatter(&da, &x, k)?;
+        let mut dy = group.zeros(&da, k)?;
+        // The local and remote blocks alone (remote: on a vector of the ghosts' length).
+        let mut scratch = Vec::new();
+        for p in group.local_parts() {
+            let ghosts = group.gpu(p).zeros::<f32>(da.ghosts(p).max(1) * k)?;
+            let out = group.gpu(p).zeros::<f32>(dx.part(p).len().max(1))?;
+            scratch.push((ghosts, out));
+        }
+        let local_ms = median_ms(args.reps, || {
+            for (p, (_, out)) in group.local_parts().zip(&mut scratch) {
+                if !dx.part(p).is_empty() {
+                    product(group.gpu(p), da.local(p), dx.part(p), out)?;
+                }
+            }
+            group.synchronize()
+        })?;
+        let remote_ms = median_ms(args.reps, || {
+            for (p, (ghosts, out)) in group.local_parts().zip(&mut scratch) {
+                if let Some(r) = da.remote(p) {
+                    product(group.gpu(p), r, ghosts, out)?;
+                }
+            }
+            group.synchronize()
+        })?;
+        for (exchange, label) in [
+            (Exchange::PointToPoint, "p2p"),
+            (Exchange::AllGather, "all-gather"),
+        ] {
+            let run = |da: &mut _, dy: &mut _| match k {
+                1 => group.spmv(da, spmv, &dx, dy, exchange),
+                _ => group.spmm(da, kernels::spmm::warp::spmm::<f32>, &dx, dy, exchange),
+            };
+            for p in group.local_parts() {
+                group.gpu(p).fill(dy.part_mut(p), f32::NAN)?;
+            }
+            run(&mut da, &mut dy)?;
+            group.synchronize()?;
+            if !args.no_check {
+                let got = group.gather(&dy)?;
+                // SpMM: the first, a middle and the last column (each a full SpMV on the CPU).
+                let columns: Vec<usize> = if k <= 3 {
+                    (0..k).collect()
+                } else {
+                    vec![0, k / 2, k - 1]
+                };
+                for j in columns {
+                    let xj: Vec<f32> = (0..a.cols()).map(|i| x[i * k + j]).collect();
+                    let yj: Vec<f32> = (0..a.rows()).map(|i| got[i * k + j]).collect();
+                    let check = verify::check_spmv(a, &xj, &yj);
+                    if !check.passed() {
+                        let what = format!("{case}, {} parts, {label}, column {j}", group.parts());
+                        return Err(format!("{what}: {check}").into());
+                    }
+                }
+            }
+            let ms = median_ms(args.reps, || {
+                run(&mut da, &mut dy)?;
+                group.synchronize()
+            })?;
+            let exchange_ms = median_ms(args.reps, || {
+                group.exchange_alone(&mut da, &dx, exchange)?;
+                group.synchronize()
+            })?;
+            let base_ms = *base.get_or_insert(ms);
+            let exposed = (ms - local_ms - remote_ms).max(0.0);
+            record(
+                rows,
+                Row {
+                    case: case.to_string(),
+                    gpus: group.parts(),
+                    exchange: label,
+                    ms,
+                    speedup: base_ms / ms,
+                    bytes: group.exchange_bytes(&da, k, exchange),
+                    hidden: (group.parts() > 1 && exchange_ms > 0.0)
+                        .then(|| (1.0 - exposed / exchange_ms).clamp(0.0, 1.0)),
+                    phases: Some((local_ms, remote_ms, exchange_ms)),
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
 fn measure(
     args: &Args,
     groups: &[GpuGroup],
@@ -180,47 +373,19 @@ fn measure(
     a: &sprs::CsMat<f32>,
     rows: &mut Vec<Row>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let x = loops::generate::random_vector::<f32>(a.cols(), 9);
-    let mut base = None;
-    for group in groups {
-        let mut da = group.upload_csr(a)?;
-        let dx = group.scatter(&da, &x, 1)?;
-        let mut dy = group.zeros(&da, 1)?;
-        for (exchange, label) in [
-            (Exchange::PointToPoint, "p2p"),
-            (Exchange::AllGather, "all-gather"),
-        ] {
-            group.spmv(&mut da, spmv, &dx, &mut dy, exchange)?;
-            group.synchronize()?;
-            if !args.no_check {
-                let check = verify::check_spmv(a, &x, &group.gather(&dy)?);
-                if !check.passed() {
-                    return Err(format!("{case}, {} parts, {label}: {check}", group.parts()).into());
-                }
-            }
-            let mut times = Vec::with_capacity(args.reps);
-            for i in 0..args.reps + 3 {
-                let t = Instant::now();
-                group.spmv(&mut da, spmv, &dx, &mut dy, exchange)?;
-                group.synchronize()?;
-                if i >= 3 {
-                    times.push(t.elapsed().as_secs_f64() * 1e3);
-                }
-            }
-            times.sort_by(|a, b| a.total_cmp(b));
-            let ms = times[times.len() / 2];
-            let base_ms = *base.get_or_insert(ms);
-            rows.push(Row {
-                case: case.to_string(),
-                gpus: group.parts(),
-                exchange: label,
-                ms,
-                speedup: base_ms / ms,
-                bytes: group.exchange_bytes(&da, 1, exchange),
-            });
-        }
-    }
-    Ok(())
+    measure_k(args, groups, (spmv, 1), case, a, rows)
+}
+
+fn measure_spmm(
+    args: &Args,
+    groups: &[GpuGroup],
+    k: usize,
+    case: &str,
+    a: &sprs::CsMat<f32>,
+    rows: &mut Vec<Row>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let spmv = kernels::spmv::thread::spmv::<f32>;
+    measure_k(args, groups, (spmv, k), case, a, rows)
 }
 
 fn bfs(
@@ -230,64 +395,331 @@ fn bfs(
     rows: &mut Vec<Row>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let scale = scale.min(24);
-    let g =
-        loops::graph::Graph::from_pattern(&loops::generate::kronecker::<f32>(scale, 16, 4), 1, 4)?;
-    let source = g.max_degree_vertex().unwrap_or(0);
-    let want = loops::graph::bfs_levels(&g, source);
-    let mut base = None;
-    for group in groups {
-        let mut dg = group.upload_graph(&g)?;
-        let mut times = Vec::new();
-        let mut bytes = 0;
-        for i in 0..args.reps.min(10) + 2 {
-            let t = Instant::now();
-            let (levels, stats) = group.bfs(&mut dg, source, kernels::bfs::warp::bfs)?;
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            if i == 0 {
-                loops::graph::compare("levels", &want, &levels)?;
+    let t = Instant::now();
+    let graphs = [
+        (
+            format!("BFS Kronecker {scale} (warp step)"),
+            loops::graph::Graph::from_pattern(
+                &loops::generate::kronecker::<f32>(scale, 16, 4),
+                1,
+                4,
+            )?,
+        ),
+        (
+            format!("BFS road {} vertices (warp step)", args.road),
+            loops::graph::Graph::from_pattern(&loops::generate::road::<f32>(args.road, 5), 1, 5)?,
+        ),
+    ];
+    println!("BFS graphs generated in {:.1} s", t.elapsed().as_secs_f64());
+    for (case, g) in &graphs {
+        let source = g.max_degree_vertex().unwrap_or(0);
+        let want = loops::graph::bfs_levels(g, source);
+        let mut base = None;
+        for group in groups {
+            let mut dg = group.upload_graph(g)?;
+            let mut times = Vec::new();
+            let mut bytes = 0;
+            let mut levels_run = 0;
+            for i in 0..args.reps.min(10) + 2 {
+                let t = Instant::now();
+                let (levels, stats) = group.bfs(&mut dg, source, kernels::bfs::warp::bfs)?;
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                if i == 0 {
+                    loops::graph::compare("levels", &want, &levels)?;
+                }
+                if i >= 2 {
+                    times.push(ms);
+                }
+                bytes = (stats.exchanged_bytes / stats.levels.max(1) as u64) as usize;
+                levels_run = stats.levels;
             }
-            if i >= 2 {
-                times.push(ms);
-            }
-            bytes = stats.exchanged_bytes as usize;
+            times.sort_by(|a, b| a.total_cmp(b));
+            let ms = times[times.len() / 2];
+            let base_ms = *base.get_or_insert(ms);
+            record(
+                rows,
+                Row {
+                    case: format!("{case}, {levels_run} levels"),
+                    gpus: group.parts(),
+                    exchange: "all-reduce",
+                    ms,
+                    speedup: base_ms / ms,
+                    bytes,
+                    hidden: None,
+                    phases: None,
+                },
+            );
         }
-        times.sort_by(|a, b| a.total_cmp(b));
-        let ms = times[times.len() / 2];
-        let base_ms = *base.get_or_insert(ms);
-        rows.push(Row {
-            case: format!("BFS Kronecker {scale} (warp step)"),
-            gpus: group.parts(),
-            exchange: "all-reduce",
-            ms,
-            speedup: base_ms / ms,
-            bytes,
-        });
     }
     Ok(())
 }
 
+/// A matrix no one GPU holds: each part's rows are generated on the host where that part is
+/// uploaded, then dropped, so neither one GPU nor the host ever holds the whole matrix.
+mod huge {
+    use super::*;
+    use loops::runtime::multi::{Block, PartBlocks, RowPartition};
+
+    const PER_ROW: usize = 16;
+    const NEAR: u64 = 1024;
+
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Row `i`'s entries (column, value): the same wherever and whenever it is made.
+    fn row(i: usize, n: usize) -> impl Iterator<Item = (i32, f64)> {
+        (0..PER_ROW).map(move |e| {
+            let h = mix(((i as u64) << 5) | e as u64);
+            let col = if h.is_multiple_of(10) {
+                (h >> 8) % n as u64
+            } else {
+                let near = (h >> 8) % (2 * NEAR + 1);
+                (i as u64 + near).saturating_sub(NEAR).min(n as u64 - 1)
+            };
+            (col as i32, ((h >> 40) % 1000) as f64 / 1000.0 - 0.5)
+        })
+    }
+
+    fn x(j: usize) -> f64 {
+        (mix(j as u64 ^ 0xabcdef) % 2000) as f64 / 1000.0 - 1.0
+    }
+
+    /// Part rows `rows` in CSR, made on every core.
+    fn make(rows: std::ops::Range<usize>, n: usize) -> Block<f64> {
+        let len = rows.len();
+        let threads = std::thread::available_parallelism().map_or(8, |t| t.get());
+        let mut indices = vec![0i32; len * PER_ROW];
+        let mut values = vec![0f64; len * PER_ROW];
+        let chunk = len.div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for ((c, ind), val) in indices
+                .chunks_mut(chunk * PER_ROW)
+                .enumerate()
+                .zip(values.chunks_mut(chunk * PER_ROW))
+            {
+                let first = rows.start + c * chunk;
+                s.spawn(move || {
+                    let rows = ind.chunks_mut(PER_ROW).zip(val.chunks_mut(PER_ROW));
+                    for (r, (ind, val)) in rows.enumerate() {
+                        for (e, (col, v)) in row(first + r, n).enumerate() {
+                            ind[e] = col;
+                            val[e] = v;
+                        }
+                    }
+                });
+            }
+        });
+        Block {
+            rows: len,
+            cols: n,
+            offsets: (0..=len).map(|r| (r * PER_ROW) as u64).collect(),
+            indices,
+            values,
+        }
+    }
+
+    pub fn run(
+        nnz: usize,
+        group: &GpuGroup,
+        out: &mut Vec<Row>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let n = nnz / PER_ROW;
+        let parts = group.parts();
+        if n > i32::MAX as usize {
+            return Err(format!(
+                "--huge-nnz {nnz}: {n} rows; at most {} (32-bit columns)",
+                i32::MAX
+            )
+            .into());
+        }
+        let bytes = nnz as f64 * 12.0 / 1e9;
+        let card = group.gpu(0).memory_info()?.total_bytes as f64 / 1e9;
+        println!(
+            "huge: {n} rows, {nnz} nonzeros (f64: {bytes:.1} GB of matrix; one GPU holds \
+             {card:.1} GB) over {parts} GPU(s)"
+        );
+        let starts: Vec<usize> = (0..=parts)
+            .map(|p| (p * n).div_ceil(parts).min(n))
+            .collect();
+        let partition = RowPartition::from_starts(starts).ok_or("a partition")?;
+        let t = Instant::now();
+        let split = partition.clone();
+        let mut da = group.upload_rows(n, partition, |p, rows| {
+            let t = Instant::now();
+            let host = make(rows.clone(), n);
+            let made = t.elapsed().as_secs_f64();
+            let b = PartBlocks::of_rows(&split, p, &host.offsets, &host.indices, &host.values);
+            println!(
+                "huge: part {p}: rows {rows:?} made in {made:.1} s, split in {:.1} s, {} ghosts",
+                t.elapsed().as_secs_f64() - made,
+                b.ghosts.len()
+            );
+            Ok(b)
+        })?;
+        println!("huge: uploaded in {:.1} s", t.elapsed().as_secs_f64());
+        let x: Vec<f64> = (0..n).map(x).collect();
+        let dx = group.scatter(&da, &x, 1)?;
+        let mut dy = group.zeros(&da, 1)?;
+        // A part of more than i32::MAX entries has 64-bit offsets, which `thread` handles.
+        let spmv = kernels::spmv::thread::spmv::<f64>;
+        for (exchange, label) in [
+            (Exchange::PointToPoint, "p2p"),
+            (Exchange::AllGather, "all-gather"),
+        ] {
+            for p in group.local_parts() {
+                group.gpu(p).fill(dy.part_mut(p), f64::NAN)?;
+            }
+            group.spmv(&mut da, spmv, &dx, &mut dy, exchange)?;
+            group.synchronize()?;
+            let y = group.gather(&dy)?;
+            // Sampled rows against the CPU, the first and last of every part among them.
+            let mut sample: Vec<usize> =
+                (0..100_000).map(|s| (mix(s) % n as u64) as usize).collect();
+            let edges = da.partition().starts().iter();
+            sample.extend(edges.flat_map(|&s| [s.saturating_sub(1), s.min(n - 1)]));
+            let mut worst = 0f64;
+            for &i in &sample {
+                let want: f64 = row(i, n).map(|(c, v)| v * x[c as usize]).sum();
+                let scale: f64 = row(i, n).map(|(c, v)| (v * x[c as usize]).abs()).sum();
+                let err = (y[i] - want).abs() / scale.max(1e-300);
+                if err.is_nan() || err > 1e-12 {
+                    return Err(format!("huge, {label}: row {i}: {} against {want}", y[i]).into());
+                }
+                worst = worst.max(err);
+            }
+            println!(
+                "huge, {label}: {} sampled rows match the CPU (worst relative error {worst:.1e})",
+                sample.len()
+            );
+            let ms = median_ms(10, || {
+                group.spmv(&mut da, spmv, &dx, &mut dy, exchange)?;
+                group.synchronize()
+            })?;
+            record(
+                out,
+                Row {
+                    case: format!("huge f64 SpMV {n} rows, {nnz} nnz ({bytes:.0} GB)"),
+                    gpus: parts,
+                    exchange: label,
+                    ms,
+                    speedup: f64::NAN,
+                    bytes: group.exchange_bytes(&da, 1, exchange),
+                    hidden: None,
+                    phases: None,
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
 fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
     println!(
-        "\n{:<52} {:>5} {:>11} {:>10} {:>8} {:>14}",
-        "case", "GPUs", "exchange", "ms", "speedup", "bytes/step"
+        "\n{:<58} {:>5} {:>11} {:>10} {:>8} {:>14} {:>7} {:>26}",
+        "case",
+        "GPUs",
+        "exchange",
+        "ms",
+        "speedup",
+        "bytes/step",
+        "hidden",
+        "local/remote/exchange ms"
     );
     for r in rows {
+        let hidden = r
+            .hidden
+            .map_or("-".into(), |h| format!("{:.0}%", 100.0 * h));
+        let phases = r
+            .phases
+            .map_or("-".into(), |(l, m, x)| format!("{l:.3}/{m:.3}/{x:.3}"));
         println!(
-            "{:<52} {:>5} {:>11} {:>10.3} {:>7.2}x {:>14}",
-            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes
+            "{:<58} {:>5} {:>11} {:>10.3} {:>7.2}x {:>14} {:>7} {:>26}",
+            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes, hidden, phases
         );
     }
     std::fs::create_dir_all(&args.out)?;
     let path = args.out.join("multi.csv");
     let mut f = std::fs::File::create(&path)?;
-    writeln!(f, "case,gpus,exchange,ms,speedup,bytes_per_step")?;
+    writeln!(
+        f,
+        "case,gpus,exchange,ms,speedup,bytes_per_step,hidden_share,local_ms,remote_ms,exchange_ms"
+    )?;
     for r in rows {
+        let (l, m, x) = r.phases.unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         writeln!(
             f,
-            "\"{}\",{},{},{:.6},{:.4},{}",
-            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes
+            "\"{}\",{},{},{:.6},{:.4},{},{:.4},{l:.6},{m:.6},{x:.6}",
+            r.case,
+            r.gpus,
+            r.exchange,
+            r.ms,
+            r.speedup,
+            r.bytes,
+            r.hidden.unwrap_or(f64::NAN)
         )?;
     }
-    println!("CSV: {}", path.display());
+    let svg = args.out.join("multi_speedup.svg");
+    std::fs::write(&svg, plot(rows))?;
+    println!("CSV: {}\nplot: {}", path.display(), svg.display());
     Ok(())
+}
+
+/// Speedup against GPUs, one line per case and exchange, with the ideal line dashed.
+fn plot(rows: &[Row]) -> String {
+    use std::fmt::Write as _;
+    let (w, h, left, bottom) = (900.0, 460.0, 40.0, 40.0);
+    let most = rows.iter().map(|r| r.gpus).max().unwrap_or(1).max(2) as f64;
+    let finite = rows.iter().map(|r| r.speedup).filter(|s| s.is_finite());
+    let top = finite.fold(most, f64::max);
+    let x = |g: f64| left + (g - 1.0) / (most - 1.0) * (w - left - 420.0);
+    let y = |s: f64| h - bottom - s / top * (h - bottom - 20.0);
+    let mut svg = format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' \
+         font-family='sans-serif' font-size='11'>\n\
+         <text x='{left}' y='14'>speedup over 1 GPU against GPUs (bench_multi)</text>\n\
+         <line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#aaa' stroke-dasharray='4'/>\n",
+        x(1.0),
+        y(1.0),
+        x(most),
+        y(most)
+    );
+    for g in 1..=most as usize {
+        let (gx, gy) = (x(g as f64) - 3.0, h - 20.0);
+        let _ = writeln!(svg, "<text x='{gx}' y='{gy}'>{g}</text>");
+    }
+    let colours = [
+        "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+        "#9c755f", "#bab0ac",
+    ];
+    let mut keys: Vec<(String, &str)> = Vec::new();
+    for r in rows.iter().filter(|r| r.speedup.is_finite()) {
+        if !keys.iter().any(|(c, e)| *c == r.case && *e == r.exchange) {
+            keys.push((r.case.clone(), r.exchange));
+        }
+    }
+    for (i, (case, exchange)) in keys.iter().enumerate() {
+        let c = colours[i % colours.len()];
+        let pts: Vec<String> = rows
+            .iter()
+            .filter(|r| &r.case == case && r.exchange == *exchange && r.speedup.is_finite())
+            .map(|r| format!("{:.1},{:.1}", x(r.gpus as f64), y(r.speedup)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            "<polyline fill='none' stroke='{c}' points='{}'/>",
+            pts.join(" ")
+        );
+        let label: String = case.replace('&', "&amp;").replace('<', "&lt;");
+        let (lx, ly) = (w - 410.0, 30.0 + 13.0 * i as f64);
+        let _ = writeln!(
+            svg,
+            "<text x='{lx}' y='{ly}' fill='{c}'>{label} ({exchange})</text>"
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
 }

@@ -5,7 +5,9 @@
 # files). A summary table is printed last.
 #
 # Usage, after ../shared/tools/device-pack here:   bash tests/device_all.sh [STEP...]
-#   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `bench` (generated set,
+#   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `ptests` (every packed
+#   gpu_* test but gpu_multi spread over the visible GPUs, one binary per GPU at a time, each with
+#   CUDA_VISIBLE_DEVICES set to its GPU; then gpu_multi with every GPU visible), `bench` (generated set,
 #   then the real matrices), `bench:generated`, `bench:corpus`, `bench:world` and `bench:world64`
 #   (the world set, f32 and f64), `graphs:world` (traversals on the world graphs), `startup`
 #   (examples/startup: cold and warm first launches), `graphs` (bench_graphs on its own graphs,
@@ -38,6 +40,7 @@ for s in "${@:-tests bench}"; do
   for w in $s; do
     case "$w" in
       tests) for t in .device/tests/gpu_*; do steps+=("$(basename "$t")"); done ;;
+      ptests) steps+=(ptests gpu_multi) ;;
       bench) steps+=(bench:generated bench:corpus) ;;
       *) steps+=("$w") ;;
     esac
@@ -96,6 +99,35 @@ for w in "${steps[@]}"; do
     multi)
       # shellcheck disable=SC2086
       step multi .device/examples/bench_multi --out "$logs/multi" ${LOOPS_MULTI_ARGS:-} ;;
+    ptests)
+      # Each GPU takes the next binary when its last one ends; gpu_multi (every GPU) runs after.
+      gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+      queue=()
+      for t in .device/tests/gpu_*; do
+        [ "$(basename "$t")" = gpu_multi ] || queue+=("$(basename "$t")")
+      done
+      left=$(( budget - ($(date +%s) - began) ))
+      most=${LOOPS_STEP_TIMEOUT:-300}
+      start=$(date +%s)
+      for g in $(seq 0 $((gpus - 1))); do
+        (
+          i=$g
+          while [ "$i" -lt "${#queue[@]}" ]; do
+            n=${queue[$i]}
+            t0=$(date +%s)
+            CUDA_VISIBLE_DEVICES=$g timeout "$(( left < most ? left : most ))" ".device/tests/$n" \
+              --test-threads=1 >"$logs/$n.log" 2>&1
+            s=$?
+            echo "$n (GPU $g): exit $s, $(( $(date +%s) - t0 )) s $(grep -E '^test result:' "$logs/$n.log" | tail -1)" \
+              >>"$logs/ptests.summary"
+            i=$(( i + gpus ))
+          done
+        ) &
+      done
+      wait
+      sort "$logs/ptests.summary" >"$logs/ptests.sorted"
+      while read -r line; do summary+=("$line"); done <"$logs/ptests.sorted"
+      summary+=("ptests: $(wc -l <"$logs/ptests.sorted") binaries on $gpus GPU(s) in $(( $(date +%s) - start )) s") ;;
     sanitize)
       # Every binary at once under the three tools: about 5 minutes on an H100.
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;
