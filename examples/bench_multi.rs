@@ -63,6 +63,9 @@ struct Args {
     /// Run only the `--huge-nnz` case.
     #[arg(long)]
     huge_only: bool,
+    /// Which cases: spmv, spmm, weak, bfs.
+    #[arg(long, value_delimiter = ',', default_value = "spmv,spmm,weak,bfs")]
+    cases: Vec<String>,
     /// Output folder for the CSV.
     #[arg(long, default_value = "examples/bench/results/multi")]
     out: PathBuf,
@@ -194,15 +197,18 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             a.nnz(),
             t.elapsed().as_secs_f64()
         );
-        measure(
-            args,
-            &groups,
-            spmv,
-            &format!("strong {name}"),
-            &a,
-            &mut rows,
-        )?;
-        for &k in &args.spmm_k {
+        if args.cases.iter().any(|c| c == "spmv") {
+            measure(
+                args,
+                &groups,
+                spmv,
+                &format!("strong {name}"),
+                &a,
+                &mut rows,
+            )?;
+        }
+        let spmm = args.cases.iter().any(|c| c == "spmm");
+        for &k in args.spmm_k.iter().filter(|_| spmm) {
             measure_spmm(
                 args,
                 &groups,
@@ -214,7 +220,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     // Weak scaling: the banded matrix with rows proportional to the GPUs.
-    for group in &groups {
+    let weak = args.cases.iter().any(|c| c == "weak");
+    for group in groups.iter().filter(|_| weak) {
         let g = group.parts();
         let a = loops::generate::banded::<f32>(banded_rows / counts.last().unwrap() * g, band, 3);
         measure(
@@ -235,7 +242,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             rows[i].speedup = one.map_or(f64::NAN, |r| r.ms) / rows[i].ms;
         }
     }
-    bfs(args, &groups, scale, &mut rows)?;
+    if args.cases.iter().any(|c| c == "bfs") {
+        bfs(args, &groups, scale, &mut rows)?;
+    }
     print_and_write(args, &rows)
 }
 

@@ -382,6 +382,9 @@ impl GpuGroup {
             .zip(&self.members)
             .map(|((b, (send_idx, send_to)), m)| {
                 let gpu = &m.gpu;
+                // What only the exchange reads lives on the exchange stream (a buffer of another
+                // stream would order the exchange after the local product, see `Member`).
+                let ex = &m.exchange;
                 // Where each ghost sits in the all-gathered rows: its owner's slot, then its row.
                 let ghost_src: Vec<u32> = b
                     .ghosts
@@ -419,9 +422,9 @@ impl GpuGroup {
                     remote_rows: gpu.upload(if compact { &reading } else { &[] })?,
                     ghosts: b.ghosts.len(),
                     ghosts_from: b.ghosts_from.clone(),
-                    send_idx: gpu.upload(&send_idx)?,
+                    send_idx: ex.upload(&send_idx)?,
                     send_to,
-                    ghost_src: gpu.upload(&ghost_src)?,
+                    ghost_src: ex.upload(&ghost_src)?,
                     scratch: None,
                 })
             })
@@ -667,13 +670,18 @@ impl GpuGroup {
         }
         let pad = a.pad;
         for (m, part) in self.members.iter().zip(&mut a.parts) {
-            part.ensure_scratch(&m.gpu, k, pad, self.size)?;
+            part.ensure_scratch(m, k, pad, self.size)?;
             join(&m.exchange, &m.gpu)?;
         }
         match exchange {
-            Exchange::PointToPoint => self.exchange_p2p(a, k, x),
-            Exchange::AllGather => self.exchange_all(a, k, x),
+            Exchange::PointToPoint => self.exchange_p2p(a, k, x)?,
+            Exchange::AllGather => self.exchange_all(a, k, x)?,
         }
+        // Later writes of x wait for the exchange's reads.
+        for m in &self.members {
+            join(&m.gpu, &m.exchange)?;
+        }
+        Ok(())
     }
 
     /// Waits for every part's work.
@@ -735,7 +743,7 @@ impl GpuGroup {
         }
         let pad = a.pad;
         for (m, part) in self.members.iter().zip(&mut a.parts) {
-            part.ensure_scratch(&m.gpu, k, pad, self.size)?;
+            part.ensure_scratch(m, k, pad, self.size)?;
         }
         // The exchange streams wait for what came before (x written, last product's reads of the
         // ghost and send rows); the local products then start beside the exchange.
@@ -769,7 +777,15 @@ impl GpuGroup {
     fn exchange_p2p<T: Float>(&self, a: &mut DistCsr<T>, k: usize, x: &DistDense<T>) -> Result<()> {
         for (i, (m, part)) in self.members.iter().zip(&mut a.parts).enumerate() {
             let s = part.scratch.as_mut().expect("made by product");
-            gather_rows(&m.exchange, &mut s.send, &x.parts[i], &part.send_idx, k)?;
+            // x is read through its address: the exchange stream was ordered after x's writes by
+            // the product's first join, and the product's last join orders later writes after it.
+            gather_rows(
+                &m.exchange,
+                &mut s.send,
+                x.parts[i].device_ptr(),
+                &part.send_idx,
+                k,
+            )?;
         }
         let size = (std::mem::size_of::<T>() * k) as u64;
         let mut messages = Vec::new();
@@ -815,7 +831,8 @@ impl GpuGroup {
         for (m, part) in self.members.iter().zip(&mut a.parts) {
             if part.ghosts > 0 {
                 let s = part.scratch.as_mut().expect("made by product");
-                gather_rows(&m.exchange, &mut s.ghost_x, &s.gathered, &part.ghost_src, k)?;
+                let gathered = s.gathered.device_ptr();
+                gather_rows(&m.exchange, &mut s.ghost_x, gathered, &part.ghost_src, k)?;
             }
         }
         Ok(())
@@ -1007,16 +1024,19 @@ struct Scratch<T> {
 }
 
 impl<T: Float> DevicePart<T> {
-    fn ensure_scratch(&mut self, gpu: &Gpu, k: usize, pad: usize, parts: usize) -> Result<()> {
+    fn ensure_scratch(&mut self, m: &Member, k: usize, pad: usize, parts: usize) -> Result<()> {
         if self.scratch.as_ref().is_some_and(|s| s.k == k) {
             return Ok(());
         }
+        let ex = &m.exchange;
         self.scratch = Some(Scratch {
             k,
-            send: gpu.zeros(self.send_idx.len() * k)?,
-            ghost_x: gpu.zeros(self.ghosts * k)?,
-            partial: gpu.zeros(self.remote.as_ref().map_or(0, |r| r.rows()) * k)?,
-            gathered: gpu.zeros(if self.ghosts > 0 { pad * parts * k } else { 0 })?,
+            send: ex.zeros(self.send_idx.len() * k)?,
+            ghost_x: ex.zeros(self.ghosts * k)?,
+            partial: m
+                .gpu
+                .zeros(self.remote.as_ref().map_or(0, |r| r.rows()) * k)?,
+            gathered: ex.zeros(if self.ghosts > 0 { pad * parts * k } else { 0 })?,
         });
         Ok(())
     }
@@ -1067,10 +1087,11 @@ fn dims(gpu: &Gpu, n: usize) -> LaunchDims {
     }
 }
 
+/// `out[i] = x[idx[i]]` by rows of `k`; `x` by address (the caller orders its writes).
 fn gather_rows<T: Float>(
     gpu: &Gpu,
     out: &mut DeviceBuffer<T>,
-    x: &DeviceBuffer<T>,
+    x: u64,
     idx: &DeviceBuffer<u32>,
     k: usize,
 ) -> Result<()> {
@@ -1090,13 +1111,7 @@ fn gather_rows<T: Float>(
             mutable: true,
         },
     );
-    args.push_buffer(
-        x,
-        Param::Ptr {
-            ty: word,
-            mutable: false,
-        },
-    );
+    args.scalar(x);
     args.push_buffer(
         idx,
         Param::Ptr {
