@@ -71,7 +71,11 @@ both!(thread, schedule = "thread");
 both!(warp, schedule = "warp");
 both!(merge_path, schedule = "merge_path");
 both!(work_oriented, schedule = "work_oriented");
-both!(work_oriented16, schedule = "work_oriented", items_per_thread = 16);
+both!(
+    work_oriented16,
+    schedule = "work_oriented",
+    items_per_thread = 16
+);
 both!(split, schedule = "split");
 both!(lrb, schedule = "lrb");
 both!(auto, schedule = "auto");
