@@ -70,3 +70,56 @@ macro_rules! bail {
     };
 }
 pub(crate) use bail;
+
+/// `` (did you mean `sqrt`?)`` where `name` is a slip of one of `candidates` (an edit or two,
+/// fewer for a short name), or nothing.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let most = (name.chars().count() / 3).max(1);
+    let best = candidates
+        .into_iter()
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((_, c)) => format!(" (did you mean `{c}`?)"),
+        None => String::new(),
+    }
+}
+
+/// Levenshtein distance between two names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slip_of_a_name_is_suggested() {
+        assert_eq!(edit_distance("sqr", "sqrt"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            did_you_mean("sqr", ["sqrt", "exp"]),
+            " (did you mean `sqrt`?)"
+        );
+        assert_eq!(
+            did_you_mean("is_infinite", ["is_finite", "is_nan"]),
+            " (did you mean `is_finite`?)"
+        );
+        assert_eq!(did_you_mean("sigmoid", ["sin", "exp", "signum"]), "");
+    }
+}

@@ -256,7 +256,7 @@ fn from_and_as_convert_between_number_types() {
         ("bool::from(u)", "bool", "cannot cast `u32` as `bool`"),
         ("T::from(t, t)", "T", "`T::from` takes one argument"),
         ("u32::from(1.5)", "u32", "expected `u32`, found a float literal"),
-        ("T::zero()", "T", "calls of paths like `T::zero` are not supported in a kernel body; a number type has the conversion `T::from(x)`"),
+        ("T::zero()", "T", "`T::zero` is not a function the kernel language knows; a number type has its methods as functions (`T::max(a, b)`, `T::exp(x)`;"),
         ("Vec::new()", "T", "calls of paths like `Vec::new` are not supported in a kernel body"),
     ];
     for (expr, result, want) in errors {

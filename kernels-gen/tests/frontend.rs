@@ -98,7 +98,7 @@ fn errors_name_the_problem() {
         (SPMV_SIG, "for nz in a.atoms(row) { let row = 1; }", "shadowing is not supported"),
         (SPMV_SIG, "for nz in a.atoms(row) { let loops_x = 1; }", "reserved"),
         (SPMV_SIG, "for nz in a.atoms(row) { let x_len = 1; }", "generated name"),
-        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = T::zero(); }", "paths"),
+        (SPMV_SIG, "for nz in a.atoms(row) { y[row] = T::zero(); }", "is not a function the kernel language knows"),
         (SPMV_SIG, "for nz in a.atoms(row) { y[1.5] = 1.0; }", "float literal"),
         (SPMV_SIG, "for nz in a.atoms(row) { a.values[nz] = 1.0; }", "read-only"),
         (SPMV_SIG, "for nz in a.atoms(row) { y[row] = a.tile_of(3); }", "current atom"),

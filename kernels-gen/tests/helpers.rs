@@ -127,6 +127,30 @@ fn returns_in_branches_mutable_parameters_and_bool_results() {
     );
 }
 
+/// A helper that ends in `if` / `else` whose branches end in values returns the value of the
+/// branch taken (statements before it included), as Rust's; `if` / `else` is a value inside an
+/// expression too.
+#[test]
+fn a_final_if_else_returns_its_branches_values() {
+    let huber = "fn huber<T: Float>(r: T, d: T) -> T { let a = r.abs(); if a <= d { 0.5 * r * r } else if a > 1e30 { let big = T::MAX; big } else { d * (a - 0.5 * d) } }";
+    let sign = "fn sign(v: f32) -> f32 { 2.0 * if v < 0.0 { -1.0 } else { 1.0 } }";
+    let src = lower(
+        F32,
+        "for nz in a.atoms(row) { y[row] = huber(a.values[nz], 1.0) + sign(x[row]); }",
+        &[huber, sign],
+    )
+    .unwrap();
+    assert!(src.contains("if ((a <= d)) {"), "{src}");
+    assert!(src.contains("return ((T(0.5) * r) * r);"), "{src}");
+    assert!(src.contains("const T big = loops_const_max<T>();"), "{src}");
+    assert!(src.contains("return big;"), "{src}");
+    assert!(src.contains("return (d * (a - (T(0.5) * d)));"), "{src}");
+    assert!(
+        src.contains("return (2.0f * ((v < 0.0f) ? -1.0f : 1.0f));"),
+        "{src}"
+    );
+}
+
 #[test]
 fn errors_name_the_problem() {
     let cases: &[(&str, &str, &[&str], &str)] = &[
@@ -190,7 +214,7 @@ fn errors_name_the_problem() {
         (
             F32,
             "for nz in a.atoms(row) { y[row] = s(1.0); }",
-            &["fn s(v: f32) -> f32 { if v > 0.0 { v } else { -v } }"],
+            &["fn s(v: f32) -> f32 { if v > 0.0 { v } v }"],
             "write `return <value>;` here",
         ),
         (

@@ -314,6 +314,25 @@ pub const SEEDS: &[(&str, &str)] = &[
             }
         }",
     ),
+    (
+        "Rust's forms: a `let` before a loop around the atom loop, path forms, `if` as a value, a literal typed by its use",
+        "pub fn spmm_mean<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], flags: &[u32], count: &mut [u32], k: usize) {
+            for row in a.tiles() {
+                let deg = a.row_offsets[row + 1] - a.row_offsets[row];
+                let scale = if deg > 0 { T::recip(T::from(deg)) } else { 0.0 };
+                for j in 0..k {
+                    let mut sum = 0.0;
+                    let mut n = 0;
+                    for nz in a.atoms(row) {
+                        sum += T::max(a.values[nz], 0.0) * b[(a.col_indices[nz] as usize) * k + j];
+                        n += flags[nz];
+                    }
+                    c[row * k + j] = sum * scale;
+                    count[row] = u32::max(n, 1);
+                }
+            }
+        }",
+    ),
 ];
 
 /// `#[loops::device]` helpers, in scope for every kernel (one of them mutated in each case):

@@ -4,6 +4,7 @@
 
 mod select;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 pub use select::{same_expr, Key, Selection, Tally};
@@ -123,6 +124,9 @@ fn scalar_accumulators(
             return Ok(());
         }
         let (cop, operand) = classify_update(name, *op, value).ok_or_else(|| {
+            if let Some((span, rule)) = select::why_not_a_selection(atom_body, name, inner, schedule) {
+                return crate::diag::Diagnostic::new(span, rule);
+            }
             crate::diag::Diagnostic::new(
                 stmt.span,
                 format!(
@@ -300,6 +304,15 @@ pub fn visit_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => {
             args.iter().for_each(|a| visit_expr(a, f))
         }
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => {
+            visit_expr(cond, f);
+            visit_expr(then, f);
+            visit_expr(otherwise, f);
+        }
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
@@ -374,12 +387,14 @@ pub fn calls_atomics(kernel: &Kernel) -> bool {
 }
 
 /// A tile body split the way the carry schedules need it: side-effect-free `let`s, an atom loop, and
-/// the epilogue, optionally inside a loop whose bounds are the same for every tile; or several
-/// atom loops, with side-effect-free statements between them (`let`s and assignments to the tile
-/// body's variables), each loop run by a launch of its own (a *pass*).
+/// the epilogue, optionally inside a loop whose bounds are the same for every tile (with `let`s
+/// before that loop, which then run at the start of each of its iterations); or several atom loops,
+/// with side-effect-free statements between them (`let`s and assignments to the tile body's
+/// variables), each loop run by a launch of its own (a *pass*).
 pub struct CarryBody<'k> {
     pub rounds: Option<Rounds<'k>>,
-    pub prologue: &'k [Stmt],
+    /// The `let`s before the atom loop; with rounds, those before the loop around it first.
+    pub prologue: Cow<'k, [Stmt]>,
     /// The last atom loop.
     pub atoms: &'k Stmt,
     pub epilogue: &'k [Stmt],
@@ -398,75 +413,31 @@ pub struct Rounds<'k> {
     pub line: usize,
 }
 
+/// The schedules that take any shape of tile body, for messages.
+const EVERY_SHAPE: &str = "`thread`, `group`, `warp`, `block`, `lrb` or `auto`";
+
 /// Splits a tile body for a carry schedule (`schedule` names it in errors), or says why it cannot.
 pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DResult<CarryBody<'k>> {
-    if let [stmt @ Stmt {
-        kind:
-            StmtKind::ForRange {
-                var,
-                ty,
-                start,
-                end,
-                inclusive,
-                body: inner,
-            },
-        ..
-    }] = body
-    {
-        if contains_atoms(stmt) {
-            for bound in [start, end] {
-                if let Some(span) = tile_variant(kernel, bound) {
-                    bail!(
-                        span,
-                        "under `{schedule}` a loop around the atom loop runs as rounds of the whole grid, so its \
-                         bounds must be the same for every tile: kernel parameters, literals, `a.rows()`, `x.len()`"
-                    );
-                }
-            }
-            if *inclusive {
-                bail!(stmt.span, "under `{schedule}` a loop around the atom loop must be `start..end` (not `..=`)");
-            }
-            let rounds = Rounds {
-                var,
-                ty,
-                start,
-                end,
-                line: stmt.line,
-            };
-            let mut split = carry_body(kernel, inner, schedule)?;
-            if split.rounds.is_some() {
-                bail!(
-                    stmt.span,
-                    "under `{schedule}` only one loop may stand around the atom loop"
-                );
-            }
-            if let Some((_, _)) = split.earlier.first() {
-                bail!(
-                    split.atoms.span,
-                    "under `{schedule}` a loop around the atom loops holds one of them: each of several atom loops \
-                     runs in a launch of its own, and a round is the whole grid's. Use `thread`, `group`, `warp`, \
-                     `block`, `lrb` or `auto`"
-                );
-            }
-            split.rounds = Some(rounds);
-            return Ok(split);
+    // The first statement that holds an atom loop: a loop around it makes rounds.
+    let first = body.iter().position(contains_atoms);
+    if let Some(at) = first {
+        if matches!(body[at].kind, StmtKind::ForRange { .. }) {
+            return rounds_body(kernel, body, at, schedule);
         }
     }
     let at = body
         .iter()
         .position(|s| matches!(s.kind, StmtKind::ForAtoms { .. }));
-    let Some(at) = at else {
-        // The front end guarantees an atom loop; it is nested in an `if` or a `for` with other code.
-        let nested = body
-            .iter()
-            .find(|s| contains_atoms(s))
-            .expect("a tile body has an atom loop");
+    let Some(at) = at.filter(|&at| Some(at) == first) else {
+        // The front end guarantees an atom loop: here it is nested in an `if` (or a block).
+        let nested = &body[first.expect("a tile body has an atom loop")];
         bail!(
             nested.span,
-            "under `{schedule}` the atom loop must stand at the top of the tile body (or alone in one `for` \
-             loop with tile-invariant bounds), run once per tile: the schedule splits a tile's atoms across \
-             threads and combines one set of partial results per tile. This atom loop is inside an `if` or \
-             beside other statements in a loop: use the `thread` or `group` schedule"
+            "under `{schedule}` the atom loop must run once for every tile, not inside an `if`: the schedule \
+             splits each tile's atoms across threads before any of them could test a condition, and combines one \
+             set of partial results per tile. Test the condition inside the atom loop instead \
+             (`for nz in a.atoms(row) {{ if cond {{ .. }} }}`) and around the statements after it, or use \
+             {EVERY_SHAPE}, which accept an atom loop inside an `if`"
         );
     };
     // Every later atom loop is a pass of its own; what stands between two loops runs again in
@@ -487,29 +458,180 @@ pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DRes
             bail!(
                 s.span,
                 "under `{schedule}` every atom loop must stand at the top of the tile body, run once per tile: \
-                 this one is inside an `if` or a loop. Use `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
+                 this one is inside an `if` or a loop. Use {EVERY_SHAPE}"
             );
         }
     }
     for s in &body[..at] {
-        let StmtKind::Let { init, .. } = &s.kind else {
-            bail!(
-                s.span,
-                "under `{schedule}` the statements before the atom loop must be `let`s: they run once on every \
-                 thread that shares the tile, so they cannot store or branch; move this after the atom loop"
-            );
-        };
-        if has_atomic(init) {
-            bail!(s.span, "under `{schedule}` the statements before the atom loop run on every thread that shares the tile: no atomics there");
-        }
+        prologue_let(s, schedule)?;
     }
     Ok(CarryBody {
         rounds: None,
-        prologue: &body[..at],
+        prologue: Cow::Borrowed(&body[..at]),
         atoms: &body[last],
         epilogue: &body[last + 1..],
         earlier,
     })
+}
+
+/// A statement before the atom loop: a `let` without atomics (it runs on every thread that shares
+/// the tile).
+fn prologue_let(s: &Stmt, schedule: &str) -> DResult<()> {
+    let StmtKind::Let { init, .. } = &s.kind else {
+        bail!(
+            s.span,
+            "under `{schedule}` the statements before the atom loop must be `let`s: they run once on every \
+             thread that shares the tile, so they cannot store or branch; move this after the atom loop"
+        );
+    };
+    if has_atomic(init) {
+        bail!(s.span, "under `{schedule}` the statements before the atom loop run on every thread that shares the tile: no atomics there");
+    }
+    Ok(())
+}
+
+/// A tile body whose statement `at` is a range loop holding the atom loop: `let`s, then that loop
+/// (its bounds the same for every tile), which ends the body. Each iteration (a *round*) runs the
+/// whole schedule again; the `let`s before the loop run at the start of each, as if written at
+/// the top of the loop's body, which they may be since the loop assigns none of their variables
+/// and writes none of the slices they read.
+fn rounds_body<'k>(
+    kernel: &Kernel,
+    body: &'k [Stmt],
+    at: usize,
+    schedule: &str,
+) -> DResult<CarryBody<'k>> {
+    let stmt = &body[at];
+    let StmtKind::ForRange {
+        var,
+        ty,
+        start,
+        end,
+        inclusive,
+        body: inner,
+    } = &stmt.kind
+    else {
+        unreachable!("called on a range loop")
+    };
+    let rounds_rule = format!(
+        "under `{schedule}` a loop around the atom loop runs as rounds of the whole grid, the whole schedule once \
+         per iteration"
+    );
+    if let Some(after) = body[at + 1..].iter().find(|s| contains_atoms(s)) {
+        bail!(
+            after.span,
+            "{rounds_rule}, so it holds the tile body's only atom loop: each of several atom loops runs in a launch \
+             of its own, and a round is the whole grid's. Use {EVERY_SHAPE}"
+        );
+    }
+    if let Some(after) = body.get(at + 1) {
+        bail!(
+            after.span,
+            "{rounds_rule}, so it must end the tile body: move this statement into the loop, after the atom loop \
+             (it then runs once per iteration), or use {EVERY_SHAPE}, which accept statements after such a loop"
+        );
+    }
+    for bound in [start, end] {
+        if let Some(span) = tile_variant(kernel, bound) {
+            bail!(
+                span,
+                "{rounds_rule}, so its bounds must be the same for every tile: kernel parameters, literals, \
+                 `a.rows()`, `x.len()`"
+            );
+        }
+    }
+    if *inclusive {
+        bail!(
+            stmt.span,
+            "under `{schedule}` a loop around the atom loop must be `start..end` (not `..=`)"
+        );
+    }
+    let hoisted = &body[..at];
+    let assigned = assigned_vars(inner);
+    let written = slices_written(inner);
+    for s in hoisted {
+        let StmtKind::Let { name, init, .. } = &s.kind else {
+            bail!(
+                s.span,
+                "{rounds_rule}, and only `let`s may stand before it, which run again at the start of every \
+                 iteration: move this statement into the loop, or use {EVERY_SHAPE}"
+            );
+        };
+        prologue_let(s, schedule)?;
+        if assigned.contains(name) {
+            bail!(
+                s.span,
+                "{rounds_rule}, and the `let`s before it run again at the start of every iteration, so `{name}`, \
+                 which the loop assigns, cannot carry a value from one iteration to the next: use {EVERY_SHAPE}"
+            );
+        }
+        let mut read = None;
+        visit_expr(init, &mut |e| {
+            if let ExprKind::Index {
+                base: Indexed::Slice(s),
+                ..
+            } = &e.kind
+            {
+                if read.is_none() && written.contains(s) {
+                    read = Some(s.clone());
+                }
+            }
+        });
+        if let Some(slice) = read {
+            bail!(
+                s.span,
+                "{rounds_rule}, and the `let`s before it run again at the start of every iteration: this one reads \
+                 `{slice}`, which the loop writes, so a later iteration would read a new value. Use {EVERY_SHAPE}"
+            );
+        }
+    }
+    let rounds = Rounds {
+        var,
+        ty,
+        start,
+        end,
+        line: stmt.line,
+    };
+    let mut split = carry_body(kernel, inner, schedule)?;
+    if split.rounds.is_some() {
+        bail!(
+            stmt.span,
+            "under `{schedule}` only one loop may stand around the atom loop"
+        );
+    }
+    if let Some((_, _)) = split.earlier.first() {
+        bail!(
+            split.atoms.span,
+            "{rounds_rule}, so it holds the tile body's only atom loop: each of several atom loops runs in a launch \
+             of its own, and a round is the whole grid's. Use {EVERY_SHAPE}"
+        );
+    }
+    if !hoisted.is_empty() {
+        let mut prologue = hoisted.to_vec();
+        prologue.extend(split.prologue.iter().cloned());
+        split.prologue = Cow::Owned(prologue);
+    }
+    split.rounds = Some(rounds);
+    Ok(split)
+}
+
+/// The variables a block assigns, nested statements included.
+fn assigned_vars(block: &[Stmt]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let _ = visit_stmts(block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Expr {
+                kind: ExprKind::Var(v),
+                ..
+            },
+            ..
+        } = &s.kind
+        {
+            out.insert(v.clone());
+        }
+        Ok(())
+    });
+    out
 }
 
 /// Checks a statement between two atom loops under a carry schedule: it runs again in every
@@ -616,7 +738,10 @@ fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
             ExprKind::Var(v) => {
                 matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
             }
-            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => true,
+            ExprKind::Binary { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Cast { .. }
+            | ExprKind::Select { .. } => true,
             ExprKind::Call { builtin, .. } => !builtin.is_atomic(),
             // A helper is pure, but the launch wrapper, which evaluates the bounds on the host,
             // has no Rust function to call.
@@ -627,6 +752,26 @@ fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
         }
     });
     found
+}
+
+/// The atom loop of a tile body that stands inside a range loop at its top level (which the carry
+/// schedules run as rounds), if there is one.
+pub fn atoms_in_a_loop(body: &[Stmt]) -> Option<&Stmt> {
+    fn first_atoms(block: &[Stmt]) -> Option<&Stmt> {
+        block.iter().find_map(|s| match &s.kind {
+            StmtKind::ForAtoms { .. } => Some(s),
+            StmtKind::ForRange { body, .. } => first_atoms(body),
+            StmtKind::If {
+                then, otherwise, ..
+            } => first_atoms(then).or_else(|| first_atoms(otherwise)),
+            _ => None,
+        })
+    }
+    let first = body.iter().find(|s| contains_atoms(s))?;
+    match &first.kind {
+        StmtKind::ForRange { body, .. } => first_atoms(body),
+        _ => None,
+    }
 }
 
 fn contains_atoms(s: &Stmt) -> bool {

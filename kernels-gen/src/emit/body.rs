@@ -260,6 +260,14 @@ impl Cx<'_> {
             }
             ExprKind::SliceLen(s) => format!("{s}_len"),
             ExprKind::Const(c) => c.cuda(&e.ty),
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (c, t, o) = (self.expr(cond), self.expr(then), self.expr(otherwise));
+                format!("({c} ? {t} : {o})")
+            }
         }
     }
 }

@@ -432,6 +432,15 @@ fn collect_expr(e: &Expr, tl: &SetView<'_>, atom_vars: &[String], out: &mut Vec<
         ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => args
             .iter()
             .for_each(|a| collect_expr(a, tl, atom_vars, out)),
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => {
+            for part in [cond, then, otherwise] {
+                collect_expr(part, tl, atom_vars, out);
+            }
+        }
         ExprKind::Lit(_)
         | ExprKind::Var(_)
         | ExprKind::SetProperty { .. }
@@ -541,6 +550,16 @@ fn rust_expr(e: &Expr) -> String {
             ),
             ty => format!("{}::{}", ty.rust_name(), c.name()),
         },
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => format!(
+            "(if {} {{ {} }} else {{ {} }})",
+            rust_expr(cond),
+            rust_expr(then),
+            rust_expr(otherwise)
+        ),
         ExprKind::Index { .. } => unreachable!("tile-invariant expressions read no memory"),
         ExprKind::HelperCall { .. } => unreachable!("tile-invariant expressions call no helper"),
     }

@@ -626,6 +626,12 @@ pub enum ExprKind {
     SliceLen(String),
     /// A number type's constant (`T::MAX`, `f32::INFINITY`), of the expression's type.
     Const(Constant),
+    /// `if cond { then } else { otherwise }` as a value: one of the two is evaluated.
+    Select {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
 }
 
 /// What an index expression indexes.

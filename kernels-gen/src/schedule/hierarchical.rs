@@ -232,19 +232,23 @@ mod lowering {
 
     fn parts<'k>(kernel: &Kernel, body: &'k [Stmt]) -> DResult<Parts<'k>> {
         check_prologue(body)?;
-        let split = carry_body(kernel, body, "hierarchical")?;
-        if split.rounds.is_some() {
+        if let Some(atoms) = crate::analysis::atoms_in_a_loop(body) {
             bail!(
-                split.atoms.span,
+                atoms.span,
                 "under `hierarchical` the atom loop cannot sit inside another loop: a tile's state is \
-                 kept between passes for one atom loop"
+                 kept between passes for one atom loop. Use `merge_path`, `work_oriented` or `split`, which run \
+                 such a loop as rounds of the whole grid, or `thread`, `group`, `warp`, `block`, `lrb` or `auto`"
             );
         }
+        let split = carry_body(kernel, body, "hierarchical")?;
+        let std::borrow::Cow::Borrowed(prologue) = split.prologue else {
+            unreachable!("only a loop around the atom loop, refused above, gathers the prologue")
+        };
         let mut stmts: Vec<(&Stmt, &[Stmt])> = split.earlier.clone();
         stmts.push((split.atoms, &[]));
         // The `let`s a loop's state may be declared by: the prologue's, and those between the
         // loops before it.
-        let mut declared: Vec<&Stmt> = split.prologue.iter().collect();
+        let mut declared: Vec<&Stmt> = prologue.iter().collect();
         let mut loops = Vec::new();
         let mut first_slot = 0;
         for (atoms, after) in stmts {
@@ -278,7 +282,7 @@ mod lowering {
             declared.extend(after.iter());
         }
         Ok(Parts {
-            prologue: split.prologue,
+            prologue,
             loops,
             epilogue: split.epilogue,
         })

@@ -28,19 +28,43 @@ impl Lowerer<'_> {
                 // kernel does not hold it yet.
                 return self.helper_call(call, &name, expected);
             };
-            return self.builtin(builtin, &args, expected, span);
+            return self.builtin(builtin, &args, expected, None, span);
         }
         let path = path_text(p);
         match self.type_item(p) {
             Some((to, item)) if item == "from" => self.conversion(&args, to, span),
-            Some(_) => bail!(
-                call.func.span(),
-                "calls of paths like `{path}` are not supported in a kernel body; a number type has the conversion `T::from(x)` (as `x as T`) and {}",
-                constants_hint()
-            ),
+            // `f32::max(a, b)`, `T::exp(x)`, `u32::count_ones(n)`: the method of that type, the
+            // receiver first, as Rust reads `Type::method(receiver, args..)`.
+            Some((ty, item)) => match Builtin::from_name(&item) {
+                Some(builtin) if !builtin.is_atomic() => {
+                    let spec = builtin.spec();
+                    if !spec.operand.accepts(&ty) {
+                        bail!(
+                            call.func.span(),
+                            "`{path}` does not exist: `{item}` needs {}, not `{}`",
+                            spec.operand.describe(),
+                            ty.rust_name()
+                        );
+                    }
+                    self.builtin(builtin, &args, expected, Some(&ty), span)
+                }
+                _ => bail!(
+                    call.func.span(),
+                    "`{path}` is not a function the kernel language knows{guess}; a number type has its methods as \
+                     functions (`{t}::max(a, b)`, `{t}::exp(x)`; the methods: {methods}) and the conversion \
+                     `{t}::from(x)` (as `x as {t}`); {constants}; an unsuffixed literal (`0.0`) takes the type its \
+                     context needs. For a function of your own, write a `#[device]` helper",
+                    guess = crate::diag::did_you_mean(&item, method_names().chain(["from"])),
+                    methods = builtin_names(Form::Math),
+                    constants = constants_hint(),
+                    t = ty.rust_name(),
+                ),
+            },
             None => bail!(
                 call.func.span(),
-                "calls of paths like `{path}` are not supported in a kernel body"
+                "calls of paths like `{path}` are not supported in a kernel body: a body calls the builtins \
+                 (`exp(x)`, `x.exp()` or `f32::exp(x)`), `T::from(x)` and `#[device]` helpers (by their name alone, \
+                 `huber(r, delta)`)"
             ),
         }
     }
@@ -110,25 +134,30 @@ impl Lowerer<'_> {
 
     /// A call of a builtin with its arguments (for a method, the receiver first), typed by its row
     /// of [`BUILTINS`].
+    /// `receiver`: the type of the first operand where the call names it (`f32::max(a, b)`).
     pub(super) fn builtin(
         &mut self,
         builtin: Builtin,
         args: &[&syn::Expr],
         expected: Option<&Ty>,
+        receiver: Option<&Ty>,
         span: Span,
     ) -> DResult<Expr> {
         let spec = builtin.spec();
         if args.len() != spec.arity() {
+            let usage = match receiver {
+                Some(ty) => path_usage(spec, ty),
+                None => usage(spec),
+            };
             bail!(
                 span,
-                "wrong number of arguments for `{}`: write {}",
+                "wrong number of arguments for `{}`: write {usage}",
                 spec.name,
-                usage(spec)
             );
         }
         let (args, ty) = match spec.form {
             Form::Atomic => self.atomic(spec, args)?,
-            Form::Math => self.math_operands(spec, args, expected)?,
+            Form::Math => self.math_operands(spec, args, expected, receiver)?,
         };
         Ok(Expr {
             kind: ExprKind::Call { builtin, args },
@@ -145,6 +174,7 @@ impl Lowerer<'_> {
         spec: &BuiltinSpec,
         args: &[&syn::Expr],
         expected: Option<&Ty>,
+        receiver: Option<&Ty>,
     ) -> DResult<(Vec<Expr>, Ty)> {
         let kind_of = |i: usize| {
             if i == 0 {
@@ -153,15 +183,32 @@ impl Lowerer<'_> {
                 &spec.args[i - 1]
             }
         };
-        let lead = (0..args.len())
-            .find(|&i| *kind_of(i) == Arg::Same && !is_untyped_literal(args[i]))
-            .unwrap_or(0);
-        let hint = if spec.returns == Returns::Same {
-            expected
-        } else {
-            None
+        // Where the type is named, every operand of it takes it; otherwise the first typed one
+        // gives it to the literals.
+        let lead = match receiver {
+            Some(_) => 0,
+            None => (0..args.len())
+                .find(|&i| *kind_of(i) == Arg::Same && !is_untyped_literal(args[i]))
+                .unwrap_or(0),
+        };
+        let hint = match receiver {
+            Some(ty) => Some(ty),
+            None if spec.returns == Returns::Same => expected,
+            None => None,
         };
         let first = self.expr(args[lead], hint)?;
+        if let Some(want) = receiver {
+            if first.ty != *want {
+                self.infer(&first, want);
+                bail!(
+                    args[lead].span(),
+                    "`{0}::{1}` takes a `{0}`, found `{2}` (convert with `as {0}`, or call `{2}::{1}`)",
+                    want.rust_name(),
+                    spec.name,
+                    first.ty.rust_name()
+                );
+            }
+        }
         let ty = first.ty.clone();
         if !spec.operand.accepts(&ty) {
             bail!(
@@ -179,6 +226,11 @@ impl Lowerer<'_> {
                 Arg::Same => {
                     let e = self.expr(arg, Some(&ty))?;
                     if e.ty != ty {
+                        self.infer(&e, &ty);
+                        let first = lowered[lead]
+                            .as_ref()
+                            .expect("the first operand is lowered");
+                        self.infer(first, &e.ty);
                         bail!(
                             arg.span(),
                             "`{}` needs its operands of one type, found `{}` and `{}`",
@@ -192,6 +244,7 @@ impl Lowerer<'_> {
                 Arg::Fixed(fixed, what) => {
                     let e = self.expr(arg, Some(fixed))?;
                     if e.ty != *fixed {
+                        self.infer(&e, fixed);
                         let article = if fixed.rust_name().starts_with('i') {
                             "an"
                         } else {
@@ -276,6 +329,25 @@ fn usage(spec: &BuiltinSpec) -> String {
         format!("x, {rest}")
     };
     format!("`x.{0}({rest})` or `{0}({all})`", spec.name)
+}
+
+/// `f32::powi(x, n)`: how a builtin is called on a named type, for messages.
+fn path_usage(spec: &BuiltinSpec, ty: &Ty) -> String {
+    let mut same = ["y", "z"].into_iter();
+    let mut all = vec!["x"];
+    all.extend(spec.args.iter().map(|a| match a {
+        Arg::Same => same.next().expect("at most two more operands"),
+        Arg::Fixed(..) => "n",
+    }));
+    format!("`{}::{}({})`", ty.rust_name(), spec.name, all.join(", "))
+}
+
+/// The names of the math builtins, which are Rust's methods of the number types.
+pub(super) fn method_names() -> impl Iterator<Item = &'static str> {
+    BUILTINS
+        .iter()
+        .filter(|s| s.form == Form::Math)
+        .map(|s| s.name)
 }
 
 /// What a number type's constants are, for messages.

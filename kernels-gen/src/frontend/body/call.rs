@@ -73,7 +73,7 @@ impl Lowerer<'_> {
             Some(builtin) if !builtin.is_atomic() => {
                 let mut args: Vec<&syn::Expr> = vec![&m.receiver];
                 args.extend(m.args.iter());
-                return self.builtin(builtin, &args, expected, span);
+                return self.builtin(builtin, &args, expected, None, span);
             }
             Some(_) => bail!(
                 m.method.span(),
@@ -88,7 +88,14 @@ impl Lowerer<'_> {
         self.expr_default(&m.receiver)?;
         bail!(
             m.method.span(),
-            "`{method}` is not a method the kernel language knows; methods: {}, and `len()` of a slice parameter",
+            "`{method}` is not a method the kernel language knows{}; methods: {}, and `len()` of a slice parameter. \
+             For a function of your own, write a `#[device]` helper (`#[device] fn {method}<T: Float>(x: T) -> T {{ .. }}`) \
+             and call it as `{method}(x)`",
+            match method.as_str() {
+                // Rust's `log` takes a base; its natural logarithm is `ln`.
+                "log" => " (did you mean `ln`, or `log2` / `log10`?)".to_string(),
+                _ => crate::diag::did_you_mean(&method, super::builtins::method_names().chain(["len"])),
+            },
             builtin_names(Form::Math)
         );
     }
@@ -207,11 +214,29 @@ impl Lowerer<'_> {
                 "only slice parameters and a tile set's arrays can be indexed"
             ),
         };
+        if matches!(&*ix.index, syn::Expr::Range(_)) {
+            bail!(ix.span(), "{}", super::expr::subslice_message(ix));
+        }
         let index = self.expr(&ix.index, Some(&Ty::Usize))?;
-        if !index.ty.is_integer() {
+        if index.ty != Ty::Usize {
+            // As in Rust: a slice is indexed by a `usize` (an integer literal or a variable it
+            // initialises takes that type).
+            self.infer(&index, &Ty::Usize);
+            let what = match &base {
+                Indexed::Slice(s) => format!("`{s}`"),
+                Indexed::SetArray { set, array, .. } => format!("`{set}.{}`", array.rust_name()),
+            };
+            if index.ty.is_integer() {
+                bail!(
+                    ix.index.span(),
+                    "{what} is indexed by a `usize`, as a Rust slice is, and this index is `{}`: convert it \
+                     with `as usize`",
+                    index.ty.rust_name()
+                );
+            }
             bail!(
                 ix.index.span(),
-                "an index must be an integer, not `{}`",
+                "{what} is indexed by a `usize`, not `{}`",
                 index.ty.rust_name()
             );
         }

@@ -12,16 +12,36 @@ impl Lowerer<'_> {
     /// An expression whose type must be `ty` (literals adopt it).
     pub(super) fn expr_as(&mut self, e: &syn::Expr, ty: &Ty) -> DResult<Expr> {
         let lowered = self.expr(e, Some(ty))?;
-        if &lowered.ty != ty {
-            bail!(
-                e.span(),
-                "mismatched types: expected `{}`, found `{}` (convert with `as {}`)",
-                ty.rust_name(),
-                lowered.ty.rust_name(),
-                ty.rust_name()
-            );
+        self.coerce(lowered, ty, e.span(), None)
+    }
+
+    /// `lowered` where a `ty` is needed (at `span`), or the mismatch. `place`: what it is assigned
+    /// to, whose type the value may fix instead (`let mut c = 0; c = flags[i];`).
+    pub(super) fn coerce(
+        &mut self,
+        lowered: Expr,
+        ty: &Ty,
+        span: Span,
+        place: Option<&Expr>,
+    ) -> DResult<Expr> {
+        if &lowered.ty == ty {
+            return Ok(lowered);
         }
-        Ok(lowered)
+        self.infer(&lowered, ty);
+        if let Some(place) = place {
+            self.infer(place, &lowered.ty);
+        }
+        let note = match place {
+            Some(place) => self.inferred_note(place) + &self.inferred_note(&lowered),
+            None => self.inferred_note(&lowered),
+        };
+        bail!(
+            span,
+            "mismatched types: expected `{}`, found `{}` (convert with `as {}`){note}",
+            ty.rust_name(),
+            lowered.ty.rust_name(),
+            ty.rust_name()
+        );
     }
 
     /// An expression with no expected type: literals take their defaults.
@@ -114,6 +134,10 @@ impl Lowerer<'_> {
                 }
                 let operand_hint = if op.is_comparison() { None } else { expected };
                 let (l, r) = self.binary_operands(&b.left, &b.right, operand_hint)?;
+                if l.ty != r.ty {
+                    self.infer(&l, &r.ty);
+                    self.infer(&r, &l.ty);
+                }
                 check_arith(op, &l.ty, &r.ty, b.op.span())?;
                 let ty = if op.is_comparison() { Ty::Bool } else { l.ty.clone() };
                 mk(ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) }, ty)
@@ -125,9 +149,55 @@ impl Lowerer<'_> {
             }
             syn::Expr::Call(call) => self.call(call, expected),
             syn::Expr::MethodCall(m) => self.method_call(m, expected),
-            syn::Expr::Reference(r) => bail!(r.span(), "references appear only as the first argument of an atomic: `atomic_add(&mut y[i], v)`"),
+            syn::Expr::If(i) => self.if_value(i, expected),
+            syn::Expr::Reference(r) => match &*r.expr {
+                syn::Expr::Index(ix) if matches!(&*ix.index, syn::Expr::Range(_)) => {
+                    bail!(r.span(), "{}", subslice_message(ix))
+                }
+                _ => bail!(r.span(), "references appear only as the first argument of an atomic: `atomic_add(&mut y[i], v)`"),
+            },
             other => bail!(span, "{}", unsupported_expr(other)),
         }
+    }
+
+    /// `if c { a } else { b }` as a value (`else if` chains too): each branch one expression, of one
+    /// type (an unsuffixed literal takes the other branch's); one of them is evaluated.
+    fn if_value(&mut self, i: &syn::ExprIf, expected: Option<&Ty>) -> DResult<Expr> {
+        let span = i.span();
+        let Some((_, else_branch)) = &i.else_branch else {
+            bail!(
+                span,
+                "an `if` used as a value needs an `else`: `if c {{ a }} else {{ b }}`"
+            );
+        };
+        let then = branch_value(&i.then_branch)?;
+        let otherwise: &syn::Expr = match &**else_branch {
+            syn::Expr::Block(b) => branch_value(&b.block)?,
+            nested @ syn::Expr::If(_) => nested,
+            other => bail!(other.span(), "expected a block after `else`"),
+        };
+        let cond = self.expr_as(&i.cond, &Ty::Bool)?;
+        let (then, otherwise) = self.binary_operands(then, otherwise, expected)?;
+        if then.ty != otherwise.ty {
+            self.infer(&then, &otherwise.ty);
+            self.infer(&otherwise, &then.ty);
+            bail!(
+                otherwise.span,
+                "`if` and `else` have different types: `{}` and `{}` (convert one with `as`)",
+                then.ty.rust_name(),
+                otherwise.ty.rust_name()
+            );
+        }
+        let ty = then.ty.clone();
+        Ok(Expr {
+            kind: ExprKind::Select {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                otherwise: Box::new(otherwise),
+            },
+            ty,
+            span,
+        })
     }
 
     fn literal(&self, lit: &syn::Lit, expected: Option<&Ty>, negative: bool) -> DResult<Expr> {
@@ -266,6 +336,64 @@ pub(super) fn cast(inner: Expr, to: Ty, span: Span) -> DResult<Expr> {
     })
 }
 
+/// The one expression of a branch of an `if` used as a value, or the error that says how to
+/// write a branch of several statements.
+fn branch_value(block: &syn::Block) -> DResult<&syn::Expr> {
+    match &block.stmts[..] {
+        [syn::Stmt::Expr(e, None)] => Ok(e),
+        _ => bail!(
+            block.span(),
+            "{}",
+            "an `if` used as a value takes one expression in each branch (`if c { a } else { b }`); \
+             for more statements, declare the variable first and assign it in each branch: \
+             `let mut v = 0.0; if c { ...; v = a; } else { v = b; }`"
+        ),
+    }
+}
+
+/// Whether `e` is an `if` whose branches are values: `if c { a } else { b }`, an `else if` chain.
+pub(super) fn is_if_value(e: &syn::Expr) -> bool {
+    let syn::Expr::If(i) = e else {
+        return false;
+    };
+    let value = |b: &syn::Block| match b.stmts.last() {
+        Some(syn::Stmt::Expr(e @ syn::Expr::If(_), None)) => is_if_value(e),
+        Some(syn::Stmt::Expr(e, None)) => !matches!(
+            e,
+            syn::Expr::ForLoop(_)
+                | syn::Expr::Block(_)
+                | syn::Expr::While(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::Match(_)
+                | syn::Expr::Unsafe(_)
+        ),
+        _ => false,
+    };
+    match &i.else_branch {
+        None => false,
+        Some((_, e)) => {
+            value(&i.then_branch)
+                && match &**e {
+                    syn::Expr::Block(b) => value(&b.block),
+                    nested => is_if_value(nested),
+                }
+        }
+    }
+}
+
+/// The message for `&x[a..b]` (and `x[a..b]`): a kernel body has no sub-slices.
+pub(super) fn subslice_message(ix: &syn::ExprIndex) -> String {
+    let base = match &*ix.expr {
+        syn::Expr::Path(p) => super::builtins::path_text(p),
+        _ => "x".to_string(),
+    };
+    format!(
+        "sub-slices (`&{base}[a..b]`) are not supported in a kernel body, whose values are scalars: index \
+         `{base}` itself, `{base}[a + k]` in a loop `for k in 0..b - a`, or pass the offsets `a` and `b` (to a \
+         `#[device]` helper too) instead of the slice"
+    )
+}
+
 pub(super) fn is_untyped_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(l) => match &l.lit {
@@ -319,10 +447,25 @@ fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
 pub(super) fn unsupported_expr(e: &syn::Expr) -> String {
     // (what, whether it is a plural): "closures are", "`loop` is".
     let (what, plural) = match e {
-        syn::Expr::Closure(_) => ("closures", true),
-        syn::Expr::While(_) => ("`while` loops", true),
-        syn::Expr::Loop(_) => ("`loop`", false),
-        syn::Expr::Match(_) => ("`match`", false),
+        syn::Expr::Closure(_) => {
+            return "closures are not supported in a kernel body: write a `#[device]` helper function \
+                    (`#[device] fn f<T: Float>(x: T) -> T { .. }`) and call it"
+                .into()
+        }
+        syn::Expr::While(_) => {
+            return "`while` loops are not supported in a kernel body: write a range loop that stops with \
+                    `break`, `for step in 0..limit { if !(condition) { break; } ... }`"
+                .into()
+        }
+        syn::Expr::Loop(_) => {
+            return "`loop` is not supported in a kernel body: write a range loop that stops with `break`, \
+                    `for step in 0..limit { ...; if done { break; } }`"
+                .into()
+        }
+        syn::Expr::Match(_) => {
+            return "`match` is not supported in a kernel body: write `if` / `else if` / `else`".into()
+        }
+
         syn::Expr::Return(_) => ("`return`", false),
         syn::Expr::Break(_) => ("`break`", false),
         syn::Expr::Continue(_) => ("`continue`", false),
@@ -335,7 +478,6 @@ pub(super) fn unsupported_expr(e: &syn::Expr) -> String {
         syn::Expr::Range(_) => ("ranges outside a `for` loop", true),
         syn::Expr::Unsafe(_) => ("`unsafe` blocks", true),
         syn::Expr::Try(_) => ("the `?` operator", false),
-        syn::Expr::If(_) => ("`if` as a value", false),
         syn::Expr::Let(_) => ("`let` in expressions", false),
         _ => ("this expression", false),
     };

@@ -184,26 +184,6 @@ fn lower_helper(sig: &HelperSig, helper: &HelperItem, sigs: &[HelperSig]) -> DRe
         [t] => Ty::Param(t.clone()),
         _ => Ty::F64,
     };
-    let mut lowerer = Lowerer {
-        params: &params,
-        type_params: &sig.type_params,
-        scopes: vec![HashMap::new()],
-        tile: None,
-        atom_var: None,
-        loop_depth: 0,
-        default_float,
-        helpers: sigs,
-        ret: Some(sig.ret.clone()),
-    };
-    for (name, ty, mutable, span) in &sig.params {
-        if *mutable {
-            let var = Var {
-                ty: ty.clone(),
-                mutable: true,
-            };
-            lowerer.declare(name, *span, var)?;
-        }
-    }
     let Some((last, init)) = item.block.stmts.split_last() else {
         bail!(
             item.block.span(),
@@ -211,23 +191,23 @@ fn lower_helper(sig: &HelperSig, helper: &HelperItem, sigs: &[HelperSig]) -> DRe
             sig.name
         );
     };
-    let mut body = Vec::new();
-    for stmt in init {
-        body.push(lowerer.stmt(stmt)?);
-    }
-    match last {
-        // The final expression is the value.
-        syn::Stmt::Expr(e, None) if !is_block_like(e) => {
-            let span = e.span();
-            let value = lowerer.expr_as(e, &sig.ret)?;
-            body.push(Stmt {
-                kind: StmtKind::Return(value),
-                span,
-                line: super::line_of(span),
-            });
-        }
-        other => body.push(lowerer.stmt(other)?),
-    }
+    let body = super::with_inference(|inferred| {
+        let mut lowerer = Lowerer {
+            params: &params,
+            type_params: &sig.type_params,
+            scopes: vec![HashMap::new()],
+            tile: None,
+            atom_var: None,
+            loop_depth: 0,
+            default_float: default_float.clone(),
+            helpers: sigs,
+            ret: Some(sig.ret.clone()),
+            inferred,
+            retry: None,
+        };
+        let body = helper_body(&mut lowerer, sig, init, last);
+        (body, lowerer.retry)
+    })?;
     if !returns(&body) {
         bail!(
             last.span(),
@@ -248,6 +228,105 @@ fn lower_helper(sig: &HelperSig, helper: &HelperItem, sigs: &[HelperSig]) -> DRe
         span: item.sig.ident.span(),
         file: helper.file.clone(),
     })
+}
+
+/// A helper's statements, the last one its value.
+fn helper_body(
+    lowerer: &mut Lowerer<'_>,
+    sig: &HelperSig,
+    init: &[syn::Stmt],
+    last: &syn::Stmt,
+) -> DResult<Vec<Stmt>> {
+    for (name, ty, mutable, span) in &sig.params {
+        if *mutable {
+            lowerer.declare(name, *span, Var::new(ty.clone(), true))?;
+        }
+    }
+    let mut body = Vec::new();
+    for stmt in init {
+        body.push(lowerer.stmt(stmt)?);
+    }
+    match last {
+        // A final `if` / `else` whose branches end in values: each returns its value.
+        syn::Stmt::Expr(e @ syn::Expr::If(i), None) if super::expr::is_if_value(e) => {
+            let span = e.span();
+            let kind = tail_if(lowerer, i, &sig.ret)?;
+            body.push(Stmt {
+                kind,
+                span,
+                line: super::line_of(span),
+            });
+        }
+        // The final expression is the value.
+        syn::Stmt::Expr(e, None) if !is_block_like(e) => {
+            let span = e.span();
+            let value = lowerer.expr_as(e, &sig.ret)?;
+            body.push(Stmt {
+                kind: StmtKind::Return(value),
+                span,
+                line: super::line_of(span),
+            });
+        }
+        other => body.push(lowerer.stmt(other)?),
+    }
+    Ok(body)
+}
+
+/// A helper's final `if c { ..; a } else { ..; b }`: each branch's final expression is returned.
+fn tail_if(lowerer: &mut Lowerer<'_>, i: &syn::ExprIf, ret: &Ty) -> DResult<StmtKind> {
+    let cond = lowerer.expr_as(&i.cond, &Ty::Bool)?;
+    let then = tail_block(lowerer, &i.then_branch, ret)?;
+    let otherwise = match &i.else_branch {
+        Some((_, e)) => match &**e {
+            syn::Expr::Block(b) => tail_block(lowerer, &b.block, ret)?,
+            syn::Expr::If(nested) => {
+                let span = nested.span();
+                vec![Stmt {
+                    kind: tail_if(lowerer, nested, ret)?,
+                    span,
+                    line: super::line_of(span),
+                }]
+            }
+            other => bail!(other.span(), "expected a block after `else`"),
+        },
+        None => unreachable!("a value `if` has an `else`"),
+    };
+    Ok(StmtKind::If {
+        cond,
+        then,
+        otherwise,
+    })
+}
+
+/// A branch of a helper's final `if`: its statements, then its final expression returned.
+fn tail_block(lowerer: &mut Lowerer<'_>, block: &syn::Block, ret: &Ty) -> DResult<Vec<Stmt>> {
+    lowerer.scopes.push(HashMap::new());
+    let result = (|| {
+        let (last, init) = block
+            .stmts
+            .split_last()
+            .expect("a value branch ends in its value");
+        let mut out = Vec::new();
+        for stmt in init {
+            out.push(lowerer.stmt(stmt)?);
+        }
+        let syn::Stmt::Expr(e, None) = last else {
+            unreachable!("a value branch ends in an expression")
+        };
+        let span = e.span();
+        let kind = match e {
+            syn::Expr::If(i) if super::expr::is_if_value(e) => tail_if(lowerer, i, ret)?,
+            _ => StmtKind::Return(lowerer.expr_as(e, ret)?),
+        };
+        out.push(Stmt {
+            kind,
+            span,
+            line: super::line_of(span),
+        });
+        Ok(out)
+    })();
+    lowerer.scopes.pop();
+    result
 }
 
 fn is_block_like(e: &syn::Expr) -> bool {

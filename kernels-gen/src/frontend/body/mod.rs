@@ -128,18 +128,23 @@ fn lower_kernel_fn(
         [t] => Ty::Param(t.clone()),
         _ => Ty::F64,
     };
-    let mut lowerer = Lowerer {
-        params: &params,
-        type_params: &type_params,
-        scopes: vec![HashMap::new()],
-        tile: None,
-        atom_var: None,
-        loop_depth: 0,
-        default_float,
-        helpers,
-        ret: None,
-    };
-    let body = lowerer.tile_loop(&item.block)?;
+    let body = with_inference(|inferred| {
+        let mut lowerer = Lowerer {
+            params: &params,
+            type_params: &type_params,
+            scopes: vec![HashMap::new()],
+            tile: None,
+            atom_var: None,
+            loop_depth: 0,
+            default_float: default_float.clone(),
+            helpers,
+            ret: None,
+            inferred,
+            retry: None,
+        };
+        let body = lowerer.tile_loop(&item.block);
+        (body, lowerer.retry)
+    })?;
     Ok(Kernel {
         name: sig.ident.to_string(),
         type_params,
@@ -290,6 +295,40 @@ pub(super) fn scalar_type(ty: &syn::Type, type_params: &[String]) -> DResult<Ty>
 pub(super) struct Var {
     ty: Ty,
     mutable: bool,
+    /// Its type is an unsuffixed literal's default (`let mut c = 0;`, or an expression of such
+    /// variables and literals): a later use with another type of the same kind fixes it, as Rust
+    /// infers it ([`with_inference`]).
+    inferable: bool,
+}
+
+impl Var {
+    pub(super) fn new(ty: Ty, mutable: bool) -> Var {
+        Var {
+            ty,
+            mutable,
+            inferable: false,
+        }
+    }
+}
+
+/// Lowers a body as Rust types it: an unsuffixed literal takes the type it is used with, even
+/// where that use comes after the `let` it initialises (`let mut c = 0; ... c += flags[i];` makes
+/// `c` a `u32`). `lower` runs with the types fixed so far and returns its result and, where it
+/// failed on a use that fixes an inferable variable's type (`Lowerer::retry`), that variable and
+/// type: the body is then lowered again with it fixed. Each variable is fixed at most once, so this
+/// ends; a body that lowers at the first try is lowered exactly as without inference.
+pub(super) fn with_inference<R>(
+    mut lower: impl FnMut(HashMap<String, (Ty, usize)>) -> (DResult<R>, Option<(String, Ty, usize)>),
+) -> DResult<R> {
+    let mut inferred: HashMap<String, (Ty, usize)> = HashMap::new();
+    loop {
+        match lower(inferred.clone()) {
+            (Err(_), Some((name, ty, line))) if !inferred.contains_key(&name) => {
+                inferred.insert(name, (ty, line));
+            }
+            (result, _) => return result,
+        }
+    }
 }
 
 pub(super) struct Lowerer<'a> {
@@ -308,6 +347,12 @@ pub(super) struct Lowerer<'a> {
     helpers: &'a [helper::HelperSig],
     /// In a helper's body: its return type (`return` is refused elsewhere).
     ret: Option<Ty>,
+    /// The types of inferable variables fixed by their later uses ([`with_inference`]).
+    /// Each with the line of the use that fixed it.
+    inferred: HashMap<String, (Ty, usize)>,
+    /// The first inferable variable a use needed of another type, and that type: the body is
+    /// lowered again with it fixed.
+    retry: Option<(String, Ty, usize)>,
 }
 
 pub(super) fn line_of(span: Span) -> usize {
@@ -356,6 +401,63 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// The inferable variable whose literal default gave `e` its type, if any: the variable
+    /// itself, or an arithmetic of it and literals (`c + 1`).
+    pub(super) fn inferable_var(&self, e: &Expr) -> Option<String> {
+        match &e.kind {
+            ExprKind::Var(n) => self.lookup(n).filter(|v| v.inferable).map(|_| n.clone()),
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                expr,
+            } => self.inferable_var(expr),
+            ExprKind::Binary { op, lhs, rhs }
+                if !op.is_comparison() && !op.is_logical() && !op.is_shift() =>
+            {
+                let l = self.inferable_var(lhs);
+                let r = self.inferable_var(rhs);
+                let lit = |e: &Expr| matches!(e.kind, ExprKind::Lit(_));
+                match (l, r) {
+                    (Some(l), _) if lit(rhs) || self.inferable_var(rhs).is_some() => Some(l),
+                    (None, Some(r)) if lit(lhs) => Some(r),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Notes that `e` is used where `ty` is needed: if its type is an inferable variable's
+    /// literal default of the same kind (an integer for an integer, a float for a float), the
+    /// body is lowered again with that variable of type `ty` ([`with_inference`]).
+    pub(super) fn infer(&mut self, e: &Expr, ty: &Ty) {
+        if self.retry.is_some() {
+            return;
+        }
+        let Some(name) = self.inferable_var(e) else {
+            return;
+        };
+        let same_kind =
+            (e.ty.is_integer() && ty.is_integer()) || (e.ty.is_float() && ty.is_float());
+        if same_kind && e.ty != *ty && !self.inferred.contains_key(&name) {
+            self.retry = Some((name, ty.clone(), line_of(e.span)));
+        }
+    }
+
+    /// For a mismatch that `e` takes part in: where `e` is a variable whose type a later use
+    /// fixed, the note that says so.
+    pub(super) fn inferred_note(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Var(n) => match self.inferred.get(n) {
+                Some((ty, line)) => format!(
+                    "; `{n}` is a `{}` from its use on line {line} (an unsuffixed literal takes the type it is used with)",
+                    ty.rust_name()
+                ),
+                None => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
     /// Runs `body` in a new scope where the loop variable `name` (immutable, of type `ty`) is declared.
     fn with_loop_var<R>(
         &mut self,
@@ -366,7 +468,7 @@ impl Lowerer<'_> {
     ) -> DResult<R> {
         self.scopes.push(HashMap::new());
         let result = self
-            .declare(name, span, Var { ty, mutable: false })
+            .declare(name, span, Var::new(ty, false))
             .and_then(|()| body(self));
         self.scopes.pop();
         result

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use syn::spanned::Spanned;
 
-use super::expr::{check_arith, path_name, unsupported_expr, unsupported_macro};
+use super::expr::{
+    check_arith, is_untyped_literal, path_name, unsupported_expr, unsupported_macro,
+};
 use super::{line_of, scalar_type, Lowerer, Var};
 use crate::diag::{bail, DResult};
 use crate::ir::*;
@@ -280,11 +282,17 @@ impl Lowerer<'_> {
                 "`let ... else` is not supported in a kernel body"
             );
         }
-        let init = match &annotated {
-            Some(ty) => self.expr_as(&init.expr, ty)?,
-            None => self.expr_default(&init.expr)?,
-        };
         let name = pi.ident.to_string();
+        // A type a later use fixed (Rust infers an unsuffixed literal's type from its uses).
+        let fixed = self.inferred.get(&name).map(|(ty, _)| ty.clone());
+        let init_syn = &init.expr;
+        let init = match annotated.as_ref().or(fixed.as_ref()) {
+            Some(ty) => self.expr_as(init_syn, ty)?,
+            None => self.expr_default(init_syn)?,
+        };
+        let inferable = annotated.is_none()
+            && fixed.is_none()
+            && (is_untyped_literal(init_syn) || self.inferable_var(&init).is_some());
         let ty = init.ty.clone();
         self.declare(
             &name,
@@ -292,6 +300,7 @@ impl Lowerer<'_> {
             Var {
                 ty: ty.clone(),
                 mutable: pi.mutability.is_some(),
+                inferable,
             },
         )?;
         Ok(StmtKind::Let {
@@ -306,7 +315,8 @@ impl Lowerer<'_> {
         Ok(match e {
             syn::Expr::Assign(a) => {
                 let place = self.place(&a.left)?;
-                let value = self.expr_as(&a.right, &place.ty)?;
+                let value = self.expr(&a.right, Some(&place.ty))?;
+                let value = self.coerce(value, &place.ty, a.right.span(), Some(&place))?;
                 StmtKind::Assign {
                     place,
                     op: None,
@@ -319,7 +329,8 @@ impl Lowerer<'_> {
                 let value = if op.is_shift() {
                     self.expr_default(&b.right)?
                 } else {
-                    self.expr_as(&b.right, &place.ty)?
+                    let value = self.expr(&b.right, Some(&place.ty))?;
+                    self.coerce(value, &place.ty, b.right.span(), Some(&place))?
                 };
                 check_arith(op, &place.ty, &value.ty, b.op.span())?;
                 StmtKind::Assign {
@@ -410,6 +421,12 @@ impl Lowerer<'_> {
                 "loop labels are not supported in a kernel body"
             );
         }
+        // An iterator adaptor: what to write instead, before the pattern it may need (`(i, v)`).
+        if let syn::Expr::MethodCall(call) = &*f.expr {
+            if let Some(message) = self.iterator_alternative(call) {
+                bail!(call.method.span(), "{message}");
+            }
+        }
         let var = loop_var(&f.pat)?;
         match &*f.expr {
             syn::Expr::Range(r) => {
@@ -419,6 +436,8 @@ impl Lowerer<'_> {
                 // The loop variable takes the type of whichever bound is typed; both literals: usize.
                 let (start, end) = self.binary_operands(start, end, Some(&Ty::Usize))?;
                 if start.ty != end.ty {
+                    self.infer(&start, &end.ty);
+                    self.infer(&end, &start.ty);
                     bail!(r.span(), "range bounds have different types `{}` and `{}`", start.ty.rust_name(), end.ty.rust_name());
                 }
                 if !start.ty.is_integer() {
@@ -456,11 +475,85 @@ impl Lowerer<'_> {
             syn::Expr::MethodCall(call) if call.method == "tiles" || call.method == "all_atoms" || call.method == "tiles_in" => {
                 bail!(call.span(), "a kernel has one tile loop, at the top of its body")
             }
+            syn::Expr::Path(p) if self.is_slice_param(p) => {
+                let x = super::builtins::path_text(p);
+                bail!(
+                    f.expr.span(),
+                    "a `for` loop runs over a range (`a..b`) or a tile's atoms (`a.atoms(tile)`): walk the slice `{x}` by \
+                     its indexes, `for i in 0..{x}.len() {{ let v = {x}[i]; ... }}`"
+                )
+            }
             other => bail!(
                 other.span(),
                 "a `for` loop runs over a range (`a..b`) or a tile's atoms (`a.atoms(tile)`), nothing else"
             ),
         }
+    }
+
+    /// Whether `p` names a slice parameter.
+    fn is_slice_param(&self, p: &syn::ExprPath) -> bool {
+        let name = p.path.get_ident().map(|i| i.to_string());
+        let kind = name.as_deref().and_then(|n| self.param(n)).map(|p| &p.kind);
+        matches!(kind, Some(ParamKind::Slice { .. }))
+    }
+
+    /// For `for .. in <receiver>.<adaptor>(..)`: what to write instead of an iterator adaptor
+    /// (`enumerate`, `iter`, `rev`, `step_by`, ...), or `None` for a method that is no adaptor.
+    fn iterator_alternative(&self, call: &syn::ExprMethodCall) -> Option<String> {
+        let method = call.method.to_string();
+        // The slice or the atom loop the adaptor is applied to, through other adaptors.
+        let mut inner = &*call.receiver;
+        while let syn::Expr::MethodCall(m) = inner {
+            if !ADAPTORS.contains(&m.method.to_string().as_str()) {
+                break;
+            }
+            inner = &m.receiver;
+        }
+        let slice = match inner {
+            syn::Expr::Path(p) if self.is_slice_param(p) => Some(super::builtins::path_text(p)),
+            _ => None,
+        };
+        let atoms = match inner {
+            syn::Expr::MethodCall(m) if m.method == "atoms" => self.tile_set(&m.receiver).ok(),
+            _ => None,
+        };
+        let index_loop = |x: &str| {
+            format!("walk `{x}` by its indexes, `for i in 0..{x}.len() {{ let v = {x}[i]; ... }}`")
+        };
+        let generic = "iterators are not supported in a kernel body";
+        Some(match method.as_str() {
+            "enumerate" => match (&slice, &atoms) {
+                (Some(x), _) => format!("`.enumerate()` is not supported in a kernel body: {}", index_loop(x)),
+                (None, Some((set, format))) => {
+                    let tile = self.tile.as_ref().map_or("tile", |(_, t)| t.as_str());
+                    let position = match format.arrays().iter().find(|a| a.is_offsets()) {
+                        Some(o) => format!(
+                            "the atom's position in its tile is `atom - {set}.{}[{tile}] as usize`",
+                            o.rust_name()
+                        ),
+                        None => format!(
+                            "count the atoms in a variable of your own (a `{}` tile set has no offsets array)",
+                            format.rust_name()
+                        ),
+                    };
+                    format!(
+                        "`.enumerate()` is not supported in a kernel body: loop over the atoms, `for atom in {set}.atoms({tile})`; {position}"
+                    )
+                }
+                _ => "`.enumerate()` is not supported in a kernel body: loop over an index range, `for i in a..b`, and index with `i`".to_string(),
+            },
+            "iter" | "into_iter" | "iter_mut" | "zip" | "chunks" | "windows" | "copied" | "cloned" | "skip" | "take" => match &slice {
+                Some(x) => format!("{generic}: {}", index_loop(x)),
+                None => format!("{generic}: loop over an index range, `for i in a..b`, and index with `i`"),
+            },
+            "rev" => format!(
+                "{generic}: for `(a..b).rev()` write `for k in 0..(b - a) {{ let i = b - 1 - k; ... }}`"
+            ),
+            "step_by" => format!(
+                "{generic}: for `(a..b).step_by(s)` write `for k in 0..(b - a + s - 1) / s {{ let i = a + k * s; ... }}`"
+            ),
+            _ => return None,
+        })
     }
 
     fn if_stmt(&mut self, i: &syn::ExprIf) -> DResult<StmtKind> {
@@ -516,6 +609,23 @@ fn contains_atom_loop(block: &Block) -> bool {
         _ => false,
     })
 }
+
+/// The iterator adaptors a `for` loop may apply, for [`Lowerer::iterator_alternative`].
+const ADAPTORS: &[&str] = &[
+    "enumerate",
+    "iter",
+    "into_iter",
+    "iter_mut",
+    "zip",
+    "chunks",
+    "windows",
+    "copied",
+    "cloned",
+    "skip",
+    "take",
+    "rev",
+    "step_by",
+];
 
 fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
     use syn::BinOp as S;

@@ -192,7 +192,7 @@ impl Lowering for CarryLowering {
         let body = TileBody {
             tile: tiles.tile.as_str(),
             tile_id: subset.map(|(id, _, _)| id),
-            prologue: parts.prologue,
+            prologue: &parts.prologue,
             atom: var,
             // With its selections recording the positions of the atoms they keep.
             atoms: &red.body,
@@ -440,7 +440,7 @@ impl CarryLowering {
             let body = TileBody {
                 tile: tiles.tile.as_str(),
                 tile_id: subset.map(|(id, _, _)| id),
-                prologue: parts.prologue,
+                prologue: &parts.prologue,
                 atom: var,
                 atoms: &red.body,
                 epilogue: if last { parts.epilogue } else { &[] },
