@@ -15,9 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 /// The repository's root: the first folder above the test crate's manifest (or the manifest's own
-/// folder) that holds `data/matrices`.
+/// folder) that holds `data/matrices`. The manifest's folder is the one `cargo test` names when it
+/// runs the test (`CARGO_MANIFEST_DIR` at run time), else the one the test was built in: a test
+/// binary built in one checkout and run from a copy (a shared target folder) looks beside the copy.
 pub fn repo_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     match manifest
         .ancestors()
         .find(|d| d.join("data").join("matrices").is_dir())
