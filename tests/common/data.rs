@@ -14,24 +14,29 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-/// The repository's root: the first folder above the test crate's manifest (or the manifest's own
-/// folder) that holds `data/matrices`. The manifest's folder is the one `cargo test` names when it
-/// runs the test (`CARGO_MANIFEST_DIR` at run time), else the one the test was built in: a test
-/// binary built in one checkout and run from a copy (a shared target folder) looks beside the copy.
+/// The repository's root: the first folder that holds `data/matrices` at or above the test crate's
+/// manifest folder as `cargo test` names it when it runs the test (`CARGO_MANIFEST_DIR` at run
+/// time), else the current folder (a packed test binary run by hand from the checkout), else the
+/// manifest folder the test was built in. So a test binary built in one checkout and run from a
+/// copy (a shared target folder) looks beside the copy.
 pub fn repo_root() -> PathBuf {
-    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    match manifest
-        .ancestors()
-        .find(|d| d.join("data").join("matrices").is_dir())
-    {
-        Some(root) => root.to_path_buf(),
-        None => panic!(
-            "no data/matrices folder at or above {}: the repository's small matrices are missing",
-            manifest.display()
-        ),
+    let starts: Vec<PathBuf> = [
+        std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
+        std::env::current_dir().ok(),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    for start in &starts {
+        if let Some(root) = start
+            .ancestors()
+            .find(|d| d.join("data").join("matrices").is_dir())
+        {
+            return root.to_path_buf();
+        }
     }
+    panic!("no data/matrices folder at or above {starts:?}: the repository's small matrices are missing")
 }
 
 /// The small real matrices shipped in the repository (`data/matrices`).
