@@ -231,7 +231,7 @@ fn every_real_matrix() {
         check_graph(&gpu, &mut tally, &name, &g, &common::graph_sources(&g));
         count += 1;
     }
-    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
+    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() && common::has_corpus() {
         assert!(count >= 20, "only {count} matrices");
     }
     tally.finish(count);

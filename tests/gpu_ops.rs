@@ -700,3 +700,131 @@ fn doc_examples() -> loops::Result<()> {
     println!("{:?}", &gpu.download(&at)?[..4]);
     Ok(())
 }
+
+/// The norm in f64, scaled by an exact power of two near the row's largest magnitude (so rows of
+/// f64 values near `f64::MAX` or below `1e-160` have an exact-enough reference too); `∞` when a
+/// value is infinite. No NaN comes in.
+fn scaled_norm_reference(row: &[f64]) -> f64 {
+    let m = row.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
+    if m == 0.0 || m.is_infinite() {
+        return m;
+    }
+    let e = (m.log2().floor() as i64).clamp(-1022, 1023);
+    let s = f64::from_bits(((e + 1023) as u64) << 52);
+    s * row.iter().map(|v| (v / s) * (v / s)).sum::<f64>().sqrt()
+}
+
+/// `row_reduce(Norm)` on rows whose squares overflow or underflow `T` while their norms fit (and
+/// rows whose norm does not fit, which must give `+∞`): fresh random magnitudes each run, rows of
+/// up to 5000 entries so that the schedules share rows between threads, empty and all-zero rows.
+/// `big`, `max`, `small`, `tiny`: a large magnitude, `T::MAX`, a magnitude whose square underflows,
+/// and `T`'s smallest subnormal.
+fn check_norm_near_the_limits<T: Float>(big: f64, max: f64, small: f64, tiny: f64) {
+    use rand::{Rng, SeedableRng};
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}",
+        T::RUST_NAME
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let (rows, cols) = (240, 6000);
+    let mut indptr = vec![0usize];
+    let mut indices = Vec::new();
+    let mut data: Vec<T> = Vec::new();
+    let mut kinds = Vec::new();
+    for r in 0..rows {
+        let kind = r % 10;
+        let sign = |rng: &mut rand::rngs::StdRng| if rng.random::<bool>() { 1.0 } else { -1.0 };
+        let row: Vec<f64> = match kind {
+            0 => vec![],
+            1 => vec![0.0; rng.random_range(1..40)],
+            // Squares overflow; the norm fits.
+            2 => (0..rng.random_range(1..60))
+                .map(|_| sign(&mut rng) * big * rng.random_range(0.01..1.0))
+                .collect(),
+            3 => vec![0.6 * max, -0.6 * max * rng.random_range(0.5..1.0)],
+            // The norm does not fit: +∞.
+            4 => vec![max, -max, 0.9 * max],
+            5 => (0..rng.random_range(3000..5000))
+                .map(|_| sign(&mut rng) * big * 1e-2 * rng.random_range(0.1..1.0))
+                .collect(),
+            // Squares underflow; the norm is a normal number.
+            6 => (0..rng.random_range(1..100))
+                .map(|_| sign(&mut rng) * small * rng.random_range(0.1..1.0))
+                .collect(),
+            // Subnormal values.
+            7 => (0..rng.random_range(1..20))
+                .map(|_| sign(&mut rng) * tiny * rng.random_range(1.0f64..4000.0).floor())
+                .collect(),
+            8 => vec![big, small, -tiny, -big * 0.5],
+            _ => (0..rng.random_range(1..200))
+                .map(|_| rng.random_range(-1.0..1.0))
+                .collect(),
+        };
+        let row: Vec<T> = row.into_iter().map(T::from_f64).collect();
+        indices.extend(0..row.len());
+        data.extend(row);
+        indptr.push(indices.len());
+        kinds.push(kind);
+    }
+    let a = CsMat::new((rows, cols), indptr, indices, data);
+    let want: Vec<f64> = (0..rows)
+        .map(|r| {
+            let row: Vec<f64> = a
+                .outer_view(r)
+                .unwrap()
+                .data()
+                .iter()
+                .map(|v| v.to_f64())
+                .collect();
+            let n = scaled_norm_reference(&row);
+            if n > max {
+                f64::INFINITY
+            } else {
+                n
+            }
+        })
+        .collect();
+    let bound: Vec<f64> = (0..rows)
+        .map(|r| {
+            let n = a.outer_view(r).unwrap().nnz() as f64;
+            2.0 * (n + 6.0) * T::UNIT_ROUNDOFF * want[r] + 4.0 * tiny
+        })
+        .collect();
+    for r in 0..rows {
+        match kinds[r] {
+            4 => assert_eq!(want[r], f64::INFINITY, "row {r}"),
+            2 | 3 | 5 | 6 | 8 => assert!(
+                want[r].is_finite() && want[r] > 0.0,
+                "row {r}: the reference {}",
+                want[r]
+            ),
+            _ => {}
+        }
+    }
+    let da = gpu.upload_csr(&a).unwrap();
+    let mut out = poisoned::<T>(&gpu, rows).unwrap();
+    da.row_reduce(&gpu, RowReduction::Norm, &mut out).unwrap();
+    let got = gpu.download(&out).unwrap();
+    let (ok, report) = close(&got, &want, &bound);
+    assert!(
+        ok,
+        "row_reduce Norm near the limits of {}: {report}",
+        T::RUST_NAME
+    );
+    println!(
+        "row_reduce Norm near the limits of {}: {report}",
+        T::RUST_NAME
+    );
+}
+
+#[test]
+fn row_norm_near_the_limits_f32() {
+    check_norm_near_the_limits::<f32>(1e36, f32::MAX as f64, 1e-30, f32::from_bits(1) as f64);
+}
+
+#[test]
+fn row_norm_near_the_limits_f64() {
+    check_norm_near_the_limits::<f64>(1e300, f64::MAX, 1e-200, f64::from_bits(1));
+}

@@ -289,7 +289,7 @@ fn every_real_matrix() {
         }
         count += 1;
     }
-    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() {
+    if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() && common::has_corpus() {
         assert!(count >= 20, "only {count} matrices");
     }
     println!(

@@ -1,7 +1,7 @@
 //! Matrix Market reader and writer: real files, malformed files, round trips.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use loops_runtime::formats::host::csr_from_triplets;
 use loops_runtime::mtx::{self, Field, Format, MatrixMarket, MtxError, MtxErrorKind, Symmetry};
@@ -12,16 +12,10 @@ use proptest::prelude::*;
 // Helpers
 // ------------------------------------------------------------------------------------------------
 
-/// `$LOOPS_DATA_DIR`, else `<workspace root>/../shared/data/matrices`.
-fn data_dir() -> PathBuf {
-    match std::env::var_os("LOOPS_DATA_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("..")
-            .join("shared/data/matrices"),
-    }
-}
+/// Where the real matrices are: the repository's small ones, and the optional corpus (one helper
+/// for every test crate of the workspace).
+#[path = "../../tests/common/data.rs"]
+mod data;
 
 fn read_str(s: &str) -> Result<MatrixMarket, MtxError> {
     mtx::read(s.as_bytes())
@@ -210,23 +204,10 @@ const KNOWN: &[(&str, usize, usize, usize, Field, Symmetry, usize)] = {
     ]
 };
 
-#[test]
-fn every_data_file_loads() {
-    let dir = data_dir();
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
-        panic!(
-            "the matrix folder {} cannot be read ({e}): put the shared data beside the checkout, or set \
-             LOOPS_DATA_DIR to the folder of .mtx files",
-            dir.display()
-        )
-    });
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.to_string_lossy().ends_with(".mtx") || p.to_string_lossy().ends_with(".mtx.gz")
-        })
-        .collect();
-    files.sort();
+/// Reads every file of `dir` and checks it (against `KNOWN` where listed); returns how many of the
+/// `KNOWN` files it held.
+fn check_data_folder(dir: &Path) -> usize {
+    let files = data::mtx_files(dir);
     assert!(!files.is_empty(), "no .mtx files in {}", dir.display());
     let mut known_seen = 0;
     for path in &files {
@@ -274,8 +255,29 @@ fn every_data_file_loads() {
             assert_same(&csr, &t);
         }
     }
+    known_seen
+}
+
+#[test]
+fn every_small_data_file_loads() {
+    // The repository's own matrices: every one is listed in `KNOWN`.
+    let dir = data::small_dir();
+    let files = data::mtx_files(&dir);
     assert_eq!(
-        known_seen,
+        check_data_folder(&dir),
+        files.len(),
+        "a file of {} is missing from KNOWN",
+        dir.display()
+    );
+}
+
+#[test]
+fn every_data_file_loads() {
+    let Some(dir) = data::corpus_dir("every_data_file_loads checked data/matrices only") else {
+        return;
+    };
+    assert_eq!(
+        check_data_folder(&dir),
         KNOWN.len(),
         "some files of the data README are missing from {}",
         dir.display()
@@ -284,7 +286,7 @@ fn every_data_file_loads() {
 
 #[test]
 fn read_csr_matches_read_path() {
-    let path = data_dir().join("west0067.mtx");
+    let path = data::small_dir().join("west0067.mtx");
     let a = mtx::read_csr::<f64>(&path).unwrap();
     let b = mtx::read_path(&path).unwrap().to_csr::<f64>();
     assert_same(&a, &b);

@@ -139,8 +139,8 @@ pub trait CsrOps<T: Float> {
 
     /// One value per row (`out` has `rows` entries): see [`RowReduction`] for each reduction's
     /// value on an empty row. Each reduction is a [`transform_segreduce!`] kernel under schedule
-    /// `auto` (`src/ops/reduce.rs`): to reduce something else than the values, write your own
-    /// the same way.
+    /// `auto` (`src/ops/reduce.rs`; `Norm` is two, scaled so that it does not overflow where the
+    /// norm fits): to reduce something else than the values, write your own the same way.
     ///
     /// ```no_run
     /// use loops::prelude::*;

@@ -1,40 +1,23 @@
 //! Shared by the GPU tests: the matrices every kernel runs on, fresh random inputs, and the device.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use loops::prelude::*;
 use sprs::CsMat;
 
-/// The real matrices: `$LOOPS_DATA_DIR` (set by `.device/run-all`), else `../shared/data/matrices`
-/// beside the checkout. Missing data is a failure: a test that found nothing to check must not pass.
-pub fn data_dir() -> PathBuf {
-    let dir = std::env::var_os("LOOPS_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/matrices")
-        });
-    assert!(
-        dir.is_dir(),
-        "matrix folder {} not found (set LOOPS_DATA_DIR)",
-        dir.display()
-    );
-    dir
+pub mod data;
+
+/// Whether the real-matrix tests run on the whole corpus (`$LOOPS_DATA_DIR`, else
+/// `../shared/data/matrices`), not only the repository's small matrices (see [`data`]).
+pub fn has_corpus() -> bool {
+    data::real_matrix_dir().1
 }
 
-/// Every `.mtx` file of the data folder, by name, symmetric forms expanded.
+/// Every `.mtx` file of the real-matrix folder ([`data::real_matrix_dir`]: the corpus, else the
+/// repository's `data/matrices` after one `skipped` line), by name, symmetric forms expanded.
 pub fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(data_dir())
-        .expect("readable matrix folder")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtx"))
-        .collect();
-    paths.sort();
-    assert!(
-        !paths.is_empty(),
-        "no .mtx files in {}",
-        data_dir().display()
-    );
+    let (dir, _) = data::real_matrix_dir();
+    let paths = data::mtx_files(&dir);
+    assert!(!paths.is_empty(), "no .mtx files in {}", dir.display());
     let all = paths
         .into_iter()
         .map(|p| {

@@ -15,7 +15,6 @@
 #![cfg(feature = "gpu")]
 
 use std::fmt::Debug;
-use std::path::PathBuf;
 
 use loops::prelude::*;
 use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
@@ -863,31 +862,15 @@ fn with_levels<T: Float>(mut a: CsMat<T>, extremes: f64, seed: u64) -> CsMat<T> 
     a
 }
 
-/// The real matrices: `$LOOPS_DATA_DIR`, else `shared/data/matrices` beside the checkout. Missing
-/// data is a failure: a test that found nothing to check must not pass.
-fn data_dir() -> PathBuf {
-    let dir = std::env::var_os("LOOPS_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/matrices")
-        });
-    assert!(
-        dir.is_dir(),
-        "matrix folder {} not found (set LOOPS_DATA_DIR)",
-        dir.display()
-    );
-    dir
-}
+/// Where the real matrices are: one helper for every test crate of the workspace.
+#[path = "../../../tests/common/data.rs"]
+mod data;
 
-/// Every `.mtx` file of the data folder, by name (symmetric files expanded when read).
+/// Every `.mtx` file of the real-matrix folder (the corpus, else the repository's `data/matrices`
+/// after one `skipped` line: see `tests/common/data.rs`), by name (symmetric files expanded).
 fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
-    let dir = data_dir();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("a readable matrix folder")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mtx"))
-        .collect();
-    paths.sort();
+    let (dir, _) = data::real_matrix_dir();
+    let paths = data::mtx_files(&dir);
     assert!(!paths.is_empty(), "no .mtx files in {}", dir.display());
     let all = paths
         .iter()

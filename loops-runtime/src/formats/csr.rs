@@ -125,6 +125,49 @@ impl<T> DeviceCsr<T> {
     pub fn values(&self) -> &DeviceBuffer<T> {
         &self.values
     }
+
+    /// Gives the matrix new values on the device, keeping its structure (offsets, column indices):
+    /// swaps its values buffer with `values`, which must hold exactly [`nnz`](Self::nnz) elements,
+    /// one per stored entry in the matrix's order (as [`values`](Self::values) does). No copy and
+    /// no wait; afterwards `values` holds the old values, ready to be written again. A buffer of
+    /// another length is [`LoopsError::InvalidArgument`](crate::LoopsError::InvalidArgument) and
+    /// changes nothing.
+    ///
+    /// This is how a chain stays on the GPU: SDDMM writes scores for the pattern of `a`, a kernel
+    /// turns them into weights, `swap_values` makes them `a`'s values, and SpMM multiplies by them
+    /// (sparse attention). A kernel cannot write into `a.values()` while it reads `a` (Rust's
+    /// borrows), so it writes a buffer of `nnz` elements that is then swapped in. What the runtime
+    /// keeps with a matrix (row bins, prefix sums, tuned schedules and plans) depends on its
+    /// structure only, so it stays valid.
+    ///
+    /// ```no_run
+    /// # use loops_runtime::{device::Gpu, Result};
+    /// # fn main() -> Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let host = loops_runtime::generate::uniform::<f32>(1000, 1000, 8, 1);
+    /// let mut a = gpu.upload_csr(&host)?;
+    /// let mut weights = gpu.upload(&vec![0.5f32; a.nnz()])?; // e.g. written by a kernel
+    /// a.swap_values(&mut weights)?; // `a` now has the weights; `weights` the old values
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn swap_values(&mut self, values: &mut DeviceBuffer<T>) -> Result<()> {
+        if values.len() != self.nnz() {
+            return Err(crate::LoopsError::InvalidArgument {
+                op: "DeviceCsr::swap_values",
+                detail: format!(
+                    "the new values have {} elements, but the {}x{} matrix has {} stored entries: \
+                     give one value per stored entry, in the order of `values()`",
+                    values.len(),
+                    self.rows(),
+                    self.cols,
+                    self.nnz()
+                ),
+            });
+        }
+        std::mem::swap(&mut self.values, values);
+        Ok(())
+    }
 }
 
 impl<T: Float> TileSet for DeviceCsr<T> {

@@ -226,3 +226,45 @@ proptest! {
         prop_assert_eq!(coo.to_trimat().to_csr::<usize>(), t.to_csr::<usize>());
     }
 }
+
+/// A device CSR of `nnz` entries in one row whose buffers hold nothing: no GPU needed to check
+/// what is decided on the host.
+fn hollow_csr(nnz: usize) -> DeviceCsr<f32> {
+    let offsets = DeviceBuffer::empty();
+    DeviceCsr {
+        core: TileCore::new(1, nnz, tile_sizes(&[0, nnz as i32]), &offsets),
+        cols: 4,
+        offsets,
+        wide_offsets: None,
+        indices: DeviceBuffer::empty(),
+        values: DeviceBuffer::empty(),
+    }
+}
+
+#[test]
+fn swap_values_checks_the_length_and_changes_nothing_on_error() {
+    let mut a = hollow_csr(3);
+    let mut wrong = DeviceBuffer::<f32>::empty();
+    let e = a.swap_values(&mut wrong).unwrap_err();
+    match &e {
+        LoopsError::InvalidArgument { op, detail } => {
+            assert_eq!(*op, "DeviceCsr::swap_values");
+            assert!(
+                detail.contains("the new values have 0 elements")
+                    && detail.contains("1x4 matrix has 3 stored entries"),
+                "{detail}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().starts_with("DeviceCsr::swap_values: "), "{e}");
+    assert_eq!(
+        (a.nnz(), a.values().len()),
+        (3, 0),
+        "the matrix is unchanged"
+    );
+    // The right length (here 0 for an empty matrix) swaps.
+    let mut empty = hollow_csr(0);
+    let mut none = DeviceBuffer::<f32>::empty();
+    empty.swap_values(&mut none).unwrap();
+}
