@@ -37,8 +37,8 @@ struct Args {
     /// Seed of the generated matrix and of x.
     #[arg(long, default_value_t = 2024)]
     seed: u64,
-    /// The schedule: a module of `examples/kernels/spmv.rs`. The default, `auto`, picks one from the
-    /// matrix's shape.
+    /// The schedule: a name of `loops::SCHEDULES` (`examples/kernels/spmv.rs` is stamped under all
+    /// of them). The default, `auto`, picks one from the matrix's shape.
     #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(spmv::SCHEDULES))]
     schedule: String,
     /// Double precision instead of single.

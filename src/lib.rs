@@ -19,6 +19,34 @@
 //! }
 //! ```
 //!
+//! To test a kernel under many schedules, write it once with `#[for_schedules(..)]` in place of
+//! `#[load_balanced(..)]`: `all`, or names of [`SCHEDULES`] (`thread`, `group4`, `warp`,
+//! `merge_path12`, ...). It makes one module per schedule, the lists `SCHEDULES`, `SOURCES`,
+//! `CHECKED_SOURCES`, `KERNELS`, and `launch(schedule, gpu, ..)`, which takes the schedule's name:
+//!
+//! ```
+//! use loops::prelude::*;
+//!
+//! #[for_schedules(thread, warp, merge_path12)] // or #[for_schedules(all)]
+//! pub fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
+//!     for row in a.tiles() {
+//!         let mut sum = 0.0;
+//!         for nz in a.atoms(row) {
+//!             sum += a.values[nz] * x[a.col_indices[nz] as usize];
+//!         }
+//!         y[row] = sum;
+//!     }
+//! }
+//!
+//! fn main() {
+//!     assert_eq!(SCHEDULES, ["thread", "warp", "merge_path12"]);
+//!     assert!(warp::spmv::CUDA_SOURCE.contains("spmv__f32"));
+//!     assert_eq!(SOURCES.len(), 3);
+//!     // With a GPU: `warp::spmv(&gpu, &a, &x, &mut y)?`, or under each schedule by name:
+//!     // for schedule in SCHEDULES { launch(schedule, &gpu, &a, &x, &mut y)?; }
+//! }
+//! ```
+//!
 //! This crate is a facade: the attribute comes from `loops-macros`, everything that runs from
 //! `loops-runtime`.
 
@@ -27,21 +55,37 @@ extern crate self as loops;
 
 pub mod ops;
 
-pub use loops_macros::{device, load_balanced};
+pub use loops_macros::{device, for_schedules, load_balanced};
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
 pub use loops_runtime::launch::subset;
+pub use loops_runtime::schedule::NamedSchedule;
 pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result};
 
-/// What a kernel file needs: the attributes (`load_balanced`, and `device` for helper functions),
+/// Every named schedule (18): its name (`group4`), the arguments of `#[load_balanced(..)]` that
+/// select it (`schedule = "group", group_size = 4`) and one line of what it does. The names are
+/// what `#[for_schedules(..)]` takes and the modules it makes. Made from the schedule units
+/// themselves (each unit of `kernels-gen/src/schedule/` declares its own), in the order of the
+/// README's table.
+///
+/// ```
+/// let names: Vec<&str> = loops::SCHEDULES.iter().map(|s| s.name).collect();
+/// assert!(names.contains(&"merge_path12"));
+/// let group4 = loops::SCHEDULES.iter().find(|s| s.name == "group4").unwrap();
+/// assert_eq!(group4.attr, r#"schedule = "group", group_size = 4"#);
+/// ```
+pub const SCHEDULES: &[NamedSchedule] = loops_runtime::schedule::SCHEDULES;
+
+/// What a kernel file needs: the attributes (`load_balanced`, `for_schedules` to stamp a kernel
+/// under several schedules, and `device` for helper functions),
 /// the device handle and buffers, the tile-set formats and their trait, and the element traits.
 pub mod prelude {
     pub use crate::ops::{CsrOps, RowReduction};
     pub use crate::transform_segreduce;
     pub use crate::{
-        device, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets,
-        Element, Float, Gpu, LoopsError, TileSet,
+        device, for_schedules, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr,
+        DeviceOffsets, Element, Float, Gpu, LoopsError, TileSet,
     };
 }
 

@@ -270,3 +270,47 @@ fn every_kernel_and_schedule_real_matrices_f32() {
 fn every_kernel_and_schedule_real_matrices_f64() {
     run_all(common::real_matrices::<f64>());
 }
+
+/// `launch` runs the module of the schedule it is given by name (`spmv` is stamped under every
+/// name of `loops::SCHEDULES`), each checked against the CPU reference with `y` poisoned before;
+/// a name the kernel is not stamped under (the slip `mergepath`) is an error that names its
+/// schedules, and launches nothing: `y` stays poisoned.
+fn launch_by_name<T: Float>() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}",
+        T::RUST_NAME
+    );
+    for (name, a) in common::generated_matrices::<T>(seed).into_iter().take(3) {
+        let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+        let da = gpu.upload_csr(&a).unwrap();
+        let dx = gpu.upload(&x).unwrap();
+        for schedule in loops::SCHEDULES {
+            let mut dy = poisoned::<T>(&gpu, a.rows()).unwrap();
+            kernels::spmv::launch(schedule.name, &gpu, &da, &dx, &mut dy)
+                .unwrap_or_else(|e| panic!("{name} {}: {e}", schedule.name));
+            let check = loops::runtime::verify::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
+            assert!(check.passed(), "{name} {}: {check}", schedule.name);
+        }
+        let mut dy = poisoned::<T>(&gpu, a.rows()).unwrap();
+        let err = kernels::spmv::launch("mergepath", &gpu, &da, &dx, &mut dy).unwrap_err();
+        assert!(matches!(err, LoopsError::InvalidArgument { .. }), "{err}");
+        assert!(err.to_string().contains("merge_path12"), "{err}");
+        let y = gpu.download(&dy).unwrap();
+        assert!(
+            y.iter().all(|v| v.to_f64().is_nan()),
+            "{name}: a launch ran"
+        );
+    }
+}
+
+#[test]
+fn launch_by_schedule_name_f32() {
+    launch_by_name::<f32>();
+}
+
+#[test]
+fn launch_by_schedule_name_f64() {
+    launch_by_name::<f64>();
+}

@@ -312,25 +312,32 @@ fn check_line_mapping(
 }
 
 /// The lines of `file` (a path from the package's root, as `file!()` gives it) that hold a
-/// statement of a `#[load_balanced]` kernel: inside the function's braces, not blank, not a comment,
+/// statement of a `#[load_balanced]` (or `#[for_schedules]`) kernel: inside the function's braces, not blank, not a comment,
 /// not a closing brace.
 fn kernel_statement_lines(file: &str) -> std::collections::HashSet<usize> {
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
     let mut lines = std::collections::HashSet::new();
-    let (mut annotated, mut depth) = (false, None::<i32>);
+    let (mut annotated, mut signature, mut depth) = (false, false, None::<i32>);
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         // Kernels, and the `#[device]` helpers they call (their statements map to their lines too).
-        if trimmed.starts_with("#[load_balanced") || trimmed.starts_with("#[device]") {
+        if trimmed.starts_with("#[load_balanced")
+            || trimmed.starts_with("#[for_schedules")
+            || trimmed.starts_with("#[device]")
+        {
             annotated = true;
             continue;
         }
         let opens = trimmed.matches('{').count() as i32;
         let closes = trimmed.matches('}').count() as i32;
         match depth {
-            None if annotated && trimmed.contains("fn ") => {
-                annotated = false;
-                depth = Some(opens - closes);
+            // The body starts at the first `{` from the `fn` on: rustfmt breaks a long signature.
+            None if annotated && (signature || trimmed.contains("fn ")) => {
+                signature = opens == 0;
+                if !signature {
+                    annotated = false;
+                    depth = Some(opens - closes);
+                }
             }
             None => {}
             Some(d) => {
@@ -524,4 +531,18 @@ fn the_device_loop_runs_the_grid_stride_schedules() {
     }
     // work_oriented, merge_path, split, hierarchical and lrb of three kernels, two graphs each.
     assert!(refused >= 2 * 3 * 5, "{refused}");
+}
+
+/// Every module `#[for_schedules(all)]` made is its named schedule: the configuration the kernel
+/// under it carries is the one its attribute text of `loops::SCHEDULES` parses into.
+#[test]
+fn every_stamped_module_is_its_named_schedule() {
+    let stamped: Vec<&str> = kernels::spmv::KERNELS.iter().map(|(s, _)| *s).collect();
+    let named: Vec<&str> = loops::SCHEDULES.iter().map(|s| s.name).collect();
+    assert_eq!(stamped, named);
+    for ((name, desc), schedule) in kernels::spmv::KERNELS.iter().zip(loops::SCHEDULES) {
+        let attr = schedule.attr.parse().expect("the attribute lexes");
+        let config = kernels_gen::frontend::parse_attr(attr).expect("the attribute parses");
+        assert_eq!(desc.config, config, "{name}");
+    }
 }

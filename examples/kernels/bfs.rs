@@ -9,57 +9,33 @@
 use loops::graph::Traversal;
 use loops::prelude::*;
 
-macro_rules! bfs {
-    ($($schedule:tt)*) => {
-        /// One BFS level: `frontier` holds the vertices of one level.
-        #[load_balanced($($schedule)*)]
-        pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32]) {
-            for v in g.tiles_in(frontier) {
-                let reached = levels[v] + 1;
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    if levels[u] > reached {
-                        let old = atomic_min(&mut levels[u], reached);
-                        if old > reached {
-                            next[u] = 1;
-                        }
-                    }
+/// One BFS level: `frontier` holds the vertices of one level.
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32]) {
+    for v in g.tiles_in(frontier) {
+        let reached = levels[v] + 1;
+        for e in g.atoms(v) {
+            let u = adj[e] as usize;
+            if levels[u] > reached {
+                let old = atomic_min(&mut levels[u], reached);
+                if old > reached {
+                    next[u] = 1;
                 }
             }
         }
-    };
-}
-
-under_schedules!(concrete bfs(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
-    levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-
-macro_rules! bfs_queue {
-    ($($schedule:tt)*) => {
-        /// One BFS level that appends the next frontier itself: the thread whose `atomic_min`
-        /// took `u` from "unvisited" writes it at the slot its `atomic_add` on `next_size[0]`
-        /// returns (each vertex once a run, so never past `next.len()`, the loop's vertices; the
-        /// test keeps a wrong step from writing out of bounds).
-        #[load_balanced($($schedule)*)]
-        pub fn bfs_queue(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32],
-            next: &mut [u32], next_size: &mut [u32]) {
-            for v in g.tiles_in(frontier) {
-                let reached = levels[v] + 1;
-                for e in g.atoms(v) {
-                    let u = adj[e];
-                    if levels[u as usize] > reached {
-                        let old = atomic_min(&mut levels[u as usize], reached);
-                        if old > reached {
-                            let slot = atomic_add(&mut next_size[0], 1) as usize;
-                            if slot < next.len() {
-                                next[slot] = u;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
+    }
 }
 
 /// The step that appends its next frontier ([`run_device_queue`]), under the schedules whose tile
@@ -67,10 +43,35 @@ macro_rules! bfs_queue {
 pub mod queue {
     use super::*;
 
-    under_schedules!(concrete bfs_queue(g: &DeviceOffsets, adj: &DeviceBuffer<u32>,
-        frontier: &DeviceBuffer<u32>, levels: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>,
-        next_size: &mut DeviceBuffer<u32>):
-        thread, group2, warp, group64, block, auto);
+    /// One BFS level that appends the next frontier itself: the thread whose `atomic_min`
+    /// took `u` from "unvisited" writes it at the slot its `atomic_add` on `next_size[0]`
+    /// returns (each vertex once a run, so never past `next.len()`, the loop's vertices; the
+    /// test keeps a wrong step from writing out of bounds).
+    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    pub fn bfs_queue(
+        g: Offsets,
+        adj: &[u32],
+        frontier: &[u32],
+        levels: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+    ) {
+        for v in g.tiles_in(frontier) {
+            let reached = levels[v] + 1;
+            for e in g.atoms(v) {
+                let u = adj[e];
+                if levels[u as usize] > reached {
+                    let old = atomic_min(&mut levels[u as usize], reached);
+                    if old > reached {
+                        let slot = atomic_add(&mut next_size[0], 1) as usize;
+                        if slot < next.len() {
+                            next[slot] = u;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// [`run_device`] with one launch a level: the step appends the next frontier itself

@@ -27,80 +27,90 @@ use loops::prelude::*;
 
 pub use super::graph_host::{next_direction, Direction, LevelCounts, Switch};
 
-macro_rules! bfs_push {
-    ($($schedule:tt)*) => {
-        /// One push level: `frontier` holds the vertices at level `depth`; each vertex it reaches
-        /// first gets level `depth + 1`, its parent and a flag in `next`; `counts[1]` gains the
-        /// out-degrees of the reached vertices.
-        #[load_balanced($($schedule)*)]
-        pub fn bfs_push(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], parents: &mut [u32],
-            next: &mut [u32], counts: &mut [u32], depth: u32) {
-            for v in g.tiles_in(frontier) {
-                let mut reached_edges = 0u32;
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    if levels[u] > depth + 1 {
-                        let old = atomic_min(&mut levels[u], depth + 1);
-                        if old > depth + 1 {
-                            parents[u] = v as u32;
-                            next[u] = 1;
-                            reached_edges += (g.offsets[u + 1] - g.offsets[u]) as u32;
-                        }
-                    }
-                }
-                if reached_edges > 0 {
-                    atomic_add(&mut counts[1], reached_edges);
-                }
-            }
-        }
-    };
-}
-
 /// The push step, under every schedule.
 pub mod push {
     use super::*;
-    under_schedules!(concrete bfs_push(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, frontier: &DeviceBuffer<u32>,
-        levels: &mut DeviceBuffer<u32>, parents: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>,
-        counts: &mut DeviceBuffer<u32>, depth: u32):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! bfs_pull {
-    ($($schedule:tt)*) => {
-        /// One pull level: every unvisited vertex takes its first neighbour at level `depth` as its
-        /// parent, gets level `depth + 1` and a flag in `next`.
-        #[load_balanced($($schedule)*)]
-        pub fn bfs_pull(g: Offsets, adj: &[u32], levels: &mut [u32], parents: &mut [u32], next: &mut [u32], depth: u32) {
-            for v in g.tiles() {
-                let visited = levels[v] != u32::MAX;
-                let mut parent = u32::MAX;
-                for e in g.atoms(v) {
-                    if visited {
-                        break;
+    /// One push level: `frontier` holds the vertices at level `depth`; each vertex it reaches
+    /// first gets level `depth + 1`, its parent and a flag in `next`; `counts[1]` gains the
+    /// out-degrees of the reached vertices.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn bfs_push(
+        g: Offsets,
+        adj: &[u32],
+        frontier: &[u32],
+        levels: &mut [u32],
+        parents: &mut [u32],
+        next: &mut [u32],
+        counts: &mut [u32],
+        depth: u32,
+    ) {
+        for v in g.tiles_in(frontier) {
+            let mut reached_edges = 0u32;
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                if levels[u] > depth + 1 {
+                    let old = atomic_min(&mut levels[u], depth + 1);
+                    if old > depth + 1 {
+                        parents[u] = v as u32;
+                        next[u] = 1;
+                        reached_edges += (g.offsets[u + 1] - g.offsets[u]) as u32;
                     }
-                    let u = adj[e];
-                    if levels[u as usize] == depth {
-                        parent = u;
-                        break;
-                    }
-                }
-                if parent != u32::MAX {
-                    levels[v] = depth + 1;
-                    parents[v] = parent;
-                    next[v] = 1;
                 }
             }
+            if reached_edges > 0 {
+                atomic_add(&mut counts[1], reached_edges);
+            }
         }
-    };
+    }
 }
 
 /// The pull step, under every schedule that takes a selection with `break` (not the carry
 /// schedules, which cut a vertex's edges between threads).
 pub mod pull {
     use super::*;
-    under_schedules!(concrete bfs_pull(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, levels: &mut DeviceBuffer<u32>,
-        parents: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>, depth: u32):
-        thread, group2, warp, group64, block, hierarchical, lrb, auto);
+    /// One pull level: every unvisited vertex takes its first neighbour at level `depth` as its
+    /// parent, gets level `depth + 1` and a flag in `next`.
+    #[for_schedules(thread, group2, warp, group64, block, hierarchical, lrb, auto)]
+    pub fn bfs_pull(
+        g: Offsets,
+        adj: &[u32],
+        levels: &mut [u32],
+        parents: &mut [u32],
+        next: &mut [u32],
+        depth: u32,
+    ) {
+        for v in g.tiles() {
+            let visited = levels[v] != u32::MAX;
+            let mut parent = u32::MAX;
+            for e in g.atoms(v) {
+                if visited {
+                    break;
+                }
+                let u = adj[e];
+                if levels[u as usize] == depth {
+                    parent = u;
+                    break;
+                }
+            }
+            if parent != u32::MAX {
+                levels[v] = depth + 1;
+                parents[v] = parent;
+                next[v] = 1;
+            }
+        }
+    }
 }
 
 /// The pull step's schedule for timed runs: a thread per vertex. A pull level is an early-exit scan

@@ -14,62 +14,60 @@ use loops::prelude::*;
 
 use super::graph_host::chunk_offsets;
 
-macro_rules! cc_hook {
-    ($($schedule:tt)*) => {
-        /// One iteration: hooks the larger parent of each edge's ends under the smaller, then
-        /// moves `v` to its grandparent; any lowering sets `changed[0]`.
-        #[load_balanced($($schedule)*)]
-        pub fn cc_hook(g: Offsets, adj: &[u32], parents: &mut [u32], changed: &mut [u32]) {
-            for v in g.tiles() {
-                let pv = parents[v];
-                for e in g.atoms(v) {
-                    let pu = parents[adj[e] as usize];
-                    if pu != pv {
-                        let high = max(pu, pv);
-                        let low = min(pu, pv);
-                        let old = atomic_min(&mut parents[high as usize], low);
-                        if old > low {
-                            changed[0] = 1;
-                        }
-                    }
-                }
-                let p = parents[v];
-                let grandparent = parents[p as usize];
-                if grandparent < p {
-                    atomic_min(&mut parents[v], grandparent);
-                    changed[0] = 1;
-                }
-            }
-        }
-    };
-}
-
 /// The hooking and jumping step, under every schedule.
 pub mod hook {
     use super::*;
-    under_schedules!(concrete cc_hook(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, parents: &mut DeviceBuffer<u32>,
-        changed: &mut DeviceBuffer<u32>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! cc_start {
-    ($($schedule:tt)*) => {
-        /// Every vertex its own parent (over runs of vertices, `chunks`).
-        #[load_balanced($($schedule)*)]
-        pub fn cc_start(chunks: Offsets, parents: &mut [u32]) {
-            for c in chunks.tiles() {
-                for v in chunks.atoms(c) {
-                    parents[v] = v as u32;
+    /// One iteration: hooks the larger parent of each edge's ends under the smaller, then
+    /// moves `v` to its grandparent; any lowering sets `changed[0]`.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn cc_hook(g: Offsets, adj: &[u32], parents: &mut [u32], changed: &mut [u32]) {
+        for v in g.tiles() {
+            let pv = parents[v];
+            for e in g.atoms(v) {
+                let pu = parents[adj[e] as usize];
+                if pu != pv {
+                    let high = max(pu, pv);
+                    let low = min(pu, pv);
+                    let old = atomic_min(&mut parents[high as usize], low);
+                    if old > low {
+                        changed[0] = 1;
+                    }
                 }
             }
+            let p = parents[v];
+            let grandparent = parents[p as usize];
+            if grandparent < p {
+                atomic_min(&mut parents[v], grandparent);
+                changed[0] = 1;
+            }
         }
-    };
+    }
 }
 
 /// The start: `parents[v] = v`.
 pub mod start {
     use super::*;
-    under_schedules!(concrete cc_start(chunks: &DeviceOffsets, parents: &mut DeviceBuffer<u32>): block);
+    /// Every vertex its own parent (over runs of vertices, `chunks`).
+    #[for_schedules(block)]
+    pub fn cc_start(chunks: Offsets, parents: &mut [u32]) {
+        for c in chunks.tiles() {
+            for v in chunks.atoms(c) {
+                parents[v] = v as u32;
+            }
+        }
+    }
 }
 
 /// Vertices per run of the start kernel.

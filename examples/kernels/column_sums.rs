@@ -2,16 +2,21 @@
 
 use loops::prelude::*;
 
-macro_rules! column_sums {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn column_sums<T: Float>(a: Csr<T>, colsum: &mut [T]) {
-            for nz in a.all_atoms() {
-                atomic_add(&mut colsum[a.col_indices[nz] as usize], a.values[nz]);
-            }
-        }
-    };
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn column_sums<T: Float>(a: Csr<T>, colsum: &mut [T]) {
+    for nz in a.all_atoms() {
+        atomic_add(&mut colsum[a.col_indices[nz] as usize], a.values[nz]);
+    }
 }
-
-under_schedules!(column_sums(a: &DeviceCsr<T>, colsum: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

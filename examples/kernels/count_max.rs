@@ -5,32 +5,25 @@
 
 use loops::prelude::*;
 
-macro_rules! count_max {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
-            for row in a.tiles() {
-                let mut m = T::NEG_INFINITY;
-                let mut n = 0u32;
-                let mut c = -1;
-                for nz in a.atoms(row) {
-                    let v = a.values[nz];
-                    if v > m {
-                        m = v;
-                        n = 1;
-                        c = a.col_indices[nz];
-                    } else if v == m {
-                        n += 1;
-                    }
-                }
-                best[row] = m;
-                count[row] = n;
-                at[row] = c;
+// The other schedules run it in examples/user_kernels; the snapshot holds the carry protocol's.
+#[for_schedules(merge_path)]
+pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
+    for row in a.tiles() {
+        let mut m = T::NEG_INFINITY;
+        let mut n = 0u32;
+        let mut c = -1;
+        for nz in a.atoms(row) {
+            let v = a.values[nz];
+            if v > m {
+                m = v;
+                n = 1;
+                c = a.col_indices[nz];
+            } else if v == m {
+                n += 1;
             }
         }
-    };
+        best[row] = m;
+        count[row] = n;
+        at[row] = c;
+    }
 }
-
-// The other schedules run it in examples/user_kernels; the snapshot holds the carry protocol's.
-under_schedules!(count_max(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, count: &mut DeviceBuffer<u32>, at: &mut DeviceBuffer<i32>):
-    merge_path);

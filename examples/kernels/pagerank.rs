@@ -20,64 +20,74 @@ use loops::prelude::*;
 
 use super::graph_host::chunk_offsets;
 
-macro_rules! pagerank_pull {
-    ($($schedule:tt)*) => {
-        /// `next[v] = teleport + damping * (sum of contribution[u] over in-edges u -> v
-        /// + dangling_rank / n)`, where `sums[1]` holds the dangling rank.
-        #[load_balanced($($schedule)*)]
-        pub fn pagerank_pull<T: Float>(g: Offsets, sources: &[u32], contribution: &[T], sums: &[T],
-            next: &mut [T], teleport: T, damping: T, inv_n: T) {
-            for v in g.tiles() {
-                let mut sum = 0.0;
-                for e in g.atoms(v) {
-                    sum += contribution[sources[e] as usize];
-                }
-                next[v] = teleport + damping * (sum + sums[1] * inv_n);
-            }
-        }
-    };
-}
-
 /// The pull step, under every schedule.
 pub mod pull {
     use super::*;
-    under_schedules!(pagerank_pull(g: &DeviceOffsets, sources: &DeviceBuffer<u32>, contribution: &DeviceBuffer<T>,
-        sums: &DeviceBuffer<T>, next: &mut DeviceBuffer<T>, teleport: T, damping: T, inv_n: T):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! pagerank_update {
-    ($($schedule:tt)*) => {
-        /// Over runs of vertices (`chunks`): `sums[0] +=` the L1 change from `rank` to `next`,
-        /// `sums[1] +=` the rank of the dangling vertices (`inv_out_degree` 0), and each vertex's
-        /// contribution to the next pull, `next[v] * inv_out_degree[v]`.
-        #[load_balanced($($schedule)*)]
-        pub fn pagerank_update<T: Float>(chunks: Offsets, rank: &[T], next: &[T], inv_out_degree: &[T],
-            contribution: &mut [T], sums: &mut [T]) {
-            for c in chunks.tiles() {
-                let mut change = 0.0;
-                let mut dangling = 0.0;
-                for v in chunks.atoms(c) {
-                    let r = next[v];
-                    change += abs(r - rank[v]);
-                    if inv_out_degree[v] == 0.0 {
-                        dangling += r;
-                    }
-                    contribution[v] = r * inv_out_degree[v];
-                }
-                atomic_add(&mut sums[0], change);
-                atomic_add(&mut sums[1], dangling);
+    /// `next[v] = teleport + damping * (sum of contribution[u] over in-edges u -> v
+    /// + dangling_rank / n)`, where `sums[1]` holds the dangling rank.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn pagerank_pull<T: Float>(
+        g: Offsets,
+        sources: &[u32],
+        contribution: &[T],
+        sums: &[T],
+        next: &mut [T],
+        teleport: T,
+        damping: T,
+        inv_n: T,
+    ) {
+        for v in g.tiles() {
+            let mut sum = 0.0;
+            for e in g.atoms(v) {
+                sum += contribution[sources[e] as usize];
             }
+            next[v] = teleport + damping * (sum + sums[1] * inv_n);
         }
-    };
+    }
 }
 
 /// The update, a reduction over runs of vertices: one block per run.
 pub mod update {
     use super::*;
-    under_schedules!(pagerank_update(chunks: &DeviceOffsets, rank: &DeviceBuffer<T>, next: &DeviceBuffer<T>,
-        inv_out_degree: &DeviceBuffer<T>, contribution: &mut DeviceBuffer<T>, sums: &mut DeviceBuffer<T>):
-        block);
+    /// Over runs of vertices (`chunks`): `sums[0] +=` the L1 change from `rank` to `next`,
+    /// `sums[1] +=` the rank of the dangling vertices (`inv_out_degree` 0), and each vertex's
+    /// contribution to the next pull, `next[v] * inv_out_degree[v]`.
+    #[for_schedules(block)]
+    pub fn pagerank_update<T: Float>(
+        chunks: Offsets,
+        rank: &[T],
+        next: &[T],
+        inv_out_degree: &[T],
+        contribution: &mut [T],
+        sums: &mut [T],
+    ) {
+        for c in chunks.tiles() {
+            let mut change = 0.0;
+            let mut dangling = 0.0;
+            for v in chunks.atoms(c) {
+                let r = next[v];
+                change += abs(r - rank[v]);
+                if inv_out_degree[v] == 0.0 {
+                    dangling += r;
+                }
+                contribution[v] = r * inv_out_degree[v];
+            }
+            atomic_add(&mut sums[0], change);
+            atomic_add(&mut sums[1], dangling);
+        }
+    }
 }
 
 /// Vertices per run of the update's reduction (a block of 256 threads, 8 vertices each).

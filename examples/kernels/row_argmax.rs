@@ -4,27 +4,20 @@
 
 use loops::prelude::*;
 
-macro_rules! row_argmax {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
-            for row in a.tiles() {
-                let mut m = T::NEG_INFINITY;
-                let mut c = -1;
-                for nz in a.atoms(row) {
-                    let v = a.values[nz];
-                    if v > m {
-                        m = v;
-                        c = a.col_indices[nz];
-                    }
-                }
-                best[row] = m;
-                at[row] = c;
+// The other schedules run it in examples/user_kernels; the snapshot holds the carry protocol's.
+#[for_schedules(merge_path)]
+pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+    for row in a.tiles() {
+        let mut m = T::NEG_INFINITY;
+        let mut c = -1;
+        for nz in a.atoms(row) {
+            let v = a.values[nz];
+            if v > m {
+                m = v;
+                c = a.col_indices[nz];
             }
         }
-    };
+        best[row] = m;
+        at[row] = c;
+    }
 }
-
-// The other schedules run it in examples/user_kernels; the snapshot holds the carry protocol's.
-under_schedules!(row_argmax(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
-    merge_path);

@@ -19,20 +19,25 @@ fn huber<T: Float>(r: T, delta: T) -> T {
     delta * (a - 0.5 * delta)
 }
 
-macro_rules! row_huber {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_huber<T: Float>(a: Csr<T>, x: &[T], b: &[T], delta: T, loss: &mut [T]) {
-            for row in a.tiles() {
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += a.values[nz] * x[a.col_indices[nz] as usize];
-                }
-                loss[row] = huber(sum - b[row], delta);
-            }
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn row_huber<T: Float>(a: Csr<T>, x: &[T], b: &[T], delta: T, loss: &mut [T]) {
+    for row in a.tiles() {
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += a.values[nz] * x[a.col_indices[nz] as usize];
         }
-    };
+        loss[row] = huber(sum - b[row], delta);
+    }
 }
-
-under_schedules!(row_huber(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, b: &DeviceBuffer<T>, delta: T, loss: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -4,29 +4,22 @@
 
 use loops::prelude::*;
 
-macro_rules! row_variance {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_variance<T: Float>(a: Csr<T>, var: &mut [T]) {
-            for row in a.tiles() {
-                let mut sum = 0.0;
-                let mut n = 0.0;
-                for nz in a.atoms(row) {
-                    sum += a.values[nz];
-                    n += 1.0;
-                }
-                let mean = sum / max(n, 1.0);
-                let mut squares = 0.0;
-                for nz in a.atoms(row) {
-                    let d = a.values[nz] - mean;
-                    squares += d * d;
-                }
-                var[row] = squares / max(n, 1.0);
-            }
-        }
-    };
-}
-
 // The other schedules run it in examples/user_kernels; the snapshot holds the passes'.
-under_schedules!(row_variance(a: &DeviceCsr<T>, var: &mut DeviceBuffer<T>):
-    work_oriented);
+#[for_schedules(work_oriented)]
+pub fn row_variance<T: Float>(a: Csr<T>, var: &mut [T]) {
+    for row in a.tiles() {
+        let mut sum = 0.0;
+        let mut n = 0.0;
+        for nz in a.atoms(row) {
+            sum += a.values[nz];
+            n += 1.0;
+        }
+        let mean = sum / max(n, 1.0);
+        let mut squares = 0.0;
+        for nz in a.atoms(row) {
+            let d = a.values[nz] - mean;
+            squares += d * d;
+        }
+        var[row] = squares / max(n, 1.0);
+    }
+}

@@ -3,20 +3,25 @@
 
 use loops::prelude::*;
 
-macro_rules! segment_sums {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn segment_sums<T: Float>(g: Offsets, data: &[T], sums: &mut [T]) {
-            for s in g.tiles() {
-                let mut sum = 0.0;
-                for i in g.atoms(s) {
-                    sum += data[i];
-                }
-                sums[s] = sum;
-            }
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn segment_sums<T: Float>(g: Offsets, data: &[T], sums: &mut [T]) {
+    for s in g.tiles() {
+        let mut sum = 0.0;
+        for i in g.atoms(s) {
+            sum += data[i];
         }
-    };
+        sums[s] = sum;
+    }
 }
-
-under_schedules!(segment_sums(g: &DeviceOffsets, data: &DeviceBuffer<T>, sums: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -4,22 +4,26 @@
 
 use loops::prelude::*;
 
-macro_rules! spmm {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
-            for row in a.tiles() {
-                for j in 0..k {
-                    let mut sum = 0.0;
-                    for nz in a.atoms(row) {
-                        sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
-                    }
-                    c[row * k + j] = sum;
-                }
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    lrb,
+    auto
+)]
+pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
+    for row in a.tiles() {
+        for j in 0..k {
+            let mut sum = 0.0;
+            for nz in a.atoms(row) {
+                sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
             }
+            c[row * k + j] = sum;
         }
-    };
+    }
 }
-
-under_schedules!(spmm(a: &DeviceCsr<T>, b: &DeviceBuffer<T>, c: &mut DeviceBuffer<T>, k: usize):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, lrb, auto);

@@ -3,20 +3,25 @@
 
 use loops::prelude::*;
 
-macro_rules! spmv_axpby {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_axpby<T: Float>(a: Csr<T>, x: &[T], y: &mut [T], alpha: T, beta: T) {
-            for row in a.tiles() {
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += a.values[nz] * x[a.col_indices[nz] as usize];
-                }
-                y[row] = alpha * sum + beta * y[row];
-            }
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn spmv_axpby<T: Float>(a: Csr<T>, x: &[T], y: &mut [T], alpha: T, beta: T) {
+    for row in a.tiles() {
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += a.values[nz] * x[a.col_indices[nz] as usize];
         }
-    };
+        y[row] = alpha * sum + beta * y[row];
+    }
 }
-
-under_schedules!(spmv_axpby(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>, alpha: T, beta: T):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

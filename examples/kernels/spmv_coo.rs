@@ -4,40 +4,53 @@
 
 use loops::prelude::*;
 
-macro_rules! spmv_coo {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_coo<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
-            for row in a.tiles() {
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += a.values[nz] * x[a.col_indices[nz] as usize];
-                }
-                y[row] = sum;
-            }
-        }
-    };
-}
-
 pub mod rows {
     use super::*;
-    under_schedules!(spmv_coo(a: &DeviceCoo<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! spmv_coo_atoms {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_coo_atoms<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
-            for nz in a.all_atoms() {
-                atomic_add(&mut y[a.tile_of(nz)], a.values[nz] * x[a.col_indices[nz] as usize]);
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn spmv_coo<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
+        for row in a.tiles() {
+            let mut sum = 0.0;
+            for nz in a.atoms(row) {
+                sum += a.values[nz] * x[a.col_indices[nz] as usize];
             }
+            y[row] = sum;
         }
-    };
+    }
 }
 
 pub mod atoms {
     use super::*;
-    under_schedules!(spmv_coo_atoms(a: &DeviceCoo<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn spmv_coo_atoms<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
+        for nz in a.all_atoms() {
+            atomic_add(
+                &mut y[a.tile_of(nz)],
+                a.values[nz] * x[a.col_indices[nz] as usize],
+            );
+        }
+    }
 }

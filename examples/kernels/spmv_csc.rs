@@ -4,45 +4,55 @@
 
 use loops::prelude::*;
 
-macro_rules! spmv_csc_t {
-    ($($schedule:tt)*) => {
-        /// `y = A^T x`: one dot product per column.
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_csc_t<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
-            for col in a.tiles() {
-                let mut sum = 0.0;
-                for nz in a.atoms(col) {
-                    sum += a.values[nz] * x[a.row_indices[nz] as usize];
-                }
-                y[col] = sum;
-            }
-        }
-    };
-}
-
 pub mod transposed {
     use super::*;
-    under_schedules!(spmv_csc_t(a: &DeviceCsc<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! spmv_csc {
-    ($($schedule:tt)*) => {
-        /// `y += A x`: every column scatters `a_rc * x_c` into `y[r]`.
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_csc<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
-            for col in a.tiles() {
-                let xc = x[col];
-                for nz in a.atoms(col) {
-                    atomic_add(&mut y[a.row_indices[nz] as usize], a.values[nz] * xc);
-                }
+    /// `y = A^T x`: one dot product per column.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn spmv_csc_t<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
+        for col in a.tiles() {
+            let mut sum = 0.0;
+            for nz in a.atoms(col) {
+                sum += a.values[nz] * x[a.row_indices[nz] as usize];
             }
+            y[col] = sum;
         }
-    };
+    }
 }
 
 pub mod scatter {
     use super::*;
-    under_schedules!(spmv_csc(a: &DeviceCsc<T>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+    /// `y += A x`: every column scatters `a_rc * x_c` into `y[r]`.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn spmv_csc<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
+        for col in a.tiles() {
+            let xc = x[col];
+            for nz in a.atoms(col) {
+                atomic_add(&mut y[a.row_indices[nz] as usize], a.values[nz] * xc);
+            }
+        }
+    }
 }

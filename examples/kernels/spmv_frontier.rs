@@ -5,20 +5,27 @@
 
 use loops::prelude::*;
 
-macro_rules! spmv_frontier {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn spmv_frontier<T: Float>(a: Csr<T>, frontier: &[u32], x: &[T], y: &mut [T]) {
-            for row in a.tiles_in(frontier) {
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += a.values[nz] * x[a.col_indices[nz] as usize];
-                }
-                y[row] = sum;
-            }
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    split3,
+    hierarchical3,
+    auto
+)]
+pub fn spmv_frontier<T: Float>(a: Csr<T>, frontier: &[u32], x: &[T], y: &mut [T]) {
+    for row in a.tiles_in(frontier) {
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += a.values[nz] * x[a.col_indices[nz] as usize];
         }
-    };
+        y[row] = sum;
+    }
 }
-
-under_schedules!(spmv_frontier(a: &DeviceCsr<T>, frontier: &DeviceBuffer<u32>, x: &DeviceBuffer<T>, y: &mut DeviceBuffer<T>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, split3, hierarchical3, auto);

@@ -8,32 +8,43 @@
 use loops::graph::Traversal;
 use loops::prelude::*;
 
-macro_rules! sssp {
-    ($($schedule:tt)*) => {
-        /// One Bellman-Ford step restricted to the frontier: `g` is the graph's adjacency (vertex `v`'s
-        /// edges are atoms `g.atoms(v)`), `adj[e]` an edge's head and `weights[e]` its weight.
-        #[load_balanced($($schedule)*)]
-        pub fn sssp(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], next: &mut [u32]) {
-            for v in g.tiles_in(frontier) {
-                let dv = dist[v];
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    let nd = dv + weights[e];
-                    if nd < dist[u] {
-                        let old = atomic_min(&mut dist[u], nd);
-                        if nd < old {
-                            next[u] = 1;
-                        }
-                    }
+/// One Bellman-Ford step restricted to the frontier: `g` is the graph's adjacency (vertex `v`'s
+/// edges are atoms `g.atoms(v)`), `adj[e]` an edge's head and `weights[e]` its weight.
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn sssp(
+    g: Offsets,
+    adj: &[u32],
+    weights: &[u32],
+    frontier: &[u32],
+    dist: &mut [u32],
+    next: &mut [u32],
+) {
+    for v in g.tiles_in(frontier) {
+        let dv = dist[v];
+        for e in g.atoms(v) {
+            let u = adj[e] as usize;
+            let nd = dv + weights[e];
+            if nd < dist[u] {
+                let old = atomic_min(&mut dist[u], nd);
+                if nd < old {
+                    next[u] = 1;
                 }
             }
         }
-    };
+    }
 }
-
-under_schedules!(concrete sssp(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
-    frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, next: &mut DeviceBuffer<u32>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
 
 /// Sets every distance to "unreached" and the source's to 0.
 fn start(gpu: &Gpu, source: u32, dist: &mut DeviceBuffer<u32>) -> loops::Result<()> {

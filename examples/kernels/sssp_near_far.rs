@@ -16,80 +16,109 @@
 
 use loops::prelude::*;
 
-macro_rules! sssp_near_far {
-    ($($schedule:tt)*) => {
-        /// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
-        /// bucket.
-        #[load_balanced($($schedule)*)]
-        pub fn sssp_near_far(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32]) {
-            for v in g.tiles_in(frontier) {
-                let t = threshold[0];
-                let dv = dist[v];
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    let nd = dv + weights[e];
-                    if nd < dist[u] {
-                        let old = atomic_min(&mut dist[u], nd);
-                        if nd < old {
-                            if nd < t {
-                                near[u] = 1;
-                            } else {
-                                far[u] = 1;
-                            }
-                        }
+/// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
+/// bucket.
+#[for_schedules(
+    thread,
+    group2,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split,
+    hierarchical,
+    lrb,
+    auto
+)]
+pub fn sssp_near_far(
+    g: Offsets,
+    adj: &[u32],
+    weights: &[u32],
+    frontier: &[u32],
+    dist: &mut [u32],
+    near: &mut [u32],
+    far: &mut [u32],
+    threshold: &[u32],
+) {
+    for v in g.tiles_in(frontier) {
+        let t = threshold[0];
+        let dv = dist[v];
+        for e in g.atoms(v) {
+            let u = adj[e] as usize;
+            let nd = dv + weights[e];
+            if nd < dist[u] {
+                let old = atomic_min(&mut dist[u], nd);
+                if nd < old {
+                    if nd < t {
+                        near[u] = 1;
+                    } else {
+                        far[u] = 1;
                     }
                 }
             }
         }
-    };
+    }
 }
 
-macro_rules! sssp_near_far_hops {
-    ($($schedule:tt)*) => {
-        /// One near-far round `hops` (1 to 3) edges deep through heads of at most `hop_degree`
-        /// out-edges: `frontier` is the near frontier, `threshold[0]` the end of the bucket.
-        /// A thread's hops are a chain of dependent reads, so each step issues what it can at
-        /// once: the head's offsets with the `atomic_min` (whose result says whether they are
-        /// needed), and no plain read of the distance before it (one round trip, not two).
-        #[load_balanced($($schedule)*)]
-        pub fn sssp_near_far_hops(g: Offsets, adj: &[u32], weights: &[u32], frontier: &[u32], dist: &mut [u32], near: &mut [u32], far: &mut [u32], threshold: &[u32], hops: u32, hop_degree: u32) {
-            for v in g.tiles_in(frontier) {
-                let t = threshold[0];
-                let dv = dist[v];
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    let nd = dv + weights[e];
-                    let u_begin = g.offsets[u] as usize;
-                    let u_end = g.offsets[u + 1] as usize;
-                    let old = atomic_min(&mut dist[u], nd);
-                    if nd < old {
-                        if nd >= t {
-                            far[u] = 1;
-                        } else if hops < 2 || u_end - u_begin > hop_degree as usize {
-                            near[u] = 1;
-                        } else {
-                            for j in u_begin..u_end {
-                                let x = adj[j] as usize;
-                                let xd = nd + weights[j];
-                                let x_begin = g.offsets[x] as usize;
-                                let x_end = g.offsets[x + 1] as usize;
-                                let x_old = atomic_min(&mut dist[x], xd);
-                                if xd < x_old {
-                                    if xd >= t {
-                                        far[x] = 1;
-                                    } else if hops < 3 || x_end - x_begin > hop_degree as usize {
-                                        near[x] = 1;
-                                    } else {
-                                        for k in x_begin..x_end {
-                                            let y = adj[k] as usize;
-                                            let yd = xd + weights[k];
-                                            let y_old = atomic_min(&mut dist[y], yd);
-                                            if yd < y_old {
-                                                if yd < t {
-                                                    near[y] = 1;
-                                                } else {
-                                                    far[y] = 1;
-                                                }
+/// The round of more than one hop, a kernel of its own (its nested loops would cost the one-hop
+/// round registers), under the schedules of the device loop.
+pub mod hops {
+    use super::*;
+    /// One near-far round `hops` (1 to 3) edges deep through heads of at most `hop_degree`
+    /// out-edges: `frontier` is the near frontier, `threshold[0]` the end of the bucket.
+    /// A thread's hops are a chain of dependent reads, so each step issues what it can at
+    /// once: the head's offsets with the `atomic_min` (whose result says whether they are
+    /// needed), and no plain read of the distance before it (one round trip, not two).
+    #[for_schedules(thread, group2, group4, group8, warp, group64, block, auto)]
+    pub fn sssp_near_far_hops(
+        g: Offsets,
+        adj: &[u32],
+        weights: &[u32],
+        frontier: &[u32],
+        dist: &mut [u32],
+        near: &mut [u32],
+        far: &mut [u32],
+        threshold: &[u32],
+        hops: u32,
+        hop_degree: u32,
+    ) {
+        for v in g.tiles_in(frontier) {
+            let t = threshold[0];
+            let dv = dist[v];
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                let nd = dv + weights[e];
+                let u_begin = g.offsets[u] as usize;
+                let u_end = g.offsets[u + 1] as usize;
+                let old = atomic_min(&mut dist[u], nd);
+                if nd < old {
+                    if nd >= t {
+                        far[u] = 1;
+                    } else if hops < 2 || u_end - u_begin > hop_degree as usize {
+                        near[u] = 1;
+                    } else {
+                        for j in u_begin..u_end {
+                            let x = adj[j] as usize;
+                            let xd = nd + weights[j];
+                            let x_begin = g.offsets[x] as usize;
+                            let x_end = g.offsets[x + 1] as usize;
+                            let x_old = atomic_min(&mut dist[x], xd);
+                            if xd < x_old {
+                                if xd >= t {
+                                    far[x] = 1;
+                                } else if hops < 3 || x_end - x_begin > hop_degree as usize {
+                                    near[x] = 1;
+                                } else {
+                                    for k in x_begin..x_end {
+                                        let y = adj[k] as usize;
+                                        let yd = xd + weights[k];
+                                        let y_old = atomic_min(&mut dist[y], yd);
+                                        if yd < y_old {
+                                            if yd < t {
+                                                near[y] = 1;
+                                            } else {
+                                                far[y] = 1;
                                             }
                                         }
                                     }
@@ -100,22 +129,7 @@ macro_rules! sssp_near_far_hops {
                 }
             }
         }
-    };
-}
-
-under_schedules!(concrete sssp_near_far(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
-    frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
-    far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>):
-    thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-
-/// The round of more than one hop, a kernel of its own (its nested loops would cost the one-hop
-/// round registers), under the schedules of the device loop.
-pub mod hops {
-    use super::*;
-    under_schedules!(concrete sssp_near_far_hops(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, weights: &DeviceBuffer<u32>,
-        frontier: &DeviceBuffer<u32>, dist: &mut DeviceBuffer<u32>, near: &mut DeviceBuffer<u32>,
-        far: &mut DeviceBuffer<u32>, threshold: &DeviceBuffer<u32>, hops: u32, hop_degree: u32):
-        thread, group2, group4, group8, warp, group64, block, auto);
+    }
 }
 
 /// The built-in round of `loops::graph::near_far::NearFarRelax` (a head's edges spread over a

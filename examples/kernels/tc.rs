@@ -11,75 +11,73 @@ use loops::prelude::*;
 
 use super::graph_host::{chunk_offsets, oriented_by_degree};
 
-macro_rules! triangles {
-    ($($schedule:tt)*) => {
-        /// `counts[v]`: the triangles whose lowest vertex is `v`, on an oriented graph with sorted heads.
-        #[load_balanced($($schedule)*)]
-        pub fn triangles(g: Offsets, adj: &[u32], counts: &mut [u64]) {
-            for v in g.tiles() {
-                let mut found = 0u64;
-                let end = g.offsets[v + 1] as usize;
-                for e in g.atoms(v) {
-                    let u = adj[e] as usize;
-                    // v's heads after e are the vertices above u, sorted.
-                    let mut lo = e + 1;
-                    for j in g.offsets[u]..g.offsets[u + 1] {
-                        let w = adj[j as usize];
-                        // The first of v's heads in lo..end that is not below w.
-                        let mut hi = end;
-                        for step in 0..32 {
-                            if lo >= hi {
-                                break;
-                            }
-                            let mid = lo + (hi - lo) / 2;
-                            if adj[mid] < w {
-                                lo = mid + 1;
-                            } else {
-                                hi = mid;
-                            }
-                        }
-                        if lo == end {
-                            break;
-                        }
-                        if adj[lo] == w {
-                            found += 1;
-                        }
-                    }
-                }
-                counts[v] = found;
-            }
-        }
-    };
-}
-
 /// The per-vertex count, under every schedule.
 pub mod count {
     use super::*;
-    under_schedules!(concrete triangles(g: &DeviceOffsets, adj: &DeviceBuffer<u32>, counts: &mut DeviceBuffer<u64>):
-        thread, group2, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
-}
-
-macro_rules! triangles_total {
-    ($($schedule:tt)*) => {
-        /// `total[0] +=` the counts, one atomic per run of vertices (`chunks`).
-        #[load_balanced($($schedule)*)]
-        pub fn triangles_total(chunks: Offsets, counts: &[u64], total: &mut [u64]) {
-            for c in chunks.tiles() {
-                let mut sum = 0u64;
-                for v in chunks.atoms(c) {
-                    sum += counts[v];
+    /// `counts[v]`: the triangles whose lowest vertex is `v`, on an oriented graph with sorted heads.
+    #[for_schedules(
+        thread,
+        group2,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split,
+        hierarchical,
+        lrb,
+        auto
+    )]
+    pub fn triangles(g: Offsets, adj: &[u32], counts: &mut [u64]) {
+        for v in g.tiles() {
+            let mut found = 0u64;
+            let end = g.offsets[v + 1] as usize;
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                // v's heads after e are the vertices above u, sorted.
+                let mut lo = e + 1;
+                for j in g.offsets[u]..g.offsets[u + 1] {
+                    let w = adj[j as usize];
+                    // The first of v's heads in lo..end that is not below w.
+                    let mut hi = end;
+                    for step in 0..32 {
+                        if lo >= hi {
+                            break;
+                        }
+                        let mid = lo + (hi - lo) / 2;
+                        if adj[mid] < w {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    if lo == end {
+                        break;
+                    }
+                    if adj[lo] == w {
+                        found += 1;
+                    }
                 }
-                atomic_add(&mut total[0], sum);
             }
+            counts[v] = found;
         }
-    };
+    }
 }
 
 /// The sum of the counts: one block per run of vertices.
 pub mod total {
     use super::*;
-    under_schedules!(concrete triangles_total(chunks: &DeviceOffsets, counts: &DeviceBuffer<u64>,
-        total: &mut DeviceBuffer<u64>): block);
+    /// `total[0] +=` the counts, one atomic per run of vertices (`chunks`).
+    #[for_schedules(block)]
+    pub fn triangles_total(chunks: Offsets, counts: &[u64], total: &mut [u64]) {
+        for c in chunks.tiles() {
+            let mut sum = 0u64;
+            for v in chunks.atoms(c) {
+                sum += counts[v];
+            }
+            atomic_add(&mut total[0], sum);
+        }
+    }
 }
 
 /// Vertices per run of the sum.

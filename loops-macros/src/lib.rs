@@ -14,6 +14,18 @@ pub fn load_balanced(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernels_gen::frontend::expand(attr.into(), item.into()).into()
 }
 
+/// Stamps one kernel under several named schedules: `#[for_schedules(all)]`, or a list of names of
+/// `loops::SCHEDULES` (`#[for_schedules(thread, warp, merge_path12)]`). Each becomes a module of
+/// that name holding the kernel under `#[load_balanced(..)]` with the schedule's arguments
+/// (`spmv::group4::spmv`); beside them `SCHEDULES` (the module names), `SOURCES` and
+/// `CHECKED_SOURCES` (the generated CUDA, by schedule), `KERNELS` (the kernels' descriptions) and
+/// `launch(schedule, gpu, ..)`, which runs the kernel under the schedule named at run time. One
+/// stamped kernel per module: put two in modules of their own.
+#[proc_macro_attribute]
+pub fn for_schedules(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernels_gen::frontend::for_schedules(attr.into(), item.into()).into()
+}
+
 /// Marks a helper function, written in the kernel language, that kernels (and other helpers) call:
 /// scalar parameters (`f32`, `f64`, integers, `bool`, a generic `T: Float`), a scalar result, its
 /// value as the final expression or `return e;`. It becomes a CUDA `__device__` function in the

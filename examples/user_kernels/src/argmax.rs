@@ -5,87 +5,102 @@
 
 use loops::prelude::*;
 
-macro_rules! row_argmax {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
-            for row in a.tiles() {
-                let mut m = T::NEG_INFINITY;
-                let mut c = -1;
-                for nz in a.atoms(row) {
-                    let v = a.values[nz];
-                    if v > m {
-                        m = v;
-                        c = a.col_indices[nz];
-                    }
-                }
-                best[row] = m;
-                at[row] = c;
-            }
-        }
-    };
-}
-
-macro_rules! row_argmin {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_argmin<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
-            for row in a.tiles() {
-                let mut m = T::INFINITY;
-                let mut c = -1;
-                for nz in a.atoms(row) {
-                    if a.values[nz] < m {
-                        m = a.values[nz];
-                        c = a.col_indices[nz];
-                    }
-                }
-                best[row] = m;
-                at[row] = c;
-            }
-        }
-    };
-}
-
-macro_rules! count_max {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
-            for row in a.tiles() {
-                let mut m = T::NEG_INFINITY;
-                let mut n = 0u32;
-                let mut c = -1;
-                for nz in a.atoms(row) {
-                    let v = a.values[nz];
-                    if v > m {
-                        m = v;
-                        n = 1;
-                        c = a.col_indices[nz];
-                    } else if v == m {
-                        n += 1;
-                    }
-                }
-                best[row] = m;
-                count[row] = n;
-                at[row] = c;
-            }
-        }
-    };
-}
-
 pub mod max {
     use super::*;
-    under!(row_argmax<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
-        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+    #[for_schedules(
+        thread,
+        group4,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split3,
+        hierarchical3,
+        lrb,
+        auto
+    )]
+    pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+        for row in a.tiles() {
+            let mut m = T::NEG_INFINITY;
+            let mut c = -1;
+            for nz in a.atoms(row) {
+                let v = a.values[nz];
+                if v > m {
+                    m = v;
+                    c = a.col_indices[nz];
+                }
+            }
+            best[row] = m;
+            at[row] = c;
+        }
+    }
 }
 
 pub mod min {
     use super::*;
-    under!(row_argmin<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, at: &mut DeviceBuffer<i32>):
-        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+    #[for_schedules(
+        thread,
+        group4,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split3,
+        hierarchical3,
+        lrb,
+        auto
+    )]
+    pub fn row_argmin<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+        for row in a.tiles() {
+            let mut m = T::INFINITY;
+            let mut c = -1;
+            for nz in a.atoms(row) {
+                if a.values[nz] < m {
+                    m = a.values[nz];
+                    c = a.col_indices[nz];
+                }
+            }
+            best[row] = m;
+            at[row] = c;
+        }
+    }
 }
 
 pub mod count {
     use super::*;
-    under!(count_max<T>(a: &DeviceCsr<T>, best: &mut DeviceBuffer<T>, count: &mut DeviceBuffer<u32>, at: &mut DeviceBuffer<i32>):
-        thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+    #[for_schedules(
+        thread,
+        group4,
+        warp,
+        group64,
+        block,
+        work_oriented,
+        merge_path,
+        split3,
+        hierarchical3,
+        lrb,
+        auto
+    )]
+    pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
+        for row in a.tiles() {
+            let mut m = T::NEG_INFINITY;
+            let mut n = 0u32;
+            let mut c = -1;
+            for nz in a.atoms(row) {
+                let v = a.values[nz];
+                if v > m {
+                    m = v;
+                    n = 1;
+                    c = a.col_indices[nz];
+                } else if v == m {
+                    n += 1;
+                }
+            }
+            best[row] = m;
+            count[row] = n;
+            at[row] = c;
+        }
+    }
 }

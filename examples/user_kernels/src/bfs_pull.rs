@@ -4,37 +4,42 @@
 
 use loops::prelude::*;
 
-macro_rules! bfs_pull {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn bfs_pull(g: Csr<f32>, in_frontier: &[u32], depth: &mut [i32], parent: &mut [i32], level: i32) {
-            for v in g.tiles() {
-                let visited = depth[v] >= 0;
-                let mut p = -1;
-                for nz in g.atoms(v) {
-                    if visited {
-                        break;
-                    }
-                    let u = g.col_indices[nz];
-                    if in_frontier[u as usize] != 0 {
-                        p = u;
-                        break;
-                    }
-                }
-                if p >= 0 {
-                    depth[v] = level;
-                    parent[v] = p;
-                }
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn bfs_pull(
+    g: Csr<f32>,
+    in_frontier: &[u32],
+    depth: &mut [i32],
+    parent: &mut [i32],
+    level: i32,
+) {
+    for v in g.tiles() {
+        let visited = depth[v] >= 0;
+        let mut p = -1;
+        for nz in g.atoms(v) {
+            if visited {
+                break;
+            }
+            let u = g.col_indices[nz];
+            if in_frontier[u as usize] != 0 {
+                p = u;
+                break;
             }
         }
-    };
+        if p >= 0 {
+            depth[v] = level;
+            parent[v] = p;
+        }
+    }
 }
-
-under!(bfs_pull(
-    g: &DeviceCsr<f32>,
-    in_frontier: &DeviceBuffer<u32>,
-    depth: &mut DeviceBuffer<i32>,
-    parent: &mut DeviceBuffer<i32>,
-    level: i32,
-):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -5,26 +5,31 @@
 
 use loops::prelude::*;
 
-macro_rules! count_before_last {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn count_before_last(a: Csr<f32>, counts: &mut [u32]) {
-            for row in a.tiles() {
-                let mut count = 0u32;
-                for nz in a.atoms(row) {
-                    if nz + 1 == a.row_offsets[row + 1] as usize {
-                        break;
-                    }
-                    if a.col_indices[nz] % 2 == 1 {
-                        continue;
-                    }
-                    count += 1;
-                }
-                counts[row] = count;
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn count_before_last(a: Csr<f32>, counts: &mut [u32]) {
+    for row in a.tiles() {
+        let mut count = 0u32;
+        for nz in a.atoms(row) {
+            if nz + 1 == a.row_offsets[row + 1] as usize {
+                break;
             }
+            if a.col_indices[nz] % 2 == 1 {
+                continue;
+            }
+            count += 1;
         }
-    };
+        counts[row] = count;
+    }
 }
-
-under!(count_before_last(a: &DeviceCsr<f32>, counts: &mut DeviceBuffer<u32>):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -2,27 +2,32 @@
 
 use loops::prelude::*;
 
-macro_rules! l2_normalize {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn l2_normalize<T: Float>(a: Csr<T>, out: &mut [T]) {
-            for row in a.tiles() {
-                let mut squares = 0.0;
-                for nz in a.atoms(row) {
-                    squares += a.values[nz] * a.values[nz];
-                }
-                let norm = sqrt(squares);
-                for nz in a.atoms(row) {
-                    if norm > 0.0 {
-                        out[nz] = a.values[nz] / norm;
-                    } else {
-                        out[nz] = 0.0;
-                    }
-                }
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn l2_normalize<T: Float>(a: Csr<T>, out: &mut [T]) {
+    for row in a.tiles() {
+        let mut squares = 0.0;
+        for nz in a.atoms(row) {
+            squares += a.values[nz] * a.values[nz];
+        }
+        let norm = sqrt(squares);
+        for nz in a.atoms(row) {
+            if norm > 0.0 {
+                out[nz] = a.values[nz] / norm;
+            } else {
+                out[nz] = 0.0;
             }
         }
-    };
+    }
 }
-
-under!(l2_normalize<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -2,28 +2,33 @@
 
 use loops::prelude::*;
 
-macro_rules! pagerank_pull {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn pagerank_pull<T: Float>(g: Csr<T>, rank: &[T], inv_out_degree: &[T], next: &mut [T], damping: T, teleport: T) {
-            for v in g.tiles() {
-                let mut sum = 0.0;
-                for nz in g.atoms(v) {
-                    let u = g.col_indices[nz] as usize;
-                    sum += rank[u] * inv_out_degree[u];
-                }
-                next[v] = teleport + damping * sum;
-            }
-        }
-    };
-}
-
-under!(pagerank_pull<T>(
-    g: &DeviceCsr<T>,
-    rank: &DeviceBuffer<T>,
-    inv_out_degree: &DeviceBuffer<T>,
-    next: &mut DeviceBuffer<T>,
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn pagerank_pull<T: Float>(
+    g: Csr<T>,
+    rank: &[T],
+    inv_out_degree: &[T],
+    next: &mut [T],
     damping: T,
     teleport: T,
-):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);
+) {
+    for v in g.tiles() {
+        let mut sum = 0.0;
+        for nz in g.atoms(v) {
+            let u = g.col_indices[nz] as usize;
+            sum += rank[u] * inv_out_degree[u];
+        }
+        next[v] = teleport + damping * sum;
+    }
+}

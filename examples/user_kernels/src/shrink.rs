@@ -4,20 +4,25 @@
 use crate::math::{excess, soft_threshold};
 use loops::prelude::*;
 
-macro_rules! shrink_sum {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn shrink_sum<T: Float>(a: Csr<T>, x: &[T], t: T, y: &mut [T]) {
-            for row in a.tiles() {
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += soft_threshold(a.values[nz] * x[a.col_indices[nz] as usize], t);
-                }
-                y[row] = sum;
-            }
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn shrink_sum<T: Float>(a: Csr<T>, x: &[T], t: T, y: &mut [T]) {
+    for row in a.tiles() {
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += soft_threshold(a.values[nz] * x[a.col_indices[nz] as usize], t);
         }
-    };
+        y[row] = sum;
+    }
 }
-
-under!(shrink_sum<T>(a: &DeviceCsr<T>, x: &DeviceBuffer<T>, t: T, y: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -3,26 +3,31 @@
 
 use loops::prelude::*;
 
-macro_rules! row_softmax {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
-        pub fn row_softmax<T: Float>(a: Csr<T>, out: &mut [T]) {
-            for row in a.tiles() {
-                let mut m = T::NEG_INFINITY;
-                for nz in a.atoms(row) {
-                    m = max(m, a.values[nz]);
-                }
-                let mut sum = 0.0;
-                for nz in a.atoms(row) {
-                    sum += (a.values[nz] - m).exp();
-                }
-                for nz in a.atoms(row) {
-                    out[nz] = (a.values[nz] - m).exp() / sum;
-                }
-            }
+#[for_schedules(
+    thread,
+    group4,
+    warp,
+    group64,
+    block,
+    work_oriented,
+    merge_path,
+    split3,
+    hierarchical3,
+    lrb,
+    auto
+)]
+pub fn row_softmax<T: Float>(a: Csr<T>, out: &mut [T]) {
+    for row in a.tiles() {
+        let mut m = T::NEG_INFINITY;
+        for nz in a.atoms(row) {
+            m = max(m, a.values[nz]);
         }
-    };
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += (a.values[nz] - m).exp();
+        }
+        for nz in a.atoms(row) {
+            out[nz] = (a.values[nz] - m).exp() / sum;
+        }
+    }
 }
-
-under!(row_softmax<T>(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
-    thread, group4, warp, group64, block, work_oriented, merge_path, split, hierarchical, lrb, auto);

@@ -9,27 +9,76 @@ use loops::runtime::compile::{
     compile_ptx, guarded_entries, nvrtc_available, Arch, REQUIRE_NVRTC_ENV,
 };
 
-/// A kernel's instantiations: (schedule, plain source, checked source).
-type Sources = &'static [(&'static str, &'static str, &'static str)];
+/// A kernel's instantiations: (schedule, source), plain or checked.
+type Sources = &'static [(&'static str, &'static str)];
 
 /// Every instantiation: (kernel, schedule, plain source, checked source).
 fn sources() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    let kernels: [(&str, Sources); 11] = [
-        ("row_argmax", user_kernels::argmax::max::SOURCES),
-        ("row_argmin", user_kernels::argmax::min::SOURCES),
-        ("count_max", user_kernels::argmax::count::SOURCES),
-        ("row_variance", user_kernels::variance::SOURCES),
-        ("l2_normalize", user_kernels::normalize::SOURCES),
-        ("bfs_pull", user_kernels::bfs_pull::SOURCES),
-        ("pagerank_pull", user_kernels::pagerank::SOURCES),
-        ("row_softmax", user_kernels::softmax::SOURCES),
-        ("spmv_sigmoid", user_kernels::sigmoid::SOURCES),
-        ("shrink_sum", user_kernels::shrink::SOURCES),
-        ("count_before_last", user_kernels::early_exit::SOURCES),
+    let kernels: [(&str, Sources, Sources); 11] = [
+        (
+            "row_argmax",
+            user_kernels::argmax::max::SOURCES,
+            user_kernels::argmax::max::CHECKED_SOURCES,
+        ),
+        (
+            "row_argmin",
+            user_kernels::argmax::min::SOURCES,
+            user_kernels::argmax::min::CHECKED_SOURCES,
+        ),
+        (
+            "count_max",
+            user_kernels::argmax::count::SOURCES,
+            user_kernels::argmax::count::CHECKED_SOURCES,
+        ),
+        (
+            "row_variance",
+            user_kernels::variance::SOURCES,
+            user_kernels::variance::CHECKED_SOURCES,
+        ),
+        (
+            "l2_normalize",
+            user_kernels::normalize::SOURCES,
+            user_kernels::normalize::CHECKED_SOURCES,
+        ),
+        (
+            "bfs_pull",
+            user_kernels::bfs_pull::SOURCES,
+            user_kernels::bfs_pull::CHECKED_SOURCES,
+        ),
+        (
+            "pagerank_pull",
+            user_kernels::pagerank::SOURCES,
+            user_kernels::pagerank::CHECKED_SOURCES,
+        ),
+        (
+            "row_softmax",
+            user_kernels::softmax::SOURCES,
+            user_kernels::softmax::CHECKED_SOURCES,
+        ),
+        (
+            "spmv_sigmoid",
+            user_kernels::sigmoid::SOURCES,
+            user_kernels::sigmoid::CHECKED_SOURCES,
+        ),
+        (
+            "shrink_sum",
+            user_kernels::shrink::SOURCES,
+            user_kernels::shrink::CHECKED_SOURCES,
+        ),
+        (
+            "count_before_last",
+            user_kernels::early_exit::SOURCES,
+            user_kernels::early_exit::CHECKED_SOURCES,
+        ),
     ];
     kernels
         .iter()
-        .flat_map(|(k, s)| s.iter().map(move |(sch, p, c)| (*k, *sch, *p, *c)))
+        .flat_map(|(k, plain, checked)| {
+            plain
+                .iter()
+                .zip(checked.iter())
+                .map(move |((sch, p), (_, c))| (*k, *sch, *p, *c))
+        })
         .collect()
 }
 

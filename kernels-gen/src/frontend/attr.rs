@@ -5,11 +5,37 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Lit, MetaNameValue, Token};
 
 use crate::diag::{bail, DResult};
-use crate::schedule::{AttrArgs, ScheduleConfig, ScheduleUnit, DEFAULT_BLOCK_SIZE, UNITS};
+use crate::schedule::{
+    closest, named, AttrArgs, ScheduleConfig, ScheduleUnit, DEFAULT_BLOCK_SIZE, SCHEDULES, UNITS,
+};
 
 /// The unit that takes the schedule name `name`, if any.
 fn unit_named(name: &str) -> Option<&'static dyn ScheduleUnit> {
     UNITS.iter().copied().find(|u| u.names().contains(&name))
+}
+
+/// The error for a schedule name no unit takes: the name it is a slip of, or the arguments of the
+/// named schedule it is (`group4` is `schedule = "group", group_size = 4`), then every name.
+fn unknown_schedule(name: &str) -> String {
+    let names = || UNITS.iter().flat_map(|u| u.names().iter().copied());
+    let all: Vec<String> = names().map(|s| format!("\"{s}\"")).collect();
+    let all = all.join(", ");
+    if let Some(n) = named(name) {
+        return format!(
+            "`{name}` names a schedule of `loops::SCHEDULES` (a module of `#[for_schedules]`), \
+             not one the attribute takes: write #[load_balanced({})]; the attribute's schedules \
+             are: {all}",
+            n.attr
+        );
+    }
+    let hint = match closest(name, names()) {
+        Some(c) => format!("did you mean `{c}`? "),
+        None => match closest(name, SCHEDULES.iter().map(|s| s.name)) {
+            Some(c) => format!("did you mean `{}`? ", named(c).map_or(c, |n| n.attr)),
+            None => String::new(),
+        },
+    };
+    format!("unknown schedule `{name}`; {hint}expected one of: {all}")
 }
 
 /// Every key the attribute takes: `schedule`, `block_size`, then the schedules' own.
@@ -68,16 +94,7 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
                     );
                 }
                 let Some(unit) = unit_named(&name) else {
-                    let all: Vec<String> = UNITS
-                        .iter()
-                        .flat_map(|u| u.names())
-                        .map(|s| format!("\"{s}\""))
-                        .collect();
-                    bail!(
-                        span,
-                        "unknown schedule `{name}`; expected one of: {}",
-                        all.join(", ")
-                    );
+                    bail!(span, "{}", unknown_schedule(&name));
                 };
                 schedule = Some((name, span, unit));
             }

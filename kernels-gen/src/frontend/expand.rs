@@ -70,7 +70,7 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
             quote!(#t: ::loops::Float)
         })
         .collect();
-    let (params, pushes) = params_and_pushes(kernel);
+    let (params, pushes) = params_and_pushes(&kernel.params);
     let set = format_ident!("{}", set_name(kernel));
     let set_str = set.to_string();
     let wide_checks = wide_checks(kernel);
@@ -217,10 +217,10 @@ fn narrow_why(kernel: &Kernel, emitted: &crate::emit::Emitted) -> &'static str {
 
 /// The wrapper's parameters (device buffers for the user's types) and the pushes of their
 /// arguments, in the kernel's parameter order.
-fn params_and_pushes(kernel: &Kernel) -> (Vec<TokenStream>, Vec<TokenStream>) {
+pub(super) fn params_and_pushes(kernel_params: &[Param]) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut params = Vec::new();
     let mut pushes = Vec::new();
-    for p in &kernel.params {
+    for p in kernel_params {
         let ident = format_ident!("{}", p.name);
         match &p.kind {
             ParamKind::TileSet { format, elem } => {

@@ -8,6 +8,53 @@
 
 use super::{resident_grid, DeviceLimits, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
 
+/// Its named schedules ([`super::SCHEDULES`]): groups of 2 to 64, the warp and the block.
+pub const NAMED: &[super::NamedSchedule] = &[
+    group_of(
+        "group2",
+        r#"schedule = "group", group_size = 2"#,
+        "one tile per pair of threads; the lanes stride over its atoms and reduce",
+    ),
+    group_of(
+        "group4",
+        r#"schedule = "group", group_size = 4"#,
+        "one tile per group of 4 threads; the lanes stride over its atoms and reduce",
+    ),
+    group_of(
+        "group8",
+        r#"schedule = "group", group_size = 8"#,
+        "one tile per group of 8 threads; the lanes stride over its atoms and reduce",
+    ),
+    group_of(
+        "group16",
+        r#"schedule = "group", group_size = 16"#,
+        "one tile per group of 16 threads; the lanes stride over its atoms and reduce",
+    ),
+    group_of(
+        "warp",
+        r#"schedule = "warp""#,
+        "one tile per warp (32 threads); warp-shuffle reduction",
+    ),
+    group_of(
+        "group64",
+        r#"schedule = "group", group_size = 64"#,
+        "one tile per 64 threads (two warps); shuffles, then shared memory and a named barrier",
+    ),
+    group_of(
+        "block",
+        r#"schedule = "block""#,
+        "one tile per block (`block_size` threads, 256 by default); shared-memory reduction",
+    ),
+];
+
+const fn group_of(
+    name: &'static str,
+    attr: &'static str,
+    about: &'static str,
+) -> super::NamedSchedule {
+    super::NamedSchedule { name, attr, about }
+}
+
 /// `schedule = "group"`, `"warp"`, `"block"`.
 pub struct Group;
 

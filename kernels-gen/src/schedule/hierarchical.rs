@@ -33,6 +33,20 @@ use super::{
     Stop, TileSetShape, Tiles,
 };
 
+/// Its named schedules ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[
+    super::NamedSchedule {
+        name: "hierarchical",
+        attr: r#"schedule = "hierarchical""#,
+        about: "hierarchical processing (Raval et al.): each pass (launch) runs at most `mdt` atoms of every unfinished tile, one tile per thread",
+    },
+    super::NamedSchedule {
+        name: "hierarchical3",
+        attr: r#"schedule = "hierarchical", mdt = 3"#,
+        about: "`hierarchical` with at most 3 atoms of a tile per pass: most tiles take several passes",
+    },
+];
+
 /// `schedule = "hierarchical"`.
 pub struct Hierarchical;
 

@@ -37,6 +37,13 @@ use super::{
 };
 use std::ops::Range;
 
+/// Its named schedule ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
+    name: "lrb",
+    attr: r#"schedule = "lrb""#,
+    about: "logarithmic radix binning (Fox et al.): tiles binned by size on the GPU, each bin run under the mapping fit for it",
+}];
+
 /// `schedule = "lrb"`.
 pub struct Lrb;
 

@@ -10,6 +10,20 @@ pub const PARTITION: Partition = Partition::MergePath;
 
 use super::work_oriented::Segmented;
 
+/// Its named schedules ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[
+    super::NamedSchedule {
+        name: "merge_path",
+        attr: r#"schedule = "merge_path""#,
+        about: "an equal share of tiles + atoms per thread (8) along the merge path (Merrill and Garland); carry fix-up",
+    },
+    super::NamedSchedule {
+        name: "merge_path12",
+        attr: r#"schedule = "merge_path", items_per_thread = 12"#,
+        about: "`merge_path` with 12 items per thread",
+    },
+];
+
 /// `schedule = "merge_path"`: the segmented unit over this partition.
 pub const MERGE_PATH: Segmented = Segmented {
     names: &["merge_path"],

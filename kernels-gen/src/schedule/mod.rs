@@ -6,7 +6,9 @@
 //! ([`crate::abi`]), its launch geometry and plan (what the runtime launches for one call:
 //! [`ScheduleUnit::plan`]), and its pure-Rust model (which thread visits which tile and atom), so
 //! the model, the runtime and the emitted code share one source for every constant. Registering a
-//! schedule is its variant of [`Schedule`], its arm in [`Schedule::unit`] and its line in [`UNITS`].
+//! schedule is its variant of [`Schedule`], its arm in [`Schedule::unit`] and its line in the
+//! `registry!` below, which makes [`UNITS`] and, from each unit file's `NAMED`, [`SCHEDULES`]: the
+//! named schedules users test with (`group4`, `merge_path12`), each with its attribute's text.
 
 pub mod auto;
 pub mod carry;
@@ -150,17 +152,120 @@ pub enum Schedule {
     Lrb,
 }
 
-/// Every schedule unit, in the order the attribute's error message lists them.
-pub const UNITS: &[&dyn ScheduleUnit] = &[
-    &thread::Thread,
-    &group::Group,
-    &work_oriented::WORK_ORIENTED,
-    &merge_path::MERGE_PATH,
-    &split::Split,
-    &hierarchical::Hierarchical,
-    &lrb::Lrb,
-    &auto::Auto,
-];
+/// A schedule by name, as users test kernels with them: the attribute's text for one setting of a
+/// unit's arguments. Each unit's file declares its own (`NAMED`); [`SCHEDULES`] lists them all.
+/// `#[loops::for_schedules(..)]` makes one module per name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NamedSchedule {
+    /// The name: an identifier, the module name `#[for_schedules]` gives the kernel under it
+    /// (`group4`).
+    pub name: &'static str,
+    /// The arguments of `#[load_balanced(..)]` that select it: `schedule = "group", group_size = 4`.
+    pub attr: &'static str,
+    /// One line of what it does.
+    pub about: &'static str,
+}
+
+/// Lists every unit once, with the module whose `NAMED` holds its named schedules, and makes
+/// [`UNITS`] and [`SCHEDULES`] from that one list.
+macro_rules! registry {
+    ($($module:ident :: $unit:ident),+ $(,)?) => {
+        /// Every schedule unit, in the order the attribute's error message lists them.
+        pub const UNITS: &[&dyn ScheduleUnit] = &[$(&$module::$unit),+];
+
+        /// Each unit's named schedules, in the order of [`UNITS`].
+        pub const NAMED_BY_UNIT: &[&[NamedSchedule]] = &[$($module::NAMED),+];
+    };
+}
+
+registry!(
+    thread::Thread,
+    group::Group,
+    work_oriented::WORK_ORIENTED,
+    merge_path::MERGE_PATH,
+    split::Split,
+    hierarchical::Hierarchical,
+    lrb::Lrb,
+    auto::Auto,
+);
+
+/// Every named schedule (18), unit by unit in the order of [`UNITS`]: its name, the attribute's
+/// arguments that select it, and one line of what it does. Made from the units' own lists.
+pub const SCHEDULES: &[NamedSchedule] = &flatten::<{ count(NAMED_BY_UNIT) }>(NAMED_BY_UNIT);
+
+const fn count(parts: &[&[NamedSchedule]]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+const fn flatten<const N: usize>(parts: &[&[NamedSchedule]]) -> [NamedSchedule; N] {
+    let mut out = [NamedSchedule {
+        name: "",
+        attr: "",
+        about: "",
+    }; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            j += 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The named schedule called `name`, if any.
+pub fn named(name: &str) -> Option<&'static NamedSchedule> {
+    SCHEDULES.iter().find(|s| s.name == name)
+}
+
+/// The candidate closest to `name` where it is close enough to be a slip (`mergepath` ->
+/// `merge_path`, `grop4` -> `group4`, `wrap` -> `warp`): at most a third of the name's letters
+/// (at least one) wrong, missing, extra or swapped, not counting case, underscores and hyphens.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let squash = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let want = squash(name);
+    let limit = (want.len() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&squash(c), &want), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Edits (a letter changed, added, removed, or two neighbours swapped) from `a` to `b`.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let w = b.len() + 1;
+    let mut d: Vec<usize> = vec![0; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * w + j] = if i == 0 || j == 0 {
+                i + j
+            } else {
+                let sub = d[(i - 1) * w + j - 1] + usize::from(a[i - 1] != b[j - 1]);
+                let mut best = sub.min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    best = best.min(d[(i - 2) * w + j - 2] + 1);
+                }
+                best
+            };
+        }
+    }
+    d[a.len() * w + b.len()]
+}
 
 impl Schedule {
     /// The unit that implements this schedule.
@@ -434,6 +539,58 @@ pub trait Lowering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(feature = "frontend")]
+    fn every_named_schedule_parses_into_its_own_unit() {
+        assert_eq!(SCHEDULES.len(), 18);
+        assert_eq!(UNITS.len(), NAMED_BY_UNIT.len());
+        for (unit, named) in UNITS.iter().zip(NAMED_BY_UNIT) {
+            assert!(!named.is_empty(), "{} names no schedule", unit.names()[0]);
+            for s in *named {
+                let config = crate::frontend::parse_attr(s.attr.parse().unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {}", s.name, e.message));
+                assert_eq!(config.schedule.unit().names(), unit.names(), "{}", s.name);
+                assert!(syn::parse_str::<syn::Ident>(s.name).is_ok(), "{}", s.name);
+                assert!(!s.about.is_empty() && !s.about.contains('\n'), "{}", s.name);
+            }
+            // Every name the attribute takes is some named schedule's.
+            for name in unit.names() {
+                let attr = format!("schedule = \"{name}\"");
+                assert!(
+                    named.iter().any(|s| s.attr.starts_with(&attr)),
+                    "no named schedule writes {attr}"
+                );
+            }
+        }
+        for (i, s) in SCHEDULES.iter().enumerate() {
+            assert!(
+                SCHEDULES[..i].iter().all(|t| t.name != s.name),
+                "{} twice",
+                s.name
+            );
+            assert!(
+                SCHEDULES[..i].iter().all(|t| t.attr != s.attr),
+                "{} twice",
+                s.attr
+            );
+        }
+    }
+
+    #[test]
+    fn a_slip_of_a_name_finds_the_name() {
+        let units = || UNITS.iter().flat_map(|u| u.names().iter().copied());
+        assert_eq!(closest("mergepath", units()), Some("merge_path"));
+        assert_eq!(closest("Merge-Path", units()), Some("merge_path"));
+        assert_eq!(closest("threads", units()), Some("thread"));
+        assert_eq!(closest("hierachical", units()), Some("hierarchical"));
+        assert_eq!(closest("wrap", units()), Some("warp"));
+        assert_eq!(closest("magic", units()), None);
+        let names = || SCHEDULES.iter().map(|s| s.name);
+        assert_eq!(closest("grop4", names()), Some("group4"));
+        assert_eq!(closest("merge_path_12", names()), Some("merge_path12"));
+        assert_eq!(closest("cuda", names()), None);
+    }
 
     #[test]
     fn staged_operands_stream_where_they_would_push_out_the_gathered_vector() {

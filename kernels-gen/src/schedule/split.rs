@@ -13,6 +13,20 @@ use super::carry::ModelRun;
 use super::lrb::{bin_of, bin_upper_edge, BINS};
 use super::{thread, DeviceLimits, Hidden, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
 
+/// Its named schedules ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[
+    super::NamedSchedule {
+        name: "split",
+        attr: r#"schedule = "split""#,
+        about: "node splitting (Raval et al.): tiles cut into pieces of at most `mdt` atoms (from the size histogram), one per thread; carry fix-up",
+    },
+    super::NamedSchedule {
+        name: "split3",
+        attr: r#"schedule = "split", mdt = 3"#,
+        about: "`split` with pieces of at most 3 atoms: most tiles are cut, many across blocks",
+    },
+];
+
 /// `schedule = "split"`.
 pub struct Split;
 

@@ -2,6 +2,13 @@
 
 use super::{resident_grid, DeviceLimits, ScheduleConfig, ScheduleUnit, TileSetShape};
 
+/// Its named schedule ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
+    name: "thread",
+    attr: r#"schedule = "thread""#,
+    about: "one tile per thread, grid-stride over tiles; a tile's atoms in sequence",
+}];
+
 /// `schedule = "thread"`.
 pub struct Thread;
 

@@ -14,6 +14,20 @@ pub const PARTITION: Partition = Partition::WorkOriented;
 
 use super::{DeviceLimits, Hidden, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
 
+/// Its named schedules ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[
+    super::NamedSchedule {
+        name: "work_oriented",
+        attr: r#"schedule = "work_oriented""#,
+        about: "an equal share of atoms per thread (8); tiles cut between threads finished by the carry fix-up",
+    },
+    super::NamedSchedule {
+        name: "work_oriented16",
+        attr: r#"schedule = "work_oriented", items_per_thread = 16"#,
+        about: "`work_oriented` with 16 atoms per thread",
+    },
+];
+
 /// `schedule = "work_oriented"`.
 pub const WORK_ORIENTED: Segmented = Segmented {
     names: &["work_oriented"],

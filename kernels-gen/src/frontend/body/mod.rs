@@ -43,7 +43,42 @@ fn lower_kernel_fn(
     config: ScheduleConfig,
     file: &str,
 ) -> DResult<Kernel> {
+    let (type_params, params) = lower_signature(&item.sig)?;
     let sig = &item.sig;
+    let default_float = match type_params.as_slice() {
+        [t] => Ty::Param(t.clone()),
+        _ => Ty::F64,
+    };
+    let body = with_inference(|inferred| {
+        let mut lowerer = Lowerer {
+            params: &params,
+            type_params: &type_params,
+            scopes: vec![HashMap::new()],
+            tile: None,
+            atom_var: None,
+            loop_depth: 0,
+            default_float: default_float.clone(),
+            helpers,
+            ret: None,
+            inferred,
+            retry: None,
+        };
+        let body = lowerer.tile_loop(&item.block);
+        (body, lowerer.retry)
+    })?;
+    Ok(Kernel {
+        name: sig.ident.to_string(),
+        type_params,
+        params,
+        body,
+        config,
+        file: file.to_string(),
+        helpers: Vec::new(),
+    })
+}
+
+/// The kernel's signature: its element type parameters and its parameters, checked.
+pub(crate) fn lower_signature(sig: &syn::Signature) -> DResult<(Vec<String>, Vec<Param>)> {
     if let Some(t) = &sig.asyncness {
         bail!(t.span(), "a kernel cannot be `async`");
     }
@@ -123,37 +158,7 @@ fn lower_kernel_fn(
             );
         }
     }
-
-    let default_float = match type_params.as_slice() {
-        [t] => Ty::Param(t.clone()),
-        _ => Ty::F64,
-    };
-    let body = with_inference(|inferred| {
-        let mut lowerer = Lowerer {
-            params: &params,
-            type_params: &type_params,
-            scopes: vec![HashMap::new()],
-            tile: None,
-            atom_var: None,
-            loop_depth: 0,
-            default_float: default_float.clone(),
-            helpers,
-            ret: None,
-            inferred,
-            retry: None,
-        };
-        let body = lowerer.tile_loop(&item.block);
-        (body, lowerer.retry)
-    })?;
-    Ok(Kernel {
-        name: sig.ident.to_string(),
-        type_params,
-        params,
-        body,
-        config,
-        file: file.to_string(),
-        helpers: Vec::new(),
-    })
+    Ok((type_params, params))
 }
 
 /// The names the generated CUDA uses for itself; a user name must not clash with them.

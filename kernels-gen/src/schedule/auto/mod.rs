@@ -18,6 +18,13 @@ use super::{
     DEFAULT_ITEMS_PER_THREAD,
 };
 
+/// Its named schedule ([`super::SCHEDULES`]).
+pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
+    name: "auto",
+    attr: r#"schedule = "auto""#,
+    about: "the kernel under several candidate schedules; each call runs the one a cost model and a first-call timing pick for its tiles",
+}];
+
 /// How many candidates the runtime times (the model's best few).
 pub const SHORTLIST: usize = 4;
 
