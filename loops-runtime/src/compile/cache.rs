@@ -6,7 +6,8 @@
 //!   (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 //!   Windows).
 //! - `LOOPS_CACHE=off` (or `0`, `false`, `no`): no disk cache at all: nothing is read or written.
-//! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source) and `NAME-HASH.log`
+//! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source, and beside it the
+//!   library headers it includes, `loops_prelude.cuh`) and `NAME-HASH.log`
 //!   (NVRTC's version, the options, the outcome and NVRTC's log) there, whether NVRTC accepts it or
 //!   not; a kernel served from the disk cache writes its `.cu` and a `.log` naming the cache file.
 //!   One entry point compiled alone writes `NAME.ENTRY-HASH.cu` and `.log`.
