@@ -93,6 +93,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use loops_macros::{device_check, load_balanced_with};
+    pub use loops_runtime::compile::{CHECKED_PRELUDE, PRELUDE};
     pub use loops_runtime::formats::TileSet;
     pub use loops_runtime::launch::run::{check_wide, Call, KernelDesc};
     pub use loops_runtime::launch::{check_len, KernelArgs};

@@ -61,6 +61,64 @@ pub fn guarded_entries(source: &str) -> Vec<String> {
         .collect()
 }
 
+/// The library's prelude: the device functions behind the builtins of the kernel-body language,
+/// overloaded per type so one generic body serves f32 and f64. Written with intrinsics only: no
+/// system header, so NVRTC needs no include path. A generated source does not hold it: it includes
+/// it by [`PRELUDE_NAME`], and the runtime hands NVRTC this text under that name (once for every
+/// kernel of a binary, instead of a copy in every source).
+pub const PRELUDE: &str = include_str!("emit/prelude.cuh");
+
+/// The name a generated source includes [`PRELUDE`] by: `#include "loops_prelude.cuh"`.
+pub const PRELUDE_NAME: &str = "loops_prelude.cuh";
+
+/// The bounds checks of the checked variant, after [`PRELUDE`]. `loops_fault` is five 8-byte
+/// slots, zero when the launch starts: [fault flag, site code, index, length, Rust line]. The first
+/// out-of-range access of the launch wins the flag and fills the rest; every out-of-range access is
+/// skipped (a read yields 0, a store or an atomic does nothing and returns 0), so the kernel never
+/// touches memory out of bounds. A checked source includes it by [`CHECKED_PRELUDE_NAME`].
+pub const CHECKED_PRELUDE: &str = include_str!("emit/checked.cuh");
+
+/// The name a checked source includes [`CHECKED_PRELUDE`] by.
+pub const CHECKED_PRELUDE_NAME: &str = "loops_checked.cuh";
+
+/// The headers a generated source may include, by name: what the runtime hands NVRTC with every
+/// program (a source that includes none ignores them).
+pub const HEADERS: [(&str, &str); 2] = [
+    (PRELUDE_NAME, PRELUDE),
+    (CHECKED_PRELUDE_NAME, CHECKED_PRELUDE),
+];
+
+/// The line that includes header `name` (one of [`HEADERS`]) in a generated source.
+pub fn include_line(name: &str) -> String {
+    format!("#include \"{name}\"\n")
+}
+
+/// `source` with each line that includes one of [`HEADERS`] replaced by the header's text: one
+/// translation unit that any CUDA compiler takes as it is (the runtime compiles the source with the
+/// headers handed to NVRTC instead, which is the same program). `#line` directives around each
+/// inlined header keep the lines after it where the source's own directives and NVRTC's messages
+/// put them: the header's lines are named after it (`loops_prelude.cuh`), the rest after the
+/// program, `file` (NVRTC's name for it: `<kernel>.cu`).
+pub fn full_source(source: &str, file: &str) -> String {
+    let extra: usize = HEADERS.iter().map(|(_, text)| text.len() + 64).sum();
+    let mut out = String::with_capacity(source.len() + extra);
+    for (index, line) in source.split_inclusive('\n').enumerate() {
+        let header = HEADERS
+            .iter()
+            .find(|(name, _)| line.trim_end() == include_line(name).trim_end());
+        match header {
+            Some((name, text)) => {
+                out.push_str(&format!("#line 1 \"{name}\"\n"));
+                out.push_str(text);
+                // `index` is 0-based: the line after the include is line `index + 2`.
+                out.push_str(&format!("#line {} \"{file}\"\n", index + 2));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// Slots at the front of [`Hidden::TileState`] that the runtime zeroes before the first launch
 /// of a call (counters the launches share); the per-tile state follows them.
 pub const STATE_HEADER_SLOTS: usize = 4;

@@ -555,6 +555,44 @@ fn dump_dir_gets_source_and_log() {
     );
 }
 
+/// A generated source includes the library's prelude by name: NVRTC gets it with every program,
+/// the dump folder gets it beside the source, and `full_source` (the prelude written in place)
+/// compiles as well.
+#[test]
+fn a_source_including_the_prelude_compiles_and_is_dumped_with_it() {
+    if !nvrtc() {
+        return;
+    }
+    let source = "// k\n#include \"loops_prelude.cuh\"\n\n\
+                  extern \"C\" __global__ void k(float* y) { y[0] = loops_sqrt(y[0]); }\n";
+    let dir = temp();
+    let image = compile::compile_with_dump(
+        "k",
+        source,
+        None,
+        Arch::SM_90,
+        Output::Ptx,
+        Some(dir.path()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(image.ptx().is_some_and(|p| p.contains(".entry k(")));
+    let stem = cache::dump_file_stem("k", source, None);
+    assert_eq!(
+        files(dir.path()),
+        [
+            format!("{stem}.cu"),
+            format!("{stem}.log"),
+            "loops_prelude.cuh".to_string()
+        ]
+    );
+    let header = fs::read_to_string(dir.path().join("loops_prelude.cuh")).unwrap_or_default();
+    assert_eq!(header, compile::PRELUDE);
+    let full = compile::full_source("k", source);
+    assert!(full.contains(compile::PRELUDE) && !full.contains("#include"));
+    let ptx = compile::compile_ptx("k", &full, Arch::SM_90).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ptx.contains(".entry k("));
+}
+
 #[test]
 fn dump_dir_gets_a_failing_compile() {
     if !nvrtc() {

@@ -47,15 +47,17 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
 /// The note the header of a 64-bit-offsets source carries after the schedule.
 const WIDE_NOTE: &str = "; 64-bit tile offsets: entry points `..__wide`";
 
-/// A whole generated source: the header, the library's prelude (and the checked variant's), then
-/// `code`, the kernel's own code ([`kernel_code`]), with its generated-code `#line` marks resolved
-/// to their lines in this source.
+/// A whole generated source: the header, the lines that include the library's prelude (and the
+/// checked variant's, [`crate::abi::HEADERS`]: the runtime hands them to NVRTC, so no source holds
+/// a copy), then `code`, the kernel's own code ([`kernel_code`]), with its generated-code `#line`
+/// marks resolved to their lines in this source.
 fn assemble(kernel: &Kernel, describe: &str, checked: bool, code: &str) -> String {
     let mut out = header(kernel, describe);
-    out.push_str(PRELUDE);
+    out.push_str(&crate::abi::include_line(crate::abi::PRELUDE_NAME));
     if checked {
-        out.push_str(CHECKED_PRELUDE);
+        out.push_str(&crate::abi::include_line(crate::abi::CHECKED_PRELUDE_NAME));
     }
+    out.push('\n');
     out.push_str(code);
     resolve_generated_lines(&out, &generated_file(kernel))
 }
@@ -715,13 +717,4 @@ pub fn is_cuda_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }
 
-/// Device functions behind the builtins, overloaded per type so one generic body serves f32 and f64.
-/// Written out with intrinsics only: no header, so NVRTC needs no include path.
-pub const PRELUDE: &str = include_str!("prelude.cuh");
-
-/// The bounds checks of the checked variant. `loops_fault` is five 8-byte slots, zero when the
-/// launch starts: [fault flag, site code, index, length, Rust line]. The first out-of-range access
-/// of the launch wins the flag and fills the rest; every out-of-range access is skipped (a read
-/// yields 0, a store or an atomic does nothing and returns 0), so the kernel never touches memory
-/// out of bounds.
-pub const CHECKED_PRELUDE: &str = include_str!("checked.cuh");
+pub use crate::abi::{full_source, CHECKED_PRELUDE, PRELUDE};

@@ -125,10 +125,10 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     let view = &emitted.snapshot_view;
     let view_doc = format!(
         "The kernel's own code in [`CUDA_SOURCE`] (the body template and entry points of every \
-         variant), without the library's prelude and without `#line` directives: what a snapshot \
-         test of the kernel holds (`insta::assert_snapshot!({name_str}::CUDA_KERNEL)`). It changes \
-         when the kernel's generated code does, not when the library's prelude changes, the kernel \
-         moves in its file or the file is renamed. For reading, not compiling."
+         variant) without `#line` directives: what a snapshot test holds \
+         (`insta::assert_snapshot!({name_str}::CUDA_KERNEL)`). It changes when the kernel's \
+         generated code does, not when the library's prelude changes or the kernel moves. For \
+         reading, not compiling."
     );
     let checked_source = &emitted.checked_source;
     let fault_sites = &emitted.fault_sites;
@@ -175,14 +175,17 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     let narrow_why = narrow_why(kernel, emitted);
     quote! {
         /// The CUDA C++ of every variant of the kernel (one, or `auto`'s candidates, or `lrb`'s
-        /// mappings), in one source: the library's prelude, then the kernel's own code. Its
-        /// `#line` directives point the kernel's statements at the Rust source, and the code
-        /// generated around them at its own lines here, so NVRTC's errors point at either.
+        /// mappings), in one source: a header line, the `#include` of the library's prelude
+        /// (`loops::runtime::compile::PRELUDE`, which the runtime hands NVRTC), then the kernel's
+        /// own code. Its `#line` directives point the kernel's statements at the Rust source and
+        /// the generated code at its own lines here. With the prelude written in place:
+        /// `loops::runtime::compile::full_source`.
         pub const CUDA_SOURCE: &str = #source;
         #[doc = #view_doc]
         pub const CUDA_KERNEL: &str = #view;
-        /// The same kernels with every slice and tile-set index bounds-checked on the GPU:
-        /// launched in debug builds, or when `LOOPS_CHECKED=1`.
+        /// The same kernels with every slice and tile-set index bounds-checked on the GPU
+        /// (it includes the checked prelude too): launched in debug builds, or when
+        /// `LOOPS_CHECKED=1`.
         pub const CUDA_SOURCE_CHECKED: &str = #checked_source;
         #wide_items
         /// The variants [`CUDA_SOURCE`] holds, each under its own schedule.

@@ -6,7 +6,8 @@
 //!   (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 //!   Windows).
 //! - `LOOPS_CACHE=off` (or `0`, `false`, `no`): no disk cache at all: nothing is read or written.
-//! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source) and `NAME-HASH.log`
+//! - `LOOPS_DUMP_DIR=DIR`: every kernel compiled writes `NAME-HASH.cu` (its source, and beside it the
+//!   library headers it includes, `loops_prelude.cuh`) and `NAME-HASH.log`
 //!   (NVRTC's version, the options, the outcome and NVRTC's log) there, whether NVRTC accepts it or
 //!   not; a kernel served from the disk cache writes its `.cu` and a `.log` naming the cache file.
 //!   One entry point compiled alone writes `NAME.ENTRY-HASH.cu` and `.log`.
@@ -17,7 +18,8 @@
 //! # Key
 //!
 //! An entry is keyed by everything that changes the binary: the kernel name (NVRTC's program name,
-//! which line info records), the SHA-256 of the source, the entry point compiled alone (if one is:
+//! which line info records), the SHA-256 of the source and of the library's headers it may include
+//! (the prelude, [`crate::compile::HEADERS`]), the entry point compiled alone (if one is:
 //! see [`crate::compile::compile_with_dump`]), the device's architecture, the target
 //! ([`crate::compile::target_for`]: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
 //! (path, size, modification time: a patch release changes the file, not always the version), and
@@ -202,6 +204,41 @@ impl CacheError {
     }
 }
 
+/// The key's line for the library's headers `source` includes ([`compile::HEADERS`]: the prelude
+/// a generated source includes instead of holding it), each by name, length and SHA-256, so that a
+/// new prelude is a new key where the kernel's own source is unchanged. Empty for a source that
+/// includes none (hand-written CUDA), whose key is what it was before generated sources included
+/// the prelude.
+fn headers_line(source: &str) -> String {
+    static DIGESTS: OnceLock<Vec<String>> = OnceLock::new();
+    let digests = DIGESTS.get_or_init(|| {
+        compile::HEADERS
+            .iter()
+            .map(|(name, text)| {
+                let digest = hex(&Sha256::digest(text.as_bytes()));
+                format!("{name} {} bytes sha256 {digest}", text.len())
+            })
+            .collect()
+    });
+    let included: Vec<&str> = compile::HEADERS
+        .iter()
+        .zip(digests)
+        .filter(|((name, _), _)| includes(source, name))
+        .map(|(_, digest)| digest.as_str())
+        .collect();
+    if included.is_empty() {
+        String::new()
+    } else {
+        format!("headers: {}\n", included.join(", "))
+    }
+}
+
+/// Whether `source` has the line that includes the library's header `name`.
+pub(crate) fn includes(source: &str, name: &str) -> bool {
+    let line = kernels_gen::abi::include_line(name);
+    source.lines().any(|l| l == line.trim_end())
+}
+
 /// An entry's key: the text of everything that changes the binary, and the file name its digest
 /// gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -228,9 +265,10 @@ impl CacheKey {
         let entry_line = entry.map_or(String::new(), |e| format!("entry: {e:?}\n"));
         let text = format!(
             "loops-for-rust kernel\nkernel: {kernel_name:?}\n{entry_line}source: {} bytes, sha256 {}\n\
-             device: {device}\ntarget: {target}\nnvrtc: {}\noptions: {:?}\n",
+             {}device: {device}\ntarget: {target}\nnvrtc: {}\noptions: {:?}\n",
             source.len(),
             hex(&Sha256::digest(source.as_bytes())),
+            headers_line(source),
             nvrtc.key_text(),
             options,
         );

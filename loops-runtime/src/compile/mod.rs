@@ -28,6 +28,20 @@ pub mod cache;
 /// The entry points of a generated source that can be compiled alone (see [`compile_with_dump`]).
 pub use kernels_gen::abi::guarded_entries;
 
+/// The library's prelude and the checked variant's ([`kernels_gen::abi::HEADERS`]): a generated
+/// source includes them by name (`#include "loops_prelude.cuh"`), and every compile here hands
+/// them to NVRTC, so the binary holds one copy of each, not one per kernel variant.
+pub use kernels_gen::abi::{CHECKED_PRELUDE, HEADERS, PRELUDE};
+
+/// A generated source (`CUDA_SOURCE`, `CUDA_SOURCE_CHECKED`, ...) with the library's headers it
+/// includes written in place: the whole translation unit NVRTC compiles under the name
+/// `kernel_name.cu`, for a reader or another CUDA compiler. `#line` directives around each header
+/// keep every line of the source where NVRTC's messages and the source's own directives put it.
+/// A source that includes no header (hand-written CUDA) comes back as it is.
+pub fn full_source(kernel_name: &str, source: &str) -> String {
+    kernels_gen::abi::full_source(source, &format!("{kernel_name}.cu"))
+}
+
 /// The environment variable that may name the libnvrtc file to use.
 pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
 
@@ -553,8 +567,35 @@ fn compile_program(
     // NUL bytes replaced, so this cannot fail; an empty name would do if it did.
     let file = CString::new(format!("{}.cu", kernel_name.replace('\0', "_"))).unwrap_or_default();
 
-    let prog = match nvrtc::create_program(&src, Some(&file)) {
-        Ok(prog) => Program(prog),
+    // The library's headers, which a generated source includes by name ([`HEADERS`]): NUL-free
+    // constants, so these cannot fail.
+    let header_texts: Vec<CString> = HEADERS
+        .iter()
+        .map(|(_, text)| CString::new(*text).unwrap_or_default())
+        .collect();
+    let header_names: Vec<CString> = HEADERS
+        .iter()
+        .map(|(name, _)| CString::new(*name).unwrap_or_default())
+        .collect();
+    let texts: Vec<*const c_char> = header_texts.iter().map(|h| h.as_ptr()).collect();
+    let names: Vec<*const c_char> = header_names.iter().map(|h| h.as_ptr()).collect();
+    let mut prog = std::mem::MaybeUninit::uninit();
+    // SAFETY: NVRTC is loaded (the callers check); every pointer is a NUL-terminated string that
+    // outlives the call (NVRTC copies them), and both arrays hold `HEADERS.len()` of them.
+    let created = unsafe {
+        sys::nvrtcCreateProgram(
+            prog.as_mut_ptr(),
+            src.as_ptr(),
+            file.as_ptr(),
+            HEADERS.len() as std::ffi::c_int,
+            texts.as_ptr(),
+            names.as_ptr(),
+        )
+        .result()
+    };
+    let prog = match created {
+        // SAFETY: nvrtcCreateProgram succeeded, so it wrote the program.
+        Ok(()) => Program(unsafe { prog.assume_init() }),
         Err(e) => {
             return (
                 Err(format!("nvrtcCreateProgram failed: {e:?}")),

@@ -94,10 +94,18 @@ pub(super) fn dump_cache_hit(
     dump(dir, kernel_name, source, entry, &log);
 }
 
+/// Writes `NAME-HASH.cu` and `.log`, and beside them the library's headers the source includes
+/// (`loops_prelude.cuh`, [`compile::HEADERS`]), so that the `.cu` compiles as it is and its lines
+/// are the lines NVRTC's log names.
 pub(super) fn dump(dir: &Path, kernel_name: &str, source: &str, entry: Option<&str>, log: &str) {
     let stem = dump_file_stem(kernel_name, source, entry);
-    let written = write_atomic(dir, &format!("{stem}.cu"), source.as_bytes())
+    let mut written = write_atomic(dir, &format!("{stem}.cu"), source.as_bytes())
         .and_then(|_| write_atomic(dir, &format!("{stem}.log"), log.as_bytes()));
+    for (name, text) in compile::HEADERS {
+        if written.is_ok() && includes(source, name) {
+            written = write_atomic(dir, name, text.as_bytes());
+        }
+    }
     if let Err(e) = written {
         warn_once(&DUMP_WARNED, format_args!("{DUMP_DIR_ENV}: {e}"));
     }

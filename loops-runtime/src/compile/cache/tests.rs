@@ -154,3 +154,45 @@ fn an_entry_compiled_alone_has_its_own_key() {
         "spmv.spmv_group4__f32-cbf29ce484222325"
     );
 }
+
+/// A generated source includes the library's prelude instead of holding it: its key names each
+/// header it includes by length and SHA-256, so a new prelude is a new key for an unchanged source.
+#[test]
+fn a_key_covers_the_headers_the_source_includes() {
+    let id = fake_identity();
+    let plain = "// k\n#include \"loops_prelude.cuh\"\n\nextern \"C\" __global__ void k() {}\n";
+    let checked = "// k\n#include \"loops_prelude.cuh\"\n#include \"loops_checked.cuh\"\n\n";
+    let prelude_line = format!(
+        "loops_prelude.cuh {} bytes sha256 {}",
+        compile::PRELUDE.len(),
+        hex(&Sha256::digest(compile::PRELUDE.as_bytes()))
+    );
+    let checked_line = format!(
+        "loops_checked.cuh {} bytes sha256 {}",
+        compile::CHECKED_PRELUDE.len(),
+        hex(&Sha256::digest(compile::CHECKED_PRELUDE.as_bytes()))
+    );
+    let key = CacheKey::new("k", plain, None, Arch::SM_90, &id);
+    assert!(
+        key.text().contains(&format!("headers: {prelude_line}\n")),
+        "{}",
+        key.text()
+    );
+    assert!(!key.text().contains("loops_checked.cuh"));
+    let key = CacheKey::new("k", checked, None, Arch::SM_90, &id);
+    assert!(
+        key.text()
+            .contains(&format!("headers: {prelude_line}, {checked_line}\n")),
+        "{}",
+        key.text()
+    );
+    // A hand-written source includes none: no line (its key is as it was).
+    let key = CacheKey::new(
+        "k",
+        "extern \"C\" __global__ void k() {}",
+        None,
+        Arch::SM_90,
+        &id,
+    );
+    assert!(!key.text().contains("headers:"));
+}
