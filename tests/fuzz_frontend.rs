@@ -11,8 +11,8 @@
 //! a helper's macro for its definition, the fuzz answers as the macro would.
 //!
 //! Bounded for `cargo test`: 256 cases (each expanded under all 11 schedules), and NVRTC compiles
-//! the sources of one accepted schedule per case, each distinct source once. Longer runs:
-//! `LOOPS_FUZZ_CASES=20000`; `LOOPS_FUZZ_COMPILE_ALL=1` compiles every accepted schedule's
+//! the sources of one accepted schedule per case to cubins (ptxas included), each distinct source
+//! once. Longer runs: `LOOPS_FUZZ_CASES=20000`; `LOOPS_FUZZ_COMPILE_ALL=1` compiles every accepted schedule's
 //! sources. The seed is fixed, so `cargo test` runs the same cases every time; `LOOPS_SEED=N`
 //! runs others (a failure prints the seed that replays it). Without libnvrtc the
 //! expansions are still checked and the compiles are skipped with a one-line notice (unless
@@ -36,7 +36,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use loops::runtime::compile::{compile_ptx, Arch};
+use loops::runtime::compile::{compile, Arch, Output};
 use loops::LoopsError;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use proptest::prelude::*;
@@ -341,13 +341,14 @@ fn hash_of(source: &str) -> u64 {
     h.finish()
 }
 
-/// NVRTC compiles each job (label, source) on two threads; the failures, with NVRTC's log.
+/// NVRTC compiles each job (label, source) to a cubin (ptxas included) on two threads; the
+/// failures, with NVRTC's log.
 fn compile_all(kernel: &str, jobs: &[(String, String)]) -> Vec<String> {
     let next = AtomicUsize::new(0);
     let work = || {
         let mut failures = Vec::new();
         while let Some((label, source)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-            match compile_ptx(kernel, source, Arch::SM_90) {
+            match compile(kernel, source, Arch::SM_90, Output::Cubin) {
                 Ok(_) => {}
                 Err(LoopsError::Compile { log, .. }) => {
                     failures.push(format!("{label}: NVRTC rejects it:\n{log}"));

@@ -1,7 +1,6 @@
 //! NVRTC compiles the generated CUDA of every kernel under every schedule (`auto`: all its
-//! candidates in one source), plain and bounds-checked,
-//! for sm_90, on a machine
-//! with no GPU. Needs libnvrtc (see README); without it each test prints one `skipped` line and
+//! candidates in one source), plain and bounds-checked, to a cubin for sm_90 (ptxas included: a
+//! kernel the macro accepts must load, not only make PTX), on a machine with no GPU. Needs libnvrtc (see README); without it each test prints one `skipped` line and
 //! passes, unless LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
 
 #[path = "../examples/kernels/mod.rs"]
@@ -16,7 +15,7 @@ use std::time::{Duration, Instant};
 use loops::runtime::compile::{
     compile_ptx, compile_with_dump, guarded_entries, Arch, KernelImage, Output,
 };
-use nvrtc::nvrtc_or_skip;
+use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 
 /// The entry-point stems of `kernel`'s source under `schedule` (each with `__f32`, `__f64`, or
 /// as they are for a concrete kernel): one per kernel, and under `auto` two of its candidates,
@@ -75,34 +74,54 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("count_max", kernels::count_max::CHECKED_SOURCES),
         ("row_variance", kernels::row_variance::SOURCES),
         ("row_variance", kernels::row_variance::CHECKED_SOURCES),
+        ("row_softmax", kernels::row_softmax::SOURCES),
+        ("row_softmax", kernels::row_softmax::CHECKED_SOURCES),
+        (
+            "attention_softmax",
+            kernels::row_softmax::attention::SOURCES,
+        ),
+        (
+            "attention_softmax",
+            kernels::row_softmax::attention::CHECKED_SOURCES,
+        ),
+        ("row_softmax", kernels::row_softmax::wide_segments::SOURCES),
+        (
+            "row_softmax",
+            kernels::row_softmax::wide_segments::CHECKED_SOURCES,
+        ),
     ];
+    let jobs: Vec<(&str, &str, &str)> = all
+        .iter()
+        .flat_map(|(kernel, sources)| sources.iter().map(|(sch, src)| (*kernel, *sch, *src)))
+        .collect();
+    let started = Instant::now();
+    let images = cubins(&jobs.iter().map(|&(k, _, src)| (k, src)).collect::<Vec<_>>());
     let mut compiled = 0;
     let mut failures = Vec::new();
-    for (kernel, sources) in all {
-        for (schedule, source) in sources {
-            let started = std::time::Instant::now();
-            match compile_ptx(kernel, source, Arch::SM_90) {
-                Ok(ptx) => {
-                    // Generic kernels: one entry per element type (under `auto`, per candidate; under
-                    // `lrb`, per mapping).
-                    let stems = entry_stems(kernel, schedule);
-                    for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
-                        let entry = format!(".entry {stem}__{ty}(");
-                        assert!(
-                            ptx.contains(&entry),
-                            "{kernel}/{schedule}: no `{entry}` in the PTX"
-                        );
-                    }
-                    println!(
-                        "{kernel:<12} {schedule:<14} {:>7.1} ms",
-                        started.elapsed().as_secs_f64() * 1e3
+    for (&(kernel, schedule, _), image) in jobs.iter().zip(images) {
+        match image {
+            Ok(cubin) => {
+                // Generic kernels: one entry per element type (under `auto`, per candidate; under
+                // `lrb`, per mapping).
+                let stems = entry_stems(kernel, schedule);
+                for (stem, ty) in stems.iter().flat_map(|s| [(s, "f32"), (s, "f64")]) {
+                    let entry = format!("{stem}__{ty}");
+                    assert!(
+                        cubin_has_entry(&cubin, &entry),
+                        "{kernel}/{schedule}: no `{entry}` in the cubin"
                     );
-                    compiled += 1;
                 }
-                Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+                compiled += 1;
             }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
         }
     }
+    let report = format!(
+        "{} generated sources to cubins for sm_90 in {:.1} s\n",
+        jobs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::io::stderr().lock().write_all(report.as_bytes());
     assert!(
         failures.is_empty(),
         "NVRTC {:?} failed:\n{}",
@@ -115,10 +134,12 @@ fn every_generated_kernel_compiles_for_sm90() {
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
     // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented`, the count of a maximum under `merge_path` (their other
-    // schedules are examples/user_kernels').
+    // schedules are examples/user_kernels'). + the three-loop softmax under all 18 schedules and
+    // under `work_oriented` and `merge_path` with 64 items per thread (their shared arrays in
+    // dynamic shared memory), attention's softmax under 9.
     assert_eq!(
         compiled,
-        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1 + 1)
+        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1 + 1 + 18 + 2 + 9)
     );
 }
 
@@ -150,23 +171,22 @@ fn graph_kernels_compile_for_sm90() {
         ("triangles_total", kernels::tc::total::SOURCES),
         ("triangles_total", kernels::tc::total::CHECKED_SOURCES),
     ];
+    let jobs: Vec<(&str, &str, &str)> = all
+        .iter()
+        .flat_map(|(kernel, sources)| sources.iter().map(|(sch, src)| (*kernel, *sch, *src)))
+        .collect();
+    let images = cubins(&jobs.iter().map(|&(k, _, src)| (k, src)).collect::<Vec<_>>());
     let mut compiled = 0;
     let mut failures = Vec::new();
-    for (kernel, sources) in all {
-        for (schedule, source) in sources {
-            match compile_ptx(kernel, source, Arch::SM_90) {
-                Ok(ptx) => {
-                    let entries = entry_stems(kernel, schedule);
-                    for e in entries {
-                        assert!(
-                            ptx.contains(&format!(".entry {e}(")),
-                            "{kernel}/{schedule}: no `{e}`"
-                        );
-                    }
-                    compiled += 1;
+    for (&(kernel, schedule, _), image) in jobs.iter().zip(images) {
+        match image {
+            Ok(cubin) => {
+                for e in entry_stems(kernel, schedule) {
+                    assert!(cubin_has_entry(&cubin, &e), "{kernel}/{schedule}: no `{e}`");
                 }
-                Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+                compiled += 1;
             }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
         }
     }
     match compile_ptx(
@@ -301,16 +321,20 @@ fn out_of_range_kernels_compile_for_sm90() {
         ),
     ]);
     let mut failures = Vec::new();
-    for (kernel, schedule, source) in &all {
-        match compile_ptx(kernel, source, Arch::SM_90) {
-            Ok(ptx) => {
+    let images = cubins(&all.iter().map(|&(k, _, src)| (k, src)).collect::<Vec<_>>());
+    for (&(kernel, schedule, source), image) in all.iter().zip(images) {
+        match image {
+            Ok(cubin) => {
                 let wide = if source.contains("__wide(") {
                     "__wide"
                 } else {
                     ""
                 };
-                let entry = format!(".entry {kernel}{wide}(");
-                assert!(ptx.contains(&entry), "{kernel}/{schedule}: no `{entry}`");
+                let entry = format!("{kernel}{wide}");
+                assert!(
+                    cubin_has_entry(&cubin, &entry),
+                    "{kernel}/{schedule}: no `{entry}`"
+                );
             }
             Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
         }
@@ -414,35 +438,43 @@ fn wide_variants_compile_for_sm90() {
     let mut compiled = 0;
     let entry = |stem: &str, generic: bool| -> Vec<String> {
         if generic {
-            vec![
-                format!(".entry {stem}__f32__wide("),
-                format!(".entry {stem}__f64__wide("),
-            ]
+            vec![format!("{stem}__f32__wide"), format!("{stem}__f64__wide")]
         } else {
-            vec![format!(".entry {stem}__wide(")]
+            vec![format!("{stem}__wide")]
         }
     };
-    for (what, source, generic) in all.into_iter().flatten() {
+    let all: Vec<(&str, &str, bool)> = all.into_iter().flatten().collect();
+    let mut jobs: Vec<(&str, &str)> = all
+        .iter()
+        .map(|&(what, source, _)| (what.split('/').next().expect("a name"), source))
+        .collect();
+    jobs.extend(autos.iter().map(|&(_, source, kernel, _)| (kernel, source)));
+    let mut images = cubins(&jobs).into_iter();
+    for &(what, _, generic) in &all {
         let kernel = what.split('/').next().expect("a name");
-        match compile_ptx(kernel, source, Arch::SM_90) {
-            Ok(ptx) => {
+        match images.next().expect("an image per source") {
+            Ok(cubin) => {
                 for e in entry(kernel, generic) {
-                    assert!(ptx.contains(&e), "{what}: no `{e}` in the PTX");
+                    assert!(cubin_has_entry(&cubin, &e), "{what}: no `{e}` in the cubin");
                 }
                 compiled += 1;
             }
             Err(e) => failures.push(format!("{what}: {e}")),
         }
     }
-    for (what, source, kernel, generic) in autos {
-        match compile_ptx(kernel, source, Arch::SM_90) {
-            Ok(ptx) => {
+    for (what, _, kernel, generic) in autos {
+        match images.next().expect("an image per source") {
+            Ok(cubin) => {
                 for stem in ["thread", "group2", "group4", "group32", "group64"] {
                     for e in entry(&format!("{kernel}_{stem}"), generic) {
-                        assert!(ptx.contains(&e), "{what}: no `{e}` in the PTX");
+                        assert!(cubin_has_entry(&cubin, &e), "{what}: no `{e}` in the cubin");
                     }
                 }
-                assert!(!ptx.contains("merge_path"), "{what}: a carry candidate");
+                let carry = b"merge_path";
+                assert!(
+                    !cubin.windows(carry.len()).any(|w| w == carry),
+                    "{what}: a carry candidate"
+                );
                 compiled += 1;
             }
             Err(e) => failures.push(format!("{what}: {e}")),
@@ -561,7 +593,7 @@ fn every_entry_point_compiles_alone() {
 #[path = "common/builtins.rs"]
 mod builtins;
 
-/// Every builtin and constant of the kernel language, plain and bounds-checked: the float ones
+/// Every builtin and constant of the kernel language, plain and bounds-checked, to cubins: the float ones
 /// under f32 and f64 (the prelude's two overloads of each), the integer ones on every integer type;
 /// and some in a carry schedule's round bounds, which the wrapper also evaluates in Rust.
 #[test]
@@ -573,34 +605,38 @@ fn every_builtin_compiles_for_sm90() {
         (
             "float_builtins",
             builtins::float_builtins::CUDA_SOURCE,
-            &[".entry float_builtins__f32(", ".entry float_builtins__f64("][..],
+            &["float_builtins__f32", "float_builtins__f64"][..],
         ),
         (
             "float_builtins",
             builtins::float_builtins::CUDA_SOURCE_CHECKED,
-            &[".entry float_builtins__f32(", ".entry float_builtins__f64("],
+            &["float_builtins__f32", "float_builtins__f64"],
         ),
         (
             "round_bounds",
             builtins::round_bounds::CUDA_SOURCE,
-            &[".entry round_bounds__f32(", ".entry round_bounds__f64("],
+            &["round_bounds__f32", "round_bounds__f64"],
         ),
         (
             "integer_builtins",
             builtins::integer_builtins::CUDA_SOURCE,
-            &[".entry integer_builtins("],
+            &["integer_builtins"],
         ),
         (
             "integer_builtins",
             builtins::integer_builtins::CUDA_SOURCE_CHECKED,
-            &[".entry integer_builtins("],
+            &["integer_builtins"],
         ),
     ];
-    for (kernel, source, entries) in all {
-        let ptx = compile_ptx(kernel, source, Arch::SM_90)
-            .unwrap_or_else(|e| panic!("{kernel}: NVRTC {:?} failed:\n{e}", info.version));
+    let images = cubins(&all.iter().map(|&(k, src, _)| (k, src)).collect::<Vec<_>>());
+    for ((kernel, _, entries), image) in all.into_iter().zip(images) {
+        let cubin =
+            image.unwrap_or_else(|e| panic!("{kernel}: NVRTC {:?} failed:\n{e}", info.version));
         for entry in entries {
-            assert!(ptx.contains(entry), "{kernel}: no `{entry}` in the PTX");
+            assert!(
+                cubin_has_entry(&cubin, entry),
+                "{kernel}: no `{entry}` in the cubin"
+            );
         }
     }
 }

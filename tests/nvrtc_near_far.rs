@@ -1,6 +1,6 @@
 //! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
 //! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
-//! bounds-checked, and the runtime's bucket advance, edge count and device-loop level
+//! bounds-checked, to cubins (ptxas included), and the runtime's bucket advance, edge count and device-loop level
 //! (`loops::graph::near_far`).
 //! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.
 
@@ -9,8 +9,13 @@ mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, Arch};
-use nvrtc::nvrtc_or_skip;
+use loops::runtime::compile::{compile, compile_ptx, Arch, Output};
+use nvrtc::{cubin_has_entry, nvrtc_or_skip};
+
+/// `source` compiled to a cubin for sm_90 (ptxas included: what a device loads).
+fn cubin(kernel: &str, source: &str) -> loops::Result<Vec<u8>> {
+    compile(kernel, source, Arch::SM_90, Output::Cubin).map(|image| image.bytes().to_vec())
+}
 
 #[test]
 fn sssp_near_far_compiles_under_every_schedule() {
@@ -32,13 +37,10 @@ fn sssp_near_far_compiles_under_every_schedule() {
                     .to_vec(),
                 _ => vec![kernel.to_string()],
             };
-            match compile_ptx(kernel, source, Arch::SM_90) {
-                Ok(ptx) => {
+            match cubin(kernel, source) {
+                Ok(cubin) => {
                     for e in entries {
-                        assert!(
-                            ptx.contains(&format!(".entry {e}(")),
-                            "{schedule}: no `{e}`"
-                        );
+                        assert!(cubin_has_entry(&cubin, &e), "{schedule}: no `{e}`");
                     }
                     compiled += 1;
                 }
@@ -110,13 +112,10 @@ fn sssp_near_far_hops_compiles_under_every_schedule() {
             "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
             _ => vec![kernel.to_string()],
         };
-        match compile_ptx(kernel, source, Arch::SM_90) {
-            Ok(ptx) => {
+        match cubin(kernel, source) {
+            Ok(cubin) => {
                 for e in entries {
-                    assert!(
-                        ptx.contains(&format!(".entry {e}(")),
-                        "{schedule}: no `{e}`"
-                    );
+                    assert!(cubin_has_entry(&cubin, &e), "{schedule}: no `{e}`");
                 }
             }
             Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),

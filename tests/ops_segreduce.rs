@@ -7,21 +7,29 @@ mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, Arch};
-use nvrtc::nvrtc_or_skip;
+use loops::runtime::compile::guarded_entries;
+use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 
+/// Compiles each kernel's plain and checked source to a cubin for sm_90 (ptxas included).
 fn compile_all(all: &[(&str, &str, &str)]) -> usize {
     let mut failures = Vec::new();
     let mut compiled = 0;
-    for &(name, plain, checked) in all {
-        for (how, source) in [("plain", plain), ("checked", checked)] {
-            match compile_ptx(name, source, Arch::SM_90) {
-                Ok(ptx) => {
-                    assert!(ptx.contains(".entry "), "{name} ({how}): no entry point");
-                    compiled += 1;
+    let jobs: Vec<(&str, &str, &str)> = all
+        .iter()
+        .flat_map(|&(name, plain, checked)| [(name, "plain", plain), (name, "checked", checked)])
+        .collect();
+    let images = cubins(&jobs.iter().map(|&(n, _, src)| (n, src)).collect::<Vec<_>>());
+    for (&(name, how, source), image) in jobs.iter().zip(images) {
+        match image {
+            Ok(cubin) => {
+                let entries = guarded_entries(source);
+                assert!(!entries.is_empty(), "{name} ({how}): no entry point");
+                for e in entries {
+                    assert!(cubin_has_entry(&cubin, &e), "{name} ({how}): no `{e}`");
                 }
-                Err(e) => failures.push(format!("{name} ({how}): {e}")),
+                compiled += 1;
             }
+            Err(e) => failures.push(format!("{name} ({how}): {e}")),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -419,6 +419,41 @@ fn two_atom_loops_under_a_carry_schedule() {
     insta::assert_snapshot!("row_variance__work_oriented", source);
 }
 
+/// Three atom loops under `work_oriented` with 16 items per thread: three passes' shared arrays
+/// side by side would be past the 48 KiB a block may declare statically (ptxas refused it at
+/// load, issue 37), so they are carved out of one region of dynamic shared memory that the passes
+/// share, and the launch passes its size. With 8 items per thread they fit, declared as before.
+#[test]
+fn three_atom_loops_in_dynamic_shared_memory() {
+    use kernels::row_softmax::{work_oriented, work_oriented16};
+    let source = work_oriented16::row_softmax::CUDA_KERNEL;
+    assert!(
+        source.contains("extern __shared__ __align__(16) unsigned char loops_dynamic_shared[];")
+    );
+    assert!(!source.contains("__shared__ int loops_offs"), "{source}");
+    // Each pass's window of offsets starts the region.
+    let window = "int* const loops_offs = reinterpret_cast<int*>(loops_dynamic_shared + 0);";
+    assert_eq!(source.matches(window).count(), 3, "{source}");
+    let variants = work_oriented16::row_softmax::VARIANTS;
+    // One pass's arrays: the window of 16 * 256 + 2 offsets, the range, the ticket, the warps'
+    // and the block's partials.
+    assert_eq!(variants[0].dynamic_shared_bytes, 16576);
+    assert!(work_oriented::row_softmax::CUDA_KERNEL.contains("__shared__ int loops_offs[2050];"));
+    assert_eq!(
+        work_oriented::row_softmax::VARIANTS[0].dynamic_shared_bytes,
+        0
+    );
+    // `auto`'s candidate of 16 items per thread is in dynamic shared memory, the others static.
+    for v in kernels::row_softmax::auto::row_softmax::VARIANTS {
+        let dynamic = v.name.ends_with("work_oriented16");
+        assert_eq!(v.dynamic_shared_bytes > 0, dynamic, "{}", v.name);
+    }
+    // 64 items per thread: the window alone is 64 KiB, past 48 KiB even in one pass.
+    let wide = kernels::row_softmax::wide_segments::work_oriented64::row_softmax::VARIANTS;
+    assert!(wide[0].dynamic_shared_bytes > 64 * 1024);
+    insta::assert_snapshot!("row_softmax__work_oriented16", source);
+}
+
 // Below everything above, so that the `#line` snapshots of this file's kernel keep their numbers.
 #[path = "common/nvrtc.rs"]
 mod nvrtc;

@@ -16,6 +16,7 @@ pub mod pagerank;
 pub mod row_argmax;
 pub mod row_huber;
 pub mod row_max_abs;
+pub mod row_softmax;
 pub mod row_variance;
 pub mod segment_sums;
 pub mod spmm;

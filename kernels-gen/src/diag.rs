@@ -12,6 +12,10 @@ pub struct Diagnostic {
     /// front end was given: the macro then fetches that `#[loops::device]` helper's definition and
     /// tries again (see `frontend::device`), so this is an error only where no macro does.
     pub wanted_helper: Option<String>,
+    /// Set where the message is about the schedule the attribute names rather than a construct
+    /// of the body (a body that cannot fit it): the macro points it at the attribute's
+    /// `schedule = ...` instead of `span`.
+    pub about_schedule: bool,
 }
 
 impl Diagnostic {
@@ -20,6 +24,16 @@ impl Diagnostic {
             span,
             message: message.into(),
             wanted_helper: None,
+            about_schedule: false,
+        }
+    }
+
+    /// A message about the schedule as a whole ([`Diagnostic::about_schedule`]); `span` is where
+    /// it points where no attribute is at hand.
+    pub fn about_schedule(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            about_schedule: true,
+            ..Diagnostic::new(span, message)
         }
     }
 

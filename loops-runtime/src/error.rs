@@ -159,6 +159,26 @@ pub enum LoopsError {
         what: crate::formats::host::Dimension,
     },
 
+    /// A generated kernel whose block needs more shared memory than this device gives one block
+    /// (its arrays in dynamic shared memory; 227 KiB on sm_90, 99 KiB on sm_86 and sm_89). The
+    /// macro refuses what no GPU can hold; this is a kernel that fits larger GPUs. Returned before
+    /// anything is launched.
+    #[error("kernel `{kernel}` (schedule {schedule}, blocks of {block} threads) needs {needed} bytes of shared memory per block, and {device} gives a block at most {max}; write fewer `items_per_thread`, a smaller `block_size`, or a schedule that keeps no per-item state in shared memory (`split`, `hierarchical`, `warp`, `thread`)")]
+    SharedMemory {
+        /// The kernel's name.
+        kernel: String,
+        /// The schedule of the variant launched.
+        schedule: String,
+        /// Threads per block.
+        block: u32,
+        /// The bytes of shared memory a block needs.
+        needed: u32,
+        /// The most the device gives a block (opted into).
+        max: u32,
+        /// The device's name.
+        device: String,
+    },
+
     /// A tile set of more than `i32::MAX` atoms (64-bit offsets) given to a kernel that has no
     /// 64-bit-offsets instantiation: a schedule that keeps atom positions in 32-bit prefix sums
     /// or worklists (`work_oriented`, `merge_path`, `split`, `hierarchical`, `lrb`), a body that

@@ -32,3 +32,55 @@ pub fn nvrtc_or_skip() -> Option<NvrtcInfo> {
         }
     }
 }
+
+/// Compiles each `(kernel name, source)` of `jobs` to a cubin for sm_90 (NVRTC and ptxas: what a
+/// device loads, where PTX would leave ptxas's refusals, too much shared memory among them, to
+/// the first launch), on every core, in order.
+#[allow(dead_code)]
+pub fn cubins(jobs: &[(&str, &str)]) -> Vec<loops_runtime::Result<Vec<u8>>> {
+    use loops_runtime::compile::{compile, Arch, KernelImage, Output};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut done: Vec<(usize, loops_runtime::Result<Vec<u8>>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(jobs.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(kernel, source)) = jobs.get(i) else {
+                            return mine;
+                        };
+                        let image = compile(kernel, source, Arch::SM_90, Output::Cubin);
+                        mine.push((
+                            i,
+                            image.map(|image| match image {
+                                KernelImage::Cubin(bytes) => bytes,
+                                KernelImage::Ptx(ptx) => ptx.into_bytes(),
+                            }),
+                        ));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a compile thread panicked"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Whether `cubin` defines the entry point `entry`: its name, NUL-terminated, in the ELF's string
+/// table (a cubin names each kernel's sections after it too, `.text.NAME`, so a prefix of a
+/// longer name does not count: the name must start a string).
+#[allow(dead_code)]
+pub fn cubin_has_entry(cubin: &[u8], entry: &str) -> bool {
+    let mut needle = Vec::with_capacity(entry.len() + 2);
+    needle.push(0u8);
+    needle.extend_from_slice(entry.as_bytes());
+    needle.push(0u8);
+    cubin.windows(needle.len()).any(|w| w == needle.as_slice())
+}

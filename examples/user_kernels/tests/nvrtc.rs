@@ -1,12 +1,13 @@
 //! NVRTC compiles every kernel of this crate under every schedule it is instantiated with, plain
-//! and bounds-checked, for sm_90, on a machine with no GPU: what the macro accepts must compile.
+//! and bounds-checked, to a cubin for sm_90 (ptxas included), on a machine with no GPU: what the
+//! macro accepts must load.
 //! Without libnvrtc the test says so on stderr and passes, unless LOOPS_REQUIRE_NVRTC=1 (CI).
 
 use std::io::Write;
 use std::sync::Mutex;
 
 use loops::runtime::compile::{
-    compile_ptx, guarded_entries, nvrtc_available, Arch, REQUIRE_NVRTC_ENV,
+    compile, guarded_entries, nvrtc_available, Arch, KernelImage, Output, REQUIRE_NVRTC_ENV,
 };
 
 /// A kernel's instantiations: (schedule, source), plain or checked.
@@ -102,10 +103,17 @@ fn every_kernel_compiles_under_every_schedule() {
                     return;
                 };
                 for source in [plain, checked] {
-                    match compile_ptx(kernel, source, Arch::SM_90) {
-                        Ok(ptx) => {
+                    match compile(kernel, source, Arch::SM_90, Output::Cubin) {
+                        Ok(image) => {
+                            let bytes = match &image {
+                                KernelImage::Cubin(bytes) => bytes.as_slice(),
+                                KernelImage::Ptx(ptx) => ptx.as_bytes(),
+                            };
                             for entry in guarded_entries(source) {
-                                if !ptx.contains(&format!(".entry {entry}(")) {
+                                // The name, NUL-terminated, in the ELF's string table.
+                                let name = format!("\0{entry}\0");
+                                let name = name.as_bytes();
+                                if !bytes.windows(name.len()).any(|w| w == name) {
                                     failures
                                         .lock()
                                         .unwrap()

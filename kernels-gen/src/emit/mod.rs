@@ -22,9 +22,12 @@ pub fn emit_kernel(kernel: &Kernel) -> DResult<Emitted> {
         return emit_candidates(kernel, &variants.kernels, &variants.describe, variants.wide);
     }
     let describe = kernel.config.describe();
-    let (code, slots) = own_code(kernel, false, false)?;
+    let (code, mut slots) = own_code(kernel, false, false)?;
     let source = assemble(kernel, &describe, false, &code);
-    let checked_source = assemble(kernel, &describe, true, &own_code(kernel, true, false)?.0);
+    let (checked_code, checked_slots) = own_code(kernel, true, false)?;
+    // The checked variant declares the same arrays; a launch of either passes the larger region.
+    slots.dynamic_shared = slots.dynamic_shared.max(checked_slots.dynamic_shared);
+    let checked_source = assemble(kernel, &describe, true, &checked_code);
     let wide = if kernel.has_wide_variant() {
         let describe = format!("{describe}{WIDE_NOTE}");
         Some(WideSources {
@@ -83,15 +86,60 @@ fn own_code(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slot
 fn kernel_code(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, Slots)> {
     let lowering = kernel.config.lowering();
     lowering.check(kernel)?;
+    let (code, slots) = emit_code(kernel, lowering.as_ref(), checked, wide, false)?;
+    if slots.static_shared <= STATIC_SHARED_MAX {
+        return Ok((code, slots));
+    }
+    // Past what a block may declare statically: one region of dynamic shared memory, which
+    // the passes of a body of several atom loops share (only one of them runs per launch).
+    emit_code(kernel, lowering.as_ref(), checked, wide, true)
+}
+
+/// The bytes of shared memory a block of `kernel` needs at once where its arrays are laid out in
+/// one region of dynamic shared memory (the passes of several atom loops sharing it): what it
+/// needs at the least. A carry schedule refuses a body over [`DYNAMIC_SHARED_MAX`]
+/// ([`crate::schedule::Lowering::check`]).
+pub fn shared_bytes_needed(kernel: &Kernel) -> DResult<u32> {
+    let lowering = kernel.config.lowering();
+    let (_, slots) = emit_code(kernel, lowering.as_ref(), false, false, true)?;
+    Ok(slots.dynamic_shared)
+}
+
+/// The most static shared memory a block may declare (`__shared__` variables): 48 KiB on every
+/// architecture; ptxas refuses more ("uses too much shared data (0xc0c4 bytes, 0xc000 max)").
+pub const STATIC_SHARED_MAX: u32 = 48 * 1024;
+
+/// The most shared memory any GPU gives one block (dynamic, opted into per function): 227 KiB on
+/// sm_90 and sm_100 (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`); less on others
+/// (99 KiB on sm_86 and sm_89, 163 KiB on sm_80), where a launch that needs more is refused.
+pub const DYNAMIC_SHARED_MAX: u32 = 227 * 1024;
+
+/// Shared memory per SM on sm_90 (228 KiB), of which each resident block also takes 1 KiB: what
+/// bounds the blocks an SM holds of a kernel in dynamic shared memory.
+const SM_SHARED: u32 = 228 * 1024;
+
+/// The body template and entry points of `kernel`, its shared arrays declared statically or (with
+/// `dynamic_shared`) in one region of dynamic shared memory.
+fn emit_code(
+    kernel: &Kernel,
+    lowering: &dyn Lowering,
+    checked: bool,
+    wide: bool,
+    dynamic_shared: bool,
+) -> DResult<(String, Slots)> {
     let mut cx = Cx {
         out: String::new(),
         indent: 0,
         kernel,
-        lowering: lowering.as_ref(),
+        lowering,
         fresh: 0,
         guard: None,
         scratch_slots_per_block: 0,
         state_slots_per_tile: 0,
+        shared: SharedMemory {
+            dynamic: dynamic_shared,
+            ..SharedMemory::default()
+        },
         checked,
         wide,
         line: 0,
@@ -111,6 +159,8 @@ fn kernel_code(kernel: &Kernel, checked: bool, wide: bool) -> DResult<(String, S
     let slots = Slots {
         scratch_per_block: cx.scratch_slots_per_block,
         state_per_tile: cx.state_slots_per_tile,
+        static_shared: if dynamic_shared { 0 } else { cx.shared.peak },
+        dynamic_shared: if dynamic_shared { cx.shared.peak } else { 0 },
     };
     Ok((cx.out, slots))
 }
@@ -124,14 +174,14 @@ fn emit_candidates(
     describe: &str,
     wide: Option<&str>,
 ) -> DResult<Emitted> {
-    let (code, variants) = candidates_code(kernels, false, false)?;
+    let (code, mut variants) = candidates_code(kernels, false, false)?;
     let source = assemble(kernel, describe, false, &code);
-    let checked_source = assemble(
-        kernel,
-        describe,
-        true,
-        &candidates_code(kernels, true, false)?.0,
-    );
+    let (checked_code, checked_variants) = candidates_code(kernels, true, false)?;
+    // The checked variant declares the same arrays; a launch of either passes the larger region.
+    for (v, c) in variants.iter_mut().zip(&checked_variants) {
+        v.dynamic_shared_bytes = v.dynamic_shared_bytes.max(c.dynamic_shared_bytes);
+    }
+    let checked_source = assemble(kernel, describe, true, &checked_code);
     let wide_kernels: Vec<Kernel> = kernels
         .iter()
         .filter(|k| wide.is_some() && k.has_wide_variant())
@@ -204,6 +254,11 @@ struct Slots {
     scratch_per_block: u32,
     /// 8-byte slots of state per tile, kept across passes.
     state_per_tile: u32,
+    /// Bytes of `__shared__` variables (an upper bound on what ptxas allocates: each rounded up
+    /// to 16 bytes, `T` counted as 8); 0 in dynamic shared memory.
+    static_shared: u32,
+    /// Bytes of dynamic shared memory a launch passes; 0 where the arrays are static.
+    dynamic_shared: u32,
 }
 
 /// One variant of a kernel in its source: the kernel itself, or one of `auto`'s candidates or
@@ -216,6 +271,8 @@ pub struct Candidate {
     pub scratch_slots_per_block: u32,
     /// 8-byte slots of per-tile state it keeps across the passes of one call (0 for none).
     pub state_slots_per_tile: u32,
+    /// Bytes of dynamic shared memory each of its launches passes (0: its arrays are static).
+    pub dynamic_shared_bytes: u32,
     /// Whether it runs its tiles as a segmented scan ([`crate::schedule::ScheduleUnit::scans`]).
     pub scans: bool,
     /// Whether it has a 64-bit-offsets instantiation.
@@ -237,6 +294,7 @@ impl Candidate {
             name: kernel.name.clone(),
             scratch_slots_per_block: slots.scratch_per_block,
             state_slots_per_tile: slots.state_per_tile,
+            dynamic_shared_bytes: slots.dynamic_shared,
             scans: kernel.config.schedule.unit().scans(kernel),
             passes: kernel.atom_passes(),
             wide: kernel.has_wide_variant(),
@@ -317,6 +375,8 @@ pub struct Cx<'a> {
     /// Set by a schedule that keeps per-tile state across the passes of a call
     /// ([`crate::abi::Hidden::TileState`]).
     pub state_slots_per_tile: u32,
+    /// The shared memory declared so far ([`Cx::shared`]).
+    shared: SharedMemory,
     /// Emitting the bounds-checked variant.
     checked: bool,
     /// Emitting the 64-bit-offsets instantiation ([`Emitted::wide`]).
@@ -343,7 +403,74 @@ pub struct Cx<'a> {
     pub streamed_atom: Option<String>,
 }
 
+/// The shared memory of the kernel being emitted: declared as `__shared__` variables, or (past
+/// [`STATIC_SHARED_MAX`]) carved out of one region of dynamic shared memory, where the code of
+/// passes that never run in the same launch reuses the same bytes ([`Cx::shared_exclusive`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct SharedMemory {
+    /// Carved out of `loops_dynamic_shared` instead of declared `__shared__`.
+    dynamic: bool,
+    /// Where the next variable goes: in static shared memory the bytes declared so far.
+    at: u32,
+    /// The most bytes in use at once (static: all of them).
+    peak: u32,
+}
+
+/// The name of the region of dynamic shared memory ([`SharedMemory::dynamic`]).
+const DYNAMIC_SHARED: &str = "loops_dynamic_shared";
+
+/// Bytes of one value of the CUDA type `ty` in shared memory; a type parameter (`T`) and any other
+/// name counts as 8, the largest element type.
+fn shared_size_of(ty: &str) -> u32 {
+    match ty {
+        "bool" | "char" | "unsigned char" | "signed char" => 1,
+        "short" | "unsigned short" => 2,
+        "int" | "unsigned int" | "float" => 4,
+        _ => 8,
+    }
+}
+
 impl<'a> Cx<'a> {
+    /// Declares a variable of block-shared memory, of CUDA type `ty`, an array of `len` or (for
+    /// `None`) one value; `align16` asks for 16-byte alignment. Statically that is
+    /// `__shared__ [__align__(16)] TY NAME[LEN];`. In dynamic shared memory it is a pointer (a
+    /// reference for one value) into the block's region, at an offset aligned to 16 bytes, read
+    /// and written as the variable would be. Either way its bytes are counted: an upper bound on
+    /// what ptxas allocates (each variable rounded up to 16 bytes, a type parameter counted as 8).
+    pub fn shared(&mut self, ty: &str, name: &str, len: Option<u32>, align16: bool) {
+        let bytes = (shared_size_of(ty) * len.unwrap_or(1)).next_multiple_of(16);
+        let at = self.shared.at;
+        self.shared.at = at + bytes;
+        self.shared.peak = self.shared.peak.max(self.shared.at);
+        let line = match (self.shared.dynamic, len) {
+            (false, _) => {
+                let align = if align16 { "__align__(16) " } else { "" };
+                let dims = len.map(|n| format!("[{n}]")).unwrap_or_default();
+                format!("__shared__ {align}{ty} {name}{dims};")
+            }
+            (true, Some(_)) => {
+                format!("{ty}* const {name} = reinterpret_cast<{ty}*>({DYNAMIC_SHARED} + {at});")
+            }
+            (true, None) => {
+                format!("{ty}& {name} = *reinterpret_cast<{ty}*>({DYNAMIC_SHARED} + {at});")
+            }
+        };
+        self.line(line);
+    }
+
+    /// Emits, with `emit`, code that never runs in the same launch as the code emitted after it
+    /// (one pass of a body of several atom loops): in dynamic shared memory, the variables that
+    /// code declares take the same bytes as those declared after it. Static `__shared__`
+    /// variables never share bytes.
+    pub fn shared_exclusive<R>(&mut self, emit: impl FnOnce(&mut Self) -> R) -> R {
+        let at = self.shared.at;
+        let result = emit(self);
+        if self.shared.dynamic {
+            self.shared.at = at;
+        }
+        result
+    }
+
     /// Whether this is the bounds-checked variant.
     pub fn is_checked(&self) -> bool {
         self.checked
@@ -485,6 +612,15 @@ impl<'a> Cx<'a> {
             "static __device__ __forceinline__ void {}_body({params})",
             k.name
         ));
+        if self.shared.dynamic {
+            self.line(
+                "// Shared arrays past the 48 KiB a block may declare statically: carved out of \
+                 the launch's dynamic shared memory",
+            );
+            self.line(format!(
+                "extern __shared__ __align__(16) unsigned char {DYNAMIC_SHARED}[];"
+            ));
+        }
         for p in &k.params {
             if let ParamKind::TileSet { format, .. } = p.kind {
                 if format != Format::Csr {
@@ -546,11 +682,17 @@ impl<'a> Cx<'a> {
         // Their f64 variants are held to 7 blocks by shared memory anyway; asking for 6 leaves
         // ptxas the registers to avoid spills.
         let full = (2048 / k.config.block_size).max(1);
-        let blocks = if inst.types.contains(&Ty::F64) {
+        let mut blocks = if inst.types.contains(&Ty::F64) {
             (full * 3 / 4).max(1)
         } else {
             full
         };
+        if self.shared.dynamic {
+            // No more blocks than the SM's shared memory holds: asking for more would only cost
+            // the kernel registers.
+            let per_block = self.shared.peak + 1024;
+            blocks = blocks.min(SM_SHARED / per_block).max(1);
+        }
         let bounds = match k.config.schedule {
             s if s.carries() => {
                 format!("{}, {blocks}", k.config.block_size)

@@ -143,6 +143,17 @@ pub fn parse_attr(tokens: proc_macro2::TokenStream) -> DResult<ScheduleConfig> {
     })
 }
 
+/// The span of the attribute's `schedule = "..."`, where a message about the schedule as a whole
+/// points ([`crate::diag::Diagnostic::about_schedule`]); the call site where there is none.
+pub fn schedule_span(tokens: proc_macro2::TokenStream) -> proc_macro2::Span {
+    Punctuated::<MetaNameValue, Token![,]>::parse_terminated
+        .parse2(tokens)
+        .ok()
+        .and_then(|args| args.into_iter().find(|a| a.path.is_ident("schedule")))
+        .map(|a| syn::spanned::Spanned::span(&a.value))
+        .unwrap_or_else(proc_macro2::Span::call_site)
+}
+
 trait SpanOrCallSite {
     fn span_or_call_site(&self) -> proc_macro2::Span;
 }

@@ -42,10 +42,15 @@ fn try_expand(
     helpers: &[HelperItem],
 ) -> DResult<TokenStream> {
     let func: syn::ItemFn = syn::parse2(item)?;
-    let config = super::parse_attr(attr)?;
+    let config = super::parse_attr(attr.clone())?;
     let file = func.sig.ident.span().file();
     let kernel = super::lower_kernel(&func, helpers, config, &file)?;
-    let emitted = crate::emit::emit_kernel(&kernel)?;
+    let emitted = crate::emit::emit_kernel(&kernel).map_err(|mut d| {
+        if d.about_schedule {
+            d.span = super::attr::schedule_span(attr);
+        }
+        d
+    })?;
     Ok(wrapper(&func, &kernel, &emitted))
 }
 
@@ -139,6 +144,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
         let config = config_tokens(&v.config);
         let (vname, slots, scans, wide) = (&v.name, v.scratch_slots_per_block, v.scans, v.wide);
         let state = v.state_slots_per_tile;
+        let shared = v.dynamic_shared_bytes;
         let (user_params, over_list, atomics) = (v.user_params as u32, v.over_list, v.atomics);
         let passes = v.passes;
         quote! {
@@ -147,6 +153,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
                 name: #vname,
                 scratch_slots_per_block: #slots,
                 state_slots_per_tile: #state,
+                dynamic_shared_bytes: #shared,
                 scans: #scans,
                 wide: #wide,
                 user_params: #user_params,

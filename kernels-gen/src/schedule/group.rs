@@ -337,7 +337,7 @@ mod lowering {
             let mut slots = Vec::new();
             for (v, ty) in reduced_vars_typed(accs, sels) {
                 let slot = cx.fresh(&format!("partials_{}_", v.trim_start_matches("loops_")));
-                cx.line(format!("__shared__ {} {slot}[{warps_in_block}];", ty));
+                cx.shared(&ty, &slot, Some(warps_in_block), false);
                 cx.line(format!(
                     "if ((threadIdx.x & 31u) == 0u) {slot}[threadIdx.x >> 5] = {v};"
                 ));

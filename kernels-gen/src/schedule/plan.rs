@@ -20,6 +20,10 @@ pub struct Variant {
     /// 8-byte slots of state per tile it keeps across the passes of one call
     /// ([`crate::abi::Hidden::TileState`]); 0 for none.
     pub state_slots_per_tile: u32,
+    /// Bytes of dynamic shared memory each of its launches passes: its shared arrays where they
+    /// are past the 48 KiB a block may declare statically (a launch over 48 KiB opts into more);
+    /// 0 where they are static.
+    pub dynamic_shared_bytes: u32,
     /// Whether it runs its tiles as a segmented scan (`work_oriented` where every accumulator
     /// folds one staged operand): runs of empty tiles cost it nothing.
     pub scans: bool,

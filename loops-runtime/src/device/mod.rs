@@ -133,6 +133,9 @@ struct Shared {
     name: String,
     arch: Arch,
     limits: DeviceLimits,
+    /// The most shared memory a block may have, opted into
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`).
+    max_shared_per_block: u32,
     driver_version: i32,
     /// Loaded modules, each in its own slot (see the module documentation).
     modules: Mutex<HashMap<ModuleKey, ModuleSlot>>,
@@ -242,6 +245,10 @@ impl Gpu {
             CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
             "the L2 cache size",
         )?;
+        let max_shared_per_block = attr(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            "the shared memory a block may opt into",
+        )?;
         let mut driver_version = 0;
         // SAFETY: the driver is loaded and initialized; the out-pointer is valid.
         unsafe { sys::cuDriverGetVersion(&mut driver_version) }
@@ -259,6 +266,7 @@ impl Gpu {
                     max_threads_per_sm: max_threads_per_sm as u32,
                     l2_bytes: l2_bytes.max(0) as u64,
                 },
+                max_shared_per_block: max_shared_per_block.max(0) as u32,
                 driver_version,
                 modules: Mutex::new(HashMap::new()),
                 functions: Mutex::new(HashMap::new()),
@@ -379,6 +387,15 @@ impl Gpu {
     /// What the launch geometry needs to know about the device.
     pub fn limits(&self) -> DeviceLimits {
         self.shared.limits
+    }
+
+    /// The most shared memory one block may have, in bytes, dynamic shared memory opted into
+    /// beyond 48 KiB included (227 KiB on sm_90): what a generated kernel whose shared arrays
+    /// are past 48 KiB may take ([`KernelSpec::dynamic_shared_bytes`]).
+    ///
+    /// [`KernelSpec::dynamic_shared_bytes`]: crate::launch::KernelSpec::dynamic_shared_bytes
+    pub fn max_shared_bytes_per_block(&self) -> u32 {
+        self.shared.max_shared_per_block
     }
 
     /// The CUDA version the driver supports, as `cuDriverGetVersion` reports it (13000 for 13.0).

@@ -73,6 +73,9 @@ pub struct KernelSpec {
     pub config: ScheduleConfig,
     /// 8-byte slots of global scratch per block (besides the one ticket counter); 0 for none.
     pub scratch_slots_per_block: u32,
+    /// Bytes of dynamic shared memory each launch passes (the generated kernel's shared arrays
+    /// where they are past the 48 KiB a block may declare statically); 0 for none.
+    pub dynamic_shared_bytes: u32,
     /// The number of parameters of every entry point, `loops_scratch` included: each launch's
     /// arguments are checked against the entry's parameter sizes.
     pub param_count: usize,
@@ -290,6 +293,17 @@ impl Gpu {
             shape.atoms = p.total;
         }
         let mut dims = spec.config.launch_dims(shape, self.limits());
+        dims.shared_bytes = spec.dynamic_shared_bytes;
+        if dims.shared_bytes > self.max_shared_bytes_per_block() {
+            return Err(LoopsError::SharedMemory {
+                kernel: spec.name.to_string(),
+                schedule: spec.config.describe(),
+                block: dims.block,
+                needed: dims.shared_bytes,
+                max: self.max_shared_bytes_per_block(),
+                device: self.name().to_string(),
+            });
+        }
         if args.list_len.is_some() {
             // The list's length lives on the device, so `shape` counts its capacity, which asks a
             // grid-stride schedule for up to four waves of blocks; a small frontier would leave

@@ -508,6 +508,7 @@ impl Plan<'_, '_> {
             source: if self.checked { checked } else { plain },
             config: variant.config,
             scratch_slots_per_block: variant.scratch_slots_per_block,
+            dynamic_shared_bytes: variant.dynamic_shared_bytes,
             param_count: variant.user_params as usize + abi::count(&hidden),
             checked: self.checked,
             fault_sites: k.fault_sites,

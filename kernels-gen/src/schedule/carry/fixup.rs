@@ -68,14 +68,14 @@ impl CarryLowering {
         fold_earlier(cx, accs, "run", |v| format!("loops_up_{v}"));
         cx.close();
         cx.close();
-        cx.line(format!("__shared__ int loops_warp_last[{warps}];"));
+        cx.shared("int", "loops_warp_last", Some(warps), false);
         for f in accs.fields() {
-            let ty = f.ty;
-            cx.line(format!("__shared__ {ty} loops_warp_{}[{warps}];", f.name));
-            cx.line(format!("__shared__ {ty} loops_cross_{};", f.name));
-            cx.line(format!("__shared__ {ty} loops_block_{};", f.name));
+            let (ty, name) = (&f.ty, &f.name);
+            cx.shared(ty, &format!("loops_warp_{name}"), Some(warps), false);
+            cx.shared(ty, &format!("loops_cross_{name}"), None, false);
+            cx.shared(ty, &format!("loops_block_{name}"), None, false);
         }
-        cx.line("__shared__ int loops_cross_tile;");
+        cx.shared("int", "loops_cross_tile", None, false);
         cx.line("const int loops_first_tile = __shfl_sync(0xffffffffu, loops_tail_tile, 0);");
         cx.open("if (loops_lane == 31)");
         cx.line("loops_warp_last[loops_warp] = loops_tail_tile;");

@@ -8,10 +8,10 @@ use crate::abi::STATE_HEADER_SLOTS;
 use crate::analysis::{
     carry_body, reductions, staged_updates, Accumulator, CarryBody, Reductions, Selection,
 };
-use crate::diag::{bail, DResult};
-use crate::emit::{AtomLoop, Cx};
+use crate::diag::{bail, DResult, Diagnostic};
+use crate::emit::{shared_bytes_needed, AtomLoop, Cx, DYNAMIC_SHARED_MAX};
 use crate::ir::{Kernel, Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
-use crate::schedule::Lowering;
+use crate::schedule::{Lowering, Schedule};
 
 pub struct CarryLowering {
     pub partition: Partition,
@@ -120,6 +120,70 @@ impl PassState<'_> {
     }
 }
 
+/// Refuses a body whose block would need more shared memory than any GPU gives one block
+/// ([`DYNAMIC_SHARED_MAX`]), naming what fits instead. Below that the emitter lays its arrays out
+/// statically or, past 48 KiB, in dynamic shared memory, which the launch opts into.
+fn check_shared(kernel: &Kernel) -> DResult<()> {
+    let needed = shared_bytes_needed(kernel)?;
+    if needed <= DYNAMIC_SHARED_MAX {
+        return Ok(());
+    }
+    let config = kernel.config;
+    let with_items = |ipt: u32| -> Option<Kernel> {
+        let schedule = match config.schedule {
+            Schedule::WorkOriented { .. } => Schedule::WorkOriented {
+                items_per_thread: ipt,
+            },
+            Schedule::MergePath { .. } => Schedule::MergePath {
+                items_per_thread: ipt,
+            },
+            _ => return None,
+        };
+        let mut k = kernel.clone();
+        k.config.schedule = schedule;
+        Some(k)
+    };
+    let fits = |k: &Kernel| shared_bytes_needed(k).is_ok_and(|b| b <= DYNAMIC_SHARED_MAX);
+    // The most items per thread that fit (the bytes grow with them): a binary search.
+    let (mut lo, mut hi) = (0u32, config.block_size);
+    if let Schedule::WorkOriented { items_per_thread } | Schedule::MergePath { items_per_thread } =
+        config.schedule
+    {
+        hi = items_per_thread;
+    }
+    while lo + 1 < hi {
+        let mid = (lo + hi) / 2;
+        match with_items(mid) {
+            Some(k) if fits(&k) => lo = mid,
+            _ => hi = mid,
+        }
+    }
+    let fewer = match with_items(lo) {
+        Some(_) if lo > 0 => format!("`items_per_thread = {lo}` or fewer, "),
+        _ => String::new(),
+    };
+    let schedule = match config.schedule {
+        Schedule::WorkOriented { items_per_thread } | Schedule::MergePath { items_per_thread } => {
+            format!(
+                "`{}` with {items_per_thread} items per thread",
+                config.name()
+            )
+        }
+        _ => format!("`{}`", config.name()),
+    };
+    Err(Diagnostic::about_schedule(
+        kernel.body.span,
+        format!(
+            "{schedule} in blocks of {} threads needs {needed} bytes of shared memory per block \
+             for this body (the block's tile offsets, one per item, and its accumulators' \
+             partials), more than any GPU gives a block ({DYNAMIC_SHARED_MAX} bytes, 227 KiB on \
+             sm_90); write {fewer}a smaller `block_size`, or a schedule that keeps no per-item \
+             state in shared memory (`split`, `hierarchical`, `warp`, `thread`)",
+            config.block_size
+        ),
+    ))
+}
+
 /// Declares the list's positions as a tile set of their own and returns its name: position `p`
 /// holds the atoms of tile `list[p]` at virtual offsets, the prefix sum of the listed tiles' sizes
 /// (0 for an id outside the set), which the runtime computes on the GPU before the launch. The
@@ -151,7 +215,7 @@ impl Lowering for CarryLowering {
                 reductions(body, var, name, &mut |s| s.to_string())?;
             }
         }
-        Ok(())
+        check_shared(kernel)
     }
 
     /// Splits the tile body, then emits it as a segmented scan ([`Self::scans`]) or as the
@@ -465,7 +529,8 @@ impl CarryLowering {
             };
             cx.open(format!("if (loops_pass == {k})"));
             cx.scratch_slots_per_block = 0;
-            self.walk(cx, &walk)?;
+            // One pass runs per launch: in dynamic shared memory the passes share their bytes.
+            cx.shared_exclusive(|cx| self.walk(cx, &walk))?;
             scratch = scratch.max(cx.scratch_slots_per_block);
             cx.close();
         }

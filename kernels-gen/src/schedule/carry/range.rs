@@ -46,9 +46,7 @@ impl CarryLowering {
         if heads {
             // Zeroed before the ticket's barrier, marked after it: no barrier of their own.
             let b = self.block_size;
-            cx.line(format!(
-                "__shared__ __align__(16) unsigned char loops_heads[{items}];"
-            ));
+            cx.shared("unsigned char", "loops_heads", Some(items), true);
             cx.line("#pragma unroll");
             cx.line(format!(
                 "for (int loops_r = 0; loops_r < {}; ++loops_r) {{ const int loops_i = (int)threadIdx.x + loops_r * {b}; \
@@ -57,9 +55,10 @@ impl CarryLowering {
                 items / 4
             ));
         } else if !split {
-            cx.line(format!("__shared__ int loops_offs[{}];", items + 2));
+            cx.shared("int", "loops_offs", Some(items + 2), false);
         }
         if carries {
+            cx.shared("unsigned long long", "loops_ticket", None, false);
             fixed::emit(cx, include_str!("ticket.cuh"), &[]);
         } else {
             cx.line("const long long loops_chunk = blockIdx.x;");
@@ -75,7 +74,7 @@ impl CarryLowering {
             &[("searched", &searched)],
         ));
         // The first warp finds where the block's range starts, the second where it ends.
-        cx.line("__shared__ int loops_range[2];");
+        cx.shared("int", "loops_range", Some(2), false);
         match self.partition {
             Partition::MergePath => {
                 cx.line(format!(

@@ -189,13 +189,10 @@ impl CarryLowering {
         cx.close();
         cx.close();
         let warps = self.block_size / 32;
-        cx.line(format!("__shared__ bool loops_warp_head[{warps}];"));
+        cx.shared("bool", "loops_warp_head", Some(warps), false);
         for a in &accs.accs {
-            cx.line(format!(
-                "__shared__ {} loops_warp_{}[{warps}];",
-                a.ty.cuda_name(),
-                a.name
-            ));
+            let name = format!("loops_warp_{}", a.name);
+            cx.shared(a.ty.cuda_name(), &name, Some(warps), false);
         }
         cx.open("if (loops_lane == 31)");
         cx.line("loops_warp_head[loops_warp] = loops_f;");
@@ -257,11 +254,8 @@ impl CarryLowering {
     fn scan_record(&self, cx: &mut Cx<'_>, off: &dyn Fn(&str) -> String, accs: &Carried) {
         start_record(cx, accs, true);
         for a in &accs.accs {
-            cx.line(format!(
-                "__shared__ {} loops_block_{};",
-                a.ty.cuda_name(),
-                a.name
-            ));
+            let name = format!("loops_block_{}", a.name);
+            cx.shared(a.ty.cuda_name(), &name, None, false);
         }
         cx.open(format!(
             "if ((int)threadIdx.x == max(loops_n - 1, 0) / {})",

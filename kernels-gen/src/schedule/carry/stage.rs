@@ -58,11 +58,12 @@ impl CarryLowering {
         for (i, u) in staged.iter().enumerate() {
             // One pad slot per 32: threads read their segments' operands at a stride of about
             // `items_per_thread`, which would otherwise fall into a few banks.
-            cx.line(format!(
-                "__shared__ {} loops_stage_{i}[{}];",
+            cx.shared(
                 u.ty.cuda_name(),
-                self.block_items() + self.block_items() / 32
-            ));
+                &format!("loops_stage_{i}"),
+                Some(self.block_items() + self.block_items() / 32),
+                false,
+            );
         }
         // Where the runtime says the launch streams past L2, the tile set's arrays are loaded
         // evict-first: the entry point's constant `loops_streamed` picks one of two loops, so
