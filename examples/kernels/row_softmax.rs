@@ -10,9 +10,67 @@
 
 use loops::prelude::*;
 
-macro_rules! row_softmax {
-    ($($schedule:tt)*) => {
-        #[load_balanced($($schedule)*)]
+#[for_schedules(all)]
+pub fn row_softmax<T: Float>(a: Csr<T>, out: &mut [T]) {
+    for row in a.tiles() {
+        let mut m = T::NEG_INFINITY;
+        for nz in a.atoms(row) {
+            m = max(m, a.values[nz]);
+        }
+        let mut sum = 0.0;
+        for nz in a.atoms(row) {
+            sum += (a.values[nz] - m).exp();
+        }
+        for nz in a.atoms(row) {
+            out[nz] = (a.values[nz] - m).exp() / sum;
+        }
+    }
+}
+
+/// Sparse attention's softmax: `probs[nz]` is the softmax over row `row` of `scale * scores[nz]`.
+pub mod attention {
+    use super::*;
+
+    // The same three loops as `row_softmax` over a slice of its own: a schedule of each family
+    // (the carry schedules at both sizes), not all 18, to keep the compile tests' time.
+    #[for_schedules(
+        thread,
+        group4,
+        warp,
+        block,
+        work_oriented,
+        work_oriented16,
+        merge_path12,
+        split3,
+        hierarchical3
+    )]
+    pub fn attention_softmax<T: Float>(a: Csr<T>, scores: &[T], scale: T, probs: &mut [T]) {
+        for row in a.tiles() {
+            let mut m = T::NEG_INFINITY;
+            for nz in a.atoms(row) {
+                m = max(m, scale * scores[nz]);
+            }
+            let mut sum = 0.0;
+            for nz in a.atoms(row) {
+                sum += exp(scale * scores[nz] - m);
+            }
+            for nz in a.atoms(row) {
+                probs[nz] = exp(scale * scores[nz] - m) / sum;
+            }
+        }
+    }
+}
+
+/// `row_softmax` with 64 items per thread under the two segmented schedules: a block's offsets
+/// window alone (64 KiB) is past the 48 KiB a block may declare statically, so its arrays are in
+/// dynamic shared memory, opted into beyond 48 KiB at launch.
+pub mod wide_segments {
+    use super::*;
+
+    /// `work_oriented`, 64 atoms per thread.
+    pub mod work_oriented64 {
+        use super::*;
+        #[load_balanced(schedule = "work_oriented", items_per_thread = 64)]
         pub fn row_softmax<T: Float>(a: Csr<T>, out: &mut [T]) {
             for row in a.tiles() {
                 let mut m = T::NEG_INFINITY;
@@ -28,61 +86,27 @@ macro_rules! row_softmax {
                 }
             }
         }
-    };
-}
-
-under_schedules!(row_softmax(a: &DeviceCsr<T>, out: &mut DeviceBuffer<T>):
-    thread, group2, group4, group8, group16, warp, group64, block, work_oriented, merge_path,
-    work_oriented16, merge_path12, split, split3, hierarchical, hierarchical3, lrb, auto);
-
-/// Sparse attention's softmax: `probs[nz]` is the softmax over row `row` of `scale * scores[nz]`.
-pub mod attention {
-    use super::*;
-
-    macro_rules! attention_softmax {
-        ($($schedule:tt)*) => {
-            #[load_balanced($($schedule)*)]
-            pub fn attention_softmax<T: Float>(a: Csr<T>, scores: &[T], scale: T, probs: &mut [T]) {
-                for row in a.tiles() {
-                    let mut m = T::NEG_INFINITY;
-                    for nz in a.atoms(row) {
-                        m = max(m, scale * scores[nz]);
-                    }
-                    let mut sum = 0.0;
-                    for nz in a.atoms(row) {
-                        sum += exp(scale * scores[nz] - m);
-                    }
-                    for nz in a.atoms(row) {
-                        probs[nz] = exp(scale * scores[nz] - m) / sum;
-                    }
-                }
-            }
-        };
-    }
-
-    // The same three loops as `row_softmax` over a slice of its own: a schedule of each family
-    // (the carry schedules at both sizes), not all 18, to keep the compile tests' time.
-    under_schedules!(attention_softmax(a: &DeviceCsr<T>, scores: &DeviceBuffer<T>, scale: T, probs: &mut DeviceBuffer<T>):
-        thread, group4, warp, block, work_oriented, work_oriented16, merge_path12, split3,
-        hierarchical3);
-}
-
-/// `row_softmax` with 64 items per thread under the two segmented schedules: a block's offsets
-/// window alone (64 KiB) is past the 48 KiB a block may declare statically, so its arrays are in
-/// dynamic shared memory, opted into beyond 48 KiB at launch.
-pub mod wide_segments {
-    use super::*;
-
-    /// `work_oriented`, 64 atoms per thread.
-    pub mod work_oriented64 {
-        use super::*;
-        row_softmax!(schedule = "work_oriented", items_per_thread = 64);
     }
 
     /// `merge_path`, 64 tiles + atoms per thread.
     pub mod merge_path64 {
         use super::*;
-        row_softmax!(schedule = "merge_path", items_per_thread = 64);
+        #[load_balanced(schedule = "merge_path", items_per_thread = 64)]
+        pub fn row_softmax<T: Float>(a: Csr<T>, out: &mut [T]) {
+            for row in a.tiles() {
+                let mut m = T::NEG_INFINITY;
+                for nz in a.atoms(row) {
+                    m = max(m, a.values[nz]);
+                }
+                let mut sum = 0.0;
+                for nz in a.atoms(row) {
+                    sum += (a.values[nz] - m).exp();
+                }
+                for nz in a.atoms(row) {
+                    out[nz] = (a.values[nz] - m).exp() / sum;
+                }
+            }
+        }
     }
 
     /// The schedules, by module name.
