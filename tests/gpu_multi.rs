@@ -390,7 +390,7 @@ fn one_rank() {
         let db = group.scatter(&da, &b, k).unwrap();
         for exchange in [Exchange::PointToPoint, Exchange::AllGather] {
             let mut dc = group.zeros(&da, k).unwrap();
-            group.gpu(rank).fill(dc.part_mut(0), f32::NAN).unwrap();
+            group.gpu(rank).fill(dc.part_mut(rank), f32::NAN).unwrap();
             if k == 1 {
                 group
                     .spmv(

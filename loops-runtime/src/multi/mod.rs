@@ -590,7 +590,11 @@ impl GpuGroup {
                 m.gpu.upload(&x[r.start * k..r.end * k])
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(DistDense { parts, k })
+        Ok(DistDense {
+            parts,
+            k,
+            first: self.first,
+        })
     }
 
     /// Zeros shaped like the matrix's rows, `k` columns.
@@ -601,7 +605,11 @@ impl GpuGroup {
             .zip(&self.members)
             .map(|(p, m)| m.gpu.zeros(a.partition.range(p).len() * k))
             .collect::<Result<Vec<_>>>()?;
-        Ok(DistDense { parts, k })
+        Ok(DistDense {
+            parts,
+            k,
+            first: self.first,
+        })
     }
 
     /// The parts of `v` downloaded and joined, in row order: every row, or in a group of
@@ -1049,19 +1057,37 @@ impl<T: Float> DevicePart<T> {
 /// Row-major dense rows split like a [`DistCsr`]'s rows: `x`, `y` of SpMV (`k == 1`), `B`, `C` of
 /// SpMM.
 pub struct DistDense<T> {
+    /// This process's parts, from part `first` on.
     parts: Vec<DeviceBuffer<T>>,
     k: usize,
+    first: usize,
 }
 
 impl<T> DistDense<T> {
     /// Part `p`'s rows.
+    ///
+    /// # Panics
+    /// If part `p` lives in another process.
     pub fn part(&self, p: usize) -> &DeviceBuffer<T> {
-        &self.parts[p]
+        &self.parts[self.local(p)]
     }
 
     /// Part `p`'s rows, to write (e.g. to fill them before a product).
+    ///
+    /// # Panics
+    /// If part `p` lives in another process.
     pub fn part_mut(&mut self, p: usize) -> &mut DeviceBuffer<T> {
-        &mut self.parts[p]
+        let i = self.local(p);
+        &mut self.parts[i]
+    }
+
+    fn local(&self, p: usize) -> usize {
+        let local = self.first..self.first + self.parts.len();
+        assert!(
+            local.contains(&p),
+            "part {p} lives in another process; this one holds parts {local:?}"
+        );
+        p - self.first
     }
 
     /// The columns.
