@@ -106,7 +106,6 @@ for w in "${steps[@]}"; do
       for t in .device/tests/gpu_*; do
         [ "$(basename "$t")" = gpu_multi ] || queue+=("$(basename "$t")")
       done
-      left=$(( budget - ($(date +%s) - began) ))
       most=${LOOPS_STEP_TIMEOUT:-300}
       start=$(date +%s)
       for g in $(seq 0 $((gpus - 1))); do
@@ -115,6 +114,11 @@ for w in "${steps[@]}"; do
           while [ "$i" -lt "${#queue[@]}" ]; do
             n=${queue[$i]}
             t0=$(date +%s)
+            left=$(( budget - (t0 - began) ))
+            if [ "$left" -lt 15 ]; then
+              echo "$n (GPU $g): skipped (budget spent)" >>"$logs/ptests.summary"
+              i=$(( i + gpus )); continue
+            fi
             CUDA_VISIBLE_DEVICES=$g timeout "$(( left < most ? left : most ))" ".device/tests/$n" \
               --test-threads=1 >"$logs/$n.log" 2>&1
             s=$?

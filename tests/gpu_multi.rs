@@ -340,7 +340,12 @@ fn processes_form_one_group() {
             let _ = std::fs::remove_file(&path);
             format!("file:{}", path.display())
         };
-        let children: Vec<_> = (0..size)
+        // Each rank's output goes to files (a full pipe would stall a rank inside NCCL); when one
+        // rank fails or the time is up, the others are killed rather than left waiting in NCCL.
+        let logs = std::env::temp_dir().join(format!("loops-ranks-{}-{size}", std::process::id()));
+        std::fs::create_dir_all(&logs).unwrap();
+        let file = |r: usize, what: &str| logs.join(format!("rank{r}.{what}"));
+        let mut children: Vec<_> = (0..size)
             .map(|r| {
                 std::process::Command::new(&exe)
                     .args(["--exact", "processes_form_one_group", "--nocapture"])
@@ -351,27 +356,48 @@ fn processes_form_one_group() {
                     .env("LOOPS_SEED", seed.to_string())
                     .env("LOOPS_BOOTSTRAP_TIMEOUT", "60")
                     .env("NCCL_NVLS_ENABLE", "0")
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::piped())
+                    .stdout(std::fs::File::create(file(r, "out")).unwrap())
+                    .stderr(std::fs::File::create(file(r, "err")).unwrap())
                     .spawn()
                     .expect("starting a rank")
             })
             .collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+        let mut status = vec![None; size];
+        while status.iter().any(|s| s.is_none()) {
+            for (r, child) in children.iter_mut().enumerate() {
+                if status[r].is_none() {
+                    status[r] = child.try_wait().expect("a rank's status");
+                }
+            }
+            let one_failed = status.iter().flatten().any(|s| !s.success());
+            if one_failed || std::time::Instant::now() > deadline {
+                // Give the others a moment to fail on their own, then end them.
+                std::thread::sleep(std::time::Duration::from_secs(5));
+                for (r, child) in children.iter_mut().enumerate() {
+                    if status[r].is_none() {
+                        let _ = child.kill();
+                        status[r] = child.wait().ok();
+                    }
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         let mut failed = Vec::new();
-        for (r, child) in children.into_iter().enumerate() {
-            let out = child.wait_with_output().expect("a rank's output");
-            let text = String::from_utf8_lossy(&out.stdout);
+        for (r, s) in status.iter().enumerate() {
+            let text = std::fs::read_to_string(file(r, "out")).unwrap_or_default();
             for line in text.lines().filter(|l| l.starts_with("rank ")) {
                 println!("{size} processes ({bootstrap}): {line}");
             }
-            if !out.status.success() {
+            if !s.is_some_and(|s| s.success()) {
+                let err = std::fs::read_to_string(file(r, "err")).unwrap_or_default();
                 failed.push(format!(
-                    "rank {r} of {size} ({bootstrap}) exited with {}:\n{text}\n{}",
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr)
+                    "rank {r} of {size} ({bootstrap}) ended with {s:?} (killed after 240 s or \
+                     after another rank failed):\n{text}\n{err}"
                 ));
             }
         }
+        let _ = std::fs::remove_dir_all(&logs);
         assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 }

@@ -136,6 +136,7 @@ impl GpuGroup {
                 "source {source} of a graph of {n} vertices"
             )));
         }
+        let _one_at_a_time = self.lock();
         let owner = g.partition.owner(source as usize);
         let mut lens = vec![0usize; self.members.len()];
         let mut total = 1;

@@ -190,23 +190,29 @@ impl Rank {
                     .set_nonblocking(true)
                     .map_err(|e| distributed(format!("bootstrap socket: {e}")))?;
                 let deadline = Instant::now() + self.timeout;
-                let mut served = 0;
-                while served + 1 < self.size {
+                // Each rank says who it is first; a connection that does not (a port probe, a
+                // rank of another job or size) is dropped and not counted.
+                let mut served = vec![false; self.size];
+                served[0] = true;
+                while served.iter().any(|&s| !s) {
                     match listener.accept() {
                         Ok((mut peer, _)) => {
-                            peer.set_nonblocking(false)
-                                .and_then(|()| peer.write_all(&message))
-                                .map_err(|e| {
-                                    distributed(format!("sending the NCCL id to a rank: {e}"))
-                                })?;
-                            served += 1;
+                            if let Some(r) = self.hello_from(&mut peer) {
+                                if !served[r] {
+                                    peer.write_all(&message).map_err(|e| {
+                                        distributed(format!("sending the NCCL id to rank {r}: {e}"))
+                                    })?;
+                                    served[r] = true;
+                                }
+                            }
                         }
                         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                             if Instant::now() > deadline {
+                                let missing: Vec<usize> =
+                                    (0..self.size).filter(|&r| !served[r]).collect();
                                 return Err(distributed(format!(
-                                    "rank 0 on {addr}: {served} of {} ranks connected within \
+                                    "rank 0 on {addr}: ranks {missing:?} did not connect within \
                                      {:?} (LOOPS_BOOTSTRAP_TIMEOUT)",
-                                    self.size - 1,
                                     self.timeout
                                 )));
                             }
@@ -217,6 +223,33 @@ impl Rank {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// A rank's greeting: the tag, its rank and the world size. `None` for anything else.
+    fn hello_from(&self, peer: &mut TcpStream) -> Option<usize> {
+        peer.set_nonblocking(false).ok()?;
+        peer.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        let mut hello = [0u8; 24];
+        peer.read_exact(&mut hello).ok()?;
+        let word = |i: usize| u64::from_le_bytes(hello[i..i + 8].try_into().expect("8 bytes"));
+        let (rank, size) = (word(8) as usize, word(16) as usize);
+        (&hello[..8] == MAGIC && size == self.size && (1..size).contains(&rank)).then_some(rank)
+    }
+
+    /// This rank's greeting to rank 0.
+    fn hello(&self) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend((self.rank as u64).to_le_bytes());
+        bytes.extend((self.size as u64).to_le_bytes());
+        bytes
+    }
+
+    /// Once every rank has joined NCCL's communicator (so each has read the id): rank 0 removes
+    /// the id file, which a later job must not find.
+    pub(crate) fn joined(&self) {
+        if let (0, Bootstrap::File(path)) = (self.rank, &self.bootstrap) {
+            let _ = std::fs::remove_file(path);
         }
     }
 
@@ -246,6 +279,9 @@ impl Rank {
                     .ok_or_else(|| distributed(format!("LOOPS_BOOTSTRAP={addr}: no address")))?;
                 match TcpStream::connect_timeout(&target, Duration::from_secs(1)) {
                     Ok(mut stream) => {
+                        stream
+                            .write_all(&self.hello())
+                            .map_err(|e| distributed(format!("greeting rank 0 at {addr}: {e}")))?;
                         let left = deadline.saturating_duration_since(Instant::now());
                         stream
                             .set_read_timeout(Some(left.max(Duration::from_millis(100))))
@@ -306,6 +342,15 @@ mod tests {
             .port();
         let how = Bootstrap::Tcp(format!("127.0.0.1:{port}"));
         let ids: Vec<ncclUniqueId> = std::thread::scope(|s| {
+            s.spawn(|| {
+                // A probe that connects and leaves, not counted as a rank.
+                for _ in 0..200 {
+                    if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            });
             let handles: Vec<_> = (0..3)
                 .map(|r| {
                     let how = how.clone();
@@ -332,8 +377,17 @@ mod tests {
                 .unwrap(),
             id(3)
         );
-        let e = rank(1, 4, how).unique_id(|| unreachable!()).unwrap_err();
+        rank(1, 2, how.clone()).joined();
+        assert!(path.exists(), "only rank 0 removes the id");
+        let e = rank(1, 4, how.clone())
+            .unique_id(|| unreachable!())
+            .unwrap_err();
         assert!(e.to_string().contains("LOOPS_WORLD_SIZE=4"), "{e}");
+        rank(0, 2, how).joined();
+        assert!(
+            !path.exists(),
+            "rank 0 removes the id once every rank joined"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -75,6 +75,9 @@ pub struct GpuGroup {
     transport: Transport,
     /// Tells this group's matrices from another's.
     id: usize,
+    /// Held across each collective section (an upload's settling, a product, an exchange, a
+    /// BFS): NCCL calls on one communicator must not interleave between threads.
+    collective: std::sync::Mutex<()>,
 }
 
 /// Group ids (an address would change when a group is moved).
@@ -100,7 +103,7 @@ enum Transport {
 struct NcclComm(cudarc::nccl::sys::ncclComm_t);
 
 // An NCCL communicator may be used from any thread, one call at a time; `GpuGroup` makes its
-// calls from `&self` methods on one thread at a time per group (see `product`'s `&mut DistCsr`).
+// calls inside sections that hold its `collective` lock, one thread at a time per group.
 unsafe impl Send for NcclComm {}
 unsafe impl Sync for NcclComm {}
 
@@ -196,6 +199,7 @@ impl GpuGroup {
             members,
             transport,
             id: NEXT_GROUP.fetch_add(1, Ordering::Relaxed),
+            collective: std::sync::Mutex::new(()),
         }
     }
 
@@ -225,12 +229,14 @@ impl GpuGroup {
                 rank.rank, rank.size, rank.device
             ))
         })?;
+        rank.joined();
         Ok(GpuGroup {
             members: vec![Member { gpu, exchange }],
             first: rank.rank,
             size: rank.size,
             transport: Transport::Nccl(vec![NcclComm(comm)]),
             id: NEXT_GROUP.fetch_add(1, Ordering::Relaxed),
+            collective: std::sync::Mutex::new(()),
         })
     }
 
@@ -335,9 +341,12 @@ impl GpuGroup {
 
     /// An `n × n` matrix whose rows `partition` splits, each part's blocks made by `part(p, rows)`
     /// for this process's parts only (e.g. with [`PartBlocks::of_rows`] from rows generated or
-    /// read where they are needed): no process ever holds the whole matrix, so it may be larger
-    /// than any one GPU or host. Which part sends which `x` rows to which is settled here, through
-    /// NCCL where parts live in other processes.
+    /// read where they are needed): in a group of processes, one part each, no process holds the
+    /// whole matrix, so it may be larger than any one GPU or host. A process with several parts
+    /// holds their blocks on the host until all of them are made, then uploads them (the whole
+    /// matrix, for a group of one process). Which part sends which `x` rows to which is settled
+    /// here, through NCCL where parts live in other processes. Blocks that do not fit the
+    /// partition are an error before anything is uploaded or exchanged.
     pub fn upload_rows<T: Float>(
         &self,
         n: usize,
@@ -352,14 +361,33 @@ impl GpuGroup {
                 self.parts()
             )));
         }
+        let _one_at_a_time = self.lock();
         let blocks = self
             .local_parts()
             .map(|p| {
                 let b = part(p, partition.range(p))?;
+                // The ghosts: ascending, each run of `ghosts_from` owned by its part, the runs
+                // covering them in order (what the send lists and the exchange rely on).
+                let mut at = 0;
+                let runs_fit = b.ghosts.windows(2).all(|w| w[0] < w[1])
+                    && b.ghosts_from.iter().enumerate().all(|(q, r)| {
+                        let ok = r.start == at
+                            && r.end <= b.ghosts.len()
+                            && (q != p || r.is_empty())
+                            && b.ghosts[r.clone()]
+                                .iter()
+                                .all(|&g| partition.range(q).contains(&(g as usize)));
+                        at = r.end;
+                        ok
+                    })
+                    && at == b.ghosts.len();
                 let fits = b.rows == partition.range(p)
                     && b.ghosts_from.len() == self.parts()
                     && b.local.rows == b.rows.len()
-                    && b.remote.cols == b.ghosts.len();
+                    && b.local.cols == b.rows.len()
+                    && b.remote.rows == b.rows.len()
+                    && b.remote.cols == b.ghosts.len()
+                    && runs_fit;
                 if !fits {
                     return Err(distributed(format!(
                         "part {p}'s blocks do not match its rows {:?} of the partition",
@@ -375,6 +403,12 @@ impl GpuGroup {
             .map(|p| partition.range(p).len())
             .max()
             .unwrap_or(0);
+        if self.parts() as u64 * pad as u64 > u32::MAX as u64 {
+            return Err(distributed(format!(
+                "{} parts of up to {pad} rows: the all-gather's slots pass u32 row numbers",
+                self.parts()
+            )));
+        }
         let sends = self.send_lists(&partition, &blocks, &reads)?;
         let parts = blocks
             .iter()
@@ -668,6 +702,7 @@ impl GpuGroup {
         exchange: Exchange,
     ) -> Result<()> {
         self.check(a)?;
+        let _one_at_a_time = self.lock();
         let k = x.k;
         if x.parts.len() != self.members.len()
             || (a.parts.iter().zip(&x.parts)).any(|(p, v)| v.len() != p.rows.len() * k)
@@ -719,6 +754,14 @@ impl GpuGroup {
         self.id
     }
 
+    /// The group's collective lock (a panic in another section leaves nothing half-done that
+    /// this one relies on: each section starts from the streams' order).
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.collective
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn check<T>(&self, a: &DistCsr<T>) -> Result<()> {
         if a.group != self.id || a.parts.len() != self.members.len() {
             return Err(distributed(
@@ -738,6 +781,7 @@ impl GpuGroup {
         kernel: &BlockProduct<'_, T>,
     ) -> Result<()> {
         self.check(a)?;
+        let _one_at_a_time = self.lock();
         for (what, v) in [("x", x), ("y", &*y)] {
             let fits = v.k == k
                 && v.parts.len() == self.members.len()
@@ -817,6 +861,12 @@ impl GpuGroup {
 
     /// Pads each part's rows into its slot of every part's gathered rows, then picks the ghosts.
     fn exchange_all<T: Float>(&self, a: &mut DistCsr<T>, k: usize, x: &DistDense<T>) -> Result<()> {
+        for (m, part) in self.members.iter().zip(&mut a.parts) {
+            let s = part.scratch.as_mut().expect("made by product");
+            if s.gathered.len() < s.gathered_len {
+                s.gathered = m.exchange.zeros(s.gathered_len)?;
+            }
+        }
         let size = (std::mem::size_of::<T>() * k) as u64;
         let slot = a.pad as u64 * size;
         let mut messages = Vec::new();
@@ -978,7 +1028,8 @@ impl<T> DistCsr<T> {
         &self.parts[p - self.first].local
     }
 
-    /// Part `p`'s remote block (`rows × ghosts`, the other parts' columns), if it reads any.
+    /// Part `p`'s remote block (the other parts' columns, numbered by ghost), if it reads any: one
+    /// row per row of the part, or, when at most half of them read another part, only those rows.
     ///
     /// # Panics
     /// If part `p` lives in another process.
@@ -1027,8 +1078,9 @@ struct Scratch<T> {
     send: DeviceBuffer<T>,
     ghost_x: DeviceBuffer<T>,
     partial: DeviceBuffer<T>,
-    /// The all-gather's rows (allocated on its first use).
+    /// The all-gather's rows (allocated on its first use, `gathered_len` of them).
     gathered: DeviceBuffer<T>,
+    gathered_len: usize,
 }
 
 impl<T: Float> DevicePart<T> {
@@ -1044,7 +1096,8 @@ impl<T: Float> DevicePart<T> {
             partial: m
                 .gpu
                 .zeros(self.remote.as_ref().map_or(0, |r| r.rows()) * k)?,
-            gathered: ex.zeros(if self.ghosts > 0 { pad * parts * k } else { 0 })?,
+            gathered: DeviceBuffer::empty(),
+            gathered_len: if self.ghosts > 0 { pad * parts * k } else { 0 },
         });
         Ok(())
     }
