@@ -387,6 +387,9 @@ impl GpuGroup {
                     && b.local.cols == b.rows.len()
                     && b.remote.rows == b.rows.len()
                     && b.remote.cols == b.ghosts.len()
+                    && b.local.offsets.len() == b.rows.len() + 1
+                    && b.remote.offsets.len() == b.rows.len() + 1
+                    && b.remote.offsets[0] == 0
                     && runs_fit;
                 if !fits {
                     return Err(distributed(format!(
