@@ -284,12 +284,7 @@ impl GpuGroup {
     /// # Panics
     /// If part `p` lives in another process (see [`GpuGroup::local_parts`]).
     pub fn gpu(&self, p: usize) -> &Gpu {
-        let local = self.local_parts();
-        assert!(
-            local.contains(&p),
-            "part {p} lives in another process; this one holds parts {local:?}"
-        );
-        &self.members[p - self.first].gpu
+        &self.members[local_index(self.first, self.members.len(), p)].gpu
     }
 
     /// Whether the parts exchange through NCCL.
@@ -311,18 +306,8 @@ impl GpuGroup {
         let host = Csr32::from_sprs(a)?;
         let partition = RowPartition::by_atoms(&host.offsets, self.parts());
         let split = partition.clone();
-        self.upload_rows(a.rows(), partition, |p, range| {
-            let offsets: Vec<u64> = host.offsets[range.start..=range.end]
-                .iter()
-                .map(|&o| o as u64)
-                .collect();
-            Ok(PartBlocks::of_rows(
-                &split,
-                p,
-                &offsets,
-                &host.indices,
-                &host.values,
-            ))
+        self.upload_rows(a.rows(), partition, |p, _| {
+            Ok(partition::blocks(&host, &split, p))
         })
     }
 
@@ -1023,12 +1008,7 @@ impl<T> DistCsr<T> {
     /// # Panics
     /// If part `p` lives in another process.
     pub fn local(&self, p: usize) -> &DeviceCsr<T> {
-        let local = self.first..self.first + self.parts.len();
-        assert!(
-            local.contains(&p),
-            "part {p} lives in another process; this one holds parts {local:?}"
-        );
-        &self.parts[p - self.first].local
+        &self.parts[local_index(self.first, self.parts.len(), p)].local
     }
 
     /// Part `p`'s remote block (the other parts' columns, numbered by ghost), if it reads any: one
@@ -1037,12 +1017,9 @@ impl<T> DistCsr<T> {
     /// # Panics
     /// If part `p` lives in another process.
     pub fn remote(&self, p: usize) -> Option<&DeviceCsr<T>> {
-        let local = self.first..self.first + self.parts.len();
-        assert!(
-            local.contains(&p),
-            "part {p} lives in another process; this one holds parts {local:?}"
-        );
-        self.parts[p - self.first].remote.as_ref()
+        self.parts[local_index(self.first, self.parts.len(), p)]
+            .remote
+            .as_ref()
     }
 
     /// The ghost rows part `p` reads from other parts.
@@ -1125,7 +1102,7 @@ impl<T> DistDense<T> {
     /// # Panics
     /// If part `p` lives in another process.
     pub fn part(&self, p: usize) -> &DeviceBuffer<T> {
-        &self.parts[self.local(p)]
+        &self.parts[local_index(self.first, self.parts.len(), p)]
     }
 
     /// Part `p`'s rows, to write (e.g. to fill them before a product).
@@ -1133,23 +1110,27 @@ impl<T> DistDense<T> {
     /// # Panics
     /// If part `p` lives in another process.
     pub fn part_mut(&mut self, p: usize) -> &mut DeviceBuffer<T> {
-        let i = self.local(p);
+        let i = local_index(self.first, self.parts.len(), p);
         &mut self.parts[i]
-    }
-
-    fn local(&self, p: usize) -> usize {
-        let local = self.first..self.first + self.parts.len();
-        assert!(
-            local.contains(&p),
-            "part {p} lives in another process; this one holds parts {local:?}"
-        );
-        p - self.first
     }
 
     /// The columns.
     pub fn k(&self) -> usize {
         self.k
     }
+}
+
+/// Where global part `p` sits among a process's `len` parts numbered from `first`.
+///
+/// # Panics
+/// If part `p` lives in another process: the caller asked for a part it cannot reach.
+fn local_index(first: usize, len: usize, p: usize) -> usize {
+    let local = first..first + len;
+    assert!(
+        local.contains(&p),
+        "part {p} lives in another process; this one holds parts {local:?}"
+    );
+    p - first
 }
 
 /// `waiter`'s stream waits for the work queued so far on `on`'s stream.

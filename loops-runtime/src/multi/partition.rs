@@ -168,7 +168,8 @@ impl<T: Copy + Send + Sync> Partitioned<T> {
     }
 }
 
-fn blocks<T: Copy + Send + Sync>(
+/// Part `p`'s blocks of the whole matrix `a`.
+pub(crate) fn blocks<T: Copy + Send + Sync>(
     a: &Csr32<T>,
     partition: &RowPartition,
     p: usize,
