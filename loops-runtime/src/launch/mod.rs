@@ -42,8 +42,9 @@ pub mod preprocess;
 pub mod run;
 pub mod subset;
 
+pub use crate::element::ScalarArg;
+pub use args::KernelArgs;
 pub(crate) use args::Param;
-pub use args::{KernelArgs, ScalarArg};
 
 use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
@@ -228,7 +229,10 @@ fn push_hidden<'a>(
     };
     match hidden {
         // The list's length on the device, or null: the kernel then reads the list's host length.
-        Hidden::ListLen => args.push_value(args.list_len.unwrap_or(0), Param::ListLen),
+        Hidden::ListLen => {
+            let len = args.list_len.unwrap_or(0);
+            args.push_value(len, Param::ListLen);
+        }
         Hidden::SubsetOffsets => {
             let p = prefixes
                 .subset

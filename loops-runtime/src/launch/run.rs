@@ -19,6 +19,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::{subset_shape, TileSet};
 use crate::launch::binning::{SubsetIds, TileBins};
+use crate::launch::preprocess::Preprocessed;
 use crate::launch::subset::TileId;
 use crate::launch::{checked_mode, checked_mode_asked, KernelArgs, KernelSpec};
 
@@ -237,15 +238,6 @@ impl Launcher for DryRun<'_> {
     fn launch(&mut self, launch: Launch) -> std::result::Result<(), Stop> {
         self.launched.push(launch.variant);
         Ok(())
-    }
-}
-
-impl<'a> KernelArgs<'a> {
-    /// A tile set: its parameters in ABI order (for a CSR matrix `rows, cols, nnz, offsets,
-    /// indices, values`).
-    pub fn tile_set<S: TileSet>(&mut self, set: &'a S) -> &mut Self {
-        set.push_args(self);
-        self
     }
 }
 
