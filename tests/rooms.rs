@@ -352,7 +352,7 @@ fn cross_room_imports(files: &[SourceFile]) -> Vec<CrossImport> {
                 _ => path,
             };
             if let Some(name) = path.last() {
-                if path.len() > 1 && modules.contains(&path[..1].to_vec()) {
+                if path.len() > 1 && modules.contains(&path[..1]) {
                     root_names.insert(name.clone(), path.clone());
                 }
             }
@@ -387,7 +387,7 @@ fn cross_room_imports(files: &[SourceFile]) -> Vec<CrossImport> {
             if abs.is_empty() {
                 continue;
             }
-            if !modules.contains(&abs[..1].to_vec()) {
+            if !modules.contains(&abs[..1]) {
                 match root_names.get(&abs[0]) {
                     Some(target) => {
                         abs = target.iter().chain(&abs[1..]).cloned().collect();
@@ -475,7 +475,9 @@ fn find_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>
 
 /// The cross-room imports as lines: `room -> room: name, name (file, file)`.
 fn report(imports: &[CrossImport]) -> String {
-    let mut by_pair: BTreeMap<(&str, &str), (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
+    /// The names one room takes from another, and the files that take them.
+    type NamesAndFiles<'a> = (BTreeSet<&'a str>, BTreeSet<&'a str>);
+    let mut by_pair: BTreeMap<(&str, &str), NamesAndFiles> = BTreeMap::new();
     for import in imports {
         let entry = by_pair.entry((&import.from, &import.to)).or_default();
         entry.0.insert(&import.name);

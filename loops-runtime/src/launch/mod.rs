@@ -316,7 +316,7 @@ impl Gpu {
             // (`DeviceFrontierLoop::set_step_blocks`; blocks past the list return at once).
             let limits = self.limits();
             let per_sm = (limits.max_threads_per_sm / dims.block.max(1)).max(1);
-            dims.grid = match self.device_list().and_then(|d| d.blocks) {
+            dims.grid = match self.device_loop().and_then(|d| d.blocks) {
                 Some(blocks) => blocks.clamp(1, i32::MAX as u32),
                 None => dims.grid.min((limits.sm_count * per_sm).max(1)),
             };
@@ -626,7 +626,7 @@ impl Gpu {
             launched?;
         }
         // A stream being captured into a graph cannot be waited for; the graph's replay is.
-        if sync_each_launch() && !self.device_list().is_some_and(|d| d.capturing) {
+        if sync_each_launch() && !self.device_loop().is_some_and(|d| d.capturing) {
             self.stream()
                 .synchronize()
                 .map_err(LoopsError::driver(format!(
