@@ -198,7 +198,7 @@ impl Gpu {
 
     /// Downloads a device CSC matrix as a sprs `CsMat` (CSC storage).
     pub fn download_csc<T: Float>(&self, m: &DeviceCsc<T>) -> Result<CsMat<T>> {
-        let offsets = self.download_offsets(&m.col_offsets, m.cols())?;
+        let offsets = super::download_offsets(self, &m.col_offsets, m.cols())?;
         let indices = self.download(&m.row_indices)?;
         let values = self.download(&m.values)?;
         Ok(compressed_to_sprs(

@@ -63,7 +63,7 @@ impl Gpu {
         if m.is_wide() {
             check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         }
-        let offsets = self.download_offsets(m.offsets(), m.rows())?;
+        let offsets = super::download_offsets(self, m.offsets(), m.rows())?;
         let indices = self.download(m.indices())?;
         let values = self.download(m.values())?;
         Ok(compressed_to_sprs(

@@ -225,14 +225,12 @@ pub(crate) fn tile_sizes_of(len: usize, offset: impl Fn(usize) -> u64) -> TileSi
     }
 }
 
-impl Gpu {
-    /// An offsets buffer (`outer + 1` entries; an empty buffer for a matrix with no allocation is
-    /// never made: offsets always have at least one entry).
-    pub(crate) fn download_offsets(&self, b: &DeviceBuffer<i32>, outer: usize) -> Result<Vec<i32>> {
-        let v = self.download(b)?;
-        debug_assert_eq!(v.len(), outer + 1);
-        Ok(v)
-    }
+/// An offsets buffer (`outer + 1` entries; an empty buffer for a matrix with no allocation is
+/// never made: offsets always have at least one entry).
+pub(crate) fn download_offsets(gpu: &Gpu, b: &DeviceBuffer<i32>, outer: usize) -> Result<Vec<i32>> {
+    let v = gpu.download(b)?;
+    debug_assert_eq!(v.len(), outer + 1);
+    Ok(v)
 }
 
 #[cfg(test)]
