@@ -1,9 +1,10 @@
-//! The tile-set formats: CSR, CSC, COO and a plain offsets layout, on the host (checked, 32-bit)
-//! and on the device, and their exchange with sprs. Every device format is a [`TileSet`].
+//! The tile-set formats: CSR, CSC, COO and a plain offsets layout on the device (the checked host
+//! formats are [`host`]), and their exchange with sprs. Every device format is a [`TileSet`].
 //!
 //! Every format reaches a kernel the same way: a *core* the schedules read (the number of tiles, the
-//! number of atoms, `tiles + 1` tile offsets) and the format's own arrays (see the kernel ABI in
-//! [`crate::launch`]). So every schedule runs on every format unchanged.
+//! number of atoms, `tiles + 1` tile offsets) and the format's own arrays, which it pushes to the
+//! kernel's arguments itself (`args.rs`, in the order of the kernel ABI, `kernels_gen::abi`). So
+//! every schedule runs on every format unchanged.
 //!
 //! | format | tiles | atoms | arrays in a kernel |
 //! |---|---|---|---|
