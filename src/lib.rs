@@ -59,6 +59,7 @@ pub use loops_macros::{device, for_schedules, load_balanced};
 pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
+pub use loops_runtime::launch::preprocess::Preprocessed;
 pub use loops_runtime::launch::subset;
 pub use loops_runtime::schedule::NamedSchedule;
 pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result};
@@ -85,7 +86,7 @@ pub mod prelude {
     pub use crate::transform_segreduce;
     pub use crate::{
         device, for_schedules, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr,
-        DeviceOffsets, Element, Float, Gpu, LoopsError, TileSet,
+        DeviceOffsets, Element, Float, Gpu, LoopsError, Preprocessed, TileSet,
     };
 }
 

@@ -1,8 +1,7 @@
-//! Element types a kernel can be instantiated with.
+//! Element types a kernel can be instantiated with, and the values a kernel takes by value
+//! ([`ScalarArg`]): the ground floor of the runtime, which imports none of its rooms.
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-
-use crate::launch::ScalarArg;
 
 /// A type that can live in a device buffer, be passed to a kernel by value, and be named in
 /// generated CUDA.
@@ -57,4 +56,48 @@ impl Float for f64 {
     }
     const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
     const POISON: Self = f64::NAN;
+}
+
+/// A value a kernel takes by value. Implemented for the element types, `bool` (1 byte, C++ `bool`)
+/// and `usize` (passed as `unsigned long long`).
+pub trait ScalarArg: Copy + sealed::Sealed {
+    /// The CUDA C++ spelling of the parameter's type.
+    const CUDA_NAME: &'static str;
+    /// Writes the value's bytes, as the kernel reads them, to the start of `slot`; returns how many.
+    fn store(self, slot: &mut u64) -> usize;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Writes `v` at the start of `slot` (as the kernel reads it: the driver copies `size_of::<T>()`
+/// bytes from the slot's address).
+fn store_raw<T: Copy>(v: T, slot: &mut u64) -> usize {
+    const { assert!(std::mem::size_of::<T>() <= 8 && std::mem::align_of::<T>() <= 8) };
+    // SAFETY: `T` fits in the slot and its alignment is at most the slot's (asserted above).
+    unsafe { (slot as *mut u64).cast::<T>().write(v) };
+    std::mem::size_of::<T>()
+}
+
+macro_rules! scalar_arg {
+    ($($t:ty => $cuda:literal),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl ScalarArg for $t {
+            const CUDA_NAME: &'static str = $cuda;
+            fn store(self, slot: &mut u64) -> usize {
+                store_raw(self, slot)
+            }
+        }
+    )*};
+}
+scalar_arg!(f32 => "float", f64 => "double", i32 => "int", u32 => "unsigned int",
+            i64 => "long long", u64 => "unsigned long long", bool => "bool");
+
+impl sealed::Sealed for usize {}
+impl ScalarArg for usize {
+    const CUDA_NAME: &'static str = "unsigned long long";
+    fn store(self, slot: &mut u64) -> usize {
+        store_raw(self as u64, slot)
+    }
 }

@@ -156,7 +156,7 @@ pub enum LoopsError {
         /// Its stored entries (atoms).
         nnz: usize,
         /// Which of the sizes is too large.
-        what: crate::formats::host::Dimension,
+        what: crate::host::Dimension,
     },
 
     /// A generated kernel whose block needs more shared memory than this device gives one block
@@ -204,7 +204,7 @@ pub enum LoopsError {
         needed = bytes_text(*needed_bytes),
         free = bytes_text(*free_bytes),
         total = bytes_text(*total_bytes),
-        reserve = bytes_text(crate::formats::wide::MEMORY_RESERVE_BYTES))]
+        reserve = bytes_text(*reserve_bytes))]
     NotEnoughMemory {
         /// What was being uploaded.
         what: String,
@@ -214,6 +214,9 @@ pub enum LoopsError {
         free_bytes: u64,
         /// The device's total bytes.
         total_bytes: u64,
+        /// The bytes an upload leaves free for what comes after it
+        /// ([`crate::formats::wide::MEMORY_RESERVE_BYTES`]).
+        reserve_bytes: u64,
     },
 
     /// The list of a tile subset (`a.tiles_in(list)`) has more entries than a launch indexes with
@@ -292,7 +295,7 @@ pub enum LoopsError {
 
     /// A sparse matrix breaks the invariants of its format.
     #[error(transparent)]
-    InvalidMatrix(#[from] crate::formats::host::MatrixError),
+    InvalidMatrix(#[from] crate::host::MatrixError),
 
     /// A Matrix Market file could not be read.
     #[error(transparent)]

@@ -1,30 +1,38 @@
 //! loops-runtime: everything that happens at run time. It knows schedules only as launch geometry
 //! (from `kernels-gen` without its front end) and nothing of the kernel-body syntax.
 //!
-//! The modules, by concern:
+//! The modules, from the ground floor up: a module imports only those above it in this list
+//! (`tests/rooms.rs` checks that they import each other in no circle).
+//! - [`element`]: the element types and the values a kernel takes by value;
+//! - [`host`]: checked host matrices, the CPU references and [`host::MatrixError`]; [`io`]:
+//!   Matrix Market files ([`io::mtx`]) and generated matrices ([`io::generate`]);
+//! - [`error`]: [`LoopsError`], which wraps the errors of `host` and `io`;
+//! - [`compile`]: NVRTC, and the on-disk kernel cache ([`compile::cache`]);
 //! - [`device`]: the [`device::Gpu`] handle (devices, streams, synchronization, timing, loaded
 //!   kernels) and its [`device::DeviceBuffer`]s;
-//! - [`compile`]: NVRTC, and the on-disk kernel cache ([`compile::cache`]);
+//! - [`tune`]: the persistent cache of measured tuning (the variant `auto` timed fastest per kernel,
+//!   device and tile-set shape);
+//! - [`args`]: a kernel's argument list in ABI order ([`args::ArgList`]), which the formats and
+//!   the launch push to;
+//! - [`formats`]: the tile-set formats (CSR, CSC, COO, offsets) on the device, the
+//!   [`formats::TileSet`] trait every device format implements and the parameters each pushes;
+//!   64-bit offsets in [`formats::wide`];
 //! - [`launch`]: kernel arguments and launches, and what launches compute first: tile bins
 //!   ([`launch::binning`]), subset prefix sums ([`launch::subset`]), block starts
 //!   ([`launch::block_ranges`]) and what a tile set keeps of them ([`launch::preprocess`]);
-//! - [`formats`]: the tile-set formats (CSR, CSC, COO, offsets) on the host and the device, and the
-//!   [`formats::TileSet`] trait every device format implements; 64-bit offsets in
-//!   [`formats::wide`];
-//! - [`io`]: Matrix Market files ([`io::mtx`]) and generated matrices ([`io::generate`]);
-//! - [`graph`]: graphs as tile sets, and frontier loops over them;
-//! - [`tune`]: the persistent cache of measured tuning (the variant `auto` timed fastest per kernel,
-//!   device and tile-set shape);
-//! - [`verify`]: checking results against a CPU reference.
+//! - [`ops`], [`graph`], [`multi`], [`verify`]: hand-written operations, graphs as tile sets and
+//!   the frontier loops over them, distributed products, checks against a CPU reference.
 
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod compile;
 pub mod device;
 pub mod element;
 pub mod error;
 pub mod formats;
 pub mod graph;
+pub mod host;
 pub mod io;
 pub mod launch;
 pub mod multi;

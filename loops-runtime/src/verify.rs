@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::formats::host::{expected_error_bound, spmv_reference};
+use crate::host::{expected_error_bound, spmv_reference};
 use crate::Float;
 
 /// How many rows of a result are outside their error bound, and the first one that is.

@@ -49,9 +49,10 @@ impl Gpu {
         let what = || format!("uploading {} elements of {}", host.len(), T::RUST_NAME);
         let bytes = self.bytes_of::<T>(host.len(), what)?;
         // SAFETY: every element is written by the copy below before anything reads the buffer.
-        let mut slice = unsafe { self.stream.alloc::<T>(host.len()) }
+        let mut slice = unsafe { self.lane.stream.alloc::<T>(host.len()) }
             .map_err(self.alloc_error(what(), bytes))?;
-        self.stream
+        self.lane
+            .stream
             .memcpy_htod(host, &mut slice)
             .map_err(LoopsError::driver(what()))?;
         Ok(DeviceBuffer::whole(slice))
@@ -66,8 +67,9 @@ impl Gpu {
         let bytes = self.bytes_of::<T>(len, what)?;
         // SAFETY: zeroed below, before anything reads it.
         let mut slice =
-            unsafe { self.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
-        self.stream
+            unsafe { self.lane.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
+        self.lane
+            .stream
             .memset_zeros(&mut slice)
             .map_err(LoopsError::driver(what()))?;
         Ok(DeviceBuffer::whole(slice))
@@ -86,7 +88,7 @@ impl Gpu {
         // SAFETY: `T: Element` is a primitive number (cudarc's `ValidAsZeroBits`, no padding): any
         // bits the allocation holds are a valid `T`.
         let slice =
-            unsafe { self.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
+            unsafe { self.lane.stream.alloc::<T>(len) }.map_err(self.alloc_error(what(), bytes))?;
         Ok(DeviceBuffer::whole(slice))
     }
 
@@ -127,7 +129,7 @@ impl Gpu {
         // element types (primitives, no padding).
         let bytes = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
         let word = |i: usize| u32::from_ne_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-        let s = self.stream.cu_stream();
+        let s = self.lane.stream.cu_stream();
         self.shared
             .ctx
             .bind_to_thread()
@@ -150,11 +152,109 @@ impl Gpu {
                     }),
                 _ => {
                     let host = vec![value; len];
-                    self.stream.memcpy_htod(&host, &mut slice.slice_mut(..len))
+                    self.lane
+                        .stream
+                        .memcpy_htod(&host, &mut slice.slice_mut(..len))
                 }
             }
         };
         result.map_err(LoopsError::driver(context()))
+    }
+
+    /// Copies `host` into `buf` from element `offset` on (e.g. one vertex's initial distance),
+    /// ordered on this handle's stream like every other operation. Panics if it does not fit in the
+    /// buffer's length.
+    pub fn write_at<T: Element>(
+        &self,
+        buf: &mut DeviceBuffer<T>,
+        offset: usize,
+        host: &[T],
+    ) -> Result<()> {
+        assert!(
+            offset + host.len() <= buf.len(),
+            "write_at: {} elements at {offset} into a buffer of {}",
+            host.len(),
+            buf.len()
+        );
+        let context = || format!("writing {} elements at {offset}", host.len());
+        if host.is_empty() {
+            return Ok(());
+        }
+        let owner = buf.cuda_stream().cloned();
+        let slice = buf
+            .slice_mut()
+            .expect("a non-empty range has an allocation");
+        self.with_buffer_of(owner.as_ref(), context, || {
+            self.stream()
+                .memcpy_htod(host, &mut slice.slice_mut(offset..offset + host.len()))
+                .map_err(LoopsError::driver(context()))
+        })
+    }
+
+    /// Queues `op` on this handle's stream (given it, with the context current); a failure is an
+    /// error naming `what`.
+    fn queue_on_stream(
+        &self,
+        what: &str,
+        op: impl FnOnce(cudarc::driver::sys::CUstream) -> cudarc::driver::sys::CUresult,
+    ) -> Result<()> {
+        let context = || what.to_string();
+        self.stream()
+            .context()
+            .bind_to_thread()
+            .map_err(LoopsError::driver(context()))?;
+        op(self.stream().cu_stream())
+            .result()
+            .map_err(LoopsError::driver(context()))
+    }
+
+    /// Copies `out.len()` 8-byte slots at `ptr` to the host, after the work queued on this stream
+    /// so far (waits for it).
+    pub(crate) fn read_slots(
+        &self,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        out: &mut [u64],
+        what: &str,
+    ) -> Result<()> {
+        let (dst, bytes) = (
+            out.as_mut_ptr() as *mut std::ffi::c_void,
+            std::mem::size_of_val(out),
+        );
+        // SAFETY: callers pass a range inside a live device allocation of this context; the copy
+        // is ordered after the stream's work and waited for before `out` is read.
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(dst, ptr, bytes, stream)
+        })?;
+        self.synchronize()
+    }
+
+    /// Zeroes `count` 8-byte slots at `ptr` on this stream.
+    pub(crate) fn zero_slots(
+        &self,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        count: usize,
+        what: &str,
+    ) -> Result<()> {
+        // SAFETY: callers pass a range inside the live scratch area of this stream.
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, stream)
+        })
+    }
+
+    /// Copies `bytes` bytes from `from` to `to` on this stream (both device addresses of this
+    /// context).
+    pub(crate) fn copy_device(
+        &self,
+        from: cudarc::driver::sys::CUdeviceptr,
+        to: cudarc::driver::sys::CUdeviceptr,
+        bytes: usize,
+        what: &str,
+    ) -> Result<()> {
+        // SAFETY: callers pass ranges inside live allocations of this context, ordered on this
+        // stream after the work that wrote them.
+        self.queue_on_stream(what, |stream| unsafe {
+            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(to, from, bytes, stream)
+        })
     }
 
     /// Copies `buf` back to the host; waits for all work queued before it on this handle's stream.
@@ -171,10 +271,12 @@ impl Gpu {
                     .map_err(LoopsError::driver(context()));
             }
             let host = self
+                .lane
                 .stream
                 .clone_dtoh(&slice.slice(..buf.len))
                 .map_err(LoopsError::driver(context()))?;
-            self.stream
+            self.lane
+                .stream
                 .synchronize()
                 .map_err(LoopsError::driver(context()))?;
             Ok(host)
@@ -215,11 +317,11 @@ impl Gpu {
     ) -> std::result::Result<Vec<T>, DriverError> {
         let bytes = len * std::mem::size_of::<T>();
         debug_assert!(bytes <= STAGING_BYTES);
-        let mut staging = super::lock(&self.staging);
+        let mut staging = super::lock(&self.lane.staging);
         // The raw copy below runs in whatever context is current on this thread: with several
         // devices in one process (a `GpuGroup`), the last one used may be another device's, whose
         // context does not know this stream (CUDA_ERROR_INVALID_VALUE). Bind ours every time.
-        self.stream.context().bind_to_thread()?;
+        self.lane.stream.context().bind_to_thread()?;
         if staging.is_none() {
             // SAFETY: a plain page-locked allocation, owned by the `Staging` it goes into; portable,
             // so that it stays page-locked for every context of the process.
@@ -234,8 +336,9 @@ impl Gpu {
         // bytes are read, and the lock keeps other read-backs out meanwhile. Any bit pattern of
         // the right size is a valid `T` (`ValidAsZeroBits` numbers).
         unsafe {
-            sys::cuMemcpyDtoHAsync_v2(host.cast(), src, bytes, self.stream.cu_stream()).result()?;
-            self.stream.synchronize()?;
+            sys::cuMemcpyDtoHAsync_v2(host.cast(), src, bytes, self.lane.stream.cu_stream())
+                .result()?;
+            self.lane.stream.synchronize()?;
             let mut out = Vec::<T>::with_capacity(len);
             std::ptr::copy_nonoverlapping(host, out.as_mut_ptr().cast::<u8>(), bytes);
             out.set_len(len);

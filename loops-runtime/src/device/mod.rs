@@ -95,26 +95,46 @@ pub(crate) fn driver_available() -> Result<()> {
 /// share its context and compiled kernels.
 pub struct Gpu {
     shared: Arc<Shared>,
+    /// The handle's stream and what only its work uses; shared with the handle a device loop gives
+    /// its step ([`Gpu::in_device_loop`]), which is this handle inside the loop.
+    lane: Arc<Lane>,
+    /// The device frontier loop whose step this handle was given to ([`Gpu::in_device_loop`]):
+    /// the call context of every launch made through it. `None` for every other handle.
+    device_loop: Option<DeviceList>,
+}
+
+/// One stream and what only its work uses.
+struct Lane {
     stream: Arc<CudaStream>,
     /// Global scratch of the segment schedules' carries and the checked kernels' fault record (see
-    /// `launch`), grown on demand. One per handle: only this handle's stream ever uses it, so its
+    /// `launch`), grown on demand. One per stream: only this stream ever uses it, so its
     /// launches use it one after another.
     scratch: Mutex<DeviceBuffer<u64>>,
     /// The prefix sums of tile subsets under the schedules that partition atoms (see `subset`),
-    /// grown on demand; one per handle for the same reason as `scratch`.
+    /// grown on demand; one per stream for the same reason as `scratch`.
     subset_area: Mutex<DeviceBuffer<u64>>,
-    /// The tile list whose length lives on the device while a [`crate::graph::DeviceFrontierLoop`]
-    /// runs its step on this handle (see [`DeviceList`]).
-    device_list: Mutex<Option<DeviceList>>,
     /// Page-locked host memory for small read-backs ([`Gpu::download`]), allocated on first use.
     staging: Mutex<Option<buffer::Staging>>,
     /// [`Gpu::set_programmatic_launch`].
     programmatic: AtomicBool,
 }
 
-/// A tile list whose length only the device knows (the frontier of a
-/// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
-/// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
+impl Lane {
+    fn new(stream: Arc<CudaStream>, programmatic: bool) -> Arc<Lane> {
+        Arc::new(Lane {
+            stream,
+            scratch: Mutex::new(DeviceBuffer::empty()),
+            subset_area: Mutex::new(DeviceBuffer::empty()),
+            staging: Mutex::new(None),
+            programmatic: AtomicBool::new(programmatic),
+        })
+    }
+}
+
+/// The context of a launch inside a device frontier loop's level ([`Gpu::in_device_loop`]): a tile
+/// list whose length only the device knows (the frontier of a
+/// [`crate::graph::DeviceFrontierLoop`]; 0 where the launch is over none): a kernel launched over
+/// `list` reads its length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
 /// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,14 +291,11 @@ impl Gpu {
                 modules: Mutex::new(HashMap::new()),
                 functions: Mutex::new(HashMap::new()),
             }),
-            stream,
-            scratch: Mutex::new(DeviceBuffer::empty()),
-            subset_area: Mutex::new(DeviceBuffer::empty()),
-            device_list: Mutex::new(None),
-            staging: Mutex::new(None),
-            programmatic: AtomicBool::new(
+            lane: Lane::new(
+                stream,
                 major >= 9 && std::env::var("LOOPS_PROGRAMMATIC_LAUNCH").as_deref() != Ok("0"),
             ),
+            device_loop: None,
         })
     }
 
@@ -319,12 +336,8 @@ impl Gpu {
     fn sibling(&self, stream: Arc<CudaStream>) -> Gpu {
         Gpu {
             shared: self.shared.clone(),
-            stream,
-            scratch: Mutex::new(DeviceBuffer::empty()),
-            subset_area: Mutex::new(DeviceBuffer::empty()),
-            device_list: Mutex::new(None),
-            staging: Mutex::new(None),
-            programmatic: AtomicBool::new(self.programmatic_launch()),
+            lane: Lane::new(stream, self.programmatic_launch()),
+            device_loop: None,
         }
     }
 
@@ -406,7 +419,7 @@ impl Gpu {
     /// The stream all work of this handle goes to, for interoperation (e.g. a cuSPARSE baseline).
     /// Work put on it by hand is ordered with this handle's work; work on any other stream is not.
     pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+        &self.lane.stream
     }
 
     /// Orders work about to be queued on this stream after the work queued so far on `streams` (the
@@ -422,7 +435,7 @@ impl Gpu {
         let mut foreign: Vec<&'s Arc<CudaStream>> = Vec::new();
         for (i, s) in streams {
             let Some(s) = s else { continue };
-            if Arc::ptr_eq(s, &self.stream) || foreign.iter().any(|f| Arc::ptr_eq(f, s)) {
+            if Arc::ptr_eq(s, &self.lane.stream) || foreign.iter().any(|f| Arc::ptr_eq(f, s)) {
                 continue;
             }
             if s.context().cu_ctx() != self.shared.ctx.cu_ctx() {
@@ -430,10 +443,13 @@ impl Gpu {
                     context: context(i),
                 });
             }
-            self.stream.join(s).map_err(LoopsError::driver(format!(
-                "{}: ordering this handle's stream after the stream of the buffer's handle",
-                context(i)
-            )))?;
+            self.lane
+                .stream
+                .join(s)
+                .map_err(LoopsError::driver(format!(
+                    "{}: ordering this handle's stream after the stream of the buffer's handle",
+                    context(i)
+                )))?;
             foreign.push(s);
         }
         Ok(foreign)
@@ -443,9 +459,10 @@ impl Gpu {
     /// later work (and the buffers' frees) after it.
     pub(crate) fn leave_foreign(&self, foreign: &[&Arc<CudaStream>], what: &str) -> Result<()> {
         for s in foreign {
-            s.join(&self.stream).map_err(LoopsError::driver(format!(
-                "{what}: ordering the stream of a buffer's handle after this handle's stream"
-            )))?;
+            s.join(&self.lane.stream)
+                .map_err(LoopsError::driver(format!(
+                    "{what}: ordering the stream of a buffer's handle after this handle's stream"
+                )))?;
         }
         Ok(())
     }
@@ -469,7 +486,8 @@ impl Gpu {
     /// Waits for all work queued on this handle's stream. Also reports an error that cudarc recorded
     /// where it could not return one (in a drop).
     pub fn synchronize(&self) -> Result<()> {
-        self.stream
+        self.lane
+            .stream
             .synchronize()
             .map_err(LoopsError::driver("synchronizing the stream"))?;
         self.shared.ctx.check_err().map_err(LoopsError::driver(
@@ -687,15 +705,20 @@ impl Gpu {
         })
     }
 
-    /// The tile list whose length lives on the device, while a device frontier loop runs its step.
-    pub(crate) fn device_list(&self) -> Option<DeviceList> {
-        *lock(&self.device_list)
+    /// This handle inside a level of a device frontier loop: the same stream, scratch and kernels,
+    /// with `list` the context of every launch made through it. The loop gives it to its step and
+    /// launches its own kernels of the level on it; no other handle knows of the loop.
+    pub(crate) fn in_device_loop(&self, list: DeviceList) -> Gpu {
+        Gpu {
+            shared: self.shared.clone(),
+            lane: self.lane.clone(),
+            device_loop: Some(list),
+        }
     }
 
-    /// Sets (or with `None` clears) the tile list whose length lives on the device; returns the
-    /// one it replaces.
-    pub(crate) fn set_device_list(&self, list: Option<DeviceList>) -> Option<DeviceList> {
-        std::mem::replace(&mut *lock(&self.device_list), list)
+    /// The device loop this handle was given for ([`Gpu::in_device_loop`]), if any.
+    pub(crate) fn device_loop(&self) -> Option<DeviceList> {
+        self.device_loop
     }
 
     /// Whether this handle launches generated kernels with programmatic dependent launch
@@ -706,19 +729,19 @@ impl Gpu {
     /// unless `LOOPS_PROGRAMMATIC_LAUNCH=0`; off launches the ordinary way, for comparison.
     pub fn set_programmatic_launch(&self, on: bool) {
         let on = on && self.compute_capability().0 >= 9;
-        self.programmatic.store(on, Ordering::Relaxed);
+        self.lane.programmatic.store(on, Ordering::Relaxed);
     }
 
     /// See [`Gpu::set_programmatic_launch`].
     pub fn programmatic_launch(&self) -> bool {
-        self.programmatic.load(Ordering::Relaxed)
+        self.lane.programmatic.load(Ordering::Relaxed)
     }
 
     /// The scratch area with at least `slots` 8-byte slots, all 0 when new: a fresh epoch with no
     /// records (see the kernel ABI in `launch`). Held locked by the caller until its launch is queued.
     pub(crate) fn scratch(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
         self.grown(
-            &self.scratch,
+            &self.lane.scratch,
             slots,
             " (global scratch of the carry schedules)",
         )
@@ -726,7 +749,11 @@ impl Gpu {
 
     /// The subset area with at least `slots` 8-byte slots; held locked like [`Gpu::scratch`].
     pub(crate) fn subset_area(&self, slots: usize) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
-        self.grown(&self.subset_area, slots, " (prefix sums of tile subsets)")
+        self.grown(
+            &self.lane.subset_area,
+            slots,
+            " (prefix sums of tile subsets)",
+        )
     }
 
     /// `area`, locked, after growing it to at least `slots` zeroed slots where it is smaller.
@@ -773,7 +800,7 @@ impl Gpu {
         Ok(GpuTimer {
             start: event()?,
             stop: event()?,
-            stream: self.stream.clone(),
+            stream: self.lane.stream.clone(),
         })
     }
 }

@@ -5,12 +5,12 @@ use std::fmt;
 
 use sprs::{CsMat, TriMat};
 
-use super::host::{Csr32, MatrixError};
 use super::{check_fits_32, tile_sizes, to_i32, TileCore, TileSet};
+use crate::args::ArgList;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::{KernelArgs, Param};
+use crate::host::{Csr32, MatrixError};
 
 /// A COO matrix with 32-bit indices, sorted by row (see the COO policy in [`crate::formats`]), with the row
 /// offsets that make its rows tiles: row `r`'s entries are `row_offsets[r]..row_offsets[r + 1]`.
@@ -231,8 +231,8 @@ impl<T: Float> TileSet for DeviceCoo<T> {
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.row_offsets
     }
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
-        args.coo(self);
+    fn push_args<'a>(&'a self, args: &mut ArgList<'a>) {
+        super::args::coo(args, self);
     }
 }
 
@@ -257,12 +257,7 @@ impl Gpu {
         let host = m.to_coo32()?;
         let row_offsets = self.upload(&host.row_offsets)?;
         Ok(DeviceCoo {
-            core: TileCore::new(
-                host.rows,
-                host.nnz(),
-                tile_sizes(&host.row_offsets),
-                &row_offsets,
-            ),
+            core: TileCore::new(host.rows, host.nnz(), tile_sizes(&host.row_offsets)),
             cols: host.cols,
             row_offsets,
             row_indices: self.upload(&host.row_indices)?,
@@ -282,20 +277,5 @@ impl Gpu {
             cols.into_iter().map(|c| c as usize).collect(),
             values,
         ))
-    }
-}
-
-impl<'a> KernelArgs<'a> {
-    /// A COO matrix: rows, cols, nnz (`int`), row offsets, row indices, column indices, values.
-    pub fn coo<T: Float>(&mut self, m: &'a DeviceCoo<T>) -> &mut Self {
-        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-        self.push_value(int(m.rows()), Param::Csr("int rows"));
-        self.push_value(int(m.cols), Param::Csr("int cols"));
-        self.push_value(int(m.nnz()), Param::Csr("int nnz"));
-        self.push_buffer(&m.row_offsets, Param::Csr("const int* offsets"));
-        self.push_buffer(&m.row_indices, Param::Csr("const int* row_indices"));
-        self.push_buffer(&m.col_indices, Param::Csr("const int* col_indices"));
-        self.push_buffer(&m.values, Param::CsrValues(T::CUDA_NAME));
-        self
     }
 }

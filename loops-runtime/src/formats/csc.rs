@@ -6,12 +6,12 @@ use std::ops::Add;
 
 use sprs::CsMat;
 
-use super::host::{compressed_to_sprs, Csr32, MatrixError};
 use super::{check_fits_32, tile_sizes, TileCore, TileSet, TileSizes};
+use crate::args::ArgList;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::{KernelArgs, Param};
+use crate::host::{compressed_to_sprs, Csr32, MatrixError};
 
 /// A CSC matrix with 32-bit offsets and row indices: column `c`'s entries are
 /// `col_offsets[c]..col_offsets[c + 1]`, their rows in `row_indices`. The CSR of the transpose, and
@@ -142,7 +142,7 @@ impl<T> DeviceCsc<T> {
     ) -> Self {
         let (cols, nnz) = (sizes.stats.tiles as usize, sizes.stats.atoms as usize);
         DeviceCsc {
-            core: TileCore::new(cols, nnz, sizes, &col_offsets),
+            core: TileCore::new(cols, nnz, sizes),
             rows,
             col_offsets,
             row_indices,
@@ -159,8 +159,8 @@ impl<T: Float> TileSet for DeviceCsc<T> {
     fn tile_offsets(&self) -> &DeviceBuffer<i32> {
         &self.col_offsets
     }
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
-        args.csc(self);
+    fn push_args<'a>(&'a self, args: &mut ArgList<'a>) {
+        super::args::csc(args, self);
     }
 }
 
@@ -188,7 +188,7 @@ impl Gpu {
     pub fn upload_csc32<T: Float>(&self, m: &Csc32<T>) -> Result<DeviceCsc<T>> {
         let col_offsets = self.upload(&m.col_offsets)?;
         Ok(DeviceCsc {
-            core: TileCore::new(m.cols, m.nnz(), tile_sizes(&m.col_offsets), &col_offsets),
+            core: TileCore::new(m.cols, m.nnz(), tile_sizes(&m.col_offsets)),
             rows: m.rows,
             col_offsets,
             row_indices: self.upload(&m.row_indices)?,
@@ -198,7 +198,7 @@ impl Gpu {
 
     /// Downloads a device CSC matrix as a sprs `CsMat` (CSC storage).
     pub fn download_csc<T: Float>(&self, m: &DeviceCsc<T>) -> Result<CsMat<T>> {
-        let offsets = self.download_offsets(&m.col_offsets, m.cols())?;
+        let offsets = super::download_offsets(self, &m.col_offsets, m.cols())?;
         let indices = self.download(&m.row_indices)?;
         let values = self.download(&m.values)?;
         Ok(compressed_to_sprs(
@@ -208,20 +208,5 @@ impl Gpu {
             &indices,
             &values,
         ))
-    }
-}
-
-impl<'a> KernelArgs<'a> {
-    /// A CSC matrix, as the CSR of its transpose: tiles (its columns), the other dimension (its
-    /// rows), nnz (`int`), column offsets, row indices, values (pointers).
-    pub fn csc<T: Float>(&mut self, m: &'a DeviceCsc<T>) -> &mut Self {
-        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-        self.push_value(int(m.cols()), Param::Csr("int rows (tiles: the columns)"));
-        self.push_value(int(m.rows), Param::Csr("int cols (the rows)"));
-        self.push_value(int(m.nnz()), Param::Csr("int nnz"));
-        self.push_buffer(&m.col_offsets, Param::Csr("const int* offsets"));
-        self.push_buffer(&m.row_indices, Param::Csr("const int* indices"));
-        self.push_buffer(&m.values, Param::CsrValues(T::CUDA_NAME));
-        self
     }
 }

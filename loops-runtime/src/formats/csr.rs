@@ -4,13 +4,13 @@ use std::fmt;
 
 use sprs::CsMat;
 
-use super::host::{compressed_to_sprs, Csr32};
 use super::wide::needs_wide;
 use super::{check_fits_32, tile_sizes, TileCore, TileSet};
+use crate::args::ArgList;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::launch::KernelArgs;
+use crate::host::{compressed_to_sprs, Csr32};
 
 impl Gpu {
     /// Checks `m` and uploads it as a CSR matrix with 32-bit indices and 32-bit offsets, or 64-bit
@@ -47,7 +47,7 @@ impl Gpu {
     pub(crate) fn upload_csr32<T: Float>(&self, host: &Csr32<T>) -> Result<DeviceCsr<T>> {
         let offsets = self.upload(&host.offsets)?;
         Ok(DeviceCsr {
-            core: TileCore::new(host.rows, host.nnz(), tile_sizes(&host.offsets), &offsets),
+            core: TileCore::new(host.rows, host.nnz(), tile_sizes(&host.offsets)),
             cols: host.cols,
             offsets,
             wide_offsets: None,
@@ -63,7 +63,7 @@ impl Gpu {
         if m.is_wide() {
             check_fits_32("Csr", m.rows(), m.cols(), m.nnz())?;
         }
-        let offsets = self.download_offsets(m.offsets(), m.rows())?;
+        let offsets = super::download_offsets(self, m.offsets(), m.rows())?;
         let indices = self.download(m.indices())?;
         let values = self.download(m.values())?;
         Ok(compressed_to_sprs(
@@ -183,8 +183,8 @@ impl<T: Float> TileSet for DeviceCsr<T> {
     fn is_wide(&self) -> bool {
         self.wide_offsets.is_some()
     }
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
-        args.csr(self);
+    fn push_args<'a>(&'a self, args: &mut ArgList<'a>) {
+        super::args::csr(args, self);
     }
 }
 

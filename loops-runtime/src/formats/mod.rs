@@ -1,9 +1,10 @@
-//! The tile-set formats: CSR, CSC, COO and a plain offsets layout, on the host (checked, 32-bit)
-//! and on the device, and their exchange with sprs. Every device format is a [`TileSet`].
+//! The tile-set formats: CSR, CSC, COO and a plain offsets layout on the device (the checked host
+//! formats are [`host`]), and their exchange with sprs. Every device format is a [`TileSet`].
 //!
 //! Every format reaches a kernel the same way: a *core* the schedules read (the number of tiles, the
-//! number of atoms, `tiles + 1` tile offsets) and the format's own arrays (see the kernel ABI in
-//! [`crate::launch`]). So every schedule runs on every format unchanged.
+//! number of atoms, `tiles + 1` tile offsets) and the format's own arrays, which it pushes to the
+//! kernel's arguments itself (`args.rs`, in the order of the kernel ABI, `kernels_gen::abi`). So
+//! every schedule runs on every format unchanged.
 //!
 //! | format | tiles | atoms | arrays in a kernel |
 //! |---|---|---|---|
@@ -27,16 +28,21 @@
 use kernels_gen::schedule::auto::TileStats;
 use kernels_gen::schedule::TileSetShape;
 
+use std::any::Any;
+use std::sync::OnceLock;
+
+use crate::args::ArgList;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::formats::host::Dimension;
-use crate::launch::preprocess::TileSetCache;
-use crate::launch::KernelArgs;
+use crate::host::Dimension;
 
+mod args;
 mod coo;
 mod csc;
 mod csr;
-pub mod host;
+/// The checked host formats, the CPU references and the error of a broken matrix: the room
+/// [`crate::host`], below the errors, here at its old path.
+pub use crate::host;
 mod offsets;
 pub mod wide;
 
@@ -55,7 +61,7 @@ pub trait TileSet {
     /// The 32-bit tile offsets (`num_tiles + 1`). Empty for a wide set, whose offsets are 64-bit.
     fn tile_offsets(&self) -> &DeviceBuffer<i32>;
     /// Pushes the set's kernel parameters in ABI order (`rows, cols, nnz, offsets, ...`).
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>);
+    fn push_args<'a>(&'a self, args: &mut ArgList<'a>);
     /// Whether the set has 64-bit offsets (more than i32::MAX atoms): only CSR and `Offsets`
     /// uploads make them.
     fn is_wide(&self) -> bool {
@@ -83,9 +89,9 @@ pub trait TileSet {
     fn split_mdt(&self) -> u64 {
         self.core().split_mdt()
     }
-    /// The preprocessing kept with the set: what the first launches computed from its offsets.
-    fn preprocessed(&self) -> &TileSetCache {
-        self.core().cache()
+    /// What the launches keep with the set for its life (see [`Kept`]).
+    fn kept(&self) -> &Kept {
+        &self.core().kept
     }
 }
 
@@ -99,23 +105,17 @@ pub struct TileCore {
     sizes: TileSizes,
     /// What `split`, `lrb`, `merge_path` and `work_oriented` compute from the offsets, kept for
     /// later launches.
-    cache: TileSetCache,
+    kept: Kept,
 }
 
 impl TileCore {
-    /// The core of a set of `tiles` and `atoms` whose tile sizes are `sizes` and whose 32-bit
-    /// offsets (the key of its cache) are `offsets`.
-    pub(crate) fn new(
-        tiles: usize,
-        atoms: usize,
-        sizes: TileSizes,
-        offsets: &DeviceBuffer<i32>,
-    ) -> Self {
+    /// The core of a set of `tiles` and `atoms` whose tile sizes are `sizes`.
+    pub(crate) fn new(tiles: usize, atoms: usize, sizes: TileSizes) -> Self {
         TileCore {
             tiles,
             atoms,
             sizes,
-            cache: TileSetCache::new(offsets),
+            kept: Kept::default(),
         }
     }
 
@@ -130,9 +130,32 @@ impl TileCore {
     pub(crate) fn split_mdt(&self) -> u64 {
         self.sizes.split_mdt
     }
+}
 
-    pub(crate) fn cache(&self) -> &TileSetCache {
-        &self.cache
+/// What the launches keep with a tile set for its life: the preprocessing that `split`, `lrb`,
+/// `merge_path` and `work_oriented` compute from its offsets and `auto`'s winners on it
+/// ([`crate::launch::preprocess::TileSetCache`]). A tile set holds it without knowing what it is
+/// (the launch is the room above the formats): one value, made by the first launch that asks.
+#[derive(Default)]
+pub struct Kept(OnceLock<Box<dyn Any + Send + Sync>>);
+
+impl Kept {
+    /// The value kept, made by `make` at the first call. Every caller asks for the same type.
+    pub(crate) fn get_or_init<K: Any + Send + Sync>(&self, make: impl FnOnce() -> K) -> &K {
+        self.0
+            .get_or_init(|| Box::new(make()))
+            .downcast_ref()
+            .expect("a tile set keeps one type of value")
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Kept(..)"
+        } else {
+            "Kept(empty)"
+        })
     }
 }
 
@@ -203,14 +226,12 @@ pub(crate) fn tile_sizes_of(len: usize, offset: impl Fn(usize) -> u64) -> TileSi
     }
 }
 
-impl Gpu {
-    /// An offsets buffer (`outer + 1` entries; an empty buffer for a matrix with no allocation is
-    /// never made: offsets always have at least one entry).
-    pub(crate) fn download_offsets(&self, b: &DeviceBuffer<i32>, outer: usize) -> Result<Vec<i32>> {
-        let v = self.download(b)?;
-        debug_assert_eq!(v.len(), outer + 1);
-        Ok(v)
-    }
+/// An offsets buffer (`outer + 1` entries; an empty buffer for a matrix with no allocation is
+/// never made: offsets always have at least one entry).
+pub(crate) fn download_offsets(gpu: &Gpu, b: &DeviceBuffer<i32>, outer: usize) -> Result<Vec<i32>> {
+    let v = gpu.download(b)?;
+    debug_assert_eq!(v.len(), outer + 1);
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use super::host::MatrixError;
 use super::wide::needs_wide;
 use super::{check_fits_32, tile_sizes, tile_sizes_of, to_i32, TileCore, TileSet};
+use crate::args::ArgList;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
-use crate::launch::{KernelArgs, Param};
+use crate::host::MatrixError;
 
 /// Checks a tile layout given by offsets: at least one entry, the first 0, non-decreasing, the
 /// last (the number of atoms) and the number of tiles within `i32::MAX`. Returns them as `i32`.
@@ -92,8 +92,8 @@ impl TileSet for DeviceOffsets {
     fn is_wide(&self) -> bool {
         self.wide_offsets.is_some()
     }
-    fn push_args<'a>(&'a self, args: &mut KernelArgs<'a>) {
-        args.offsets(self);
+    fn push_args<'a>(&'a self, args: &mut ArgList<'a>) {
+        super::args::offsets(args, self);
     }
 }
 
@@ -122,7 +122,7 @@ impl Gpu {
             let narrow = DeviceBuffer::empty();
             let sizes = tile_sizes_of(checked.len(), |i| checked[i] as u64);
             return Ok(DeviceOffsets {
-                core: TileCore::new(tiles, atoms, sizes, &narrow),
+                core: TileCore::new(tiles, atoms, sizes),
                 offsets: narrow,
                 wide_offsets: Some(self.upload(&checked)?),
             });
@@ -131,29 +131,9 @@ impl Gpu {
         let (tiles, atoms) = (offsets.len() - 1, offsets[offsets.len() - 1]);
         let offsets = self.upload(&checked)?;
         Ok(DeviceOffsets {
-            core: TileCore::new(tiles, atoms, tile_sizes(&checked), &offsets),
+            core: TileCore::new(tiles, atoms, tile_sizes(&checked)),
             offsets,
             wide_offsets: None,
         })
-    }
-}
-
-impl<'a> KernelArgs<'a> {
-    /// An offsets layout: tiles, atoms (`int`), offsets; a wide one, atoms as `long long` and its
-    /// 64-bit offsets (as a kernel's 64-bit-offsets instantiation takes them).
-    pub fn offsets(&mut self, m: &'a DeviceOffsets) -> &mut Self {
-        let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
-        self.push_value(int(m.core.tiles), Param::Csr("int rows (tiles)"));
-        match &m.wide_offsets {
-            Some(wide) => {
-                self.push_value(m.core.atoms as i64, Param::Csr("long long nnz (atoms)"));
-                self.push_buffer(wide, Param::Csr("const long long* offsets"));
-            }
-            None => {
-                self.push_value(int(m.core.atoms), Param::Csr("int nnz (atoms)"));
-                self.push_buffer(&m.offsets, Param::Csr("const int* offsets"));
-            }
-        }
-        self
     }
 }

@@ -1,5 +1,5 @@
-use super::host::compressed_to_sprs;
 use super::*;
+use crate::host::compressed_to_sprs;
 use proptest::prelude::*;
 use sprs::{CsMat, TriMat};
 
@@ -232,7 +232,7 @@ proptest! {
 fn hollow_csr(nnz: usize) -> DeviceCsr<f32> {
     let offsets = DeviceBuffer::empty();
     DeviceCsr {
-        core: TileCore::new(1, nnz, tile_sizes(&[0, nnz as i32]), &offsets),
+        core: TileCore::new(1, nnz, tile_sizes(&[0, nnz as i32])),
         cols: 4,
         offsets,
         wide_offsets: None,

@@ -15,8 +15,8 @@
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::formats::host::{Dimension, MatrixError};
 use crate::formats::{DeviceCsr, TileCore};
+use crate::host::{Dimension, MatrixError};
 
 /// Device memory an upload leaves free for what comes after it: modules, the carry scratch, the
 /// kernel's other buffers are the caller's business, but a matrix that fills the device to the
@@ -43,6 +43,7 @@ pub fn check_memory(
         needed_bytes,
         free_bytes,
         total_bytes,
+        reserve_bytes: MEMORY_RESERVE_BYTES,
     })
 }
 
@@ -268,7 +269,7 @@ impl Gpu {
         };
         let device_values = self.upload(values)?;
         Ok(DeviceCsr {
-            core: TileCore::new(rows, nnz, sizes, &narrow),
+            core: TileCore::new(rows, nnz, sizes),
             cols,
             offsets: narrow,
             wide_offsets: wide,

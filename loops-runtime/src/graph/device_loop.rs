@@ -119,9 +119,10 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 ///
 /// The step is called once per level outside the graph and once per level of the recorded replay,
 /// with the buffers of that level, and must queue the same work each time: stream-ordered work on
-/// `gpu` only (launches of kernels under the schedules above, fills, copies between device
-/// buffers), nothing that waits for the GPU or allocates, and no buffer of another handle
-/// (its stream would have to be waited for). It must not depend on the level as a host number:
+/// the `gpu` it is given only (launches of kernels under the schedules above, fills, copies between
+/// device buffers), nothing that waits for the GPU or allocates, and no buffer of another handle
+/// (its stream would have to be waited for). That `gpu` is the loop's handle with the level as the
+/// context of its launches; a handle the closure captured knows nothing of the loop. It must not depend on the level as a host number:
 /// the level it runs is in the device buffer it is given (element 0, counting from 0). Checked
 /// mode cannot run here (a checked launch waits for its kernel): asked for by `LOOPS_CHECKED=1` or
 /// [`crate::launch::set_checked_mode`], every launch of the step is refused; by default (a debug
@@ -148,25 +149,6 @@ pub struct DeviceFrontierLoop {
     queue: Option<QueueBuffers>,
     queue_begin: Option<CudaFunction>,
     queue_end: Option<CudaFunction>,
-}
-
-/// Clears the device list of a handle when the level that needed it is queued, or fails.
-pub(super) struct DeviceListSet<'g> {
-    gpu: &'g Gpu,
-    previous: Option<DeviceList>,
-}
-
-impl<'g> DeviceListSet<'g> {
-    pub(super) fn new(gpu: &'g Gpu, list: DeviceList) -> Self {
-        let previous = gpu.set_device_list(Some(list));
-        DeviceListSet { gpu, previous }
-    }
-}
-
-impl Drop for DeviceListSet<'_> {
-    fn drop(&mut self) {
-        self.gpu.set_device_list(self.previous);
-    }
 }
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
@@ -614,16 +596,14 @@ impl DeviceFrontierLoop {
         let n = self.vertices;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
         let slot = |k: u64| ((level + k) % 3) as u32;
-        // Set for the compaction's launch too, which must not wait for a stream being recorded.
-        let _set = DeviceListSet::new(
-            gpu,
-            DeviceList {
-                list: self.frontiers[current].device_ptr(),
-                len: self.state.device_ptr() + 4 * slot(0) as u64,
-                capturing,
-                blocks: self.step_blocks,
-            },
-        );
+        // The step and the compaction launch on the handle in the level's context: over the
+        // frontier, with its size on the device; never waiting for a stream being recorded.
+        let gpu = &gpu.in_device_loop(DeviceList {
+            list: self.frontiers[current].device_ptr(),
+            len: self.state.device_ptr() + 4 * slot(0) as u64,
+            capturing,
+            blocks: self.step_blocks,
+        });
         step(gpu, &self.frontiers[current], &mut self.flags, &self.level)?;
         let ptr = |ty| Param::Ptr { ty, mutable: true };
         let read = |ty| Param::Ptr { ty, mutable: false };
@@ -760,16 +740,14 @@ struct QueueLevels<'a, F> {
 impl<F> QueueLevels<'_, F> {
     /// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over the current batch.
     fn launch_batch_kernel(&mut self, gpu: &Gpu, begin: bool, capturing: bool) -> Result<()> {
-        // No list: only so that the launch does not wait for a stream being recorded.
-        let _set = DeviceListSet::new(
-            gpu,
-            DeviceList {
-                list: 0,
-                len: 0,
-                capturing,
-                blocks: None,
-            },
-        );
+        // In the loop's context with no list: only so that the launch does not wait for a stream
+        // being recorded.
+        let gpu = &gpu.in_device_loop(DeviceList {
+            list: 0,
+            len: 0,
+            capturing,
+            blocks: None,
+        });
         let lp = &mut *self.lp;
         let q = lp.queue.as_ref().expect("made by run_queue");
         let read = |ty| Param::Ptr { ty, mutable: false };
@@ -829,15 +807,12 @@ where
             (&*odd, even)
         };
         let (counts, appended) = q.counts.split_at_mut(i + 1);
-        let _set = DeviceListSet::new(
-            gpu,
-            DeviceList {
-                list: current.device_ptr(),
-                len: counts[i].device_ptr(),
-                capturing,
-                blocks: lp.step_blocks,
-            },
-        );
+        let gpu = &gpu.in_device_loop(DeviceList {
+            list: current.device_ptr(),
+            len: counts[i].device_ptr(),
+            capturing,
+            blocks: lp.step_blocks,
+        });
         (self.step)(gpu, current, next, &mut appended[0], &q.levels[i])
     }
 

@@ -404,36 +404,6 @@ impl Gpu {
             weight_sum: g.weights.iter().map(|&w| w as u64).sum(),
         })
     }
-
-    /// Copies `host` into `buf` from element `offset` on (e.g. one vertex's initial distance),
-    /// ordered on this handle's stream like every other operation. Panics if it does not fit in the
-    /// buffer's length.
-    pub fn write_at<T: crate::Element>(
-        &self,
-        buf: &mut DeviceBuffer<T>,
-        offset: usize,
-        host: &[T],
-    ) -> Result<()> {
-        assert!(
-            offset + host.len() <= buf.len(),
-            "write_at: {} elements at {offset} into a buffer of {}",
-            host.len(),
-            buf.len()
-        );
-        let context = || format!("writing {} elements at {offset}", host.len());
-        if host.is_empty() {
-            return Ok(());
-        }
-        let owner = buf.cuda_stream().cloned();
-        let slice = buf
-            .slice_mut()
-            .expect("a non-empty range has an allocation");
-        self.with_buffer_of(owner.as_ref(), context, || {
-            self.stream()
-                .memcpy_htod(host, &mut slice.slice_mut(offset..offset + host.len()))
-                .map_err(LoopsError::driver(context()))
-        })
-    }
 }
 
 /// The frontier compaction kernel: reads the flags of all `n` vertices, clears the set ones and

@@ -52,8 +52,7 @@ use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::device_loop::{
-    replay_levels, wave_dims, DeviceFrontierLoop, DeviceLevels, DeviceListSet,
-    DEFAULT_LEVELS_PER_REPLAY,
+    replay_levels, wave_dims, DeviceFrontierLoop, DeviceLevels, DEFAULT_LEVELS_PER_REPLAY,
 };
 use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
@@ -892,16 +891,14 @@ impl<F: DeviceNearFarStep> DeviceLevels for NearFarLevels<'_, F> {
         let lp = &mut *self.lp;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
         let slot = |k: u64| ((level + k) % 3) as u32;
-        // Set for the level kernel's launch too, which must not wait for a stream being recorded.
-        let _set = DeviceListSet::new(
-            gpu,
-            DeviceList {
-                list: lp.frontiers[current].device_ptr(),
-                len: lp.state.device_ptr() + 4 * slot(0) as u64,
-                capturing,
-                blocks: lp.step_blocks,
-            },
-        );
+        // The step and the level kernel launch on the handle in the level's context (see
+        // `DeviceFrontierLoop::level`).
+        let gpu = &gpu.in_device_loop(DeviceList {
+            list: lp.frontiers[current].device_ptr(),
+            len: lp.state.device_ptr() + 4 * slot(0) as u64,
+            capturing,
+            blocks: lp.step_blocks,
+        });
         (self.step)(
             gpu,
             &lp.frontiers[current],
@@ -1039,7 +1036,7 @@ impl NearFarRelax {
         let per_warp = self.per_warp_for(g);
         // In a device loop the frontier's size is the loop's to read on the device.
         let on_device = gpu
-            .device_list()
+            .device_loop()
             .filter(|l| l.list == frontier.device_ptr() && l.list != 0);
         let (size, device_size, most) = match on_device {
             Some(l) => (0u32, l.len, g.vertices()),

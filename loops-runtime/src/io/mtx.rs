@@ -108,7 +108,7 @@ pub struct MatrixMarket {
 impl MatrixMarket {
     /// The matrix in CSR storage, duplicates summed in f64 and then rounded to `T`.
     pub fn to_csr<T: Float>(&self) -> sprs::CsMat<T> {
-        let m = crate::formats::host::csr_from_triplets(&self.triplets);
+        let m = crate::host::csr_from_triplets(&self.triplets);
         let shape = m.shape();
         let (indptr, indices, data) = m.into_raw_storage();
         let data: Vec<T> = data.into_iter().map(T::from_f64).collect();

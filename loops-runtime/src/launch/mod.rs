@@ -42,8 +42,9 @@ pub mod preprocess;
 pub mod run;
 pub mod subset;
 
+pub use crate::element::ScalarArg;
+pub use args::KernelArgs;
 pub(crate) use args::Param;
-pub use args::{KernelArgs, ScalarArg};
 
 use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
@@ -228,7 +229,10 @@ fn push_hidden<'a>(
     };
     match hidden {
         // The list's length on the device, or null: the kernel then reads the list's host length.
-        Hidden::ListLen => args.push_value(args.list_len.unwrap_or(0), Param::ListLen),
+        Hidden::ListLen => {
+            let len = args.list_len.unwrap_or(0);
+            args.push_value(len, Param::ListLen);
+        }
         Hidden::SubsetOffsets => {
             let p = prefixes
                 .subset
@@ -312,7 +316,7 @@ impl Gpu {
             // (`DeviceFrontierLoop::set_step_blocks`; blocks past the list return at once).
             let limits = self.limits();
             let per_sm = (limits.max_threads_per_sm / dims.block.max(1)).max(1);
-            dims.grid = match self.device_list().and_then(|d| d.blocks) {
+            dims.grid = match self.device_loop().and_then(|d| d.blocks) {
                 Some(blocks) => blocks.clamp(1, i32::MAX as u32),
                 None => dims.grid.min((limits.sm_count * per_sm).max(1)),
             };
@@ -502,69 +506,6 @@ impl Gpu {
         })
     }
 
-    /// Queues `op` on this handle's stream (given it, with the context current); a failure is an
-    /// error naming `what`.
-    fn queue_on_stream(
-        &self,
-        what: &str,
-        op: impl FnOnce(cudarc::driver::sys::CUstream) -> cudarc::driver::sys::CUresult,
-    ) -> Result<()> {
-        let context = || what.to_string();
-        self.stream()
-            .context()
-            .bind_to_thread()
-            .map_err(LoopsError::driver(context()))?;
-        op(self.stream().cu_stream())
-            .result()
-            .map_err(LoopsError::driver(context()))
-    }
-
-    /// Copies `out.len()` 8-byte slots at `ptr` to the host, after the work queued on this stream
-    /// so far (waits for it).
-    pub(crate) fn read_slots(
-        &self,
-        ptr: cudarc::driver::sys::CUdeviceptr,
-        out: &mut [u64],
-        what: &str,
-    ) -> Result<()> {
-        let (dst, bytes) = (out.as_mut_ptr() as *mut c_void, std::mem::size_of_val(out));
-        // SAFETY: callers pass a range inside a live device allocation of this context; the copy
-        // is ordered after the stream's work and waited for before `out` is read.
-        self.queue_on_stream(what, |stream| unsafe {
-            cudarc::driver::sys::cuMemcpyDtoHAsync_v2(dst, ptr, bytes, stream)
-        })?;
-        self.synchronize()
-    }
-
-    /// Zeroes `count` 8-byte slots at `ptr` on this stream.
-    pub(crate) fn zero_slots(
-        &self,
-        ptr: cudarc::driver::sys::CUdeviceptr,
-        count: usize,
-        what: &str,
-    ) -> Result<()> {
-        // SAFETY: callers pass a range inside the live scratch area of this stream.
-        self.queue_on_stream(what, |stream| unsafe {
-            cudarc::driver::sys::cuMemsetD32Async(ptr, 0, 2 * count, stream)
-        })
-    }
-
-    /// Copies `bytes` bytes from `from` to `to` on this stream (both device addresses of this
-    /// context).
-    pub(crate) fn copy_device(
-        &self,
-        from: cudarc::driver::sys::CUdeviceptr,
-        to: cudarc::driver::sys::CUdeviceptr,
-        bytes: usize,
-        what: &str,
-    ) -> Result<()> {
-        // SAFETY: callers pass ranges inside live allocations of this context, ordered on this
-        // stream after the work that wrote them.
-        self.queue_on_stream(what, |stream| unsafe {
-            cudarc::driver::sys::cuMemcpyDtoDAsync_v2(to, from, bytes, stream)
-        })
-    }
-
     /// Launches a function obtained from [`Gpu::function`] with explicit geometry: for hand-written
     /// kernels (baselines, tests). The arguments are checked as in [`Gpu::launch`].
     pub fn launch_function(
@@ -622,7 +563,7 @@ impl Gpu {
             launched?;
         }
         // A stream being captured into a graph cannot be waited for; the graph's replay is.
-        if sync_each_launch() && !self.device_list().is_some_and(|d| d.capturing) {
+        if sync_each_launch() && !self.device_loop().is_some_and(|d| d.capturing) {
             self.stream()
                 .synchronize()
                 .map_err(LoopsError::driver(format!(

@@ -23,6 +23,7 @@ use cudarc::driver::sys::CUdeviceptr;
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
+use crate::formats::TileSet;
 use crate::launch::binning::TileBins;
 use crate::launch::block_ranges::RangeJob;
 use crate::launch::subset::PrefixJob;
@@ -68,6 +69,20 @@ pub(crate) struct CachedPrefix {
     /// The offsets, inside `sums`.
     pub offsets: CUdeviceptr,
     pub total: u64,
+}
+
+/// The preprocessing kept with a tile set: what the first launches computed from its offsets, in
+/// the set's [`Kept`](crate::formats::Kept), made empty by the first call.
+pub trait Preprocessed {
+    /// The set's [`TileSetCache`].
+    fn preprocessed(&self) -> &TileSetCache;
+}
+
+impl<S: TileSet + ?Sized> Preprocessed for S {
+    fn preprocessed(&self) -> &TileSetCache {
+        self.kept()
+            .get_or_init(|| TileSetCache::new(self.tile_offsets()))
+    }
 }
 
 impl TileSetCache {

@@ -19,6 +19,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::{subset_shape, TileSet};
 use crate::launch::binning::{SubsetIds, TileBins};
+use crate::launch::preprocess::Preprocessed;
 use crate::launch::subset::TileId;
 use crate::launch::{checked_mode, checked_mode_asked, KernelArgs, KernelSpec};
 
@@ -240,15 +241,6 @@ impl Launcher for DryRun<'_> {
     }
 }
 
-impl<'a> KernelArgs<'a> {
-    /// A tile set: its parameters in ABI order (for a CSR matrix `rows, cols, nnz, offsets,
-    /// indices, values`).
-    pub fn tile_set<S: TileSet>(&mut self, set: &'a S) -> &mut Self {
-        set.push_args(self);
-        self
-    }
-}
-
 /// The tile set one call of a kernel runs over: the tile loop's set, and the list of its tiles
 /// where the loop is `set.tiles_in(list)`.
 #[derive(Clone, Copy)]
@@ -374,11 +366,11 @@ impl Gpu {
         let device_list = call
             .subset
             .filter(|list| list.ptr() != 0)
-            .and_then(|list| self.device_list().filter(|d| d.list == list.ptr()));
+            .and_then(|list| self.device_loop().filter(|d| d.list == list.ptr()));
         // Inside a device loop's step every launch is plain, over the frontier or not: a checked
         // launch waits for its kernel to read its fault record, which a launch being captured into
         // a CUDA graph cannot.
-        if self.device_list().is_some() && checked_mode_asked() == Some(true) {
+        if self.device_loop().is_some() && checked_mode_asked() == Some(true) {
             return Err(LoopsError::DeviceLoop {
                 kernel: kernel.name.to_string(),
                 detail: "checked mode was asked for (LOOPS_CHECKED=1 or set_checked_mode), \
@@ -389,7 +381,7 @@ impl Gpu {
             });
         }
         let (only, checked, list_len) = match device_list {
-            None if self.device_list().is_some() => (only, false, None),
+            None if self.device_loop().is_some() => (only, false, None),
             None => (only, checked_mode(call.debug), None),
             Some(device) => {
                 let only = match only {

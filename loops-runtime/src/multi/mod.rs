@@ -42,8 +42,8 @@ pub use partition::{Block, PartBlocks, Partitioned, RowPartition};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
-use crate::formats::host::Csr32;
 use crate::formats::DeviceCsr;
+use crate::host::Csr32;
 use crate::launch::{KernelArgs, Param};
 
 /// A product kernel's launch wrapper run on one block: `(gpu, block, x rows, y rows)`.

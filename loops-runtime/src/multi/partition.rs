@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use crate::formats::host::Csr32;
+use crate::host::Csr32;
 
 /// Row boundaries of the parts: part `p` owns rows (and `x` entries) `starts[p]..starts[p + 1]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -470,7 +470,7 @@ mod tests {
         spmv_parts(&b.offsets, &b.indices, &b.values, x)
     }
 
-    fn narrow(b: &Block<f64>) -> Result<Csr32<f64>, crate::formats::host::MatrixError> {
+    fn narrow(b: &Block<f64>) -> Result<Csr32<f64>, crate::host::MatrixError> {
         let offsets = b.offsets.iter().map(|&o| o as i32).collect();
         Csr32::from_parts(b.rows, b.cols, offsets, b.indices.clone(), b.values.clone())
     }

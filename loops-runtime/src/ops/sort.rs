@@ -31,6 +31,7 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::binning::TileBins;
+use crate::launch::preprocess::Preprocessed;
 use crate::launch::{KernelArgs, Param};
 
 /// The segmented sort's kernels (`loops_segsort_*`): the templates, and the entry points of CSR
@@ -366,7 +367,7 @@ pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
         return Ok(());
     }
     let a = &*a;
-    let bins = a.core.cache().bins(gpu, &a.offsets, a.rows())?;
+    let bins = a.preprocessed().bins(gpu, &a.offsets, a.rows())?;
     let steps = plan(&bins.bin_starts, false);
     if steps.is_empty() {
         return Ok(());
@@ -439,7 +440,7 @@ pub fn overwrite_entries<T: Float>(
 }
 
 /// The CPU reference of [`segmented_sort`]: each row of a CSR matrix (`offsets`, `indices`,
-/// `values`, as in [`Csr32`](crate::formats::host::Csr32)) sorted by column, values carried, equal columns in
+/// `values`, as in [`Csr32`](crate::host::Csr32)) sorted by column, values carried, equal columns in
 /// their order (a stable sort). Panics on offsets that do not fit the arrays.
 pub fn sort_rows_reference<T: Copy>(offsets: &[i32], indices: &mut [i32], values: &mut [T]) {
     let mut row: Vec<(i32, T)> = Vec::new();

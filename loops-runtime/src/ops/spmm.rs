@@ -43,6 +43,7 @@ use crate::device::{DeviceBuffer, Gpu, GpuTimer};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
+use crate::launch::preprocess::Preprocessed;
 use crate::launch::{KernelArgs, Param};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
@@ -532,8 +533,7 @@ pub fn spmm_tuned<T: Float>(
 /// The plan kept with `a` for element type `T` and `k` by an earlier measured (or stored) call,
 /// if there is one.
 pub fn kept_plan<T: Float>(a: &DeviceCsr<T>, k: usize) -> Option<SpmmPlan> {
-    a.core()
-        .cache()
+    a.preprocessed()
         .op_plan(&memo_key::<T>(k))
         .and_then(|label| SpmmPlan::from_label(&label))
         .filter(|p| check_plan(*p, k, std::mem::size_of::<T>()))
@@ -599,8 +599,7 @@ fn choose_plan<T: Float>(
         .and_then(|w| SpmmPlan::from_label(&w.variant))
         .filter(|p| candidates.contains(p));
     if let Some(plan) = stored {
-        a.core()
-            .cache()
+        a.preprocessed()
             .remember_op_plan(memo_key::<T>(k), plan.label());
         return Ok((plan, PlanSource::Stored));
     }
@@ -651,8 +650,7 @@ fn choose_plan<T: Float>(
             timings_us: timings_us.clone(),
         },
     );
-    a.core()
-        .cache()
+    a.preprocessed()
         .remember_op_plan(memo_key::<T>(k), winner.label());
     publish(&TuneReport {
         kernel: "loops_spmm".to_string(),

@@ -210,7 +210,7 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
 }
 
 /// The CPU reference of [`transpose`]: the CSC of the CSR matrix (`rows`, `cols`, `offsets`,
-/// `indices`, `values`, as in [`Csr32`](crate::formats::host::Csr32)) by a counting sort on the
+/// `indices`, `values`, as in [`Csr32`](crate::host::Csr32)) by a counting sort on the
 /// column, which keeps CSR order within each column (rows ascending; a row's repeated column in
 /// its order). For a matrix without repeated entries, the same arrays as [`Csc32::from_sprs`].
 /// Panics on offsets or indices that do not fit.
@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn the_reference_is_sprs_csc_and_keeps_csr_order() {
         let m = crate::generate::power_law::<f64>(300, 200, 6.0, 2.0, false, 3);
-        let csr = crate::formats::host::Csr32::from_sprs(&m).unwrap();
+        let csr = crate::host::Csr32::from_sprs(&m).unwrap();
         let t = transpose_reference(csr.rows, csr.cols, &csr.offsets, &csr.indices, &csr.values);
         assert_eq!(t, Csc32::from_sprs(&m).unwrap());
         // Repeated entries of a row, and rows out of column order: CSR order within a column.

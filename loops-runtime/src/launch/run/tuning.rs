@@ -22,7 +22,7 @@ use kernels_gen::schedule::{Launch, RangeEntry, Variant};
 use super::Plan;
 use crate::device::{DeviceBuffer, GpuTimer};
 use crate::error::{LoopsError, Result};
-use crate::launch::preprocess::TunedKey;
+use crate::launch::preprocess::{Preprocessed, TunedKey};
 use crate::launch::{stream_hint, KernelArgs, Param};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
