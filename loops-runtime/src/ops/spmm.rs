@@ -24,26 +24,27 @@
 //! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
 //! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
 //! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
-//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once, then a
-//! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
-//! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
-//! and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
+//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once,
+//! then a few times between CUDA events, queued behind a kernel that holds the stream so that no
+//! launch waits for the host (the runtime's one harness, [`crate::tune::measure`]). The fastest
+//! plan is kept with the matrix (its `TileSetCache`) and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
 //! it directly. The candidates run on the call's own `C` (every plan stores every row of `C`
 //! before any atomic adds onto it, so each run leaves the same result; the winner runs last).
 //! Not measured (the kept or stored winner if there is one, else the model's plan): calls while
 //! the stream is being captured into a CUDA graph, and every call under `LOOPS_TUNE=off` (which
 //! also reads nothing from the cache: the model's plan, nothing timed).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cudarc::driver::sys::CUstreamCaptureStatus;
 use kernels_gen::schedule::LaunchDims;
 
-use crate::device::{DeviceBuffer, Gpu, GpuTimer};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::{KernelArgs, Param};
+use crate::tune::measure::{self, Launches, Settings};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 
@@ -674,10 +675,10 @@ fn fastest(times: &[f64]) -> usize {
 }
 
 /// Each plan's median time per launch in microseconds, on the call's operands (`c` is written):
-/// each plan's kernels loaded (compiled with the rest of the source on first use), launched once,
-/// then `reps` rounds of one launch of each between CUDA events, queued behind a kernel that
-/// holds the stream for about as long as the host takes to queue them. Fewer rounds when a
-/// launch takes long: the measurement is the first call's cost.
+/// each plan's kernels loaded (compiled with the rest of the source on first use, alongside the
+/// stream hold), then measured by [`measure::medians`] with [`Settings::OPS`]: one launch each,
+/// then 3, 5 or 7 rounds (fewer when a launch takes long: the measurement is the first call's
+/// cost) of one launch of each between CUDA events, queued behind the stream hold.
 fn time_plans<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -686,72 +687,22 @@ fn time_plans<T: Float>(
     c: &mut DeviceBuffer<T>,
     plans: &[SpmmPlan],
 ) -> Result<Vec<f64>> {
-    let mut entries = vec![HOLD_ENTRY.to_string()];
+    let mut entries = Vec::new();
     for p in plans {
         entries.push(p.entry(T::RUST_NAME));
         entries.extend(p.tails_entry(T::RUST_NAME));
     }
-    gpu.load_entries("loops_spmm", SPMM_SOURCE, &entries)?;
-    let warm: Vec<GpuTimer> = plans.iter().map(|_| gpu.timer()).collect::<Result<_>>()?;
-    let queue_start = Instant::now();
-    for (p, timer) in plans.iter().zip(&warm) {
-        timer.start()?;
-        launch(gpu, a, b, k, c, *p)?;
-        timer.stop()?;
-    }
-    let queue_time = queue_start.elapsed();
-    gpu.synchronize()?;
-    let mut slowest_ms = 0f32;
-    for timer in &warm {
-        slowest_ms = slowest_ms.max(timer.elapsed_ms()?);
-    }
-    let reps = if slowest_ms > 1.0 {
-        3
-    } else if slowest_ms > 0.2 {
-        5
-    } else {
-        7
-    };
-    let rounds: Vec<Vec<GpuTimer>> = (0..reps)
-        .map(|_| plans.iter().map(|_| gpu.timer()).collect())
-        .collect::<Result<_>>()?;
-    // The host queues `reps` rounds, each about as long as the untimed one took.
-    let hold = (queue_time * (3 * reps as u32) / 2)
-        .clamp(Duration::from_micros(200), Duration::from_millis(50));
-    hold_stream(gpu, hold)?;
-    for round in &rounds {
-        for (p, timer) in plans.iter().zip(round) {
-            timer.start()?;
-            launch(gpu, a, b, k, c, *p)?;
-            timer.stop()?;
-        }
-    }
-    (0..plans.len())
-        .map(|j| {
-            let mut ms = rounds
-                .iter()
-                .map(|round| round[j].elapsed_ms().map(f64::from))
-                .collect::<Result<Vec<f64>>>()?;
-            ms.sort_by(f64::total_cmp);
-            Ok(ms[ms.len() / 2] * 1e3)
-        })
-        .collect()
-}
-
-/// The entry point that holds the stream while the timed launches are queued.
-const HOLD_ENTRY: &str = "loops_spmm_hold";
-
-/// Queues a one-thread kernel that spins for `hold` on the GPU's clock.
-fn hold_stream(gpu: &Gpu, hold: Duration) -> Result<()> {
-    let f = gpu.function("loops_spmm", SPMM_SOURCE, HOLD_ENTRY)?;
-    let mut args = KernelArgs::new();
-    args.push_value(hold.as_nanos() as u64, Param::Scalar("unsigned long long"));
-    let dims = LaunchDims {
-        grid: 1,
-        block: 1,
-        shared_bytes: 0,
-    };
-    gpu.launch_function(HOLD_ENTRY, &f, dims, args)
+    std::thread::scope(|scope| {
+        let hold = scope.spawn(|| measure::load_hold(gpu));
+        let loaded = gpu.load_entries("loops_spmm", SPMM_SOURCE, &entries);
+        let hold = hold.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        loaded.and(hold.map(drop))
+    })?;
+    measure::medians(
+        gpu,
+        Settings::OPS,
+        &mut Launches(plans.len(), |i| launch(gpu, a, b, k, c, plans[i])),
+    )
 }
 
 /// [`spmm`] under a given mapping (the benchmark times each); returns the plan it launched.
