@@ -1,0 +1,629 @@
+//! Typed declarations of the runtime's hand-written entry points (the `extern "C" __global__`
+//! functions of the `.cuh` files beside the rooms that launch them).
+//!
+//! Each entry point's signature is written once in Rust, in an [`entries!`] block beside the code
+//! that launches it:
+//!
+//! ```ignore
+//! crate::launch::entry::entries! {
+//!     source: EXCHANGE_SOURCE;
+//!     undeclared: [];
+//!     /// `dst[i] = max(dst[i], src[i])`.
+//!     pub(crate) fn loops_max_into_u32(dst: *mut u32, src: *const u32, n: u64);
+//!     /// `y += part`, a family of one entry per element type (`*` in the name: what differs).
+//!     pub(crate) fn add_into<T: Float [f32, f64]> = "loops_add_into_*" (y: *mut T, part: *const T, n: u64);
+//! }
+//! ```
+//!
+//! which makes, per entry, a module of that name with
+//! - `args(...)`: the [`KernelArgs`] of one launch, one argument per parameter, typed as declared:
+//!   a `*const T` or `*mut T` takes a `&DeviceBuffer<T>` (or `&mut`, or a [`Ptr`]), a scalar its
+//!   own type ([`ScalarArg`]), so a call site cannot pass another kind, type or order;
+//! - `NAME` (a family's: the pattern) and `params()`, the declared names and [`Kind`]s.
+//!
+//! and a unit test (no GPU) that parses `source` (the `.cuh` text, its `#define` families and
+//! `typedef`s included) and checks every `extern "C"` entry point in it: a declared one must have
+//! the declared names, order and kinds (for a family, the parameters whose type is a macro
+//! parameter of its `#define`, such as `T`, must be those whose declared type varies with the
+//! family's type parameter, tried at its two types); every other one must be listed in
+//! `undeclared` (and every name there must exist). So the Rust and CUDA signatures cannot drift.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::CudaStream;
+
+use super::args::{KernelArgs, Param};
+use super::ScalarArg;
+use crate::device::DeviceBuffer;
+use crate::element::Element;
+
+/// A declared parameter's kind, as the `.cuh` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Passed by value: the CUDA type (`unsigned int`).
+    Scalar(&'static str),
+    /// A device pointer to `ty` (`const ty*` unless `mutable`).
+    Ptr {
+        /// The pointee's CUDA type.
+        ty: &'static str,
+        /// Whether the kernel may write through it.
+        mutable: bool,
+    },
+}
+
+/// A type a declaration may give a parameter: a [`ScalarArg`], or `*const T` / `*mut T` of an
+/// [`Element`].
+pub trait Declared {
+    /// Its kind.
+    const KIND: Kind;
+}
+
+impl<T: Element> Declared for *const T {
+    const KIND: Kind = Kind::Ptr {
+        ty: T::CUDA_NAME,
+        mutable: false,
+    };
+}
+
+impl<T: Element> Declared for *mut T {
+    const KIND: Kind = Kind::Ptr {
+        ty: T::CUDA_NAME,
+        mutable: true,
+    };
+}
+
+impl<S: ScalarArg> Declared for S {
+    const KIND: Kind = Kind::Scalar(S::CUDA_NAME);
+}
+
+/// A value a call site may give a parameter declared `D`.
+pub trait Pass<'a, D> {
+    /// Pushes it onto `args`.
+    fn pass(self, args: &mut KernelArgs<'a>);
+}
+
+impl<'a, S: ScalarArg> Pass<'a, S> for S {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        args.push_value(self, Param::Scalar(S::CUDA_NAME));
+    }
+}
+
+impl<'a, T: Element> Pass<'a, *const T> for &'a DeviceBuffer<T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        args.push_buffer(
+            self,
+            Param::Ptr {
+                ty: T::CUDA_NAME,
+                mutable: false,
+            },
+        );
+    }
+}
+
+/// A buffer the kernel writes, passed shared: the buffers a launch writes are borrowed shared where
+/// the caller's own structures hold them (the kernel writes through the device pointer).
+impl<'a, T: Element> Pass<'a, *mut T> for &'a DeviceBuffer<T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        args.push_buffer(
+            self,
+            Param::Ptr {
+                ty: T::CUDA_NAME,
+                mutable: true,
+            },
+        );
+    }
+}
+
+impl<'a, T: Element> Pass<'a, *mut T> for &'a mut DeviceBuffer<T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        let shared: &'a DeviceBuffer<T> = self;
+        Pass::<'a, *mut T>::pass(shared, args);
+    }
+}
+
+impl<'a, T: Element> Pass<'a, *const T> for Ptr<'a, T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        self.push(args, false);
+    }
+}
+
+impl<'a, T: Element> Pass<'a, *mut T> for Ptr<'a, T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        self.push(args, true);
+    }
+}
+
+/// A device pointer to `T` that is not a whole `DeviceBuffer<T>`: an offset into one, or a buffer
+/// of another element type read as `T`s, or a null pointer.
+#[derive(Clone, Copy)]
+pub struct Ptr<'a, T> {
+    ptr: CUdeviceptr,
+    stream: Option<&'a Arc<CudaStream>>,
+    _t: PhantomData<&'a T>,
+}
+
+impl<'a, T: Element> Ptr<'a, T> {
+    /// `buffer`'s memory read as `T`s (the kernel's view of it: 4-byte words of any 4- or 8-byte
+    /// element, say).
+    pub fn cast<U>(buffer: &'a DeviceBuffer<U>) -> Self {
+        Ptr {
+            ptr: buffer.device_ptr(),
+            stream: buffer.cuda_slice().map(|s| s.stream()),
+            _t: PhantomData,
+        }
+    }
+
+    /// The address of `buffer[first]` (`first` at most its length).
+    pub fn at(buffer: &'a DeviceBuffer<T>, first: usize) -> Self {
+        debug_assert!(first <= buffer.len());
+        let base = buffer.device_ptr();
+        Ptr {
+            ptr: if base == 0 {
+                0
+            } else {
+                base + (first * std::mem::size_of::<T>()) as u64
+            },
+            stream: buffer.cuda_slice().map(|s| s.stream()),
+            _t: PhantomData,
+        }
+    }
+
+    /// A null pointer (a parameter the kernel does not read in this launch).
+    pub fn null() -> Self {
+        Ptr {
+            ptr: 0,
+            stream: None,
+            _t: PhantomData,
+        }
+    }
+
+    fn push(self, args: &mut KernelArgs<'a>, mutable: bool) {
+        let what = Param::Ptr {
+            ty: T::CUDA_NAME,
+            mutable,
+        };
+        args.push_foreign_ptr(self.ptr, self.stream, what);
+    }
+}
+
+/// Declares the hand-written entry points of one `.cuh` source: see the [module
+/// documentation](crate::launch::entry). One block per Rust module (it adds a test module there).
+macro_rules! entries {
+    (
+        source: $source:expr;
+        undeclared: [$($undeclared:literal),* $(,)?];
+        $(
+            $(#[$meta:meta])*
+            $vis:vis fn $name:ident
+                $(< $g:ident : $bound:path [$probe_a:ty, $probe_b:ty] >)?
+                $(= $pattern:literal)?
+                ( $($p:ident : $ty:ty),* $(,)? );
+        )*
+    ) => {
+        $(
+            $(#[$meta])*
+            #[allow(non_snake_case, dead_code)]
+            $vis mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+                #[allow(unused_imports)]
+                use $crate::launch::entry::{Declared, Pass};
+
+                /// The entry point's name; a family's, with `*` for what its instances add.
+                pub(crate) const NAME: &str = $crate::launch::entry::entries!(@name $name $($pattern)?);
+
+                /// The declared parameters: names and kinds.
+                pub(crate) fn params $(<$g: $bound>)? () -> Vec<(&'static str, $crate::launch::entry::Kind)> {
+                    vec![$((stringify!($p), <$ty as Declared>::KIND)),*]
+                }
+
+                /// The arguments of one launch, in the declared order and types.
+                #[allow(non_camel_case_types, clippy::too_many_arguments)]
+                pub(crate) fn args<'a, $($g: $bound,)? $($p: Pass<'a, $ty>),*>(
+                    $($p: $p),*
+                ) -> $crate::launch::KernelArgs<'a> {
+                    let mut args = $crate::launch::KernelArgs::new();
+                    $(Pass::<'a, $ty>::pass($p, &mut args);)*
+                    args
+                }
+
+                /// The declared parameters at the family's two probe types (the same list twice
+                /// when it has no type parameter).
+                #[cfg(test)]
+                pub(crate) fn probed() -> $crate::launch::entry::Probed {
+                    $crate::launch::entry::entries!(@probe $($g [$probe_a, $probe_b])?)
+                }
+            }
+        )*
+
+        #[cfg(test)]
+        mod entry_declarations {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[test]
+            fn declarations_match_the_cuda_source() {
+                $crate::launch::entry::check_source(
+                    $source,
+                    &[$((super::$name::NAME, super::$name::probed())),*],
+                    &[$($undeclared),*],
+                );
+            }
+        }
+    };
+    (@name $name:ident) => { stringify!($name) };
+    (@name $name:ident $pattern:literal) => { $pattern };
+    (@probe) => { (params(), params()) };
+    (@probe $g:ident [$a:ty, $b:ty]) => { (params::<$a>(), params::<$b>()) };
+}
+pub(crate) use entries;
+
+/// A declaration's parameters at its two probe types.
+#[cfg(test)]
+pub(crate) type Probed = (Vec<(&'static str, Kind)>, Vec<(&'static str, Kind)>);
+
+/// One parameter of an entry point as the `.cuh` writes it.
+#[cfg(test)]
+#[derive(Debug, PartialEq)]
+struct CudaParam {
+    name: String,
+    /// The type without `const`, `__restrict__` and the pointer (typedefs resolved).
+    ty: String,
+    /// `Some(mutable)` for a pointer.
+    pointer: Option<bool>,
+}
+
+/// One `extern "C"` entry point of a `.cuh` text.
+#[cfg(test)]
+#[derive(Debug)]
+struct CudaEntry {
+    /// Its name; a `#define`d family's with `*` for each macro parameter pasted into it.
+    name: String,
+    /// The macro parameters of the `#define` it is in.
+    macro_params: Vec<String>,
+    /// `None` where a parameter list is itself a macro parameter.
+    params: Option<Vec<CudaParam>>,
+}
+
+/// Every `extern "C"` entry point of `source`.
+#[cfg(test)]
+fn cuda_entries(source: &str) -> Vec<CudaEntry> {
+    // Comments out, continued lines joined: one logical line per `#define`.
+    let text: String = source
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("\\\n", " ");
+    let mut typedefs: Vec<(String, String)> = Vec::new();
+    for piece in text.split("typedef ").skip(1) {
+        let decl = piece.split(';').next().unwrap_or("");
+        let mut words: Vec<&str> = decl.split_whitespace().collect();
+        if let Some(alias) = words.pop() {
+            typedefs.push((alias.to_string(), words.join(" ")));
+        }
+    }
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("extern \"C\"") {
+        // The logical line it is on: a `#define`'s, for a family.
+        let absolute = text.len() - rest.len() + at;
+        let line_start = text[..absolute].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[line_start..];
+        let line = &line[..line.find('\n').unwrap_or(line.len())];
+        let macro_params: Vec<String> = line
+            .trim_start()
+            .strip_prefix("#define")
+            .and_then(|rest| {
+                let rest = rest.trim_start();
+                let open = rest.find('(')?;
+                let name_ok = rest[..open]
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_');
+                let close = rest.find(')')?;
+                name_ok.then(|| {
+                    rest[open + 1..close]
+                        .split(',')
+                        .map(|p| p.trim().to_string())
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        {
+            rest = &rest[at + "extern \"C\"".len()..];
+            let open = rest.find('(').expect("an entry point's parameter list");
+            let mut head = &rest[..open];
+            let mut after = &rest[open..];
+            if head.contains("__launch_bounds__") {
+                // Skip the bounds' parentheses to the name's.
+                let close = after.find(')').expect("__launch_bounds__(...)");
+                after = &after[close + 1..];
+                let open = after.find('(').expect("an entry point's parameter list");
+                head = &after[..open];
+                after = &after[open..];
+            }
+            let raw_name = head.split_whitespace().last().expect("a name");
+            let name: String = raw_name
+                .split("##")
+                .map(|part| {
+                    let part = part.trim();
+                    if macro_params.iter().any(|m| m == part) {
+                        "*"
+                    } else {
+                        part
+                    }
+                })
+                .collect();
+            let mut depth = 0;
+            let mut end = 0;
+            for (i, c) in after.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let list = &after[1..end];
+            rest = &after[end..];
+            let params = parse_params(list, &macro_params, &typedefs);
+            out.push(CudaEntry {
+                name,
+                macro_params: macro_params.clone(),
+                params,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+fn parse_params(
+    list: &str,
+    macro_params: &[String],
+    typedefs: &[(String, String)],
+) -> Option<Vec<CudaParam>> {
+    let mut out = Vec::new();
+    for param in list.split(',') {
+        let spaced = param.replace('*', " * ").replace("__restrict__", " ");
+        let words: Vec<&str> = spaced.split_whitespace().collect();
+        let (name, ty_words) = words.split_last()?;
+        if ty_words.is_empty() || macro_params.iter().any(|m| m == name) {
+            return None;
+        }
+        let stars = ty_words.iter().filter(|w| **w == "*").count();
+        let last_star = ty_words.iter().rposition(|w| *w == "*");
+        let (pointee, pointer) = match last_star {
+            Some(at) if stars == 1 => {
+                let pointee = &ty_words[..at];
+                (pointee, Some(!pointee.contains(&"const")))
+            }
+            Some(_) => return None,
+            None => (ty_words, None),
+        };
+        let ty: Vec<&str> = pointee.iter().copied().filter(|w| *w != "const").collect();
+        let mut ty = ty.join(" ");
+        if let Some((_, real)) = typedefs.iter().find(|(alias, _)| *alias == ty) {
+            ty = real.clone();
+        }
+        out.push(CudaParam {
+            name: name.to_string(),
+            ty,
+            pointer,
+        });
+    }
+    Some(out)
+}
+
+/// Checks the declarations `declared` (name, parameters at the two probe types) against the
+/// entry points of `source`: see the module documentation.
+#[cfg(test)]
+pub(crate) fn check_source(source: &str, declared: &[(&str, Probed)], undeclared: &[&str]) {
+    let entries = cuda_entries(source);
+    assert!(!entries.is_empty(), "no extern \"C\" entry point found");
+    for name in undeclared {
+        assert!(
+            entries.iter().any(|e| e.name == *name),
+            "`{name}` is listed as undeclared but the source has no such entry point"
+        );
+    }
+    for (name, _) in declared {
+        assert!(
+            entries.iter().any(|e| e.name == *name),
+            "`{name}` is declared but the source has no such entry point (entry points: {:?})",
+            entries.iter().map(|e| &e.name).collect::<Vec<_>>()
+        );
+        assert!(
+            !undeclared.contains(name),
+            "`{name}` declared and undeclared"
+        );
+    }
+    for entry in &entries {
+        let Some((_, (a, b))) = declared.iter().find(|(n, _)| *n == entry.name) else {
+            assert!(
+                undeclared.contains(&entry.name.as_str()),
+                "entry point `{}` is neither declared nor listed as undeclared",
+                entry.name
+            );
+            continue;
+        };
+        let context = |i: usize| format!("`{}`, parameter {i}", entry.name);
+        let params = entry
+            .params
+            .as_ref()
+            .unwrap_or_else(|| panic!("`{}`: parameters the test cannot read", entry.name));
+        assert_eq!(
+            params.len(),
+            a.len(),
+            "`{}`: {} parameters in the source, {} declared ({params:?})",
+            entry.name,
+            params.len(),
+            a.len()
+        );
+        for (i, (cuda, ((name, ka), (_, kb)))) in params.iter().zip(a.iter().zip(b)).enumerate() {
+            let name = name.strip_prefix("r#").unwrap_or(name);
+            assert_eq!(cuda.name, name, "{}: names differ", context(i));
+            let (ty_a, ptr_a) = split(*ka);
+            let (ty_b, ptr_b) = split(*kb);
+            assert_eq!(ptr_a, ptr_b, "{}", context(i));
+            assert_eq!(
+                cuda.pointer,
+                ptr_a,
+                "{}: `{}` in the source, {ka:?} declared",
+                context(i),
+                cuda.ty
+            );
+            let generic = entry.macro_params.contains(&cuda.ty);
+            if generic {
+                assert_ne!(
+                    ty_a,
+                    ty_b,
+                    "{}: `{}` is the family's type parameter; the declaration's type is fixed ({ka:?})",
+                    context(i),
+                    cuda.ty
+                );
+            } else {
+                assert_eq!(
+                    (cuda.ty.as_str(), cuda.ty.as_str()),
+                    (ty_a, ty_b),
+                    "{}: types differ",
+                    context(i)
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+fn split(kind: Kind) -> (&'static str, Option<bool>) {
+    match kind {
+        Kind::Scalar(ty) => (ty, None),
+        Kind::Ptr { ty, mutable } => (ty, Some(mutable)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"
+typedef unsigned long long loops_key;
+// extern "C" __global__ void commented_out(int x)
+extern "C" __global__ void __launch_bounds__(256) loops_plain(
+    const int* __restrict__ offsets, unsigned int* out, const unsigned long long n, loops_key* keys)
+{
+}
+#define LOOPS_FAMILY(T, NAME, V)                                                                \
+    extern "C" __global__ void __launch_bounds__(256) loops_family_##NAME##_v##V(                \
+        const T* __restrict__ x, T* y, const unsigned int k)                                     \
+    {                                                                                            \
+    }
+#define LOOPS_OPAQUE(NAME, PARAMS)                                                               \
+    extern "C" __global__ void loops_opaque_##NAME(UNPAREN PARAMS, const int n) {}
+"#;
+
+    #[test]
+    fn the_parser_reads_plain_entries_families_and_typedefs() {
+        let entries = cuda_entries(SOURCE);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["loops_plain", "loops_family_*_v*", "loops_opaque_*"]
+        );
+        let p = entries[0].params.as_ref().unwrap();
+        let kinds: Vec<(&str, &str, Option<bool>)> = p
+            .iter()
+            .map(|p| (p.name.as_str(), p.ty.as_str(), p.pointer))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("offsets", "int", Some(false)),
+                ("out", "unsigned int", Some(true)),
+                ("n", "unsigned long long", None),
+                ("keys", "unsigned long long", Some(true)),
+            ]
+        );
+        assert_eq!(entries[1].macro_params, ["T", "NAME", "V"]);
+        assert!(entries[2].params.is_none());
+    }
+
+    mod good {
+        use super::SOURCE;
+        use crate::element::Float;
+        crate::launch::entry::entries! {
+            source: SOURCE;
+            undeclared: ["loops_opaque_*"];
+            fn loops_plain(offsets: *const i32, out: *mut u32, n: u64, keys: *mut u64);
+            fn family<T: Float [f32, f64]> = "loops_family_*_v*" (x: *const T, y: *mut T, k: u32);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "types differ")]
+    fn a_wrong_type_is_caught() {
+        check_source(
+            SOURCE,
+            &[(
+                "loops_family_*_v*",
+                (
+                    vec![
+                        ("x", <*const f32 as Declared>::KIND),
+                        ("y", <*mut f32 as Declared>::KIND),
+                        ("k", <i32 as Declared>::KIND),
+                    ],
+                    vec![
+                        ("x", <*const f64 as Declared>::KIND),
+                        ("y", <*mut f64 as Declared>::KIND),
+                        ("k", <i32 as Declared>::KIND),
+                    ],
+                ),
+            )],
+            &["loops_plain", "loops_opaque_*"],
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "the declaration's type is fixed")]
+    fn a_fixed_type_for_the_familys_parameter_is_caught() {
+        let p = vec![
+            ("x", <*const f32 as Declared>::KIND),
+            ("y", <*mut f32 as Declared>::KIND),
+            ("k", <u32 as Declared>::KIND),
+        ];
+        check_source(
+            SOURCE,
+            &[("loops_family_*_v*", (p.clone(), p))],
+            &["loops_plain", "loops_opaque_*"],
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "neither declared nor listed")]
+    fn an_entry_left_out_is_caught() {
+        check_source(SOURCE, &[], &["loops_plain"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "names differ")]
+    fn a_wrong_order_is_caught() {
+        let p = vec![
+            ("out", <*mut u32 as Declared>::KIND),
+            ("offsets", <*const i32 as Declared>::KIND),
+            ("n", <u64 as Declared>::KIND),
+            ("keys", <*mut u64 as Declared>::KIND),
+        ];
+        check_source(
+            SOURCE,
+            &[("loops_plain", (p.clone(), p))],
+            &["loops_family_*_v*", "loops_opaque_*"],
+        );
+    }
+}
