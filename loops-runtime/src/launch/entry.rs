@@ -192,7 +192,7 @@ impl<'a, T: Element> Ptr<'a, T> {
 /// documentation](crate::launch::entry). One block per Rust module (it adds a test module there).
 macro_rules! entries {
     (
-        source: $source:expr;
+        source: $source:expr $(, after $prefix:expr)?;
         undeclared: [$($undeclared:literal),* $(,)?];
         $(
             $(#[$meta:meta])*
@@ -246,6 +246,7 @@ macro_rules! entries {
             #[test]
             fn declarations_match_the_cuda_source() {
                 $crate::launch::entry::check_source(
+                    $crate::launch::entry::entries!(@prefix $($prefix)?),
                     $source,
                     &[$((super::$name::NAME, super::$name::probed())),*],
                     &[$($undeclared),*],
@@ -253,6 +254,8 @@ macro_rules! entries {
             }
         }
     };
+    (@prefix) => { "" };
+    (@prefix $prefix:expr) => { $prefix };
     (@name $name:ident) => { stringify!($name) };
     (@name $name:ident $pattern:literal) => { $pattern };
     (@probe) => { (params(), params()) };
@@ -287,9 +290,11 @@ struct CudaEntry {
     params: Option<Vec<CudaParam>>,
 }
 
-/// Every `extern "C"` entry point of `source`.
+/// Every `extern "C"` entry point of `source`, whose typedefs may be in `prefix` (the text
+/// concatenated before it) too.
 #[cfg(test)]
-fn cuda_entries(source: &str) -> Vec<CudaEntry> {
+fn cuda_entries(prefix: &str, source: &str) -> Vec<CudaEntry> {
+    let typedefs = typedefs(&format!("{prefix}\n{source}"));
     // Comments out, continued lines joined: one logical line per `#define`.
     let text: String = source
         .lines()
@@ -297,14 +302,6 @@ fn cuda_entries(source: &str) -> Vec<CudaEntry> {
         .collect::<Vec<_>>()
         .join("\n")
         .replace("\\\n", " ");
-    let mut typedefs: Vec<(String, String)> = Vec::new();
-    for piece in text.split("typedef ").skip(1) {
-        let decl = piece.split(';').next().unwrap_or("");
-        let mut words: Vec<&str> = decl.split_whitespace().collect();
-        if let Some(alias) = words.pop() {
-            typedefs.push((alias.to_string(), words.join(" ")));
-        }
-    }
     let mut out = Vec::new();
     let mut rest = text.as_str();
     while let Some(at) = rest.find("extern \"C\"") {
@@ -384,6 +381,20 @@ fn cuda_entries(source: &str) -> Vec<CudaEntry> {
     out
 }
 
+/// The `typedef`s of `text`: (alias, type).
+#[cfg(test)]
+fn typedefs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for piece in text.split("typedef ").skip(1) {
+        let decl = piece.split(';').next().unwrap_or("");
+        let mut words: Vec<&str> = decl.split_whitespace().collect();
+        if let Some(alias) = words.pop() {
+            out.push((alias.to_string(), words.join(" ")));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 fn parse_params(
     list: &str,
@@ -423,10 +434,15 @@ fn parse_params(
 }
 
 /// Checks the declarations `declared` (name, parameters at the two probe types) against the
-/// entry points of `source`: see the module documentation.
+/// entry points of `source` (whose typedefs may be in `prefix`): see the module documentation.
 #[cfg(test)]
-pub(crate) fn check_source(source: &str, declared: &[(&str, Probed)], undeclared: &[&str]) {
-    let entries = cuda_entries(source);
+pub(crate) fn check_source(
+    prefix: &str,
+    source: &str,
+    declared: &[(&str, Probed)],
+    undeclared: &[&str],
+) {
+    let entries = cuda_entries(prefix, source);
     assert!(!entries.is_empty(), "no extern \"C\" entry point found");
     for name in undeclared {
         assert!(
@@ -531,7 +547,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
 
     #[test]
     fn the_parser_reads_plain_entries_families_and_typedefs() {
-        let entries = cuda_entries(SOURCE);
+        let entries = cuda_entries("", SOURCE);
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(
             names,
@@ -570,6 +586,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
     #[should_panic(expected = "types differ")]
     fn a_wrong_type_is_caught() {
         check_source(
+            "",
             SOURCE,
             &[(
                 "loops_family_*_v*",
@@ -599,6 +616,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
             ("k", <u32 as Declared>::KIND),
         ];
         check_source(
+            "",
             SOURCE,
             &[("loops_family_*_v*", (p.clone(), p))],
             &["loops_plain", "loops_opaque_*"],
@@ -608,7 +626,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
     #[test]
     #[should_panic(expected = "neither declared nor listed")]
     fn an_entry_left_out_is_caught() {
-        check_source(SOURCE, &[], &["loops_plain"]);
+        check_source("", SOURCE, &[], &["loops_plain"]);
     }
 
     #[test]
@@ -621,6 +639,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
             ("keys", <*mut u64 as Declared>::KIND),
         ];
         check_source(
+            "",
             SOURCE,
             &[("loops_plain", (p.clone(), p))],
             &["loops_family_*_v*", "loops_opaque_*"],

@@ -31,6 +31,7 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::binning::TileBins;
+use crate::launch::entry::entries;
 use crate::launch::{KernelArgs, Param};
 
 /// The segmented sort's kernels (`loops_segsort_*`): the templates, and the entry points of CSR
@@ -176,6 +177,22 @@ pub fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
         .sum()
 }
 
+entries! {
+    // The policies' entry points take the policy's own parameters first (a macro argument of
+    // their `#define`): their launches push those (`policy`) and then the rest by hand.
+    source: include_str!("sort.cuh");
+    undeclared: [
+        "loops_segsort_groups_*", "loops_segsort_group*_*", "loops_segsort_block*_*",
+        "loops_segsort_chunks_*", "loops_segsort_finish_*",
+    ];
+    /// One merge pass between long segments' sorted runs of `width` keys: one entry point for
+    /// every policy.
+    fn loops_segsort_merge_pass(
+        seg_offsets: *const i32, order: *const u32, first: u32, per_segment: u32, width: u64,
+        from: *const u64, to: *mut u64,
+    );
+}
+
 /// A pointer parameter of a hand-written kernel.
 fn ptr(ty: &'static str, mutable: bool) -> Param {
     Param::Ptr { ty, mutable }
@@ -298,13 +315,15 @@ impl SegmentedSort<'_> {
                         let (from, to) = if p % 2 == 0 { (even, odd) } else { (odd, even) };
                         let pass_count = end - pass_first;
                         let pass_per = blocks_per_segment(pass_count, longest, MERGE_TILE, sms);
-                        let mut args = KernelArgs::new();
-                        args.push_buffer(seg_offsets, ptr("int", false));
-                        args.push_buffer(&bins.order, ptr("unsigned int", false));
-                        args.scalar(pass_first).scalar(pass_per);
-                        args.scalar((CHUNK as u64) << p);
-                        args.push_buffer(from, ptr("unsigned long long", false));
-                        args.push_buffer(to, ptr("unsigned long long", true));
+                        let args = loops_segsort_merge_pass::args(
+                            seg_offsets,
+                            &bins.order,
+                            pass_first,
+                            pass_per,
+                            (CHUNK as u64) << p,
+                            from,
+                            to,
+                        );
                         self.launch(
                             "loops_segsort_merge_pass",
                             pass_count as u64 * pass_per as u64,

@@ -43,13 +43,31 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::{entries, Ptr};
 use crate::tune::measure::{self, Launches, Settings};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 
 /// The CUDA text of the SpMM kernels (every entry point compiled at once, on first use).
 pub const SPMM_SOURCE: &str = include_str!("spmm.cuh");
+
+entries! {
+    source: SPMM_SOURCE;
+    undeclared: [];
+    /// Zeroes `words` 4-byte words at `c` (C of a matrix with no nonzeros).
+    fn loops_spmm_zero_words(c: *mut u32, words: u64);
+    /// A group of lanes per row, up to `piece` nonzeros of it under `Split` (every row of C
+    /// stored).
+    fn spmm_rows<T: Float [f32, f64]> = "loops_spmm_rows_*_v*_t*" (
+        rows: i32, nnz: i32, offsets: *const i32, indices: *const i32, values: *const T,
+        b: *const T, c: *mut T, kv: u32, log_gk: u32, log_gn: u32, piece: i32,
+    );
+    /// Under `Split`: a group per further piece of the long rows, added with atomics.
+    fn spmm_tails<T: Float [f32, f64]> = "loops_spmm_tails_*_v*_t*" (
+        rows: i32, nnz: i32, offsets: *const i32, indices: *const i32, values: *const T,
+        b: *const T, c: *mut T, kv: u32, log_gk: u32, log_gn: u32, piece: i32,
+    );
+}
 
 /// Threads per block of every SpMM launch.
 const BLOCK: u32 = 256;
@@ -458,10 +476,6 @@ pub(crate) fn narrow_offsets<'a, T: Float>(
     Ok(a.offsets())
 }
 
-fn ptr(ty: &'static str, mutable: bool) -> Param {
-    Param::Ptr { ty, mutable }
-}
-
 /// Blocks of [`BLOCK`] threads for `groups` groups of `group` lanes.
 fn blocks(groups: usize, group: u32) -> Result<u32> {
     let blocks = (groups * group as usize).div_ceil(BLOCK as usize);
@@ -791,17 +805,20 @@ fn launch<T: Float>(
             block: BLOCK,
             shared_bytes: 0,
         };
-        let mut args = KernelArgs::new();
-        args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
-        args.push_buffer(a.offsets(), ptr("int", false));
-        args.push_buffer(a.indices(), ptr("int", false));
-        args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
-        args.push_buffer(b, ptr(T::CUDA_NAME, false));
-        args.push_buffer(c, ptr(T::CUDA_NAME, true));
-        args.scalar((k / plan.vector as usize) as u32)
-            .scalar(plan.log_lanes_k)
-            .scalar(plan.log_lanes_nz)
-            .scalar(plan.piece as i32);
+        // `rows` and `tails` take the same parameters.
+        let args = spmm_rows::args(
+            a.rows() as i32,
+            a.nnz() as i32,
+            a.offsets(),
+            a.indices(),
+            a.values(),
+            b,
+            &*c,
+            (k / plan.vector as usize) as u32,
+            plan.log_lanes_k,
+            plan.log_lanes_nz,
+            plan.piece as i32,
+        );
         gpu.launch_function(&entry, &function, dims, args)?;
     }
     Ok(())
@@ -822,9 +839,7 @@ fn zero<T: Float>(gpu: &Gpu, c: &mut DeviceBuffer<T>, n: usize) -> Result<()> {
         block: BLOCK,
         shared_bytes: 0,
     };
-    let mut args = KernelArgs::new();
-    args.push_buffer(c, ptr("unsigned int", true));
-    args.scalar(words as u64);
+    let args = loops_spmm_zero_words::args(Ptr::cast(c), words as u64);
     gpu.launch_function(ENTRY, &function, dims, args)
 }
 
