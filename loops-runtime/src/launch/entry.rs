@@ -170,6 +170,16 @@ impl<'a, T: Element> Ptr<'a, T> {
         }
     }
 
+    /// The device address `ptr`, whose allocation and writes the caller orders with the launch
+    /// (no stream is joined for it).
+    pub fn address(ptr: CUdeviceptr) -> Self {
+        Ptr {
+            ptr,
+            stream: None,
+            _t: PhantomData,
+        }
+    }
+
     /// A null pointer (a parameter the kernel does not read in this launch).
     pub fn null() -> Self {
         Ptr {
@@ -435,6 +445,9 @@ fn parse_params(
 
 /// Checks the declarations `declared` (name, parameters at the two probe types) against the
 /// entry points of `source` (whose typedefs may be in `prefix`): see the module documentation.
+/// A declared name with `*` is a `#define`d family of that name, or else stands for every entry
+/// point whose name it matches (`loops_add_into_*`: `loops_add_into_f32`, `loops_add_into_f64`),
+/// each of which must have the parameters of one of the two probe types exactly.
 #[cfg(test)]
 pub(crate) fn check_source(
     prefix: &str,
@@ -450,71 +463,120 @@ pub(crate) fn check_source(
             "`{name}` is listed as undeclared but the source has no such entry point"
         );
     }
+    let covers = |declared: &str, entry: &CudaEntry| {
+        declared == entry.name
+            || (!entries.iter().any(|e| e.name == declared) && glob(declared, &entry.name))
+    };
     for (name, _) in declared {
         assert!(
-            entries.iter().any(|e| e.name == *name),
+            entries.iter().any(|e| covers(name, e)),
             "`{name}` is declared but the source has no such entry point (entry points: {:?})",
             entries.iter().map(|e| &e.name).collect::<Vec<_>>()
         );
-        assert!(
-            !undeclared.contains(name),
-            "`{name}` declared and undeclared"
-        );
     }
     for entry in &entries {
-        let Some((_, (a, b))) = declared.iter().find(|(n, _)| *n == entry.name) else {
-            assert!(
-                undeclared.contains(&entry.name.as_str()),
-                "entry point `{}` is neither declared nor listed as undeclared",
-                entry.name
-            );
+        let matching: Vec<&Probed> = declared
+            .iter()
+            .filter(|(n, _)| covers(n, entry))
+            .map(|(_, p)| p)
+            .collect();
+        let listed = undeclared.contains(&entry.name.as_str());
+        assert!(
+            matching.len() + listed as usize == 1,
+            "entry point `{}`: declared {} times, {}listed as undeclared (each must be one of them)",
+            entry.name,
+            matching.len(),
+            if listed { "" } else { "not " }
+        );
+        let Some((a, b)) = matching.first() else {
             continue;
         };
-        let context = |i: usize| format!("`{}`, parameter {i}", entry.name);
         let params = entry
             .params
             .as_ref()
             .unwrap_or_else(|| panic!("`{}`: parameters the test cannot read", entry.name));
-        assert_eq!(
-            params.len(),
-            a.len(),
+        if entry.name.contains('*') {
+            if let Err(e) = compare(entry, params, a, b) {
+                panic!("{e}");
+            }
+        } else if let (Err(e), Err(_)) =
+            (compare(entry, params, a, a), compare(entry, params, b, b))
+        {
+            panic!("{e}");
+        }
+    }
+}
+
+/// Whether `name` matches `pattern`, whose `*`s stand for any text.
+#[cfg(test)]
+fn glob(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, tail)) => {
+            name.starts_with(head) && (head.len()..=name.len()).any(|i| glob(tail, &name[i..]))
+        }
+    }
+}
+
+/// Compares one entry point's parameters with a declaration's at its two probe types (the same
+/// list twice for a concrete entry point).
+#[cfg(test)]
+fn compare(
+    entry: &CudaEntry,
+    params: &[CudaParam],
+    a: &[(&str, Kind)],
+    b: &[(&str, Kind)],
+) -> Result<(), String> {
+    let context = |i: usize| format!("`{}`, parameter {i}", entry.name);
+    if params.len() != a.len() {
+        return Err(format!(
             "`{}`: {} parameters in the source, {} declared ({params:?})",
             entry.name,
             params.len(),
             a.len()
-        );
-        for (i, (cuda, ((name, ka), (_, kb)))) in params.iter().zip(a.iter().zip(b)).enumerate() {
-            let name = name.strip_prefix("r#").unwrap_or(name);
-            assert_eq!(cuda.name, name, "{}: names differ", context(i));
-            let (ty_a, ptr_a) = split(*ka);
-            let (ty_b, ptr_b) = split(*kb);
-            assert_eq!(ptr_a, ptr_b, "{}", context(i));
-            assert_eq!(
-                cuda.pointer,
-                ptr_a,
-                "{}: `{}` in the source, {ka:?} declared",
+        ));
+    }
+    for (i, (cuda, ((name, ka), (_, kb)))) in params.iter().zip(a.iter().zip(b)).enumerate() {
+        let name = name.strip_prefix("r#").unwrap_or(name);
+        if cuda.name != name {
+            return Err(format!(
+                "{}: names differ (`{}` in the source, `{name}` declared)",
+                context(i),
+                cuda.name
+            ));
+        }
+        let (ty_a, ptr_a) = split(*ka);
+        let (ty_b, ptr_b) = split(*kb);
+        if cuda.pointer != ptr_a || ptr_a != ptr_b {
+            return Err(format!(
+                "{}: `{}` ({}) in the source, {ka:?} declared",
+                context(i),
+                cuda.ty,
+                match cuda.pointer {
+                    None => "by value",
+                    Some(false) => "const pointer",
+                    Some(true) => "pointer",
+                }
+            ));
+        }
+        let generic = entry.macro_params.contains(&cuda.ty);
+        if generic && ty_a == ty_b {
+            return Err(format!(
+                "{}: `{}` is the family's type parameter; the declaration's type is fixed \
+                 ({ka:?})",
                 context(i),
                 cuda.ty
-            );
-            let generic = entry.macro_params.contains(&cuda.ty);
-            if generic {
-                assert_ne!(
-                    ty_a,
-                    ty_b,
-                    "{}: `{}` is the family's type parameter; the declaration's type is fixed ({ka:?})",
-                    context(i),
-                    cuda.ty
-                );
-            } else {
-                assert_eq!(
-                    (cuda.ty.as_str(), cuda.ty.as_str()),
-                    (ty_a, ty_b),
-                    "{}: types differ",
-                    context(i)
-                );
-            }
+            ));
+        }
+        if !generic && (cuda.ty != ty_a || cuda.ty != ty_b) {
+            return Err(format!(
+                "{}: types differ (`{}` in the source, {ka:?} and {kb:?} declared)",
+                context(i),
+                cuda.ty
+            ));
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -543,6 +605,8 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
     }
 #define LOOPS_OPAQUE(NAME, PARAMS)                                                               \
     extern "C" __global__ void loops_opaque_##NAME(UNPAREN PARAMS, const int n) {}
+extern "C" __global__ void loops_pair_f32(float* y, const unsigned int n) {}
+extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
 "#;
 
     #[test]
@@ -551,7 +615,13 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(
             names,
-            ["loops_plain", "loops_family_*_v*", "loops_opaque_*"]
+            [
+                "loops_plain",
+                "loops_family_*_v*",
+                "loops_opaque_*",
+                "loops_pair_f32",
+                "loops_pair_f64",
+            ]
         );
         let p = entries[0].params.as_ref().unwrap();
         let kinds: Vec<(&str, &str, Option<bool>)> = p
@@ -579,6 +649,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
             undeclared: ["loops_opaque_*"];
             fn loops_plain(offsets: *const i32, out: *mut u32, n: u64, keys: *mut u64);
             fn family<T: Float [f32, f64]> = "loops_family_*_v*" (x: *const T, y: *mut T, k: u32);
+            fn pair<T: Float [f32, f64]> = "loops_pair_*" (y: *mut T, n: u32);
         }
     }
 
@@ -624,7 +695,15 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
     }
 
     #[test]
-    #[should_panic(expected = "neither declared nor listed")]
+    fn globs_match() {
+        assert!(glob("loops_add_into_*", "loops_add_into_f32"));
+        assert!(glob("a*_v*", "a_f32_v4"));
+        assert!(!glob("a*_v*", "a_f32_t4"));
+        assert!(glob("abc", "abc") && !glob("abc", "abcd"));
+    }
+
+    #[test]
+    #[should_panic(expected = "declared 0 times, not listed")]
     fn an_entry_left_out_is_caught() {
         check_source("", SOURCE, &[], &["loops_plain"]);
     }
