@@ -647,8 +647,8 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
         crate::launch::entry::entries! {
             source: SOURCE;
             undeclared: ["loops_opaque_*"];
-            fn loops_plain(offsets: *const i32, out: *mut u32, n: u64, keys: *mut u64);
-            fn family<T: Float [f32, f64]> = "loops_family_*_v*" (x: *const T, y: *mut T, k: u32);
+            pub(crate) fn loops_plain(offsets: *const i32, out: *mut u32, n: u64, keys: *mut u64);
+            pub(crate) fn family<T: Float [f32, f64]> = "loops_family_*_v*" (x: *const T, y: *mut T, k: u32);
             fn pair<T: Float [f32, f64]> = "loops_pair_*" (y: *mut T, n: u32);
         }
     }
@@ -691,6 +691,44 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
             SOURCE,
             &[("loops_family_*_v*", (p.clone(), p))],
             &["loops_plain", "loops_opaque_*"],
+        );
+    }
+
+    #[test]
+    fn args_push_the_declared_kinds_in_order() {
+        let (o, u, keys) = (
+            DeviceBuffer::<i32>::empty(),
+            DeviceBuffer::<u32>::empty(),
+            DeviceBuffer::<u64>::empty(),
+        );
+        let what = |args: &KernelArgs<'_>| -> Vec<String> {
+            args.what.iter().map(|w| w.to_string()).collect()
+        };
+        let args = good::loops_plain::args(&o, &u, 7u64, &keys);
+        assert_eq!(
+            what(&args),
+            [
+                "const int*",
+                "unsigned int*",
+                "unsigned long long",
+                "unsigned long long*"
+            ]
+        );
+        assert_eq!(args.sizes(), [8, 8, 8, 8]);
+        assert_eq!(args.slots[2], 7);
+        let f = DeviceBuffer::<f64>::empty();
+        let args = good::family::args(&f, Ptr::at(&f, 0), 3u32);
+        assert_eq!(what(&args), ["const double*", "double*", "unsigned int"]);
+        assert_eq!(args.sizes(), [8, 8, 4]);
+        let args = good::family::args(Ptr::<f32>::null(), Ptr::cast(&u), 3u32);
+        assert_eq!(what(&args), ["const float*", "float*", "unsigned int"]);
+        assert_eq!(
+            good::family::params::<f32>(),
+            [
+                ("x", <*const f32 as Declared>::KIND),
+                ("y", <*mut f32 as Declared>::KIND),
+                ("k", Kind::Scalar("unsigned int")),
+            ]
         );
     }
 
