@@ -155,6 +155,16 @@ impl<'a, I: Element> Pass<'a, *const I> for SubsetIds<'a> {
     }
 }
 
+/// The list or, for `None` (every tile), a null `const unsigned int*`.
+impl<'a, I: Element> Pass<'a, *const I> for Option<SubsetIds<'a>> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        match self {
+            Some(list) => Pass::<*const I>::pass(list, args),
+            None => Pass::<*const u32>::pass(Ptr::<u32>::null(), args),
+        }
+    }
+}
+
 /// The suffix of the entry points that bin every tile (no list).
 const ALL_TILES: &str = "tiles";
 
@@ -245,12 +255,8 @@ impl Gpu {
         let (dims, chunk) = chunking(n as u64, self.limits().sm_count);
 
         let (tiles, n) = (tiles as u64, n as u32);
-        let args = match list {
-            Some(l) => {
-                loops_bin_count::args::<u32, _, _, _, _, _, _>(offsets, tiles, l, n, chunk, &state)
-            }
-            None => loops_bin_count::args(offsets, tiles, Ptr::<u32>::null(), n, chunk, &state),
-        };
+        let args =
+            loops_bin_count::args::<u32, _, _, _, _, _, _>(offsets, tiles, list, n, chunk, &state);
         self.launch_function(&count_entry, &count, dims, args)?;
 
         let args = loops_bin_scan::args(&state);
@@ -261,20 +267,9 @@ impl Gpu {
         };
         self.launch_function("loops_bin_scan", &scan, one_warp, args)?;
 
-        let args = match list {
-            Some(l) => loops_bin_scatter::args::<u32, _, _, _, _, _, _, _>(
-                offsets, tiles, l, n, chunk, &state, &order,
-            ),
-            None => loops_bin_scatter::args(
-                offsets,
-                tiles,
-                Ptr::<u32>::null(),
-                n,
-                chunk,
-                &state,
-                &order,
-            ),
-        };
+        let args = loops_bin_scatter::args::<u32, _, _, _, _, _, _, _>(
+            offsets, tiles, list, n, chunk, &state, &order,
+        );
         self.launch_function(&scatter_entry, &scatter, dims, args)?;
 
         let host = self.download(&state)?;
