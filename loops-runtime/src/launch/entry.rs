@@ -102,6 +102,13 @@ impl<'a, T: Element> Pass<'a, *const T> for &'a DeviceBuffer<T> {
     }
 }
 
+impl<'a, T: Element> Pass<'a, *const T> for &'a mut DeviceBuffer<T> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        let shared: &'a DeviceBuffer<T> = self;
+        Pass::<'a, *const T>::pass(shared, args);
+    }
+}
+
 /// A buffer the kernel writes, passed shared: the buffers a launch writes are borrowed shared where
 /// the caller's own structures hold them (the kernel writes through the device pointer).
 impl<'a, T: Element> Pass<'a, *mut T> for &'a DeviceBuffer<T> {
@@ -730,6 +737,53 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
                 ("k", Kind::Scalar("unsigned int")),
             ]
         );
+    }
+
+    /// Every `.cuh` of the runtime and where its entry points are declared: a new source needs an
+    /// `entries!` block (and a line here).
+    #[test]
+    fn every_cuda_source_has_its_declarations() {
+        const DECLARED_IN: [(&str, &str); 11] = [
+            ("graph/compact.cuh", "graph/mod.rs"),
+            ("graph/near_far.cuh", "graph/near_far.rs"),
+            ("launch/binning.cuh", "launch/binning.rs"),
+            ("launch/block_ranges.cuh", "launch/block_ranges.rs"),
+            ("launch/subset.cuh", "launch/subset.rs"),
+            ("multi/exchange.cuh", "multi/mod.rs"),
+            ("ops/sddmm.cuh", "ops/sddmm.rs"),
+            ("ops/sort.cuh", "ops/sort.rs"),
+            ("ops/spmm.cuh", "ops/spmm.rs"),
+            ("ops/transpose.cuh", "ops/transpose.rs"),
+            // Below `launch`: its one entry point is launched with cudarc, and checked by
+            // `tune::measure`'s own test.
+            ("tune/hold.cuh", "tune/measure.rs"),
+        ];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        let mut dirs = vec![src.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "cuh") {
+                    let rel = path.strip_prefix(&src).unwrap();
+                    found.push(rel.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        found.sort();
+        let listed: Vec<&str> = DECLARED_IN.iter().map(|(cuh, _)| *cuh).collect();
+        assert_eq!(found, listed, "the runtime's .cuh files changed");
+        for (cuh, rs) in DECLARED_IN {
+            let text = std::fs::read_to_string(src.join(rs)).unwrap();
+            let file = cuh.rsplit('/').next().unwrap();
+            let declares = text.contains("entries! {") || rs == "tune/measure.rs";
+            assert!(
+                declares && text.contains(file),
+                "{rs} should declare the entry points of {cuh}"
+            );
+        }
     }
 
     #[test]
