@@ -2,16 +2,20 @@
 //! functions of the `.cuh` files beside the rooms that launch them).
 //!
 //! Each entry point's signature is written once in Rust, in an [`entries!`] block beside the code
-//! that launches it:
+//! that launches it (one block per `.cuh` and Rust module):
 //!
 //! ```ignore
-//! crate::launch::entry::entries! {
-//!     source: EXCHANGE_SOURCE;
-//!     undeclared: [];
+//! entries! {
+//!     source: EXCHANGE_SOURCE;   // `source: include_str!("x.cuh"), after PREFIX;` for a part
+//!     undeclared: [];            // entry points left to hand-pushed arguments
 //!     /// `dst[i] = max(dst[i], src[i])`.
-//!     pub(crate) fn loops_max_into_u32(dst: *mut u32, src: *const u32, n: u64);
-//!     /// `y += part`, a family of one entry per element type (`*` in the name: what differs).
-//!     pub(crate) fn add_into<T: Float [f32, f64]> = "loops_add_into_*" (y: *mut T, part: *const T, n: u64);
+//!     fn loops_max_into_u32(dst: *mut u32, src: *const u32, n: u64);
+//!     /// `y += part`: one entry point per element type (`*` in the name: what differs).
+//!     fn add_into<T: Float [f32, f64]> = "loops_add_into_*" (y: *mut T, part: *const T, n: u64);
+//!     /// A policy's parameter list (`#define LOOPS_SEGSORT_CSR_PARAMS(T) (...)`), and entry
+//!     /// points that take one first (`[policy]`).
+//!     fn csr_policy<T: Float [f32, f64]> = "LOOPS_SEGSORT_CSR_PARAMS" (offsets: *const i32, ...);
+//!     fn loops_segsort_block = "loops_segsort_block*_*" [policy] (order: *const u32, first: u32);
 //! }
 //! ```
 //!
@@ -19,14 +23,17 @@
 //! - `args(...)`: the [`KernelArgs`] of one launch, one argument per parameter, typed as declared:
 //!   a `*const T` or `*mut T` takes a `&DeviceBuffer<T>` (or `&mut`, or a [`Ptr`]), a scalar its
 //!   own type ([`ScalarArg`]), so a call site cannot pass another kind, type or order;
+//!   `after(args, ...)` pushes them after `args` (a policy's);
 //! - `NAME` (a family's: the pattern) and `params()`, the declared names and [`Kind`]s.
 //!
-//! and a unit test (no GPU) that parses `source` (the `.cuh` text, its `#define` families and
-//! `typedef`s included) and checks every `extern "C"` entry point in it: a declared one must have
-//! the declared names, order and kinds (for a family, the parameters whose type is a macro
-//! parameter of its `#define`, such as `T`, must be those whose declared type varies with the
-//! family's type parameter, tried at its two types); every other one must be listed in
-//! `undeclared` (and every name there must exist). So the Rust and CUDA signatures cannot drift.
+//! and a unit test (no GPU) that parses `source` (the `.cuh` text, its `#define` families,
+//! `*_PARAMS` lists and `typedef`s included) and checks every `extern "C"` entry point in it: a
+//! declared one must have the declared names, order and kinds (for a family, the parameters whose
+//! type is a macro parameter of its `#define`, such as `T`, must be those whose declared type
+//! varies with the family's type parameter, tried at its two types; a name with `*` that is no
+//! family's covers the entry points it matches, each of one probe type); every other one must be
+//! listed in `undeclared` (and every name there must exist). So the Rust and CUDA signatures
+//! cannot drift. `every_cuda_source_has_its_declarations` checks that every `.cuh` has a block.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -216,6 +223,7 @@ macro_rules! entries {
             $vis:vis fn $name:ident
                 $(< $g:ident : $bound:path [$probe_a:ty, $probe_b:ty] >)?
                 $(= $pattern:literal)?
+                $([$policy:ident])?
                 ( $($p:ident : $ty:ty),* $(,)? );
         )*
     ) => {
@@ -236,12 +244,24 @@ macro_rules! entries {
                     vec![$((stringify!($p), <$ty as Declared>::KIND)),*]
                 }
 
+                /// Whether the entry point takes a policy's parameters first (`[policy]`).
+                pub(crate) const AFTER_POLICY: bool = $crate::launch::entry::entries!(@flag $($policy)?);
+
                 /// The arguments of one launch, in the declared order and types.
                 #[allow(non_camel_case_types, clippy::too_many_arguments)]
                 pub(crate) fn args<'a, $($g: $bound,)? $($p: Pass<'a, $ty>),*>(
                     $($p: $p),*
                 ) -> $crate::launch::KernelArgs<'a> {
-                    let mut args = $crate::launch::KernelArgs::new();
+                    after($crate::launch::KernelArgs::new(), $($p),*)
+                }
+
+                /// The declared parameters pushed after `args` (for a `[policy]` entry point, the
+                /// policy's).
+                #[allow(non_camel_case_types, clippy::too_many_arguments)]
+                pub(crate) fn after<'a, $($g: $bound,)? $($p: Pass<'a, $ty>),*>(
+                    mut args: $crate::launch::KernelArgs<'a>,
+                    $($p: $p),*
+                ) -> $crate::launch::KernelArgs<'a> {
                     $(Pass::<'a, $ty>::pass($p, &mut args);)*
                     args
                 }
@@ -265,12 +285,14 @@ macro_rules! entries {
                 $crate::launch::entry::check_source(
                     $crate::launch::entry::entries!(@prefix $($prefix)?),
                     $source,
-                    &[$((super::$name::NAME, super::$name::probed())),*],
+                    &[$((super::$name::NAME, super::$name::probed(), super::$name::AFTER_POLICY)),*],
                     &[$($undeclared),*],
                 );
             }
         }
     };
+    (@flag) => { false };
+    (@flag $policy:ident) => { true };
     (@prefix) => { "" };
     (@prefix $prefix:expr) => { $prefix };
     (@name $name:ident) => { stringify!($name) };
@@ -303,8 +325,11 @@ struct CudaEntry {
     name: String,
     /// The macro parameters of the `#define` it is in.
     macro_params: Vec<String>,
-    /// `None` where a parameter list is itself a macro parameter.
+    /// `None` where the parameters cannot be read.
     params: Option<Vec<CudaParam>>,
+    /// Whether the list begins with a macro parameter that is a parameter list itself (a
+    /// policy's parameters: `LOOPS_SEGSORT_UNPAREN PARAMS, ...`); `params` are those after it.
+    after_policy: bool,
 }
 
 /// Every `extern "C"` entry point of `source`, whose typedefs may be in `prefix` (the text
@@ -327,24 +352,7 @@ fn cuda_entries(prefix: &str, source: &str) -> Vec<CudaEntry> {
         let line_start = text[..absolute].rfind('\n').map_or(0, |i| i + 1);
         let line = &text[line_start..];
         let line = &line[..line.find('\n').unwrap_or(line.len())];
-        let macro_params: Vec<String> = line
-            .trim_start()
-            .strip_prefix("#define")
-            .and_then(|rest| {
-                let rest = rest.trim_start();
-                let open = rest.find('(')?;
-                let name_ok = rest[..open]
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_');
-                let close = rest.find(')')?;
-                name_ok.then(|| {
-                    rest[open + 1..close]
-                        .split(',')
-                        .map(|p| p.trim().to_string())
-                        .collect()
-                })
-            })
-            .unwrap_or_default();
+        let macro_params = define(line).map(|d| d.1).unwrap_or_default();
         {
             rest = &rest[at + "extern \"C\"".len()..];
             let open = rest.find('(').expect("an entry point's parameter list");
@@ -385,17 +393,60 @@ fn cuda_entries(prefix: &str, source: &str) -> Vec<CudaEntry> {
                     _ => {}
                 }
             }
-            let list = &after[1..end];
+            let mut list = &after[1..end];
             rest = &after[end..];
+            // A policy's parameters first: a macro parameter (after an unparenthesizing macro).
+            let first = list.split(',').next().unwrap_or("");
+            let after_policy = first
+                .split_whitespace()
+                .last()
+                .is_some_and(|w| macro_params.iter().any(|m| m == w));
+            if after_policy {
+                list = list.split_once(',').map_or("", |(_, tail)| tail);
+            }
             let params = parse_params(list, &macro_params, &typedefs);
             out.push(CudaEntry {
                 name,
                 macro_params: macro_params.clone(),
                 params,
+                after_policy,
+            });
+        }
+    }
+    // Policies' parameter lists: `#define NAME_PARAMS(T) (const T* x, ...)`, named `NAME_PARAMS`.
+    for line in text.lines() {
+        let Some((name, macro_params, body)) = define(line) else {
+            continue;
+        };
+        let body = body.trim();
+        if name.ends_with("_PARAMS") && body.starts_with('(') && body.ends_with(')') {
+            let list = &body[1..body.len() - 1];
+            out.push(CudaEntry {
+                params: parse_params(list, &macro_params, &typedefs),
+                name: name.to_string(),
+                macro_params,
+                after_policy: false,
             });
         }
     }
     out
+}
+
+/// A function-like `#define` line's name, parameters and body.
+#[cfg(test)]
+fn define(line: &str) -> Option<(&str, Vec<String>, &str)> {
+    let rest = line.trim_start().strip_prefix("#define")?.trim_start();
+    let open = rest.find('(')?;
+    let name = &rest[..open];
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let close = open + rest[open..].find(')')?;
+    let params = rest[open + 1..close]
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .collect();
+    Some((name, params, &rest[close + 1..]))
 }
 
 /// The `typedef`s of `text`: (alias, type).
@@ -459,7 +510,7 @@ fn parse_params(
 pub(crate) fn check_source(
     prefix: &str,
     source: &str,
-    declared: &[(&str, Probed)],
+    declared: &[(&str, Probed, bool)],
     undeclared: &[&str],
 ) {
     let entries = cuda_entries(prefix, source);
@@ -474,7 +525,7 @@ pub(crate) fn check_source(
         declared == entry.name
             || (!entries.iter().any(|e| e.name == declared) && glob(declared, &entry.name))
     };
-    for (name, _) in declared {
+    for (name, ..) in declared {
         assert!(
             entries.iter().any(|e| covers(name, e)),
             "`{name}` is declared but the source has no such entry point (entry points: {:?})",
@@ -482,10 +533,10 @@ pub(crate) fn check_source(
         );
     }
     for entry in &entries {
-        let matching: Vec<&Probed> = declared
+        let matching: Vec<(&Probed, bool)> = declared
             .iter()
-            .filter(|(n, _)| covers(n, entry))
-            .map(|(_, p)| p)
+            .filter(|(n, ..)| covers(n, entry))
+            .map(|(_, p, after)| (p, *after))
             .collect();
         let listed = undeclared.contains(&entry.name.as_str());
         assert!(
@@ -495,14 +546,20 @@ pub(crate) fn check_source(
             matching.len(),
             if listed { "" } else { "not " }
         );
-        let Some((a, b)) = matching.first() else {
+        let Some(((a, b), after_policy)) = matching.first() else {
             continue;
         };
+        assert_eq!(
+            entry.after_policy, *after_policy,
+            "`{}`: a policy's parameters first in the source: {}, declared (`[policy]`): {}",
+            entry.name, entry.after_policy, after_policy
+        );
         let params = entry
             .params
             .as_ref()
             .unwrap_or_else(|| panic!("`{}`: parameters the test cannot read", entry.name));
-        if entry.name.contains('*') {
+        // In a `#define` (a family, or a policy's parameter list): its parameters may be generic.
+        if !entry.macro_params.is_empty() {
             if let Err(e) = compare(entry, params, a, b) {
                 panic!("{e}");
             }
@@ -614,6 +671,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_plain(
     extern "C" __global__ void loops_opaque_##NAME(UNPAREN PARAMS, const int n) {}
 extern "C" __global__ void loops_pair_f32(float* y, const unsigned int n) {}
 extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
+#define LOOPS_POLICY_PARAMS(T) (const int* __restrict__ offsets, T* values)
 "#;
 
     #[test]
@@ -628,6 +686,7 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
                 "loops_opaque_*",
                 "loops_pair_f32",
                 "loops_pair_f64",
+                "LOOPS_POLICY_PARAMS",
             ]
         );
         let p = entries[0].params.as_ref().unwrap();
@@ -645,7 +704,10 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
             ]
         );
         assert_eq!(entries[1].macro_params, ["T", "NAME", "V"]);
-        assert!(entries[2].params.is_none());
+        assert!(entries[2].after_policy);
+        assert_eq!(entries[2].params.as_ref().unwrap()[0].name, "n");
+        assert_eq!(entries[5].name, "LOOPS_POLICY_PARAMS");
+        assert_eq!(entries[5].params.as_ref().unwrap().len(), 2);
     }
 
     mod good {
@@ -653,10 +715,12 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
         use crate::element::Float;
         crate::launch::entry::entries! {
             source: SOURCE;
-            undeclared: ["loops_opaque_*"];
+            undeclared: [];
             pub(crate) fn loops_plain(offsets: *const i32, out: *mut u32, n: u64, keys: *mut u64);
             pub(crate) fn family<T: Float [f32, f64]> = "loops_family_*_v*" (x: *const T, y: *mut T, k: u32);
             fn pair<T: Float [f32, f64]> = "loops_pair_*" (y: *mut T, n: u32);
+            fn policy<T: Float [f32, f64]> = "LOOPS_POLICY_PARAMS" (offsets: *const i32, values: *mut T);
+            fn opaque = "loops_opaque_*" [policy] (n: i32);
         }
     }
 
@@ -680,6 +744,7 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
                         ("k", <i32 as Declared>::KIND),
                     ],
                 ),
+                false,
             )],
             &["loops_plain", "loops_opaque_*"],
         );
@@ -696,7 +761,7 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
         check_source(
             "",
             SOURCE,
-            &[("loops_family_*_v*", (p.clone(), p))],
+            &[("loops_family_*_v*", (p.clone(), p), false)],
             &["loops_plain", "loops_opaque_*"],
         );
     }
@@ -812,7 +877,7 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
         check_source(
             "",
             SOURCE,
-            &[("loops_plain", (p.clone(), p))],
+            &[("loops_plain", (p.clone(), p), false)],
             &["loops_family_*_v*", "loops_opaque_*"],
         );
     }

@@ -23,7 +23,7 @@ use crate::element::Float;
 use crate::error::Result;
 use crate::formats::{check_fits_32, tile_sizes, Csc32, DeviceCsc, DeviceCsr, TileSizes};
 use crate::launch::entry::entries;
-use crate::launch::{KernelArgs, Param};
+use crate::launch::KernelArgs;
 
 /// The transpose's kernels (`loops_transpose_*`) and the segmented sort's for CSC columns
 /// (`loops_segsort_*_csc_{f32,f64}`): `sort.cuh`'s templates, then `transpose.cuh`.
@@ -83,14 +83,15 @@ fn sizes_of_stats(cols: usize, nnz: usize, state: &[u32]) -> TileSizes {
     TileSizes { stats, split_mdt }
 }
 
-fn ptr(ty: &'static str, mutable: bool) -> Param {
-    Param::Ptr { ty, mutable }
-}
-
 entries! {
     // The transposition's own entry points (its source also holds sort.cuh's, declared there).
     source: include_str!("transpose.cuh"), after crate::ops::sort::SORT_SOURCE;
     undeclared: [];
+    /// The columns' policy of the segmented sort (`sort.cuh`'s entry points, `csc_f32`, ...).
+    fn csc_policy<T: Float [f32, f64]> = "LOOPS_TRANSPOSE_CSC_PARAMS" (
+        col_offsets: *const i32, scattered: *const u64, csr_offsets: *const i32,
+        csr_values: *const T, row_indices: *mut i32, values: *mut T,
+    );
     /// `counts[col] += 1` for every entry's column.
     fn loops_transpose_count(indices: *const i32, nnz: u32, counts: *mut i32);
     /// Each tile's sum of `counts`.
@@ -198,13 +199,14 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     } else {
         None
     };
-    let mut policy = KernelArgs::new();
-    policy.push_buffer(csc.col_offsets(), ptr("int", false));
-    policy.push_buffer(&keys, ptr("unsigned long long", false));
-    policy.push_buffer(&a.offsets, ptr("int", false));
-    policy.push_buffer(&a.values, ptr(T::CUDA_NAME, false));
-    policy.push_buffer(csc.row_indices(), ptr("int", true));
-    policy.push_buffer(csc.values(), ptr(T::CUDA_NAME, true));
+    let policy = csc_policy::args(
+        csc.col_offsets(),
+        &keys,
+        &a.offsets,
+        &a.values,
+        csc.row_indices(),
+        csc.values(),
+    );
     let sort = SegmentedSort {
         gpu,
         kernel: KERNEL,
