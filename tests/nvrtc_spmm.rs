@@ -11,12 +11,9 @@ use loops::runtime::ops::spmm::{spmm_candidates, spmm_plan, SpmmMapping, SpmmSha
 use nvrtc::nvrtc_or_skip;
 
 /// Every entry point a plan can name, for k up to 600 and both element types and mappings, the
-/// first call's candidate plans included, and the stream hold of its measurement.
+/// first call's candidate plans included (its stream hold is `tune::measure`'s).
 fn spmm_entries() -> Vec<String> {
-    let mut entries = vec![
-        "loops_spmm_zero_words".to_string(),
-        "loops_spmm_hold".to_string(),
-    ];
+    let mut entries = vec!["loops_spmm_zero_words".to_string()];
     for (precision, bytes) in [("f32", 4), ("f64", 8)] {
         for k in 1..=600 {
             for mapping in [SpmmMapping::Rows, SpmmMapping::Split] {
@@ -60,8 +57,8 @@ fn spmm_source_compiles_with_every_entry() {
         std::fs::write(path, &ptx).expect("writing the PTX");
     }
     let entries = spmm_entries();
-    // rows and tails x (3 f32 + 2 f64 vector widths) x 3 tile widths, the zeroing and the hold.
-    assert_eq!(entries.len(), 32, "{entries:?}");
+    // rows and tails x (3 f32 + 2 f64 vector widths) x 3 tile widths, and the zeroing.
+    assert_eq!(entries.len(), 31, "{entries:?}");
     for e in &entries {
         assert!(ptx.contains(&format!(".entry {e}(")), "no `{e}` in the PTX");
     }
@@ -71,6 +68,23 @@ fn spmm_source_compiles_with_every_entry() {
     // The 16-byte loads of B.
     assert!(ptx.contains("ld.global.nc.v4.f32") || ptx.contains("ld.global.v4.f32"));
     assert!(ptx.contains("ld.global.nc.v2.f64") || ptx.contains("ld.global.v2.f64"));
+}
+
+#[test]
+fn measurement_hold_compiles() {
+    let Some(_) = nvrtc_or_skip() else {
+        return;
+    };
+    use loops::runtime::tune::measure::{HOLD_ENTRY, HOLD_KERNEL, HOLD_SOURCE};
+    let ptx = compile_ptx(HOLD_KERNEL, HOLD_SOURCE, Arch::SM_90).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        ptx.contains(&format!(".entry {HOLD_ENTRY}(")),
+        "no `{HOLD_ENTRY}` in the PTX"
+    );
+    assert!(
+        ptx.contains("%globaltimer"),
+        "the hold spins on the global timer"
+    );
 }
 
 #[test]

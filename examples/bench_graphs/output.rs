@@ -106,7 +106,7 @@ fn print_row(row: &Row, check: &Result<(), String>) {
         ));
     }
     println!(
-        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<12} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>7.2}x  {}{}{extra}",
+        "{:<24} {:>9} {:>10} {:<5} {:<14} {:<12} {:>10.3} {:>9.1} {:>6} {:>8.2} {:>8}  {}{}{extra}",
         row.graph,
         row.vertices,
         row.edges,
@@ -117,7 +117,12 @@ fn print_row(row: &Row, check: &Result<(), String>) {
         row.mteps,
         row.iterations,
         us_per_level(row),
-        row.speedup_vs_naive,
+        // Rows with no naive kernel beside them (the algorithms, the world set) print a dash.
+        if row.speedup_vs_naive.is_finite() {
+            format!("{:.2}x", row.speedup_vs_naive)
+        } else {
+            "-".to_string()
+        },
         match check {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("WRONG: {e}"),

@@ -7,6 +7,7 @@ use cudarc::driver::{CudaFunction, CudaGraph};
 use super::{DeviceGraph, LoopStats, COMPACT_SOURCE};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
+use crate::launch::entry::Ptr;
 use crate::launch::{KernelArgs, Param};
 use kernels_gen::schedule::LaunchDims;
 
@@ -605,42 +606,46 @@ impl DeviceFrontierLoop {
             blocks: self.step_blocks,
         });
         step(gpu, &self.frontiers[current], &mut self.flags, &self.level)?;
-        let ptr = |ty| Param::Ptr { ty, mutable: true };
-        let read = |ty| Param::Ptr { ty, mutable: false };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&self.flags, ptr("unsigned int"));
-        args.scalar(n as u32);
-        args.push_buffer(&self.frontiers[next], ptr("unsigned int"));
-        args.push_buffer(&self.state, ptr("unsigned int"));
-        args.scalar(slot(0));
-        args.scalar(slot(1));
-        args.scalar(slot(2));
-        args.push_buffer(&self.level, ptr("unsigned int"));
-        args.push_buffer(&self.frontiers[current], read("unsigned int"));
-        let (entry, function) = match push {
-            Some(g) => {
-                let wide = g.offsets().wide_offsets();
-                match wide {
-                    Some(w) => args.push_buffer(w, read("long long")),
-                    None => args.push_buffer(g.offsets().offsets(), read("int")),
-                }
-                args.push_buffer(g.adj(), read("unsigned int"));
-                args.scalar(g.vertices() as u32);
-                if wide.is_some() {
-                    ("loops_compact_level_wide", &self.compact_wide)
-                } else {
-                    ("loops_compact_level", &self.compact)
-                }
-            }
-            None => {
-                // No graph: the kernel scans every level.
-                args.push_value(0u64, read("int"));
-                args.push_value(0u64, read("unsigned int"));
-                args.scalar(0u32);
-                ("loops_compact_level", &self.compact)
+        let (flags, out, state) = (&self.flags, &self.frontiers[next], &self.state);
+        let (level_arg, frontier) = (&self.level, &self.frontiers[current]);
+        let (slots, walk_limit) = ((slot(0), slot(1), slot(2)), self.walk_limit());
+        let (entry, function, args) = match push.map(|g| (g, g.offsets().wide_offsets())) {
+            Some((g, Some(wide))) => (
+                "loops_compact_level_wide",
+                &self.compact_wide,
+                super::loops_compact_level_wide::args(
+                    flags,
+                    n as u32,
+                    out,
+                    state,
+                    slots.0,
+                    slots.1,
+                    slots.2,
+                    level_arg,
+                    frontier,
+                    wide,
+                    g.adj(),
+                    g.vertices() as u32,
+                    walk_limit,
+                ),
+            ),
+            narrow => {
+                // No graph: null offsets and adjacency, and the kernel scans every level.
+                let (offsets, adj, vertices) = match narrow {
+                    Some((g, _)) => (
+                        Ptr::at(g.offsets().offsets(), 0),
+                        Ptr::at(g.adj(), 0),
+                        g.vertices() as u32,
+                    ),
+                    None => (Ptr::null(), Ptr::null(), 0),
+                };
+                let args = super::loops_compact_level::args(
+                    flags, n as u32, out, state, slots.0, slots.1, slots.2, level_arg, frontier,
+                    offsets, adj, vertices, walk_limit,
+                );
+                ("loops_compact_level", &self.compact, args)
             }
         };
-        args.scalar(self.walk_limit());
         // The compaction begins with `loops_grid_dependency`, as the generated kernels do.
         let programmatic = gpu.programmatic_launch();
         gpu.launch_function_with(entry, function, self.compact_dims(gpu), args, programmatic)

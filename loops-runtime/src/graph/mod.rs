@@ -42,7 +42,7 @@ use rand::{Rng, SeedableRng};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceOffsets, TileSet};
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::entries;
 
 pub mod near_far;
 mod reference;
@@ -412,6 +412,39 @@ impl Gpu {
 /// The CUDA text is kept in `compact.cuh`, next to this file.
 pub const COMPACT_SOURCE: &str = include_str!("compact.cuh");
 
+entries! {
+    source: COMPACT_SOURCE;
+    // Their first parameters are arrays of device pointers (`unsigned int* const*`).
+    undeclared: ["loops_queue_begin", "loops_queue_end"];
+    /// The set flags of `n` cleared and their ids appended to `out` at `*count`.
+    fn loops_compact_flags(flags: *mut u32, n: u32, out: *mut u32, count: *mut u32);
+    /// [`loops_compact_flags`], and the largest out-degree (below `degrees_below`) max-ed into
+    /// `counters[2]`.
+    fn loops_compact_flags_degrees(
+        flags: *mut u32, n: u32, out: *mut u32, counters: *mut u32, offsets: *const i32,
+        graph_vertices: u32, degrees_below: u32,
+    );
+    /// One level of the device loop: the compaction into the next frontier and the state's
+    /// rotating slots; the out-edges of `in` walked instead of every flag where the graph is given
+    /// (null `offsets` and `adj`: scan).
+    fn loops_compact_level(
+        flags: *mut u32, n: u32, out: *mut u32, state: *mut u32, current: u32, next: u32,
+        after: u32, level: *mut u32, r#in: *const u32, offsets: *const i32, adj: *const u32,
+        graph_vertices: u32, walk_limit: u64,
+    );
+    /// [`loops_compact_level`] over a graph of 64-bit offsets.
+    fn loops_compact_level_wide(
+        flags: *mut u32, n: u32, out: *mut u32, state: *mut u32, current: u32, next: u32,
+        after: u32, level: *mut u32, r#in: *const u32, offsets: *const i64, adj: *const u32,
+        graph_vertices: u32, walk_limit: u64,
+    );
+    /// A push step's flags compacted by walking the out-edges of `in`.
+    fn loops_compact_walk(
+        flags: *mut u32, r#in: *const u32, size: u32, offsets: *const i32, adj: *const u32,
+        graph_vertices: u32, max_degree: u32, out: *mut u32, counters: *mut u32,
+    );
+}
+
 /// The blocks of one compaction launch: enough for the device to be full, each then strides.
 fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
     let limits = gpu.limits();
@@ -517,29 +550,25 @@ impl Compaction {
         if n == 0 {
             return Ok(());
         }
-        let ptr = Param::Ptr {
-            ty: "unsigned int",
-            mutable: true,
-        };
-        let mut args = KernelArgs::new();
-        args.push_buffer(flags, ptr);
-        args.scalar(n as u32);
-        args.push_buffer(out, ptr);
-        args.push_buffer(count, ptr);
-        let (name, function) = match degrees_of {
-            None => ("loops_compact_flags", &self.function),
-            Some((graph, degrees_below)) => {
-                args.push_buffer(
+        let (name, function, args) = match degrees_of {
+            None => (
+                "loops_compact_flags",
+                &self.function,
+                loops_compact_flags::args(flags, n as u32, out, count),
+            ),
+            Some((graph, degrees_below)) => (
+                "loops_compact_flags_degrees",
+                &self.with_degrees,
+                loops_compact_flags_degrees::args(
+                    flags,
+                    n as u32,
+                    out,
+                    count,
                     graph.offsets().offsets(),
-                    Param::Ptr {
-                        ty: "int",
-                        mutable: false,
-                    },
-                );
-                args.scalar(graph.vertices() as u32);
-                args.scalar(degrees_below);
-                ("loops_compact_flags_degrees", &self.with_degrees)
-            }
+                    graph.vertices() as u32,
+                    degrees_below,
+                ),
+            ),
         };
         let programmatic = gpu.programmatic_launch();
         gpu.launch_function_with(name, function, compact_dims(gpu, n), args, programmatic)
@@ -596,26 +625,17 @@ impl Compaction {
             block: 256,
             shared_bytes: 0,
         };
-        let ptr = |mutable| Param::Ptr {
-            ty: "unsigned int",
-            mutable,
-        };
-        let mut args = KernelArgs::new();
-        args.push_buffer(flags, ptr(true));
-        args.push_buffer(frontier, ptr(false));
-        args.scalar(frontier.len() as u32);
-        args.push_buffer(
+        let args = loops_compact_walk::args(
+            flags,
+            frontier,
+            frontier.len() as u32,
             graph.offsets().offsets(),
-            Param::Ptr {
-                ty: "int",
-                mutable: false,
-            },
+            graph.adj(),
+            graph.vertices() as u32,
+            max_degree,
+            out,
+            counters,
         );
-        args.push_buffer(graph.adj(), ptr(false));
-        args.scalar(graph.vertices() as u32);
-        args.scalar(max_degree);
-        args.push_buffer(out, ptr(true));
-        args.push_buffer(counters, ptr(true));
         let programmatic = gpu.programmatic_launch();
         gpu.launch_function_with("loops_compact_walk", &self.walk, dims, args, programmatic)
     }
@@ -767,15 +787,7 @@ impl FrontierLoop {
             step(gpu, &self.current, &mut self.flags, iteration as u32)?;
             gpu.fill(&mut self.count, 0)?;
             self.next.set_len(n);
-            let mut args = KernelArgs::new();
-            let ptr = Param::Ptr {
-                ty: "unsigned int",
-                mutable: true,
-            };
-            args.push_buffer(&self.flags, ptr);
-            args.scalar(n as u32);
-            args.push_buffer(&self.next, ptr);
-            args.push_buffer(&self.count, ptr);
+            let args = loops_compact_flags::args(&self.flags, n as u32, &self.next, &self.count);
             let programmatic = gpu.programmatic_launch();
             gpu.launch_function_with(
                 "loops_compact_flags",

@@ -57,7 +57,7 @@ use super::device_loop::{
 use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::{entries, Ptr};
 
 /// The host loop's bucket advance (`loops_near_far_split`), the relaxed-edge count
 /// (`loops_frontier_degrees`, `_wide`) and the device loop's level (`loops_near_far_level`), after
@@ -68,6 +68,44 @@ pub const NEAR_FAR_SOURCE: &str = concat!(
     "\n",
     include_str!("near_far.cuh")
 );
+
+entries! {
+    // The near-far entry points (the source also holds compact.cuh's, declared in `graph`).
+    source: include_str!("near_far.cuh"), after COMPACT_SOURCE;
+    undeclared: [];
+    /// The host loop's bucket advance: far vertices below the next threshold moved to near.
+    fn loops_near_far_split(
+        far: *mut u32, near: *mut u32, dist: *const u32, n: u32, settled: u32, below: u32,
+        counts: *mut u32,
+    );
+    /// The out-degrees of `frontier` added to `*total`.
+    fn loops_frontier_degrees(
+        frontier: *const u32, len: u32, offsets: *const i32, total: *mut u64,
+    );
+    /// [`loops_frontier_degrees`] over 64-bit offsets.
+    fn loops_frontier_degrees_wide(
+        frontier: *const u32, len: u32, offsets: *const i64, total: *mut u64,
+    );
+    /// The device loop's level: the near flags compacted, or the buckets advanced.
+    fn loops_near_far_level(
+        near: *mut u32, far: *mut u32, dist: *const u32, n: u32, out: *mut u32, state: *mut u32,
+        current: u32, next: u32, after: u32, threshold: *const u32, next_threshold: *mut u32,
+        delta: u32, wide_scan: u32,
+    );
+    /// The built-in near-far round (`device_size`: the device address of the frontier's size in
+    /// a device loop, or 0).
+    fn loops_near_far_relax(
+        offsets: *const i32, adj: *const u32, weights: *const u32, frontier: *const u32,
+        size: u32, device_size: u64, dist: *mut u32, near: *mut u32, far: *mut u32,
+        threshold: *const u32, hops: u32, hop_degree: u32, per_warp: u32, relaxed: *mut u64,
+    );
+    /// [`loops_near_far_relax`] over 64-bit offsets.
+    fn loops_near_far_relax_wide(
+        offsets: *const i64, adj: *const u32, weights: *const u32, frontier: *const u32,
+        size: u32, device_size: u64, dist: *mut u32, near: *mut u32, far: *mut u32,
+        threshold: *const u32, hops: u32, hop_degree: u32, per_warp: u32, relaxed: *mut u64,
+    );
+}
 
 /// What both near-far loops check before a run: the graph fits the loop (`what`, made for
 /// `capacity` vertices), the source is one of its vertices, `dist` holds a distance per vertex.
@@ -370,16 +408,15 @@ impl NearFarLoop {
         below: u32,
     ) -> Result<(u32, u32)> {
         gpu.write_at(&mut self.split_counts, 0, &[0, 0, UNREACHED])?;
-        let ptr = |mutable| Param::Ptr {
-            ty: "unsigned int",
-            mutable,
-        };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&self.far_flags, ptr(true));
-        args.push_buffer(&self.near_flags, ptr(true));
-        args.push_buffer(dist, ptr(false));
-        args.scalar(n as u32).scalar(settled).scalar(below);
-        args.push_buffer(&self.split_counts, ptr(true));
+        let args = loops_near_far_split::args(
+            &self.far_flags,
+            &self.near_flags,
+            dist,
+            n as u32,
+            settled,
+            below,
+            &self.split_counts,
+        );
         gpu.launch_function(
             "loops_near_far_split",
             &self.split,
@@ -396,20 +433,13 @@ impl NearFarLoop {
     /// advance, in `split_counts[0]`.
     fn compact_near(&mut self, gpu: &Gpu, n: usize, after_advance: bool) -> Result<()> {
         self.next.set_len(n.max(1));
-        let ptr = Param::Ptr {
-            ty: "unsigned int",
-            mutable: true,
-        };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&self.near_flags, ptr);
-        args.scalar(n as u32);
-        args.push_buffer(&self.next, ptr);
         let counter = if after_advance {
             &self.split_counts
         } else {
             &self.count
         };
-        args.push_buffer(counter, ptr);
+        let args =
+            super::loops_compact_flags::args(&self.near_flags, n as u32, &self.next, counter);
         gpu.launch_function(
             "loops_compact_flags",
             &self.compact,
@@ -468,44 +498,19 @@ impl NearFarLoop {
             block: 256,
             shared_bytes: 0,
         };
-        let mut args = KernelArgs::new();
-        args.push_buffer(
-            frontier,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: false,
-            },
-        );
-        args.scalar(len as u32);
-        let (name, func) = match g.offsets().wide_offsets() {
-            Some(wide) => {
-                args.push_buffer(
-                    wide,
-                    Param::Ptr {
-                        ty: "long long",
-                        mutable: false,
-                    },
-                );
-                ("loops_frontier_degrees_wide", &self.degrees_wide)
-            }
-            None => {
-                args.push_buffer(
-                    g.offsets().offsets(),
-                    Param::Ptr {
-                        ty: "int",
-                        mutable: false,
-                    },
-                );
-                ("loops_frontier_degrees", &self.degrees)
-            }
+        let (len, total) = (len as u32, &self.relaxed_edges);
+        let (name, func, args) = match g.offsets().wide_offsets() {
+            Some(wide) => (
+                "loops_frontier_degrees_wide",
+                &self.degrees_wide,
+                loops_frontier_degrees_wide::args(frontier, len, wide, total),
+            ),
+            None => (
+                "loops_frontier_degrees",
+                &self.degrees,
+                loops_frontier_degrees::args(frontier, len, g.offsets().offsets(), total),
+            ),
         };
-        args.push_buffer(
-            &self.relaxed_edges,
-            Param::Ptr {
-                ty: "unsigned long long",
-                mutable: true,
-            },
-        );
         gpu.launch_function(name, func, dims, args)
     }
 }
@@ -908,21 +913,21 @@ impl<F: DeviceNearFarStep> DeviceLevels for NearFarLevels<'_, F> {
             &lp.thresholds[current],
             self.hops,
         )?;
-        let ptr = |mutable| Param::Ptr {
-            ty: "unsigned int",
-            mutable,
-        };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&lp.near_flags, ptr(true));
-        args.push_buffer(&lp.far_flags, ptr(true));
-        args.push_buffer(self.dist, ptr(false));
-        args.scalar(self.n as u32);
-        args.push_buffer(&lp.frontiers[next], ptr(true));
-        args.push_buffer(&lp.state, ptr(true));
-        args.scalar(slot(0)).scalar(slot(1)).scalar(slot(2));
-        args.push_buffer(&lp.thresholds[current], ptr(false));
-        args.push_buffer(&lp.thresholds[next], ptr(true));
-        args.scalar(self.delta).scalar(lp.wide_scan as u32);
+        let args = loops_near_far_level::args(
+            &lp.near_flags,
+            &lp.far_flags,
+            &*self.dist,
+            self.n as u32,
+            &lp.frontiers[next],
+            &lp.state,
+            slot(0),
+            slot(1),
+            slot(2),
+            &lp.thresholds[current],
+            &lp.thresholds[next],
+            self.delta,
+            lp.wide_scan as u32,
+        );
         // The level kernel begins with `loops_grid_dependency`, as the generated kernels do.
         gpu.launch_function_with(
             "loops_near_far_level",
@@ -1049,34 +1054,45 @@ impl NearFarRelax {
         // threads as 32 per vertex over per_warp), at most a wave.
         let threads = (most as u64 * 32).div_ceil(per_warp as u64) as usize;
         let dims = wave_dims(gpu, threads, on_device.and_then(|l| l.blocks));
-        let ptr = |ty, mutable| Param::Ptr { ty, mutable };
-        let mut args = KernelArgs::new();
-        let (name, func) = match g.offsets().wide_offsets() {
-            Some(wide) => {
-                args.push_buffer(wide, ptr("long long", false));
-                ("loops_near_far_relax_wide", &self.relax_wide)
-            }
-            None => {
-                args.push_buffer(g.offsets().offsets(), ptr("int", false));
-                ("loops_near_far_relax", &self.relax)
-            }
+        // A null counter: nothing counted.
+        let relaxed = match self.count_edges {
+            true => Ptr::at(&self.relaxed, 0),
+            false => Ptr::null(),
         };
-        args.push_buffer(g.adj(), ptr("unsigned int", false));
-        args.push_buffer(g.weights(), ptr("unsigned int", false));
-        args.push_buffer(frontier, ptr("unsigned int", false));
-        args.scalar(size).scalar(device_size);
-        args.push_buffer(dist, ptr("unsigned int", true));
-        args.push_buffer(near, ptr("unsigned int", true));
-        args.push_buffer(far, ptr("unsigned int", true));
-        args.push_buffer(threshold, ptr("unsigned int", false));
-        args.scalar(hops.hops.max(1)).scalar(hops.max_degree);
-        args.scalar(per_warp);
-        if self.count_edges {
-            args.push_buffer(&self.relaxed, ptr("unsigned long long", true));
-        } else {
-            // A null counter: nothing counted.
-            args.scalar(0u64);
+        let (hop_count, hop_degree) = (hops.hops.max(1), hops.max_degree);
+        // The two entry points differ in their offsets' type only.
+        macro_rules! relax {
+            ($entry:ident, $offsets:expr) => {
+                $entry::args(
+                    $offsets,
+                    g.adj(),
+                    g.weights(),
+                    frontier,
+                    size,
+                    device_size,
+                    &*dist,
+                    &*near,
+                    &*far,
+                    threshold,
+                    hop_count,
+                    hop_degree,
+                    per_warp,
+                    relaxed,
+                )
+            };
         }
+        let (name, func, args) = match g.offsets().wide_offsets() {
+            Some(wide) => (
+                "loops_near_far_relax_wide",
+                &self.relax_wide,
+                relax!(loops_near_far_relax_wide, wide),
+            ),
+            None => (
+                "loops_near_far_relax",
+                &self.relax,
+                relax!(loops_near_far_relax, g.offsets().offsets()),
+            ),
+        };
         gpu.launch_function_with(name, func, dims, args, gpu.programmatic_launch())
     }
 }

@@ -36,7 +36,9 @@ use kernels_gen::schedule::lrb::BINS;
 use kernels_gen::schedule::LaunchDims;
 
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{LoopsError, Result};
+use crate::launch::entry::{entries, Pass, Ptr};
 pub use crate::launch::subset::TileId;
 use crate::launch::{KernelArgs, Param};
 
@@ -138,14 +140,28 @@ impl<'a> SubsetIds<'a> {
             suffix: self.suffix,
         }
     }
+}
 
-    /// Pushes the list's pointer (a `const Id*` parameter).
-    fn push(self, args: &mut KernelArgs<'a>) {
+/// The list as a `const ID*` parameter of a binning family: type-erased, so it passes for the
+/// declaration's `ID` whatever its own is (the entry point, chosen by its suffix, takes its type),
+/// and pushes its own type for error messages.
+impl<'a, I: Element> Pass<'a, *const I> for SubsetIds<'a> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
         let what = Param::Ptr {
             ty: self.cuda_name,
             mutable: false,
         };
         args.push_foreign_ptr(self.ptr, self.stream, what);
+    }
+}
+
+/// The list or, for `None` (every tile), a null `const unsigned int*`.
+impl<'a, I: Element> Pass<'a, *const I> for Option<SubsetIds<'a>> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        match self {
+            Some(list) => Pass::<*const I>::pass(list, args),
+            None => Pass::<*const u32>::pass(Ptr::<u32>::null(), args),
+        }
     }
 }
 
@@ -238,12 +254,12 @@ impl Gpu {
         let order = self.uninit::<u32>(n)?;
         let (dims, chunk) = chunking(n as u64, self.limits().sm_count);
 
-        let mut args = KernelArgs::new();
-        push_items(&mut args, offsets, tiles, list, n, chunk, &state);
+        let (tiles, n) = (tiles as u64, n as u32);
+        let args =
+            loops_bin_count::args::<u32, _, _, _, _, _, _>(offsets, tiles, list, n, chunk, &state);
         self.launch_function(&count_entry, &count, dims, args)?;
 
-        let mut args = KernelArgs::new();
-        args.push_buffer(&state, STATE_PTR);
+        let args = loops_bin_scan::args(&state);
         let one_warp = LaunchDims {
             grid: 1,
             block: 32,
@@ -251,14 +267,8 @@ impl Gpu {
         };
         self.launch_function("loops_bin_scan", &scan, one_warp, args)?;
 
-        let mut args = KernelArgs::new();
-        push_items(&mut args, offsets, tiles, list, n, chunk, &state);
-        args.push_buffer(
-            &order,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: true,
-            },
+        let args = loops_bin_scatter::args::<u32, _, _, _, _, _, _, _>(
+            offsets, tiles, list, n, chunk, &state, &order,
         );
         self.launch_function(&scatter_entry, &scatter, dims, args)?;
 
@@ -267,7 +277,7 @@ impl Gpu {
             .try_into()
             .expect("BINS + 1 starts");
         // The kernels count every item once, so this holds unless the offsets changed under them.
-        if bin_starts[BINS] as usize != n || bin_starts.windows(2).any(|w| w[0] > w[1]) {
+        if bin_starts[BINS] != n || bin_starts.windows(2).any(|w| w[0] > w[1]) {
             return Err(LoopsError::InvalidBinning {
                 detail: format!("the GPU binned {} of {n} items", bin_starts[BINS]),
             });
@@ -296,23 +306,12 @@ impl Gpu {
         let entry = format!("loops_bin_gather_{}", list.suffix);
         let f = self.function("loops_bin_tiles", BINNING_SOURCE, &entry)?;
         let ids = self.uninit::<u32>(n)?;
-        let mut args = KernelArgs::new();
-        args.push_value(tiles as u64, Param::Scalar("unsigned long long"));
-        list.push(&mut args);
-        args.push_buffer(
+        let args = loops_bin_gather::args::<u32, _, _, _, _, _>(
+            tiles as u64,
+            list,
             &bins.order,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: false,
-            },
-        );
-        args.push_value(n as u32, Param::Scalar("unsigned int"));
-        args.push_buffer(
+            n as u32,
             &ids,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: true,
-            },
         );
         let limits = self.limits();
         let dims = LaunchDims {
@@ -325,52 +324,32 @@ impl Gpu {
     }
 }
 
-/// The state buffer as a kernel parameter.
-const STATE_PTR: Param = Param::Ptr {
-    ty: "unsigned int",
-    mutable: true,
-};
-
-/// The parameters the count and scatter kernels share, in order: `offsets`, `tiles`, `list` (null
-/// for all tiles), `n`, `chunk`, `state`.
-fn push_items<'a>(
-    args: &mut KernelArgs<'a>,
-    offsets: &'a DeviceBuffer<i32>,
-    tiles: usize,
-    list: Option<SubsetIds<'a>>,
-    n: usize,
-    chunk: u64,
-    state: &'a DeviceBuffer<u32>,
-) {
-    args.push_buffer(
-        offsets,
-        Param::Ptr {
-            ty: "int",
-            mutable: false,
-        },
-    );
-    args.scalar(tiles as u64);
-    match list {
-        Some(l) => l.push(args),
-        None => args.push_value(
-            0u64,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: false,
-            },
-        ),
-    }
-    args.scalar(n as u32);
-    args.scalar(chunk);
-    args.push_buffer(state, STATE_PTR);
-}
-
 /// The three kernels of [`Gpu::bin_tiles`]. Count and scatter are templates over the id type of the
 /// list (and whether there is one), instantiated as `loops_bin_count_{tiles,i32,u32,i64,u64}` and
 /// `loops_bin_scatter_*`; `loops_bin_scan` is one warp. The constants must match the Rust ones
 /// ([`BINS`], `BIN_BLOCK`, `BIN_ITEMS`, the state layout): a unit test compares them.
 /// The CUDA text is kept in `binning.cuh`, next to this file.
 pub const BINNING_SOURCE: &str = include_str!("binning.cuh");
+
+entries! {
+    source: BINNING_SOURCE;
+    undeclared: [];
+    /// Step 2, one warp: the counts' exclusive scan, as the bin starts and the cursors.
+    fn loops_bin_scan(state: *mut u32);
+    /// Step 1: each item's bin counted (`list` null: item i is tile i).
+    fn loops_bin_count<ID: TileId [u32, i64]> = "loops_bin_count_*" (
+        offsets: *const i32, tiles: u64, list: *const ID, n: u32, chunk: u64, state: *mut u32,
+    );
+    /// Step 3: each item's index written at its bin's cursor.
+    fn loops_bin_scatter<ID: TileId [u32, i64]> = "loops_bin_scatter_*" (
+        offsets: *const i32, tiles: u64, list: *const ID, n: u32, chunk: u64, state: *mut u32,
+        order: *mut u32,
+    );
+    /// `ids[k] = list[order[k]]` (`u32::MAX` for an id outside `0..tiles`).
+    fn loops_bin_gather<ID: TileId [u32, i64]> = "loops_bin_gather_*" (
+        tiles: u64, list: *const ID, order: *const u32, n: u32, ids: *mut u32,
+    );
+}
 
 #[cfg(test)]
 mod tests {
@@ -508,7 +487,8 @@ mod tests {
         assert!(ids.iter().all(|i| i.is_empty()));
         assert_eq!(ids[0].len(), 0);
         let mut args = KernelArgs::new();
-        ids[2].push(&mut args);
+        Pass::<*const u32>::pass(ids[2], &mut args);
         assert_eq!(args.sizes(), [8]);
+        assert_eq!(args.what[0].to_string(), "const long long*");
     }
 }

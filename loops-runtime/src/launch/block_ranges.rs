@@ -18,7 +18,8 @@ use kernels_gen::schedule::LaunchDims;
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
-use crate::launch::{check_len, KernelArgs, Param};
+use crate::launch::check_len;
+use crate::launch::entry::entries;
 
 /// The boundaries of one launch geometry: `blocks + 1` of them, `items_per_block` apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,16 +78,16 @@ impl Gpu {
             "one start per block and the end",
         )?;
         let f = self.block_starts_function()?;
-        let mut args = KernelArgs::new();
-        args.push_buffer(offsets, Param::Csr("const int* offsets"));
-        args.push_value(
+        let starts_len = starts.len() as u64;
+        let args = loops_block_starts::args(
+            offsets,
             offsets.len().saturating_sub(1) as i32,
-            Param::Scalar("int tiles"),
+            slope as i32,
+            job.items_per_block as i64,
+            boundaries as i64,
+            &*starts,
+            starts_len,
         );
-        args.push_value(slope as i32, Param::Scalar("int slope"));
-        args.push_value(job.items_per_block as i64, Param::Scalar("long long"));
-        args.push_value(boundaries as i64, Param::Scalar("long long"));
-        args.slice_mut(starts);
         let dims = LaunchDims {
             grid: boundaries.div_ceil(256) as u32,
             block: 256,
@@ -101,3 +102,13 @@ impl Gpu {
 /// offsets were checked on upload: non-decreasing, from 0.
 /// The CUDA text is kept in `block_ranges.cuh`, next to this file.
 pub const BLOCK_STARTS_SOURCE: &str = include_str!("block_ranges.cuh");
+
+entries! {
+    source: BLOCK_STARTS_SOURCE;
+    undeclared: [];
+    /// One thread per boundary: where each block's range starts.
+    fn loops_block_starts(
+        offsets: *const i32, tiles: i32, slope: i32, items: i64, boundaries: i64,
+        starts: *mut i32, starts_len: u64,
+    );
+}

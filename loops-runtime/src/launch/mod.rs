@@ -38,6 +38,7 @@
 mod args;
 pub mod binning;
 pub mod block_ranges;
+pub mod entry;
 pub mod preprocess;
 pub mod run;
 pub mod subset;

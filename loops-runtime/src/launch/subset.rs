@@ -27,6 +27,7 @@ use std::sync::{Arc, MutexGuard};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Element;
 use crate::error::{LoopsError, Result};
+use crate::launch::entry::{entries, Pass, Ptr};
 use crate::launch::{KernelArgs, Param};
 
 /// Items one block of the prefix-sum kernels takes: 256 threads of 8 items each, as in
@@ -292,24 +293,13 @@ impl Gpu {
         if n > 0 {
             let entry = format!("loops_subset_stats_{}", list.suffix);
             let f = self.function("loops_subset_prefix", SUBSET_SCAN_SOURCE, &entry)?;
-            let mut args = KernelArgs::new();
-            args.push_buffer(offsets, Param::Csr("const int* offsets"));
-            args.push_value(
-                offsets.len().saturating_sub(1) as i64,
-                Param::Scalar("long long"),
-            );
-            let what = Param::Ptr {
-                ty: "tile id",
-                mutable: false,
-            };
-            args.push_foreign_ptr(list.ptr, list.stream, what);
-            args.push_value(n as i64, Param::Scalar("long long"));
-            args.push_buffer(
+            let tiles = offsets.len().saturating_sub(1) as i64;
+            let args = loops_subset_stats::args::<u32, _, _, _, _, _>(
+                offsets,
+                tiles,
+                Some(list),
+                n as i64,
                 &out,
-                Param::Ptr {
-                    ty: "unsigned long long",
-                    mutable: true,
-                },
             );
             let resident = (self.limits().sm_count as usize * 4).max(1);
             let dims = LaunchDims {
@@ -357,49 +347,36 @@ impl Gpu {
             block,
             shared_bytes: 0,
         };
-        // What every per-item kernel takes first: the set's offsets, its tile count, the list,
-        // the item count, the piece size.
-        let items = |args: &mut KernelArgs<'a>| {
-            args.push_buffer(job.offsets, Param::Csr("const int* offsets"));
-            args.push_value(tiles as i64, Param::Scalar("long long"));
-            let what = Param::Ptr {
-                ty: "tile id",
-                mutable: false,
-            };
-            match job.list {
-                Some(list) => args.push_foreign_ptr(list.ptr, list.stream, what),
-                None => args.push_value(0u64, what),
-            }
-            args.push_value(n as i64, Param::Scalar("long long"));
-            args.push_value(job.mdt as i64, Param::Scalar("long long"));
-        };
-        let sums_arg = |mutable| Param::Ptr {
-            ty: "long long",
-            mutable,
-        };
+        // Every per-item kernel takes first the set's offsets, its tile count, the list (null: the
+        // tiles themselves), the item count, the piece size. The sums and offsets are in the
+        // handle's subset area.
+        let (tiles, n, mdt) = (tiles as i64, n as i64, job.mdt as i64);
+        let sums = Ptr::<i64>::address(sums);
         if chunks > 0 {
             let f = function(&format!("loops_subset_chunk_sums_{suffix}"))?;
-            let mut args = KernelArgs::new();
-            items(&mut args);
-            args.push_value(sums, sums_arg(true));
+            let args = loops_subset_chunk_sums::args::<u32, _, _, _, _, _, _>(
+                job.offsets,
+                tiles,
+                job.list,
+                n,
+                mdt,
+                sums,
+            );
             self.launch_function("loops_subset_chunk_sums", &f, dims(chunks, 256), args)?;
         }
         let f = function("loops_subset_scan_sums")?;
-        let mut args = KernelArgs::new();
-        args.push_value(sums, sums_arg(true));
-        args.push_value(chunks as i64, Param::Scalar("long long"));
+        let args = loops_subset_scan_sums::args(sums, chunks as i64);
         self.launch_function("loops_subset_scan_sums", &f, dims(1, 1024), args)?;
         let f: CudaFunction = function(&format!("loops_subset_offsets_{suffix}"))?;
-        let mut args = KernelArgs::new();
-        items(&mut args);
-        args.push_value(sums, sums_arg(false));
-        args.push_value(chunks as i64, Param::Scalar("long long"));
-        args.push_value(
-            offsets,
-            Param::Ptr {
-                ty: "int",
-                mutable: true,
-            },
+        let args = loops_subset_offsets::args::<u32, _, _, _, _, _, _, _, _>(
+            job.offsets,
+            tiles,
+            job.list,
+            n,
+            mdt,
+            sums,
+            chunks as i64,
+            Ptr::<i32>::address(offsets),
         );
         self.launch_function("loops_subset_offsets", &f, dims(chunks.max(1), 256), args)
     }
@@ -410,6 +387,42 @@ impl Gpu {
 /// repeats long tiles) is seen, not wrapped.
 /// The CUDA text is kept in `subset.cuh`, next to this file.
 pub const SUBSET_SCAN_SOURCE: &str = include_str!("subset.cuh");
+
+/// A subset's list (`None`: the tiles themselves, a null list) as the `const Id*` parameter of a
+/// prefix-sum family: type-erased, so it passes for the declaration's `Id` whatever its own is
+/// (the entry point, chosen by its suffix, takes its type).
+impl<'a, I: Element> Pass<'a, *const I> for Option<ListArg<'a>> {
+    fn pass(self, args: &mut KernelArgs<'a>) {
+        let what = Param::Ptr {
+            ty: "tile id",
+            mutable: false,
+        };
+        match self {
+            Some(list) => args.push_foreign_ptr(list.ptr, list.stream, what),
+            None => args.push_value(0u64, what),
+        }
+    }
+}
+
+entries! {
+    source: SUBSET_SCAN_SOURCE;
+    undeclared: [];
+    /// Each chunk's sum of tile sizes (or pieces of `mdt` atoms).
+    fn loops_subset_chunk_sums<Id: TileId [u32, i64]> = "loops_subset_chunk_sums_*" (
+        offsets: *const i32, tiles: i64, list: *const Id, n: i64, mdt: i64, sums: *mut i64,
+    );
+    /// The items' offsets from the scanned chunk sums.
+    fn loops_subset_offsets<Id: TileId [u32, i64]> = "loops_subset_offsets_*" (
+        offsets: *const i32, tiles: i64, list: *const Id, n: i64, mdt: i64, sums: *const i64,
+        chunks: i64, out: *mut i32,
+    );
+    /// The sizes of the listed tiles: atoms, longest, empty, log2 histogram.
+    fn loops_subset_stats<Id: TileId [u32, i64]> = "loops_subset_stats_*" (
+        offsets: *const i32, tiles: i64, list: *const Id, n: i64, out: *mut u64,
+    );
+    /// The exclusive scan of the chunk sums, in place, and their total after them (one block).
+    fn loops_subset_scan_sums(sums: *mut i64, chunks: i64);
+}
 
 #[cfg(test)]
 mod tests {

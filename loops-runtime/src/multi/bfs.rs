@@ -12,7 +12,6 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::formats::DeviceOffsets;
 use crate::graph::{Graph, UNREACHED};
-use crate::launch::{KernelArgs, Param};
 
 /// A graph split over a [`GpuGroup`] by its vertices' out-edges.
 pub struct DistGraph {
@@ -176,19 +175,16 @@ impl GpuGroup {
                 let f = m
                     .gpu
                     .function("loops_bfs_settle", EXCHANGE_SOURCE, "loops_bfs_settle")?;
-                let u32p = |mutable| Param::Ptr {
-                    ty: "unsigned int",
-                    mutable,
-                };
-                let mut args = KernelArgs::new();
-                args.push_buffer(&part.flags, u32p(true));
-                args.push_buffer(&part.levels, u32p(true));
-                args.scalar(reached)
-                    .scalar(n as u64)
-                    .scalar(own.start as u64)
-                    .scalar(own.end as u64);
-                args.push_buffer(&part.frontier, u32p(true));
-                args.push_buffer(&part.count, u32p(true));
+                let args = super::loops_bfs_settle::args(
+                    &part.flags,
+                    &part.levels,
+                    reached,
+                    n as u64,
+                    own.start as u64,
+                    own.end as u64,
+                    &part.frontier,
+                    &part.count,
+                );
                 m.gpu
                     .launch_function("loops_bfs_settle", &f, dims(&m.gpu, n), args)?;
             }
@@ -253,22 +249,8 @@ impl GpuGroup {
                 let f = x.function("loops_max_into_u32", EXCHANGE_SOURCE, "loops_max_into_u32")?;
                 let (first, rest) = g.parts.split_at_mut(1);
                 for part in rest.iter() {
-                    let mut args = KernelArgs::new();
-                    args.push_buffer(
-                        &first[0].flags,
-                        Param::Ptr {
-                            ty: "unsigned int",
-                            mutable: true,
-                        },
-                    );
-                    args.push_buffer(
-                        &part.flags,
-                        Param::Ptr {
-                            ty: "unsigned int",
-                            mutable: false,
-                        },
-                    );
-                    args.scalar(n as u64);
+                    let args =
+                        super::loops_max_into_u32::args(&first[0].flags, &part.flags, n as u64);
                     x.launch_function("loops_max_into_u32", &f, dims(x, n), args)?;
                 }
                 for part in rest.iter() {

@@ -40,11 +40,11 @@ pub use bootstrap::{Bootstrap, Rank};
 pub use partition::{Block, PartBlocks, Partitioned, RowPartition};
 
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Float;
+use crate::element::{Element, Float};
 use crate::error::{LoopsError, Result};
 use crate::formats::DeviceCsr;
 use crate::host::Csr32;
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::{entries, Ptr};
 
 /// A product kernel's launch wrapper run on one block: `(gpu, block, x rows, y rows)`.
 type BlockProduct<'a, T> =
@@ -52,6 +52,28 @@ type BlockProduct<'a, T> =
 
 /// The gather and add kernels of the exchange.
 pub const EXCHANGE_SOURCE: &str = include_str!("exchange.cuh");
+
+entries! {
+    source: EXCHANGE_SOURCE;
+    undeclared: [];
+    /// `out[i * k + j] = x[idx[i] * k + j]`, by 4-byte (`_4`) or 8-byte (`_8`) words.
+    fn gather_rows<W: Element [u32, u64]> = "loops_gather_rows_*" (
+        out: *mut W, x: *const W, idx: *const u32, count: u64, k: u32,
+    );
+    /// `y += part`.
+    fn add_into<T: Float [f32, f64]> = "loops_add_into_*" (y: *mut T, part: *const T, n: u64);
+    /// `dst[i] = max(dst[i], src[i])`: the one-device stand-in for NCCL's max all-reduce.
+    fn loops_max_into_u32(dst: *mut u32, src: *const u32, n: u64);
+    /// A BFS level's flags settled into levels and the part's next frontier.
+    fn loops_bfs_settle(
+        flags: *mut u32, levels: *mut u32, reached: u32, n: u64, own_start: u64, own_end: u64,
+        frontier: *mut u32, count: *mut u32,
+    );
+    /// `y[rows[i] * k + j] += part[i * k + j]`.
+    fn add_rows<T: Float [f32, f64]> = "loops_add_rows_*" (
+        y: *mut T, part: *const T, rows: *const u32, count: u64, k: u32,
+    );
+}
 
 /// How the `x` rows a part reads but does not own reach it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -1161,28 +1183,19 @@ fn gather_rows<T: Float>(
     if idx.is_empty() {
         return Ok(());
     }
-    let (entry, word) = match std::mem::size_of::<T>() {
-        4 => ("loops_gather_rows_4", "unsigned int"),
-        _ => ("loops_gather_rows_8", "unsigned long long"),
+    // Elements moved as 4- or 8-byte words.
+    let (count, width) = (idx.len() as u64, k as u32);
+    let (entry, args) = match std::mem::size_of::<T>() {
+        4 => (
+            "loops_gather_rows_4",
+            gather_rows::args(Ptr::<u32>::cast(out), Ptr::address(x), idx, count, width),
+        ),
+        _ => (
+            "loops_gather_rows_8",
+            gather_rows::args(Ptr::<u64>::cast(out), Ptr::address(x), idx, count, width),
+        ),
     };
     let f = gpu.function("loops_gather_rows", EXCHANGE_SOURCE, entry)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(
-        out,
-        Param::Ptr {
-            ty: word,
-            mutable: true,
-        },
-    );
-    args.scalar(x);
-    args.push_buffer(
-        idx,
-        Param::Ptr {
-            ty: "unsigned int",
-            mutable: false,
-        },
-    );
-    args.scalar(idx.len() as u64).scalar(k as u32);
     gpu.launch_function("loops_gather_rows", &f, dims(gpu, idx.len() * k), args)
 }
 
@@ -1193,22 +1206,9 @@ fn add_rows<T: Float>(
     rows: &DeviceBuffer<u32>,
     k: usize,
 ) -> Result<()> {
-    let (entry, ty) = match T::RUST_NAME {
-        "f32" => ("loops_add_rows_f32", "float"),
-        _ => ("loops_add_rows_f64", "double"),
-    };
-    let f = gpu.function("loops_add_rows", EXCHANGE_SOURCE, entry)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(y, Param::Ptr { ty, mutable: true });
-    args.push_buffer(part, Param::Ptr { ty, mutable: false });
-    args.push_buffer(
-        rows,
-        Param::Ptr {
-            ty: "unsigned int",
-            mutable: false,
-        },
-    );
-    args.scalar(rows.len() as u64).scalar(k as u32);
+    let entry = format!("loops_add_rows_{}", T::RUST_NAME);
+    let f = gpu.function("loops_add_rows", EXCHANGE_SOURCE, &entry)?;
+    let args = add_rows::args(y, part, rows, rows.len() as u64, k as u32);
     gpu.launch_function("loops_add_rows", &f, dims(gpu, rows.len() * k), args)
 }
 
@@ -1216,14 +1216,8 @@ fn add_into<T: Float>(gpu: &Gpu, y: &mut DeviceBuffer<T>, part: &DeviceBuffer<T>
     if y.is_empty() {
         return Ok(());
     }
-    let (entry, ty) = match T::RUST_NAME {
-        "f32" => ("loops_add_into_f32", "float"),
-        _ => ("loops_add_into_f64", "double"),
-    };
-    let f = gpu.function("loops_add_into", EXCHANGE_SOURCE, entry)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(y, Param::Ptr { ty, mutable: true });
-    args.push_buffer(part, Param::Ptr { ty, mutable: false });
-    args.scalar(y.len() as u64);
+    let entry = format!("loops_add_into_{}", T::RUST_NAME);
+    let f = gpu.function("loops_add_into", EXCHANGE_SOURCE, &entry)?;
+    let args = add_into::args(&*y, part, y.len() as u64);
     gpu.launch_function("loops_add_into", &f, dims(gpu, y.len()), args)
 }

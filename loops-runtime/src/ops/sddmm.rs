@@ -14,10 +14,20 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
 use crate::formats::DeviceCsr;
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::entries;
 
 /// The CUDA text of the SDDMM kernels (every entry point compiled at once, on first use).
 pub const SDDMM_SOURCE: &str = include_str!("sddmm.cuh");
+
+entries! {
+    source: SDDMM_SOURCE;
+    undeclared: [];
+    /// A warp per `piece` nonzeros: `out[nz] = x[row] · y[col]` over `kv` vectors.
+    fn sddmm<T: Float [f32, f64]> = "loops_sddmm_*_v*" (
+        rows: i32, nnz: i32, offsets: *const i32, indices: *const i32, x: *const T, y: *const T,
+        out: *mut T, kv: u32, log_gk: u32, piece: i32,
+    );
+}
 
 const BLOCK: u32 = 256;
 
@@ -105,17 +115,18 @@ pub fn sddmm<T: Float>(
         block: BLOCK,
         shared_bytes: 0,
     };
-    let ptr = |ty: &'static str, mutable: bool| Param::Ptr { ty, mutable };
-    let mut args = KernelArgs::new();
-    args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
-    args.push_buffer(offsets, ptr("int", false));
-    args.push_buffer(a.indices(), ptr("int", false));
-    args.push_buffer(x, ptr(T::CUDA_NAME, false));
-    args.push_buffer(y, ptr(T::CUDA_NAME, false));
-    args.push_buffer(out, ptr(T::CUDA_NAME, true));
-    args.scalar((k / plan.vector as usize) as u32)
-        .scalar(plan.log_lanes_k)
-        .scalar(plan.piece as i32);
+    let args = sddmm::args(
+        a.rows() as i32,
+        a.nnz() as i32,
+        offsets,
+        a.indices(),
+        x,
+        y,
+        out,
+        (k / plan.vector as usize) as u32,
+        plan.log_lanes_k,
+        plan.piece as i32,
+    );
     gpu.launch_function(&entry, &function, dims, args)
 }
 

@@ -32,7 +32,8 @@ use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::binning::TileBins;
 use crate::launch::preprocess::Preprocessed;
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::{entries, Ptr};
+use crate::launch::KernelArgs;
 
 /// The segmented sort's kernels (`loops_segsort_*`): the templates, and the entry points of CSR
 /// rows for `f32` and `f64`.
@@ -177,9 +178,40 @@ pub fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
         .sum()
 }
 
-/// A pointer parameter of a hand-written kernel.
-fn ptr(ty: &'static str, mutable: bool) -> Param {
-    Param::Ptr { ty, mutable }
+entries! {
+    // A policy's entry points take its own parameters first (`LOOPS_..._PARAMS`, a macro
+    // argument of their `#define`): `[policy]`, launched with `after(policy, ...)`.
+    source: include_str!("sort.cuh");
+    undeclared: [];
+    /// The CSR rows' policy (`saved`: the long rows' copy of the values, or null).
+    fn csr_policy<T: Float [f32, f64]> = "LOOPS_SEGSORT_CSR_PARAMS" (
+        offsets: *const i32, indices: *mut i32, values: *mut T, saved: *mut T,
+    );
+    /// The groups of bins 0..=5 in one launch, `s0..s6` their starts.
+    fn loops_segsort_groups = "loops_segsort_groups_*" [policy] (
+        order: *const u32, first_bin: u32, s0: u32, s1: u32, s2: u32, s3: u32, s4: u32, s5: u32,
+        s6: u32,
+    );
+    /// A group of lanes per segment.
+    fn loops_segsort_group = "loops_segsort_group*_*" [policy] (
+        order: *const u32, first: u32, count: u32,
+    );
+    /// A block per segment.
+    fn loops_segsort_block = "loops_segsort_block*_*" [policy] (order: *const u32, first: u32);
+    /// Long segments: their chunks sorted.
+    fn loops_segsort_chunks = "loops_segsort_chunks_*" [policy] (
+        order: *const u32, first: u32, per_segment: u32, sorted_chunks: *mut u64,
+    );
+    /// Long segments: the merged keys stored.
+    fn loops_segsort_finish = "loops_segsort_finish_*" [policy] (
+        order: *const u32, first: u32, per_segment: u32, even: *const u64, odd: *const u64,
+    );
+    /// One merge pass between long segments' sorted runs of `width` keys: one entry point for
+    /// every policy.
+    fn loops_segsort_merge_pass(
+        seg_offsets: *const i32, order: *const u32, first: u32, per_segment: u32, width: u64,
+        from: *const u64, to: *mut u64,
+    );
 }
 
 /// The kernels of one policy (`csr_f32`, `csc_f64`, ...) of a source, and the launches of a plan.
@@ -221,11 +253,8 @@ impl SegmentedSort<'_> {
         policy: &KernelArgs<'a>,
         long_keys: Option<(&'a DeviceBuffer<u64>, &'a DeviceBuffer<u64>)>,
     ) -> Result<()> {
-        let order = || {
-            let mut args = policy.clone();
-            args.push_buffer(&bins.order, ptr("unsigned int", false));
-            args
-        };
+        // Every entry point of the policy takes the policy's parameters, then the order.
+        let order = &bins.order;
         let name = &self.policy;
         for step in steps {
             match step {
@@ -234,8 +263,7 @@ impl SegmentedSort<'_> {
                     first,
                     count,
                 } => {
-                    let mut args = order();
-                    args.scalar(first).scalar(count);
+                    let args = loops_segsort_group::after(policy.clone(), order, first, count);
                     let grid = (count as u64 * lanes as u64).div_ceil(GROUP_BLOCK as u64);
                     self.launch(
                         &format!("loops_segsort_group{lanes}_{name}"),
@@ -245,11 +273,19 @@ impl SegmentedSort<'_> {
                     )?;
                 }
                 Step::Groups { first_bin, starts } => {
-                    let mut args = order();
-                    args.scalar(*first_bin);
-                    for &start in starts {
-                        args.scalar(start);
-                    }
+                    let [s0, s1, s2, s3, s4, s5, s6] = *starts;
+                    let args = loops_segsort_groups::after(
+                        policy.clone(),
+                        order,
+                        *first_bin,
+                        s0,
+                        s1,
+                        s2,
+                        s3,
+                        s4,
+                        s5,
+                        s6,
+                    );
                     let grid = group_blocks(*first_bin, starts);
                     self.launch(
                         &format!("loops_segsort_groups_{name}"),
@@ -264,8 +300,7 @@ impl SegmentedSort<'_> {
                     first,
                     count,
                 } => {
-                    let mut args = order();
-                    args.scalar(first);
+                    let args = loops_segsort_block::after(policy.clone(), order, first);
                     self.launch(
                         &format!("loops_segsort_block{keys}_{name}"),
                         count as u64,
@@ -286,9 +321,7 @@ impl SegmentedSort<'_> {
                     let end = first + count;
                     let longest = 1u64 << (CHUNK_LOG2 + pass_firsts.len());
                     let per = blocks_per_segment(count, longest, CHUNK, sms);
-                    let mut args = order();
-                    args.scalar(first).scalar(per);
-                    args.push_buffer(even, ptr("unsigned long long", true));
+                    let args = loops_segsort_chunks::after(policy.clone(), order, first, per, even);
                     self.launch(
                         &format!("loops_segsort_chunks_{name}"),
                         count as u64 * per as u64,
@@ -299,13 +332,15 @@ impl SegmentedSort<'_> {
                         let (from, to) = if p % 2 == 0 { (even, odd) } else { (odd, even) };
                         let pass_count = end - pass_first;
                         let pass_per = blocks_per_segment(pass_count, longest, MERGE_TILE, sms);
-                        let mut args = KernelArgs::new();
-                        args.push_buffer(seg_offsets, ptr("int", false));
-                        args.push_buffer(&bins.order, ptr("unsigned int", false));
-                        args.scalar(pass_first).scalar(pass_per);
-                        args.scalar((CHUNK as u64) << p);
-                        args.push_buffer(from, ptr("unsigned long long", false));
-                        args.push_buffer(to, ptr("unsigned long long", true));
+                        let args = loops_segsort_merge_pass::args(
+                            seg_offsets,
+                            &bins.order,
+                            pass_first,
+                            pass_per,
+                            (CHUNK as u64) << p,
+                            from,
+                            to,
+                        );
                         self.launch(
                             "loops_segsort_merge_pass",
                             pass_count as u64 * pass_per as u64,
@@ -313,10 +348,8 @@ impl SegmentedSort<'_> {
                             args,
                         )?;
                     }
-                    let mut args = order();
-                    args.scalar(first).scalar(per);
-                    args.push_buffer(even, ptr("unsigned long long", false));
-                    args.push_buffer(odd, ptr("unsigned long long", false));
+                    let args =
+                        loops_segsort_finish::after(policy.clone(), order, first, per, even, odd);
                     self.launch(
                         &format!("loops_segsort_finish_{name}"),
                         count as u64 * per as u64,
@@ -382,14 +415,12 @@ pub fn segmented_sort<T: Float>(gpu: &Gpu, a: &mut DeviceCsr<T>) -> Result<()> {
     } else {
         None
     };
-    let mut policy = KernelArgs::new();
-    policy.push_buffer(&a.offsets, ptr("int", false));
-    policy.push_buffer(&a.indices, ptr("int", true));
-    policy.push_buffer(&a.values, ptr(T::CUDA_NAME, true));
-    match &scratch {
-        Some((_, _, saved)) => policy.push_buffer(saved, ptr(T::CUDA_NAME, true)),
-        None => policy.push_value(0u64, ptr(T::CUDA_NAME, true)),
-    }
+    // Without long rows, no copy of the values is saved (null).
+    let saved = match &scratch {
+        Some((_, _, saved)) => Ptr::at(saved, 0),
+        None => Ptr::null(),
+    };
+    let policy = csr_policy::args(&a.offsets, &a.indices, &a.values, saved);
     let sort = SegmentedSort {
         gpu,
         kernel: "loops_segmented_sort",

@@ -215,18 +215,6 @@ extern "C" __global__ void __launch_bounds__(256) loops_spmm_zero_words(
     }
 }
 
-// One thread spins for `ns` nanoseconds of the GPU's global timer. The first call's measurement
-// queues the candidates' timed launches behind it, so that none of them waits for the host between
-// its events (a small matrix's kernel takes less time than the host needs to queue it).
-extern "C" __global__ void loops_spmm_hold(const unsigned long long ns)
-{
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
-}
-
 // The entry points: loops_spmm_{rows,tails}_{f32,f64}_v{V}_t{VPL}, all with the same parameters
 // (a `rows` kernel ignores `nnz`). Launched with blocks of 256 threads.
 #define LOOPS_SPMM_ENTRIES(T, NAME, V, VPL)                                                        \

@@ -24,32 +24,51 @@
 //! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
 //! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
 //! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
-//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once, then a
-//! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
-//! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
-//! and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
+//! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once,
+//! then a few times between CUDA events, queued behind a kernel that holds the stream so that no
+//! launch waits for the host (the runtime's one harness, [`crate::tune::measure`]). The fastest
+//! plan is kept with the matrix (its `TileSetCache`) and in the tuning cache on disk ([`crate::tune`]), so later calls, and later processes, launch
 //! it directly. The candidates run on the call's own `C` (every plan stores every row of `C`
 //! before any atomic adds onto it, so each run leaves the same result; the winner runs last).
 //! Not measured (the kept or stored winner if there is one, else the model's plan): calls while
 //! the stream is being captured into a CUDA graph, and every call under `LOOPS_TUNE=off` (which
 //! also reads nothing from the cache: the model's plan, nothing timed).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cudarc::driver::sys::CUstreamCaptureStatus;
 use kernels_gen::schedule::LaunchDims;
 
-use crate::device::{DeviceBuffer, Gpu, GpuTimer};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::preprocess::Preprocessed;
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::{entries, Ptr};
+use crate::tune::measure::{self, Launches, Settings};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 
 /// The CUDA text of the SpMM kernels (every entry point compiled at once, on first use).
 pub const SPMM_SOURCE: &str = include_str!("spmm.cuh");
+
+entries! {
+    source: SPMM_SOURCE;
+    undeclared: [];
+    /// Zeroes `words` 4-byte words at `c` (C of a matrix with no nonzeros).
+    fn loops_spmm_zero_words(c: *mut u32, words: u64);
+    /// A group of lanes per row, up to `piece` nonzeros of it under `Split` (every row of C
+    /// stored).
+    fn spmm_rows<T: Float [f32, f64]> = "loops_spmm_rows_*_v*_t*" (
+        rows: i32, nnz: i32, offsets: *const i32, indices: *const i32, values: *const T,
+        b: *const T, c: *mut T, kv: u32, log_gk: u32, log_gn: u32, piece: i32,
+    );
+    /// Under `Split`: a group per further piece of the long rows, added with atomics.
+    fn spmm_tails<T: Float [f32, f64]> = "loops_spmm_tails_*_v*_t*" (
+        rows: i32, nnz: i32, offsets: *const i32, indices: *const i32, values: *const T,
+        b: *const T, c: *mut T, kv: u32, log_gk: u32, log_gn: u32, piece: i32,
+    );
+}
 
 /// Threads per block of every SpMM launch.
 const BLOCK: u32 = 256;
@@ -458,10 +477,6 @@ pub(crate) fn narrow_offsets<'a, T: Float>(
     Ok(a.offsets())
 }
 
-fn ptr(ty: &'static str, mutable: bool) -> Param {
-    Param::Ptr { ty, mutable }
-}
-
 /// Blocks of [`BLOCK`] threads for `groups` groups of `group` lanes.
 fn blocks(groups: usize, group: u32) -> Result<u32> {
     let blocks = (groups * group as usize).div_ceil(BLOCK as usize);
@@ -672,10 +687,10 @@ fn fastest(times: &[f64]) -> usize {
 }
 
 /// Each plan's median time per launch in microseconds, on the call's operands (`c` is written):
-/// each plan's kernels loaded (compiled with the rest of the source on first use), launched once,
-/// then `reps` rounds of one launch of each between CUDA events, queued behind a kernel that
-/// holds the stream for about as long as the host takes to queue them. Fewer rounds when a
-/// launch takes long: the measurement is the first call's cost.
+/// each plan's kernels loaded (compiled with the rest of the source on first use, alongside the
+/// stream hold), then measured by [`measure::medians`] with [`Settings::OPS`]: one launch each,
+/// then 3, 5 or 7 rounds (fewer when a launch takes long: the measurement is the first call's
+/// cost) of one launch of each between CUDA events, queued behind the stream hold.
 fn time_plans<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -684,72 +699,22 @@ fn time_plans<T: Float>(
     c: &mut DeviceBuffer<T>,
     plans: &[SpmmPlan],
 ) -> Result<Vec<f64>> {
-    let mut entries = vec![HOLD_ENTRY.to_string()];
+    let mut entries = Vec::new();
     for p in plans {
         entries.push(p.entry(T::RUST_NAME));
         entries.extend(p.tails_entry(T::RUST_NAME));
     }
-    gpu.load_entries("loops_spmm", SPMM_SOURCE, &entries)?;
-    let warm: Vec<GpuTimer> = plans.iter().map(|_| gpu.timer()).collect::<Result<_>>()?;
-    let queue_start = Instant::now();
-    for (p, timer) in plans.iter().zip(&warm) {
-        timer.start()?;
-        launch(gpu, a, b, k, c, *p)?;
-        timer.stop()?;
-    }
-    let queue_time = queue_start.elapsed();
-    gpu.synchronize()?;
-    let mut slowest_ms = 0f32;
-    for timer in &warm {
-        slowest_ms = slowest_ms.max(timer.elapsed_ms()?);
-    }
-    let reps = if slowest_ms > 1.0 {
-        3
-    } else if slowest_ms > 0.2 {
-        5
-    } else {
-        7
-    };
-    let rounds: Vec<Vec<GpuTimer>> = (0..reps)
-        .map(|_| plans.iter().map(|_| gpu.timer()).collect())
-        .collect::<Result<_>>()?;
-    // The host queues `reps` rounds, each about as long as the untimed one took.
-    let hold = (queue_time * (3 * reps as u32) / 2)
-        .clamp(Duration::from_micros(200), Duration::from_millis(50));
-    hold_stream(gpu, hold)?;
-    for round in &rounds {
-        for (p, timer) in plans.iter().zip(round) {
-            timer.start()?;
-            launch(gpu, a, b, k, c, *p)?;
-            timer.stop()?;
-        }
-    }
-    (0..plans.len())
-        .map(|j| {
-            let mut ms = rounds
-                .iter()
-                .map(|round| round[j].elapsed_ms().map(f64::from))
-                .collect::<Result<Vec<f64>>>()?;
-            ms.sort_by(f64::total_cmp);
-            Ok(ms[ms.len() / 2] * 1e3)
-        })
-        .collect()
-}
-
-/// The entry point that holds the stream while the timed launches are queued.
-const HOLD_ENTRY: &str = "loops_spmm_hold";
-
-/// Queues a one-thread kernel that spins for `hold` on the GPU's clock.
-fn hold_stream(gpu: &Gpu, hold: Duration) -> Result<()> {
-    let f = gpu.function("loops_spmm", SPMM_SOURCE, HOLD_ENTRY)?;
-    let mut args = KernelArgs::new();
-    args.push_value(hold.as_nanos() as u64, Param::Scalar("unsigned long long"));
-    let dims = LaunchDims {
-        grid: 1,
-        block: 1,
-        shared_bytes: 0,
-    };
-    gpu.launch_function(HOLD_ENTRY, &f, dims, args)
+    std::thread::scope(|scope| {
+        let hold = scope.spawn(|| measure::load_hold(gpu));
+        let loaded = gpu.load_entries("loops_spmm", SPMM_SOURCE, &entries);
+        let hold = hold.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        loaded.and(hold.map(drop))
+    })?;
+    measure::medians(
+        gpu,
+        Settings::OPS,
+        &mut Launches(plans.len(), |i| launch(gpu, a, b, k, c, plans[i])),
+    )
 }
 
 /// [`spmm`] under a given mapping (the benchmark times each); returns the plan it launched.
@@ -838,17 +803,20 @@ fn launch<T: Float>(
             block: BLOCK,
             shared_bytes: 0,
         };
-        let mut args = KernelArgs::new();
-        args.scalar(a.rows() as i32).scalar(a.nnz() as i32);
-        args.push_buffer(a.offsets(), ptr("int", false));
-        args.push_buffer(a.indices(), ptr("int", false));
-        args.push_buffer(a.values(), ptr(T::CUDA_NAME, false));
-        args.push_buffer(b, ptr(T::CUDA_NAME, false));
-        args.push_buffer(c, ptr(T::CUDA_NAME, true));
-        args.scalar((k / plan.vector as usize) as u32)
-            .scalar(plan.log_lanes_k)
-            .scalar(plan.log_lanes_nz)
-            .scalar(plan.piece as i32);
+        // `rows` and `tails` take the same parameters.
+        let args = spmm_rows::args(
+            a.rows() as i32,
+            a.nnz() as i32,
+            a.offsets(),
+            a.indices(),
+            a.values(),
+            b,
+            &*c,
+            (k / plan.vector as usize) as u32,
+            plan.log_lanes_k,
+            plan.log_lanes_nz,
+            plan.piece as i32,
+        );
         gpu.launch_function(&entry, &function, dims, args)?;
     }
     Ok(())
@@ -869,9 +837,7 @@ fn zero<T: Float>(gpu: &Gpu, c: &mut DeviceBuffer<T>, n: usize) -> Result<()> {
         block: BLOCK,
         shared_bytes: 0,
     };
-    let mut args = KernelArgs::new();
-    args.push_buffer(c, ptr("unsigned int", true));
-    args.scalar(words as u64);
+    let args = loops_spmm_zero_words::args(Ptr::cast(c), words as u64);
     gpu.launch_function(ENTRY, &function, dims, args)
 }
 

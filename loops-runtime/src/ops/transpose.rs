@@ -22,7 +22,8 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
 use crate::formats::{check_fits_32, tile_sizes, Csc32, DeviceCsc, DeviceCsr, TileSizes};
-use crate::launch::{KernelArgs, Param};
+use crate::launch::entry::entries;
+use crate::launch::KernelArgs;
 
 /// The transpose's kernels (`loops_transpose_*`) and the segmented sort's for CSC columns
 /// (`loops_segsort_*_csc_{f32,f64}`): `sort.cuh`'s templates, then `transpose.cuh`.
@@ -82,8 +83,32 @@ fn sizes_of_stats(cols: usize, nnz: usize, state: &[u32]) -> TileSizes {
     TileSizes { stats, split_mdt }
 }
 
-fn ptr(ty: &'static str, mutable: bool) -> Param {
-    Param::Ptr { ty, mutable }
+entries! {
+    // The transposition's own entry points (its source also holds sort.cuh's, declared there).
+    source: include_str!("transpose.cuh"), after crate::ops::sort::SORT_SOURCE;
+    undeclared: [];
+    /// The columns' policy of the segmented sort (`sort.cuh`'s entry points, `csc_f32`, ...).
+    fn csc_policy<T: Float [f32, f64]> = "LOOPS_TRANSPOSE_CSC_PARAMS" (
+        col_offsets: *const i32, scattered: *const u64, csr_offsets: *const i32,
+        csr_values: *const T, row_indices: *mut i32, values: *mut T,
+    );
+    /// `counts[col] += 1` for every entry's column.
+    fn loops_transpose_count(indices: *const i32, nnz: u32, counts: *mut i32);
+    /// Each tile's sum of `counts`.
+    fn loops_transpose_tile_sums(counts: *const i32, n: u32, tile_sums: *mut i32);
+    /// The exclusive scan of the tile sums, in place (one block).
+    fn loops_transpose_scan_sums(tile_sums: *mut i32, tiles: u32);
+    /// The column offsets (and the scatter's cursors) from the counts and the scanned tile sums.
+    fn loops_transpose_scan_apply(
+        counts: *const i32, n: u32, tile_sums: *const i32, col_offsets: *mut i32, cursors: *mut i32,
+    );
+    /// Each entry's key (row, position) at its column's next cursor.
+    fn loops_transpose_scatter(
+        offsets: *const i32, rows: u32, indices: *const i32, nnz: u32, cursors: *mut i32,
+        keys: *mut u64,
+    );
+    /// The CSC's tile-size statistics, from its column offsets.
+    fn loops_transpose_stats(col_offsets: *const i32, cols: u32, state: *mut u32);
 }
 
 fn launch(gpu: &Gpu, entry: &str, grid: usize, block: u32, args: KernelArgs<'_>) -> Result<()> {
@@ -118,41 +143,30 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
         .min(gpu.limits().sm_count.max(1) as usize * 8);
 
     let counts = gpu.zeros::<i32>(cols)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&a.indices, ptr("int", false));
-    args.scalar(nnz as u32);
-    args.push_buffer(&counts, ptr("int", true));
+    let args = loops_transpose_count::args(&a.indices, nnz as u32, &counts);
     launch(gpu, "loops_transpose_count", stride_grid, BLOCK, args)?;
 
     let tiles = cols.div_ceil(TILE);
     let tile_sums = gpu.uninit::<i32>(tiles)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&counts, ptr("int", false));
-    args.scalar(cols as u32);
-    args.push_buffer(&tile_sums, ptr("int", true));
+    let args = loops_transpose_tile_sums::args(&counts, cols as u32, &tile_sums);
     launch(gpu, "loops_transpose_tile_sums", tiles, BLOCK, args)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&tile_sums, ptr("int", true));
-    args.scalar(tiles as u32);
+    let args = loops_transpose_scan_sums::args(&tile_sums, tiles as u32);
     launch(gpu, "loops_transpose_scan_sums", 1, SUMS_BLOCK, args)?;
     let col_offsets = gpu.uninit::<i32>(cols + 1)?;
     let cursors = gpu.uninit::<i32>(cols)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&counts, ptr("int", false));
-    args.scalar(cols as u32);
-    args.push_buffer(&tile_sums, ptr("int", false));
-    args.push_buffer(&col_offsets, ptr("int", true));
-    args.push_buffer(&cursors, ptr("int", true));
+    let args =
+        loops_transpose_scan_apply::args(&counts, cols as u32, &tile_sums, &col_offsets, &cursors);
     launch(gpu, "loops_transpose_scan_apply", tiles, BLOCK, args)?;
 
     let keys = gpu.uninit::<u64>(nnz)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&a.offsets, ptr("int", false));
-    args.scalar(rows as u32);
-    args.push_buffer(&a.indices, ptr("int", false));
-    args.scalar(nnz as u32);
-    args.push_buffer(&cursors, ptr("int", true));
-    args.push_buffer(&keys, ptr("unsigned long long", true));
+    let args = loops_transpose_scatter::args(
+        &a.offsets,
+        rows as u32,
+        &a.indices,
+        nnz as u32,
+        &cursors,
+        &keys,
+    );
     // Each thread of the scatter takes a run of consecutive entries (ITEMS of them).
     let scatter_grid = nnz
         .div_ceil(TILE)
@@ -162,10 +176,7 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     // The CSC's tile sizes, counted on the GPU: reading the column offsets back and counting them
     // on the host took longer than all the kernels (about 15 ms for a million columns).
     let state = gpu.zeros::<u32>(STATS_LEN)?;
-    let mut args = KernelArgs::new();
-    args.push_buffer(&col_offsets, ptr("int", false));
-    args.scalar(cols as u32);
-    args.push_buffer(&state, ptr("unsigned int", true));
+    let args = loops_transpose_stats::args(&col_offsets, cols as u32, &state);
     let stats_grid = cols
         .div_ceil(BLOCK as usize)
         .min(gpu.limits().sm_count.max(1) as usize * 8);
@@ -188,13 +199,14 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     } else {
         None
     };
-    let mut policy = KernelArgs::new();
-    policy.push_buffer(csc.col_offsets(), ptr("int", false));
-    policy.push_buffer(&keys, ptr("unsigned long long", false));
-    policy.push_buffer(&a.offsets, ptr("int", false));
-    policy.push_buffer(&a.values, ptr(T::CUDA_NAME, false));
-    policy.push_buffer(csc.row_indices(), ptr("int", true));
-    policy.push_buffer(csc.values(), ptr(T::CUDA_NAME, true));
+    let policy = csc_policy::args(
+        csc.col_offsets(),
+        &keys,
+        &a.offsets,
+        &a.values,
+        csc.row_indices(),
+        csc.values(),
+    );
     let sort = SegmentedSort {
         gpu,
         kernel: KERNEL,

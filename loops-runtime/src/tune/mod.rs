@@ -1,4 +1,6 @@
-//! Measured tuning: the persistent cache of the variants that won a timing.
+//! Measured tuning: the persistent cache of the variants that won a timing, and the timing
+//! harness they are measured with ([`measure`]: warm-up, the stream hold, CUDA events, medians),
+//! shared by `auto` and the ops that time their plans.
 //!
 //! `schedule = "auto"` times its model's few best candidates the first time a kernel meets a tile
 //! set, and keeps the winner here, so that a later process starts tuned. This module is the memory
@@ -53,6 +55,7 @@
 //! on stderr per process, never an error or a panic.
 
 mod cache;
+pub mod measure;
 pub mod report;
 
 pub use cache::{

@@ -1,8 +1,9 @@
 //! `auto`'s measured choice ([`Launcher::tune`](kernels_gen::schedule::Launcher::tune)): the
 //! first time a kernel meets a tile set, the model's few best candidates are compiled (in
 //! parallel, each entry point alone), run once each, then timed with CUDA events on the call's
-//! arguments, and the fastest is kept with the tile set and in the tuning cache on disk
-//! ([`crate::tune`]), so a later call, or a later process, starts tuned.
+//! arguments ([`crate::tune::measure`]: 9 rounds, medians), and the fastest is kept with the tile
+//! set and in the tuning cache on disk ([`crate::tune`]), so a later call, or a later process,
+//! starts tuned.
 //!
 //! Tuning changes no result: the candidates run on copies of the buffers the kernel may write
 //! (each copy restored from the user's buffer before every run, so an epilogue that reads its
@@ -14,25 +15,19 @@
 //! not the plain kernels'), `LOOPS_TUNE=off`, buffers of another handle's stream, and where the
 //! copies cannot be allocated.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cudarc::driver::sys::CUdeviceptr;
 use kernels_gen::schedule::{Launch, RangeEntry, Variant};
 
 use super::Plan;
-use crate::device::{DeviceBuffer, GpuTimer};
+use crate::device::DeviceBuffer;
 use crate::error::{LoopsError, Result};
 use crate::launch::preprocess::{Preprocessed, TunedKey};
-use crate::launch::{stream_hint, KernelArgs, Param};
+use crate::launch::{stream_hint, Param};
+use crate::tune::measure::{self, Candidates, Settings};
 use crate::tune::report::{publish, TuneReport};
 use crate::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
-
-/// Timed launches of each candidate, after one untimed run each; the median counts.
-const REPS: usize = 9;
-
-/// The runtime's CUDA for tuning: a kernel that keeps the stream busy while the host queues the
-/// timed launches behind it, so that no launch's host work falls between its events.
-const TUNING_SOURCE: &str = include_str!("tuning.cuh");
 
 impl Plan<'_, '_> {
     /// The variant to launch among `shortlist` (the model's best first): see the module docs.
@@ -213,46 +208,39 @@ impl Plan<'_, '_> {
         timed
     }
 
-    /// One untimed run of each candidate, then [`REPS`] timed rounds over them all, queued behind
-    /// a kernel that holds the stream for about as long as the host takes to queue them.
+    /// Each candidate's median time over the measurement's rounds ([`measure::medians`] with
+    /// [`Settings::AUTO`]), every launch preceded by restoring the copies of the outputs (untimed).
     fn timed_runs(
         &mut self,
         shortlist: &[usize],
         copies: &[(CUdeviceptr, CUdeviceptr, usize)],
     ) -> Result<Vec<f64>> {
-        let queue_start = Instant::now();
-        for &v in shortlist {
-            self.restore(copies)?;
-            self.launch_variant(&Launch::whole(v))?;
+        struct Shortlist<'p, 'a, 'b, 'c> {
+            plan: &'p mut Plan<'a, 'b>,
+            shortlist: &'c [usize],
+            copies: &'c [(CUdeviceptr, CUdeviceptr, usize)],
         }
-        let queue_time = queue_start.elapsed();
-        self.gpu.synchronize()?;
-        let rounds: Vec<Vec<GpuTimer>> = (0..REPS)
-            .map(|_| shortlist.iter().map(|_| self.gpu.timer()).collect())
-            .collect::<Result<_>>()?;
-        // The host queues REPS rounds, each about as long as the untimed one took (which also
-        // waited for nothing: its compiles were done), with room to spare.
-        let hold = (queue_time * (2 * REPS as u32))
-            .clamp(Duration::from_micros(200), Duration::from_millis(50));
-        self.hold_stream(hold)?;
-        for round in &rounds {
-            for (timer, &v) in round.iter().zip(shortlist) {
-                self.restore(copies)?;
-                timer.start()?;
-                self.launch_variant(&Launch::whole(v))?;
-                timer.stop()?;
+        impl Candidates for Shortlist<'_, '_, '_, '_> {
+            fn count(&self) -> usize {
+                self.shortlist.len()
+            }
+            fn prepare(&mut self, _: usize) -> Result<()> {
+                self.plan.restore(self.copies)
+            }
+            fn run(&mut self, i: usize) -> Result<()> {
+                self.plan.launch_variant(&Launch::whole(self.shortlist[i]))
             }
         }
-        (0..shortlist.len())
-            .map(|j| {
-                let mut ms = rounds
-                    .iter()
-                    .map(|round| round[j].elapsed_ms().map(f64::from))
-                    .collect::<Result<Vec<f64>>>()?;
-                ms.sort_by(f64::total_cmp);
-                Ok(ms[ms.len() / 2] * 1e3)
-            })
-            .collect()
+        let gpu = self.gpu;
+        measure::medians(
+            gpu,
+            Settings::AUTO,
+            &mut Shortlist {
+                plan: self,
+                shortlist,
+                copies,
+            },
+        )
     }
 
     /// Compiles (or reads from the disk cache) the candidates' entry points and the runtime's
@@ -270,8 +258,7 @@ impl Plan<'_, '_> {
                 .contains(&kernels_gen::abi::Hidden::BlockStarts)
         });
         std::thread::scope(|scope| {
-            let hold =
-                scope.spawn(|| gpu.function("loops_tuning", TUNING_SOURCE, "loops_hold_stream"));
+            let hold = scope.spawn(|| measure::load_hold(gpu));
             let ranges = starts.then(|| scope.spawn(|| gpu.block_starts_function()));
             let candidates = gpu.load_entries(self.kernel.name, source, entries);
             let join = |h: std::thread::ScopedJoinHandle<'_, Result<_>>| {
@@ -308,21 +295,5 @@ impl Plan<'_, '_> {
                 .copy_device(from, to, bytes, "restoring a tuning copy")?;
         }
         Ok(())
-    }
-
-    /// Queues a one-thread kernel that spins for `hold` on the GPU's clock.
-    fn hold_stream(&self, hold: Duration) -> Result<()> {
-        let f = self
-            .gpu
-            .function("loops_tuning", TUNING_SOURCE, "loops_hold_stream")?;
-        let mut args = KernelArgs::new();
-        args.push_value(hold.as_nanos() as u64, Param::Scalar("unsigned long long"));
-        let dims = kernels_gen::schedule::LaunchDims {
-            grid: 1,
-            block: 1,
-            shared_bytes: 0,
-        };
-        self.gpu
-            .launch_function("loops_hold_stream", &f, dims, args)
     }
 }

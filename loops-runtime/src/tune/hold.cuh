@@ -1,7 +1,9 @@
-// loops for Rust: the runtime's CUDA for auto's tuning (loops-runtime/src/launch/run/tuning.cuh).
+// loops for Rust: the stream hold of the runtime's measurements (loops-runtime/src/tune/hold.cuh),
+// used by `auto`'s tuning and by the ops that time their plans (`tune::measure`).
 
 // One thread spins for `ns` nanoseconds of the GPU's global timer: the stream is held while the
-// host queues the timed launches behind it.
+// host queues the timed launches behind it, so that none of them waits for the host between its
+// events (a small kernel takes less time than the host needs to queue it).
 extern "C" __global__ void loops_hold_stream(const unsigned long long ns)
 {
     unsigned long long start, now;
