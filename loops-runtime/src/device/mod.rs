@@ -103,7 +103,7 @@ pub struct Gpu {
     /// The prefix sums of tile subsets under the schedules that partition atoms (see `subset`),
     /// grown on demand; one per handle for the same reason as `scratch`.
     subset_area: Mutex<DeviceBuffer<u64>>,
-    /// The tile list whose length lives on the device while a [`crate::graph::DeviceFrontierLoop`]
+    /// The tile list whose length lives on the device while a [`crate::graph::FrontierLoopOnDevice`]
     /// runs its step on this handle (see [`DeviceList`]).
     device_list: Mutex<Option<DeviceList>>,
     /// Page-locked host memory for small read-backs ([`Gpu::download`]), allocated on first use.
@@ -113,7 +113,7 @@ pub struct Gpu {
 }
 
 /// A tile list whose length only the device knows (the frontier of a
-/// [`crate::graph::DeviceFrontierLoop`]): a kernel launched over `list` on this handle reads its
+/// [`crate::graph::FrontierLoopOnDevice`]): a kernel launched over `list` on this handle reads its
 /// length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
 /// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).

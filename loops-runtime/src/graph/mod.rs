@@ -2,7 +2,7 @@
 //! frontier algorithms are driven by, and CPU references to check them against.
 //!
 //! - Loops (frontier in, frontier out, until it is empty): [`FrontierLoop`], which reads each
-//!   frontier's size back to the host; [`DeviceFrontierLoop`], which keeps it on the device and
+//!   frontier's size back to the host; [`FrontierLoopOnDevice`], which keeps it on the device and
 //!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
 //!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
 //!   direction-optimizing BFS of `examples/kernels/bfs_do.rs`).
@@ -29,7 +29,8 @@
 
 mod device_loop;
 pub use device_loop::{
-    compaction_walks, default_walk_limit, walk_plan, DeviceFrontierLoop, DEFAULT_LEVELS_PER_REPLAY,
+    compaction_walks, default_walk_limit, walk_plan, FrontierLoopOnDevice,
+    DEFAULT_LEVELS_PER_REPLAY,
 };
 
 use std::cmp::Reverse;
@@ -48,8 +49,8 @@ pub mod near_far;
 mod reference;
 
 pub use near_far::{
-    default_delta, default_device_delta, default_hops, near_far_model, near_far_model_hops,
-    DeviceNearFarLoop, Hops, NearFarLoop, NearFarStats,
+    default_delta, default_device_delta, default_hops, near_far_model, near_far_model_hops, Hops,
+    NearFarLoop, NearFarLoopOnDevice, NearFarStats,
 };
 pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 
@@ -578,7 +579,7 @@ impl Compaction {
     /// [`Compaction::run_with_degrees`] for a push step's flags, walking the out-edges of
     /// `frontier` (its whole length) instead of scanning every flag: work in proportion to the
     /// frontier's edges, not to the graph. The contract, as for
-    /// [`DeviceFrontierLoop::run_push`], is the caller's: every flag set is on the head of an
+    /// [`FrontierLoopOnDevice::run_push`], is the caller's: every flag set is on the head of an
     /// out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the largest
     /// out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The count
     /// is added to `counters[0]` and the largest out-degree of the vertices appended is max-ed
@@ -656,11 +657,11 @@ impl Compaction {
 pub enum Traversal<'a> {
     /// [`FrontierLoop::run`]: a count read back per level; every schedule.
     Host(&'a mut FrontierLoop),
-    /// [`DeviceFrontierLoop::run_push`] along the graph's edges (the step flags only out-neighbours
+    /// [`FrontierLoopOnDevice::run_push`] along the graph's edges (the step flags only out-neighbours
     /// of its frontier in that graph).
-    DevicePush(&'a mut DeviceFrontierLoop, &'a DeviceGraph),
-    /// [`DeviceFrontierLoop::run`]: every level's compaction scans every flag.
-    DeviceScan(&'a mut DeviceFrontierLoop),
+    PushOnDevice(&'a mut FrontierLoopOnDevice, &'a DeviceGraph),
+    /// [`FrontierLoopOnDevice::run`]: every level's compaction scans every flag.
+    ScanOnDevice(&'a mut FrontierLoopOnDevice),
 }
 
 impl Traversal<'_> {
@@ -672,10 +673,10 @@ impl Traversal<'_> {
     {
         match self {
             Traversal::Host(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
-            Traversal::DevicePush(l, g) => {
+            Traversal::PushOnDevice(l, g) => {
                 l.run_push(gpu, g, sources, |gpu, f, next, _| step(gpu, f, next))
             }
-            Traversal::DeviceScan(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
+            Traversal::ScanOnDevice(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
         }
     }
 }
