@@ -95,7 +95,7 @@ pub const CACHE_DIR_ENV: &str = "LOOPS_CACHE_DIR";
 /// `LOOPS_DUMP_DIR=DIR` writes every generated source and its NVRTC log to `DIR`.
 pub const DUMP_DIR_ENV: &str = "LOOPS_DUMP_DIR";
 /// The cache's folder name inside the platform's cache folder.
-pub const APP_DIR_NAME: &str = "loops-for-rust";
+pub(crate) const APP_DIR_NAME: &str = "loops-for-rust";
 
 const MAGIC: [u8; 8] = *b"LOOPSKC\0";
 const FORMAT_VERSION: u32 = 1;
@@ -177,7 +177,7 @@ pub(crate) fn means_off(value: &std::ffi::OsStr) -> bool {
 
 /// The default cache folder: `loops-for-rust` in the platform's cache folder (`None` where the
 /// platform has none, e.g. no home folder).
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     dirs::cache_dir().map(|d| d.join(APP_DIR_NAME))
 }
 

@@ -284,7 +284,7 @@ impl<T> DeviceBuffer<T> {
     }
 
     /// The number of elements allocated.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.slice.as_ref().map_or(0, |s| s.len())
     }
 

@@ -303,7 +303,7 @@ impl Gpu {
     /// [`Gpu::fork`] with the device's highest stream priority: its kernels' blocks are
     /// scheduled before those of ordinary streams as SMs free up. A small task that must overlap a
     /// long kernel (a multi-GPU exchange beside the local product) runs on such a handle.
-    pub fn fork_urgent(&self) -> Result<Gpu> {
+    pub(crate) fn fork_urgent(&self) -> Result<Gpu> {
         let ordinal = self.shared.ordinal;
         let fail = || LoopsError::driver(format!("creating a priority stream on device {ordinal}"));
         self.shared.ctx.bind_to_thread().map_err(fail())?;
@@ -394,7 +394,7 @@ impl Gpu {
     /// are past 48 KiB may take ([`KernelSpec::dynamic_shared_bytes`]).
     ///
     /// [`KernelSpec::dynamic_shared_bytes`]: crate::launch::KernelSpec::dynamic_shared_bytes
-    pub fn max_shared_bytes_per_block(&self) -> u32 {
+    pub(crate) fn max_shared_bytes_per_block(&self) -> u32 {
         self.shared.max_shared_per_block
     }
 
@@ -710,7 +710,7 @@ impl Gpu {
     }
 
     /// See [`Gpu::set_programmatic_launch`].
-    pub fn programmatic_launch(&self) -> bool {
+    pub(crate) fn programmatic_launch(&self) -> bool {
         self.programmatic.load(Ordering::Relaxed)
     }
 

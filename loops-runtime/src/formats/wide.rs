@@ -21,7 +21,7 @@ use crate::formats::{DeviceCsr, TileCore};
 /// Device memory an upload leaves free for what comes after it: modules, the carry scratch, the
 /// kernel's other buffers are the caller's business, but a matrix that fills the device to the
 /// last byte leaves no room to launch anything on it.
-pub const MEMORY_RESERVE_BYTES: u64 = 256 << 20;
+pub(crate) const MEMORY_RESERVE_BYTES: u64 = 256 << 20;
 
 /// [`LoopsError::NotEnoughMemory`] unless `needed_bytes` plus [`MEMORY_RESERVE_BYTES`] fit in
 /// `free_bytes`. Pure: the uploads call it with [`Gpu::memory_info`]'s numbers before allocating.
@@ -127,7 +127,7 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &[T]) -> R + Sync
 /// at most `i32::MAX`, `offsets.len() == rows + 1`, `offsets[0] == 0`, offsets non-decreasing,
 /// the last offset equal to `indices.len()` and `values_len`, every index in `0..cols` (checked
 /// on all cores). The number of nonzeros may exceed `i32::MAX`.
-pub fn check_csr_parts<O: OffsetValue, I: IndexValue>(
+pub(crate) fn check_csr_parts<O: OffsetValue, I: IndexValue>(
     rows: usize,
     cols: usize,
     offsets: &[O],

@@ -55,7 +55,7 @@ pub fn default_walk_limit(vertices: usize) -> u64 {
 /// `loops_walk_plan` in `compact.cuh` makes it: lanes of a warp per item (the smallest power of
 /// two up to 32 that covers the degree) and items per vertex (`ceil(max_degree / lanes)`, at
 /// least 1); item `c` of a vertex is its edges `c * lanes..(c + 1) * lanes`, one per lane.
-pub fn walk_plan(max_degree: u32) -> (u32, u32) {
+pub(crate) fn walk_plan(max_degree: u32) -> (u32, u32) {
     let mut lanes = 1u32;
     while lanes < 32 && lanes < max_degree {
         lanes <<= 1;

@@ -28,9 +28,9 @@
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
+pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
-    compaction_walks, default_walk_limit, walk_plan, FrontierLoopOnDevice,
-    DEFAULT_LEVELS_PER_REPLAY,
+    compaction_walks, default_walk_limit, FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
 
 use std::cmp::Reverse;
@@ -49,8 +49,7 @@ pub mod near_far;
 mod reference;
 
 pub use near_far::{
-    default_delta, default_device_delta, default_hops, near_far_model, near_far_model_hops, Hops,
-    NearFarLoop, NearFarLoopOnDevice, NearFarStats,
+    near_far_model, near_far_model_hops, Hops, NearFarLoop, NearFarLoopOnDevice, NearFarStats,
 };
 pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 
@@ -208,7 +207,7 @@ impl Graph {
 
     /// Errors unless every distance a path can have, at most `(vertices - 1) * max weight`, is below
     /// [`UNREACHED`], so that `dist[v] + w` in a kernel cannot wrap.
-    pub fn check_distances_fit(&self) -> Result<()> {
+    pub(crate) fn check_distances_fit(&self) -> Result<()> {
         let max_w = self.weights.iter().copied().max().unwrap_or(0) as u128;
         let longest = (self.vertices().saturating_sub(1) as u128) * max_w;
         // `dist[v] + w` is formed before it is compared, so one more weight must fit as well.

@@ -133,7 +133,7 @@ impl From<NearFarStats> for super::LoopStats {
 /// fifteenth of its relaxed edges) and a Kronecker graph (degree 29: delta about a tenth of the
 /// mean weight, half Bellman-Ford's relaxed edges). Override it with
 /// [`NearFarLoop::set_delta`] where the per-round cost differs (the device-resident loop).
-pub fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+pub(crate) fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
@@ -144,10 +144,11 @@ pub fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
 }
 
 /// See [`default_delta`].
-pub const DELTA_SCALE: f64 = 100.0;
+pub(crate) const DELTA_SCALE: f64 = 100.0;
 
 /// [`default_delta`] of a host graph.
-pub fn default_delta_of(g: &Graph) -> u32 {
+#[cfg(test)]
+pub(crate) fn default_delta_of(g: &Graph) -> u32 {
     let weight_sum = g.weights().iter().map(|&w| w as u64).sum();
     default_delta(g.vertices(), g.edges(), weight_sum)
 }
@@ -532,7 +533,7 @@ const NF_STATE_SLOTS: usize = 20;
 /// stretches it). Eight was fitted with [`NearFarRelax`] (one vertex per warp) on the road network
 /// of 10^6 vertices (8 and 12 hops within 1%, 16 7% slower, 3 hops 1.4x) and the 2048^2 grid (6
 /// and 8 within 1%, 12 15% slower); held out: the road networks of 10^5 and 3 x 10^5 vertices.
-pub fn default_hops(vertices: usize, edges: usize) -> Hops {
+pub(crate) fn default_hops(vertices: usize, edges: usize) -> Hops {
     if vertices != 0 && (edges as f64 / vertices as f64) < 8.0 {
         Hops {
             hops: 8,
@@ -557,7 +558,7 @@ pub fn default_hops(vertices: usize, edges: usize) -> Hops {
 /// (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid and a
 /// Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and road
 /// networks of 10^5 and 3 x 10^5 vertices.
-pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+pub(crate) fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
@@ -577,13 +578,13 @@ pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u
 /// of the fit (Kronecker scale 20, degree 32 with repeats) a bucket of 64 mean weights already
 /// took Bellman-Ford's rounds plus an advance, and narrower ones cost more rounds than their edges
 /// save.
-pub const DEVICE_ONE_BUCKET_DEGREE: f64 = 8.0;
+pub(crate) const DEVICE_ONE_BUCKET_DEGREE: f64 = 8.0;
 
 /// The narrowest default bucket of [`default_device_delta`], in mean weights.
-pub const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
+pub(crate) const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
 
 /// See [`default_device_delta`].
-pub const DEVICE_DELTA_SCALE: f64 = 1600.0;
+pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
 /// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
 /// [`NearFarLoop`] without a host round trip between them, recorded as CUDA graphs and replayed as
@@ -1016,7 +1017,7 @@ impl NearFarRelax {
     }
 
     /// The frontier vertices a warp takes at a time on `g`.
-    pub fn per_warp_for(&self, g: &DeviceGraph) -> u32 {
+    pub(crate) fn per_warp_for(&self, g: &DeviceGraph) -> u32 {
         self.per_warp
             .unwrap_or_else(|| default_relax_per_warp(g.vertices(), g.edges()))
     }
@@ -1089,7 +1090,7 @@ impl NearFarRelax {
 /// out-degree, 1 to 32: one on road networks and grids, where one per warp was 2-8% faster than
 /// two and 10-20% faster than four (the warp's later hops have fewer heads to go through, and
 /// the frontier is spread over more warps).
-pub fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
+pub(crate) fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
     if vertices == 0 {
         return 1;
     }
@@ -1100,7 +1101,7 @@ pub fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
 }
 
 /// See [`default_relax_per_warp`].
-pub const RELAX_EDGES_PER_WARP: f64 = 4.0;
+pub(crate) const RELAX_EDGES_PER_WARP: f64 = 4.0;
 
 /// How far one relaxation round reaches: the near-far step relaxes its frontier's out-edges and,
 /// with `hops` above 1, the out-edges of each head it lowered below the threshold at once, from
@@ -1292,7 +1293,8 @@ fn split_far(
 /// The Bellman-Ford frontier of `examples/kernels/sssp.rs` on the CPU, modelled as
 /// [`near_far_model`] is (relaxations in order, frontiers in vertex order): distances and counts,
 /// to compare the two algorithms' relaxed edges and rounds.
-pub fn bellman_ford_model(g: &Graph, source: u32) -> (Vec<u32>, NearFarStats) {
+#[cfg(test)]
+pub(crate) fn bellman_ford_model(g: &Graph, source: u32) -> (Vec<u32>, NearFarStats) {
     near_far_model(g, source, UNREACHED)
 }
 

@@ -226,7 +226,7 @@ impl<'a> KernelArgs<'a> {
 
     /// The entries `range` of a buffer the kernel reads (clamped to the buffer): pointer to the
     /// first, then the count (`unsigned long long`).
-    pub fn slice_range<T: Element>(
+    pub(crate) fn slice_range<T: Element>(
         &mut self,
         b: &'a DeviceBuffer<T>,
         range: std::ops::Range<usize>,

@@ -23,9 +23,9 @@
 //! through [`bootstrap`] (rank 0's address or a shared file). Part numbers are global: a
 //! process's parts are [`GpuGroup::local_parts`].
 
-pub mod bfs;
-pub mod bootstrap;
-pub mod partition;
+pub(crate) mod bfs;
+pub(crate) mod bootstrap;
+pub(crate) mod partition;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +37,7 @@ use sprs::CsMat;
 
 pub use bfs::{DistBfsStats, DistGraph, PushStep};
 pub use bootstrap::{Bootstrap, Rank};
-pub use partition::{Block, PartBlocks, Partitioned, RowPartition};
+pub use partition::{Block, PartBlocks, RowPartition};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
@@ -309,19 +309,6 @@ impl GpuGroup {
         self.upload_rows(a.rows(), partition, |p, _| {
             Ok(partition::blocks(&host, &split, p))
         })
-    }
-
-    /// Uploads a matrix already split (by [`Partitioned::split`]) into as many parts as the group.
-    pub fn upload_partitioned<T: Float>(&self, d: &Partitioned<T>) -> Result<DistCsr<T>> {
-        if d.parts.len() != self.parts() {
-            return Err(distributed(format!(
-                "a matrix split into {} parts on a group of {}",
-                d.parts.len(),
-                self.parts()
-            )));
-        }
-        let n = d.partition.starts().last().copied().unwrap_or(0);
-        self.upload_rows(n, d.partition.clone(), |p, _| Ok(d.parts[p].clone()))
     }
 
     /// An `n × n` matrix whose rows `partition` splits, each part's blocks made by `part(p, rows)`

@@ -159,7 +159,7 @@ pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
 /// Blocks per segment of a long-segment launch over `count` segments of at most `longest`
 /// entries, a block taking `per_block` of them at a time: enough blocks to fill `sm_count` SMs
 /// about 8 deep, no more than the longest segment has pieces for.
-pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
+pub(crate) fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
     let fill = (sm_count.max(1) as u64 * 8).div_ceil(count.max(1) as u64);
     let chunks = longest.div_ceil(per_block.max(1) as u64).max(1);
     // count * blocks stays below 2^31 (a grid's limit): count <= nnz / 4096.
@@ -167,7 +167,7 @@ pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: 
 }
 
 /// The blocks of a [`Step::Groups`] launch (`loops_segsort_group_blocks` summed over its bins).
-pub fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
+pub(crate) fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
     (first_bin as usize..=LAST_GROUP_BIN)
         .map(|b| {
             let count = (starts[b + 1] - starts[b]) as u64;

@@ -122,7 +122,7 @@ impl SpmmPlan {
 
     /// The plan [`SpmmPlan::label`] wrote, or `None` for any other text (lane counts must be
     /// powers of two; nothing else is checked: see [`check_plan`]).
-    pub fn from_label(label: &str) -> Option<SpmmPlan> {
+    pub(crate) fn from_label(label: &str) -> Option<SpmmPlan> {
         let mut parts = label.split(':');
         let mapping = match parts.next()? {
             "rows" => SpmmMapping::Rows,
@@ -253,7 +253,7 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
 }
 
 /// The most plans the first call's first round times.
-pub const MAX_LANE_CANDIDATES: usize = 6;
+pub(crate) const MAX_LANE_CANDIDATES: usize = 6;
 
 /// The second round of the first call's measurement: how the lanes of a group are laid, with the
 /// mapping and piece of the first round's winner `base` (whose lanes are the model's). `base`
@@ -266,7 +266,7 @@ pub const MAX_LANE_CANDIDATES: usize = 6;
 /// - twice the lanes over nonzeros; four times, when even that leaves the device less than full
 ///   (small matrices, where latency rules);
 /// - half, then a quarter of, the lanes over nonzeros (rows mostly shorter than the mean).
-pub fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
+pub(crate) fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
     let model = base;
     let mut out = vec![model];
     let mut add = |plan: SpmmPlan| {
@@ -333,7 +333,7 @@ fn device_threads(shape: SpmmShape) -> usize {
 /// Just `lanes` where none applies: then there is no first round. (Rows first, lanes second: the
 /// other order measured worse on R-MAT and power-law rows, where the lanes the model's long pieces
 /// want are not those that smaller pieces want.)
-pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
+pub(crate) fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
     let model = spmm_plan(shape, SpmmMapping::Auto);
     let mean = (shape.nnz / shape.rows.max(1)).max(1);
     let split = |piece: usize| SpmmPlan {
@@ -388,7 +388,7 @@ pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
 /// or 4 that divides `k` and loads at most 16 bytes, a group of at most a warp, tile vectors of
 /// 1, 2 or 4, a mapping of `Rows` or `Split`, and under `Split` a piece that is a positive
 /// multiple of 32 up to `i32::MAX`.
-pub fn check_plan(plan: SpmmPlan, k: usize, element_bytes: usize) -> bool {
+pub(crate) fn check_plan(plan: SpmmPlan, k: usize, element_bytes: usize) -> bool {
     [1, 2, 4].contains(&plan.vector)
         && plan.vector as usize * element_bytes <= 16
         && k.is_multiple_of(plan.vector as usize)

@@ -15,13 +15,13 @@ use crate::compile::cache::{
 use crate::device::Gpu;
 
 /// `LOOPS_TUNE=off` turns measured tuning off: `auto` chooses with its model alone.
-pub const TUNE_ENV: &str = "LOOPS_TUNE";
+pub(crate) const TUNE_ENV: &str = "LOOPS_TUNE";
 /// `LOOPS_TUNE_DIR=DIR` puts the tuning cache in `DIR`.
 pub const TUNE_DIR_ENV: &str = "LOOPS_TUNE_DIR";
 /// The tuning cache's folder name inside the kernel cache's folder (its default place).
-pub const TUNE_SUBDIR: &str = "tune";
+pub(crate) const TUNE_SUBDIR: &str = "tune";
 /// The extension of an entry's file name.
-pub const ENTRY_EXTENSION: &str = "tune";
+pub(crate) const ENTRY_EXTENSION: &str = "tune";
 
 const ENTRY_HEADER: &str = "loops-for-rust tuning entry, format 1";
 const KEY_HEADER: &str = "loops-for-rust tuning key";
@@ -221,7 +221,7 @@ impl TuneCache {
 
     /// Whether candidates may be timed. False with `LOOPS_TUNE=off`: then `auto` uses its model
     /// alone.
-    pub fn tuning_enabled(&self) -> bool {
+    pub(crate) fn tuning_enabled(&self) -> bool {
         self.enabled
     }
 

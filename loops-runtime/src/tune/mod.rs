@@ -55,10 +55,9 @@
 mod cache;
 pub mod report;
 
-pub use cache::{
-    DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner, ENTRY_EXTENSION, TUNE_DIR_ENV,
-    TUNE_ENV, TUNE_SUBDIR,
-};
+pub use cache::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner, TUNE_DIR_ENV};
+#[cfg(test)]
+pub(crate) use cache::{TUNE_ENV, TUNE_SUBDIR};
 
 #[cfg(test)]
 mod tests;
