@@ -116,7 +116,7 @@ impl<T: Copy> Coo32<T> {
 
     /// From a sprs compressed matrix: CSR in its order; CSC converted (entries of a row in column
     /// order).
-    pub fn from_sprs(m: &CsMat<T>) -> Result<Self> {
+    pub(crate) fn from_sprs(m: &CsMat<T>) -> Result<Self> {
         check_fits_32("Coo", m.rows(), m.cols(), m.nnz())?;
         let csr = Csr32::from_sprs(m)?;
         let mut row_indices = Vec::with_capacity(csr.nnz());
@@ -288,7 +288,7 @@ impl Gpu {
 
 impl<'a> KernelArgs<'a> {
     /// A COO matrix: rows, cols, nnz (`int`), row offsets, row indices, column indices, values.
-    pub fn coo<T: Float>(&mut self, m: &'a DeviceCoo<T>) -> &mut Self {
+    pub(crate) fn coo<T: Float>(&mut self, m: &'a DeviceCoo<T>) -> &mut Self {
         let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
         self.push_value(int(m.rows()), Param::Csr("int rows"));
         self.push_value(int(m.cols), Param::Csr("int cols"));

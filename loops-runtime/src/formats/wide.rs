@@ -25,7 +25,7 @@ pub(crate) const MEMORY_RESERVE_BYTES: u64 = 256 << 20;
 
 /// [`LoopsError::NotEnoughMemory`] unless `needed_bytes` plus [`MEMORY_RESERVE_BYTES`] fit in
 /// `free_bytes`. Pure: the uploads call it with [`Gpu::memory_info`]'s numbers before allocating.
-pub fn check_memory(
+pub(crate) fn check_memory(
     what: &str,
     needed_bytes: u64,
     free_bytes: u64,

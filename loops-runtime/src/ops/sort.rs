@@ -39,7 +39,7 @@ pub const SORT_SOURCE: &str = include_str!("sort.cuh");
 
 /// Entries a block sorts in shared memory (`LOOPS_SEGSORT_CHUNK`): the longest medium segment and
 /// the chunk of a long one.
-pub const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 /// `log2(CHUNK)`: the last bin sorted by one block.
 const CHUNK_LOG2: usize = 12;
 /// The last bin sorted by a group of lanes (32 entries).

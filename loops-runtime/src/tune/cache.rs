@@ -139,7 +139,7 @@ impl TuneKey {
     }
 
     /// The entry's file name: `KERNEL-DIGEST.tune`.
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         &self.file_name
     }
 }
@@ -200,7 +200,7 @@ impl TuneCache {
     /// The settings that the variables `var` returns describe: the one place where they are parsed.
     /// An empty variable counts as unset. The default folder follows the kernel cache's settings
     /// (`LOOPS_CACHE_DIR`, `LOOPS_CACHE`), read through `var` as well.
-    pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> TuneCache {
+    pub(crate) fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> TuneCache {
         let get = |name: &str| var(name).filter(|v| !v.is_empty());
         if get(TUNE_ENV).is_some_and(|v| means_off(&v)) {
             return TuneCache::disabled();
