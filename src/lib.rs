@@ -103,9 +103,9 @@ pub use loops_runtime::{compile, graph, multi, tune};
 /// ```
 pub const SCHEDULES: &[schedule::NamedSchedule] = loops_runtime::schedule::SCHEDULES;
 
-/// The schedules as the runtime sees them: their names ([`SCHEDULES`](crate::SCHEDULES)), launch
-/// geometry ([`LaunchDims`], [`DeviceLimits`]) and the CPU models some of them keep: `lrb`'s bins
-/// ([`lrb`]), `auto`'s choice ([`auto`]), the carry schedules' partition ([`carry`]).
+/// The schedules as the runtime sees them: their names ([`SCHEDULES`]), launch
+/// geometry (`LaunchDims`, `DeviceLimits`) and the CPU models some of them keep: `lrb`'s bins
+/// (`lrb`), `auto`'s choice (`auto`), the carry schedules' partition (`carry`).
 pub mod schedule {
     pub use crate::SCHEDULES;
     pub use loops_runtime::schedule::{auto, carry, lrb, DeviceLimits, LaunchDims, NamedSchedule};
@@ -115,7 +115,7 @@ pub mod schedule {
 pub mod io {
     pub use loops_runtime::io::{generate, mtx};
 
-    /// Host-side formats with 32-bit indices, checked ([`Csr32`], [`Csc32`]), conversions from
+    /// Host-side formats with 32-bit indices, checked (`Csr32`, `Csc32`), conversions from
     /// triplets, the CPU SpMV reference and its error bound, and the bytes a CSR upload needs.
     pub mod host {
         pub use loops_runtime::formats::host::*;
@@ -124,17 +124,17 @@ pub mod io {
     }
 }
 
-/// Checking GPU results against a CPU reference: [`check_rows`] and [`check_spmv`] give a
-/// [`RowCheck`]; [`spmv_reference`] and [`expected_error_bound`] give the reference and the bound.
+/// Checking GPU results against a CPU reference: `check_rows` and `check_spmv` give a
+/// `RowCheck`; `spmv_reference` and `expected_error_bound` give the reference and the bound.
 pub mod check {
     pub use loops_runtime::formats::host::{expected_error_bound, spmv_reference};
     pub use loops_runtime::verify::*;
 }
 
 /// Launching by hand, for hand-written CUDA beside generated kernels, and the launch settings:
-/// [`KernelArgs`], [`KernelDesc`] and [`Call`] (what a generated wrapper runs), checked mode
-/// ([`set_checked_mode`], [`checked_mode`]), subset prefix sums ([`subset`]), lrb's GPU binning
-/// ([`binning`]) and block starts ([`block_ranges`]).
+/// `KernelArgs`, `KernelDesc` and `Call` (what a generated wrapper runs), checked mode
+/// (`set_checked_mode`, `checked_mode`), subset prefix sums (`subset`), lrb's GPU binning
+/// (`binning`) and block starts (`block_ranges`).
 pub mod launch {
     pub use loops_runtime::launch::run::{Call, KernelDesc};
     pub use loops_runtime::launch::{

@@ -199,7 +199,7 @@ pub enum LoopsError {
     },
 
     /// An upload that does not fit the device's free memory, found before allocating anything
-    /// (see [`crate::formats::wide::check_memory`]). Nothing was allocated.
+    /// (see `crate::formats::wide::check_memory`). Nothing was allocated.
     #[error("{what} needs {needed} of device memory but {free} is free (of {total}; {reserve} kept for kernels and scratch)",
         needed = bytes_text(*needed_bytes),
         free = bytes_text(*free_bytes),

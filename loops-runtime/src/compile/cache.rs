@@ -21,7 +21,7 @@
 //! which line info records), the SHA-256 of the source and of the library's headers it may include
 //! (the prelude, [`crate::compile::HEADERS`]), the entry point compiled alone (if one is:
 //! see [`crate::compile::compile_with_dump`]), the device's architecture, the target
-//! ([`crate::compile::target_for`]: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
+//! (`crate::compile::target_for`: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
 //! (path, size, modification time: a patch release changes the file, not always the version), and
 //! the NVRTC options. The key's full text is stored in the entry and compared on every read; its
 //! SHA-256 names the file: `NAME-DIGEST.cubin` or `.ptx` for a whole source,

@@ -12,7 +12,7 @@
 //!
 //! A device's kernels are compiled for its own architecture: a cubin (`sm_XY`) where this NVRTC
 //! supports it, else PTX for the newest virtual architecture NVRTC supports that is not newer than the
-//! device ([`target_for`]). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::compile::cache`].
+//! device (`target_for`). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::compile::cache`].
 
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -215,7 +215,7 @@ impl NvrtcInfo {
         self.supported_archs.contains(&arch.number())
     }
 
-    /// What kernels for `device` are compiled to with this NVRTC (see [`target_for`]).
+    /// What kernels for `device` are compiled to with this NVRTC (see `target_for`).
     pub fn target(&self, device: Arch) -> Target {
         target_for(&self.supported_archs, device)
     }

@@ -278,7 +278,7 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
-    /// The number of elements in use (at most [`capacity`](Self::capacity)).
+    /// The number of elements in use (at most `capacity`).
     pub fn len(&self) -> usize {
         self.len
     }

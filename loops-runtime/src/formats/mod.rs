@@ -20,7 +20,7 @@
 //! or dropped, so [`Gpu::download_coo`] gives back the same triplets, in row order.
 //!
 //! **Sizes.** Indices are 32-bit: rows and columns must each be at most `i32::MAX`, and so must the
-//! entries of CSC and COO. Every upload checks this first ([`check_fits_32`]) and returns
+//! entries of CSC and COO. Every upload checks this first (`check_fits_32`) and returns
 //! [`LoopsError::TooLarge`], with the counts, before it allocates anything, on the host or the device.
 //! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`wide`]).
 

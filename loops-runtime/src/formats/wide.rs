@@ -8,7 +8,7 @@
 //! `thread`, `group`, `warp`, `block` and `auto` (among those) have one; the others refuse a wide
 //! set with [`LoopsError::WideUnsupported`] before launching.
 //!
-//! Uploads of that size check the device's free memory first ([`check_memory`], a pure function of
+//! Uploads of that size check the device's free memory first (`check_memory`, a pure function of
 //! the byte counts) and return [`LoopsError::NotEnoughMemory`] rather than fail half-way; an
 //! allocation the driver still refuses is [`LoopsError::OutOfMemory`].
 
@@ -223,13 +223,13 @@ pub fn csr_bytes(rows: usize, nnz: usize, value_bytes: usize) -> u64 {
 }
 
 impl Gpu {
-    /// [`check_memory`] against this device's free memory now.
+    /// `check_memory` against this device's free memory now.
     pub fn check_memory(&self, what: &str, needed_bytes: u64) -> Result<()> {
         let info = self.memory_info()?;
         check_memory(what, needed_bytes, info.free_bytes, info.total_bytes)
     }
 
-    /// Uploads a CSR matrix from its parts, checked first ([`check_csr_parts`]) and then against the
+    /// Uploads a CSR matrix from its parts, checked first (`check_csr_parts`) and then against the
     /// device's free memory, with no host copy of the indices or values (4-byte indices) and
     /// nothing allocated when a check fails. A matrix of more than `i32::MAX` nonzeros gets 64-bit
     /// offsets; rows and columns stay at most `i32::MAX`.

@@ -7,7 +7,7 @@
 //!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
 //!   direction-optimizing BFS of `examples/kernels/bfs_do.rs`).
 //! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
-//!   rounds and bucket advances, [`default_delta`], and [`near_far_model`], the same buckets on the
+//!   rounds and bucket advances, `default_delta`, and [`near_far_model`], the same buckets on the
 //!   CPU.
 //! - CPU references: [`dijkstra`], [`bfs_levels`], [`pagerank`], [`components`], [`triangles`],
 //!   [`check_bfs_parents`] (and [`check_bfs_tree`]); the views kernels run on
@@ -24,7 +24,7 @@
 //!
 //! Distances are `u32`, weights `u32`, [`UNREACHED`] (`u32::MAX`) marks a vertex not reached. A
 //! graph whose longest possible path, `(vertices - 1) * max weight`, does not fit below `u32::MAX`
-//! is refused by [`Graph::check_distances_fit`] (called by [`Gpu::upload_graph`]), so a kernel's
+//! is refused by `Graph::check_distances_fit` (called by [`Gpu::upload_graph`]), so a kernel's
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
@@ -344,7 +344,7 @@ pub struct DeviceGraph {
 }
 
 impl DeviceGraph {
-    /// The sum of the edge weights (for [`near_far::default_delta`]).
+    /// The sum of the edge weights (for `near_far::default_delta`).
     pub fn weight_sum(&self) -> u64 {
         self.weight_sum
     }
@@ -377,8 +377,8 @@ impl DeviceGraph {
 
 impl Gpu {
     /// Uploads a graph. Errors if its distances may not fit `u32`
-    /// ([`Graph::check_distances_fit`]), it has more than `i32::MAX` vertices, or it does not fit
-    /// the device's free memory ([`crate::formats::wide::check_memory`]). More than `i32::MAX` edges get
+    /// (`Graph::check_distances_fit`), it has more than `i32::MAX` vertices, or it does not fit
+    /// the device's free memory (`crate::formats::wide::check_memory`). More than `i32::MAX` edges get
     /// 64-bit offsets.
     pub fn upload_graph(&self, g: &Graph) -> Result<DeviceGraph> {
         g.check_distances_fit()?;

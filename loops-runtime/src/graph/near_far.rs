@@ -26,7 +26,7 @@
 //! third of them, eight a sixth.
 //!
 //! Where one bucket holds every distance (delta [`UNREACHED`], the device loop's default on dense
-//! graphs, [`default_device_delta`]), no vertex is ever far and near-far is Bellman-Ford: the loops
+//! graphs, `default_device_delta`), no vertex is ever far and near-far is Bellman-Ford: the loops
 //! end at the first empty frontier without an advance, and [`NearFarLoopOnDevice`] runs such a run
 //! as [`super::FrontierLoopOnDevice`] (its walk of small frontiers' out-edges included).
 //!
@@ -45,8 +45,8 @@
 //! `dist[u] <= dist[v] + w`, which with `dist[source] = 0` and every value a real path's length
 //! makes the distances exact. Delta only changes how much work that takes: a small delta relaxes
 //! few edges more than once (Dijkstra is delta 1 on integer weights) but takes many rounds; a large
-//! one is Bellman-Ford. The host loop's default ([`default_delta`]) and the device loop's
-//! ([`default_device_delta`], [`default_hops`]) differ because their rounds cost differently.
+//! one is Bellman-Ford. The host loop's default (`default_delta`) and the device loop's
+//! (`default_device_delta`, `default_hops`) differ because their rounds cost differently.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
@@ -227,7 +227,7 @@ impl NearFarLoop {
         self.vertices
     }
 
-    /// The bucket width; `None` (the default): [`default_delta`] of each run's graph.
+    /// The bucket width; `None` (the default): `default_delta` of each run's graph.
     pub fn set_delta(&mut self, delta: Option<u32>) {
         self.delta = delta;
     }
@@ -680,7 +680,7 @@ impl NearFarLoopOnDevice {
         self.wide_scan = wide;
     }
 
-    /// The bucket width; `None` (the default): [`default_device_delta`] of each run's graph.
+    /// The bucket width; `None` (the default): `default_device_delta` of each run's graph.
     pub fn set_delta(&mut self, delta: Option<u32>) {
         self.delta = delta;
     }
@@ -692,7 +692,7 @@ impl NearFarLoopOnDevice {
             .max(1)
     }
 
-    /// How far a round reaches; `None` (the default): [`default_hops`] of each run's graph.
+    /// How far a round reaches; `None` (the default): `default_hops` of each run's graph.
     pub fn set_hops(&mut self, hops: Option<Hops>) {
         self.hops = hops;
     }
@@ -1011,7 +1011,7 @@ impl NearFarRelax {
     }
 
     /// The frontier vertices a warp takes at a time (1 to 32); `None` (the default):
-    /// [`default_relax_per_warp`] of each graph.
+    /// `default_relax_per_warp` of each graph.
     pub fn set_per_warp(&mut self, per_warp: Option<u32>) {
         self.per_warp = per_warp.map(|p| p.clamp(1, 32));
     }

@@ -2,7 +2,7 @@
 //! and products with it that run any `#[load_balanced]` kernel on each GPU's share.
 //!
 //! Each part keeps a *local block* (the columns it owns) and a *remote block* (the others,
-//! renumbered to a compact ghost range; see [`partition`]). A product `Y = A X` (SpMV, or SpMM
+//! renumbered to a compact ghost range; see `partition`). A product `Y = A X` (SpMV, or SpMM
 //! with `k` columns) then runs, per part:
 //! 1. the local block's product on the part's own stream, at once;
 //! 2. meanwhile, on an exchange stream, the `x` rows other parts read are gathered and sent, and
@@ -20,7 +20,7 @@
 //! A group may also span processes, one GPU each, on one host or several
 //! ([`GpuGroup::join`], [`GpuGroup::from_env`]): each process then holds its own part of every
 //! distributed matrix and vector, and the parts meet only through NCCL. The ranks find each other
-//! through [`bootstrap`] (rank 0's address or a shared file). Part numbers are global: a
+//! through `bootstrap` (rank 0's address or a shared file). Part numbers are global: a
 //! process's parts are [`GpuGroup::local_parts`].
 
 pub(crate) mod bfs;
@@ -241,7 +241,7 @@ impl GpuGroup {
     }
 
     /// [`GpuGroup::join`] with this process's place read from the environment (`LOOPS_RANK`,
-    /// `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, optionally `LOOPS_DEVICE`; see [`bootstrap`]).
+    /// `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, optionally `LOOPS_DEVICE`; see `bootstrap`).
     pub fn from_env() -> Result<GpuGroup> {
         GpuGroup::join(&Rank::from_env(Gpu::count()?)?)
     }

@@ -77,7 +77,7 @@ pub enum Step {
     },
     /// Segments of at most `keys` entries, one block of `threads` each.
     Block {
-        /// Keys in shared memory (a power of two, 64 to [`CHUNK`]).
+        /// Keys in shared memory (a power of two, 64 to `CHUNK`).
         keys: u32,
         /// Threads per block.
         threads: u32,
@@ -86,7 +86,7 @@ pub enum Step {
         /// Segments.
         count: u32,
     },
-    /// Segments longer than [`CHUNK`]: chunks, then one merge pass per entry of `pass_firsts`,
+    /// Segments longer than `CHUNK`: chunks, then one merge pass per entry of `pass_firsts`,
     /// then the finish.
     Long {
         /// The first segment's place in the order.

@@ -21,9 +21,9 @@
 //! No fixed rule wins everywhere (more lanes over nonzeros cut small matrices' latency but lose on
 //! large ones of short rows; fewer lanes over k win at k >= 32 on some shapes only), so [`spmm`]
 //! *measures* ([`spmm_tuned`]): its first call for a matrix, element type and k times the model's
-//! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
+//! plan and a few neighbours in two rounds: how long rows are shared (`sharing_candidates`:
 //! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
-//! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
+//! winner's mapping and piece, how the lanes are laid (`lane_candidates`: fewer lanes over k
 //! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once, then a
 //! few times between CUDA events, queued behind a kernel that holds the stream so that no launch
 //! waits for the host. The fastest plan is kept with the matrix (its `TileSetCache`)
@@ -99,7 +99,7 @@ impl SpmmPlan {
     }
 
     /// The plan as text: `mapping:vVECTOR:kLANES_K:nLANES_NZ:tTILE_VECTORS`, and `:pPIECE` under
-    /// `Split` (`rows:v4:k8:n4:t1`, `split:v4:k8:n4:t1:p2016`). [`SpmmPlan::from_label`] reads it
+    /// `Split` (`rows:v4:k8:n4:t1`, `split:v4:k8:n4:t1:p2016`). `SpmmPlan::from_label` reads it
     /// back (the tuning cache stores winners so).
     pub fn label(&self) -> String {
         let mapping = match self.mapping {
@@ -367,8 +367,8 @@ pub(crate) fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmP
 }
 
 /// Every plan the first call may pick for `shape`: the model's first, then the first round's
-/// candidates, then every second-round candidate of each ([`sharing_candidates`],
-/// [`lane_candidates`]).
+/// candidates, then every second-round candidate of each (`sharing_candidates`,
+/// `lane_candidates`).
 pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
     let mut out: Vec<SpmmPlan> = Vec::new();
     let sharing = sharing_candidates(shape, spmm_plan(shape, SpmmMapping::Auto));
@@ -787,7 +787,7 @@ pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
 /// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
 /// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
 /// `Rows` with a piece, or `Split` with a piece that is not a positive multiple of 32 (or over
-/// `i32::MAX`): see [`check_plan`].
+/// `i32::MAX`): see `check_plan`.
 pub fn spmm_with_plan<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,

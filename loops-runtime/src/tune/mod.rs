@@ -9,7 +9,7 @@
 //! explicitly)
 //!
 //! - `LOOPS_TUNE=off` (or `0`, `false`, `no`): no tuning at all. Nothing is timed, read or written;
-//!   `auto` chooses with its model alone ([`TuneCache::tuning_enabled`] is false).
+//!   `auto` chooses with its model alone (`TuneCache::tuning_enabled` is false).
 //! - `LOOPS_TUNE_DIR=DIR`: the folder of the tuning cache. Default: `tune` in the kernel cache's
 //!   folder (`$LOOPS_CACHE_DIR/tune`, else `loops-for-rust/tune` in the platform's cache folder, e.g.
 //!   `~/.cache/loops-for-rust/tune`), so that clearing the kernel cache clears the winners too.
