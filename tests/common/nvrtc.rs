@@ -1,8 +1,8 @@
 //! The one place the compile tests decide whether they can run without libnvrtc. Included by path
 //! (`#[path = ...] mod nvrtc;`) by the root crate's tests and by `loops-runtime/tests`, so the skip
-//! reads the same everywhere; hence it uses only `loops::compile`, `loops::Result` (the runtime's, under the name `loops`, in
-//! `loops-runtime/tests`) and std, and not the rest of
-//! `common`, which needs the `loops` facade.
+//! reads the same everywhere; hence it uses only `loops::compile`, `loops::Result` (in
+//! `loops-runtime/tests`, the runtime's own, under the name `loops`) and std, and not the rest of
+//! `common`, which needs the rest of the `loops` facade.
 
 use std::io::Write;
 
