@@ -40,7 +40,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let x = gpu.upload(&vec![1.0f32; 1000])?;
     /// let mut y = gpu.zeros::<f32>(1000)?;
@@ -70,7 +70,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let x = gpu.upload(&vec![1.0f32; 1000])?;
     /// let mut y = gpu.zeros::<f32>(1000)?;
@@ -147,7 +147,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let mut norms = gpu.zeros::<f32>(1000)?;
     /// a.row_reduce(&gpu, RowReduction::Norm, &mut norms)?;
@@ -166,7 +166,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let (mut best, mut at) = (gpu.zeros::<f32>(1000)?, gpu.zeros::<i32>(1000)?);
     /// a.row_argmax(&gpu, &mut best, &mut at)?;
@@ -190,7 +190,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let m = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let m = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let mut a = gpu.upload_csr(&m)?;
     /// a.segmented_sort(&gpu)?; // sprs keeps rows sorted: nothing moves
     /// assert_eq!(gpu.download_csr(&a)?, m);
