@@ -7,8 +7,8 @@
 //!     cargo run --release --example auto_model -- --corpus ../shared/data/matrices
 
 use clap::Parser;
-use loops::runtime::schedule::auto::{candidates, model, TileStats, SHORTLIST};
-use loops::runtime::schedule::DeviceLimits;
+use loops::schedule::auto::{candidates, model, TileStats, SHORTLIST};
+use loops::schedule::DeviceLimits;
 
 #[derive(Parser)]
 struct Args {
@@ -75,13 +75,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             paths.sort();
             for p in paths {
-                let a = loops::mtx::read_csr::<f32>(&p)?;
+                let a = loops::io::mtx::read_csr::<f32>(&p)?;
                 let name = p.file_stem().unwrap_or_default().to_string_lossy();
                 show(&name, &stats_of(&a));
             }
         }
         None => {
-            for spec in loops::generate::world_set(args.seeds) {
+            for spec in loops::io::generate::world_set(args.seeds) {
                 show(&spec.name, &stats_of(&spec.matrix::<f32>()));
             }
         }

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use loops::prelude::*;
-use loops::runtime::schedule::lrb::{bin_of, BINS};
+use loops::schedule::lrb::{bin_of, BINS};
 
 #[derive(Parser)]
 struct Args {
@@ -55,15 +55,15 @@ fn run(args: &Args) -> loops::Result<()> {
     let matrices: Vec<(&str, sprs::CsMat<f32>)> = vec![
         (
             "uniform_2M_16",
-            loops::generate::uniform(1 << 21, 1 << 21, 16, s),
+            loops::io::generate::uniform(1 << 21, 1 << 21, 16, s),
         ),
         (
             "powerlaw_2M",
-            loops::generate::power_law(1 << 21, 1 << 21, 16.0, 2.0, false, s),
+            loops::io::generate::power_law(1 << 21, 1 << 21, 16.0, 2.0, false, s),
         ),
-        ("rmat_21", loops::generate::rmat(21, 16, s)),
-        ("arrow_1M", loops::generate::arrow(1_000_000, s)),
-        ("grid2d_2048", loops::generate::grid2d(2048, 2048, s)),
+        ("rmat_21", loops::io::generate::rmat(21, 16, s)),
+        ("arrow_1M", loops::io::generate::arrow(1_000_000, s)),
+        ("grid2d_2048", loops::io::generate::grid2d(2048, 2048, s)),
     ];
     std::fs::create_dir_all(&args.out).map_err(|source| LoopsError::Io {
         path: args.out.clone(),
@@ -125,10 +125,7 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "error: {}",
-                loops::runtime::error::error_chain(&e, "\n  caused by: ")
-            );
+            eprintln!("error: {}", loops::error_chain(&e, "\n  caused by: "));
             ExitCode::FAILURE
         }
     }

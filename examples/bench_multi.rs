@@ -1,4 +1,4 @@
-//! Scaling of the distributed products (`loops::runtime::multi`) over the GPUs of one host: SpMV
+//! Scaling of the distributed products (`loops::multi`) over the GPUs of one host: SpMV
 //! on a banded matrix and an R-MAT matrix split over 1, 2, 4, ... GPUs (strong scaling), SpMM at
 //! k = 32 and 128 on the same matrices, the banded SpMV with the rows growing with the GPUs (weak
 //! scaling), and a distributed BFS on Kronecker and road graphs; with `--huge-nnz`, an SpMV on a
@@ -24,9 +24,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Parser;
+use loops::check;
+use loops::multi::{Exchange, GpuGroup};
 use loops::prelude::*;
-use loops::runtime::multi::{Exchange, GpuGroup};
-use loops::runtime::verify;
 
 #[derive(Parser)]
 #[command(about = "Distributed SpMV and BFS: strong and weak scaling over the host's GPUs")]
@@ -182,11 +182,11 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let strong: Vec<(String, Box<MakeMatrix>)> = vec![
         (
             format!("banded {banded_rows} rows, band {band}"),
-            Box::new(move || loops::generate::banded(banded_rows, band, 1)),
+            Box::new(move || loops::io::generate::banded(banded_rows, band, 1)),
         ),
         (
             format!("R-MAT scale {scale}, 16 edges/vertex"),
-            Box::new(move || loops::generate::rmat(scale, 16, 2)),
+            Box::new(move || loops::io::generate::rmat(scale, 16, 2)),
         ),
     ];
     for (name, make) in &strong {
@@ -223,7 +223,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let weak = args.cases.iter().any(|c| c == "weak");
     for group in groups.iter().filter(|_| weak) {
         let g = group.parts();
-        let a = loops::generate::banded::<f32>(banded_rows / counts.last().unwrap() * g, band, 3);
+        let a =
+            loops::io::generate::banded::<f32>(banded_rows / counts.last().unwrap() * g, band, 3);
         measure(
             args,
             std::slice::from_ref(group),
@@ -284,7 +285,7 @@ fn measure_k(
     a: &sprs::CsMat<f32>,
     rows: &mut Vec<Row>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let x = loops::generate::random_vector::<f32>(a.cols() * k, 9);
+    let x = loops::io::generate::random_vector::<f32>(a.cols() * k, 9);
     let product = block_product(spmv, k);
     let mut base = None;
     for group in groups {
@@ -338,7 +339,7 @@ fn measure_k(
                 for j in columns {
                     let xj: Vec<f32> = (0..a.cols()).map(|i| x[i * k + j]).collect();
                     let yj: Vec<f32> = (0..a.rows()).map(|i| got[i * k + j]).collect();
-                    let check = verify::check_spmv(a, &xj, &yj);
+                    let check = check::check_spmv(a, &xj, &yj);
                     if !check.passed() {
                         let what = format!("{case}, {} parts, {label}, column {j}", group.parts());
                         return Err(format!("{what}: {check}").into());
@@ -409,14 +410,18 @@ fn bfs(
         (
             format!("BFS Kronecker {scale} (warp step)"),
             loops::graph::Graph::from_pattern(
-                &loops::generate::kronecker::<f32>(scale, 16, 4),
+                &loops::io::generate::kronecker::<f32>(scale, 16, 4),
                 1,
                 4,
             )?,
         ),
         (
             format!("BFS road {} vertices (warp step)", args.road),
-            loops::graph::Graph::from_pattern(&loops::generate::road::<f32>(args.road, 5), 1, 5)?,
+            loops::graph::Graph::from_pattern(
+                &loops::io::generate::road::<f32>(args.road, 5),
+                1,
+                5,
+            )?,
         ),
     ];
     println!("BFS graphs generated in {:.1} s", t.elapsed().as_secs_f64());
@@ -467,7 +472,7 @@ fn bfs(
 /// uploaded, then dropped, so neither one GPU nor the host ever holds the whole matrix.
 mod huge {
     use super::*;
-    use loops::runtime::multi::{Block, PartBlocks, RowPartition};
+    use loops::multi::{Block, PartBlocks, RowPartition};
 
     const PER_ROW: usize = 16;
     const NEAR: u64 = 1024;

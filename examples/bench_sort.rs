@@ -31,10 +31,10 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use clap::Parser;
+use loops::io::host::Csr32;
+use loops::ops::sort::{overwrite_entries, shuffle_rows, sort_rows_reference};
+use loops::ops::transpose::transpose_reference;
 use loops::prelude::*;
-use loops::runtime::formats::host::Csr32;
-use loops::runtime::ops::sort::{overwrite_entries, shuffle_rows, sort_rows_reference};
-use loops::runtime::ops::transpose::transpose_reference;
 use rand::{Rng, SeedableRng};
 
 type BoxError = Box<dyn Error>;
@@ -119,7 +119,7 @@ fn with_lengths<T: Float>(lengths: &[usize], cols: usize, seed: u64) -> Csr32<T>
         indices.extend((0..len).map(|_| rng.random_range(0..cols as i32)));
         offsets.push(indices.len() as i32);
     }
-    let values = loops::generate::random_vector(indices.len(), seed + 1);
+    let values = loops::io::generate::random_vector(indices.len(), seed + 1);
     Csr32::from_parts(lengths.len(), cols, offsets, indices, values).expect("valid parts")
 }
 
@@ -128,7 +128,7 @@ type Builder<T> = Box<dyn Fn() -> Csr32<T>>;
 
 /// The generated set (name, matrix builder), smaller under `--quick`.
 fn generated<T: Float>(quick: bool, seed: u64) -> Vec<(String, Builder<T>)> {
-    use loops::generate as g;
+    use loops::io::generate as g;
     let s = if quick { 10 } else { 1 };
     let from = |m: sprs::CsMat<T>| Csr32::from_sprs(&m).expect("fits 32 bits");
     let (pl, un, md, lr, rm) = (
@@ -385,7 +385,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             set.push((
                 name,
                 Box::new(move || {
-                    let m = loops::mtx::read_csr::<T>(&p)
+                    let m = loops::io::mtx::read_csr::<T>(&p)
                         .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                     Csr32::from_sprs(&m).expect("fits 32 bits")
                 }),

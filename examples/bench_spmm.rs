@@ -30,12 +30,12 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use loops::prelude::*;
-use loops::runtime::ops::spmm::{
+use loops::ops::spmm::{
     kept_plan, shape_of, spmm_candidates, spmm_plan, spmm_tuned, spmm_with, spmm_with_plan,
     SpmmMapping, SpmmPlan,
 };
-use loops::runtime::tune::TuneCache;
+use loops::prelude::*;
+use loops::tune::TuneCache;
 
 use bench::corpus::{self, Entry, Spec};
 use bench::cusparse::{Cusparse, Sddmm, SpMm, SpMmAlg, SDDMM_KERNEL};
@@ -122,7 +122,7 @@ fn main() -> ExitCode {
 }
 
 fn chain(e: &dyn Error) -> String {
-    loops::runtime::error::error_chain(e, ": ")
+    loops::error_chain(e, ": ")
 }
 
 /// The generated set: shapes of the SpMV set at sizes where k = 128 still fits and runs quickly
@@ -779,7 +779,7 @@ impl<T: Float> Case<'_, T> {
         self.pb
             .set_message(format!("{} k={k}: B and the reference", self.name));
         let b: Vec<T> =
-            loops::generate::random_vector(self.a.cols() * k, self.seed ^ (k as u64) << 32);
+            loops::io::generate::random_vector(self.a.cols() * k, self.seed ^ (k as u64) << 32);
         let reference = DenseReference::spmm(self.a, &b, k, self.rows);
         self.pb.inc(1);
         let db = gpu.upload(&b)?;
@@ -910,9 +910,9 @@ impl<T: Float> Case<'_, T> {
         self.pb
             .set_message(format!("{} k={k}: x, y and the reference", self.name));
         let x: Vec<T> =
-            loops::generate::random_vector(self.a.rows() * k, self.seed ^ (k as u64) << 32);
+            loops::io::generate::random_vector(self.a.rows() * k, self.seed ^ (k as u64) << 32);
         let y: Vec<T> =
-            loops::generate::random_vector(self.a.cols() * k, self.seed ^ (k as u64) << 40);
+            loops::io::generate::random_vector(self.a.cols() * k, self.seed ^ (k as u64) << 40);
         let reference = DenseReference::sddmm(self.a, &x, &y, k, self.rows);
         self.pb.inc(1);
         let dx = gpu.upload(&x)?;

@@ -45,7 +45,7 @@ struct Args {
     /// --world): the generated default set.
     #[arg(long, conflicts_with = "world")]
     corpus: Option<PathBuf>,
-    /// The world set (`loops::generate::world_set`): generated classes that look like real
+    /// The world set (`loops::io::generate::world_set`): generated classes that look like real
     /// matrices, each at several sizes and seeds; the summary adds auto against the best schedule
     /// per class, for the tuning half (even seeds) and the held-out half (odd seeds).
     #[arg(long)]
@@ -110,7 +110,7 @@ fn main() -> ExitCode {
 
 /// An error and its sources on one line.
 fn chain(e: &dyn Error) -> String {
-    loops::runtime::error::error_chain(e, ": ")
+    loops::error_chain(e, ": ")
 }
 
 /// Runs the whole set; returns the number of failures (kernels outside their bound or not run,
@@ -283,7 +283,7 @@ fn header<T: Float>(
     );
     let _ = writeln!(
         head,
-        "bytes    model: verify::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
+        "bytes    model: check::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
     );
     let _ = writeln!(head, "output   {}", args.out.display());
     if let Some(kernels) = &args.kernels {
@@ -523,7 +523,7 @@ fn upload_matrix<T: Float>(
     let t = Instant::now();
     let a = entry.load::<T>(seed)?;
     let built = t.elapsed();
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed ^ 0x5eed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ 0x5eed);
     pb.set_message(format!("{name}: CPU reference"));
     let t = Instant::now();
     let reference = Reference::new(&a, &x);

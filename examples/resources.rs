@@ -14,7 +14,7 @@ mod kernels;
 use std::process::ExitCode;
 
 use clap::Parser;
-use loops::runtime::compile::{self, Arch};
+use loops::compile::{self, Arch};
 
 #[derive(Parser)]
 #[command(about = "ptxas resource use of every kernel under every schedule")]

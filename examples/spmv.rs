@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use loops::check;
 use loops::prelude::*;
-use loops::runtime::verify;
 
 use kernels::spmv;
 
@@ -60,10 +60,7 @@ fn main() -> ExitCode {
         Ok(0) => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!(
-                "error: {}",
-                loops::runtime::error::error_chain(&*e, "\n  caused by: ")
-            );
+            eprintln!("error: {}", loops::error_chain(&*e, "\n  caused by: "));
             ExitCode::FAILURE
         }
     }
@@ -73,7 +70,10 @@ fn main() -> ExitCode {
 fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
     let started = Instant::now();
     let (name, a) = match &args.matrix {
-        Some(path) => (path.display().to_string(), loops::mtx::read_csr::<T>(path)?),
+        Some(path) => (
+            path.display().to_string(),
+            loops::io::mtx::read_csr::<T>(path)?,
+        ),
         None => (
             format!(
                 "power-law {} rows, mean {} nnz/row, {} columns (seed {})",
@@ -86,7 +86,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
                 },
                 args.seed
             ),
-            loops::generate::power_law::<T>(
+            loops::io::generate::power_law::<T>(
                 args.rows,
                 args.rows,
                 args.mean_nnz,
@@ -96,7 +96,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
             ),
         ),
     };
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), args.seed ^ 0x5eed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), args.seed ^ 0x5eed);
     println!("matrix   {name}");
     println!(
         "shape    {} x {}, {} nonzeros (prepared in {:.2?})",
@@ -135,7 +135,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
     );
 
     let y = gpu.download(&dy)?;
-    let check = verify::check_spmv(&a, &x, &y);
+    let check = check::check_spmv(&a, &x, &y);
     println!("check    {check}");
 
     for _ in 0..5 {
@@ -149,8 +149,8 @@ fn run<T: Float>(args: &Args) -> Result<usize, Box<dyn std::error::Error>> {
         timer.stop()?;
         times.push(timer.elapsed_ms()?);
     }
-    let median = verify::median(&mut times);
-    let bytes = verify::spmv_bytes::<T>(a.rows(), a.cols(), a.nnz());
+    let median = check::median(&mut times);
+    let bytes = check::spmv_bytes::<T>(a.rows(), a.cols(), a.nnz());
     println!(
         "time     {median:.4} ms median of {} (schedule {schedule}, {}), {:.1} GB/s effective",
         times.len(),

@@ -26,11 +26,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
+use loops::compile::cache::{self, CacheConfig, Origin};
+use loops::compile::{self, Arch, Output, Target};
+use loops::launch::checked_mode;
+use loops::launch::KernelDesc;
 use loops::prelude::*;
-use loops::runtime::compile::cache::{self, CacheConfig, Origin};
-use loops::runtime::compile::{self, Arch, Output, Target};
-use loops::runtime::launch::checked_mode;
-use loops::runtime::launch::run::KernelDesc;
 
 /// One kernel under one schedule.
 struct Case {
@@ -122,10 +122,7 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!(
-                "error: {}",
-                loops::runtime::error::error_chain(&*e, "\n  caused by: ")
-            );
+            eprintln!("error: {}", loops::error_chain(&*e, "\n  caused by: "));
             ExitCode::FAILURE
         }
     }
@@ -224,9 +221,9 @@ struct Data {
 impl Data {
     fn new(gpu: &Gpu) -> loops::Result<Data> {
         let n = 4096;
-        let a = loops::generate::power_law::<f32>(n, n, 8.0, 2.0, false, 7);
-        let x: Vec<f32> = loops::generate::random_vector(n, 8);
-        let b: Vec<f32> = loops::generate::random_vector(n * SPMM_K, 9);
+        let a = loops::io::generate::power_law::<f32>(n, n, 8.0, 2.0, false, 7);
+        let x: Vec<f32> = loops::io::generate::random_vector(n, 8);
+        let b: Vec<f32> = loops::io::generate::random_vector(n * SPMM_K, 9);
         let data = Data {
             a: gpu.upload_csr(&a)?,
             x: gpu.upload(&x)?,

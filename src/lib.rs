@@ -47,8 +47,34 @@
 //! }
 //! ```
 //!
-//! This crate is a facade: the attribute comes from `loops-macros`, everything that runs from
-//! `loops-runtime`.
+//! This crate is a facade: the attributes come from `loops-macros`, everything that runs from
+//! `loops-runtime`, through these chosen paths only (the runtime's other items are `pub(crate)`):
+//!
+//! - root: [`Gpu`], [`DeviceBuffer`], the device formats ([`DeviceCsr`], [`DeviceCsc`],
+//!   [`DeviceCoo`], [`DeviceOffsets`]) and their trait [`TileSet`], the element traits
+//!   ([`Element`], [`Float`]), [`LoopsError`], [`Result`], [`error_chain`], [`SCHEDULES`], and the
+//!   attributes ([`load_balanced`], [`for_schedules`], [`device`]);
+//! - [`prelude`]: what a kernel file needs;
+//! - [`schedule`]: the named schedules ([`schedule::NamedSchedule`]) and the launch geometry and
+//!   CPU models of the schedules (`lrb`'s bins, `auto`'s model, [`schedule::LaunchDims`]);
+//! - [`ops`]: ready-made operations ([`ops::CsrOps`]: SpMV, SpMM, SDDMM, row reductions, sort,
+//!   transpose) and the hand-written ones' modules ([`ops::spmm`], [`ops::sddmm`], [`ops::sort`],
+//!   [`ops::transpose`]);
+//! - [`graph`]: graphs as tile sets, CPU references, and the frontier loops (host-driven
+//!   [`graph::FrontierLoop`], device-driven [`graph::FrontierLoopOnDevice`], near-far SSSP);
+//! - [`multi`]: several GPUs of one host ([`multi::GpuGroup`]: distributed SpMV, SpMM, BFS);
+//! - [`io`]: Matrix Market ([`io::mtx`]), seeded generators ([`io::generate`]) and the checked host
+//!   formats ([`io::host`]: `Csr32`, `Csc32`, CPU SpMV reference);
+//! - [`check`]: comparing results with a CPU reference (row checks, error bounds);
+//! - [`launch`]: launching by hand (for hand-written CUDA): [`launch::KernelArgs`], checked mode
+//!   ([`launch::set_checked_mode`]), subset prefix sums ([`launch::subset`]), lrb's binning and
+//!   block ranges;
+//! - [`compile`]: NVRTC (PTX or CUBIN for an [`compile::Arch`]) and the on-disk kernel cache's
+//!   settings ([`compile::cache`]);
+//! - [`tune`]: the persistent tuning cache ([`tune::TuneCache`]) and tuning reports.
+//!
+//! Naming: `Device*` types hold data resident in device memory (or describe a device);
+//! types whose *control* stays on the device end in `OnDevice` (`FrontierLoopOnDevice`).
 
 // The kernels of `ops` are written with `#[load_balanced]`, whose expansion names `::loops`.
 extern crate self as loops;
@@ -56,13 +82,12 @@ extern crate self as loops;
 pub mod ops;
 
 pub use loops_macros::{device, for_schedules, load_balanced};
-pub use loops_runtime as runtime;
 pub use loops_runtime::device::{DeviceBuffer, Gpu};
+pub use loops_runtime::error::error_chain;
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
-pub use loops_runtime::launch::preprocess::Preprocessed;
-pub use loops_runtime::launch::subset;
-pub use loops_runtime::schedule::NamedSchedule;
-pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result};
+pub use loops_runtime::{Element, Float, LoopsError, Result};
+
+pub use loops_runtime::{compile, graph, multi, tune};
 
 /// Every named schedule (18): its name (`group4`), the arguments of `#[load_balanced(..)]` that
 /// select it (`schedule = "group", group_size = 4`) and one line of what it does. The names are
@@ -76,17 +101,58 @@ pub use loops_runtime::{generate, graph, mtx, Element, Float, LoopsError, Result
 /// let group4 = loops::SCHEDULES.iter().find(|s| s.name == "group4").unwrap();
 /// assert_eq!(group4.attr, r#"schedule = "group", group_size = 4"#);
 /// ```
-pub const SCHEDULES: &[NamedSchedule] = loops_runtime::schedule::SCHEDULES;
+pub const SCHEDULES: &[schedule::NamedSchedule] = loops_runtime::schedule::SCHEDULES;
+
+/// The schedules as the runtime sees them: their names ([`SCHEDULES`]), launch
+/// geometry (`LaunchDims`, `DeviceLimits`) and the CPU models some of them keep: `lrb`'s bins
+/// (`lrb`), `auto`'s choice (`auto`), the carry schedules' partition (`carry`).
+pub mod schedule {
+    pub use crate::SCHEDULES;
+    pub use loops_runtime::schedule::{auto, carry, lrb, DeviceLimits, LaunchDims, NamedSchedule};
+}
+
+/// Matrix Market files, seeded generators, and the checked host formats.
+pub mod io {
+    pub use loops_runtime::io::{generate, mtx};
+
+    /// Host-side formats with 32-bit indices, checked (`Csr32`, `Csc32`), conversions from
+    /// triplets, the CPU SpMV reference and its error bound, and the bytes a CSR upload needs.
+    pub mod host {
+        pub use loops_runtime::formats::host::*;
+        pub use loops_runtime::formats::wide::csr_bytes;
+        pub use loops_runtime::formats::Csc32;
+    }
+}
+
+/// Checking GPU results against a CPU reference: `check_rows` and `check_spmv` give a
+/// `RowCheck`; `spmv_reference` and `expected_error_bound` give the reference and the bound.
+pub mod check {
+    pub use loops_runtime::formats::host::{expected_error_bound, spmv_reference};
+    pub use loops_runtime::verify::*;
+}
+
+/// Launching by hand, for hand-written CUDA beside generated kernels, and the launch settings:
+/// `KernelArgs`, `KernelDesc` and `Call` (what a generated wrapper runs), checked mode
+/// (`set_checked_mode`, `checked_mode`), what a tile set keeps for its launches (`Preprocessed`), subset prefix sums (`subset`), lrb's GPU binning
+/// (`binning`) and block starts (`block_ranges`).
+pub mod launch {
+    pub use loops_runtime::launch::preprocess::Preprocessed;
+    pub use loops_runtime::launch::run::{Call, KernelDesc};
+    pub use loops_runtime::launch::{
+        binning, block_ranges, checked_mode, set_checked_mode, subset, KernelArgs,
+    };
+}
 
 /// What a kernel file needs: the attributes (`load_balanced`, `for_schedules` to stamp a kernel
 /// under several schedules, and `device` for helper functions),
 /// the device handle and buffers, the tile-set formats and their trait, and the element traits.
 pub mod prelude {
+    pub use crate::launch::Preprocessed;
     pub use crate::ops::{CsrOps, RowReduction};
     pub use crate::transform_segreduce;
     pub use crate::{
         device, for_schedules, load_balanced, DeviceBuffer, DeviceCoo, DeviceCsc, DeviceCsr,
-        DeviceOffsets, Element, Float, Gpu, LoopsError, Preprocessed, TileSet,
+        DeviceOffsets, Element, Float, Gpu, LoopsError, TileSet,
     };
 }
 

@@ -320,14 +320,14 @@ fn every_kernel_has_a_distinct_style() {
 
 #[test]
 fn reference_judges_like_check_spmv() {
-    let a: sprs::CsMat<f32> = loops::generate::power_law(500, 400, 6.0, 2.0, false, 3);
-    let x: Vec<f32> = loops::generate::random_vector(a.cols(), 4);
+    let a: sprs::CsMat<f32> = loops::io::generate::power_law(500, 400, 6.0, 2.0, false, 3);
+    let x: Vec<f32> = loops::io::generate::random_vector(a.cols(), 4);
     let reference = Reference::new(&a, &x);
     let mut y = vec![0f32; a.rows()];
     for (r, row) in a.outer_iterator().enumerate() {
         y[r] = row.iter().map(|(c, v)| v * x[c]).sum();
     }
-    let same = loops::runtime::verify::check_spmv(&a, &x, &y);
+    let same = loops::check::check_spmv(&a, &x, &y);
     assert!(same.passed());
     assert_eq!(reference.check(&y), same);
     y[7] = f32::NAN;
@@ -336,7 +336,7 @@ fn reference_judges_like_check_spmv() {
     // Debug text, since the NaN row makes `==` false.
     assert_eq!(
         format!("{bad:?}"),
-        format!("{:?}", loops::runtime::verify::check_spmv(&a, &x, &y))
+        format!("{:?}", loops::check::check_spmv(&a, &x, &y))
     );
     assert_eq!(bad.bad_rows, 2);
 }
@@ -395,7 +395,7 @@ fn corpus_from_a_folder() {
 /// The hand-written merge-path control compiles with the generated kernels' NVRTC path.
 #[test]
 fn handwritten_merge_path_compiles() {
-    use loops::runtime::compile::{compile_ptx, Arch};
+    use loops::compile::{compile_ptx, Arch};
     if nvrtc::nvrtc_or_skip().is_none() {
         return;
     }
@@ -579,7 +579,7 @@ fn world_csv_has_class_and_half() {
 #[test]
 fn world_set_entries() {
     let set = corpus::world_set(4);
-    assert_eq!(set.len(), loops::generate::world_set(4).len());
+    assert_eq!(set.len(), loops::io::generate::world_set(4).len());
     let tags: Vec<_> = set.iter().map(|e| e.world_tag().unwrap()).collect();
     assert!(tags.iter().any(|t| t.held_out) && tags.iter().any(|t| !t.held_out));
     assert_eq!(set[0].spec.to_string(), "snap_power_law(10000, seed 0)");

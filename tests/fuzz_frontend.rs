@@ -36,7 +36,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use loops::runtime::compile::{compile, Arch, Output};
+use loops::compile::{compile, Arch, Output};
 use loops::LoopsError;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use proptest::prelude::*;

@@ -147,9 +147,9 @@ fn reference<T: Float>(a: &CsMat<T>, q: &[T], k: &[T], v: &[T], scale: f64) -> R
 /// Runs the chain on `a` under every schedule of the softmax; returns the failures.
 fn check_attention<T: Float>(gpu: &Gpu, name: &str, host: &CsMat<T>, seed: u64) -> Vec<String> {
     let (rows, cols, nnz) = (host.rows(), host.cols(), host.nnz());
-    let q: Vec<T> = loops::generate::random_vector(rows * D, seed);
-    let k: Vec<T> = loops::generate::random_vector(cols * D, seed ^ 0x6b);
-    let v: Vec<T> = loops::generate::random_vector(cols * DV, seed ^ 0x76);
+    let q: Vec<T> = loops::io::generate::random_vector(rows * D, seed);
+    let k: Vec<T> = loops::io::generate::random_vector(cols * D, seed ^ 0x6b);
+    let v: Vec<T> = loops::io::generate::random_vector(cols * DV, seed ^ 0x76);
     let scale = 1.0 / (D as f64).sqrt();
     let want = reference(host, &q, &k, &v, T::from_f64(scale).to_f64());
     let (dq, dk, dv) = (
@@ -198,7 +198,7 @@ fn check_attention<T: Float>(gpu: &Gpu, name: &str, host: &CsMat<T>, seed: u64) 
             ));
             continue;
         }
-        let check = loops::runtime::verify::check_rows(&got_c, &want.c, &want.c_bound);
+        let check = loops::check::check_rows(&got_c, &want.c, &want.c_bound);
         if !check.passed() {
             failures.push(format!("{what}: C = P V: {check}"));
         }
@@ -226,7 +226,7 @@ fn run_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
 }
 
 fn generated<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
-    use loops::generate as g;
+    use loops::io::generate as g;
     vec![
         (
             "power-law 4000x3000 mean 12".into(),
@@ -270,7 +270,7 @@ fn attention_chain_real_matrices_f64() {
 #[test]
 fn swap_values_refuses_the_wrong_length() {
     let gpu = common::gpu();
-    let host = loops::generate::uniform::<f32>(100, 80, 5, 3);
+    let host = loops::io::generate::uniform::<f32>(100, 80, 5, 3);
     let mut a = gpu.upload_csr(&host).unwrap();
     let mut short = gpu.zeros::<f32>(host.nnz() - 1).unwrap();
     let e = a.swap_values(&mut short).unwrap_err();

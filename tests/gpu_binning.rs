@@ -15,9 +15,9 @@
 
 mod common;
 
+use loops::launch::binning::{SubsetIds, TileBins};
 use loops::prelude::*;
-use loops::runtime::launch::binning::{SubsetIds, TileBins};
-use loops::runtime::schedule::lrb::{self, bin_of, BINS};
+use loops::schedule::lrb::{self, bin_of, BINS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -204,10 +204,10 @@ fn bins_agree_with_the_model() {
         let csc = gpu.upload_csc(&m).expect("upload csc");
         report.all_tiles(&gpu, &format!("{name} csc columns"), csc.col_offsets());
     }
-    let power = loops::generate::power_law::<f32>(200_000, 200_000, 6.0, 1.8, false, seed ^ 1);
+    let power = loops::io::generate::power_law::<f32>(200_000, 200_000, 6.0, 1.8, false, seed ^ 1);
     let power = gpu.upload_csr(&power).expect("upload");
     report.all_tiles(&gpu, "power-law 200000 csr rows", power.offsets());
-    let arrow = loops::generate::arrow::<f32>(100_000, seed ^ 2);
+    let arrow = loops::io::generate::arrow::<f32>(100_000, seed ^ 2);
     let arrow = gpu.upload_csr(&arrow).expect("upload");
     report.all_tiles(&gpu, "arrow 100000 csr rows", arrow.offsets());
 

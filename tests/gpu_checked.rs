@@ -10,7 +10,7 @@ mod common;
 mod kernels;
 
 use kernels::out_of_range::{peek, shift_down};
-use loops::runtime::launch::set_checked_mode;
+use loops::launch::set_checked_mode;
 use loops::DeviceBuffer;
 
 /// The line of `needle` in the kernels' file, and the file as the kernels' `#line`s name it.
@@ -28,8 +28,8 @@ fn line_of(needle: &str) -> (usize, &'static str) {
 fn out_of_range_indices_are_errors_when_checked_and_unchecked_otherwise() {
     let gpu = common::gpu();
     let rows = 1000;
-    let a = loops::generate::uniform::<f32>(rows, rows, 5, 11);
-    let x: Vec<f32> = loops::generate::random_vector(rows, 12);
+    let a = loops::io::generate::uniform::<f32>(rows, rows, 5, 11);
+    let x: Vec<f32> = loops::io::generate::random_vector(rows, 12);
     let da = gpu.upload_csr(&a).unwrap();
     let dx = gpu.upload(&x).unwrap();
 
@@ -46,7 +46,7 @@ fn out_of_range_indices_are_errors_when_checked_and_unchecked_otherwise() {
         assert_eq!(text, want, "{schedule}");
         // The other rows were written: y[r + 1] = (A x)[r].
         let y = gpu.download(&dy).unwrap();
-        let check = loops::runtime::verify::check_spmv(&a, &x, &y);
+        let check = loops::check::check_spmv(&a, &x, &y);
         assert_eq!(
             check.first_bad.as_ref().map(|b| b.row),
             Some(0),

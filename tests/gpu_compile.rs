@@ -7,11 +7,11 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check::check_spmv;
+use loops::compile::guarded_entries;
+use loops::launch::checked_mode;
+use loops::launch::KernelDesc;
 use loops::prelude::*;
-use loops::runtime::compile::guarded_entries;
-use loops::runtime::launch::checked_mode;
-use loops::runtime::launch::run::KernelDesc;
-use loops::runtime::verify::check_spmv;
 
 // The project's SpMV under `thread` and `auto` (examples/kernels/spmv.rs).
 use kernels::spmv::{auto, thread};
@@ -30,8 +30,8 @@ type Spmv<T> = fn(&Gpu, &DeviceCsr<T>, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -
 
 /// Runs `spmv` through `launch` on a generated matrix and checks it against the CPU.
 fn check<T: Float>(gpu: &Gpu, launch: Spmv<T>) {
-    let a = loops::generate::uniform::<T>(2000, 1500, 7, 3);
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), 5);
+    let a = loops::io::generate::uniform::<T>(2000, 1500, 7, 3);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), 5);
     let da = gpu.upload_csr(&a).unwrap();
     let dx = gpu.upload(&x).unwrap();
     let mut dy = gpu.zeros::<T>(a.rows()).unwrap();

@@ -13,9 +13,9 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check::{check_rows, check_spmv, RowCheck};
+use loops::io::host::expected_error_bound;
 use loops::prelude::*;
-use loops::runtime::formats::host::expected_error_bound;
-use loops::runtime::verify::{check_rows, check_spmv, RowCheck};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use sprs::{CsMat, TriMat};
@@ -68,7 +68,7 @@ fn spmv_csr<T: Float>(
     m: &Uploaded<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = poisoned::<T>(gpu, a.rows())?;
     kernels::spmv::launch(schedule, gpu, &m.csr, &dx, &mut dy)?;
@@ -83,7 +83,7 @@ fn spmv_csc_transposed<T: Float>(
     m: &Uploaded<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.rows(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.rows(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = poisoned::<T>(gpu, a.cols())?;
     kernels::spmv_csc::transposed::launch(schedule, gpu, &m.csc, &dx, &mut dy)?;
@@ -99,7 +99,7 @@ fn spmv_csc_scatter<T: Float>(
     m: &Uploaded<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = gpu.zeros::<T>(a.rows())?;
     kernels::spmv_csc::scatter::launch(schedule, gpu, &m.csc, &dx, &mut dy)?;
@@ -114,7 +114,7 @@ fn spmv_coo_rows<T: Float>(
     m: &Uploaded<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = poisoned::<T>(gpu, a.rows())?;
     kernels::spmv_coo::rows::launch(schedule, gpu, &m.coo, &dx, &mut dy)?;
@@ -129,7 +129,7 @@ fn spmv_coo_atoms<T: Float>(
     m: &Uploaded<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = gpu.zeros::<T>(a.rows())?;
     kernels::spmv_coo::atoms::launch(schedule, gpu, &m.coo, &dx, &mut dy)?;
@@ -183,9 +183,9 @@ fn spmv_frontier<T: Float>(
             active[r as usize] = true;
         }
     }
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed ^ 3);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ 3);
     // Inactive rows hold values the kernel must leave alone; active rows start poisoned.
-    let before: Vec<T> = loops::generate::random_vector::<T>(a.rows(), seed ^ 5)
+    let before: Vec<T> = loops::io::generate::random_vector::<T>(a.rows(), seed ^ 5)
         .into_iter()
         .zip(&active)
         .map(|(v, &on)| if on { T::POISON } else { v })

@@ -242,7 +242,7 @@ fn rmat_scale_14_symmetrised() {
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let m: sprs::CsMat<f32> = loops::generate::rmat(14, 16, seed);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(14, 16, seed);
     // Symmetrised here, so that PageRank, which runs on the directed input, sees it too.
     let g = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
     let mut s = common::graph_sources(&g);
@@ -260,10 +260,10 @@ fn grids_and_a_road_network() {
     let mut tally = Tally::default();
     let mut graphs = Vec::new();
     for (w, h) in [(120usize, 90usize), (1, 400)] {
-        let m: sprs::CsMat<f32> = loops::generate::grid2d(w, h, seed);
+        let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
         graphs.push((format!("grid {w}x{h}"), m, (w * h / 2 + w / 2) as u32));
     }
-    let road: sprs::CsMat<f32> = loops::generate::road_network(20_000, seed);
+    let road: sprs::CsMat<f32> = loops::io::generate::road_network(20_000, seed);
     graphs.push(("road network 20000".to_string(), road, 9_999));
     let count = graphs.len();
     for (name, m, far) in graphs {

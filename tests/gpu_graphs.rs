@@ -1,7 +1,7 @@
 //! Graph traversal on the GPU: SSSP (`examples/kernels/sssp.rs`) and BFS (`bfs.rs`), each under
 //! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` and, under every
 //! schedule that can run there (thread, group2, warp, group64, block, auto), by
-//! `loops::graph::DeviceFrontierLoop` (the loop that stays on the GPU), checked exactly against
+//! `loops::graph::FrontierLoopOnDevice` (the loop that stays on the GPU), checked exactly against
 //! Dijkstra and a CPU BFS (u32 weights and distances, so every distance must be equal, not close). Graphs: every file of
 //! ../shared/data/matrices (pattern, seeded random weights 1..=64), R-MAT scale 16, 2-D grids
 //! (road-like), a graph with unreachable vertices, a single vertex, self-loops and duplicate edges.
@@ -15,7 +15,7 @@ mod kernels;
 use std::sync::{RwLock, RwLockReadGuard};
 
 use loops::graph::{
-    bfs_levels, compare, dijkstra, DeviceFrontierLoop, FrontierLoop, Graph, LoopStats, UNREACHED,
+    bfs_levels, compare, dijkstra, FrontierLoop, FrontierLoopOnDevice, Graph, LoopStats, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -60,7 +60,7 @@ fn check_run(
                 failures.push(format!("{what}: {e}"));
             }
         }
-        (Err(LoopsError::DeviceLoop { .. }), true) => {}
+        (Err(LoopsError::LoopOnDevice { .. }), true) => {}
         (Ok(_), true) => failures.push(format!("{what}: ran, checked mode should be refused")),
         (Err(e), _) => failures.push(format!("{what}: {e}")),
     }
@@ -80,20 +80,20 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     let dg_unit = gpu.upload_graph(&unit).expect("upload");
     let mut frontier = FrontierLoop::new(gpu, g.vertices()).expect("frontier loop");
     // SSSP in replays of 6 levels (most graphs here take more than one), BFS in the default's.
-    let mut short_replays = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    let mut short_replays = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
     short_replays.set_levels_per_replay(6);
-    let mut device = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    let mut device = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
     // `run_device` is a push run (its compaction walks the frontier's out-edges where they are
     // few); this one walks at every level but the first (whose degrees it does not know), with
     // one block per step, striding over every frontier.
-    let mut walking = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    let mut walking = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
     walking.set_walk_limit(Some(u64::MAX));
     // The first replay's 6 levels, then replays of 12 (a second recorded graph).
     walking.set_levels_per_replay(12);
     walking.set_step_blocks(Some(1));
     // The compaction that scans every flag (`run_device_scan`), by 3 blocks, with more step
     // blocks than the frontier has tiles.
-    let mut scanning = DeviceFrontierLoop::new(gpu, g.vertices()).expect("device loop");
+    let mut scanning = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
     scanning.set_step_blocks(Some(5000));
     scanning.set_compact_blocks(Some(3));
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
@@ -381,7 +381,7 @@ fn rmat_scale_16() {
     let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let m: sprs::CsMat<f32> = loops::generate::rmat(16, 16, seed);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(16, 16, seed);
     let g = Graph::from_pattern(&m, 64, seed).unwrap();
     // Vertex 0 is the hub of an unpermuted R-MAT; a random vertex may reach little.
     let mut s = common::graph_sources(&g);
@@ -397,7 +397,7 @@ fn grids_road_like() {
     println!("seed {seed}");
     let mut failures = Vec::new();
     for (w, h, max_w) in [(300usize, 200usize, 100u32), (1, 500, 7), (64, 64, 1)] {
-        let m: sprs::CsMat<f32> = loops::generate::grid2d(w, h, seed);
+        let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
         let g = Graph::from_pattern(&m, max_w, seed).unwrap();
         let far = (w * h / 2 + w / 2) as u32;
         failures.extend(check_graph(
@@ -480,7 +480,7 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
 fn plain_and_checked_variants() {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
-    let m: sprs::CsMat<f32> = loops::generate::rmat(12, 8, 5);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(12, 8, 5);
     let g = Graph::from_pattern(&m, 20, 5).unwrap();
     let mut failures = Vec::new();
     // Asked for, checked mode is refused by the device loop (a checked launch waits for its
@@ -488,7 +488,7 @@ fn plain_and_checked_variants() {
     drop(_mode);
     let _mode = CHECKED_MODE.write().unwrap_or_else(|e| e.into_inner());
     for mode in [false, true] {
-        loops::runtime::launch::set_checked_mode(Some(mode));
+        loops::launch::set_checked_mode(Some(mode));
         failures.extend(check_graph_in(
             &gpu,
             &format!("rmat 12, checked {mode}"),
@@ -497,7 +497,7 @@ fn plain_and_checked_variants() {
             mode,
         ));
     }
-    loops::runtime::launch::set_checked_mode(None);
+    loops::launch::set_checked_mode(None);
     assert_none(failures);
 }
 
@@ -514,7 +514,7 @@ fn device_queue_overflow_is_an_error() {
     let dg = gpu
         .upload_graph(&Graph::from_edges(n as usize, &edges).unwrap())
         .unwrap();
-    let mut frontier = DeviceFrontierLoop::new(&gpu, n as usize).unwrap();
+    let mut frontier = FrontierLoopOnDevice::new(&gpu, n as usize).unwrap();
     let mut levels = gpu.zeros::<u32>(n as usize).unwrap();
     // Every level forgets what it reached and runs the step twice: each vertex is appended twice,
     // 16 appends to a frontier of 8.
@@ -594,7 +594,7 @@ fn frontier_loop_errors_and_reuse() {
 fn device_loop_errors_limits_and_refusals() {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
-    let mut frontier = DeviceFrontierLoop::new(&gpu, 100).unwrap();
+    let mut frontier = FrontierLoopOnDevice::new(&gpu, 100).unwrap();
     assert_eq!(
         frontier.levels_per_replay(),
         loops::graph::DEFAULT_LEVELS_PER_REPLAY
@@ -684,7 +684,7 @@ fn device_loop_errors_limits_and_refusals() {
         let e = kernels::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_err();
         assert!(
-            matches!(&e, LoopsError::DeviceLoop { .. })
+            matches!(&e, LoopsError::LoopOnDevice { .. })
                 && e.to_string().contains(&format!("schedule `{schedule}`")),
             "{schedule}: {e}"
         );
@@ -693,7 +693,7 @@ fn device_loop_errors_limits_and_refusals() {
     assert_eq!(gpu.download(&dist).unwrap(), all);
     // A loop made for more vertices than the graph has (its frontier's capacity is larger than
     // the graph: positions beyond the frontier's size are never read).
-    let mut larger = DeviceFrontierLoop::new(&gpu, 250).unwrap();
+    let mut larger = FrontierLoopOnDevice::new(&gpu, 250).unwrap();
     let mut big = gpu.zeros::<u32>(250).unwrap();
     kernels::bfs::run_device("block", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
@@ -716,19 +716,19 @@ fn device_loop_push_walk_and_grids() {
     let all: Vec<u32> = (0..100).collect();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
     // A graph larger than the loop, and a source of the loop's size but not of the graph's.
-    let mut small = DeviceFrontierLoop::new(&gpu, 50).unwrap();
+    let mut small = FrontierLoopOnDevice::new(&gpu, 50).unwrap();
     let e = small
         .run_push(&gpu, &dg, &[0], |_, _, _, _| Ok(()))
         .unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
-    let mut larger = DeviceFrontierLoop::new(&gpu, 250).unwrap();
+    let mut larger = FrontierLoopOnDevice::new(&gpu, 250).unwrap();
     let e = larger
         .run_push(&gpu, &dg, &[150], |_, _, _, _| Ok(()))
         .unwrap_err();
     assert!(e.to_string().contains("source 150"), "{e}");
     // The path: one vertex per level, degree 1. The default limit (vertices / 8 lanes) walks
     // every level but the first; 0 walks none; the scanning run none.
-    let mut frontier = DeviceFrontierLoop::new(&gpu, 100).unwrap();
+    let mut frontier = FrontierLoopOnDevice::new(&gpu, 100).unwrap();
     assert_eq!(frontier.walk_limit(), loops::graph::default_walk_limit(100));
     for (limit, walked) in [(None, 99), (Some(0), 0), (Some(u64::MAX), 99)] {
         frontier.set_walk_limit(limit);
@@ -760,7 +760,7 @@ fn device_loop_push_walk_and_grids() {
     let g = Graph::from_edges(hub as usize + 2, &edges).unwrap();
     let dg = gpu.upload_graph(&g).unwrap();
     let (want_dist, want_levels) = (dijkstra(&g, source), bfs_levels(&g, source));
-    let mut frontier = DeviceFrontierLoop::new(&gpu, g.vertices()).unwrap();
+    let mut frontier = FrontierLoopOnDevice::new(&gpu, g.vertices()).unwrap();
     let mut out = gpu.zeros::<u32>(g.vertices()).unwrap();
     let limits = gpu.limits();
     let wave = limits.sm_count * (limits.max_threads_per_sm / 256);

@@ -9,9 +9,9 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check::{check_rows, RowCheck};
+use loops::io::host::{expected_error_bound, spmv_reference};
 use loops::prelude::*;
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::verify::{check_rows, RowCheck};
 use sprs::CsMat;
 
 type Check<T> = fn(&Gpu, &str, &CsMat<T>, &DeviceCsr<T>, u64) -> loops::Result<RowCheck>;
@@ -29,15 +29,11 @@ fn spmv<T: Float>(
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x)?;
     let mut dy = poisoned::<T>(gpu, a.rows())?;
     kernels::spmv::launch(schedule, gpu, da, &dx, &mut dy)?;
-    Ok(loops::runtime::verify::check_spmv(
-        a,
-        &x,
-        &gpu.download(&dy)?,
-    ))
+    Ok(loops::check::check_spmv(a, &x, &gpu.download(&dy)?))
 }
 
 fn spmv_axpby<T: Float>(
@@ -47,8 +43,8 @@ fn spmv_axpby<T: Float>(
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
-    let y0: Vec<T> = loops::generate::random_vector(a.rows(), seed ^ 1);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
+    let y0: Vec<T> = loops::io::generate::random_vector(a.rows(), seed ^ 1);
     let (alpha, beta) = (T::from_f64(1.5), T::from_f64(-0.75));
     let dx = gpu.upload(&x)?;
     let mut dy = gpu.upload(&y0)?;
@@ -76,7 +72,7 @@ fn spmm_k<T: Float>(
     seed: u64,
     k: usize,
 ) -> loops::Result<RowCheck> {
-    let b: Vec<T> = loops::generate::random_vector(a.cols() * k, seed);
+    let b: Vec<T> = loops::io::generate::random_vector(a.cols() * k, seed);
     let db = gpu.upload(&b)?;
     let mut dc = poisoned::<T>(gpu, a.rows() * k)?;
     kernels::spmm::launch(schedule, gpu, da, &db, &mut dc, k)?;
@@ -161,8 +157,8 @@ fn row_huber<T: Float>(
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
-    let b: Vec<T> = loops::generate::random_vector(a.rows(), seed ^ 1);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
+    let b: Vec<T> = loops::io::generate::random_vector(a.rows(), seed ^ 1);
     let delta = 1.0;
     let (dx, db) = (gpu.upload(&x)?, gpu.upload(&b)?);
     let mut dl = poisoned::<T>(gpu, a.rows())?;
@@ -283,14 +279,14 @@ fn launch_by_name<T: Float>() {
         T::RUST_NAME
     );
     for (name, a) in common::generated_matrices::<T>(seed).into_iter().take(3) {
-        let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+        let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
         let da = gpu.upload_csr(&a).unwrap();
         let dx = gpu.upload(&x).unwrap();
         for schedule in loops::SCHEDULES {
             let mut dy = poisoned::<T>(&gpu, a.rows()).unwrap();
             kernels::spmv::launch(schedule.name, &gpu, &da, &dx, &mut dy)
                 .unwrap_or_else(|e| panic!("{name} {}: {e}", schedule.name));
-            let check = loops::runtime::verify::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
+            let check = loops::check::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
             assert!(check.passed(), "{name} {}: {check}", schedule.name);
         }
         let mut dy = poisoned::<T>(&gpu, a.rows()).unwrap();

@@ -1,4 +1,4 @@
-//! The distributed products (`loops::runtime::multi`) on the GPU: every generated and real square
+//! The distributed products (`loops::multi`) on the GPU: every generated and real square
 //! matrix split into 1, 2, 3 and 5 parts on this machine's first GPU (the parts exchange by
 //! device-to-device copies), SpMV and SpMM (k = 3 and 8) under three schedules, both exchanges,
 //! f32 and f64, outputs poisoned, against the CPU reference and the single-GPU product. Then the
@@ -9,9 +9,9 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check;
+use loops::multi::{Exchange, GpuGroup};
 use loops::prelude::*;
-use loops::runtime::multi::{Exchange, GpuGroup};
-use loops::runtime::verify;
 use loops::LoopsError;
 
 type SpmvFn<T> =
@@ -41,7 +41,7 @@ fn check_product<T: Float>(a: &sprs::CsMat<T>, b: &[T], c: &[T], k: usize) -> Re
     for j in 0..k {
         let x: Vec<T> = (0..a.cols()).map(|i| b[i * k + j]).collect();
         let y: Vec<T> = (0..a.rows()).map(|i| c[i * k + j]).collect();
-        let check = verify::check_spmv(a, &x, &y);
+        let check = check::check_spmv(a, &x, &y);
         if !check.passed() {
             return Err(format!("column {j}: {check}"));
         }
@@ -63,7 +63,7 @@ fn run_one<T: Float>(
     let mut checks = 0;
     for exchange in [Exchange::PointToPoint, Exchange::AllGather] {
         for k in [1usize, 3, 8] {
-            let b: Vec<T> = loops::generate::random_vector(a.cols() * k, seed + k as u64);
+            let b: Vec<T> = loops::io::generate::random_vector(a.cols() * k, seed + k as u64);
             let db = group.scatter(&da, &b, k).map_err(e)?;
             let one_b = gpu.upload(&b).map_err(e)?;
             let runs: Vec<&str> = if k == 1 {
@@ -191,7 +191,8 @@ fn the_group_of_every_device_matches_the_cpu() {
         }
     );
     let seed = common::fresh_seed();
-    let a: sprs::CsMat<f32> = loops::generate::power_law(30_000, 30_000, 12.0, 2.0, false, seed);
+    let a: sprs::CsMat<f32> =
+        loops::io::generate::power_law(30_000, 30_000, 12.0, 2.0, false, seed);
     match run_one(&gpu, &group, &a, seed) {
         Ok(m) => println!("ok   power-law 30000: {m}"),
         Err(m) => panic!("power-law 30000 over {} devices: {m}", group.parts()),
@@ -204,7 +205,7 @@ fn misshapen_inputs_are_refused() {
     let gpu = common::gpu();
     let g2 = GpuGroup::on_one_gpu(&gpu, 2).unwrap();
     let g3 = GpuGroup::on_one_gpu(&gpu, 3).unwrap();
-    let a: sprs::CsMat<f32> = loops::generate::power_law(1000, 1000, 6.0, 2.0, false, 5);
+    let a: sprs::CsMat<f32> = loops::io::generate::power_law(1000, 1000, 6.0, 2.0, false, 5);
     let mut d2 = g2.upload_csr(&a).unwrap();
     let x = g2.scatter(&d2, &vec![1.0; 1000], 1).unwrap();
     let mut y = g2.zeros(&d2, 1).unwrap();
@@ -230,7 +231,7 @@ fn misshapen_inputs_are_refused() {
         .unwrap();
     g2.synchronize().unwrap();
     let y = g2.gather(&y).unwrap();
-    assert!(verify::check_spmv(&a, &vec![1.0; 1000], &y).passed());
+    assert!(check::check_spmv(&a, &vec![1.0; 1000], &y).passed());
 }
 
 /// BFS over 1, 2, 3 and 5 parts of one GPU and over every device: the user's push step (`bfs`
@@ -245,19 +246,25 @@ fn distributed_bfs_matches_the_cpu() {
     let graphs: Vec<(&str, Graph)> = vec![
         (
             "kronecker 14",
-            Graph::from_pattern(&loops::generate::kronecker::<f32>(14, 16, seed), 1, seed).unwrap(),
+            Graph::from_pattern(
+                &loops::io::generate::kronecker::<f32>(14, 16, seed),
+                1,
+                seed,
+            )
+            .unwrap(),
         ),
         (
             "road 20000",
-            Graph::from_pattern(&loops::generate::road::<f32>(20_000, seed), 1, seed).unwrap(),
+            Graph::from_pattern(&loops::io::generate::road::<f32>(20_000, seed), 1, seed).unwrap(),
         ),
         (
             "grid 100x100",
-            Graph::from_pattern(&loops::generate::grid2d::<f32>(100, 100, seed), 1, seed).unwrap(),
+            Graph::from_pattern(&loops::io::generate::grid2d::<f32>(100, 100, seed), 1, seed)
+                .unwrap(),
         ),
         (
             "rmat 12 (directed)",
-            Graph::from_pattern(&loops::generate::rmat::<f32>(12, 8, seed), 1, seed).unwrap(),
+            Graph::from_pattern(&loops::io::generate::rmat::<f32>(12, 8, seed), 1, seed).unwrap(),
         ),
     ];
     type Step = fn(
@@ -407,12 +414,13 @@ fn one_rank() {
     let group = GpuGroup::from_env().expect("joining the group");
     let seed: u64 = std::env::var("LOOPS_SEED").unwrap().parse().unwrap();
     let rank = group.local_parts().start;
-    let a: sprs::CsMat<f32> = loops::generate::power_law(40_000, 40_000, 12.0, 2.0, false, seed);
+    let a: sprs::CsMat<f32> =
+        loops::io::generate::power_law(40_000, 40_000, 12.0, 2.0, false, seed);
     let mut da = group.upload_csr(&a).unwrap();
     let rows = da.local_rows();
     let mine = a.slice_outer(rows.clone()).to_owned();
     for k in [1usize, 8] {
-        let b: Vec<f32> = loops::generate::random_vector(a.cols() * k, seed + k as u64);
+        let b: Vec<f32> = loops::io::generate::random_vector(a.cols() * k, seed + k as u64);
         let db = group.scatter(&da, &b, k).unwrap();
         for exchange in [Exchange::PointToPoint, Exchange::AllGather] {
             let mut dc = group.zeros(&da, k).unwrap();
@@ -446,7 +454,7 @@ fn one_rank() {
         }
     }
     let g = loops::graph::Graph::from_pattern(
-        &loops::generate::kronecker::<f32>(13, 16, seed),
+        &loops::io::generate::kronecker::<f32>(13, 16, seed),
         1,
         seed,
     )

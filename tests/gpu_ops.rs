@@ -12,8 +12,8 @@ mod kernels;
 
 use common::Tally;
 use kernels::scheduled;
+use loops::check;
 use loops::prelude::*;
-use loops::runtime::verify;
 use sprs::CsMat;
 
 type Checked = loops::Result<(bool, String)>;
@@ -29,7 +29,7 @@ fn sum_bound<T: Float>(n: usize, scale: f64) -> f64 {
 }
 
 fn close<T: Float>(got: &[T], want: &[f64], bound: &[f64]) -> (bool, String) {
-    let check = verify::check_rows(got, want, bound);
+    let check = check::check_rows(got, want, bound);
     (check.passed() && got.len() >= want.len(), check.to_string())
 }
 
@@ -158,9 +158,9 @@ fn check_ops<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, a: &CsMat<T>, s
     let (rows, cols) = (a.rows(), a.cols());
     let tiles = tiles_of(a);
     let stats = row_stats(&tiles);
-    let x: Vec<T> = loops::generate::random_vector(cols, seed);
-    let xt: Vec<T> = loops::generate::random_vector(rows, seed ^ 0x5eed);
-    let y0: Vec<T> = loops::generate::random_vector(rows, seed ^ 0xbeef);
+    let x: Vec<T> = loops::io::generate::random_vector(cols, seed);
+    let xt: Vec<T> = loops::io::generate::random_vector(rows, seed ^ 0x5eed);
+    let y0: Vec<T> = loops::io::generate::random_vector(rows, seed ^ 0xbeef);
     let x64: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
     let (dot, dot_scale) = dots(&tiles, &x64);
     let u = T::UNIT_ROUNDOFF;
@@ -286,7 +286,7 @@ fn check_segreduce<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, a: &CsMat
     let (rows, cols) = (a.rows(), a.cols());
     let tiles = tiles_of(a);
     let stats = row_stats(&tiles);
-    let x: Vec<T> = loops::generate::random_vector(cols, seed);
+    let x: Vec<T> = loops::io::generate::random_vector(cols, seed);
     let x64: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
     let (dot, dot_scale) = dots(&tiles, &x64);
     let dot_bound: Vec<f64> = (0..rows)
@@ -594,7 +594,7 @@ fn segreduce_real_matrices_f64() {
 #[test]
 fn segreduce_concrete_types() {
     let gpu = common::gpu();
-    let a = loops::generate::power_law::<f32>(3000, 3000, 8.0, 2.0, false, 7);
+    let a = loops::io::generate::power_law::<f32>(3000, 3000, 8.0, 2.0, false, 7);
     let offsets: Vec<usize> = a.indptr().to_proper().into_owned();
     let g = gpu.upload_offsets(&offsets).unwrap();
     let data = gpu.upload(a.data()).unwrap();
@@ -604,7 +604,7 @@ fn segreduce_concrete_types() {
     let (ok, report) = exact(&gpu.download(&out).unwrap(), &want);
     assert!(ok, "max<f32> over Offsets: {report}");
 
-    let a = loops::generate::with_empty_rows::<f64>(5000, 4000, 0.5, 6, 8);
+    let a = loops::io::generate::with_empty_rows::<f64>(5000, 4000, 0.5, 6, 8);
     let stats = row_stats(&tiles_of(&a));
     let mut out = poisoned::<f64>(&gpu, a.rows()).unwrap();
     kernels::seg_sum_f64(&gpu, &gpu.upload_csr(&a).unwrap(), &mut out).unwrap();
@@ -620,7 +620,7 @@ fn segreduce_concrete_types() {
 fn short_buffers_are_errors() {
     let gpu = common::gpu();
     let a = gpu
-        .upload_csr(&loops::generate::uniform::<f32>(100, 80, 4, 1))
+        .upload_csr(&loops::io::generate::uniform::<f32>(100, 80, 4, 1))
         .unwrap();
     let x79 = gpu.upload(&vec![1.0f32; 79]).unwrap();
     let x80 = gpu.upload(&vec![1.0f32; 80]).unwrap();
@@ -674,7 +674,7 @@ fn doc_examples() -> loops::Result<()> {
         pub fn row_argmax_abs<T: Float>(a: Csr<T>) -> argmax |row, nz| a.values[nz].abs();
     }
     let gpu = Gpu::new(0)?;
-    let a = gpu.upload_csr(&loops::generate::uniform::<f32>(1000, 800, 8, 1))?;
+    let a = gpu.upload_csr(&loops::io::generate::uniform::<f32>(1000, 800, 8, 1))?;
     let x = gpu.upload(&vec![1.0f32; 800])?;
     let mut dots = gpu.zeros::<f32>(1000)?;
     row_dot(&gpu, &a, &x, &mut dots)?;
@@ -687,7 +687,7 @@ fn doc_examples() -> loops::Result<()> {
     );
 
     // CsrOps (src/ops/mod.rs).
-    let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     let a = gpu.upload_csr(&host)?;
     let x = gpu.upload(&vec![1.0f32; 1000])?;
     let mut y = gpu.zeros::<f32>(1000)?;

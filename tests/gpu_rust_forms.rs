@@ -9,9 +9,9 @@
 
 mod common;
 
+use loops::check::{check_rows, RowCheck};
+use loops::io::host::{expected_error_bound, spmv_reference};
 use loops::prelude::*;
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::verify::{check_rows, RowCheck};
 use sprs::CsMat;
 
 /// `C = D^-1 A B` (each row of `A B` divided by the row's entry count) with `B` of `k` columns:
@@ -165,7 +165,7 @@ fn check_spmm_mean<T: Float>(
     seed: u64,
     k: usize,
 ) -> loops::Result<RowCheck> {
-    let b: Vec<T> = loops::generate::random_vector(a.cols() * k, seed);
+    let b: Vec<T> = loops::io::generate::random_vector(a.cols() * k, seed);
     let db = gpu.upload(&b)?;
     let mut dc = gpu.zeros::<T>(a.rows() * k)?;
     gpu.fill(&mut dc, T::POISON)?;
@@ -194,7 +194,7 @@ fn check_flagged_max<T: Float>(
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<RowCheck> {
-    let flags: Vec<u32> = loops::generate::random_vector::<f64>(a.cols(), seed)
+    let flags: Vec<u32> = loops::io::generate::random_vector::<f64>(a.cols(), seed)
         .iter()
         .map(|v| u32::from(*v > 0.0))
         .collect();

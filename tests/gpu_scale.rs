@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use loops::graph::{DeviceFrontierLoop, FrontierLoop, Graph, UNREACHED};
+use loops::graph::{FrontierLoop, FrontierLoopOnDevice, Graph, UNREACHED};
 use loops::prelude::*;
 
 /// The two big tests take most of the device and the host: one at a time.
@@ -379,7 +379,7 @@ fn sssp_with_more_than_2_31_edges() {
     // The device loop's push run on 64-bit offsets (its compaction's `_wide` entry), walking the
     // out-edges at every level after the first.
     drop(frontier);
-    let mut device = DeviceFrontierLoop::new(&gpu, VERTICES).unwrap();
+    let mut device = FrontierLoopOnDevice::new(&gpu, VERTICES).unwrap();
     device.set_walk_limit(Some(u64::MAX));
     gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
     let t = Instant::now();
@@ -418,7 +418,7 @@ fn requests_beyond_the_device_get_memory_errors() {
     let gpu = common::gpu();
     let info = gpu.memory_info().unwrap();
     // The check before allocating, with the device's numbers: a CSR matrix of 40e9 nonzeros.
-    let needed = loops::runtime::formats::wide::csr_bytes(1 << 30, 40_000_000_000, 4);
+    let needed = loops::io::host::csr_bytes(1 << 30, 40_000_000_000, 4);
     let e = gpu
         .check_memory("a 40e9-nonzero matrix", needed)
         .unwrap_err();

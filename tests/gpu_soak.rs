@@ -12,9 +12,9 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check::{check_rows, check_spmv, RowCheck};
+use loops::io::host::{expected_error_bound, spmv_reference};
 use loops::prelude::*;
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::verify::{check_rows, check_spmv, RowCheck};
 use sprs::CsMat;
 
 const LAUNCHES: usize = 10_000;
@@ -36,7 +36,7 @@ impl Pick {
 }
 
 fn matrices(seed: u64) -> Vec<(String, CsMat<f32>)> {
-    use loops::generate as g;
+    use loops::io::generate as g;
     vec![
         ("1x1".into(), g::uniform(1, 1, 1, seed)),
         (
@@ -86,7 +86,7 @@ fn run(
     let rows = a.rows();
     let (got, want, bound) = match kernel {
         "spmv" => {
-            let x: Vec<f32> = loops::generate::random_vector(a.cols(), seed);
+            let x: Vec<f32> = loops::io::generate::random_vector(a.cols(), seed);
             let dx = gpu.upload(&x)?;
             let mut dy = poisoned(gpu, rows)?;
             kernels::spmv::launch(schedule, gpu, da, &dx, &mut dy)?;
@@ -96,8 +96,8 @@ fn run(
             return Ok(Some(check_spmv(a, &x, &gpu.download(&dy)?)));
         }
         "spmv_axpby" => {
-            let x: Vec<f32> = loops::generate::random_vector(a.cols(), seed);
-            let y0: Vec<f32> = loops::generate::random_vector(rows, seed ^ 1);
+            let x: Vec<f32> = loops::io::generate::random_vector(a.cols(), seed);
+            let y0: Vec<f32> = loops::io::generate::random_vector(rows, seed ^ 1);
             let (dx, mut dy) = (gpu.upload(&x)?, gpu.upload(&y0)?);
             kernels::spmv_axpby::launch(schedule, gpu, da, &dx, &mut dy, 1.5, -0.75)?;
             if !check {
@@ -117,7 +117,7 @@ fn run(
             (gpu.download(&dy)?, want, bound)
         }
         "spmm" => {
-            let b: Vec<f32> = loops::generate::random_vector(a.cols() * SPMM_K, seed);
+            let b: Vec<f32> = loops::io::generate::random_vector(a.cols() * SPMM_K, seed);
             let db = gpu.upload(&b)?;
             let mut dc = poisoned(gpu, rows * SPMM_K)?;
             kernels::spmm::launch(schedule, gpu, da, &db, &mut dc, SPMM_K)?;

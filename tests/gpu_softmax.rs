@@ -11,8 +11,8 @@ mod common;
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
 
+use loops::check::check_rows;
 use loops::prelude::*;
-use loops::runtime::verify::check_rows;
 use sprs::CsMat;
 
 fn poisoned<T: Float>(gpu: &Gpu, len: usize) -> loops::Result<DeviceBuffer<T>> {
@@ -71,7 +71,7 @@ fn attention_softmax<T: Float>(
     da: &DeviceCsr<T>,
     seed: u64,
 ) -> loops::Result<(bool, String)> {
-    let scores: Vec<T> = loops::generate::random_vector(a.nnz(), seed);
+    let scores: Vec<T> = loops::io::generate::random_vector(a.nnz(), seed);
     let scale = 0.125;
     let ds = gpu.upload(&scores)?;
     let mut probs = poisoned::<T>(gpu, a.nnz())?;

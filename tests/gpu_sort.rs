@@ -8,11 +8,11 @@
 
 mod common;
 
+use loops::io::host::Csc32;
+use loops::io::host::Csr32;
+use loops::ops::sort::{shuffle_rows, sort_rows_reference};
+use loops::ops::transpose::transpose_reference;
 use loops::prelude::*;
-use loops::runtime::formats::host::Csr32;
-use loops::runtime::formats::Csc32;
-use loops::runtime::ops::sort::{shuffle_rows, sort_rows_reference};
-use loops::runtime::ops::transpose::transpose_reference;
 use rand::{Rng, SeedableRng};
 
 /// A host CSR matrix with the given row lengths, columns drawn from `0..cols` (repeats likely),
@@ -223,7 +223,7 @@ fn segmented_sort_and_transpose_f64() {
 #[test]
 fn doc_examples() -> loops::Result<()> {
     let gpu = Gpu::new(0)?;
-    let m = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    let m = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     let mut a = gpu.upload_csr(&m)?;
     a.segmented_sort(&gpu)?; // sprs keeps rows sorted: nothing moves
     assert_eq!(gpu.download_csr(&a)?, m);

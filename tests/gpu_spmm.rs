@@ -14,12 +14,12 @@ mod common;
 mod dense_check;
 
 use dense_check::{sample_rows, DenseReference};
-use loops::prelude::*;
-use loops::runtime::ops::spmm::{
+use loops::ops::spmm::{
     kept_plan, shape_of, spmm_candidates, spmm_plan, spmm_tuned, spmm_with, spmm_with_plan,
     PlanSource, SpmmMapping,
 };
-use loops::runtime::tune::TuneCache;
+use loops::prelude::*;
+use loops::tune::TuneCache;
 
 const KS: [usize; 12] = [1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 128];
 
@@ -63,7 +63,7 @@ fn spmm_all<T: Float>() {
         let rows = sample_rows(a, None);
         for &k in &KS {
             let b: Vec<T> =
-                loops::generate::random_vector(a.cols() * k, seed ^ (i * 131 + k) as u64);
+                loops::io::generate::random_vector(a.cols() * k, seed ^ (i * 131 + k) as u64);
             let reference = DenseReference::spmm(a, &b, k, &rows);
             let db = gpu.upload(&b).expect("upload b");
             let mut dc = gpu.zeros::<T>(a.rows() * k).expect("c");
@@ -124,8 +124,8 @@ fn sddmm_all<T: Float>() {
         let rows = sample_rows(a, None);
         for &k in &KS {
             let s = seed ^ (i * 131 + k) as u64;
-            let x: Vec<T> = loops::generate::random_vector(a.rows() * k, s);
-            let y: Vec<T> = loops::generate::random_vector(a.cols() * k, s ^ 0x9e37);
+            let x: Vec<T> = loops::io::generate::random_vector(a.rows() * k, s);
+            let y: Vec<T> = loops::io::generate::random_vector(a.cols() * k, s ^ 0x9e37);
             let reference = DenseReference::sddmm(a, &x, &y, k, &rows);
             let dx = gpu.upload(&x).expect("upload x");
             let dy = gpu.upload(&y).expect("upload y");
@@ -177,8 +177,8 @@ fn sddmm_f64_matches_the_cpu() {
 
 /// One matrix of `T` with long rows and short, its B at `k`, and the reference.
 fn tuning_case<T: Float>(k: usize) -> (sprs::CsMat<T>, Vec<T>, DenseReference) {
-    let a = loops::generate::power_law::<T>(20_000, 20_000, 16.0, 2.0, false, 7);
-    let b: Vec<T> = loops::generate::random_vector(a.cols() * k, 11);
+    let a = loops::io::generate::power_law::<T>(20_000, 20_000, 16.0, 2.0, false, 7);
+    let b: Vec<T> = loops::io::generate::random_vector(a.cols() * k, 11);
     let rows = sample_rows(&a, None);
     let reference = DenseReference::spmm(&a, &b, k, &rows);
     (a, b, reference)
@@ -279,7 +279,7 @@ fn spmm_tuning_not_inside_a_capture() {
 fn bad_arguments_are_errors() {
     let gpu = common::gpu();
     let a = gpu
-        .upload_csr(&loops::generate::uniform::<f32>(100, 80, 4, 1))
+        .upload_csr(&loops::io::generate::uniform::<f32>(100, 80, 4, 1))
         .unwrap();
     let b = gpu.zeros::<f32>(80 * 8).unwrap();
     let mut c = gpu.zeros::<f32>(100 * 8).unwrap();

@@ -7,8 +7,8 @@ mod common;
 mod kernels;
 
 use kernels::spmv::thread::spmv;
+use loops::check;
 use loops::prelude::*;
-use loops::runtime::verify;
 
 /// Runs `spmv` on one matrix and returns a line for the table, or the failure.
 fn run_one<T: Float>(
@@ -17,14 +17,14 @@ fn run_one<T: Float>(
     a: &sprs::CsMat<T>,
     seed: u64,
 ) -> Result<String, String> {
-    let x: Vec<T> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed);
     let da = gpu.upload_csr(a).map_err(|e| e.to_string())?;
     let dx = gpu.upload(&x).map_err(|e| e.to_string())?;
     let mut dy = gpu.zeros::<T>(a.rows()).map_err(|e| e.to_string())?;
     gpu.fill(&mut dy, T::POISON).map_err(|e| e.to_string())?;
     spmv(gpu, &da, &dx, &mut dy).map_err(|e| e.to_string())?;
     let y = gpu.download(&dy).map_err(|e| e.to_string())?;
-    let check = verify::check_spmv(a, &x, &y);
+    let check = check::check_spmv(a, &x, &y);
     let line = format!(
         "{name:<40} {:>8} {:>9} {:<4} {check}",
         a.rows(),
@@ -88,7 +88,7 @@ fn spmv_thread_real_matrices_f64() {
 #[test]
 fn short_x_is_an_error_before_launch() {
     let gpu = common::gpu();
-    let a = loops::generate::uniform::<f32>(100, 80, 4, 1);
+    let a = loops::io::generate::uniform::<f32>(100, 80, 4, 1);
     let da = gpu.upload_csr(&a).unwrap();
     let dx = gpu.upload(&vec![1.0f32; 79]).unwrap();
     let mut dy = gpu.zeros::<f32>(100).unwrap();
@@ -107,13 +107,14 @@ fn short_x_is_an_error_before_launch() {
 #[test]
 fn spmv_auto_every_candidate() {
     use kernels::spmv::auto::spmv as auto;
-    use loops::runtime::launch::KernelArgs;
+    use loops::launch::KernelArgs;
     fn run<T: Float>(gpu: &Gpu, seed: u64) -> Vec<String> {
         let mut failures = Vec::new();
         let mut matrices = common::filtered(common::generated_matrices::<T>(seed));
         matrices.extend(common::filtered(common::real_matrices::<T>()));
         for (i, (name, a)) in matrices.iter().enumerate() {
-            let x: Vec<T> = loops::generate::random_vector(a.cols(), seed.wrapping_add(i as u64));
+            let x: Vec<T> =
+                loops::io::generate::random_vector(a.cols(), seed.wrapping_add(i as u64));
             let da = gpu.upload_csr(a).expect("upload");
             let dx = gpu.upload(&x).expect("upload");
             let mut dy = gpu.zeros::<T>(a.rows()).expect("alloc");
@@ -130,7 +131,7 @@ fn spmv_auto_every_candidate() {
                     let schedule = format!("{}{searched}", variant.config.short_name());
                     match y {
                         Ok(y) => {
-                            let check = verify::check_spmv(a, &x, &y);
+                            let check = check::check_spmv(a, &x, &y);
                             if !check.passed() {
                                 failures
                                     .push(format!("{name} {schedule} {}: {check}", T::RUST_NAME));
@@ -193,17 +194,17 @@ fn preprocessing_is_kept_per_tile_set() {
     let mut matrices = common::filtered(common::generated_matrices::<f32>(seed));
     matrices.push((
         "arrow 20000 (rows past 4096 atoms)".into(),
-        loops::generate::arrow(20_000, seed),
+        loops::io::generate::arrow(20_000, seed),
     ));
     // At least `SMALL_SET_TILES` rows, so that `lrb` launches its groups of 2 and 4 too.
-    let large = loops::runtime::schedule::lrb::SMALL_SET_TILES as usize + 1000;
+    let large = loops::schedule::lrb::SMALL_SET_TILES as usize + 1000;
     matrices.push((
         format!("power-law {large} mean 16"),
-        loops::generate::power_law(large, large, 16.0, 2.0, false, seed),
+        loops::io::generate::power_law(large, large, 16.0, 2.0, false, seed),
     ));
     matrices.push((
         format!("uniform {large} x24 (groups of 4)"),
-        loops::generate::uniform(large, 5000, 24, seed),
+        loops::io::generate::uniform(large, 5000, 24, seed),
     ));
     for (i, (name, a)) in matrices.iter().enumerate() {
         let da = gpu.upload_csr(a).expect("upload");
@@ -214,14 +215,14 @@ fn preprocessing_is_kept_per_tile_set() {
             let handle = if round == 2 { &fork } else { &gpu };
             for (schedule, spmv) in launches {
                 let x: Vec<f32> =
-                    loops::generate::random_vector(a.cols(), seed ^ (i as u64 * 7 + round));
+                    loops::io::generate::random_vector(a.cols(), seed ^ (i as u64 * 7 + round));
                 let dx = handle.upload(&x).expect("upload");
                 let mut dy = handle.zeros::<f32>(a.rows()).expect("alloc");
                 handle.fill(&mut dy, f32::POISON).expect("fill");
                 let y = spmv(handle, &da, &dx, &mut dy).and_then(|()| handle.download(&dy));
                 match y {
                     Ok(y) => {
-                        let check = verify::check_spmv(a, &x, &y);
+                        let check = check::check_spmv(a, &x, &y);
                         if !check.passed() {
                             failures.push(format!("{name} {schedule} round {round}: {check}"));
                         }

@@ -1,5 +1,5 @@
 //! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
-//! `loops::graph::NearFarLoop`, and by `DeviceNearFarLoop` under every schedule that runs there,
+//! `loops::graph::NearFarLoop`, and by `NearFarLoopOnDevice` under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
 //! unreachable vertices; weights 1..=64 and 1..=1000; the default delta and one other per graph
@@ -21,8 +21,8 @@ mod kernels;
 use std::time::Instant;
 
 use loops::graph::{
-    compare, dijkstra, near_far_model, near_far_model_hops, DeviceNearFarLoop, Graph, Hops,
-    NearFarLoop, UNREACHED,
+    compare, dijkstra, near_far_model, near_far_model_hops, Graph, Hops, NearFarLoop,
+    NearFarLoopOnDevice, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -170,7 +170,7 @@ fn check_graph_device(
     schedules.extend(["lanes", "lanes1", "lanes32"]);
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");
-    let mut near_far = DeviceNearFarLoop::new(gpu, g.vertices()).expect("device near-far loop");
+    let mut near_far = NearFarLoopOnDevice::new(gpu, g.vertices()).expect("device near-far loop");
     let mut dist = gpu.zeros::<u32>(g.vertices()).expect("alloc");
     let mut all_deltas = vec![None];
     all_deltas.extend(deltas.iter().map(|&d| Some(d)));
@@ -305,9 +305,9 @@ fn road_kronecker_and_grid() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let mut failures = Vec::new();
-    let road: sprs::CsMat<f32> = loops::generate::road(50_000, seed);
-    let kron: sprs::CsMat<f32> = loops::generate::kronecker(14, 16, seed);
-    let grid: sprs::CsMat<f32> = loops::generate::grid2d(200, 150, seed);
+    let road: sprs::CsMat<f32> = loops::io::generate::road(50_000, seed);
+    let kron: sprs::CsMat<f32> = loops::io::generate::kronecker(14, 16, seed);
+    let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(200, 150, seed);
     // One delta besides the default per graph: small (as many buckets as the budget allows) on
     // the road graph and the Kronecker graph, Bellman-Ford's one bucket on the grid.
     for (name, m, bellman_ford) in [
@@ -431,13 +431,13 @@ fn device_near_far_loop_errors_and_reuse() {
         Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
     let dg = gpu.upload_graph(&path).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
-    let run = |near_far: &mut DeviceNearFarLoop, source, dist: &mut DeviceBuffer<u32>| {
+    let run = |near_far: &mut NearFarLoopOnDevice, source, dist: &mut DeviceBuffer<u32>| {
         kernels::sssp_near_far::run_device("warp", &gpu, near_far, &dg, source, dist)
     };
-    let mut small = DeviceNearFarLoop::new(&gpu, 50).unwrap();
+    let mut small = NearFarLoopOnDevice::new(&gpu, 50).unwrap();
     let e = run(&mut small, 0, &mut dist).unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
-    let mut near_far = DeviceNearFarLoop::new(&gpu, 200).unwrap();
+    let mut near_far = NearFarLoopOnDevice::new(&gpu, 200).unwrap();
     let e = run(&mut near_far, 100, &mut dist).unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
     near_far.set_hops(Some(Hops::ONE));

@@ -12,8 +12,8 @@ mod kernels;
 
 use std::sync::{Arc, Mutex};
 
+use loops::check::check_spmv;
 use loops::prelude::*;
-use loops::runtime::verify::check_spmv;
 use sprs::CsMat;
 
 const THREADS: u64 = 8;
@@ -30,7 +30,7 @@ fn rounds() -> u64 {
 /// A different shape per thread, sized so that the carry schedules launch many blocks (a block takes
 /// 2048 items) and the threads' kernels overlap on the device.
 fn matrix<T: Float>(t: u64, seed: u64) -> (String, CsMat<T>) {
-    use loops::generate as g;
+    use loops::io::generate as g;
     match t % 8 {
         0 => (
             "power-law 60000".into(),
@@ -66,7 +66,7 @@ fn run_thread<T: Float>(gpu: &Gpu, a: &CsMat<T>, da: &DeviceCsr<T>, seed: u64) -
         let mut runs = Vec::new();
         for (s, schedule) in schedules.iter().enumerate() {
             let x: Vec<T> =
-                loops::generate::random_vector(a.cols(), seed ^ (round * 64 + s as u64));
+                loops::io::generate::random_vector(a.cols(), seed ^ (round * 64 + s as u64));
             let result = (|| {
                 let dx = gpu.upload(&x)?;
                 let mut dy = gpu.zeros::<T>(a.rows())?;
@@ -161,7 +161,7 @@ fn one_matrix_shared_by_eight_streams() {
         "seed {seed} (replay with LOOPS_SEED={seed}); {}",
         root.name()
     );
-    let a: CsMat<f32> = loops::generate::power_law(40_000, 40_000, 8.0, 2.0, false, seed);
+    let a: CsMat<f32> = loops::io::generate::power_law(40_000, 40_000, 8.0, 2.0, false, seed);
     let da = Arc::new(root.upload_csr(&a).unwrap());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {

@@ -14,12 +14,12 @@ mod kernels;
 
 use std::sync::{Mutex, OnceLock};
 
+use loops::io::host::{expected_error_bound, spmv_reference};
+use loops::launch::Call;
+use loops::launch::{set_checked_mode, KernelArgs};
 use loops::prelude::*;
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::launch::run::Call;
-use loops::runtime::launch::{set_checked_mode, KernelArgs};
-use loops::runtime::tune::report::{set_observer, TuneReport};
-use loops::runtime::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
+use loops::tune::report::{set_observer, TuneReport};
+use loops::tune::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner};
 use sprs::CsMat;
 
 /// Every tuning of this process.
@@ -40,7 +40,7 @@ fn setup() -> Gpu {
             std::env::temp_dir().join(format!("loops-gpu-tune-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary folder");
         // Before the first use of the tuning cache (which reads it once).
-        std::env::set_var(loops::runtime::tune::TUNE_DIR_ENV, &dir);
+        std::env::set_var(loops::tune::TUNE_DIR_ENV, &dir);
         set_checked_mode(Some(false));
         set_observer(Some(Box::new(|r: &TuneReport| {
             reports().lock().unwrap().push(r.clone())
@@ -63,10 +63,10 @@ fn tunings(kernel: &str, atoms: usize) -> Vec<TuneReport> {
 
 /// A skewed matrix (power-law rows, mean 6): `auto`'s shortlist has candidates of both kinds.
 fn skewed(rows: usize, seed: u64) -> CsMat<f64> {
-    loops::generate::power_law::<f64>(rows, rows, 6.0, 2.1, false, seed)
+    loops::io::generate::power_law::<f64>(rows, rows, 6.0, 2.1, false, seed)
 }
 
-fn variant_index(desc: &loops::runtime::launch::run::KernelDesc, name: &str) -> usize {
+fn variant_index(desc: &loops::launch::KernelDesc, name: &str) -> usize {
     desc.variants
         .iter()
         .position(|v| v.name == name)
@@ -90,8 +90,8 @@ fn tuning_leaves_an_epilogue_that_reads_its_output_as_one_launch() {
     let gpu = setup();
     let seed = common::fresh_seed();
     let a = skewed(30_000, seed);
-    let x: Vec<f64> = loops::generate::random_vector(a.cols(), seed ^ 1);
-    let y0: Vec<f64> = loops::generate::random_vector(a.rows(), seed ^ 2);
+    let x: Vec<f64> = loops::io::generate::random_vector(a.cols(), seed ^ 1);
+    let y0: Vec<f64> = loops::io::generate::random_vector(a.rows(), seed ^ 2);
     let da = gpu.upload_csr(&a).unwrap();
     let dx = gpu.upload(&x).unwrap();
     let mut dy = gpu.upload(&y0).unwrap();
@@ -140,7 +140,7 @@ fn tuning_leaves_atomic_outputs_as_one_launch() {
     let gpu = setup();
     let seed = common::fresh_seed();
     let a = skewed(40_000, seed ^ 7);
-    let sums0: Vec<f64> = loops::generate::random_vector(a.cols(), seed ^ 3);
+    let sums0: Vec<f64> = loops::io::generate::random_vector(a.cols(), seed ^ 3);
     let da = gpu.upload_csr(&a).unwrap();
     let mut dsums = gpu.upload(&sums0).unwrap();
     kernels::column_sums::auto::column_sums(&gpu, &da, &mut dsums).unwrap();
@@ -171,13 +171,13 @@ fn a_winner_is_kept_with_the_set_and_on_disk() {
     let gpu = setup();
     let seed = common::fresh_seed();
     let a = skewed(25_000, seed ^ 11);
-    let x: Vec<f64> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<f64> = loops::io::generate::random_vector(a.cols(), seed);
     let dx = gpu.upload(&x).unwrap();
     let run = |da: &DeviceCsr<f64>| {
         let mut dy = gpu.zeros::<f64>(a.rows()).unwrap();
         gpu.fill(&mut dy, f64::NAN).unwrap();
         kernels::spmv::auto::spmv(&gpu, da, &dx, &mut dy).unwrap();
-        let check = loops::runtime::verify::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
+        let check = loops::check::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
         assert!(check.passed(), "seed {seed}: {check}");
     };
     let first = gpu.upload_csr(&a).unwrap();
@@ -203,7 +203,7 @@ fn an_invalid_cached_winner_is_tuned_again() {
     let gpu = setup();
     let seed = common::fresh_seed();
     let a = skewed(27_000, seed ^ 13).map(|&v| v as f32);
-    let x: Vec<f32> = loops::generate::random_vector(a.cols(), seed);
+    let x: Vec<f32> = loops::io::generate::random_vector(a.cols(), seed);
     let da = gpu.upload_csr(&a).unwrap();
     let dx = gpu.upload(&x).unwrap();
     let desc = &kernels::spmv::auto::spmv::KERNEL;
@@ -237,7 +237,7 @@ fn an_invalid_cached_winner_is_tuned_again() {
     let mut dy = gpu.zeros::<f32>(a.rows()).unwrap();
     gpu.fill(&mut dy, f32::NAN).unwrap();
     kernels::spmv::auto::spmv(&gpu, &da, &dx, &mut dy).unwrap();
-    let check = loops::runtime::verify::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
+    let check = loops::check::check_spmv(&a, &x, &gpu.download(&dy).unwrap());
     assert!(check.passed(), "seed {seed}: {check}");
     let tuned = tunings("spmv", a.nnz());
     assert_eq!(tuned.len(), 1, "seed {seed}: tuned again");

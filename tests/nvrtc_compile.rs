@@ -12,9 +12,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use loops::runtime::compile::{
-    compile_ptx, compile_with_dump, guarded_entries, Arch, KernelImage, Output,
-};
+use loops::compile::{compile_ptx, compile_with_dump, guarded_entries, Arch, KernelImage, Output};
 use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 
 /// The entry-point stems of `kernel`'s source under `schedule` (each with `__f32`, `__f64`, or
@@ -216,7 +214,7 @@ fn graph_kernels_compile_for_sm90() {
     }
     match compile_ptx(
         "loops_gather_rows",
-        loops::runtime::multi::EXCHANGE_SOURCE,
+        loops::multi::EXCHANGE_SOURCE,
         Arch::SM_90,
     ) {
         Ok(ptx) => {
@@ -235,7 +233,7 @@ fn graph_kernels_compile_for_sm90() {
     }
     match compile_ptx(
         "loops_block_starts",
-        loops::runtime::launch::block_ranges::BLOCK_STARTS_SOURCE,
+        loops::launch::block_ranges::BLOCK_STARTS_SOURCE,
         Arch::SM_90,
     ) {
         Ok(ptx) => assert!(ptx.contains(".entry loops_block_starts(")),
@@ -243,7 +241,7 @@ fn graph_kernels_compile_for_sm90() {
     }
     match compile_ptx(
         "loops_subset_prefix",
-        loops::subset::SUBSET_SCAN_SOURCE,
+        loops::launch::subset::SUBSET_SCAN_SOURCE,
         Arch::SM_90,
     ) {
         Ok(ptx) => {
@@ -358,7 +356,7 @@ fn binning_kernels_compile_for_sm90() {
     };
     let ptx = compile_ptx(
         "loops_bin_tiles",
-        loops::runtime::launch::binning::BINNING_SOURCE,
+        loops::launch::binning::BINNING_SOURCE,
         Arch::SM_90,
     )
     .unwrap_or_else(|e| panic!("NVRTC {:?} failed:\n{e}", info.version));

@@ -9,7 +9,7 @@ mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile, compile_ptx, Arch, Output};
+use loops::compile::{compile, compile_ptx, Arch, Output};
 use nvrtc::{cubin_has_entry, nvrtc_or_skip};
 
 /// `source` compiled to a cubin for sm_90 (ptxas included: what a device loads).

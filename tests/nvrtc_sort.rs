@@ -6,8 +6,8 @@
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, Arch};
-use loops::runtime::ops::{sort, transpose};
+use loops::compile::{compile_ptx, Arch};
+use loops::ops::{sort, transpose};
 use nvrtc::nvrtc_or_skip;
 
 fn entries_of(ptx: &str) -> Vec<&str> {

@@ -5,9 +5,9 @@
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::{compile_ptx, Arch};
-use loops::runtime::ops::sddmm::{sddmm_plan, SDDMM_SOURCE};
-use loops::runtime::ops::spmm::{spmm_candidates, spmm_plan, SpmmMapping, SpmmShape, SPMM_SOURCE};
+use loops::compile::{compile_ptx, Arch};
+use loops::ops::sddmm::{sddmm_plan, SDDMM_SOURCE};
+use loops::ops::spmm::{spmm_candidates, spmm_plan, SpmmMapping, SpmmShape, SPMM_SOURCE};
 use nvrtc::nvrtc_or_skip;
 
 /// Every entry point a plan can name, for k up to 600 and both element types and mappings, the
@@ -75,7 +75,7 @@ fn measurement_hold_compiles() {
     let Some(_) = nvrtc_or_skip() else {
         return;
     };
-    use loops::runtime::tune::measure::{HOLD_ENTRY, HOLD_KERNEL, HOLD_SOURCE};
+    use loops::tune::measure::{HOLD_ENTRY, HOLD_KERNEL, HOLD_SOURCE};
     let ptx = compile_ptx(HOLD_KERNEL, HOLD_SOURCE, Arch::SM_90).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         ptx.contains(&format!(".entry {HOLD_ENTRY}(")),

@@ -7,7 +7,7 @@ mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::runtime::compile::guarded_entries;
+use loops::compile::guarded_entries;
 use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 
 /// Compiles each kernel's plain and checked source to a cubin for sm_90 (ptxas included).

@@ -193,7 +193,7 @@ fn wide_variants() {
     assert!(!kernels::spmv::auto::spmv::CUDA_SOURCE_WIDE.contains("merge_path"));
     // A skewed wide set (one row far longer than the mean) takes a candidate with a wide
     // instantiation (a group: the carry schedules have none), not the merge path.
-    let skewed = loops::runtime::schedule::auto::TileStats::summary(1 << 26, 3 << 30, 1 << 20);
+    let skewed = loops::schedule::auto::TileStats::summary(1 << 26, 3 << 30, 1 << 20);
     let picks = auto
         .planned_variants(skewed, true)
         .expect("auto decides on the host");
@@ -463,7 +463,7 @@ mod nvrtc;
 /// checked, and its 64-bit-offsets instantiations.
 #[test]
 fn this_files_kernel_compiles_for_sm90() {
-    use loops::runtime::compile::{compile_ptx, Arch};
+    use loops::compile::{compile_ptx, Arch};
     let Some(info) = nvrtc::nvrtc_or_skip() else {
         return;
     };
@@ -494,15 +494,15 @@ fn this_files_kernel_compiles_for_sm90() {
     }
 }
 
-/// The device frontier loop (`loops::graph::DeviceFrontierLoop`) runs a frontier kernel under the
+/// The device frontier loop (`loops::graph::FrontierLoopOnDevice`) runs a frontier kernel under the
 /// schedules whose tile loop is grid-stride (their list kernels take `loops_list_len`), and under
 /// `auto` through one of its thread and group candidates, chosen from the graph's degrees alone;
 /// it refuses the others with an error that names the schedule. Decided on the host: no GPU.
 #[test]
 fn the_device_loop_runs_the_grid_stride_schedules() {
     use loops::__private::Schedule;
-    use loops::runtime::schedule::auto::TileStats;
-    use loops::runtime::schedule::DeviceLimits;
+    use loops::schedule::auto::TileStats;
+    use loops::schedule::DeviceLimits;
     let h100 = DeviceLimits {
         sm_count: 132,
         max_threads_per_sm: 2048,

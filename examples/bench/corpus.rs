@@ -1,10 +1,10 @@
-//! The matrices a run measures: the generated default set (seeded, `loops::generate`), or every
+//! The matrices a run measures: the generated default set (seeded, `loops::io::generate`), or every
 //! Matrix Market file of a folder.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use loops::generate::WorldSpec;
+use loops::io::generate::WorldSpec;
 use loops::Float;
 
 use super::world::WorldTag;
@@ -67,7 +67,7 @@ impl Entry {
 
     /// Builds (seeded; a world matrix with its own seed) or reads the matrix.
     pub fn load<T: Float>(&self, seed: u64) -> Result<sprs::CsMat<T>, loops::LoopsError> {
-        use loops::generate as g;
+        use loops::io::generate as g;
         Ok(match self.spec {
             Spec::Banded { rows, bandwidth } => g::banded(rows, bandwidth, seed),
             Spec::PowerLaw {
@@ -85,7 +85,7 @@ impl Entry {
             Spec::Grid { width, height } => g::grid2d(width, height, seed),
             Spec::Arrow { n } => g::arrow(n, seed),
             Spec::World(ref w) => w.matrix(),
-            Spec::File(ref path) => loops::mtx::read_csr(path)?,
+            Spec::File(ref path) => loops::io::mtx::read_csr(path)?,
         })
     }
 }
@@ -185,7 +185,7 @@ pub fn default_set() -> Vec<Entry> {
 /// The world set (`generate::world_set`) with seeds `0..seeds`: smallest first; each matrix built
 /// with its own seed, whatever `--seed` says.
 pub fn world_set(seeds: u64) -> Vec<Entry> {
-    loops::generate::world_set(seeds)
+    loops::io::generate::world_set(seeds)
         .into_iter()
         .map(|w| Entry {
             name: w.name.clone(),

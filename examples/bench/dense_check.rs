@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use loops::runtime::formats::host::expected_error_bound;
+use loops::io::host::expected_error_bound;
 use loops::Float;
 
 /// The wanted values of some outputs, each with its error bound: output `at[i]` of the GPU's

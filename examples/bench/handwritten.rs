@@ -5,10 +5,10 @@
 //! cross blocks), written for SpMV alone: no prologue to recompute, one accumulator, `y` written in
 //! place. It is compiled through the same NVRTC path as the generated kernels.
 
-use loops::runtime::launch::block_ranges::RangeJob;
-use loops::runtime::launch::KernelArgs;
-use loops::runtime::schedule::carry::Partition;
-use loops::runtime::schedule::LaunchDims;
+use loops::launch::block_ranges::RangeJob;
+use loops::launch::KernelArgs;
+use loops::schedule::carry::Partition;
+use loops::schedule::LaunchDims;
 use loops::{DeviceBuffer, DeviceCsr, Float, Gpu, TileSet};
 
 type BoxError = Box<dyn std::error::Error>;

@@ -14,8 +14,8 @@ pub mod report;
 pub mod timing;
 pub mod world;
 
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::verify::{self, RowCheck};
+use loops::check::{self, RowCheck};
+use loops::io::host::{expected_error_bound, spmv_reference};
 use loops::Float;
 
 /// The kernel name of cuSPARSE `cusparseSpMV` with `CUSPARSE_SPMV_CSR_ALG1`: the baseline.
@@ -120,7 +120,7 @@ pub struct MatrixResult {
     pub nnz: usize,
     /// "f32" or "f64".
     pub precision: &'static str,
-    /// Bytes by the model (`verify::spmv_bytes`): what effective bandwidth is computed from.
+    /// Bytes by the model (`check::spmv_bytes`): what effective bandwidth is computed from.
     pub bytes: u64,
     pub kernels: Vec<Measurement>,
     /// The class and half of a matrix of the world set; `None` for the other sets.
@@ -135,7 +135,7 @@ impl MatrixResult {
             cols,
             nnz,
             precision: T::RUST_NAME,
-            bytes: verify::spmv_bytes::<T>(rows, cols, nnz),
+            bytes: check::spmv_bytes::<T>(rows, cols, nnz),
             kernels: Vec::new(),
             world: None,
         }
@@ -221,7 +221,7 @@ pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
 }
 
 /// The f64 CPU reference of `y = A x` and each row's error bound, computed once per matrix and
-/// checked against every kernel's result: `verify::check_spmv` split in two, so that a 100M-nonzero
+/// checked against every kernel's result: `check::check_spmv` split in two, so that a 100M-nonzero
 /// reference is not recomputed for each of the nine kernels. Same reference, same bound, same rule.
 pub struct Reference {
     want: Vec<f64>,
@@ -245,6 +245,6 @@ impl Reference {
     }
 
     pub fn check<T: Float>(&self, y: &[T]) -> RowCheck {
-        verify::check_rows(y, &self.want, &self.bound)
+        check::check_rows(y, &self.want, &self.bound)
     }
 }

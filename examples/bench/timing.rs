@@ -6,7 +6,7 @@ use std::error::Error;
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::CudaGraph;
-use loops::runtime::verify;
+use loops::check;
 use loops::{DeviceBuffer, Gpu};
 
 use super::{Kind, Measurement, Timing, COPY};
@@ -14,7 +14,7 @@ use super::{Kind, Measurement, Timing, COPY};
 type BoxError = Box<dyn Error>;
 
 fn chain(e: &dyn Error) -> String {
-    loops::runtime::error::error_chain(e, ": ")
+    loops::error_chain(e, ": ")
 }
 
 /// The fewest samples a kernel's median is taken over.
@@ -114,7 +114,7 @@ pub fn time_launches(
         timer.stop()?;
         times.push(timer.elapsed_ms()?);
     }
-    let per_launch = verify::median(&mut times) as f64;
+    let per_launch = check::median(&mut times) as f64;
     if !batch {
         let how = Timing::PerLaunch { samples: plan.reps };
         return Ok((per_launch, per_launch, how));
@@ -153,7 +153,7 @@ pub fn time_launches(
             }
         }
     };
-    Ok((verify::median(&mut times) as f64, per_launch, how))
+    Ok((check::median(&mut times) as f64, per_launch, how))
 }
 
 /// `launches` launches captured from the device's stream into a CUDA graph. The capture is ended

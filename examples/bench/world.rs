@@ -13,7 +13,7 @@ pub const BEHIND_ALG1: f64 = 0.95;
 /// Where a matrix of the world set belongs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorldTag {
-    /// The generator class (`loops::generate::WORLD_CLASSES`).
+    /// The generator class (`loops::io::generate::WORLD_CLASSES`).
     pub class: String,
     /// An odd seed: judged on, not tuned on.
     pub held_out: bool,

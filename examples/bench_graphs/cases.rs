@@ -26,9 +26,9 @@ impl Case {
 
 /// The world set's graphs: its graph classes, smallest first.
 fn world_cases(seeds: u64, max_vertices: usize) -> Vec<Case> {
-    loops::generate::world_set(seeds)
+    loops::io::generate::world_set(seeds)
         .into_iter()
-        .filter(|w| loops::generate::GRAPH_CLASSES.contains(&w.class) && w.rows <= max_vertices)
+        .filter(|w| loops::io::generate::GRAPH_CLASSES.contains(&w.class) && w.rows <= max_vertices)
         .map(|w| Case {
             name: w.name.clone(),
             tag: Some(WorldTag {
@@ -48,37 +48,37 @@ pub fn cases(args: &Args) -> Vec<Case> {
     if args.scale > 0 {
         let scale = args.scale;
         out.push(Case::new(format!("rmat_{scale}"), move || {
-            Ok(loops::generate::rmat(scale, 16, seed))
+            Ok(loops::io::generate::rmat(scale, 16, seed))
         }));
     }
     if args.grid > 0 {
         let side = args.grid;
         out.push(Case::new(format!("grid_{side}x{side}"), move || {
-            Ok(loops::generate::grid2d(side, side, seed))
+            Ok(loops::io::generate::grid2d(side, side, seed))
         }));
     }
     if args.powerlaw > 0 {
         let n = args.powerlaw;
         out.push(Case::new(format!("powerlaw_{n}"), move || {
-            Ok(loops::generate::power_law(n, n, 16.0, 2.0, false, seed))
+            Ok(loops::io::generate::power_law(n, n, 16.0, 2.0, false, seed))
         }));
     }
     if args.arrow > 0 {
         let n = args.arrow;
         out.push(Case::new(format!("arrow_{n}"), move || {
-            Ok(loops::generate::arrow(n, seed))
+            Ok(loops::io::generate::arrow(n, seed))
         }));
     }
     if args.kron_scale > 0 {
         let scale = args.kron_scale;
         out.push(Case::new(format!("kron_{scale}"), move || {
-            Ok(loops::generate::kronecker(scale, 16, seed))
+            Ok(loops::io::generate::kronecker(scale, 16, seed))
         }));
     }
     if args.road > 0 {
         let n = args.road;
         out.push(Case::new(format!("road_{n}"), move || {
-            Ok(loops::generate::road(n, seed))
+            Ok(loops::io::generate::road(n, seed))
         }));
     }
     for path in &args.matrix {
@@ -88,7 +88,7 @@ pub fn cases(args: &Args) -> Vec<Case> {
         );
         let path = path.clone();
         out.push(Case::new(name, move || {
-            Ok(loops::mtx::read_csr::<f32>(&path)?)
+            Ok(loops::io::mtx::read_csr::<f32>(&path)?)
         }));
     }
     out

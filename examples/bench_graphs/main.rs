@@ -6,7 +6,7 @@
 //! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
 //! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
 //! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
-//! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::DeviceNearFarLoop`
+//! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::NearFarLoopOnDevice`
 //! (rounds and bucket advances without the host, `--hops` and `--hop-degree` for its multi-hop
 //! rounds), its relaxed edges counted by the CPU model (`near_far_model_hops`), its levels, delta
 //! and hops printed; `--sweep-deltas` times it over deltas and hops per graph.
@@ -14,11 +14,11 @@
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
 //! `--loop device` (or `both`, the default) also runs every schedule that can through
-//! `loops::graph::DeviceFrontierLoop`, the loop that stays on the GPU (levels recorded as a CUDA
+//! `loops::graph::FrontierLoopOnDevice`, the loop that stays on the GPU (levels recorded as a CUDA
 //! graph and replayed, the frontier's size never read by the host between levels): rows name their
 //! loop, and `us/level` (the median over the levels run) shows what a level costs in each. BFS
 //! also runs there with the step that appends its next frontier itself (`kernels::bfs::queue`,
-//! `DeviceFrontierLoop::run_queue`: one launch a level, no compaction), loop `device-queue`.
+//! `FrontierLoopOnDevice::run_queue`: one launch a level, no compaction), loop `device-queue`.
 //!
 //!     cargo run --release --example bench_graphs
 //!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
@@ -32,7 +32,7 @@
 //! the CPU reference (Dijkstra, BFS). Prints a table and writes `graphs.csv` to `--out`
 //! (default `target/bench`). Exits non-zero on a wrong result.
 //!
-//! `--world`: instead, the graph classes of the world set (`loops::generate::world_set`, classes
+//! `--world`: instead, the graph classes of the world set (`loops::io::generate::world_set`, classes
 //! `GRAPH_CLASSES`: SNAP-like, citation, web and road graphs at 10^4..10^6 vertices), every
 //! schedule and `auto` (no naive kernel); `graphs_world.csv` gets the class and the half (tuning:
 //! even seeds, held out: odd), and `summary_graphs_world.txt` auto against the best fixed
@@ -110,7 +110,7 @@ pub struct Args {
     /// undirected); 0 leaves it out.
     #[arg(long, default_value_t = 20)]
     pub kron_scale: u32,
-    /// Vertices of a road network (`loops::generate::road`); 0 leaves it out.
+    /// Vertices of a road network (`loops::io::generate::road`); 0 leaves it out.
     #[arg(long, default_value_t = 1_000_000)]
     pub road: usize,
     /// The bucket width of `sssp-delta` (default: from the graph's weights and degree, by the
@@ -126,7 +126,7 @@ pub struct Args {
     #[arg(long, default_value_t = 8)]
     pub hop_degree: u32,
     /// The device `sssp-delta`'s round compaction reads one near flag per thread at a time, not
-    /// four (`DeviceNearFarLoop::set_wide_scan`).
+    /// four (`NearFarLoopOnDevice::set_wide_scan`).
     #[arg(long)]
     pub narrow_scan: bool,
     /// After each graph's rows: the device `sssp-delta` under each of `--sweep-schedules` with
@@ -194,7 +194,7 @@ pub struct Args {
     /// pull measured, `kernels::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
-    /// The device loop's walk limit (`DeviceFrontierLoop::set_walk_limit`: a level's compaction
+    /// The device loop's walk limit (`FrontierLoopOnDevice::set_walk_limit`: a level's compaction
     /// walks the frontier's edges while their lanes stay within it; 0 always scans the flags).
     #[arg(long)]
     pub walk_limit: Option<u64>,
@@ -221,7 +221,7 @@ pub struct Args {
     #[arg(long, default_value = "target/bench")]
     pub out: PathBuf,
     /// The frontier loop(s): `host` (FrontierLoop, a count read back per level), `device`
-    /// (DeviceFrontierLoop, for the schedules that run there), or `both`. The naive kernel and
+    /// (FrontierLoopOnDevice, for the schedules that run there), or `both`. The naive kernel and
     /// the world set's summary use the host loop.
     #[arg(long = "loop", value_enum, default_value_t = Loops::Both)]
     pub loops: Loops,

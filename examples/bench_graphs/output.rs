@@ -13,8 +13,8 @@ pub enum LoopKind {
     Host,
     Device,
     /// The device loop with a step that appends its next frontier itself
-    /// (`DeviceFrontierLoop::run_queue`): BFS only.
-    DeviceQueue,
+    /// (`FrontierLoopOnDevice::run_queue`): BFS only.
+    QueueOnDevice,
 }
 
 impl LoopKind {
@@ -22,7 +22,7 @@ impl LoopKind {
         match self {
             LoopKind::Host => "host",
             LoopKind::Device => "device",
-            LoopKind::DeviceQueue => "device-queue",
+            LoopKind::QueueOnDevice => "device-queue",
         }
     }
 }

@@ -1,17 +1,17 @@
 //! The SSSP and BFS rows: every schedule in the host and the device frontier loop (near-far SSSP in
-//! `NearFarLoop` and `DeviceNearFarLoop`, with `--sweep-deltas` over deltas and hops), the naive
+//! `NearFarLoop` and `NearFarLoopOnDevice`, with `--sweep-deltas` over deltas and hops), the naive
 //! vertex-per-thread kernels beside them, the edges each SSSP relaxes, the best schedule per
 //! graph, and on the world set auto against the best fixed schedule.
 
 use std::time::Instant;
 
 use loops::graph::{
-    near_far_model_hops, traversed_edges, DeviceFrontierLoop, DeviceGraph, DeviceNearFarLoop,
-    FrontierLoop, Graph, Hops, LoopStats, NearFarLoop, NearFarStats, UNREACHED,
+    near_far_model_hops, traversed_edges, DeviceGraph, FrontierLoop, FrontierLoopOnDevice, Graph,
+    Hops, LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
 };
+use loops::launch::KernelArgs;
 use loops::prelude::*;
-use loops::runtime::launch::KernelArgs;
-use loops::runtime::schedule::LaunchDims;
+use loops::schedule::LaunchDims;
 
 use crate::bench::world::{self, WorldRow};
 use crate::cases::Case;
@@ -160,7 +160,7 @@ impl Bench<'_> {
         let source = g.max_degree_vertex().ok_or("a graph with no vertices")?;
         let dg = gpu.upload_graph(g)?;
         let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
-        let mut device_frontier = DeviceFrontierLoop::new(gpu, g.vertices())?;
+        let mut device_frontier = FrontierLoopOnDevice::new(gpu, g.vertices())?;
         let a = &self.args;
         if let Some(limit) = a.walk_limit {
             device_frontier.set_walk_limit(Some(limit));
@@ -172,7 +172,7 @@ impl Bench<'_> {
         }
         let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
         near_far.set_delta(self.args.delta);
-        let mut device_near_far = DeviceNearFarLoop::new(gpu, g.vertices())?;
+        let mut device_near_far = NearFarLoopOnDevice::new(gpu, g.vertices())?;
         device_near_far.set_delta(a.delta);
         device_near_far.set_hops(a.hops.map(|h| self.hops(h)));
         device_near_far.set_step_blocks(a.step_blocks);
@@ -227,7 +227,7 @@ impl Bench<'_> {
                     && algorithm == Algorithm::Bfs
                     && kernels::bfs::queue::SCHEDULES.contains(&schedule)
                 {
-                    kernels.push((schedule, LoopKind::DeviceQueue));
+                    kernels.push((schedule, LoopKind::QueueOnDevice));
                 }
             }
             let mut naive_ms = f64::NAN;
@@ -266,7 +266,7 @@ impl Bench<'_> {
                             LoopStats::from(s)
                         })
                     }
-                    (_, LoopKind::DeviceQueue) => kernels::bfs::run_device_queue(
+                    (_, LoopKind::QueueOnDevice) => kernels::bfs::run_device_queue(
                         kernel,
                         gpu,
                         &mut device_frontier,
@@ -412,7 +412,7 @@ impl Bench<'_> {
         g: &Graph,
         dg: &DeviceGraph,
         source: u32,
-        near_far: &mut DeviceNearFarLoop,
+        near_far: &mut NearFarLoopOnDevice,
         out: &mut DeviceBuffer<u32>,
     ) -> Result<(), BoxError> {
         let gpu = self.gpu;

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use loops::graph::{
-    traversed_edges, DeviceFrontierLoop, DeviceGraph, FrontierLoop, Graph, LoopStats, UNREACHED,
+    traversed_edges, DeviceGraph, FrontierLoop, FrontierLoopOnDevice, Graph, LoopStats, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -76,7 +76,7 @@ impl Algorithm {
         self,
         schedule: &str,
         gpu: &Gpu,
-        frontier: &mut DeviceFrontierLoop,
+        frontier: &mut FrontierLoopOnDevice,
         g: &DeviceGraph,
         source: u32,
         out: &mut DeviceBuffer<u32>,
@@ -84,7 +84,7 @@ impl Algorithm {
         match self {
             Algorithm::Sssp => kernels::sssp::run_device(schedule, gpu, frontier, g, source, out),
             Algorithm::Bfs => kernels::bfs::run_device(schedule, gpu, frontier, g, source, out),
-            Algorithm::SsspDelta => Err(loops::LoopsError::DeviceLoop {
+            Algorithm::SsspDelta => Err(loops::LoopsError::LoopOnDevice {
                 kernel: "sssp_near_far".into(),
                 detail: "the near-far SSSP runs its own host loop".into(),
             }),
@@ -148,15 +148,16 @@ pub fn graphs(args: &Args) -> Result<Vec<(String, Graph)>, Box<dyn std::error::E
     let started = Instant::now();
     let graphs = match &args.matrix {
         Some(path) => {
-            let m = loops::mtx::read_csr::<f32>(path)?;
+            let m = loops::io::mtx::read_csr::<f32>(path)?;
             vec![(
                 path.display().to_string(),
                 Graph::from_pattern(&m, args.max_weight, args.seed)?,
             )]
         }
         None => {
-            let rmat: sprs::CsMat<f32> = loops::generate::rmat(args.scale, 16, args.seed);
-            let grid: sprs::CsMat<f32> = loops::generate::grid2d(args.grid, args.grid, args.seed);
+            let rmat: sprs::CsMat<f32> = loops::io::generate::rmat(args.scale, 16, args.seed);
+            let grid: sprs::CsMat<f32> =
+                loops::io::generate::grid2d(args.grid, args.grid, args.seed);
             vec![
                 (
                     format!("rmat scale {} (seed {})", args.scale, args.seed),
@@ -184,10 +185,7 @@ pub fn main(algorithm: Algorithm) -> ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!(
-                "error: {}",
-                loops::runtime::error::error_chain(&*e, "\n  caused by: ")
-            );
+            eprintln!("error: {}", loops::error_chain(&*e, "\n  caused by: "));
             ExitCode::FAILURE
         }
     }

@@ -4,7 +4,7 @@
 //! once. The level comes from the vertex, not from the host: every vertex of the frontier of
 //! level `d` holds `d` (a step writes only `d + 1`, into vertices above it), so the same kernel runs
 //! in the host loop (`loops::graph::FrontierLoop`, [`run`]) and in the loop that stays on the
-//! device (`loops::graph::DeviceFrontierLoop`, [`run_device`]).
+//! device (`loops::graph::FrontierLoopOnDevice`, [`run_device`]).
 
 use loops::graph::Traversal;
 use loops::prelude::*;
@@ -75,11 +75,11 @@ pub mod queue {
 }
 
 /// [`run_device`] with one launch a level: the step appends the next frontier itself
-/// (`DeviceFrontierLoop::run_queue`), no compaction. `schedule` is one of [`queue::SCHEDULES`].
+/// (`FrontierLoopOnDevice::run_queue`), no compaction. `schedule` is one of [`queue::SCHEDULES`].
 pub fn run_device_queue(
     schedule: &str,
     gpu: &Gpu,
-    frontier: &mut loops::graph::DeviceFrontierLoop,
+    frontier: &mut loops::graph::FrontierLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -122,14 +122,14 @@ pub fn run(
 }
 
 /// [`run`] in the loop that stays on the device: the same step, no host round trip per level, run
-/// as a push traversal (`DeviceFrontierLoop::run_push`: the step flags only out-neighbours of its
+/// as a push traversal (`FrontierLoopOnDevice::run_push`: the step flags only out-neighbours of its
 /// frontier, so the compaction may walk the frontier's out-edges instead of scanning every flag).
 /// `schedule` must take its frontier's size from the device (thread, the groups, auto); the others
-/// are refused with `LoopsError::DeviceLoop`.
+/// are refused with `LoopsError::LoopOnDevice`.
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
-    frontier: &mut loops::graph::DeviceFrontierLoop,
+    frontier: &mut loops::graph::FrontierLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -137,7 +137,7 @@ pub fn run_device(
     traverse(
         schedule,
         gpu,
-        Traversal::DevicePush(frontier, g),
+        Traversal::PushOnDevice(frontier, g),
         g,
         source,
         levels,
@@ -145,11 +145,11 @@ pub fn run_device(
 }
 
 /// [`run_device`] with the compaction that scans every flag at every level
-/// (`DeviceFrontierLoop::run`, which makes no assumption about the step).
+/// (`FrontierLoopOnDevice::run`, which makes no assumption about the step).
 pub fn run_device_scan(
     schedule: &str,
     gpu: &Gpu,
-    frontier: &mut loops::graph::DeviceFrontierLoop,
+    frontier: &mut loops::graph::FrontierLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -157,7 +157,7 @@ pub fn run_device_scan(
     traverse(
         schedule,
         gpu,
-        Traversal::DeviceScan(frontier),
+        Traversal::ScanOnDevice(frontier),
         g,
         source,
         levels,

@@ -69,14 +69,14 @@ pub fn run(
 }
 
 /// [`run`] in the loop that stays on the device: the same step, no host round trip per level, run
-/// as a push traversal (`DeviceFrontierLoop::run_push`: the step flags only out-neighbours of its
+/// as a push traversal (`FrontierLoopOnDevice::run_push`: the step flags only out-neighbours of its
 /// frontier, so the compaction may walk the frontier's out-edges instead of scanning every flag).
 /// `schedule` must take its frontier's size from the device (thread, the groups, auto); the others
-/// are refused with `LoopsError::DeviceLoop`.
+/// are refused with `LoopsError::LoopOnDevice`.
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
-    frontier: &mut loops::graph::DeviceFrontierLoop,
+    frontier: &mut loops::graph::FrontierLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
@@ -84,7 +84,7 @@ pub fn run_device(
     traverse(
         schedule,
         gpu,
-        Traversal::DevicePush(frontier, g),
+        Traversal::PushOnDevice(frontier, g),
         g,
         source,
         dist,
@@ -92,11 +92,11 @@ pub fn run_device(
 }
 
 /// [`run_device`] with the compaction that scans every flag at every level
-/// (`DeviceFrontierLoop::run`, which makes no assumption about the step).
+/// (`FrontierLoopOnDevice::run`, which makes no assumption about the step).
 pub fn run_device_scan(
     schedule: &str,
     gpu: &Gpu,
-    frontier: &mut loops::graph::DeviceFrontierLoop,
+    frontier: &mut loops::graph::FrontierLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
@@ -104,7 +104,7 @@ pub fn run_device_scan(
     traverse(
         schedule,
         gpu,
-        Traversal::DeviceScan(frontier),
+        Traversal::ScanOnDevice(frontier),
         g,
         source,
         dist,

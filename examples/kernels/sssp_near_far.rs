@@ -9,7 +9,7 @@
 //! on a graph of long shortest paths (`loops::graph::Hops`). [`LANES`] names the runtime's
 //! built-in round instead (`loops::graph::near_far::NearFarRelax`: each hop's edges spread over
 //! a warp's lanes, any number of hops), which [`run`] and [`run_device`] take as a schedule. The loops: `loops::graph::NearFarLoop` (on the host) and
-//! `loops::graph::DeviceNearFarLoop` (on the device); why the distances come out exact is in
+//! `loops::graph::NearFarLoopOnDevice` (on the device); why the distances come out exact is in
 //! their module documentation.
 // The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
 #![allow(clippy::too_many_arguments)]
@@ -208,15 +208,15 @@ pub fn run(
     )
 }
 
-/// [`run`] in the loop that stays on the device (`DeviceNearFarLoop`: no host round trip per
-/// round or bucket advance), with the loop's hops (`DeviceNearFarLoop::set_hops`): the
+/// [`run`] in the loop that stays on the device (`NearFarLoopOnDevice`: no host round trip per
+/// round or bucket advance), with the loop's hops (`NearFarLoopOnDevice::set_hops`): the
 /// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more, or the built-in round
 /// ([`LANES`]). `schedule` must take its frontier's size from the device (thread, the groups,
-/// warp, block, auto, the lanes); the others are refused with `LoopsError::DeviceLoop`.
+/// warp, block, auto, the lanes); the others are refused with `LoopsError::LoopOnDevice`.
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut loops::graph::DeviceNearFarLoop,
+    near_far: &mut loops::graph::NearFarLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
@@ -269,7 +269,7 @@ pub fn run_device(
 fn run_lanes(
     relax: &loops::graph::near_far::NearFarRelax,
     gpu: &Gpu,
-    near_far: &mut loops::graph::DeviceNearFarLoop,
+    near_far: &mut loops::graph::NearFarLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
@@ -291,7 +291,7 @@ fn run_lanes(
 pub fn device_relaxed_edges(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut loops::graph::DeviceNearFarLoop,
+    near_far: &mut loops::graph::NearFarLoopOnDevice,
     g: &loops::graph::DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,

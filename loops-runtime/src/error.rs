@@ -199,7 +199,7 @@ pub enum LoopsError {
     },
 
     /// An upload that does not fit the device's free memory, found before allocating anything
-    /// (see [`crate::formats::wide::check_memory`]). Nothing was allocated.
+    /// (see `crate::formats::wide::check_memory`). Nothing was allocated.
     #[error("{what} needs {needed} of device memory but {free} is free (of {total}; {reserve} kept for kernels and scratch)",
         needed = bytes_text(*needed_bytes),
         free = bytes_text(*free_bytes),
@@ -267,11 +267,11 @@ pub enum LoopsError {
         frontier: usize,
     },
 
-    /// A kernel launched over the frontier of a `graph::DeviceFrontierLoop` cannot run there: its
+    /// A kernel launched over the frontier of a `graph::FrontierLoopOnDevice` cannot run there: its
     /// schedule sizes its launches on the host from the frontier, whose size only the device
     /// knows, or checked mode asks to wait for every launch.
     #[error("kernel `{kernel}` cannot run in the device frontier loop: {detail}")]
-    DeviceLoop {
+    LoopOnDevice {
         /// The kernel.
         kernel: String,
         /// Why, and what can.

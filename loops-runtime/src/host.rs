@@ -434,7 +434,7 @@ pub fn spmv_reference<T: Float>(a: &sprs::CsMat<T>, x: &[T]) -> (Vec<f64>, Vec<f
 }
 
 /// The constant `c` of [`expected_error_bound`].
-pub const ERROR_BOUND_CONSTANT: f64 = 2.0;
+pub(crate) const ERROR_BOUND_CONSTANT: f64 = 2.0;
 
 /// How far a device result `y_i` computed in `T` may lie from the f64 reference of
 /// [`spmv_reference`], for a row with `row_nnz` stored entries and error scale `scale`

@@ -22,6 +22,11 @@
 //!   ([`launch::block_ranges`]) and what a tile set keeps of them ([`launch::preprocess`]);
 //! - [`ops`], [`graph`], [`multi`], [`verify`]: hand-written operations, graphs as tile sets and
 //!   the frontier loops over them, distributed products, checks against a CPU reference.
+//!
+//! Users reach these through the facade crate `loops`, whose modules are chosen (`loops::graph`,
+//! `loops::io`, `loops::check`, ...); items no other crate needs are `pub(crate)`. Names: `Device*`
+//! is data resident in device memory (`DeviceCsr`), `*OnDevice` is control that stays on the device
+//! (`graph::FrontierLoopOnDevice`); see the README's "Public surface and names".
 
 #![warn(missing_docs)]
 
@@ -40,7 +45,8 @@ pub mod ops;
 pub mod tune;
 pub mod verify;
 
-// Matrix Market and the generators, which every example and test reaches for, at short paths.
+// Matrix Market and the generators at short paths (this crate's tests use them; users reach them as
+// `loops::io::{mtx, generate}`).
 pub use io::{generate, mtx};
 
 /// Schedules as the runtime sees them: launch geometry and CPU models.

@@ -21,7 +21,10 @@ use loops_runtime::compile::cache::{
 use loops_runtime::compile::{self, Arch, KernelImage, Output};
 use loops_runtime::LoopsError;
 
-// The skip helper the root crate's compile tests use too.
+// The skip helper the root crate's compile tests use too; it names the facade's paths
+// (`loops::compile`, `loops::Result`), which are this crate's under that name.
+extern crate loops_runtime as loops;
+
 #[path = "../../tests/common/nvrtc.rs"]
 mod nvrtc;
 

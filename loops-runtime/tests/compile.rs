@@ -3,7 +3,10 @@
 //! LOOPS_NVRTC_LIB. Without it each prints one `skipped` line on stderr and passes, unless
 //! LOOPS_REQUIRE_NVRTC=1 (set by CI), which makes them fail.
 
-// The skip helper the root crate's compile tests use too.
+// The skip helper the root crate's compile tests use too; it names the facade's paths
+// (`loops::compile`, `loops::Result`), which are this crate's under that name.
+extern crate loops_runtime as loops;
+
 #[path = "../../tests/common/nvrtc.rs"]
 mod nvrtc;
 

@@ -7,7 +7,7 @@
 //! [`transform_segreduce!`](crate::transform_segreduce). The ones whose speed needs code the
 //! language does not yet express (`spmm` and `sddmm`: the dense dimension spread over a group's
 //! lanes with wide loads; `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's
-//! `ops` room ([`loops_runtime::ops`]).
+//! `ops` room, re-exported here: [`spmm`], [`sddmm`], [`sort`], [`transpose`](mod@transpose).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
@@ -15,6 +15,7 @@ mod reduce;
 mod segreduce;
 mod spmv;
 
+pub use loops_runtime::ops::{sddmm, sort, spmm, transpose};
 pub use reduce::RowReduction;
 
 /// The CUDA of this module's language kernels (spmv, spmv_transpose, the row reductions), for the
@@ -39,7 +40,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let x = gpu.upload(&vec![1.0f32; 1000])?;
     /// let mut y = gpu.zeros::<f32>(1000)?;
@@ -69,7 +70,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let x = gpu.upload(&vec![1.0f32; 1000])?;
     /// let mut y = gpu.zeros::<f32>(1000)?;
@@ -84,10 +85,10 @@ pub trait CsrOps<T: Float> {
     /// `k ≥ 1`. `b` and `c` may be longer (the rest of `c` is left alone). Errors (before
     /// anything runs) for `k == 0`, buffers too short, sizes that overflow, or a matrix of 64-bit
     /// offsets. `k == 1` runs [`CsrOps::spmv`]; other `k` run the hand-written kernels of
-    /// [`loops_runtime::ops::spmm`] (16-byte loads of `B`'s rows, lanes over `k`, long rows cut
+    /// [`crate::ops::spmm`] (16-byte loads of `B`'s rows, lanes over `k`, long rows cut
     /// into pieces). The first call for a matrix, element type and `k` times a few launch plans
     /// on the call's own operands and keeps the fastest with the matrix and in the tuning cache
-    /// (a few milliseconds; see [`loops_runtime::ops::spmm::spmm_tuned`]); later calls launch it
+    /// (a few milliseconds; see [`crate::ops::spmm::spmm_tuned`]); later calls launch it
     /// directly. `LOOPS_TUNE=off` launches the model's plan and times nothing.
     ///
     /// ```no_run
@@ -146,7 +147,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let mut norms = gpu.zeros::<f32>(1000)?;
     /// a.row_reduce(&gpu, RowReduction::Norm, &mut norms)?;
@@ -165,7 +166,7 @@ pub trait CsrOps<T: Float> {
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let host = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let host = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let a = gpu.upload_csr(&host)?;
     /// let (mut best, mut at) = (gpu.zeros::<f32>(1000)?, gpu.zeros::<i32>(1000)?);
     /// a.row_argmax(&gpu, &mut best, &mut at)?;
@@ -182,14 +183,14 @@ pub trait CsrOps<T: Float> {
     /// Sorts each row's column indices, carrying their values along (a stable sort: equal
     /// column indices keep their order). Rows are binned by length and each bin sorted by a
     /// kernel fit for it (a group of lanes, a block in shared memory, or chunks and merge passes
-    /// for rows of more than 4096 entries): see [`loops_runtime::ops::sort`]. A matrix of more
+    /// for rows of more than 4096 entries): see [`crate::ops::sort`]. A matrix of more
     /// than `i32::MAX` nonzeros is refused ([`LoopsError::WideUnsupported`](crate::LoopsError)).
     ///
     /// ```no_run
     /// use loops::prelude::*;
     /// # fn main() -> loops::Result<()> {
     /// let gpu = Gpu::new(0)?;
-    /// let m = loops::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
+    /// let m = loops::io::generate::power_law::<f32>(1000, 1000, 8.0, 2.0, false, 1);
     /// let mut a = gpu.upload_csr(&m)?;
     /// a.segmented_sort(&gpu)?; // sprs keeps rows sorted: nothing moves
     /// assert_eq!(gpu.download_csr(&a)?, m);
@@ -202,7 +203,7 @@ pub trait CsrOps<T: Float> {
 
     /// The same matrix stored by columns (which is `Aᵀ` in CSR), built on the GPU; each column's
     /// row indices come out sorted, and a row's repeated column (possible in a matrix built from
-    /// parts) keeps its order: exactly the CPU's CSC. See [`loops_runtime::ops::transpose`](mod@loops_runtime::ops::transpose) and
+    /// parts) keeps its order: exactly the CPU's CSC. See [`transpose`](mod@transpose) and
     /// the example of [`CsrOps::segmented_sort`]. A matrix of more than `i32::MAX` nonzeros is
     /// [`LoopsError::TooLarge`](crate::LoopsError) (CSC indices are 32-bit).
     fn transpose(&self, gpu: &Gpu) -> Result<DeviceCsc<T>>;
@@ -238,10 +239,10 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
     ) -> Result<()> {
         // k = 1 is SpMV, which the language's `auto` schedules do well: same checks, then that.
         if k == 1 {
-            loops_runtime::ops::spmm::check_spmm(self, b, k, c)?;
+            crate::ops::spmm::check_spmm(self, b, k, c)?;
             return spmv::spmv(gpu, self, T::from_f64(1.0), b, T::from_f64(0.0), c);
         }
-        loops_runtime::ops::spmm::spmm(gpu, self, b, k, c)
+        crate::ops::spmm::spmm(gpu, self, b, k, c)
     }
 
     fn sddmm(
@@ -252,7 +253,7 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
         k: usize,
         out: &mut DeviceBuffer<T>,
     ) -> Result<()> {
-        loops_runtime::ops::sddmm::sddmm(gpu, self, x, y, k, out)
+        crate::ops::sddmm::sddmm(gpu, self, x, y, k, out)
     }
 
     fn row_reduce(&self, gpu: &Gpu, op: RowReduction, out: &mut DeviceBuffer<T>) -> Result<()> {
@@ -269,10 +270,10 @@ impl<T: Float> CsrOps<T> for DeviceCsr<T> {
     }
 
     fn segmented_sort(&mut self, gpu: &Gpu) -> Result<()> {
-        loops_runtime::ops::sort::segmented_sort(gpu, self)
+        crate::ops::sort::segmented_sort(gpu, self)
     }
 
     fn transpose(&self, gpu: &Gpu) -> Result<DeviceCsc<T>> {
-        loops_runtime::ops::transpose::transpose(gpu, self)
+        crate::ops::transpose::transpose(gpu, self)
     }
 }

@@ -111,7 +111,7 @@
 ///
 /// fn main() -> loops::Result<()> {
 ///     let gpu = Gpu::new(0)?;
-///     let a = gpu.upload_csr(&loops::generate::uniform::<f32>(1000, 800, 8, 1))?;
+///     let a = gpu.upload_csr(&loops::io::generate::uniform::<f32>(1000, 800, 8, 1))?;
 ///     let x = gpu.upload(&vec![1.0f32; 800])?;
 ///     let mut dots = gpu.zeros::<f32>(1000)?;
 ///     row_dot(&gpu, &a, &x, &mut dots)?;

@@ -21,8 +21,8 @@ pub fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
     let all = paths
         .into_iter()
         .map(|p| {
-            let m =
-                loops::mtx::read_csr::<T>(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let m = loops::io::mtx::read_csr::<T>(&p)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.file_name().unwrap().to_string_lossy().into_owned(), m)
         })
         .collect();
@@ -32,7 +32,7 @@ pub fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
 /// The generated shapes the issues name: uniform, power-law, one huge row, many empty rows, no
 /// nonzeros, 1x1, and sizes around the block boundaries.
 pub fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
-    use loops::generate as g;
+    use loops::io::generate as g;
     filtered(vec![
         (
             "uniform 10000x8000 x12".into(),
@@ -94,7 +94,7 @@ pub fn boundary_rows<T: Float>(seed: u64) -> CsMat<T> {
         indices.extend((0..len).map(|i| i * 2 + r));
         offsets.push(indices.len());
     }
-    let values: Vec<T> = loops::generate::random_vector(indices.len(), seed);
+    let values: Vec<T> = loops::io::generate::random_vector(indices.len(), seed);
     CsMat::new((lengths.len(), cols), offsets, indices, values)
 }
 

@@ -1,11 +1,12 @@
 //! The one place the compile tests decide whether they can run without libnvrtc. Included by path
 //! (`#[path = ...] mod nvrtc;`) by the root crate's tests and by `loops-runtime/tests`, so the skip
-//! reads the same everywhere; hence it uses only `loops_runtime` and std, and not the rest of
-//! `common`, which needs the `loops` facade.
+//! reads the same everywhere; hence it uses only `loops::compile`, `loops::Result` (in
+//! `loops-runtime/tests`, the runtime's own, under the name `loops`) and std, and not the rest of
+//! `common`, which needs the rest of the `loops` facade.
 
 use std::io::Write;
 
-use loops_runtime::compile::{nvrtc_available, NvrtcInfo, REQUIRE_NVRTC_ENV};
+use loops::compile::{nvrtc_available, NvrtcInfo, REQUIRE_NVRTC_ENV};
 
 /// The NVRTC in use, or `None` after one line on stderr naming the skipped test. With
 /// `LOOPS_REQUIRE_NVRTC=1` a missing libnvrtc panics instead, so CI cannot pass by skipping.
@@ -37,12 +38,12 @@ pub fn nvrtc_or_skip() -> Option<NvrtcInfo> {
 /// device loads, where PTX would leave ptxas's refusals, too much shared memory among them, to
 /// the first launch), on every core, in order.
 #[allow(dead_code)]
-pub fn cubins(jobs: &[(&str, &str)]) -> Vec<loops_runtime::Result<Vec<u8>>> {
-    use loops_runtime::compile::{compile, Arch, KernelImage, Output};
+pub fn cubins(jobs: &[(&str, &str)]) -> Vec<loops::Result<Vec<u8>>> {
+    use loops::compile::{compile, Arch, KernelImage, Output};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut done: Vec<(usize, loops_runtime::Result<Vec<u8>>)> = std::thread::scope(|s| {
+    let mut done: Vec<(usize, loops::Result<Vec<u8>>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.min(jobs.len()))
             .map(|_| {
                 s.spawn(|| {

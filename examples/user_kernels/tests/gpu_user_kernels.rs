@@ -16,9 +16,9 @@
 
 use std::fmt::Debug;
 
+use loops::check::check_rows;
+use loops::io::host::{expected_error_bound, spmv_reference};
 use loops::prelude::*;
-use loops::runtime::formats::host::{expected_error_bound, spmv_reference};
-use loops::runtime::verify::check_rows;
 use rand::{Rng, SeedableRng};
 use sprs::CsMat;
 use user_kernels::{
@@ -51,7 +51,7 @@ fn checks<T: Float>() -> [Check<T>; 9] {
 }
 
 fn check_shrink_sum<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
-    let x = loops::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5a71);
+    let x = loops::io::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5a71);
     let t = T::from_f64(0.25);
     let (want, bound) = shrink_sum_reference(a, &x, t);
     run.each_schedule("shrink_sum", shrink::SCHEDULES, |gpu, schedule| {
@@ -93,7 +93,7 @@ fn check_row_softmax<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
 }
 
 fn check_spmv_sigmoid<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
-    let x = loops::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5161);
+    let x = loops::io::generate::random_vector::<T>(a.cols(), run.seed ^ 0x5161);
     let (want, bound) = spmv_sigmoid_reference(a, &x);
     run.each_schedule("spmv_sigmoid", sigmoid::SCHEDULES, |gpu, schedule| {
         let x = gpu.upload(&x)?;
@@ -181,7 +181,7 @@ fn check_l2_normalize<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) 
 
 fn check_pagerank_pull<T: Float>(run: &mut Run, a: &CsMat<T>, da: &DeviceCsr<T>) {
     // Row v of the matrix lists the vertices v pulls from; u's out-degree is how many rows list it.
-    let rank: Vec<T> = loops::generate::random_vector::<T>(a.cols(), run.seed ^ 0x7a11)
+    let rank: Vec<T> = loops::io::generate::random_vector::<T>(a.cols(), run.seed ^ 0x7a11)
         .into_iter()
         .map(|r| T::from_f64(r.to_f64().abs()))
         .collect();
@@ -741,7 +741,7 @@ fn fresh_seed() -> u64 {
 /// groups' multi-warp paths run. The "levels" matrices draw values from six levels, so ties are
 /// common: with extremes rare, the first of several equal maxima lies anywhere in a long row.
 fn generated_matrices<T: Float>(seed: u64) -> Vec<(String, CsMat<T>)> {
-    use loops::generate as g;
+    use loops::io::generate as g;
     let long_rows = [4097, 8191, 33_000, 70_000];
     let power_law = || {
         let a = g::power_law(70_000, 70_000, 8.0, 1.8, false, seed);
@@ -832,7 +832,7 @@ fn with_long_rows<T: Float>(a: CsMat<T>, lengths: &[usize], seed: u64) -> CsMat<
                 let mut columns = rand::seq::index::sample(&mut rng, cols, len).into_vec();
                 columns.sort_unstable();
                 indices.extend(columns);
-                values.extend(loops::generate::random_vector::<T>(len, rng.random()));
+                values.extend(loops::io::generate::random_vector::<T>(len, rng.random()));
             }
             None => {
                 indices.extend_from_slice(row.indices());
@@ -875,7 +875,8 @@ fn real_matrices<T: Float>() -> Vec<(String, CsMat<T>)> {
     let all = paths
         .iter()
         .map(|p| {
-            let a = loops::mtx::read_csr::<T>(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let a =
+                loops::io::mtx::read_csr::<T>(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.file_name().unwrap().to_string_lossy().into_owned(), a)
         })
         .collect();

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use loops::runtime::compile::{
+use loops::compile::{
     compile, guarded_entries, nvrtc_available, Arch, KernelImage, Output, REQUIRE_NVRTC_ENV,
 };
 

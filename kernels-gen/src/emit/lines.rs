@@ -79,7 +79,7 @@ impl Cx<'_> {
 }
 
 /// The file the `#line` directives of generated code name: the kernel's source, under the name
-/// the runtime gives it (`<kernel>.cu`, see `loops_runtime::compile`).
+/// the runtime gives it (`<kernel>.cu`, see `loops::compile`).
 pub(super) fn generated_file(kernel: &Kernel) -> String {
     format!("{}.cu", kernel.name)
 }

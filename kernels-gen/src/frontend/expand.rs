@@ -183,10 +183,10 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
     quote! {
         /// The CUDA C++ of every variant of the kernel (one, or `auto`'s candidates, or `lrb`'s
         /// mappings), in one source: a header line, the `#include` of the library's prelude
-        /// (`loops::runtime::compile::PRELUDE`, which the runtime hands NVRTC), then the kernel's
+        /// (`loops::compile::PRELUDE`, which the runtime hands NVRTC), then the kernel's
         /// own code. Its `#line` directives point the kernel's statements at the Rust source and
         /// the generated code at its own lines here. With the prelude written in place:
-        /// `loops::runtime::compile::full_source`.
+        /// `loops::compile::full_source`.
         pub const CUDA_SOURCE: &str = #source;
         #[doc = #view_doc]
         pub const CUDA_KERNEL: &str = #view;

@@ -21,7 +21,7 @@
 //! which line info records), the SHA-256 of the source and of the library's headers it may include
 //! (the prelude, [`crate::compile::HEADERS`]), the entry point compiled alone (if one is:
 //! see [`crate::compile::compile_with_dump`]), the device's architecture, the target
-//! ([`crate::compile::target_for`]: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
+//! (`crate::compile::target_for`: `sm_90` cubin, or PTX), the NVRTC version and the libnvrtc file
 //! (path, size, modification time: a patch release changes the file, not always the version), and
 //! the NVRTC options. The key's full text is stored in the entry and compared on every read; its
 //! SHA-256 names the file: `NAME-DIGEST.cubin` or `.ptx` for a whole source,
@@ -95,7 +95,7 @@ pub const CACHE_DIR_ENV: &str = "LOOPS_CACHE_DIR";
 /// `LOOPS_DUMP_DIR=DIR` writes every generated source and its NVRTC log to `DIR`.
 pub const DUMP_DIR_ENV: &str = "LOOPS_DUMP_DIR";
 /// The cache's folder name inside the platform's cache folder.
-pub const APP_DIR_NAME: &str = "loops-for-rust";
+pub(crate) const APP_DIR_NAME: &str = "loops-for-rust";
 
 const MAGIC: [u8; 8] = *b"LOOPSKC\0";
 const FORMAT_VERSION: u32 = 1;
@@ -177,7 +177,7 @@ pub(crate) fn means_off(value: &std::ffi::OsStr) -> bool {
 
 /// The default cache folder: `loops-for-rust` in the platform's cache folder (`None` where the
 /// platform has none, e.g. no home folder).
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     dirs::cache_dir().map(|d| d.join(APP_DIR_NAME))
 }
 

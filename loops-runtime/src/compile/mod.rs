@@ -12,7 +12,7 @@
 //!
 //! A device's kernels are compiled for its own architecture: a cubin (`sm_XY`) where this NVRTC
 //! supports it, else PTX for the newest virtual architecture NVRTC supports that is not newer than the
-//! device ([`target_for`]). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::compile::cache`].
+//! device (`target_for`). The on-disk cache and `LOOPS_DUMP_DIR` are in [`crate::compile::cache`].
 
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -43,7 +43,7 @@ pub fn full_source(kernel_name: &str, source: &str) -> String {
 }
 
 /// The environment variable that may name the libnvrtc file to use.
-pub const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
+pub(crate) const NVRTC_LIB_ENV: &str = "LOOPS_NVRTC_LIB";
 
 /// A GPU architecture: a compute capability such as 9.0 (Hopper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,7 +74,7 @@ impl Arch {
     }
 
     /// The real architecture, `sm_90`: what a cubin is compiled for.
-    pub fn sm(self) -> String {
+    pub(crate) fn sm(self) -> String {
         format!("sm_{}", self.number())
     }
 
@@ -131,7 +131,7 @@ impl fmt::Display for Target {
 /// for the newest supported architecture not newer than the device (the driver JIT-compiles it for a
 /// device newer than NVRTC); else (a device older than every supported architecture) PTX for the
 /// device's own, which NVRTC rejects with a message naming it.
-pub fn target_for(supported_archs: &[u32], device: Arch) -> Target {
+pub(crate) fn target_for(supported_archs: &[u32], device: Arch) -> Target {
     if supported_archs.contains(&device.number()) {
         return Target {
             arch: device,
@@ -215,7 +215,7 @@ impl NvrtcInfo {
         self.supported_archs.contains(&arch.number())
     }
 
-    /// What kernels for `device` are compiled to with this NVRTC (see [`target_for`]).
+    /// What kernels for `device` are compiled to with this NVRTC (see `target_for`).
     pub fn target(&self, device: Arch) -> Target {
         target_for(&self.supported_archs, device)
     }
@@ -512,7 +512,7 @@ impl ResourceUsage {
     /// Reads ptxas's `-v` lines: `Compiling entry function 'NAME'`, then
     /// `N bytes stack frame, N bytes spill stores, N bytes spill loads` and
     /// `Used N registers, ... N bytes smem, ...`.
-    pub fn parse_log(log: &str) -> Vec<ResourceUsage> {
+    pub(crate) fn parse_log(log: &str) -> Vec<ResourceUsage> {
         let number_before = |line: &str, unit: &str| -> u32 {
             let Some(at) = line.find(unit) else { return 0 };
             line[..at]
@@ -681,7 +681,7 @@ fn c_text(bytes: &[c_char]) -> String {
 /// A 64-bit FNV-1a hash of a kernel's source: the in-process module cache's key, and part of the
 /// names of `LOOPS_DUMP_DIR` files. Deterministic across processes and builds (unlike
 /// `DefaultHasher`). The on-disk cache keys on SHA-256 instead.
-pub fn source_hash(source: &str) -> u64 {
+pub(crate) fn source_hash(source: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in source.as_bytes() {
         h ^= b as u64;

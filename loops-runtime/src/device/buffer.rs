@@ -381,13 +381,13 @@ impl<T> DeviceBuffer<T> {
         }
     }
 
-    /// The number of elements in use (at most [`capacity`](Self::capacity)).
+    /// The number of elements in use (at most `capacity`).
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// The number of elements allocated.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.slice.as_ref().map_or(0, |s| s.len())
     }
 

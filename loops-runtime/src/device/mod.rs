@@ -133,7 +133,7 @@ impl Lane {
 
 /// The context of a launch inside a device frontier loop's level ([`Gpu::in_device_loop`]): a tile
 /// list whose length only the device knows (the frontier of a
-/// [`crate::graph::DeviceFrontierLoop`]; 0 where the launch is over none): a kernel launched over
+/// [`crate::graph::FrontierLoopOnDevice`]; 0 where the launch is over none): a kernel launched over
 /// `list` reads its length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
 /// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).
@@ -320,7 +320,7 @@ impl Gpu {
     /// [`Gpu::fork`] with the device's highest stream priority: its kernels' blocks are
     /// scheduled before those of ordinary streams as SMs free up. A small task that must overlap a
     /// long kernel (a multi-GPU exchange beside the local product) runs on such a handle.
-    pub fn fork_urgent(&self) -> Result<Gpu> {
+    pub(crate) fn fork_urgent(&self) -> Result<Gpu> {
         let ordinal = self.shared.ordinal;
         let fail = || LoopsError::driver(format!("creating a priority stream on device {ordinal}"));
         self.shared.ctx.bind_to_thread().map_err(fail())?;
@@ -407,7 +407,7 @@ impl Gpu {
     /// are past 48 KiB may take ([`KernelSpec::dynamic_shared_bytes`]).
     ///
     /// [`KernelSpec::dynamic_shared_bytes`]: crate::launch::KernelSpec::dynamic_shared_bytes
-    pub fn max_shared_bytes_per_block(&self) -> u32 {
+    pub(crate) fn max_shared_bytes_per_block(&self) -> u32 {
         self.shared.max_shared_per_block
     }
 
@@ -733,7 +733,7 @@ impl Gpu {
     }
 
     /// See [`Gpu::set_programmatic_launch`].
-    pub fn programmatic_launch(&self) -> bool {
+    pub(crate) fn programmatic_launch(&self) -> bool {
         self.lane.programmatic.load(Ordering::Relaxed)
     }
 

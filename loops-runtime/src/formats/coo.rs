@@ -33,7 +33,7 @@ pub struct Coo32<T> {
 impl<T: Copy> Coo32<T> {
     /// From triplets in any order: checked (sizes first, then every index in range), then sorted
     /// by row, stably.
-    pub fn from_triplets(
+    pub(crate) fn from_triplets(
         (rows, cols): (usize, usize),
         row_inds: &[usize],
         col_inds: &[usize],
@@ -110,13 +110,13 @@ impl<T: Copy> Coo32<T> {
     }
 
     /// From a sprs triplet matrix, entries in its order (then sorted by row, stably).
-    pub fn from_trimat(t: &TriMat<T>) -> Result<Self> {
+    pub(crate) fn from_trimat(t: &TriMat<T>) -> Result<Self> {
         Self::from_triplets((t.rows(), t.cols()), t.row_inds(), t.col_inds(), t.data())
     }
 
     /// From a sprs compressed matrix: CSR in its order; CSC converted (entries of a row in column
     /// order).
-    pub fn from_sprs(m: &CsMat<T>) -> Result<Self> {
+    pub(crate) fn from_sprs(m: &CsMat<T>) -> Result<Self> {
         check_fits_32("Coo", m.rows(), m.cols(), m.nnz())?;
         let csr = Csr32::from_sprs(m)?;
         let mut row_indices = Vec::with_capacity(csr.nnz());
@@ -140,7 +140,8 @@ impl<T: Copy> Coo32<T> {
     }
 
     /// The sprs triplet matrix, entries in this (row-sorted) order, duplicates kept.
-    pub fn to_trimat(&self) -> TriMat<T> {
+    #[cfg(test)]
+    pub(crate) fn to_trimat(&self) -> TriMat<T> {
         TriMat::from_triplets(
             (self.rows, self.cols),
             self.row_indices.iter().map(|&r| r as usize).collect(),

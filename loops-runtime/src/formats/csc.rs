@@ -74,7 +74,8 @@ impl<T: Copy> Csc32<T> {
 
 impl<T: Copy + Add<Output = T>> Csc32<T> {
     /// The sprs matrix (CSC storage).
-    pub fn to_sprs(&self) -> CsMat<T> {
+    #[cfg(test)]
+    pub(crate) fn to_sprs(&self) -> CsMat<T> {
         compressed_to_sprs(
             sprs::CompressedStorage::CSC,
             (self.rows, self.cols),

@@ -21,7 +21,7 @@
 //! or dropped, so [`Gpu::download_coo`] gives back the same triplets, in row order.
 //!
 //! **Sizes.** Indices are 32-bit: rows and columns must each be at most `i32::MAX`, and so must the
-//! entries of CSC and COO. Every upload checks this first ([`check_fits_32`]) and returns
+//! entries of CSC and COO. Every upload checks this first (`check_fits_32`) and returns
 //! [`LoopsError::TooLarge`], with the counts, before it allocates anything, on the host or the device.
 //! CSR matrices and `Offsets` layouts of more atoms get 64-bit offsets (see [`wide`]).
 
@@ -49,7 +49,9 @@ pub mod wide;
 pub use coo::{Coo32, CooSource, DeviceCoo};
 pub use csc::{Csc32, DeviceCsc};
 pub use csr::DeviceCsr;
-pub use offsets::{checked_offsets, checked_wide_offsets, DeviceOffsets};
+#[cfg(test)]
+pub(crate) use offsets::checked_offsets;
+pub use offsets::DeviceOffsets;
 
 /// What the schedules and the launch see of a device tile set, whatever its format: its tiles and
 /// atoms, the tile offsets, and what it keeps between launches. The kernel wrappers `#[load_balanced]`
@@ -161,7 +163,12 @@ impl std::fmt::Debug for Kept {
 
 /// [`LoopsError::TooLarge`] unless `rows`, `cols` and `nnz` all fit the 32-bit device formats.
 /// Pure arithmetic: the uploads call it before any allocation.
-pub fn check_fits_32(format: &'static str, rows: usize, cols: usize, nnz: usize) -> Result<()> {
+pub(crate) fn check_fits_32(
+    format: &'static str,
+    rows: usize,
+    cols: usize,
+    nnz: usize,
+) -> Result<()> {
     let max = i32::MAX as usize;
     let what = if rows > max {
         Dimension::Rows
@@ -183,7 +190,11 @@ pub fn check_fits_32(format: &'static str, rows: usize, cols: usize, nnz: usize)
 
 /// The launch shape of a tile subset: one tile per entry of its list (the kernel wrapper of a
 /// `tiles_in` loop calls this).
-pub fn subset_shape(kernel: &str, set: TileSetShape, list_len: usize) -> Result<TileSetShape> {
+pub(crate) fn subset_shape(
+    kernel: &str,
+    set: TileSetShape,
+    list_len: usize,
+) -> Result<TileSetShape> {
     if list_len > i32::MAX as usize {
         return Err(LoopsError::SubsetTooLarge {
             kernel: kernel.to_string(),

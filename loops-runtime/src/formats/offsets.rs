@@ -12,7 +12,7 @@ use crate::host::MatrixError;
 
 /// Checks a tile layout given by offsets: at least one entry, the first 0, non-decreasing, the
 /// last (the number of atoms) and the number of tiles within `i32::MAX`. Returns them as `i32`.
-pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
+pub(crate) fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
     let tiles = offsets.len().saturating_sub(1);
     let atoms = offsets.last().copied().unwrap_or(0);
     check_fits_32("Offsets", tiles, 0, atoms)?;
@@ -22,7 +22,7 @@ pub fn checked_offsets(offsets: &[usize]) -> Result<Vec<i32>> {
 
 /// [`checked_offsets`] for a layout of more than `i32::MAX` atoms (tiles still within
 /// `i32::MAX`): the same checks, the offsets as `i64`.
-pub fn checked_wide_offsets(offsets: &[usize]) -> Result<Vec<i64>> {
+pub(crate) fn checked_wide_offsets(offsets: &[usize]) -> Result<Vec<i64>> {
     let tiles = offsets.len().saturating_sub(1);
     check_fits_32("Offsets", tiles, 0, 0)?;
     check_layout(offsets)?;

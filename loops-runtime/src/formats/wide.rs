@@ -8,7 +8,7 @@
 //! `thread`, `group`, `warp`, `block` and `auto` (among those) have one; the others refuse a wide
 //! set with [`LoopsError::WideUnsupported`] before launching.
 //!
-//! Uploads of that size check the device's free memory first ([`check_memory`], a pure function of
+//! Uploads of that size check the device's free memory first (`check_memory`, a pure function of
 //! the byte counts) and return [`LoopsError::NotEnoughMemory`] rather than fail half-way; an
 //! allocation the driver still refuses is [`LoopsError::OutOfMemory`].
 
@@ -21,11 +21,11 @@ use crate::host::{Dimension, MatrixError};
 /// Device memory an upload leaves free for what comes after it: modules, the carry scratch, the
 /// kernel's other buffers are the caller's business, but a matrix that fills the device to the
 /// last byte leaves no room to launch anything on it.
-pub const MEMORY_RESERVE_BYTES: u64 = 256 << 20;
+pub(crate) const MEMORY_RESERVE_BYTES: u64 = 256 << 20;
 
 /// [`LoopsError::NotEnoughMemory`] unless `needed_bytes` plus [`MEMORY_RESERVE_BYTES`] fit in
 /// `free_bytes`. Pure: the uploads call it with [`Gpu::memory_info`]'s numbers before allocating.
-pub fn check_memory(
+pub(crate) fn check_memory(
     what: &str,
     needed_bytes: u64,
     free_bytes: u64,
@@ -128,7 +128,7 @@ fn par_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &[T]) -> R + Sync
 /// at most `i32::MAX`, `offsets.len() == rows + 1`, `offsets[0] == 0`, offsets non-decreasing,
 /// the last offset equal to `indices.len()` and `values_len`, every index in `0..cols` (checked
 /// on all cores). The number of nonzeros may exceed `i32::MAX`.
-pub fn check_csr_parts<O: OffsetValue, I: IndexValue>(
+pub(crate) fn check_csr_parts<O: OffsetValue, I: IndexValue>(
     rows: usize,
     cols: usize,
     offsets: &[O],
@@ -224,13 +224,13 @@ pub fn csr_bytes(rows: usize, nnz: usize, value_bytes: usize) -> u64 {
 }
 
 impl Gpu {
-    /// [`check_memory`] against this device's free memory now.
+    /// `check_memory` against this device's free memory now.
     pub fn check_memory(&self, what: &str, needed_bytes: u64) -> Result<()> {
         let info = self.memory_info()?;
         check_memory(what, needed_bytes, info.free_bytes, info.total_bytes)
     }
 
-    /// Uploads a CSR matrix from its parts, checked first ([`check_csr_parts`]) and then against the
+    /// Uploads a CSR matrix from its parts, checked first (`check_csr_parts`) and then against the
     /// device's free memory, with no host copy of the indices or values (4-byte indices) and
     /// nothing allocated when a check fails. A matrix of more than `i32::MAX` nonzeros gets 64-bit
     /// offsets; rows and columns stay at most `i32::MAX`.

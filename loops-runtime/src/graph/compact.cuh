@@ -175,7 +175,7 @@ static __device__ __forceinline__ void loops_walk_rounds(
     loops_warp_max_into(largest, max_degree);
 }
 
-// One level's compaction in the device loop (`DeviceFrontierLoop`), where no host reads a count
+// One level's compaction in the device loop (`FrontierLoopOnDevice`), where no host reads a count
 // between levels. `state` holds the frontier sizes of three consecutive levels in turn: this
 // level's at `state[current]` (what its step read), the next one's at `state[next]` (0, counted
 // here), and `state[after]`, the previous level's, zeroed here for the level after next to count
@@ -284,7 +284,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_walk(
                       counters + 2);
 }
 
-// The device loop's queue runs (`DeviceFrontierLoop::run_queue`): the step appends the next
+// The device loop's queue runs (`FrontierLoopOnDevice::run_queue`): the step appends the next
 // frontier itself, at the index an `atomicAdd` on a count returns, so a level is the step's one
 // launch. The counts and the level numbers live in one-element buffers per level of a batch (a
 // recorded replay, or a level launched alone): `counts[i]` is the size of the frontier level `i`

@@ -1,4 +1,4 @@
-//! [`DeviceFrontierLoop`]: the frontier loop whose levels run without the host, recorded once per
+//! [`FrontierLoopOnDevice`]: the frontier loop whose levels run without the host, recorded once per
 //! run as a CUDA graph of several levels and replayed until a frontier is empty.
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
@@ -26,7 +26,7 @@ const DEGREE_SLOTS: usize = 8;
 /// (the host does not read the graph's offsets), or where a flagged vertex is not in the graph.
 const UNKNOWN_DEGREE: u32 = u32::MAX;
 
-/// Levels recorded in one replay unless [`DeviceFrontierLoop::set_levels_per_replay`] says
+/// Levels recorded in one replay unless [`FrontierLoopOnDevice::set_levels_per_replay`] says
 /// otherwise: a read-back per 48 levels costs well under 1 us a level, and a traversal that ends
 /// in the middle of a replay runs at most `levels_per_replay - 1` empty levels (47 by default; two launches each that return at once).
 pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
@@ -35,13 +35,13 @@ pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
 /// the size counters rotate every three, so every replay must start where the recorded one did.
 const LEVEL_PERIOD: usize = 6;
 
-/// The levels of a run's first replay (at most [`DeviceFrontierLoop::levels_per_replay`]): a
+/// The levels of a run's first replay (at most [`FrontierLoopOnDevice::levels_per_replay`]): a
 /// traversal of a few levels (a power-law graph's: 6 from a hub of R-MAT scale 20) then records
 /// and instantiates 6 levels, not 48, and replays at most 5 empty ones, not 47. A longer one
 /// records the full replay once more, a one-off cost against its many levels.
 const FIRST_REPLAY_LEVELS: u64 = LEVEL_PERIOD as u64;
 
-/// The default of [`DeviceFrontierLoop::set_walk_limit`] for a loop of `vertices` vertices: the
+/// The default of [`FrontierLoopOnDevice::set_walk_limit`] for a loop of `vertices` vertices: the
 /// lanes of the neighbour walk against the vertices of the scan. The scan reads 4 bytes per vertex,
 /// coalesced; a lane of the walk reads one head (4 bytes, next to its group's) and one flag at a
 /// random place (a 32-byte sector), plus its item's share of the frontier and offsets: about 32
@@ -56,7 +56,7 @@ pub fn default_walk_limit(vertices: usize) -> u64 {
 /// `loops_walk_plan` in `compact.cuh` makes it: lanes of a warp per item (the smallest power of
 /// two up to 32 that covers the degree) and items per vertex (`ceil(max_degree / lanes)`, at
 /// least 1); item `c` of a vertex is its edges `c * lanes..(c + 1) * lanes`, one per lane.
-pub fn walk_plan(max_degree: u32) -> (u32, u32) {
+pub(crate) fn walk_plan(max_degree: u32) -> (u32, u32) {
     let mut lanes = 1u32;
     while lanes < 32 && lanes < max_degree {
         lanes <<= 1;
@@ -66,7 +66,7 @@ pub fn walk_plan(max_degree: u32) -> (u32, u32) {
 
 /// Whether a push run's compaction walks a frontier of `size` vertices whose largest out-degree is
 /// `max_degree` (`u32::MAX`, unknown: no) under the walk limit `limit`
-/// ([`DeviceFrontierLoop::set_walk_limit`]), as `loops_compact_level` decides it on the device.
+/// ([`FrontierLoopOnDevice::set_walk_limit`]), as `loops_compact_level` decides it on the device.
 pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
     if max_degree == UNKNOWN_DEGREE {
         return false;
@@ -79,7 +79,7 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// each frontier stays on the device, so the host neither waits for a level nor sizes its launches.
 ///
 /// ```ignore
-/// let mut frontier = DeviceFrontierLoop::new(&gpu, g.vertices())?;
+/// let mut frontier = FrontierLoopOnDevice::new(&gpu, g.vertices())?;
 /// let stats = frontier.run_push(&gpu, &g, &[source], |gpu, current, next_flags, _level| {
 ///     sssp::warp::sssp(gpu, g.offsets(), g.adj(), g.weights(), current, &mut dist, next_flags)
 /// })?;
@@ -88,22 +88,22 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// Each level is two launches: the step over the current frontier, then the compaction of the
 /// flags into the other frontier buffer (`loops_compact_level`), which also counts the next
 /// frontier's size on the device and keeps the run's statistics there; or, in
-/// [`DeviceFrontierLoop::run_queue`], one: a step that appends its next frontier itself. The step is given the
+/// [`FrontierLoopOnDevice::run_queue`], one: a step that appends its next frontier itself. The step is given the
 /// current frontier buffer with its length set to its *capacity* (the loop's vertices); a kernel
 /// launched over it with `g.tiles_in(frontier)` reads the frontier's size from the device
 /// (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]) and is launched with a grid that does
-/// not depend on it ([`DeviceFrontierLoop::set_step_blocks`]). Only the schedules whose tile loop
+/// not depend on it ([`FrontierLoopOnDevice::set_step_blocks`]). Only the schedules whose tile loop
 /// is grid-stride can do that: `thread`, `group`, `warp`, `block`, and `auto`, which then runs one
 /// of its thread and group candidates, the same at every level: the one its model ranks first on
 /// a frontier of the graph's degrees (one vertex per resident warp at most), given at least the
 /// lanes that take nine vertices in ten through their edges in one step (a level is latency-bound:
 /// `KernelDesc::device_list_variant`); any other schedule's launch over the frontier is refused with
-/// [`LoopsError::DeviceLoop`] naming it.
+/// [`LoopsError::LoopOnDevice`] naming it.
 ///
-/// The compaction of [`DeviceFrontierLoop::run`] reads all the flags every level. A *push*
-/// traversal ([`DeviceFrontierLoop::run_push`]: BFS, Bellman-Ford SSSP), whose step flags only
+/// The compaction of [`FrontierLoopOnDevice::run`] reads all the flags every level. A *push*
+/// traversal ([`FrontierLoopOnDevice::run_push`]: BFS, Bellman-Ford SSSP), whose step flags only
 /// heads of out-edges of the current frontier's vertices, lets it walk those out-edges instead
-/// where they are few ([`DeviceFrontierLoop::set_walk_limit`]): work in proportion to the
+/// where they are few ([`FrontierLoopOnDevice::set_walk_limit`]): work in proportion to the
 /// frontier's out-edges, not to the graph. It chooses on the device, every level, from the
 /// frontier's size and its largest out-degree (which the previous compaction keeps), inside the
 /// same kernel, so the recorded levels are the same whatever it chooses.
@@ -111,7 +111,7 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// A run: the first level is launched as usual (it compiles the kernels and sizes every area the
 /// launches use, so that nothing is compiled or allocated later); then the launches of 6 levels
 /// are recorded by stream capture into a CUDA graph and replayed once, and those of
-/// [`DeviceFrontierLoop::set_levels_per_replay`] levels (48 by default) are recorded once and
+/// [`FrontierLoopOnDevice::set_levels_per_replay`] levels (48 by default) are recorded once and
 /// replayed until the end (a traversal of a few levels records few). After each replay the host
 /// reads the state back once (48 bytes): the frontier's size, the levels run and the statistics.
 /// Levels after the one whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
@@ -128,7 +128,7 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// mode cannot run here (a checked launch waits for its kernel): asked for by `LOOPS_CHECKED=1` or
 /// [`crate::launch::set_checked_mode`], every launch of the step is refused; by default (a debug
 /// build) the plain variants run, over the frontier or not.
-pub struct DeviceFrontierLoop {
+pub struct FrontierLoopOnDevice {
     vertices: usize,
     frontiers: [DeviceBuffer<u32>; 2],
     flags: DeviceBuffer<u32>,
@@ -153,9 +153,9 @@ pub struct DeviceFrontierLoop {
 }
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
-/// device near-far loop, [`super::DeviceNearFarLoop`]): each level's launches, queued the same way
+/// device near-far loop, [`super::NearFarLoopOnDevice`]): each level's launches, queued the same way
 /// whether the stream is recorded or not, and what the host reads back between replays.
-pub(super) trait DeviceLevels {
+pub(super) trait LevelsOnDevice {
     /// Queues what comes before a batch of `count` levels from level `first`: a recorded replay
     /// (`capturing`; replayed later from other levels of the same parity and rotation, so what it
     /// queues must not depend on `first` otherwise) or a level launched alone. Nothing by default.
@@ -183,13 +183,13 @@ pub(super) trait DeviceLevels {
     fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>>;
 }
 
-/// Runs `levels` until its state says it is done, as [`DeviceFrontierLoop`] runs its levels: the
+/// Runs `levels` until its state says it is done, as [`FrontierLoopOnDevice`] runs its levels: the
 /// first level launched as usual (it compiles the kernels and sizes every area the launches use),
 /// then 6 levels recorded as a CUDA graph and replayed once, then `per_replay` levels (a multiple
 /// of 6) recorded once and replayed until the end, the state read back after each; the levels
 /// within `per_replay` of `max` launched one by one, so that a loop not done after `max` levels
 /// stops with [`LoopsError::NoConvergence`] after exactly `max`. `what` names the loop in errors.
-pub(super) fn replay_levels<L: DeviceLevels>(
+pub(super) fn replay_levels<L: LevelsOnDevice>(
     gpu: &Gpu,
     levels: &mut L,
     per_replay: u64,
@@ -275,7 +275,7 @@ pub(super) fn capture(
 }
 
 /// One wave of resident blocks of 256 threads (fewer on a loop of fewer `vertices`), or `blocks`:
-/// the grid of a device loop's compaction ([`DeviceFrontierLoop::set_compact_blocks`]).
+/// the grid of a device loop's compaction ([`FrontierLoopOnDevice::set_compact_blocks`]).
 pub(super) fn wave_dims(gpu: &Gpu, vertices: usize, blocks: Option<u32>) -> LaunchDims {
     let limits = gpu.limits();
     let wave = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
@@ -290,17 +290,17 @@ pub(super) fn wave_dims(gpu: &Gpu, vertices: usize, blocks: Option<u32>) -> Laun
     }
 }
 
-impl DeviceFrontierLoop {
+impl FrontierLoopOnDevice {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
     /// the disk cache) the compaction kernel.
-    pub fn new(gpu: &Gpu, vertices: usize) -> Result<DeviceFrontierLoop> {
+    pub fn new(gpu: &Gpu, vertices: usize) -> Result<FrontierLoopOnDevice> {
         if vertices > i32::MAX as usize {
             return Err(LoopsError::InvalidGraph {
                 detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
             });
         }
         let compact = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
-        Ok(DeviceFrontierLoop {
+        Ok(FrontierLoopOnDevice {
             vertices,
             frontiers: [gpu.zeros(vertices)?, gpu.zeros(vertices)?],
             flags: gpu.zeros(vertices)?,
@@ -652,16 +652,16 @@ impl DeviceFrontierLoop {
     }
 }
 
-/// The levels of a run of [`DeviceFrontierLoop::run`] or [`DeviceFrontierLoop::run_push`]: the
+/// The levels of a run of [`FrontierLoopOnDevice::run`] or [`FrontierLoopOnDevice::run_push`]: the
 /// step and the compaction of its flags, as [`replay_levels`] drives them.
 struct FlagLevels<'a, F> {
-    lp: &'a mut DeviceFrontierLoop,
+    lp: &'a mut FrontierLoopOnDevice,
     push: Option<&'a DeviceGraph>,
     step: &'a mut F,
     stats: LoopStats,
 }
 
-impl<F> DeviceLevels for FlagLevels<'_, F>
+impl<F> LevelsOnDevice for FlagLevels<'_, F>
 where
     F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, &DeviceBuffer<u32>) -> Result<()>,
 {
@@ -696,7 +696,7 @@ fn stats_of(state: &[u32]) -> LoopStats {
 /// Where a queue run's device state holds the largest count past a frontier's capacity.
 const OVERFLOW_SLOT: usize = 7;
 
-/// A queue run's one-element buffers ([`DeviceFrontierLoop::run_queue`]), for batches of up to
+/// A queue run's one-element buffers ([`FrontierLoopOnDevice::run_queue`]), for batches of up to
 /// `batch` levels: level `i` of a batch runs the frontier of `counts[i]` vertices, appends to the
 /// count `counts[i + 1]` and is numbered by `levels[i]`; `count_ptrs` and `level_ptrs` hold their
 /// addresses for the kernels before and after a batch (`loops_queue_begin`, `loops_queue_end` in
@@ -730,10 +730,10 @@ impl QueueBuffers {
     }
 }
 
-/// The levels of a run of [`DeviceFrontierLoop::run_queue`]: one launch each, the step's, between
+/// The levels of a run of [`FrontierLoopOnDevice::run_queue`]: one launch each, the step's, between
 /// the kernels before and after each batch.
 struct QueueLevels<'a, F> {
-    lp: &'a mut DeviceFrontierLoop,
+    lp: &'a mut FrontierLoopOnDevice,
     step: &'a mut F,
     /// The first level of the batch being queued.
     batch_first: u64,
@@ -786,7 +786,7 @@ impl<F> QueueLevels<'_, F> {
     }
 }
 
-impl<F> DeviceLevels for QueueLevels<'_, F>
+impl<F> LevelsOnDevice for QueueLevels<'_, F>
 where
     F: FnMut(
         &Gpu,

@@ -2,12 +2,12 @@
 //! frontier algorithms are driven by, and CPU references to check them against.
 //!
 //! - Loops (frontier in, frontier out, until it is empty): [`FrontierLoop`], which reads each
-//!   frontier's size back to the host; [`DeviceFrontierLoop`], which keeps it on the device and
+//!   frontier's size back to the host; [`FrontierLoopOnDevice`], which keeps it on the device and
 //!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
 //!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
 //!   direction-optimizing BFS of `examples/kernels/bfs_do.rs`).
 //! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
-//!   rounds and bucket advances, [`default_delta`], and [`near_far_model`], the same buckets on the
+//!   rounds and bucket advances, `default_delta`, and [`near_far_model`], the same buckets on the
 //!   CPU.
 //! - CPU references: [`dijkstra`], [`bfs_levels`], [`pagerank`], [`components`], [`triangles`],
 //!   [`check_bfs_parents`] (and [`check_bfs_tree`]); the views kernels run on
@@ -24,12 +24,13 @@
 //!
 //! Distances are `u32`, weights `u32`, [`UNREACHED`] (`u32::MAX`) marks a vertex not reached. A
 //! graph whose longest possible path, `(vertices - 1) * max weight`, does not fit below `u32::MAX`
-//! is refused by [`Graph::check_distances_fit`] (called by [`Gpu::upload_graph`]), so a kernel's
+//! is refused by `Graph::check_distances_fit` (called by [`Gpu::upload_graph`]), so a kernel's
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
+pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
-    compaction_walks, default_walk_limit, walk_plan, DeviceFrontierLoop, DEFAULT_LEVELS_PER_REPLAY,
+    compaction_walks, default_walk_limit, FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
 
 use std::cmp::Reverse;
@@ -48,8 +49,7 @@ pub mod near_far;
 mod reference;
 
 pub use near_far::{
-    default_delta, default_device_delta, default_hops, near_far_model, near_far_model_hops,
-    DeviceNearFarLoop, Hops, NearFarLoop, NearFarStats,
+    near_far_model, near_far_model_hops, Hops, NearFarLoop, NearFarLoopOnDevice, NearFarStats,
 };
 pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 
@@ -207,7 +207,7 @@ impl Graph {
 
     /// Errors unless every distance a path can have, at most `(vertices - 1) * max weight`, is below
     /// [`UNREACHED`], so that `dist[v] + w` in a kernel cannot wrap.
-    pub fn check_distances_fit(&self) -> Result<()> {
+    pub(crate) fn check_distances_fit(&self) -> Result<()> {
         let max_w = self.weights.iter().copied().max().unwrap_or(0) as u128;
         let longest = (self.vertices().saturating_sub(1) as u128) * max_w;
         // `dist[v] + w` is formed before it is compared, so one more weight must fit as well.
@@ -344,7 +344,7 @@ pub struct DeviceGraph {
 }
 
 impl DeviceGraph {
-    /// The sum of the edge weights (for [`near_far::default_delta`]).
+    /// The sum of the edge weights (for `near_far::default_delta`).
     pub fn weight_sum(&self) -> u64 {
         self.weight_sum
     }
@@ -377,8 +377,8 @@ impl DeviceGraph {
 
 impl Gpu {
     /// Uploads a graph. Errors if its distances may not fit `u32`
-    /// ([`Graph::check_distances_fit`]), it has more than `i32::MAX` vertices, or it does not fit
-    /// the device's free memory ([`crate::formats::wide::check_memory`]). More than `i32::MAX` edges get
+    /// (`Graph::check_distances_fit`), it has more than `i32::MAX` vertices, or it does not fit
+    /// the device's free memory (`crate::formats::wide::check_memory`). More than `i32::MAX` edges get
     /// 64-bit offsets.
     pub fn upload_graph(&self, g: &Graph) -> Result<DeviceGraph> {
         g.check_distances_fit()?;
@@ -577,7 +577,7 @@ impl Compaction {
     /// [`Compaction::run_with_degrees`] for a push step's flags, walking the out-edges of
     /// `frontier` (its whole length) instead of scanning every flag: work in proportion to the
     /// frontier's edges, not to the graph. The contract, as for
-    /// [`DeviceFrontierLoop::run_push`], is the caller's: every flag set is on the head of an
+    /// [`FrontierLoopOnDevice::run_push`], is the caller's: every flag set is on the head of an
     /// out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the largest
     /// out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The count
     /// is added to `counters[0]` and the largest out-degree of the vertices appended is max-ed
@@ -646,11 +646,11 @@ impl Compaction {
 pub enum Traversal<'a> {
     /// [`FrontierLoop::run`]: a count read back per level; every schedule.
     Host(&'a mut FrontierLoop),
-    /// [`DeviceFrontierLoop::run_push`] along the graph's edges (the step flags only out-neighbours
+    /// [`FrontierLoopOnDevice::run_push`] along the graph's edges (the step flags only out-neighbours
     /// of its frontier in that graph).
-    DevicePush(&'a mut DeviceFrontierLoop, &'a DeviceGraph),
-    /// [`DeviceFrontierLoop::run`]: every level's compaction scans every flag.
-    DeviceScan(&'a mut DeviceFrontierLoop),
+    PushOnDevice(&'a mut FrontierLoopOnDevice, &'a DeviceGraph),
+    /// [`FrontierLoopOnDevice::run`]: every level's compaction scans every flag.
+    ScanOnDevice(&'a mut FrontierLoopOnDevice),
 }
 
 impl Traversal<'_> {
@@ -662,10 +662,10 @@ impl Traversal<'_> {
     {
         match self {
             Traversal::Host(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
-            Traversal::DevicePush(l, g) => {
+            Traversal::PushOnDevice(l, g) => {
                 l.run_push(gpu, g, sources, |gpu, f, next, _| step(gpu, f, next))
             }
-            Traversal::DeviceScan(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
+            Traversal::ScanOnDevice(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Delta-stepping SSSP with two buckets, "near" and "far" (the near-far variant of Davidson et
 //! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop,
-//! [`DeviceNearFarLoop`], the loop that stays on the device, and [`near_far_model`] /
+//! [`NearFarLoopOnDevice`], the loop that stays on the device, and [`near_far_model`] /
 //! [`near_far_model_hops`], the same bucket logic on the CPU.
 //!
 //! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
@@ -13,7 +13,7 @@
 //! the new one stay far. When an advance moves nothing but far vertices are left, the next one
 //! jumps the threshold to the nearest of them plus delta. The run ends when both are empty.
 //! [`NearFarLoop`] reads a count back after every round and advance (`loops_near_far_split` is its
-//! advance); [`DeviceNearFarLoop`] does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
+//! advance); [`NearFarLoopOnDevice`] does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
 //! level two launches, and reads its state back once per replay of many levels.
 //!
 //! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
@@ -26,9 +26,9 @@
 //! third of them, eight a sixth.
 //!
 //! Where one bucket holds every distance (delta [`UNREACHED`], the device loop's default on dense
-//! graphs, [`default_device_delta`]), no vertex is ever far and near-far is Bellman-Ford: the loops
-//! end at the first empty frontier without an advance, and [`DeviceNearFarLoop`] runs such a run
-//! as [`super::DeviceFrontierLoop`] (its walk of small frontiers' out-edges included).
+//! graphs, `default_device_delta`), no vertex is ever far and near-far is Bellman-Ford: the loops
+//! end at the first empty frontier without an advance, and [`NearFarLoopOnDevice`] runs such a run
+//! as [`super::FrontierLoopOnDevice`] (its walk of small frontiers' out-edges included).
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
 //! relaxation that lowered the vertex's distance, and every lowering is followed by a relaxation
@@ -45,14 +45,14 @@
 //! `dist[u] <= dist[v] + w`, which with `dist[source] = 0` and every value a real path's length
 //! makes the distances exact. Delta only changes how much work that takes: a small delta relaxes
 //! few edges more than once (Dijkstra is delta 1 on integer weights) but takes many rounds; a large
-//! one is Bellman-Ford. The host loop's default ([`default_delta`]) and the device loop's
-//! ([`default_device_delta`], [`default_hops`]) differ because their rounds cost differently.
+//! one is Bellman-Ford. The host loop's default (`default_delta`) and the device loop's
+//! (`default_device_delta`, `default_hops`) differ because their rounds cost differently.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::device_loop::{
-    replay_levels, wave_dims, DeviceFrontierLoop, DeviceLevels, DEFAULT_LEVELS_PER_REPLAY,
+    replay_levels, wave_dims, FrontierLoopOnDevice, LevelsOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
 use super::{compact_dims, DeviceGraph, Graph, COMPACT_SOURCE, UNREACHED};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
@@ -170,7 +170,7 @@ impl From<NearFarStats> for super::LoopStats {
 /// fifteenth of its relaxed edges) and a Kronecker graph (degree 29: delta about a tenth of the
 /// mean weight, half Bellman-Ford's relaxed edges). Override it with
 /// [`NearFarLoop::set_delta`] where the per-round cost differs (the device-resident loop).
-pub fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+pub(crate) fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
@@ -181,10 +181,11 @@ pub fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
 }
 
 /// See [`default_delta`].
-pub const DELTA_SCALE: f64 = 100.0;
+pub(crate) const DELTA_SCALE: f64 = 100.0;
 
 /// [`default_delta`] of a host graph.
-pub fn default_delta_of(g: &Graph) -> u32 {
+#[cfg(test)]
+pub(crate) fn default_delta_of(g: &Graph) -> u32 {
     let weight_sum = g.weights().iter().map(|&w| w as u64).sum();
     default_delta(g.vertices(), g.edges(), weight_sum)
 }
@@ -263,7 +264,7 @@ impl NearFarLoop {
         self.vertices
     }
 
-    /// The bucket width; `None` (the default): [`default_delta`] of each run's graph.
+    /// The bucket width; `None` (the default): `default_delta` of each run's graph.
     pub fn set_delta(&mut self, delta: Option<u32>) {
         self.delta = delta;
     }
@@ -528,7 +529,7 @@ const NF_MAX_FRONTIER: usize = 16;
 const NF_DONE: usize = 17;
 const NF_STATE_SLOTS: usize = 20;
 
-/// The default hops of [`DeviceNearFarLoop`] for a graph of `vertices` vertices and `edges` edges:
+/// The default hops of [`NearFarLoopOnDevice`] for a graph of `vertices` vertices and `edges` edges:
 /// eight through heads of at most 8 out-edges where the mean out-degree is below 8 (road networks
 /// and meshes: the hop depth of their shortest paths sets the rounds, a sixth of them with eight
 /// hops; the generated rounds stop at three, a third), else one (on a power-law graph a few rounds
@@ -536,7 +537,7 @@ const NF_STATE_SLOTS: usize = 20;
 /// stretches it). Eight was fitted with [`NearFarRelax`] (one vertex per warp) on the road network
 /// of 10^6 vertices (8 and 12 hops within 1%, 16 7% slower, 3 hops 1.4x) and the 2048^2 grid (6
 /// and 8 within 1%, 12 15% slower); held out: the road networks of 10^5 and 3 x 10^5 vertices.
-pub fn default_hops(vertices: usize, edges: usize) -> Hops {
+pub(crate) fn default_hops(vertices: usize, edges: usize) -> Hops {
     if vertices != 0 && (edges as f64 / vertices as f64) < 8.0 {
         Hops {
             hops: 8,
@@ -547,7 +548,7 @@ pub fn default_hops(vertices: usize, edges: usize) -> Hops {
     }
 }
 
-/// The default delta of [`DeviceNearFarLoop`]: [`UNREACHED`] (one bucket: Bellman-Ford) from a
+/// The default delta of [`NearFarLoopOnDevice`]: [`UNREACHED`] (one bucket: Bellman-Ford) from a
 /// mean out-degree of [`DEVICE_ONE_BUCKET_DEGREE`], else `DEVICE_DELTA_SCALE * mean weight / mean
 /// out-degree^2` ([`default_delta`]'s rule with a scale 16 times larger), at least
 /// [`DEVICE_DELTA_MIN_WEIGHTS`] mean weights. A device round costs some microseconds whatever it
@@ -557,11 +558,11 @@ pub fn default_hops(vertices: usize, edges: usize) -> Hops {
 /// few rounds each relax much of the graph, and a round more costs about what a narrower bucket
 /// saves (Kronecker scale 20: within 7% from 0.5 to 1024 mean weights, every bucket from 64 on
 /// taking Bellman-Ford's rounds and an advance), so it gets one bucket: Bellman-Ford's rounds
-/// without the advance, run as Bellman-Ford ([`DeviceNearFarLoop::run`]). Fitted on an H100
+/// without the advance, run as Bellman-Ford ([`NearFarLoopOnDevice::run`]). Fitted on an H100
 /// (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid and a
 /// Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and road
 /// networks of 10^5 and 3 x 10^5 vertices.
-pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
+pub(crate) fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
     }
@@ -577,32 +578,32 @@ pub fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u
 
 /// The mean out-degree from which [`default_device_delta`] is [`UNREACHED`]: one bucket that
 /// holds every distance, so the run is Bellman-Ford's rounds and no advance (the level kernel ends
-/// the run at the first empty frontier, as [`super::DeviceFrontierLoop`] does). On the dense graphs
+/// the run at the first empty frontier, as [`super::FrontierLoopOnDevice`] does). On the dense graphs
 /// of the fit (Kronecker scale 20, degree 32 with repeats) a bucket of 64 mean weights already
 /// took Bellman-Ford's rounds plus an advance, and narrower ones cost more rounds than their edges
 /// save.
-pub const DEVICE_ONE_BUCKET_DEGREE: f64 = 8.0;
+pub(crate) const DEVICE_ONE_BUCKET_DEGREE: f64 = 8.0;
 
 /// The narrowest default bucket of [`default_device_delta`], in mean weights.
-pub const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
+pub(crate) const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
 
 /// See [`default_device_delta`].
-pub const DEVICE_DELTA_SCALE: f64 = 1600.0;
+pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
 /// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
 /// [`NearFarLoop`] without a host round trip between them, recorded as CUDA graphs and replayed as
-/// [`super::DeviceFrontierLoop`]'s levels are (6 levels, then
-/// [`DeviceNearFarLoop::set_levels_per_replay`] at a time, the state read back after each replay).
+/// [`super::FrontierLoopOnDevice`]'s levels are (6 levels, then
+/// [`NearFarLoopOnDevice::set_levels_per_replay`] at a time, the state read back after each replay).
 ///
 /// ```ignore
-/// let mut near_far = DeviceNearFarLoop::new(&gpu, g.vertices())?;
+/// let mut near_far = NearFarLoopOnDevice::new(&gpu, g.vertices())?;
 /// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold, hops| {
 ///     sssp_near_far(gpu, g.offsets(), g.adj(), g.weights(), frontier, dist, near, far, threshold, hops.hops, hops.max_degree)
 /// })?;
 /// ```
 ///
 /// Every level is two launches: the step over the near frontier (its size on the device, as in
-/// [`super::DeviceFrontierLoop`]: the schedules whose tile loop is grid-stride) under the
+/// [`super::FrontierLoopOnDevice`]: the schedules whose tile loop is grid-stride) under the
 /// threshold in a one-element device buffer, then `loops_near_far_level`, which compacts the near
 /// flags into the next frontier, or, when the frontier it was given is empty (so the step did
 /// nothing), does the bucket advance: it appends the far vertices of the next bucket to the next
@@ -612,11 +613,11 @@ pub const DEVICE_DELTA_SCALE: f64 = 1600.0;
 /// logic and the drop rule are [`NearFarLoop`]'s (see the module documentation); [`Hops`] lets a
 /// round relax further than the frontier's out-edges, which keeps them true.
 ///
-/// The step must follow [`super::DeviceFrontierLoop::run`]'s rules (stream-ordered work on `gpu`
+/// The step must follow [`super::FrontierLoopOnDevice::run`]'s rules (stream-ordered work on `gpu`
 /// only, the same work every call); it is given the near frontier with its length set to the
 /// loop's vertices, the distances, the near and far flags, the threshold buffer of its level and
 /// the loop's [`Hops`].
-pub struct DeviceNearFarLoop {
+pub struct NearFarLoopOnDevice {
     vertices: usize,
     frontiers: [DeviceBuffer<u32>; 2],
     near_flags: DeviceBuffer<u32>,
@@ -633,21 +634,21 @@ pub struct DeviceNearFarLoop {
     compact_blocks: Option<u32>,
     wide_scan: bool,
     /// The frontier loop that runs a one-bucket run (delta [`UNREACHED`]), made at the first.
-    one_bucket: Option<DeviceFrontierLoop>,
+    one_bucket: Option<FrontierLoopOnDevice>,
     /// The threshold of a one-bucket run's rounds: [`UNREACHED`], written once.
     unbounded: DeviceBuffer<u32>,
 }
 
-impl DeviceNearFarLoop {
+impl NearFarLoopOnDevice {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
     /// the disk cache) the level kernel.
-    pub fn new(gpu: &Gpu, vertices: usize) -> Result<DeviceNearFarLoop> {
+    pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoopOnDevice> {
         if vertices > i32::MAX as usize {
             return Err(LoopsError::InvalidGraph {
                 detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
             });
         }
-        Ok(DeviceNearFarLoop {
+        Ok(NearFarLoopOnDevice {
             vertices,
             frontiers: [gpu.zeros(vertices.max(1))?, gpu.zeros(vertices.max(1))?],
             near_flags: gpu.zeros(vertices.max(1))?,
@@ -677,13 +678,13 @@ impl DeviceNearFarLoop {
     }
 
     /// Whether a round's compaction reads four near flags per thread at a time (the default) or
-    /// one, as [`super::DeviceFrontierLoop`]'s scan does: a scan of a graph's flags then takes a
+    /// one, as [`super::FrontierLoopOnDevice`]'s scan does: a scan of a graph's flags then takes a
     /// quarter of the rounds (each a load and two block barriers).
     pub fn set_wide_scan(&mut self, wide: bool) {
         self.wide_scan = wide;
     }
 
-    /// The bucket width; `None` (the default): [`default_device_delta`] of each run's graph.
+    /// The bucket width; `None` (the default): `default_device_delta` of each run's graph.
     pub fn set_delta(&mut self, delta: Option<u32>) {
         self.delta = delta;
     }
@@ -695,7 +696,7 @@ impl DeviceNearFarLoop {
             .max(1)
     }
 
-    /// How far a round reaches; `None` (the default): [`default_hops`] of each run's graph.
+    /// How far a round reaches; `None` (the default): `default_hops` of each run's graph.
     pub fn set_hops(&mut self, hops: Option<Hops>) {
         self.hops = hops;
     }
@@ -714,17 +715,17 @@ impl DeviceNearFarLoop {
     }
 
     /// The levels recorded in one replay but the first: `levels` rounded up to a multiple of 6
-    /// (see [`super::DeviceFrontierLoop::set_levels_per_replay`]).
+    /// (see [`super::FrontierLoopOnDevice::set_levels_per_replay`]).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(6) * 6;
     }
 
-    /// The blocks of each step launch (see [`super::DeviceFrontierLoop::set_step_blocks`]).
+    /// The blocks of each step launch (see [`super::FrontierLoopOnDevice::set_step_blocks`]).
     pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
         self.step_blocks = blocks.map(|b| b.max(1));
     }
 
-    /// The blocks of each level kernel (see [`super::DeviceFrontierLoop::set_compact_blocks`]).
+    /// The blocks of each level kernel (see [`super::FrontierLoopOnDevice::set_compact_blocks`]).
     pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
         self.compact_blocks = blocks.map(|b| b.max(1));
     }
@@ -737,7 +738,7 @@ impl DeviceNearFarLoop {
     /// `dist` has fewer than the graph, or `source` is not a vertex.
     ///
     /// With delta [`UNREACHED`] (one bucket, the default on dense graphs) the run is Bellman-Ford
-    /// and a [`DeviceFrontierLoop`] (made at the first such run) runs it: the step gets that
+    /// and a [`FrontierLoopOnDevice`] (made at the first such run) runs it: the step gets that
     /// loop's frontier and flags as `frontier` and `near_flags` (its compaction, which walks small
     /// frontiers' out-edges with one hop), `threshold[0]` is [`UNREACHED`], no far flag may be set,
     /// and the statistics count no advance.
@@ -750,7 +751,7 @@ impl DeviceNearFarLoop {
         step: F,
     ) -> Result<NearFarStats>
     where
-        F: DeviceNearFarStep,
+        F: NearFarStepOnDevice,
     {
         let n = g.vertices();
         check_run("device near-far", self.vertices, g, source, dist)?;
@@ -797,14 +798,14 @@ impl DeviceNearFarLoop {
     }
 }
 
-impl DeviceNearFarLoop {
+impl NearFarLoopOnDevice {
     /// A run whose one bucket holds every distance (delta [`UNREACHED`]): no round flags a vertex
     /// far and no advance is due, so near-far is Bellman-Ford, and the frontier loop runs it
-    /// ([`DeviceFrontierLoop`], `max` levels at most): its compaction is the near flags', and with
+    /// ([`FrontierLoopOnDevice`], `max` levels at most): its compaction is the near flags', and with
     /// one hop (every flagged vertex the head of an out-edge of the frontier) a push run's, which
     /// walks small frontiers' out-edges instead of scanning every flag. `dist` is initialised.
     #[allow(clippy::too_many_arguments)]
-    fn run_one_bucket<F: DeviceNearFarStep>(
+    fn run_one_bucket<F: NearFarStepOnDevice>(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,
@@ -815,9 +816,9 @@ impl DeviceNearFarLoop {
         max: u64,
     ) -> Result<NearFarStats> {
         if self.one_bucket.is_none() {
-            self.one_bucket = Some(DeviceFrontierLoop::new(gpu, self.vertices)?);
+            self.one_bucket = Some(FrontierLoopOnDevice::new(gpu, self.vertices)?);
         }
-        let DeviceNearFarLoop {
+        let NearFarLoopOnDevice {
             one_bucket: Some(bf),
             far_flags,
             unbounded,
@@ -852,9 +853,9 @@ impl DeviceNearFarLoop {
     }
 }
 
-/// The step of [`DeviceNearFarLoop::run`]: `step(gpu, frontier, dist, near_flags, far_flags,
+/// The step of [`NearFarLoopOnDevice::run`]: `step(gpu, frontier, dist, near_flags, far_flags,
 /// threshold, hops)`, one relaxation round (see there). Every closure of that signature is one.
-pub trait DeviceNearFarStep:
+pub trait NearFarStepOnDevice:
     FnMut(
     &Gpu,
     &DeviceBuffer<u32>,
@@ -867,7 +868,7 @@ pub trait DeviceNearFarStep:
 {
 }
 
-impl<F> DeviceNearFarStep for F where
+impl<F> NearFarStepOnDevice for F where
     F: FnMut(
         &Gpu,
         &DeviceBuffer<u32>,
@@ -880,9 +881,9 @@ impl<F> DeviceNearFarStep for F where
 {
 }
 
-/// One run of a [`DeviceNearFarLoop`], as [`replay_levels`] drives it.
+/// One run of a [`NearFarLoopOnDevice`], as [`replay_levels`] drives it.
 struct NearFarLevels<'a, F> {
-    lp: &'a mut DeviceNearFarLoop,
+    lp: &'a mut NearFarLoopOnDevice,
     n: usize,
     delta: u32,
     hops: Hops,
@@ -891,13 +892,13 @@ struct NearFarLevels<'a, F> {
     stats: NearFarStats,
 }
 
-impl<F: DeviceNearFarStep> DeviceLevels for NearFarLevels<'_, F> {
+impl<F: NearFarStepOnDevice> LevelsOnDevice for NearFarLevels<'_, F> {
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
         let lp = &mut *self.lp;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
         let slot = |k: u64| ((level + k) % 3) as u32;
         // The step and the level kernel launch on the handle in the level's context (see
-        // `DeviceFrontierLoop::level`).
+        // `FrontierLoopOnDevice::level`).
         let gpu = &gpu.in_device_loop(DeviceList {
             list: lp.frontiers[current].device_ptr(),
             len: lp.state.device_ptr() + 4 * slot(0) as u64,
@@ -958,7 +959,7 @@ impl<F: DeviceNearFarStep> DeviceLevels for NearFarLevels<'_, F> {
 }
 
 /// The built-in near-far round (`loops_near_far_relax` in `near_far.cuh`), a step for either loop
-/// ([`DeviceNearFarLoop::run`], [`NearFarLoop::run`] with [`Hops::ONE`]): what the generated
+/// ([`NearFarLoopOnDevice::run`], [`NearFarLoop::run`] with [`Hops::ONE`]): what the generated
 /// `sssp_near_far_hops` round does, with a head's out-edges spread over the lanes of a warp at
 /// every hop instead of walked by one lane. A warp takes a few frontier vertices at a time
 /// ([`NearFarRelax::set_per_warp`]); each hop spreads all its heads' edges over the 32 lanes (a
@@ -1012,19 +1013,19 @@ impl NearFarRelax {
     }
 
     /// The frontier vertices a warp takes at a time (1 to 32); `None` (the default):
-    /// [`default_relax_per_warp`] of each graph.
+    /// `default_relax_per_warp` of each graph.
     pub fn set_per_warp(&mut self, per_warp: Option<u32>) {
         self.per_warp = per_warp.map(|p| p.clamp(1, 32));
     }
 
     /// The frontier vertices a warp takes at a time on `g`.
-    pub fn per_warp_for(&self, g: &DeviceGraph) -> u32 {
+    pub(crate) fn per_warp_for(&self, g: &DeviceGraph) -> u32 {
         self.per_warp
             .unwrap_or_else(|| default_relax_per_warp(g.vertices(), g.edges()))
     }
 
     /// One round over `frontier` (a device loop's frontier, whose size is on the device, or a
-    /// host loop's, of its length), as [`DeviceNearFarLoop::run`]'s step: lowers `dist` along the
+    /// host loop's, of its length), as [`NearFarLoopOnDevice::run`]'s step: lowers `dist` along the
     /// frontier's out-edges and `hops` deep, flags near below `threshold[0]`, far at or above it.
     #[allow(clippy::too_many_arguments)]
     pub fn launch(
@@ -1102,7 +1103,7 @@ impl NearFarRelax {
 /// out-degree, 1 to 32: one on road networks and grids, where one per warp was 2-8% faster than
 /// two and 10-20% faster than four (the warp's later hops have fewer heads to go through, and
 /// the frontier is spread over more warps).
-pub fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
+pub(crate) fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
     if vertices == 0 {
         return 1;
     }
@@ -1113,7 +1114,7 @@ pub fn default_relax_per_warp(vertices: usize, edges: usize) -> u32 {
 }
 
 /// See [`default_relax_per_warp`].
-pub const RELAX_EDGES_PER_WARP: f64 = 4.0;
+pub(crate) const RELAX_EDGES_PER_WARP: f64 = 4.0;
 
 /// How far one relaxation round reaches: the near-far step relaxes its frontier's out-edges and,
 /// with `hops` above 1, the out-edges of each head it lowered below the threshold at once, from
@@ -1146,7 +1147,7 @@ impl Hops {
     }
 }
 
-/// The near-far algorithm on the CPU, as [`NearFarLoop`] and [`DeviceNearFarLoop`] run it on the
+/// The near-far algorithm on the CPU, as [`NearFarLoop`] and [`NearFarLoopOnDevice`] run it on the
 /// GPU with one-hop rounds, but with the relaxations of a round in order (each sees the ones
 /// before it, as an atomic would) and each frontier in vertex order: the distances from `source`
 /// and the counts ([`NearFarStats`], edges counted). Distances equal [`super::dijkstra`]'s for
@@ -1156,7 +1157,7 @@ pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarS
 }
 
 /// [`near_far_model`] with rounds that reach `hops` ([`Hops`]); the relaxed edges count every
-/// hop's. The bucket logic is the device loop's ([`DeviceNearFarLoop`]) as well as the host
+/// hop's. The bucket logic is the device loop's ([`NearFarLoopOnDevice`]) as well as the host
 /// loop's: the device runs each advance as a level of its own, and one more level to find both
 /// piles empty, so its levels are `rounds + advances + 1`.
 pub fn near_far_model_hops(
@@ -1305,7 +1306,8 @@ fn split_far(
 /// The Bellman-Ford frontier of `examples/kernels/sssp.rs` on the CPU, modelled as
 /// [`near_far_model`] is (relaxations in order, frontiers in vertex order): distances and counts,
 /// to compare the two algorithms' relaxed edges and rounds.
-pub fn bellman_ford_model(g: &Graph, source: u32) -> (Vec<u32>, NearFarStats) {
+#[cfg(test)]
+pub(crate) fn bellman_ford_model(g: &Graph, source: u32) -> (Vec<u32>, NearFarStats) {
     near_far_model(g, source, UNREACHED)
 }
 

@@ -39,7 +39,7 @@ pub struct KernelArgs<'a> {
     /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
     pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
     /// Where the device holds the length of the call's tile list (`loops_list_len`; null when
-    /// `None`): a frontier of [`crate::graph::DeviceFrontierLoop`].
+    /// `None`): a frontier of [`crate::graph::FrontierLoopOnDevice`].
     pub(crate) list_len: Option<cudarc::driver::sys::CUdeviceptr>,
 }
 
@@ -72,7 +72,7 @@ impl<'a> KernelArgs<'a> {
     /// The launch's prefix sums ([`KernelArgs::split_pieces`], and [`KernelArgs::tile_subset_range`]
     /// over `cache`'s own bins) are of data that stays as it is for the tile set's life: they are
     /// computed by the first launch and kept in `cache`, the tile set's.
-    pub fn preprocessed(&mut self, cache: &'a TileSetCache) -> &mut Self {
+    pub(crate) fn preprocessed(&mut self, cache: &'a TileSetCache) -> &mut Self {
         self.preprocessed = Some(cache);
         self
     }
@@ -81,7 +81,7 @@ impl<'a> KernelArgs<'a> {
     /// `work_oriented`, each block's range start is computed by the first launch of a geometry,
     /// kept in the [`KernelArgs::preprocessed`] cache and passed to the kernel, which then need not
     /// search for it. Without either, the kernel's blocks search.
-    pub fn block_ranges(&mut self, offsets: &'a DeviceBuffer<i32>) -> &mut Self {
+    pub(crate) fn block_ranges(&mut self, offsets: &'a DeviceBuffer<i32>) -> &mut Self {
         self.ranges_of = Some(offsets);
         self
     }
@@ -95,7 +95,7 @@ impl<'a> KernelArgs<'a> {
 
     /// Atoms per piece (`loops_mdt`) of a kernel that takes it without the pieces of `split`
     /// ([`KernelArgs::split_pieces`] sets it too). At least 1.
-    pub fn mdt(&mut self, mdt: u64) -> &mut Self {
+    pub(crate) fn mdt(&mut self, mdt: u64) -> &mut Self {
         self.mdt = Some(mdt.clamp(1, i32::MAX as u64) as u32);
         self
     }

@@ -96,7 +96,7 @@ fn one_step_lanes(stats: &TileStats) -> u32 {
 
 impl KernelDesc {
     /// The variant that runs a call over a tile list whose length lives on the device (the
-    /// frontier of a [`crate::graph::DeviceFrontierLoop`]), over a tile set with these statistics
+    /// frontier of a [`crate::graph::FrontierLoopOnDevice`]), over a tile set with these statistics
     /// (`wide`: of more than `i32::MAX` atoms): `None` for the kernel's own plan, where its schedule
     /// takes the length from the device ([`abi::takes_device_list_len`]: one grid-stride launch);
     /// under `auto`, the candidate of those that its model ranks first for the whole set's
@@ -187,7 +187,7 @@ impl KernelDesc {
             Schedule::Auto => "none of its candidates takes the list's length from the device",
             _ => "it sizes its launch on the host from the list",
         };
-        LoopsError::DeviceLoop {
+        LoopsError::LoopOnDevice {
             kernel: self.name.to_string(),
             detail: format!(
                 "schedule `{}` cannot run over a frontier whose size only the device knows: {why}; \
@@ -371,7 +371,7 @@ impl Gpu {
         // launch waits for its kernel to read its fault record, which a launch being captured into
         // a CUDA graph cannot.
         if self.device_loop().is_some() && checked_mode_asked() == Some(true) {
-            return Err(LoopsError::DeviceLoop {
+            return Err(LoopsError::LoopOnDevice {
                 kernel: kernel.name.to_string(),
                 detail: "checked mode was asked for (LOOPS_CHECKED=1 or set_checked_mode), \
                          and a checked launch waits for its kernel to read its fault record, \

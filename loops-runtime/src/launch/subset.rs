@@ -114,7 +114,7 @@ impl<'a> KernelArgs<'a> {
     }
 
     /// [`KernelArgs::tile_subset`] with the entries `range` of `list`.
-    pub fn tile_subset_range(
+    pub(crate) fn tile_subset_range(
         &mut self,
         offsets: &'a DeviceBuffer<i32>,
         list: &'a DeviceBuffer<u32>,
@@ -136,7 +136,7 @@ impl<'a> KernelArgs<'a> {
     /// A kernel under `split`: the launch cuts each tile (each listed tile, for a subset) into
     /// pieces of at most `mdt` atoms, counts them and prefix-sums the counts on the GPU, and passes
     /// the sums and `mdt` to the kernel. An `mdt` of 0 counts as 1.
-    pub fn split_pieces(&mut self, offsets: &'a DeviceBuffer<i32>, mdt: u64) -> &mut Self {
+    pub(crate) fn split_pieces(&mut self, offsets: &'a DeviceBuffer<i32>, mdt: u64) -> &mut Self {
         self.split = Some(SplitArgs {
             offsets,
             mdt: mdt.clamp(1, i32::MAX as u64) as u32,

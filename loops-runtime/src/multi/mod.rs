@@ -2,7 +2,7 @@
 //! and products with it that run any `#[load_balanced]` kernel on each GPU's share.
 //!
 //! Each part keeps a *local block* (the columns it owns) and a *remote block* (the others,
-//! renumbered to a compact ghost range; see [`partition`]). A product `Y = A X` (SpMV, or SpMM
+//! renumbered to a compact ghost range; see `partition`). A product `Y = A X` (SpMV, or SpMM
 //! with `k` columns) then runs, per part:
 //! 1. the local block's product on the part's own stream, at once;
 //! 2. meanwhile, on an exchange stream, the `x` rows other parts read are gathered and sent, and
@@ -20,12 +20,12 @@
 //! A group may also span processes, one GPU each, on one host or several
 //! ([`GpuGroup::join`], [`GpuGroup::from_env`]): each process then holds its own part of every
 //! distributed matrix and vector, and the parts meet only through NCCL. The ranks find each other
-//! through [`bootstrap`] (rank 0's address or a shared file). Part numbers are global: a
+//! through `bootstrap` (rank 0's address or a shared file). Part numbers are global: a
 //! process's parts are [`GpuGroup::local_parts`].
 
-pub mod bfs;
-pub mod bootstrap;
-pub mod partition;
+pub(crate) mod bfs;
+pub(crate) mod bootstrap;
+pub(crate) mod partition;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +37,7 @@ use sprs::CsMat;
 
 pub use bfs::{DistBfsStats, DistGraph, PushStep};
 pub use bootstrap::{Bootstrap, Rank};
-pub use partition::{Block, PartBlocks, Partitioned, RowPartition};
+pub use partition::{Block, PartBlocks, RowPartition};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Float};
@@ -263,7 +263,7 @@ impl GpuGroup {
     }
 
     /// [`GpuGroup::join`] with this process's place read from the environment (`LOOPS_RANK`,
-    /// `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, optionally `LOOPS_DEVICE`; see [`bootstrap`]).
+    /// `LOOPS_WORLD_SIZE`, `LOOPS_BOOTSTRAP`, optionally `LOOPS_DEVICE`; see `bootstrap`).
     pub fn from_env() -> Result<GpuGroup> {
         GpuGroup::join(&Rank::from_env(Gpu::count()?)?)
     }
@@ -331,19 +331,6 @@ impl GpuGroup {
         self.upload_rows(a.rows(), partition, |p, _| {
             Ok(partition::blocks(&host, &split, p))
         })
-    }
-
-    /// Uploads a matrix already split (by [`Partitioned::split`]) into as many parts as the group.
-    pub fn upload_partitioned<T: Float>(&self, d: &Partitioned<T>) -> Result<DistCsr<T>> {
-        if d.parts.len() != self.parts() {
-            return Err(distributed(format!(
-                "a matrix split into {} parts on a group of {}",
-                d.parts.len(),
-                self.parts()
-            )));
-        }
-        let n = d.partition.starts().last().copied().unwrap_or(0);
-        self.upload_rows(n, d.partition.clone(), |p, _| Ok(d.parts[p].clone()))
     }
 
     /// An `n × n` matrix whose rows `partition` splits, each part's blocks made by `part(p, rows)`

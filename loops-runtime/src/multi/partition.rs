@@ -29,12 +29,12 @@ impl RowPartition {
     /// # Panics
     /// Never for a valid CSR (offsets non-decreasing, at least one entry); `parts == 0` is
     /// treated as one part.
-    pub fn by_atoms(offsets: &[i32], parts: usize) -> RowPartition {
+    pub(crate) fn by_atoms(offsets: &[i32], parts: usize) -> RowPartition {
         Self::balanced(offsets.len(), parts, |r| offsets[r].max(0) as u64)
     }
 
     /// [`RowPartition::by_atoms`] for `usize` offsets (a graph's).
-    pub fn by_edges(offsets: &[usize], parts: usize) -> RowPartition {
+    pub(crate) fn by_edges(offsets: &[usize], parts: usize) -> RowPartition {
         Self::balanced(offsets.len(), parts, |r| offsets[r] as u64)
     }
 
@@ -79,7 +79,7 @@ impl RowPartition {
     }
 
     /// The part owning row (or column) `i`.
-    pub fn owner(&self, i: usize) -> usize {
+    pub(crate) fn owner(&self, i: usize) -> usize {
         // The last part whose start is <= i (empty parts share their start with the next one).
         self.starts[1..].partition_point(|&s| s <= i)
     }
@@ -129,14 +129,16 @@ pub struct PartBlocks<T> {
 }
 
 /// A matrix split into parts, with what each part sends to the others per product.
+#[cfg(test)]
 #[derive(Clone, Debug, PartialEq)]
-pub struct Partitioned<T> {
+pub(crate) struct Partitioned<T> {
     /// The row boundaries.
     pub partition: RowPartition,
     /// Each part's blocks.
     pub parts: Vec<PartBlocks<T>>,
 }
 
+#[cfg(test)]
 impl<T: Copy + Send + Sync> Partitioned<T> {
     /// Splits `a` (square, valid CSR) by `partition`.
     ///
@@ -153,18 +155,13 @@ impl<T: Copy + Send + Sync> Partitioned<T> {
 
     /// The local indices (into part `from`'s `x` entries) that part `from` sends to part `to`,
     /// in `to`'s ghost order: the run `to.ghosts_from[from]`, shifted to `from`'s numbering.
-    pub fn sends(&self, from: usize, to: usize) -> Vec<u32> {
+    pub(crate) fn sends(&self, from: usize, to: usize) -> Vec<u32> {
         let start = self.partition.range(from).start as u32;
         let run = self.parts[to].ghosts_from[from].clone();
         self.parts[to].ghosts[run]
             .iter()
             .map(|&g| g - start)
             .collect()
-    }
-
-    /// The `x` entries exchanged per product, summed over parts (each ghost is received once).
-    pub fn ghost_entries(&self) -> usize {
-        self.parts.iter().map(|b| b.ghosts.len()).sum()
     }
 }
 

@@ -41,7 +41,7 @@ pub const SORT_SOURCE: &str = include_str!("sort.cuh");
 
 /// Entries a block sorts in shared memory (`LOOPS_SEGSORT_CHUNK`): the longest medium segment and
 /// the chunk of a long one.
-pub const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 /// `log2(CHUNK)`: the last bin sorted by one block.
 const CHUNK_LOG2: usize = 12;
 /// The last bin sorted by a group of lanes (32 entries).
@@ -79,7 +79,7 @@ pub enum Step {
     },
     /// Segments of at most `keys` entries, one block of `threads` each.
     Block {
-        /// Keys in shared memory (a power of two, 64 to [`CHUNK`]).
+        /// Keys in shared memory (a power of two, 64 to `CHUNK`).
         keys: u32,
         /// Threads per block.
         threads: u32,
@@ -88,7 +88,7 @@ pub enum Step {
         /// Segments.
         count: u32,
     },
-    /// Segments longer than [`CHUNK`]: chunks, then one merge pass per entry of `pass_firsts`,
+    /// Segments longer than `CHUNK`: chunks, then one merge pass per entry of `pass_firsts`,
     /// then the finish.
     Long {
         /// The first segment's place in the order.
@@ -161,7 +161,7 @@ pub fn plan(bin_starts: &[u32; BINS + 1], with_bin0: bool) -> Vec<Step> {
 /// Blocks per segment of a long-segment launch over `count` segments of at most `longest`
 /// entries, a block taking `per_block` of them at a time: enough blocks to fill `sm_count` SMs
 /// about 8 deep, no more than the longest segment has pieces for.
-pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
+pub(crate) fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: u32) -> u32 {
     let fill = (sm_count.max(1) as u64 * 8).div_ceil(count.max(1) as u64);
     let chunks = longest.div_ceil(per_block.max(1) as u64).max(1);
     // count * blocks stays below 2^31 (a grid's limit): count <= nnz / 4096.
@@ -169,7 +169,7 @@ pub fn blocks_per_segment(count: u32, longest: u64, per_block: usize, sm_count: 
 }
 
 /// The blocks of a [`Step::Groups`] launch (`loops_segsort_group_blocks` summed over its bins).
-pub fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
+pub(crate) fn group_blocks(first_bin: u32, starts: &[u32; LAST_GROUP_BIN + 2]) -> u64 {
     (first_bin as usize..=LAST_GROUP_BIN)
         .map(|b| {
             let count = (starts[b + 1] - starts[b]) as u64;

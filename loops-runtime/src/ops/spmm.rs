@@ -21,9 +21,9 @@
 //! No fixed rule wins everywhere (more lanes over nonzeros cut small matrices' latency but lose on
 //! large ones of short rows; fewer lanes over k win at k >= 32 on some shapes only), so [`spmm`]
 //! *measures* ([`spmm_tuned`]): its first call for a matrix, element type and k times the model's
-//! plan and a few neighbours in two rounds: how long rows are shared ([`sharing_candidates`]:
+//! plan and a few neighbours in two rounds: how long rows are shared (`sharing_candidates`:
 //! smaller pieces, or `Split` where the model chose `Rows`), where that applies, then, with the
-//! winner's mapping and piece, how the lanes are laid ([`lane_candidates`]: fewer lanes over k
+//! winner's mapping and piece, how the lanes are laid (`lane_candidates`: fewer lanes over k
 //! with more vectors each, more or fewer lanes over nonzeros). Each round launches each plan once,
 //! then a few times between CUDA events, queued behind a kernel that holds the stream so that no
 //! launch waits for the host (the runtime's one harness, [`crate::tune::measure`]). The fastest
@@ -119,7 +119,7 @@ impl SpmmPlan {
     }
 
     /// The plan as text: `mapping:vVECTOR:kLANES_K:nLANES_NZ:tTILE_VECTORS`, and `:pPIECE` under
-    /// `Split` (`rows:v4:k8:n4:t1`, `split:v4:k8:n4:t1:p2016`). [`SpmmPlan::from_label`] reads it
+    /// `Split` (`rows:v4:k8:n4:t1`, `split:v4:k8:n4:t1:p2016`). `SpmmPlan::from_label` reads it
     /// back (the tuning cache stores winners so).
     pub fn label(&self) -> String {
         let mapping = match self.mapping {
@@ -142,7 +142,7 @@ impl SpmmPlan {
 
     /// The plan [`SpmmPlan::label`] wrote, or `None` for any other text (lane counts must be
     /// powers of two; nothing else is checked: see [`check_plan`]).
-    pub fn from_label(label: &str) -> Option<SpmmPlan> {
+    pub(crate) fn from_label(label: &str) -> Option<SpmmPlan> {
         let mut parts = label.split(':');
         let mapping = match parts.next()? {
             "rows" => SpmmMapping::Rows,
@@ -273,7 +273,7 @@ pub fn spmm_plan(shape: SpmmShape, mapping: SpmmMapping) -> SpmmPlan {
 }
 
 /// The most plans the first call's first round times.
-pub const MAX_LANE_CANDIDATES: usize = 6;
+pub(crate) const MAX_LANE_CANDIDATES: usize = 6;
 
 /// The second round of the first call's measurement: how the lanes of a group are laid, with the
 /// mapping and piece of the first round's winner `base` (whose lanes are the model's). `base`
@@ -286,7 +286,7 @@ pub const MAX_LANE_CANDIDATES: usize = 6;
 /// - twice the lanes over nonzeros; four times, when even that leaves the device less than full
 ///   (small matrices, where latency rules);
 /// - half, then a quarter of, the lanes over nonzeros (rows mostly shorter than the mean).
-pub fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
+pub(crate) fn lane_candidates(shape: SpmmShape, base: SpmmPlan) -> Vec<SpmmPlan> {
     let model = base;
     let mut out = vec![model];
     let mut add = |plan: SpmmPlan| {
@@ -353,7 +353,7 @@ fn device_threads(shape: SpmmShape) -> usize {
 /// Just `lanes` where none applies: then there is no first round. (Rows first, lanes second: the
 /// other order measured worse on R-MAT and power-law rows, where the lanes the model's long pieces
 /// want are not those that smaller pieces want.)
-pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
+pub(crate) fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
     let model = spmm_plan(shape, SpmmMapping::Auto);
     let mean = (shape.nnz / shape.rows.max(1)).max(1);
     let split = |piece: usize| SpmmPlan {
@@ -387,8 +387,8 @@ pub fn sharing_candidates(shape: SpmmShape, lanes: SpmmPlan) -> Vec<SpmmPlan> {
 }
 
 /// Every plan the first call may pick for `shape`: the model's first, then the first round's
-/// candidates, then every second-round candidate of each ([`sharing_candidates`],
-/// [`lane_candidates`]).
+/// candidates, then every second-round candidate of each (`sharing_candidates`,
+/// `lane_candidates`).
 pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
     let mut out: Vec<SpmmPlan> = Vec::new();
     let sharing = sharing_candidates(shape, spmm_plan(shape, SpmmMapping::Auto));
@@ -408,7 +408,7 @@ pub fn spmm_candidates(shape: SpmmShape) -> Vec<SpmmPlan> {
 /// or 4 that divides `k` and loads at most 16 bytes, a group of at most a warp, tile vectors of
 /// 1, 2 or 4, a mapping of `Rows` or `Split`, and under `Split` a piece that is a positive
 /// multiple of 32 up to `i32::MAX`.
-pub fn check_plan(plan: SpmmPlan, k: usize, element_bytes: usize) -> bool {
+pub(crate) fn check_plan(plan: SpmmPlan, k: usize, element_bytes: usize) -> bool {
     [1, 2, 4].contains(&plan.vector)
         && plan.vector as usize * element_bytes <= 16
         && k.is_multiple_of(plan.vector as usize)
@@ -750,7 +750,7 @@ pub fn shape_of<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>, k: usize) -> SpmmShape {
 /// as [`spmm`] does, or if the plan does not fit `k` and the kernels: a vector width that does not
 /// divide `k`, a group wider than a warp, tile vectors other than 1, 2, 4, `Auto` as the mapping,
 /// `Rows` with a piece, or `Split` with a piece that is not a positive multiple of 32 (or over
-/// `i32::MAX`): see [`check_plan`].
+/// `i32::MAX`): see `check_plan`.
 pub fn spmm_with_plan<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,

@@ -15,13 +15,13 @@ use crate::compile::cache::{
 use crate::device::Gpu;
 
 /// `LOOPS_TUNE=off` turns measured tuning off: `auto` chooses with its model alone.
-pub const TUNE_ENV: &str = "LOOPS_TUNE";
+pub(crate) const TUNE_ENV: &str = "LOOPS_TUNE";
 /// `LOOPS_TUNE_DIR=DIR` puts the tuning cache in `DIR`.
 pub const TUNE_DIR_ENV: &str = "LOOPS_TUNE_DIR";
 /// The tuning cache's folder name inside the kernel cache's folder (its default place).
-pub const TUNE_SUBDIR: &str = "tune";
+pub(crate) const TUNE_SUBDIR: &str = "tune";
 /// The extension of an entry's file name.
-pub const ENTRY_EXTENSION: &str = "tune";
+pub(crate) const ENTRY_EXTENSION: &str = "tune";
 
 const ENTRY_HEADER: &str = "loops-for-rust tuning entry, format 1";
 const KEY_HEADER: &str = "loops-for-rust tuning key";
@@ -139,7 +139,7 @@ impl TuneKey {
     }
 
     /// The entry's file name: `KERNEL-DIGEST.tune`.
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         &self.file_name
     }
 }
@@ -200,7 +200,7 @@ impl TuneCache {
     /// The settings that the variables `var` returns describe: the one place where they are parsed.
     /// An empty variable counts as unset. The default folder follows the kernel cache's settings
     /// (`LOOPS_CACHE_DIR`, `LOOPS_CACHE`), read through `var` as well.
-    pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> TuneCache {
+    pub(crate) fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> TuneCache {
         let get = |name: &str| var(name).filter(|v| !v.is_empty());
         if get(TUNE_ENV).is_some_and(|v| means_off(&v)) {
             return TuneCache::disabled();
@@ -221,7 +221,7 @@ impl TuneCache {
 
     /// Whether candidates may be timed. False with `LOOPS_TUNE=off`: then `auto` uses its model
     /// alone.
-    pub fn tuning_enabled(&self) -> bool {
+    pub(crate) fn tuning_enabled(&self) -> bool {
         self.enabled
     }
 

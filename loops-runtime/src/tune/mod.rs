@@ -11,7 +11,7 @@
 //! explicitly)
 //!
 //! - `LOOPS_TUNE=off` (or `0`, `false`, `no`): no tuning at all. Nothing is timed, read or written;
-//!   `auto` chooses with its model alone ([`TuneCache::tuning_enabled`] is false).
+//!   `auto` chooses with its model alone (`TuneCache::tuning_enabled` is false).
 //! - `LOOPS_TUNE_DIR=DIR`: the folder of the tuning cache. Default: `tune` in the kernel cache's
 //!   folder (`$LOOPS_CACHE_DIR/tune`, else `loops-for-rust/tune` in the platform's cache folder, e.g.
 //!   `~/.cache/loops-for-rust/tune`), so that clearing the kernel cache clears the winners too.
@@ -58,10 +58,9 @@ mod cache;
 pub mod measure;
 pub mod report;
 
-pub use cache::{
-    DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner, ENTRY_EXTENSION, TUNE_DIR_ENV,
-    TUNE_ENV, TUNE_SUBDIR,
-};
+pub use cache::{DeviceIdentity, Fingerprint, TuneCache, TuneKey, Winner, TUNE_DIR_ENV};
+#[cfg(test)]
+pub(crate) use cache::{TUNE_ENV, TUNE_SUBDIR};
 
 #[cfg(test)]
 mod tests;

@@ -47,7 +47,7 @@ impl std::fmt::Display for TuneReport {
 }
 
 /// A function told of every tuning.
-pub type Observer = Box<dyn Fn(&TuneReport) + Send + Sync>;
+pub(crate) type Observer = Box<dyn Fn(&TuneReport) + Send + Sync>;
 
 fn observer() -> &'static RwLock<Option<Observer>> {
     static OBSERVER: OnceLock<RwLock<Option<Observer>>> = OnceLock::new();

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::*;
 
 /// `NAME-HASH`: the stem of a kernel's files in `LOOPS_DUMP_DIR` (the kernel name made safe for a
-/// file name, and the 64-bit FNV-1a hash of its source, [`compile::source_hash`]); `NAME.ENTRY-HASH`
+/// file name, and the 64-bit FNV-1a hash of its source, `compile::source_hash`); `NAME.ENTRY-HASH`
 /// for one entry point compiled alone, so that the entry points of one source, compiled at once on
 /// several threads, write files of their own.
 pub fn dump_file_stem(kernel_name: &str, source: &str, entry: Option<&str>) -> String {

@@ -26,7 +26,7 @@ pub struct LibraryFile {
 
 impl LibraryFile {
     /// The file at `path` as it is now (following links); `None` if it cannot be read.
-    pub fn stat(path: &Path) -> Option<LibraryFile> {
+    pub(crate) fn stat(path: &Path) -> Option<LibraryFile> {
         let meta = fs::metadata(path).ok()?;
         #[cfg(unix)]
         let file_id = {
