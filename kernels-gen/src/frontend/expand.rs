@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 use super::body::HelperItem;
 use crate::diag::DResult;
 use crate::ir::*;
+use crate::schedule::Kernel;
 use crate::schedule::ScheduleConfig;
 
 /// The whole macro: attribute and item in, tokens out (a `compile_error!` at the span on failure).

@@ -195,7 +195,8 @@ mod lowering {
     use crate::analysis::{has_atomic, reductions, stmt_exprs, Accumulator, Selection};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::{Kernel, StmtKind, TileLoop};
+    use crate::ir::{StmtKind, TileLoop};
+    use crate::schedule::Kernel;
     use crate::schedule::Lowering;
 
     pub struct GroupLowering {

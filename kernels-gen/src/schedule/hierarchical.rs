@@ -66,6 +66,11 @@ impl ScheduleUnit for Hierarchical {
         }
     }
 
+    /// Each atom loop of the tile body takes its passes in turn.
+    fn splits_atom_loops(&self) -> bool {
+        true
+    }
+
     /// The piece size, the pass, and the state the passes share.
     fn hidden_params(&self, _schedule: Schedule, _over_subset: bool) -> &'static [Hidden] {
         &[Hidden::Mdt, Hidden::Pass, Hidden::TileState]
@@ -209,7 +214,8 @@ mod lowering {
     use crate::analysis::{carry_body, has_atomic, stmt_exprs, visit_stmts};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::{Kernel, Stmt, StmtKind, TileLoop, Ty};
+    use crate::ir::{Stmt, StmtKind, TileLoop, Ty};
+    use crate::schedule::Kernel;
     use crate::schedule::Lowering;
 
     pub struct HierarchicalLowering;

@@ -111,7 +111,7 @@ impl ScheduleUnit for Lrb {
     /// (`spmv_lrb_warp`). A body the carry fix-up cannot take runs its longest tiles a block each.
     /// `lrb` keeps atom positions in 32-bit bins and prefix sums: no wide variant.
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<super::Variants> {
         use crate::ir::{Param, ParamKind, Ty, BIN_LIST};
         let block_size = kernel.config.block_size;
         let launches = launches(block_size);

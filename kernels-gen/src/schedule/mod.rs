@@ -14,6 +14,8 @@ pub mod auto;
 pub mod carry;
 pub mod group;
 pub mod hierarchical;
+#[cfg(feature = "frontend")]
+mod kernel;
 pub mod lrb;
 pub mod merge_path;
 mod plan;
@@ -22,6 +24,8 @@ pub mod thread;
 pub mod work_oriented;
 
 pub use crate::abi::Hidden;
+#[cfg(feature = "frontend")]
+pub use kernel::Kernel;
 pub use plan::{Launch, Launcher, Stop, Tiles, Variant};
 
 /// The shape of a tile set at launch time: what the launch geometry depends on.
@@ -301,6 +305,19 @@ impl Schedule {
     }
 }
 
+/// The ABI's question, answered by the unit: [`ScheduleUnit::hidden_params`], or for a call of
+/// several launches of one atom loop each [`ScheduleUnit::hidden_params_in_passes`].
+impl crate::abi::OwnHidden for Schedule {
+    fn own_hidden(self, over_subset: bool, passes: u32) -> &'static [Hidden] {
+        let unit = self.unit();
+        if passes > 1 {
+            unit.hidden_params_in_passes(self, over_subset)
+        } else {
+            unit.hidden_params(self, over_subset)
+        }
+    }
+}
+
 /// One schedule: how the tiles and atoms of a tile set are mapped onto GPU threads, everything in
 /// one place. The methods without the `frontend` feature are what the runtime asks at launch
 /// time; the others are how the macro lowers a body under it.
@@ -331,6 +348,13 @@ pub trait ScheduleUnit: Sync {
     /// Whether it cuts tiles between threads and finishes them with the carry fix-up ([`carry`]).
     fn carries(&self) -> bool {
         false
+    }
+
+    /// Whether a tile body of several atom loops runs them in launches of their own (each but the
+    /// last one's results kept in the tile state): the carry schedules, a launch per loop, and
+    /// `hierarchical`, in passes of its own ([`Kernel::atom_passes`]).
+    fn splits_atom_loops(&self) -> bool {
+        self.carries()
     }
 
     /// Whether it runs on a tile set of more than `i32::MAX` atoms (64-bit tile offsets): the
@@ -399,7 +423,7 @@ pub trait ScheduleUnit: Sync {
     /// runs of empty tiles cost nothing (`work_oriented` where every accumulator folds one staged
     /// operand); `auto`'s choice takes it into account.
     #[cfg(feature = "frontend")]
-    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+    fn scans(&self, kernel: &crate::schedule::Kernel) -> bool {
         let _ = kernel;
         false
     }
@@ -407,7 +431,7 @@ pub trait ScheduleUnit: Sync {
     /// Where the kernel is emitted as several variants in one source (`auto`'s candidates, `lrb`'s
     /// mappings): those variants, named and configured, and the description of the whole.
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<Variants> {
         let _ = kernel;
         None
     }
@@ -417,7 +441,7 @@ pub trait ScheduleUnit: Sync {
 #[cfg(feature = "frontend")]
 pub struct Variants {
     /// Each variant: the kernel renamed (its entry points are named after it) and configured.
-    pub kernels: Vec<crate::ir::Kernel>,
+    pub kernels: Vec<crate::schedule::Kernel>,
     /// The source header's description (`auto: thread, group2, ...`).
     pub describe: String,
     /// Where the variants that can take 64-bit tile offsets get a wide source too: the name its
@@ -519,7 +543,7 @@ impl ScheduleConfig {
 #[cfg(feature = "frontend")]
 pub trait Lowering {
     /// Rejects, with a span, what this schedule cannot lower correctly.
-    fn check(&self, _kernel: &crate::ir::Kernel) -> crate::diag::DResult<()> {
+    fn check(&self, _kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
         Ok(())
     }
     /// Emits the loop that runs the tile body once per tile.
@@ -574,6 +598,35 @@ mod tests {
                 "{} twice",
                 s.attr
             );
+        }
+    }
+
+    #[test]
+    fn only_grid_stride_list_kernels_take_the_length_from_the_device() {
+        use crate::abi::{hidden_params, takes_device_list_len};
+        use Schedule::*;
+        for s in [Thread, Group { group_size: 2 }, Group { group_size: 256 }] {
+            assert!(takes_device_list_len(s), "{s:?}");
+            // Over a whole tile set there is no list.
+            assert!(!s.unit().hidden_params(s, false).contains(&Hidden::ListLen));
+            assert_eq!(
+                hidden_params(s, true, 1, true),
+                [Hidden::ListLen, Hidden::Fault, Hidden::Scratch]
+            );
+        }
+        for s in [
+            WorkOriented {
+                items_per_thread: 8,
+            },
+            MergePath {
+                items_per_thread: 8,
+            },
+            Split { mdt: 0 },
+            Hierarchical { mdt: 0 },
+            Lrb,
+            Auto,
+        ] {
+            assert!(!takes_device_list_len(s), "{s:?}");
         }
     }
 

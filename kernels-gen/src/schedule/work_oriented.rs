@@ -146,7 +146,7 @@ impl ScheduleUnit for Segmented {
     /// `work_oriented` scans its tiles where every accumulator folds one staged operand
     /// ([`super::carry::CarryLowering::scans`]); the merge path never does.
     #[cfg(feature = "frontend")]
-    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+    fn scans(&self, kernel: &crate::schedule::Kernel) -> bool {
         self.carry_lowering(kernel.config).scans(kernel)
     }
 }

@@ -75,7 +75,7 @@ impl ScheduleUnit for Auto {
     /// The kernel under every candidate its body can be lowered under, each named after it
     /// (`spmv_group4`).
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<super::Variants> {
         let mut kernels = Vec::new();
         for config in candidates(kernel.config.block_size) {
             let mut k = kernel.clone();
