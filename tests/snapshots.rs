@@ -500,7 +500,6 @@ fn this_files_kernel_compiles_for_sm90() {
 /// it refuses the others with an error that names the schedule. Decided on the host: no GPU.
 #[test]
 fn the_device_loop_runs_the_grid_stride_schedules() {
-    use loops::__private::Schedule;
     use loops::runtime::schedule::auto::TileStats;
     use loops::runtime::schedule::DeviceLimits;
     let h100 = DeviceLimits {
@@ -533,20 +532,15 @@ fn the_device_loop_runs_the_grid_stride_schedules() {
                             .expect("a candidate");
                         let variant = &desc.variants[v];
                         assert!(variant.over_list, "{what}");
+                        // A tile-mapped candidate (`thread` or a group).
                         assert!(
-                            matches!(
-                                variant.config.schedule,
-                                Schedule::Thread | Schedule::Group { .. }
-                            ),
+                            variant.config.schedule.lanes().is_some(),
                             "{what}: {:?}",
                             variant.config
                         );
                         // A level's time is its lanes' chains: the road's vertices of up to 4
                         // edges get at least 4 lanes each, the hubs' graph a whole block.
-                        let lanes = match variant.config.schedule {
-                            Schedule::Group { group_size } => group_size,
-                            _ => 1,
-                        };
+                        let lanes = variant.config.schedule.lanes().unwrap_or(1);
                         let wanted = if stats.max_tile_atoms > 1000 { 256 } else { 4 };
                         assert!(lanes >= wanted, "{what}: {:?}", variant.config);
                         assert!(desc.runs_in_device_loop(), "{what}");

@@ -70,6 +70,14 @@ impl ScheduleUnit for Group {
         }
     }
 
+    fn name_as_written(&self, config: ScheduleConfig) -> &'static str {
+        match group_size(config.schedule) {
+            32 => "warp",
+            g if g == config.block_size => "block",
+            _ => "group",
+        }
+    }
+
     fn describe(&self, schedule: Schedule) -> String {
         format!("group {}", group_size(schedule))
     }
@@ -80,6 +88,17 @@ impl ScheduleUnit for Group {
 
     fn supports_wide_offsets(&self) -> bool {
         true
+    }
+
+    fn lanes(&self, schedule: Schedule) -> Option<u32> {
+        Some(group_size(schedule))
+    }
+
+    /// Groups of up to a warp, the block, or few enough to take a named barrier each.
+    fn fits_block(&self, schedule: Schedule, block_size: u32) -> bool {
+        let g = group_size(schedule);
+        g <= block_size
+            && (g <= 32 || g == block_size || block_size / g <= MAX_GROUPS_WITH_BARRIERS)
     }
 
     /// Over a tile subset, the list's length may live on the device: the tile loop is grid-stride,

@@ -59,6 +59,10 @@ impl ScheduleUnit for Hierarchical {
         &["mdt"]
     }
 
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "it launches passes over worklists whose sizes are read back on the host"
+    }
+
     fn describe(&self, schedule: Schedule) -> String {
         match mdt(schedule) {
             0 => "hierarchical (mdt from the size histogram)".into(),

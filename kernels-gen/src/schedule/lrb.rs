@@ -52,6 +52,10 @@ impl ScheduleUnit for Lrb {
         &["lrb"]
     }
 
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "it bins the listed tiles and reads the bins' sizes back on the host"
+    }
+
     /// Never launched itself (its mappings are).
     fn blocks_wanted(
         &self,

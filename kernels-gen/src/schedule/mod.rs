@@ -6,9 +6,11 @@
 //! ([`crate::abi`]), its launch geometry and plan (what the runtime launches for one call:
 //! [`ScheduleUnit::plan`]), and its pure-Rust model (which thread visits which tile and atom), so
 //! the model, the runtime and the emitted code share one source for every constant. Registering a
-//! schedule is its variant of [`Schedule`], its arm in [`Schedule::unit`] and its line in the
-//! `registry!` below, which makes [`UNITS`] and, from each unit file's `NAMED`, [`SCHEDULES`]: the
-//! named schedules users test with (`group4`, `merge_path12`), each with its attribute's text.
+//! schedule is its line in the `registry!` below (its variant of [`Schedule`] and its unit), which
+//! makes [`Schedule`], [`Schedule::unit`], [`UNITS`] and, from each unit file's `NAMED`,
+//! [`SCHEDULES`]: the named schedules users test with (`group4`, `merge_path12`), each with its
+//! attribute's text. Nothing outside this folder matches on a [`Schedule`]'s variants: what the
+//! runtime, the emitter and `auto`'s model ask of a schedule are [`ScheduleUnit`]'s methods.
 
 pub mod auto;
 pub mod carry;
@@ -126,36 +128,6 @@ pub struct LaunchDims {
     pub shared_bytes: u32,
 }
 
-/// The schedule named by the attribute, with its arguments. Each variant is one unit behind
-/// [`ScheduleUnit`] (its own file in this folder); [`Schedule::unit`] is the one place that maps a
-/// variant to its unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Schedule {
-    /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
-    Thread,
-    /// One tile per group of `group_size` threads (a power of two up to the block size); the group
-    /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
-    Group { group_size: u32 },
-    /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
-    WorkOriented { items_per_thread: u32 },
-    /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
-    MergePath { items_per_thread: u32 },
-    /// Node splitting: tiles cut into virtual tiles of at most `mdt` atoms (0: chosen from the tile
-    /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
-    /// fix-up.
-    Split { mdt: u32 },
-    /// Hierarchical processing: per pass (one launch) each tile processes at most `mdt` atoms
-    /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
-    /// go on to the next pass's worklist.
-    Hierarchical { mdt: u32 },
-    /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
-    Auto,
-    /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
-    /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
-    /// per mapping.
-    Lrb,
-}
-
 /// A schedule by name, as users test kernels with them: the attribute's text for one setting of a
 /// unit's arguments. Each unit's file declares its own (`NAMED`); [`SCHEDULES`] lists them all.
 /// `#[loops::for_schedules(..)]` makes one module per name.
@@ -170,10 +142,47 @@ pub struct NamedSchedule {
     pub about: &'static str,
 }
 
-/// Lists every unit once, with the module whose `NAMED` holds its named schedules, and makes
-/// [`UNITS`] and [`SCHEDULES`] from that one list.
+/// Lists every unit once: its variant of [`Schedule`] (with its arguments, each a `u32`), and the
+/// unit behind it, whose module's `NAMED` holds its named schedules. Makes [`Schedule`],
+/// [`Schedule::unit`], [`Schedule::constructor_tokens`], [`UNITS`] and [`SCHEDULES`] from that
+/// one list.
 macro_rules! registry {
-    ($($module:ident :: $unit:ident),+ $(,)?) => {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $({ $($field:ident),+ $(,)? })? => $module:ident :: $unit:ident
+    ),+ $(,)?) => {
+        /// The schedule named by the attribute, with its arguments. Each variant is one unit behind
+        /// [`ScheduleUnit`] (its own file in this folder); [`Schedule::unit`] maps a variant to it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Schedule {
+            $($(#[$doc])* $variant $({ $($field: u32),+ })?,)+
+        }
+
+        impl Schedule {
+            /// The unit that implements this schedule.
+            pub fn unit(self) -> &'static dyn ScheduleUnit {
+                match self {
+                    $(Schedule::$variant { .. } => &$module::$unit,)+
+                }
+            }
+
+            /// The constructor of this value as tokens, under `path` (the enum's path where the
+            /// tokens are compiled: `::loops::__private::Schedule`): what the macro's expansion
+            /// writes into the kernel's constant.
+            #[cfg(feature = "frontend")]
+            pub fn constructor_tokens(
+                self,
+                path: &proc_macro2::TokenStream,
+            ) -> proc_macro2::TokenStream {
+                match self {
+                    $(Schedule::$variant $({ $($field),+ })? => {
+                        $($(let $field = proc_macro2::Literal::u32_unsuffixed($field);)+)?
+                        quote::quote!(#path::$variant $({ $($field: #$field),+ })?)
+                    })+
+                }
+            }
+        }
+
         /// Every schedule unit, in the order the attribute's error message lists them.
         pub const UNITS: &[&dyn ScheduleUnit] = &[$(&$module::$unit),+];
 
@@ -183,14 +192,29 @@ macro_rules! registry {
 }
 
 registry!(
-    thread::Thread,
-    group::Group,
-    work_oriented::WORK_ORIENTED,
-    merge_path::MERGE_PATH,
-    split::Split,
-    hierarchical::Hierarchical,
-    lrb::Lrb,
-    auto::Auto,
+    /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
+    Thread => thread::Thread,
+    /// One tile per group of `group_size` threads (a power of two up to the block size); the group
+    /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
+    Group { group_size } => group::Group,
+    /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
+    WorkOriented { items_per_thread } => work_oriented::WORK_ORIENTED,
+    /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
+    MergePath { items_per_thread } => merge_path::MERGE_PATH,
+    /// Node splitting: tiles cut into virtual tiles of at most `mdt` atoms (0: chosen from the tile
+    /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
+    /// fix-up.
+    Split { mdt } => split::Split,
+    /// Hierarchical processing: per pass (one launch) each tile processes at most `mdt` atoms
+    /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
+    /// go on to the next pass's worklist.
+    Hierarchical { mdt } => hierarchical::Hierarchical,
+    /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
+    /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
+    /// per mapping.
+    Lrb => lrb::Lrb,
+    /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
+    Auto => auto::Auto,
 );
 
 /// Every named schedule (18), unit by unit in the order of [`UNITS`]: its name, the attribute's
@@ -272,20 +296,6 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 impl Schedule {
-    /// The unit that implements this schedule.
-    pub fn unit(self) -> &'static dyn ScheduleUnit {
-        match self {
-            Schedule::Thread => &thread::Thread,
-            Schedule::Group { .. } => &group::Group,
-            Schedule::WorkOriented { .. } => &work_oriented::WORK_ORIENTED,
-            Schedule::MergePath { .. } => &merge_path::MERGE_PATH,
-            Schedule::Split { .. } => &split::Split,
-            Schedule::Hierarchical { .. } => &hierarchical::Hierarchical,
-            Schedule::Auto => &auto::Auto,
-            Schedule::Lrb => &lrb::Lrb,
-        }
-    }
-
     /// Whether the schedule cuts tiles between threads and finishes them with the carry fix-up
     /// ([`carry`]): `work_oriented`, `merge_path`, `split`.
     pub fn carries(self) -> bool {
@@ -302,6 +312,12 @@ impl Schedule {
     /// searching the tile offsets: see [`ScheduleUnit::searched_partition`].
     pub fn searched_partition(self) -> Option<(carry::Partition, u32)> {
         self.unit().searched_partition(self)
+    }
+
+    /// The lanes it gives each tile, where it maps tiles to groups of lanes: see
+    /// [`ScheduleUnit::lanes`].
+    pub fn lanes(self) -> Option<u32> {
+        self.unit().lanes(self)
     }
 }
 
@@ -333,6 +349,13 @@ pub trait ScheduleUnit: Sync {
         &[]
     }
 
+    /// Its name as written in the attribute (one of [`Self::names`]): errors should name what
+    /// the user wrote (`warp` and `block` are groups of 32 and of the block size).
+    fn name_as_written(&self, config: ScheduleConfig) -> &'static str {
+        let _ = config;
+        self.names()[0]
+    }
+
     /// The name with its arguments, for tables and generated-code headers.
     fn describe(&self, schedule: Schedule) -> String {
         let _ = schedule;
@@ -348,6 +371,52 @@ pub trait ScheduleUnit: Sync {
     /// Whether it cuts tiles between threads and finishes them with the carry fix-up ([`carry`]).
     fn carries(&self) -> bool {
         false
+    }
+
+    /// The lanes it gives each tile where it maps every tile to a group of lanes (`thread`: 1,
+    /// `group`: its size); `None` where it shares work out otherwise (cutting tiles). `auto`'s
+    /// model takes the two for different families; a device loop gives a frontier the lanes its
+    /// tiles need.
+    fn lanes(&self, schedule: Schedule) -> Option<u32> {
+        let _ = schedule;
+        None
+    }
+
+    /// Its estimated time for one launch, in nanoseconds, for `auto`'s model ([`auto::model`]).
+    /// By default the formula of its family ([`Self::lanes`]): a group of lanes per tile, or
+    /// equal shares of [`DEFAULT_ITEMS_PER_THREAD`] atoms per thread.
+    fn estimate_ns(&self, schedule: Schedule, input: &auto::model::Input) -> f64 {
+        match self.lanes(schedule) {
+            Some(g) => auto::model::tiles_ns(input, g),
+            None => auto::model::shares_ns(
+                input,
+                auto::model::Shares::of_atoms(input, DEFAULT_ITEMS_PER_THREAD),
+            ),
+        }
+    }
+
+    /// Whether this setting of it can run in blocks of `block_size` threads (the attribute's
+    /// rules): `auto` keeps only such candidates.
+    fn fits_block(&self, schedule: Schedule, block_size: u32) -> bool {
+        let _ = (schedule, block_size);
+        true
+    }
+
+    /// Whether its plan runs one of its variants, picked per call (`auto`): over a list whose
+    /// length lives on the device, one of its variants that takes that length may run.
+    fn picks_a_variant(&self) -> bool {
+        false
+    }
+
+    /// Why it cannot run over a list whose length lives on the device (where its
+    /// [`Self::hidden_params`] over a subset lack [`Hidden::ListLen`]): the runtime's error says it.
+    /// By default: the carry schedules' prefix sum, or the host's sizing.
+    fn why_not_in_device_loop(&self) -> &'static str {
+        if self.carries() {
+            "it sizes each launch by a prefix sum of the listed tiles' sizes, read back on the host"
+        } else {
+            "it sizes its launch on the host from the list"
+        }
     }
 
     /// Whether a tile body of several atom loops runs them in launches of their own (each but the
@@ -503,11 +572,7 @@ impl ScheduleConfig {
     /// The schedule's name as written in the attribute: `warp` and `block` for groups of 32 and
     /// of the block size, as errors should name what the user wrote.
     pub fn name(&self) -> &'static str {
-        match self.schedule {
-            Schedule::Group { group_size: 32 } => "warp",
-            Schedule::Group { group_size } if group_size == self.block_size => "block",
-            s => s.unit().names()[0],
-        }
+        self.schedule.unit().name_as_written(*self)
     }
 
     /// The name with its arguments, for tables and generated-code headers.

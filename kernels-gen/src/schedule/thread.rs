@@ -17,6 +17,10 @@ impl ScheduleUnit for Thread {
         &["thread"]
     }
 
+    fn lanes(&self, _schedule: super::Schedule) -> Option<u32> {
+        Some(1)
+    }
+
     fn supports_wide_offsets(&self) -> bool {
         true
     }

@@ -91,6 +91,25 @@ impl ScheduleUnit for Segmented {
         true
     }
 
+    /// Equal shares of items; the merge path's items are the atoms and the tiles, and it reads
+    /// the offsets once more (as its merge's second list); `work_oriented` steps through a run of
+    /// empty tiles on one thread unless it scans.
+    fn estimate_ns(&self, schedule: Schedule, input: &super::auto::model::Input) -> f64 {
+        let mut shares = super::auto::model::Shares::of_atoms(input, items_per_thread(schedule));
+        match self.partition {
+            Partition::MergePath => {
+                shares.work = input.atoms + input.tiles;
+                shares.extra_bytes = input.tiles * 4.0;
+            }
+            _ if !input.setting.scans => {
+                shares.empty_walk_ns =
+                    input.stats.longest_empty_run as f64 * input.costs.step_ns * 0.5;
+            }
+            _ => {}
+        }
+        super::auto::model::shares_ns(input, shares)
+    }
+
     /// Over a subset the prefix sum of its tiles' sizes; over a whole set the block starts kept
     /// with it.
     fn hidden_params(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {

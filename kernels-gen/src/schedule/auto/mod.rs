@@ -41,6 +41,14 @@ impl ScheduleUnit for Auto {
         true
     }
 
+    fn picks_a_variant(&self) -> bool {
+        true
+    }
+
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "none of its candidates takes the list's length from the device"
+    }
+
     /// Never launched itself (its candidates are).
     fn blocks_wanted(
         &self,
@@ -147,16 +155,8 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
             items_per_thread: 2 * DEFAULT_ITEMS_PER_THREAD,
         },
     ];
-    // Groups the block can hold (the attribute's rules for `group_size`).
-    let fits = |s: &Schedule| match *s {
-        Schedule::Group { group_size: g } => {
-            g <= block_size
-                && (g <= 32
-                    || g == block_size
-                    || block_size / g <= super::group::MAX_GROUPS_WITH_BARRIERS)
-        }
-        _ => true,
-    };
+    // Settings the block can hold (the attribute's rules: `group_size`).
+    let fits = |s: &Schedule| s.unit().fits_block(*s, block_size);
     let mut kept: Vec<Schedule> = Vec::new();
     for s in schedules {
         // The block's group is one of the others in small blocks.
