@@ -14,36 +14,43 @@ pub const NAMED: &[super::NamedSchedule] = &[
         "group2",
         r#"schedule = "group", group_size = 2"#,
         "one tile per pair of threads; the lanes stride over its atoms and reduce",
+        true,
     ),
     group_of(
         "group4",
         r#"schedule = "group", group_size = 4"#,
         "one tile per group of 4 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "group8",
         r#"schedule = "group", group_size = 8"#,
         "one tile per group of 8 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "group16",
         r#"schedule = "group", group_size = 16"#,
         "one tile per group of 16 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "warp",
         r#"schedule = "warp""#,
         "one tile per warp (32 threads); warp-shuffle reduction",
+        true,
     ),
     group_of(
         "group64",
         r#"schedule = "group", group_size = 64"#,
         "one tile per 64 threads (two warps); shuffles, then shared memory and a named barrier",
+        true,
     ),
     group_of(
         "block",
         r#"schedule = "block""#,
         "one tile per block (`block_size` threads, 256 by default); shared-memory reduction",
+        true,
     ),
 ];
 
@@ -51,8 +58,14 @@ const fn group_of(
     name: &'static str,
     attr: &'static str,
     about: &'static str,
+    core: bool,
 ) -> super::NamedSchedule {
-    super::NamedSchedule { name, attr, about }
+    super::NamedSchedule {
+        name,
+        attr,
+        about,
+        core,
+    }
 }
 
 /// `schedule = "group"`, `"warp"`, `"block"`.

@@ -39,11 +39,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "hierarchical",
         attr: r#"schedule = "hierarchical""#,
         about: "hierarchical processing (Raval et al.): each pass (launch) runs at most `mdt` atoms of every unfinished tile, one tile per thread",
+        core: true,
     },
     super::NamedSchedule {
         name: "hierarchical3",
         attr: r#"schedule = "hierarchical", mdt = 3"#,
         about: "`hierarchical` with at most 3 atoms of a tile per pass: most tiles take several passes",
+        core: false,
     },
 ];
 

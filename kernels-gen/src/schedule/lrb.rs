@@ -42,6 +42,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "lrb",
     attr: r#"schedule = "lrb""#,
     about: "logarithmic radix binning (Fox et al.): tiles binned by size on the GPU, each bin run under the mapping fit for it",
+    core: true,
 }];
 
 /// `schedule = "lrb"`.

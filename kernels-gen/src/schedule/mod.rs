@@ -140,6 +140,10 @@ pub struct NamedSchedule {
     pub attr: &'static str,
     /// One line of what it does.
     pub about: &'static str,
+    /// In the core set (`#[for_schedules(core)]`): what a kernel is usually tested under, every
+    /// unit at least once. A new unit's first named schedule belongs in it, so that the kernels
+    /// stamped under `core` are tested under it without a change to their lists.
+    pub core: bool,
 }
 
 /// Lists every unit once: its variant of [`Schedule`] (with its arguments, each a `u32`), and the
@@ -235,6 +239,7 @@ const fn flatten<const N: usize>(parts: &[&[NamedSchedule]]) -> [NamedSchedule; 
         name: "",
         attr: "",
         about: "",
+        core: false,
     }; N];
     let (mut i, mut k) = (0, 0);
     while i < parts.len() {

@@ -7,6 +7,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "thread",
     attr: r#"schedule = "thread""#,
     about: "one tile per thread, grid-stride over tiles; a tile's atoms in sequence",
+    core: true,
 }];
 
 /// `schedule = "thread"`.

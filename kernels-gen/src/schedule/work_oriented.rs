@@ -20,11 +20,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "work_oriented",
         attr: r#"schedule = "work_oriented""#,
         about: "an equal share of atoms per thread (8); tiles cut between threads finished by the carry fix-up",
+        core: true,
     },
     super::NamedSchedule {
         name: "work_oriented16",
         attr: r#"schedule = "work_oriented", items_per_thread = 16"#,
         about: "`work_oriented` with 16 atoms per thread",
+        core: false,
     },
 ];
 

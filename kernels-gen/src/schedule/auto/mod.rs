@@ -23,6 +23,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "auto",
     attr: r#"schedule = "auto""#,
     about: "the kernel under several candidate schedules; each call runs the one a cost model and a first-call timing pick for its tiles",
+    core: true,
 }];
 
 /// How many candidates the runtime times (the model's best few).
