@@ -313,38 +313,26 @@ mod tests {
         assert!(names("warp, warp").unwrap_err().contains("twice"));
         assert!(names("all, warp").unwrap_err().contains("`all` holds it"));
         assert!(names("warp, core").unwrap_err().contains("`core` holds it"));
+        // `core`: the named schedules marked core, each unit at least once.
         let core = names("core").unwrap();
-        assert_eq!(
-            core,
-            [
-                "thread",
-                "group2",
-                "warp",
-                "group64",
-                "block",
-                "work_oriented",
-                "merge_path",
-                "split",
-                "hierarchical",
-                "lrb",
-                "auto"
-            ]
-        );
-        assert_eq!(
-            names("core, except(group2, split, hierarchical), group4, split3").unwrap(),
-            [
-                "thread",
-                "warp",
-                "group64",
-                "block",
-                "work_oriented",
-                "merge_path",
-                "lrb",
-                "auto",
-                "group4",
-                "split3"
-            ]
-        );
+        let marked: Vec<&str> = SCHEDULES
+            .iter()
+            .filter(|s| s.core)
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(core, marked);
+        for s in ["thread", "warp", "merge_path", "lrb", "auto"] {
+            assert!(core.contains(&s), "{s}");
+        }
+        assert!(!core.contains(&"group4") && !core.contains(&"split3"));
+        let mixed = names("core, except(group2, split, hierarchical), group4, split3").unwrap();
+        let mut want: Vec<&str> = marked
+            .iter()
+            .copied()
+            .filter(|s| !["group2", "split", "hierarchical"].contains(s))
+            .collect();
+        want.extend(["group4", "split3"]);
+        assert_eq!(mixed, want);
         assert_eq!(
             names("all, except(auto)").unwrap().len(),
             SCHEDULES.len() - 1

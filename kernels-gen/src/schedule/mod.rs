@@ -221,7 +221,7 @@ registry!(
     Auto => auto::Auto,
 );
 
-/// Every named schedule (18), unit by unit in the order of [`UNITS`]: its name, the attribute's
+/// Every named schedule, unit by unit in the order of [`UNITS`]: its name, the attribute's
 /// arguments that select it, and one line of what it does. Made from the units' own lists.
 pub const SCHEDULES: &[NamedSchedule] = &flatten::<{ count(NAMED_BY_UNIT) }>(NAMED_BY_UNIT);
 
@@ -637,10 +637,16 @@ mod tests {
     #[test]
     #[cfg(feature = "frontend")]
     fn every_named_schedule_parses_into_its_own_unit() {
-        assert_eq!(SCHEDULES.len(), 18);
+        assert_eq!(SCHEDULES.len(), NAMED_BY_UNIT.iter().map(|n| n.len()).sum());
         assert_eq!(UNITS.len(), NAMED_BY_UNIT.len());
         for (unit, named) in UNITS.iter().zip(NAMED_BY_UNIT) {
             assert!(!named.is_empty(), "{} names no schedule", unit.names()[0]);
+            // `#[for_schedules(core)]` stamps a kernel under every unit.
+            assert!(
+                named.iter().any(|s| s.core),
+                "{} has no core schedule",
+                unit.names()[0]
+            );
             for s in *named {
                 let config = crate::frontend::parse_attr(s.attr.parse().unwrap())
                     .unwrap_or_else(|e| panic!("{}: {}", s.name, e.message));
