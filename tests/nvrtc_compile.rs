@@ -22,7 +22,7 @@ use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 /// under `lrb` one per launch.
 fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
     match schedule {
-        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+        "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
         "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
             .map(|m| format!("{kernel}_lrb_{m}"))
             .to_vec(),

@@ -27,7 +27,7 @@ fn every_kernel_under_every_schedule() {
             // (under `auto`, one pair per candidate, `thread` always among them; under `lrb`, one
             // pair per mapping).
             let stem = match *schedule {
-                "auto" => format!("{kernel}_thread"),
+                "auto" | "mean_group" => format!("{kernel}_thread"),
                 "lrb" => format!("{kernel}_lrb_warp"),
                 _ => kernel.to_string(),
             };
@@ -39,12 +39,12 @@ fn every_kernel_under_every_schedule() {
             count += 1;
         }
     }
-    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 10 schedules (`auto`
-    // and `lrb` included), all but spmm under `hierarchical`.
+    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under the 11 core schedules
+    // besides `hierarchical` (`auto`, `lrb` and `mean_group` included), all but spmm under it.
     // + spmv under work_oriented and merge_path with 12 items per thread, spmv and spmv_frontier
     // under split and hierarchical with pieces of 3, spmv under groups of 4, 8 and 16 (auto's
     // other group candidates, so that the benchmark times every candidate on its own).
-    assert_eq!(count, 11 * 10 + 10 + 2 + 2 + 2 + 3);
+    assert_eq!(count, 11 * 11 + 10 + 2 + 2 + 2 + 3);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
@@ -124,8 +124,8 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
     ]
 }
 
-/// The graph kernels (integer, not generic: one entry point each) over a frontier, under all 10
-/// schedules (the queue step under the 6 of the device loop).
+/// The graph kernels (integer, not generic: one entry point each) over a frontier, under the 12
+/// core schedules (the queue step under the 6 of the device loop).
 #[test]
 fn graph_kernels_under_every_frontier_schedule() {
     let mut count = 0;
@@ -137,7 +137,7 @@ fn graph_kernels_under_every_frontier_schedule() {
     ] {
         for (schedule, source) in sources {
             let entry = match *schedule {
-                "auto" => format!("{kernel}_thread("),
+                "auto" | "mean_group" => format!("{kernel}_thread("),
                 "lrb" => format!("{kernel}_lrb_thread("),
                 _ => format!("{kernel}("),
             };
@@ -157,7 +157,7 @@ fn graph_kernels_under_every_frontier_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 2 * 11 + 6);
+    assert_eq!(count, 2 * 12 + 6);
 }
 
 /// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms): separate sources,

@@ -19,6 +19,7 @@ pub mod hierarchical;
 #[cfg(feature = "frontend")]
 mod kernel;
 pub mod lrb;
+pub mod mean_group;
 pub mod merge_path;
 mod plan;
 pub mod split;
@@ -201,6 +202,9 @@ registry!(
     /// One tile per group of `group_size` threads (a power of two up to the block size); the group
     /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
     Group { group_size } => group::Group,
+    /// A group per tile of the lanes the call's mean tile wants, up to `max_group_size`
+    /// ([`mean_group`]).
+    MeanGroup { max_group_size } => mean_group::MeanGroup,
     /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
     WorkOriented { items_per_thread } => work_oriented::WORK_ORIENTED,
     /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
