@@ -57,7 +57,7 @@ fn sssp_near_far_compiles_under_every_schedule() {
         failures.join("\n\n")
     );
     assert_eq!(compiled, 2 * kernels::sssp_near_far::SCHEDULES.len());
-    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 11);
+    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 12);
 }
 
 #[test]
