@@ -20,8 +20,9 @@
 //! ```
 //!
 //! To test a kernel under many schedules, write it once with `#[for_schedules(..)]` in place of
-//! `#[load_balanced(..)]`: `all`, or names of [`SCHEDULES`] (`thread`, `group4`, `warp`,
-//! `merge_path12`, ...). It makes one module per schedule, the lists `SCHEDULES`, `SOURCES`,
+//! `#[load_balanced(..)]`: `all`, `core` (every unit at least once), names of [`SCHEDULES`]
+//! (`thread`, `group4`, `warp`, `merge_path12`, ...), and `except(..)` of those before it
+//! (`#[for_schedules(core, except(lrb), split3)]`). It makes one module per schedule, the lists `SCHEDULES`, `SOURCES`,
 //! `CHECKED_SOURCES`, `KERNELS`, and `launch(schedule, gpu, ..)`, which takes the schedule's name:
 //!
 //! ```

@@ -45,20 +45,15 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use corpus::{HELPERS, SEEDS};
 use mutate::{apply, print_tokens, Mutation};
 
-/// The schedules every mutant is expanded under: (name, attribute).
-const SCHEDULES: &[(&str, &str)] = &[
-    ("thread", r#"schedule = "thread""#),
-    ("group4", r#"schedule = "group", group_size = 4"#),
-    ("warp", r#"schedule = "warp""#),
-    ("group64", r#"schedule = "group", group_size = 64"#),
-    ("block", r#"schedule = "block""#),
-    ("work_oriented", r#"schedule = "work_oriented""#),
-    ("merge_path", r#"schedule = "merge_path""#),
-    ("split", r#"schedule = "split""#),
-    ("hierarchical", r#"schedule = "hierarchical""#),
-    ("lrb", r#"schedule = "lrb""#),
-    ("auto", r#"schedule = "auto""#),
-];
+/// The schedules every mutant is expanded under: (name, attribute): the core set of
+/// `loops::SCHEDULES` (every unit at least once), so that a new unit is fuzzed too.
+static SCHEDULES: std::sync::LazyLock<Vec<(&str, &str)>> = std::sync::LazyLock::new(|| {
+    loops::SCHEDULES
+        .iter()
+        .filter(|s| s.core)
+        .map(|s| (s.name, s.attr))
+        .collect()
+});
 
 /// Appended to every schedule's attribute in a case: mostly nothing, at times another block size
 /// or a piece size (which only `split` and `hierarchical` take).

@@ -674,13 +674,11 @@ fn device_loop_errors_limits_and_refusals() {
     }
     frontier.set_max_iterations(None);
     // A schedule that sizes its launches on the host is refused, naming it; the loop still runs.
-    for schedule in [
-        "lrb",
-        "merge_path",
-        "work_oriented",
-        "split",
-        "hierarchical",
-    ] {
+    let host_sized = kernels::sssp::KERNELS
+        .iter()
+        .filter(|(_, desc)| !desc.runs_in_device_loop())
+        .map(|&(schedule, _)| schedule);
+    for schedule in host_sized {
         let e = kernels::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_err();
         assert!(

@@ -20,7 +20,7 @@ use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 /// under `lrb` one per launch.
 fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
     match schedule {
-        "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+        "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
         "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
             .map(|m| format!("{kernel}_lrb_{m}"))
             .to_vec(),
@@ -126,18 +126,18 @@ fn every_generated_kernel_compiles_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // Plain and checked: twelve kernels (the tile subset's and the helpers' included) under all 10
-    // schedules (`auto` and `lrb` included), and all but spmm (whose atom loop sits in a loop) under
+    // Plain and checked: twelve kernels (the tile subset's and the helpers' included) under the
+    // 11 core schedules besides `hierarchical` (`auto`, `lrb`, `mean_group` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
-    // pull under all 11, its update under `block`. + the argmax under `merge_path` and the two-loop
+    // pull under all 12, its update under `block`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented`, the count of a maximum under `merge_path` (their other
-    // schedules are examples/user_kernels'). + the three-loop softmax under all 18 schedules and
+    // schedules are examples/user_kernels'). + the three-loop softmax under all 19 schedules and
     // under `work_oriented` and `merge_path` with 64 items per thread (their shared arrays in
     // dynamic shared memory), attention's softmax under 9.
     assert_eq!(
         compiled,
-        2 * (12 * 10 + 11 + 2 + 2 + 2 + 3 + 11 + 1 + 1 + 1 + 1 + 18 + 2 + 9)
+        2 * (12 * 11 + 11 + 2 + 2 + 2 + 3 + 12 + 1 + 1 + 1 + 1 + 19 + 2 + 9)
     );
 }
 
@@ -262,10 +262,10 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // sssp, bfs, bfs_push, cc_hook and triangles under all 11 schedules, bfs_queue under the 6
+    // sssp, bfs, bfs_push, cc_hook and triangles under the 12 core schedules, bfs_queue under the 6
     // of the device loop, bfs_pull under the 8 that take its selection, cc_start and
     // triangles_total under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (5 * 11 + 6 + 8 + 2));
+    assert_eq!(compiled, 2 * (5 * 12 + 6 + 8 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

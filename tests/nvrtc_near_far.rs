@@ -31,7 +31,9 @@ fn sssp_near_far_compiles_under_every_schedule() {
     ] {
         for (schedule, source) in sources {
             let entries = match *schedule {
-                "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+                "auto" | "mean_group" => {
+                    vec![format!("{kernel}_thread"), format!("{kernel}_group32")]
+                }
                 "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
                     .map(|m| format!("{kernel}_lrb_{m}"))
                     .to_vec(),
@@ -55,7 +57,7 @@ fn sssp_near_far_compiles_under_every_schedule() {
         failures.join("\n\n")
     );
     assert_eq!(compiled, 2 * kernels::sssp_near_far::SCHEDULES.len());
-    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 11);
+    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 12);
 }
 
 #[test]
@@ -109,7 +111,7 @@ fn sssp_near_far_hops_compiles_under_every_schedule() {
     let checked = &kernels::sssp_near_far::hops::CHECKED_SOURCES;
     for (schedule, source) in hops.iter().chain(checked.iter()) {
         let entries = match *schedule {
-            "auto" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+            "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
             _ => vec![kernel.to_string()],
         };
         match cubin(kernel, source) {

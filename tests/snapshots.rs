@@ -27,7 +27,7 @@ fn every_kernel_under_every_schedule() {
             // (under `auto`, one pair per candidate, `thread` always among them; under `lrb`, one
             // pair per mapping).
             let stem = match *schedule {
-                "auto" => format!("{kernel}_thread"),
+                "auto" | "mean_group" => format!("{kernel}_thread"),
                 "lrb" => format!("{kernel}_lrb_warp"),
                 _ => kernel.to_string(),
             };
@@ -39,12 +39,12 @@ fn every_kernel_under_every_schedule() {
             count += 1;
         }
     }
-    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under all 10 schedules (`auto`
-    // and `lrb` included), all but spmm under `hierarchical`.
+    // Eleven kernels (the tile subset's, `spmv_frontier`, included) under the 11 core schedules
+    // besides `hierarchical` (`auto`, `lrb` and `mean_group` included), all but spmm under it.
     // + spmv under work_oriented and merge_path with 12 items per thread, spmv and spmv_frontier
     // under split and hierarchical with pieces of 3, spmv under groups of 4, 8 and 16 (auto's
     // other group candidates, so that the benchmark times every candidate on its own).
-    assert_eq!(count, 11 * 10 + 10 + 2 + 2 + 2 + 3);
+    assert_eq!(count, 11 * 11 + 10 + 2 + 2 + 2 + 3);
 }
 
 /// The bounds-checked variants (debug builds): loads through `loops_load`, stores and atomics
@@ -124,8 +124,8 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
     ]
 }
 
-/// The graph kernels (integer, not generic: one entry point each) over a frontier, under all 10
-/// schedules (the queue step under the 6 of the device loop).
+/// The graph kernels (integer, not generic: one entry point each) over a frontier, under the 12
+/// core schedules (the queue step under the 6 of the device loop).
 #[test]
 fn graph_kernels_under_every_frontier_schedule() {
     let mut count = 0;
@@ -137,7 +137,7 @@ fn graph_kernels_under_every_frontier_schedule() {
     ] {
         for (schedule, source) in sources {
             let entry = match *schedule {
-                "auto" => format!("{kernel}_thread("),
+                "auto" | "mean_group" => format!("{kernel}_thread("),
                 "lrb" => format!("{kernel}_lrb_thread("),
                 _ => format!("{kernel}("),
             };
@@ -157,7 +157,7 @@ fn graph_kernels_under_every_frontier_schedule() {
             count += 1;
         }
     }
-    assert_eq!(count, 2 * 11 + 6);
+    assert_eq!(count, 2 * 12 + 6);
 }
 
 /// The 64-bit-offsets instantiations (tile sets of more than `i32::MAX` atoms): separate sources,
@@ -500,7 +500,6 @@ fn this_files_kernel_compiles_for_sm90() {
 /// it refuses the others with an error that names the schedule. Decided on the host: no GPU.
 #[test]
 fn the_device_loop_runs_the_grid_stride_schedules() {
-    use loops::__private::Schedule;
     use loops::schedule::auto::TileStats;
     use loops::schedule::DeviceLimits;
     let h100 = DeviceLimits {
@@ -533,20 +532,15 @@ fn the_device_loop_runs_the_grid_stride_schedules() {
                             .expect("a candidate");
                         let variant = &desc.variants[v];
                         assert!(variant.over_list, "{what}");
+                        // A tile-mapped candidate (`thread` or a group).
                         assert!(
-                            matches!(
-                                variant.config.schedule,
-                                Schedule::Thread | Schedule::Group { .. }
-                            ),
+                            variant.config.schedule.lanes().is_some(),
                             "{what}: {:?}",
                             variant.config
                         );
                         // A level's time is its lanes' chains: the road's vertices of up to 4
                         // edges get at least 4 lanes each, the hubs' graph a whole block.
-                        let lanes = match variant.config.schedule {
-                            Schedule::Group { group_size } => group_size,
-                            _ => 1,
-                        };
+                        let lanes = variant.config.schedule.lanes().unwrap_or(1);
                         let wanted = if stats.max_tile_atoms > 1000 { 256 } else { 4 };
                         assert!(lanes >= wanted, "{what}: {:?}", variant.config);
                         assert!(desc.runs_in_device_loop(), "{what}");

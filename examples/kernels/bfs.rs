@@ -10,19 +10,7 @@ use loops::graph::Traversal;
 use loops::prelude::*;
 
 /// One BFS level: `frontier` holds the vertices of one level.
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32]) {
     for v in g.tiles_in(frontier) {
         let reached = levels[v] + 1;

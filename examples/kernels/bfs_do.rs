@@ -33,19 +33,7 @@ pub mod push {
     /// One push level: `frontier` holds the vertices at level `depth`; each vertex it reaches
     /// first gets level `depth + 1`, its parent and a flag in `next`; `counts[1]` gains the
     /// out-degrees of the reached vertices.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn bfs_push(
         g: Offsets,
         adj: &[u32],

@@ -19,19 +19,7 @@ pub mod hook {
     use super::*;
     /// One iteration: hooks the larger parent of each edge's ends under the smaller, then
     /// moves `v` to its grandparent; any lowering sets `changed[0]`.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn cc_hook(g: Offsets, adj: &[u32], parents: &mut [u32], changed: &mut [u32]) {
         for v in g.tiles() {
             let pv = parents[v];

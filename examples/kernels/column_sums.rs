@@ -2,19 +2,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn column_sums<T: Float>(a: Csr<T>, colsum: &mut [T]) {
     for nz in a.all_atoms() {
         atomic_add(&mut colsum[a.col_indices[nz] as usize], a.values[nz]);

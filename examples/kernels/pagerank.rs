@@ -25,19 +25,7 @@ pub mod pull {
     use super::*;
     /// `next[v] = teleport + damping * (sum of contribution[u] over in-edges u -> v
     /// + dangling_rank / n)`, where `sums[1]` holds the dangling rank.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn pagerank_pull<T: Float>(
         g: Offsets,
         sources: &[u32],

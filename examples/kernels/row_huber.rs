@@ -19,19 +19,7 @@ fn huber<T: Float>(r: T, delta: T) -> T {
     delta * (a - 0.5 * delta)
 }
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn row_huber<T: Float>(a: Csr<T>, x: &[T], b: &[T], delta: T, loss: &mut [T]) {
     for row in a.tiles() {
         let mut sum = 0.0;

@@ -2,19 +2,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn row_max_abs<T: Float>(a: Csr<T>, m: &mut [T]) {
     for row in a.tiles() {
         let mut best = 0.0;

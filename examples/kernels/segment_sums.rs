@@ -3,19 +3,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn segment_sums<T: Float>(g: Offsets, data: &[T], sums: &mut [T]) {
     for s in g.tiles() {
         let mut sum = 0.0;

@@ -4,18 +4,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    lrb,
-    auto
-)]
+#[for_schedules(core, except(hierarchical))]
 pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
     for row in a.tiles() {
         for j in 0..k {

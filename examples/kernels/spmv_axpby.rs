@@ -3,19 +3,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn spmv_axpby<T: Float>(a: Csr<T>, x: &[T], y: &mut [T], alpha: T, beta: T) {
     for row in a.tiles() {
         let mut sum = 0.0;

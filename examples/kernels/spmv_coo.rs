@@ -6,19 +6,7 @@ use loops::prelude::*;
 
 pub mod rows {
     use super::*;
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn spmv_coo<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
         for row in a.tiles() {
             let mut sum = 0.0;
@@ -32,19 +20,7 @@ pub mod rows {
 
 pub mod atoms {
     use super::*;
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn spmv_coo_atoms<T: Float>(a: Coo<T>, x: &[T], y: &mut [T]) {
         for nz in a.all_atoms() {
             atomic_add(

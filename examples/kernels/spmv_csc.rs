@@ -7,19 +7,7 @@ use loops::prelude::*;
 pub mod transposed {
     use super::*;
     /// `y = A^T x`: one dot product per column.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn spmv_csc_t<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
         for col in a.tiles() {
             let mut sum = 0.0;
@@ -34,19 +22,7 @@ pub mod transposed {
 pub mod scatter {
     use super::*;
     /// `y += A x`: every column scatters `a_rc * x_c` into `y[r]`.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn spmv_csc<T: Float>(a: Csc<T>, x: &[T], y: &mut [T]) {
         for col in a.tiles() {
             let xc = x[col];

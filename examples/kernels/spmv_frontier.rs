@@ -5,21 +5,7 @@
 
 use loops::prelude::*;
 
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    split3,
-    hierarchical3,
-    auto
-)]
+#[for_schedules(core, split3, hierarchical3)]
 pub fn spmv_frontier<T: Float>(a: Csr<T>, frontier: &[u32], x: &[T], y: &mut [T]) {
     for row in a.tiles_in(frontier) {
         let mut sum = 0.0;

@@ -10,19 +10,7 @@ use loops::prelude::*;
 
 /// One Bellman-Ford step restricted to the frontier: `g` is the graph's adjacency (vertex `v`'s
 /// edges are atoms `g.atoms(v)`), `adj[e]` an edge's head and `weights[e]` its weight.
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn sssp(
     g: Offsets,
     adj: &[u32],

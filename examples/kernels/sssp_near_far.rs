@@ -18,19 +18,7 @@ use loops::prelude::*;
 
 /// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
 /// bucket.
-#[for_schedules(
-    thread,
-    group2,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
-    split,
-    hierarchical,
-    lrb,
-    auto
-)]
+#[for_schedules(core)]
 pub fn sssp_near_far(
     g: Offsets,
     adj: &[u32],

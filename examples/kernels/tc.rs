@@ -15,19 +15,7 @@ use super::graph_host::{chunk_offsets, oriented_by_degree};
 pub mod count {
     use super::*;
     /// `counts[v]`: the triangles whose lowest vertex is `v`, on an oriented graph with sorted heads.
-    #[for_schedules(
-        thread,
-        group2,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
-        split,
-        hierarchical,
-        lrb,
-        auto
-    )]
+    #[for_schedules(core)]
     pub fn triangles(g: Offsets, adj: &[u32], counts: &mut [u64]) {
         for v in g.tiles() {
             let mut found = 0u64;

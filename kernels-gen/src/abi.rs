@@ -24,8 +24,6 @@
 //! Each entry point's definition is guarded by [`entry_macro`], so that the runtime can compile
 //! one entry point of a source alone (with [`ONE_ENTRY_MACRO`] defined).
 
-use crate::schedule::Schedule;
-
 /// The macro that, defined, keeps only the entry points whose own macro ([`entry_macro`]) is
 /// defined too. A source holds many entry points (`auto`: every candidate x element type x launch
 /// form) and one NVRTC compile instantiates every one of them; the runtime compiles one entry
@@ -184,23 +182,28 @@ impl Hidden {
     }
 }
 
-/// The schedule's own hidden parameters for a variant whose call is `passes` launches of one
-/// atom loop each (1: one launch, or the schedule's own passes):
-/// [`crate::schedule::ScheduleUnit::hidden_params`], or with several
-/// [`crate::schedule::ScheduleUnit::hidden_params_in_passes`].
-pub fn schedule_hidden(schedule: Schedule, over_subset: bool, passes: u32) -> &'static [Hidden] {
-    let unit = schedule.unit();
-    if passes > 1 {
-        unit.hidden_params_in_passes(schedule, over_subset)
-    } else {
-        unit.hidden_params(schedule, over_subset)
-    }
+/// What the ABI asks of a schedule: its own hidden parameters. The schedules implement it (the
+/// ABI names none of them), each from its unit's `hidden_params` and `hidden_params_in_passes`.
+pub trait OwnHidden: Copy {
+    /// The schedule's own hidden parameters for a variant whose call is `passes` launches of one
+    /// atom loop each (1: one launch, or the schedule's own passes); `over_subset`: the tile loop
+    /// runs over a list of tiles.
+    fn own_hidden(self, over_subset: bool, passes: u32) -> &'static [Hidden];
+}
+
+/// The schedule's own hidden parameters ([`OwnHidden::own_hidden`]).
+pub fn schedule_hidden(
+    schedule: impl OwnHidden,
+    over_subset: bool,
+    passes: u32,
+) -> &'static [Hidden] {
+    schedule.own_hidden(over_subset, passes)
 }
 
 /// The hidden parameters of an entry point, in order: the schedule's own ([`schedule_hidden`]),
 /// then the fault record in the checked variant, then the scratch pointer.
 pub fn hidden_params(
-    schedule: Schedule,
+    schedule: impl OwnHidden,
     over_subset: bool,
     passes: u32,
     checked: bool,
@@ -216,11 +219,8 @@ pub fn hidden_params(
 /// Whether a kernel of `schedule` over a tile subset can take the subset's length from the device
 /// ([`Hidden::ListLen`]): its launch needs no host-side sizing but the list's capacity, so a frontier
 /// whose size only the GPU knows can be its list.
-pub fn takes_device_list_len(schedule: Schedule) -> bool {
-    schedule
-        .unit()
-        .hidden_params(schedule, true)
-        .contains(&Hidden::ListLen)
+pub fn takes_device_list_len(schedule: impl OwnHidden) -> bool {
+    schedule.own_hidden(true, 1).contains(&Hidden::ListLen)
 }
 
 /// How many C parameters `hidden` adds.
@@ -231,34 +231,6 @@ pub fn count(hidden: &[Hidden]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_grid_stride_list_kernels_take_the_length_from_the_device() {
-        use crate::schedule::Schedule::*;
-        for s in [Thread, Group { group_size: 2 }, Group { group_size: 256 }] {
-            assert!(takes_device_list_len(s), "{s:?}");
-            // Over a whole tile set there is no list.
-            assert!(!s.unit().hidden_params(s, false).contains(&Hidden::ListLen));
-            assert_eq!(
-                hidden_params(s, true, 1, true),
-                [Hidden::ListLen, Hidden::Fault, Hidden::Scratch]
-            );
-        }
-        for s in [
-            WorkOriented {
-                items_per_thread: 8,
-            },
-            MergePath {
-                items_per_thread: 8,
-            },
-            Split { mdt: 0 },
-            Hierarchical { mdt: 0 },
-            Lrb,
-            Auto,
-        ] {
-            assert!(!takes_device_list_len(s), "{s:?}");
-        }
-    }
 
     #[test]
     fn entry_guards_name_their_entry() {

@@ -14,8 +14,10 @@ pub fn load_balanced(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernels_gen::frontend::expand(attr.into(), item.into()).into()
 }
 
-/// Stamps one kernel under several named schedules: `#[for_schedules(all)]`, or a list of names of
-/// `loops::SCHEDULES` (`#[for_schedules(thread, warp, merge_path12)]`). Each becomes a module of
+/// Stamps one kernel under several named schedules: `#[for_schedules(all)]`, a list of names of
+/// `loops::SCHEDULES` (`#[for_schedules(thread, warp, merge_path12)]`), or of sets (`all`, `core`:
+/// every unit at least once) and names, less `except(..)` (`#[for_schedules(core, except(lrb))]`).
+/// Each becomes a module of
 /// that name holding the kernel under `#[load_balanced(..)]` with the schedule's arguments
 /// (`spmv::group4::spmv`); beside them `SCHEDULES` (the module names), `SOURCES` and
 /// `CHECKED_SOURCES` (the generated CUDA, by schedule), `KERNELS` (the kernels' descriptions) and

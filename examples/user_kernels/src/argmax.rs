@@ -8,17 +8,11 @@ use loops::prelude::*;
 pub mod max {
     use super::*;
     #[for_schedules(
-        thread,
+        core,
+        except(group2, split, hierarchical),
         group4,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
         split3,
-        hierarchical3,
-        lrb,
-        auto
+        hierarchical3
     )]
     pub fn row_argmax<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
         for row in a.tiles() {
@@ -40,17 +34,11 @@ pub mod max {
 pub mod min {
     use super::*;
     #[for_schedules(
-        thread,
+        core,
+        except(group2, split, hierarchical),
         group4,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
         split3,
-        hierarchical3,
-        lrb,
-        auto
+        hierarchical3
     )]
     pub fn row_argmin<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
         for row in a.tiles() {
@@ -71,17 +59,11 @@ pub mod min {
 pub mod count {
     use super::*;
     #[for_schedules(
-        thread,
+        core,
+        except(group2, split, hierarchical),
         group4,
-        warp,
-        group64,
-        block,
-        work_oriented,
-        merge_path,
         split3,
-        hierarchical3,
-        lrb,
-        auto
+        hierarchical3
     )]
     pub fn count_max<T: Float>(a: Csr<T>, best: &mut [T], count: &mut [u32], at: &mut [i32]) {
         for row in a.tiles() {

@@ -5,17 +5,11 @@
 use loops::prelude::*;
 
 #[for_schedules(
-    thread,
+    core,
+    except(group2, split, hierarchical),
     group4,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
     split3,
-    hierarchical3,
-    lrb,
-    auto
+    hierarchical3
 )]
 pub fn bfs_pull(
     g: Csr<f32>,

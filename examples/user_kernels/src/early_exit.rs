@@ -6,17 +6,11 @@
 use loops::prelude::*;
 
 #[for_schedules(
-    thread,
+    core,
+    except(group2, split, hierarchical),
     group4,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
     split3,
-    hierarchical3,
-    lrb,
-    auto
+    hierarchical3
 )]
 pub fn count_before_last(a: Csr<f32>, counts: &mut [u32]) {
     for row in a.tiles() {

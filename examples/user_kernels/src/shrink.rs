@@ -5,17 +5,11 @@ use crate::math::{excess, soft_threshold};
 use loops::prelude::*;
 
 #[for_schedules(
-    thread,
+    core,
+    except(group2, split, hierarchical),
     group4,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
     split3,
-    hierarchical3,
-    lrb,
-    auto
+    hierarchical3
 )]
 pub fn shrink_sum<T: Float>(a: Csr<T>, x: &[T], t: T, y: &mut [T]) {
     for row in a.tiles() {

@@ -3,17 +3,11 @@
 use loops::prelude::*;
 
 #[for_schedules(
-    thread,
+    core,
+    except(group2, split, hierarchical),
     group4,
-    warp,
-    group64,
-    block,
-    work_oriented,
-    merge_path,
     split3,
-    hierarchical3,
-    lrb,
-    auto
+    hierarchical3
 )]
 pub fn spmv_sigmoid<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) {
     for row in a.tiles() {

@@ -11,6 +11,7 @@ pub use select::{same_expr, Key, Selection, Tally};
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
+use crate::schedule::Kernel;
 
 /// An associative, commutative operator an accumulator is combined with across threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

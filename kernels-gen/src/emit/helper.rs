@@ -6,6 +6,7 @@
 use super::Cx;
 use crate::diag::DResult;
 use crate::ir::*;
+use crate::schedule::Kernel;
 
 /// The helpers `kernel` calls, in CUDA ("" where it calls none).
 pub(super) fn helpers_source(kernel: &Kernel) -> DResult<String> {

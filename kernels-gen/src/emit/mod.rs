@@ -7,6 +7,7 @@
 
 use crate::diag::DResult;
 use crate::ir::*;
+use crate::schedule::Kernel;
 use crate::schedule::{Lowering, RangeEntry};
 
 mod body;

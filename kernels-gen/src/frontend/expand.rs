@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 use super::body::HelperItem;
 use crate::diag::DResult;
 use crate::ir::*;
+use crate::schedule::Kernel;
 use crate::schedule::ScheduleConfig;
 
 /// The whole macro: attribute and item in, tokens out (a `compile_error!` at the span on failure).
@@ -292,14 +293,12 @@ fn ty_tokens(ty: &Ty) -> TokenStream {
     quote!(#ident)
 }
 
-/// A configuration as a constant expression. `Schedule`'s `Debug` form is its constructor
-/// (`Group { group_size: 32 }`), so no schedule needs a case here.
+/// A configuration as a constant expression: the schedule's constructor
+/// ([`crate::schedule::Schedule::constructor_tokens`]), so no schedule needs a case here.
 fn config_tokens(config: &ScheduleConfig) -> TokenStream {
-    let schedule: syn::Expr = syn::parse_str(&format!(
-        "::loops::__private::Schedule::{:?}",
-        config.schedule
-    ))
-    .expect("a schedule's Debug form is its constructor");
+    let schedule = config
+        .schedule
+        .constructor_tokens(&quote!(::loops::__private::Schedule));
     let block = config.block_size;
     quote!(::loops::__private::ScheduleConfig { schedule: #schedule, block_size: #block })
 }
@@ -622,31 +621,16 @@ mod tests {
         }
     }
 
-    /// Every schedule's constant is written from its `Debug` form: it must parse as an
-    /// expression and name the variant with its arguments.
+    /// Every schedule's constant is its constructor: it parses as an expression and names the
+    /// variant with its arguments (as its `Debug` form does), for every named schedule.
     #[test]
     fn every_schedule_constant_is_its_constructor() {
-        use crate::schedule::{Schedule, DEFAULT_BLOCK_SIZE};
-        for schedule in [
-            Schedule::Thread,
-            Schedule::Group { group_size: 64 },
-            Schedule::WorkOriented {
-                items_per_thread: 16,
-            },
-            Schedule::MergePath {
-                items_per_thread: 8,
-            },
-            Schedule::Split { mdt: 0 },
-            Schedule::Hierarchical { mdt: 3 },
-            Schedule::Auto,
-            Schedule::Lrb,
-        ] {
-            let config = ScheduleConfig {
-                schedule,
-                block_size: DEFAULT_BLOCK_SIZE,
-            };
-            let tokens = config_tokens(&config).to_string().replace(' ', "");
-            let want = format!("{schedule:?}").replace(' ', "");
+        for named in crate::schedule::SCHEDULES {
+            let config = crate::frontend::parse_attr(named.attr.parse().unwrap()).unwrap();
+            let tokens = config_tokens(&config);
+            syn::parse2::<syn::Expr>(tokens.clone()).expect(named.name);
+            let tokens = tokens.to_string().replace(' ', "");
+            let want = format!("{:?}", config.schedule).replace(' ', "");
             assert!(tokens.contains(&format!("Schedule::{want}")), "{tokens}");
         }
     }

@@ -1,5 +1,7 @@
-//! `#[for_schedules(all)]`, `#[for_schedules(thread, warp, merge_path12)]`: one kernel written once
-//! and stamped under several named schedules ([`crate::schedule::SCHEDULES`]), one module per
+//! `#[for_schedules(all)]`, `#[for_schedules(thread, warp, merge_path12)]`,
+//! `#[for_schedules(core, except(lrb), split3)]`: one kernel written once and stamped under
+//! several named schedules ([`crate::schedule::SCHEDULES`]; `core`: those marked
+//! [`NamedSchedule::core`], every unit at least once), one module per
 //! schedule (`spmv::group4::spmv`), each the kernel under `#[load_balanced(..)]` with that named
 //! schedule's arguments. Beside the modules: `SCHEDULES` (the module names), `SOURCES` and
 //! `CHECKED_SOURCES` (each module's generated CUDA), `KERNELS` (each one's description), and
@@ -23,48 +25,115 @@ pub fn for_schedules(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The names in the attribute: `all`, or named schedules, each with the span it is written at.
+/// One element of the list: a set of named schedules (`all`, `core`), a named schedule, or
+/// `except(..)`, which takes named schedules out of what the elements before it chose.
+enum Element {
+    Name(syn::Ident),
+    Except(Vec<syn::Ident>),
+}
+
+/// The sets the list may name, each with the named schedules it holds (in `SCHEDULES`' order).
+fn set(name: &str) -> Option<Vec<&'static NamedSchedule>> {
+    match name {
+        "all" => Some(SCHEDULES.iter().collect()),
+        "core" => Some(SCHEDULES.iter().filter(|s| s.core).collect()),
+        _ => None,
+    }
+}
+
+const LIST_HELP: &str = "#[for_schedules] takes names of `loops::SCHEDULES`, the sets `all` and \
+     `core` (every unit at least once), and `except(..)`, e.g. #[for_schedules(thread, warp, \
+     merge_path)], #[for_schedules(core, except(lrb), split3)]";
+
+/// The names in the attribute, each with the span it is written at: the elements in order, a
+/// set's schedules in `SCHEDULES`' order, less those an `except(..)` takes out.
 pub fn parse_schedule_list(attr: TokenStream) -> DResult<Vec<(&'static NamedSchedule, Span)>> {
     let list = |input: ParseStream| {
-        Punctuated::<syn::Ident, Token![,]>::parse_terminated_with(input, schedule_ident)
+        Punctuated::<Element, Token![,]>::parse_terminated_with(input, element)
     };
-    let idents = list.parse2(attr).map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            format!(
-                "{e}: #[for_schedules] takes `all` or names of `loops::SCHEDULES`, e.g. \
-                     #[for_schedules(thread, warp, merge_path)]"
-            ),
-        )
-    })?;
-    let Some(first) = idents.first() else {
+    let elements = list
+        .parse2(attr)
+        .map_err(|e| syn::Error::new(e.span(), format!("{e}: {LIST_HELP}")))?;
+    if elements.is_empty() {
         bail!(
             Span::call_site(),
-            "#[for_schedules] needs its schedules: `all`, or names of `loops::SCHEDULES`, e.g. \
-             #[for_schedules(thread, warp, merge_path)]"
+            "#[for_schedules] needs its schedules: {LIST_HELP}"
         );
-    };
-    if idents.len() == 1 && first == "all" {
-        return Ok(SCHEDULES.iter().map(|s| (s, first.span())).collect());
     }
     let mut chosen: Vec<(&'static NamedSchedule, Span)> = Vec::new();
-    for ident in &idents {
-        let text = ident.to_string();
-        if text == "all" {
-            bail!(
-                ident.span(),
-                "`all` stands alone: #[for_schedules(all)] stamps the kernel under every schedule"
-            );
+    // Where each chosen schedule came from (a set's name, or none): for the duplicate's error.
+    let mut from: Vec<Option<String>> = Vec::new();
+    for element in &elements {
+        match element {
+            Element::Name(ident) => {
+                let text = ident.to_string();
+                let (members, set_name) = match set(&text) {
+                    Some(members) => (members, Some(text.clone())),
+                    None => match named(&text) {
+                        Some(schedule) => (vec![schedule], None),
+                        None => bail!(ident.span(), "{}", unknown_name(&text)),
+                    },
+                };
+                for schedule in members {
+                    if let Some(i) = chosen.iter().position(|(s, _)| s.name == schedule.name) {
+                        let how = match (&from[i], &set_name) {
+                            (Some(set), _) | (None, Some(set)) => format!(
+                                "`{}` is listed twice (`{set}` holds it): take it out with \
+                                 `except({})`, or leave out its name",
+                                schedule.name, schedule.name
+                            ),
+                            (None, None) => format!("`{text}` is listed twice"),
+                        };
+                        bail!(ident.span(), "{how}");
+                    }
+                    chosen.push((schedule, ident.span()));
+                    from.push(set_name.clone());
+                }
+            }
+            Element::Except(idents) => {
+                for ident in idents {
+                    let text = ident.to_string();
+                    let Some(i) = chosen.iter().position(|(s, _)| s.name == text) else {
+                        match named(&text) {
+                            Some(_) => bail!(
+                                ident.span(),
+                                "`{text}` is not in the list before this `except`"
+                            ),
+                            None => bail!(ident.span(), "{}", unknown_name(&text)),
+                        }
+                    };
+                    chosen.remove(i);
+                    from.remove(i);
+                }
+            }
         }
-        let Some(schedule) = named(&text) else {
-            bail!(ident.span(), "{}", unknown_name(&text));
-        };
-        if chosen.iter().any(|(s, _)| s.name == schedule.name) {
-            bail!(ident.span(), "`{text}` is listed twice");
-        }
-        chosen.push((schedule, ident.span()));
+    }
+    if chosen.is_empty() {
+        bail!(
+            Span::call_site(),
+            "#[for_schedules] leaves no schedule: {LIST_HELP}"
+        );
     }
     Ok(chosen)
+}
+
+/// An element of the list: `except(name, ..)` or a name (a set's or a schedule's).
+fn element(input: ParseStream) -> syn::Result<Element> {
+    let ident = schedule_ident(input)?;
+    if ident == "except" && input.peek(syn::token::Paren) {
+        let inner;
+        syn::parenthesized!(inner in input);
+        let names =
+            Punctuated::<syn::Ident, Token![,]>::parse_terminated_with(&inner, schedule_ident)?;
+        if names.is_empty() {
+            return Err(syn::Error::new(
+                ident.span(),
+                "`except(..)` needs the names it takes out",
+            ));
+        }
+        return Ok(Element::Except(names.into_iter().collect()));
+    }
+    Ok(Element::Name(ident))
 }
 
 /// A name of the list; a string literal (`"warp"`) is an error that says to drop the quotes.
@@ -91,8 +160,8 @@ fn unknown_name(name: &str) -> String {
     };
     let all: Vec<&str> = names().collect();
     format!(
-        "unknown schedule `{name}`; {hint}#[for_schedules] takes `all` or names of \
-         `loops::SCHEDULES`: {}",
+        "unknown schedule `{name}`; {hint}#[for_schedules] takes `all`, `core`, `except(..)` or \
+         names of `loops::SCHEDULES`: {}",
         all.join(", ")
     )
 }
@@ -242,7 +311,44 @@ mod tests {
         assert!(err.contains("did you mean `merge_path`?"), "{err}");
         assert!(err.contains("hierarchical3"), "{err}");
         assert!(names("warp, warp").unwrap_err().contains("twice"));
-        assert!(names("all, warp").unwrap_err().contains("stands alone"));
+        assert!(names("all, warp").unwrap_err().contains("`all` holds it"));
+        assert!(names("warp, core").unwrap_err().contains("`core` holds it"));
+        // `core`: the named schedules marked core, each unit at least once.
+        let core = names("core").unwrap();
+        let marked: Vec<&str> = SCHEDULES
+            .iter()
+            .filter(|s| s.core)
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(core, marked);
+        for s in ["thread", "warp", "merge_path", "lrb", "auto"] {
+            assert!(core.contains(&s), "{s}");
+        }
+        assert!(!core.contains(&"group4") && !core.contains(&"split3"));
+        let mixed = names("core, except(group2, split, hierarchical), group4, split3").unwrap();
+        let mut want: Vec<&str> = marked
+            .iter()
+            .copied()
+            .filter(|s| !["group2", "split", "hierarchical"].contains(s))
+            .collect();
+        want.extend(["group4", "split3"]);
+        assert_eq!(mixed, want);
+        assert_eq!(
+            names("all, except(auto)").unwrap().len(),
+            SCHEDULES.len() - 1
+        );
+        assert!(names("thread, except(warp)")
+            .unwrap_err()
+            .contains("not in the list"));
+        assert!(names("thread, except(wrap)")
+            .unwrap_err()
+            .contains("did you mean `warp`?"));
+        assert!(names("thread, except()")
+            .unwrap_err()
+            .contains("needs the names"));
+        assert!(names("thread, except(thread)")
+            .unwrap_err()
+            .contains("leaves no schedule"));
         assert!(names("\"warp\"").unwrap_err().contains("without quotes"));
         assert!(names("").unwrap_err().contains("needs its schedules"));
     }

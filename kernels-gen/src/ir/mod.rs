@@ -4,8 +4,6 @@
 
 use proc_macro2::Span;
 
-use crate::schedule::ScheduleConfig;
-
 mod builtin;
 pub use builtin::{
     builtin_names, constant_names, Arg, Builtin, BuiltinSpec, Constant, Form, Operand, Returns,
@@ -14,16 +12,19 @@ pub use builtin::{
 mod helper;
 pub use helper::{helper_cuda_name, Helper};
 
-/// A whole kernel: its parameters, its tile loop, and the schedule it is lowered with.
+/// A whole kernel: its parameters, its tile loop, and the schedule it is lowered with. The IR holds
+/// the attribute's configuration (`C`) without knowing what one is: the schedule module names
+/// `Kernel<ScheduleConfig>` its `Kernel`, and what a schedule makes of a kernel (its hidden
+/// parameters, its passes, its wide variant) is said there.
 #[derive(Clone, Debug)]
-pub struct Kernel {
+pub struct Kernel<C> {
     pub name: String,
     /// Generic element types (`T` in `fn spmv<T: Float>`). A generic kernel is emitted once as a
     /// template and instantiated for f32 and f64.
     pub type_params: Vec<String>,
     pub params: Vec<Param>,
     pub body: TileLoop,
-    pub config: ScheduleConfig,
+    pub config: C,
     /// The Rust source file, named in `#line` directives.
     pub file: String,
     /// The `#[loops::device]` helpers the body calls, directly or through each other, callees
@@ -31,7 +32,7 @@ pub struct Kernel {
     pub helpers: Vec<Helper>,
 }
 
-impl Kernel {
+impl<C> Kernel<C> {
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
     }
@@ -42,75 +43,6 @@ impl Kernel {
             Some(sub) => &sub.set,
             None => &self.body.set,
         }
-    }
-
-    /// Whether the kernel gets a second instantiation with 64-bit tile offsets (the `__wide` entry
-    /// points), for tile sets of more than `i32::MAX` atoms: under a schedule that supports it
-    /// ([`crate::schedule::Schedule::supports_wide_offsets`]), over a format the runtime uploads
-    /// wide (CSR, `Offsets`), and for a body that does not read the offsets array itself (the
-    /// language types its elements `i32`, which a wide offset would not fit).
-    pub fn has_wide_variant(&self) -> bool {
-        let set = self.loop_set();
-        let format_ok = self.params.iter().any(|p| {
-            p.name == set
-                && matches!(
-                    p.kind,
-                    ParamKind::TileSet {
-                        format: Format::Csr | Format::Offsets,
-                        ..
-                    }
-                )
-        });
-        if !format_ok || !self.config.schedule.supports_wide_offsets() {
-            return false;
-        }
-        let mut reads_offsets = false;
-        let _ = crate::analysis::visit_stmts(&self.body.body, &mut |s| {
-            crate::analysis::stmt_exprs(s, &mut |e| {
-                reads_offsets |= matches!(
-                    &e.kind,
-                    ExprKind::Index {
-                        base: Indexed::SetArray { array, .. },
-                        ..
-                    } if array.is_offsets()
-                );
-            });
-            Ok(())
-        });
-        !reads_offsets
-    }
-
-    /// The parameters its entry points take after the user's ([`crate::abi`]), in order.
-    pub fn hidden_params(&self, checked: bool) -> Vec<crate::abi::Hidden> {
-        let over_subset = self.body.subset.is_some();
-        crate::abi::hidden_params(
-            self.config.schedule,
-            over_subset,
-            self.atom_passes(),
-            checked,
-        )
-    }
-
-    /// The atom loops of the tile body that run in launches of their own: a carry schedule runs
-    /// each of several atom loops in a launch of its own, `hierarchical` in passes of its own;
-    /// 1 otherwise.
-    pub fn atom_passes(&self) -> u32 {
-        let schedule = self.config.schedule;
-        if !schedule.carries()
-            && !matches!(schedule, crate::schedule::Schedule::Hierarchical { .. })
-        {
-            return 1;
-        }
-        crate::analysis::carry_body(self, self.body.user_body(), self.config.name())
-            .map_or(1, |b| 1 + b.earlier.len() as u32)
-    }
-
-    /// Whether the entry points take `loops_block_starts`: where each block's range of a whole tile
-    /// set starts under `merge_path` and `work_oriented`, which the runtime computes once per tile
-    /// set; a null pointer makes the blocks search for their ranges, as they do over a subset.
-    pub fn takes_block_starts(&self) -> bool {
-        self.hidden_params(false)
-            .contains(&crate::abi::Hidden::BlockStarts)
     }
 
     /// The entry points to emit: one per instantiation of the generic element types.

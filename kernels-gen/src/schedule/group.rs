@@ -14,36 +14,43 @@ pub const NAMED: &[super::NamedSchedule] = &[
         "group2",
         r#"schedule = "group", group_size = 2"#,
         "one tile per pair of threads; the lanes stride over its atoms and reduce",
+        true,
     ),
     group_of(
         "group4",
         r#"schedule = "group", group_size = 4"#,
         "one tile per group of 4 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "group8",
         r#"schedule = "group", group_size = 8"#,
         "one tile per group of 8 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "group16",
         r#"schedule = "group", group_size = 16"#,
         "one tile per group of 16 threads; the lanes stride over its atoms and reduce",
+        false,
     ),
     group_of(
         "warp",
         r#"schedule = "warp""#,
         "one tile per warp (32 threads); warp-shuffle reduction",
+        true,
     ),
     group_of(
         "group64",
         r#"schedule = "group", group_size = 64"#,
         "one tile per 64 threads (two warps); shuffles, then shared memory and a named barrier",
+        true,
     ),
     group_of(
         "block",
         r#"schedule = "block""#,
         "one tile per block (`block_size` threads, 256 by default); shared-memory reduction",
+        true,
     ),
 ];
 
@@ -51,8 +58,14 @@ const fn group_of(
     name: &'static str,
     attr: &'static str,
     about: &'static str,
+    core: bool,
 ) -> super::NamedSchedule {
-    super::NamedSchedule { name, attr, about }
+    super::NamedSchedule {
+        name,
+        attr,
+        about,
+        core,
+    }
 }
 
 /// `schedule = "group"`, `"warp"`, `"block"`.
@@ -70,6 +83,14 @@ impl ScheduleUnit for Group {
         }
     }
 
+    fn name_as_written(&self, config: ScheduleConfig) -> &'static str {
+        match group_size(config.schedule) {
+            32 => "warp",
+            g if g == config.block_size => "block",
+            _ => "group",
+        }
+    }
+
     fn describe(&self, schedule: Schedule) -> String {
         format!("group {}", group_size(schedule))
     }
@@ -80,6 +101,17 @@ impl ScheduleUnit for Group {
 
     fn supports_wide_offsets(&self) -> bool {
         true
+    }
+
+    fn lanes(&self, schedule: Schedule) -> Option<u32> {
+        Some(group_size(schedule))
+    }
+
+    /// Groups of up to a warp, the block, or few enough to take a named barrier each.
+    fn fits_block(&self, schedule: Schedule, block_size: u32) -> bool {
+        let g = group_size(schedule);
+        g <= block_size
+            && (g <= 32 || g == block_size || block_size / g <= MAX_GROUPS_WITH_BARRIERS)
     }
 
     /// Over a tile subset, the list's length may live on the device: the tile loop is grid-stride,
@@ -195,7 +227,8 @@ mod lowering {
     use crate::analysis::{has_atomic, reductions, stmt_exprs, Accumulator, Selection};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::{Kernel, StmtKind, TileLoop};
+    use crate::ir::{StmtKind, TileLoop};
+    use crate::schedule::Kernel;
     use crate::schedule::Lowering;
 
     pub struct GroupLowering {

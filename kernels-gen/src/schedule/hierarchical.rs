@@ -39,11 +39,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "hierarchical",
         attr: r#"schedule = "hierarchical""#,
         about: "hierarchical processing (Raval et al.): each pass (launch) runs at most `mdt` atoms of every unfinished tile, one tile per thread",
+        core: true,
     },
     super::NamedSchedule {
         name: "hierarchical3",
         attr: r#"schedule = "hierarchical", mdt = 3"#,
         about: "`hierarchical` with at most 3 atoms of a tile per pass: most tiles take several passes",
+        core: false,
     },
 ];
 
@@ -59,11 +61,20 @@ impl ScheduleUnit for Hierarchical {
         &["mdt"]
     }
 
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "it launches passes over worklists whose sizes are read back on the host"
+    }
+
     fn describe(&self, schedule: Schedule) -> String {
         match mdt(schedule) {
             0 => "hierarchical (mdt from the size histogram)".into(),
             mdt => format!("hierarchical mdt {mdt}"),
         }
+    }
+
+    /// Each atom loop of the tile body takes its passes in turn.
+    fn splits_atom_loops(&self) -> bool {
+        true
     }
 
     /// The piece size, the pass, and the state the passes share.
@@ -209,7 +220,8 @@ mod lowering {
     use crate::analysis::{carry_body, has_atomic, stmt_exprs, visit_stmts};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::{Kernel, Stmt, StmtKind, TileLoop, Ty};
+    use crate::ir::{Stmt, StmtKind, TileLoop, Ty};
+    use crate::schedule::Kernel;
     use crate::schedule::Lowering;
 
     pub struct HierarchicalLowering;

@@ -42,6 +42,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "lrb",
     attr: r#"schedule = "lrb""#,
     about: "logarithmic radix binning (Fox et al.): tiles binned by size on the GPU, each bin run under the mapping fit for it",
+    core: true,
 }];
 
 /// `schedule = "lrb"`.
@@ -50,6 +51,10 @@ pub struct Lrb;
 impl ScheduleUnit for Lrb {
     fn names(&self) -> &'static [&'static str] {
         &["lrb"]
+    }
+
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "it bins the listed tiles and reads the bins' sizes back on the host"
     }
 
     /// Never launched itself (its mappings are).
@@ -111,7 +116,7 @@ impl ScheduleUnit for Lrb {
     /// (`spmv_lrb_warp`). A body the carry fix-up cannot take runs its longest tiles a block each.
     /// `lrb` keeps atom positions in 32-bit bins and prefix sums: no wide variant.
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<super::Variants> {
         use crate::ir::{Param, ParamKind, Ty, BIN_LIST};
         let block_size = kernel.config.block_size;
         let launches = launches(block_size);

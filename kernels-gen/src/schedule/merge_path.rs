@@ -16,11 +16,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "merge_path",
         attr: r#"schedule = "merge_path""#,
         about: "an equal share of tiles + atoms per thread (8) along the merge path (Merrill and Garland); carry fix-up",
+        core: true,
     },
     super::NamedSchedule {
         name: "merge_path12",
         attr: r#"schedule = "merge_path", items_per_thread = 12"#,
         about: "`merge_path` with 12 items per thread",
+        core: false,
     },
 ];
 

@@ -6,15 +6,20 @@
 //! ([`crate::abi`]), its launch geometry and plan (what the runtime launches for one call:
 //! [`ScheduleUnit::plan`]), and its pure-Rust model (which thread visits which tile and atom), so
 //! the model, the runtime and the emitted code share one source for every constant. Registering a
-//! schedule is its variant of [`Schedule`], its arm in [`Schedule::unit`] and its line in the
-//! `registry!` below, which makes [`UNITS`] and, from each unit file's `NAMED`, [`SCHEDULES`]: the
-//! named schedules users test with (`group4`, `merge_path12`), each with its attribute's text.
+//! schedule is its line in the `registry!` below (its variant of [`Schedule`] and its unit), which
+//! makes [`Schedule`], [`Schedule::unit`], [`UNITS`] and, from each unit file's `NAMED`,
+//! [`SCHEDULES`]: the named schedules users test with (`group4`, `merge_path12`), each with its
+//! attribute's text. Nothing outside this folder matches on a [`Schedule`]'s variants: what the
+//! runtime, the emitter and `auto`'s model ask of a schedule are [`ScheduleUnit`]'s methods.
 
 pub mod auto;
 pub mod carry;
 pub mod group;
 pub mod hierarchical;
+#[cfg(feature = "frontend")]
+mod kernel;
 pub mod lrb;
+pub mod mean_group;
 pub mod merge_path;
 mod plan;
 pub mod split;
@@ -22,6 +27,8 @@ pub mod thread;
 pub mod work_oriented;
 
 pub use crate::abi::Hidden;
+#[cfg(feature = "frontend")]
+pub use kernel::Kernel;
 pub use plan::{Launch, Launcher, Stop, Tiles, Variant};
 
 /// The shape of a tile set at launch time: what the launch geometry depends on.
@@ -122,36 +129,6 @@ pub struct LaunchDims {
     pub shared_bytes: u32,
 }
 
-/// The schedule named by the attribute, with its arguments. Each variant is one unit behind
-/// [`ScheduleUnit`] (its own file in this folder); [`Schedule::unit`] is the one place that maps a
-/// variant to its unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Schedule {
-    /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
-    Thread,
-    /// One tile per group of `group_size` threads (a power of two up to the block size); the group
-    /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
-    Group { group_size: u32 },
-    /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
-    WorkOriented { items_per_thread: u32 },
-    /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
-    MergePath { items_per_thread: u32 },
-    /// Node splitting: tiles cut into virtual tiles of at most `mdt` atoms (0: chosen from the tile
-    /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
-    /// fix-up.
-    Split { mdt: u32 },
-    /// Hierarchical processing: per pass (one launch) each tile processes at most `mdt` atoms
-    /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
-    /// go on to the next pass's worklist.
-    Hierarchical { mdt: u32 },
-    /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
-    Auto,
-    /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
-    /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
-    /// per mapping.
-    Lrb,
-}
-
 /// A schedule by name, as users test kernels with them: the attribute's text for one setting of a
 /// unit's arguments. Each unit's file declares its own (`NAMED`); [`SCHEDULES`] lists them all.
 /// `#[loops::for_schedules(..)]` makes one module per name.
@@ -164,12 +141,53 @@ pub struct NamedSchedule {
     pub attr: &'static str,
     /// One line of what it does.
     pub about: &'static str,
+    /// In the core set (`#[for_schedules(core)]`): what a kernel is usually tested under, every
+    /// unit at least once. A new unit's first named schedule belongs in it, so that the kernels
+    /// stamped under `core` are tested under it without a change to their lists.
+    pub core: bool,
 }
 
-/// Lists every unit once, with the module whose `NAMED` holds its named schedules, and makes
-/// [`UNITS`] and [`SCHEDULES`] from that one list.
+/// Lists every unit once: its variant of [`Schedule`] (with its arguments, each a `u32`), and the
+/// unit behind it, whose module's `NAMED` holds its named schedules. Makes [`Schedule`],
+/// [`Schedule::unit`], [`Schedule::constructor_tokens`], [`UNITS`] and [`SCHEDULES`] from that
+/// one list.
 macro_rules! registry {
-    ($($module:ident :: $unit:ident),+ $(,)?) => {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $({ $($field:ident),+ $(,)? })? => $module:ident :: $unit:ident
+    ),+ $(,)?) => {
+        /// The schedule named by the attribute, with its arguments. Each variant is one unit behind
+        /// [`ScheduleUnit`] (its own file in this folder); [`Schedule::unit`] maps a variant to it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Schedule {
+            $($(#[$doc])* $variant $({ $($field: u32),+ })?,)+
+        }
+
+        impl Schedule {
+            /// The unit that implements this schedule.
+            pub fn unit(self) -> &'static dyn ScheduleUnit {
+                match self {
+                    $(Schedule::$variant { .. } => &$module::$unit,)+
+                }
+            }
+
+            /// The constructor of this value as tokens, under `path` (the enum's path where the
+            /// tokens are compiled: `::loops::__private::Schedule`): what the macro's expansion
+            /// writes into the kernel's constant.
+            #[cfg(feature = "frontend")]
+            pub fn constructor_tokens(
+                self,
+                path: &proc_macro2::TokenStream,
+            ) -> proc_macro2::TokenStream {
+                match self {
+                    $(Schedule::$variant $({ $($field),+ })? => {
+                        $($(let $field = proc_macro2::Literal::u32_unsuffixed($field);)+)?
+                        quote::quote!(#path::$variant $({ $($field: #$field),+ })?)
+                    })+
+                }
+            }
+        }
+
         /// Every schedule unit, in the order the attribute's error message lists them.
         pub const UNITS: &[&dyn ScheduleUnit] = &[$(&$module::$unit),+];
 
@@ -179,17 +197,35 @@ macro_rules! registry {
 }
 
 registry!(
-    thread::Thread,
-    group::Group,
-    work_oriented::WORK_ORIENTED,
-    merge_path::MERGE_PATH,
-    split::Split,
-    hierarchical::Hierarchical,
-    lrb::Lrb,
-    auto::Auto,
+    /// One tile per thread, grid-stride over tiles; a tile's atoms run in sequence in its thread.
+    Thread => thread::Thread,
+    /// One tile per group of `group_size` threads (a power of two up to the block size); the group
+    /// strides over the tile's atoms and reduces. `warp` is 32, `block` is the block size.
+    Group { group_size } => group::Group,
+    /// A group per tile of the lanes the call's mean tile wants, up to `max_group_size`
+    /// ([`mean_group`]).
+    MeanGroup { max_group_size } => mean_group::MeanGroup,
+    /// An equal share of atoms per thread; cut tiles are finished by a carry fix-up.
+    WorkOriented { items_per_thread } => work_oriented::WORK_ORIENTED,
+    /// An equal share of tiles + atoms per thread along the merge path; carry fix-up.
+    MergePath { items_per_thread } => merge_path::MERGE_PATH,
+    /// Node splitting: tiles cut into virtual tiles of at most `mdt` atoms (0: chosen from the tile
+    /// set's size histogram, [`split::choose_mdt`]), one per thread; cut tiles finished by the carry
+    /// fix-up.
+    Split { mdt } => split::Split,
+    /// Hierarchical processing: per pass (one launch) each tile processes at most `mdt` atoms
+    /// (0: chosen from the tile set's size histogram); tiles with atoms left keep their state and
+    /// go on to the next pass's worklist.
+    Hierarchical { mdt } => hierarchical::Hierarchical,
+    /// Logarithmic radix binning: each launch bins the tiles by `ceil(log2(atoms))` on the GPU and
+    /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
+    /// per mapping.
+    Lrb => lrb::Lrb,
+    /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
+    Auto => auto::Auto,
 );
 
-/// Every named schedule (18), unit by unit in the order of [`UNITS`]: its name, the attribute's
+/// Every named schedule, unit by unit in the order of [`UNITS`]: its name, the attribute's
 /// arguments that select it, and one line of what it does. Made from the units' own lists.
 pub const SCHEDULES: &[NamedSchedule] = &flatten::<{ count(NAMED_BY_UNIT) }>(NAMED_BY_UNIT);
 
@@ -207,6 +243,7 @@ const fn flatten<const N: usize>(parts: &[&[NamedSchedule]]) -> [NamedSchedule; 
         name: "",
         attr: "",
         about: "",
+        core: false,
     }; N];
     let (mut i, mut k) = (0, 0);
     while i < parts.len() {
@@ -268,20 +305,6 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 impl Schedule {
-    /// The unit that implements this schedule.
-    pub fn unit(self) -> &'static dyn ScheduleUnit {
-        match self {
-            Schedule::Thread => &thread::Thread,
-            Schedule::Group { .. } => &group::Group,
-            Schedule::WorkOriented { .. } => &work_oriented::WORK_ORIENTED,
-            Schedule::MergePath { .. } => &merge_path::MERGE_PATH,
-            Schedule::Split { .. } => &split::Split,
-            Schedule::Hierarchical { .. } => &hierarchical::Hierarchical,
-            Schedule::Auto => &auto::Auto,
-            Schedule::Lrb => &lrb::Lrb,
-        }
-    }
-
     /// Whether the schedule cuts tiles between threads and finishes them with the carry fix-up
     /// ([`carry`]): `work_oriented`, `merge_path`, `split`.
     pub fn carries(self) -> bool {
@@ -298,6 +321,25 @@ impl Schedule {
     /// searching the tile offsets: see [`ScheduleUnit::searched_partition`].
     pub fn searched_partition(self) -> Option<(carry::Partition, u32)> {
         self.unit().searched_partition(self)
+    }
+
+    /// The lanes it gives each tile, where it maps tiles to groups of lanes: see
+    /// [`ScheduleUnit::lanes`].
+    pub fn lanes(self) -> Option<u32> {
+        self.unit().lanes(self)
+    }
+}
+
+/// The ABI's question, answered by the unit: [`ScheduleUnit::hidden_params`], or for a call of
+/// several launches of one atom loop each [`ScheduleUnit::hidden_params_in_passes`].
+impl crate::abi::OwnHidden for Schedule {
+    fn own_hidden(self, over_subset: bool, passes: u32) -> &'static [Hidden] {
+        let unit = self.unit();
+        if passes > 1 {
+            unit.hidden_params_in_passes(self, over_subset)
+        } else {
+            unit.hidden_params(self, over_subset)
+        }
     }
 }
 
@@ -316,6 +358,13 @@ pub trait ScheduleUnit: Sync {
         &[]
     }
 
+    /// Its name as written in the attribute (one of [`Self::names`]): errors should name what
+    /// the user wrote (`warp` and `block` are groups of 32 and of the block size).
+    fn name_as_written(&self, config: ScheduleConfig) -> &'static str {
+        let _ = config;
+        self.names()[0]
+    }
+
     /// The name with its arguments, for tables and generated-code headers.
     fn describe(&self, schedule: Schedule) -> String {
         let _ = schedule;
@@ -331,6 +380,59 @@ pub trait ScheduleUnit: Sync {
     /// Whether it cuts tiles between threads and finishes them with the carry fix-up ([`carry`]).
     fn carries(&self) -> bool {
         false
+    }
+
+    /// The lanes it gives each tile where it maps every tile to a group of lanes (`thread`: 1,
+    /// `group`: its size); `None` where it shares work out otherwise (cutting tiles). `auto`'s
+    /// model takes the two for different families; a device loop gives a frontier the lanes its
+    /// tiles need.
+    fn lanes(&self, schedule: Schedule) -> Option<u32> {
+        let _ = schedule;
+        None
+    }
+
+    /// Its estimated time for one launch, in nanoseconds, for `auto`'s model ([`auto::model`]).
+    /// By default the formula of its family ([`Self::lanes`]): a group of lanes per tile, or
+    /// equal shares of [`DEFAULT_ITEMS_PER_THREAD`] atoms per thread.
+    fn estimate_ns(&self, schedule: Schedule, input: &auto::model::Input) -> f64 {
+        match self.lanes(schedule) {
+            Some(g) => auto::model::tiles_ns(input, g),
+            None => auto::model::shares_ns(
+                input,
+                auto::model::Shares::of_atoms(input, DEFAULT_ITEMS_PER_THREAD),
+            ),
+        }
+    }
+
+    /// Whether this setting of it can run in blocks of `block_size` threads (the attribute's
+    /// rules): `auto` keeps only such candidates.
+    fn fits_block(&self, schedule: Schedule, block_size: u32) -> bool {
+        let _ = (schedule, block_size);
+        true
+    }
+
+    /// Whether its plan runs one of its variants, picked per call (`auto`): over a list whose
+    /// length lives on the device, one of its variants that takes that length may run.
+    fn picks_a_variant(&self) -> bool {
+        false
+    }
+
+    /// Why it cannot run over a list whose length lives on the device (where its
+    /// [`Self::hidden_params`] over a subset lack [`Hidden::ListLen`]): the runtime's error says it.
+    /// By default: the carry schedules' prefix sum, or the host's sizing.
+    fn why_not_in_device_loop(&self) -> &'static str {
+        if self.carries() {
+            "it sizes each launch by a prefix sum of the listed tiles' sizes, read back on the host"
+        } else {
+            "it sizes its launch on the host from the list"
+        }
+    }
+
+    /// Whether a tile body of several atom loops runs them in launches of their own (each but the
+    /// last one's results kept in the tile state): the carry schedules, a launch per loop, and
+    /// `hierarchical`, in passes of its own ([`Kernel::atom_passes`]).
+    fn splits_atom_loops(&self) -> bool {
+        self.carries()
     }
 
     /// Whether it runs on a tile set of more than `i32::MAX` atoms (64-bit tile offsets): the
@@ -399,7 +501,7 @@ pub trait ScheduleUnit: Sync {
     /// runs of empty tiles cost nothing (`work_oriented` where every accumulator folds one staged
     /// operand); `auto`'s choice takes it into account.
     #[cfg(feature = "frontend")]
-    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+    fn scans(&self, kernel: &crate::schedule::Kernel) -> bool {
         let _ = kernel;
         false
     }
@@ -407,7 +509,7 @@ pub trait ScheduleUnit: Sync {
     /// Where the kernel is emitted as several variants in one source (`auto`'s candidates, `lrb`'s
     /// mappings): those variants, named and configured, and the description of the whole.
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<Variants> {
         let _ = kernel;
         None
     }
@@ -417,7 +519,7 @@ pub trait ScheduleUnit: Sync {
 #[cfg(feature = "frontend")]
 pub struct Variants {
     /// Each variant: the kernel renamed (its entry points are named after it) and configured.
-    pub kernels: Vec<crate::ir::Kernel>,
+    pub kernels: Vec<crate::schedule::Kernel>,
     /// The source header's description (`auto: thread, group2, ...`).
     pub describe: String,
     /// Where the variants that can take 64-bit tile offsets get a wide source too: the name its
@@ -479,11 +581,7 @@ impl ScheduleConfig {
     /// The schedule's name as written in the attribute: `warp` and `block` for groups of 32 and
     /// of the block size, as errors should name what the user wrote.
     pub fn name(&self) -> &'static str {
-        match self.schedule {
-            Schedule::Group { group_size: 32 } => "warp",
-            Schedule::Group { group_size } if group_size == self.block_size => "block",
-            s => s.unit().names()[0],
-        }
+        self.schedule.unit().name_as_written(*self)
     }
 
     /// The name with its arguments, for tables and generated-code headers.
@@ -519,7 +617,7 @@ impl ScheduleConfig {
 #[cfg(feature = "frontend")]
 pub trait Lowering {
     /// Rejects, with a span, what this schedule cannot lower correctly.
-    fn check(&self, _kernel: &crate::ir::Kernel) -> crate::diag::DResult<()> {
+    fn check(&self, _kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
         Ok(())
     }
     /// Emits the loop that runs the tile body once per tile.
@@ -543,10 +641,16 @@ mod tests {
     #[test]
     #[cfg(feature = "frontend")]
     fn every_named_schedule_parses_into_its_own_unit() {
-        assert_eq!(SCHEDULES.len(), 18);
+        assert_eq!(SCHEDULES.len(), NAMED_BY_UNIT.iter().map(|n| n.len()).sum());
         assert_eq!(UNITS.len(), NAMED_BY_UNIT.len());
         for (unit, named) in UNITS.iter().zip(NAMED_BY_UNIT) {
             assert!(!named.is_empty(), "{} names no schedule", unit.names()[0]);
+            // `#[for_schedules(core)]` stamps a kernel under every unit.
+            assert!(
+                named.iter().any(|s| s.core),
+                "{} has no core schedule",
+                unit.names()[0]
+            );
             for s in *named {
                 let config = crate::frontend::parse_attr(s.attr.parse().unwrap())
                     .unwrap_or_else(|e| panic!("{}: {}", s.name, e.message));
@@ -574,6 +678,35 @@ mod tests {
                 "{} twice",
                 s.attr
             );
+        }
+    }
+
+    #[test]
+    fn only_grid_stride_list_kernels_take_the_length_from_the_device() {
+        use crate::abi::{hidden_params, takes_device_list_len};
+        use Schedule::*;
+        for s in [Thread, Group { group_size: 2 }, Group { group_size: 256 }] {
+            assert!(takes_device_list_len(s), "{s:?}");
+            // Over a whole tile set there is no list.
+            assert!(!s.unit().hidden_params(s, false).contains(&Hidden::ListLen));
+            assert_eq!(
+                hidden_params(s, true, 1, true),
+                [Hidden::ListLen, Hidden::Fault, Hidden::Scratch]
+            );
+        }
+        for s in [
+            WorkOriented {
+                items_per_thread: 8,
+            },
+            MergePath {
+                items_per_thread: 8,
+            },
+            Split { mdt: 0 },
+            Hierarchical { mdt: 0 },
+            Lrb,
+            Auto,
+        ] {
+            assert!(!takes_device_list_len(s), "{s:?}");
         }
     }
 

@@ -19,11 +19,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "split",
         attr: r#"schedule = "split""#,
         about: "node splitting (Raval et al.): tiles cut into pieces of at most `mdt` atoms (from the size histogram), one per thread; carry fix-up",
+        core: true,
     },
     super::NamedSchedule {
         name: "split3",
         attr: r#"schedule = "split", mdt = 3"#,
         about: "`split` with pieces of at most 3 atoms: most tiles are cut, many across blocks",
+        core: false,
     },
 ];
 

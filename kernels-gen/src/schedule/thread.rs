@@ -7,6 +7,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "thread",
     attr: r#"schedule = "thread""#,
     about: "one tile per thread, grid-stride over tiles; a tile's atoms in sequence",
+    core: true,
 }];
 
 /// `schedule = "thread"`.
@@ -15,6 +16,10 @@ pub struct Thread;
 impl ScheduleUnit for Thread {
     fn names(&self) -> &'static [&'static str] {
         &["thread"]
+    }
+
+    fn lanes(&self, _schedule: super::Schedule) -> Option<u32> {
+        Some(1)
     }
 
     fn supports_wide_offsets(&self) -> bool {

@@ -20,11 +20,13 @@ pub const NAMED: &[super::NamedSchedule] = &[
         name: "work_oriented",
         attr: r#"schedule = "work_oriented""#,
         about: "an equal share of atoms per thread (8); tiles cut between threads finished by the carry fix-up",
+        core: true,
     },
     super::NamedSchedule {
         name: "work_oriented16",
         attr: r#"schedule = "work_oriented", items_per_thread = 16"#,
         about: "`work_oriented` with 16 atoms per thread",
+        core: false,
     },
 ];
 
@@ -91,6 +93,25 @@ impl ScheduleUnit for Segmented {
         true
     }
 
+    /// Equal shares of items; the merge path's items are the atoms and the tiles, and it reads
+    /// the offsets once more (as its merge's second list); `work_oriented` steps through a run of
+    /// empty tiles on one thread unless it scans.
+    fn estimate_ns(&self, schedule: Schedule, input: &super::auto::model::Input) -> f64 {
+        let mut shares = super::auto::model::Shares::of_atoms(input, items_per_thread(schedule));
+        match self.partition {
+            Partition::MergePath => {
+                shares.work = input.atoms + input.tiles;
+                shares.extra_bytes = input.tiles * 4.0;
+            }
+            _ if !input.setting.scans => {
+                shares.empty_walk_ns =
+                    input.stats.longest_empty_run as f64 * input.costs.step_ns * 0.5;
+            }
+            _ => {}
+        }
+        super::auto::model::shares_ns(input, shares)
+    }
+
     /// Over a subset the prefix sum of its tiles' sizes; over a whole set the block starts kept
     /// with it.
     fn hidden_params(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
@@ -146,7 +167,7 @@ impl ScheduleUnit for Segmented {
     /// `work_oriented` scans its tiles where every accumulator folds one staged operand
     /// ([`super::carry::CarryLowering::scans`]); the merge path never does.
     #[cfg(feature = "frontend")]
-    fn scans(&self, kernel: &crate::ir::Kernel) -> bool {
+    fn scans(&self, kernel: &crate::schedule::Kernel) -> bool {
         self.carry_lowering(kernel.config).scans(kernel)
     }
 }

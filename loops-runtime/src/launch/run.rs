@@ -11,9 +11,7 @@
 use kernels_gen::abi::{self, Hidden};
 use kernels_gen::schedule::auto::{model, TileStats};
 use kernels_gen::schedule::lrb::BINS;
-use kernels_gen::schedule::{
-    DeviceLimits, Launch, Launcher, Schedule, ScheduleConfig, Stop, Tiles, Variant,
-};
+use kernels_gen::schedule::{DeviceLimits, Launch, Launcher, ScheduleConfig, Stop, Tiles, Variant};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
@@ -112,7 +110,7 @@ impl KernelDesc {
         if abi::takes_device_list_len(schedule) {
             return Ok(None);
         }
-        if schedule != Schedule::Auto {
+        if !schedule.unit().picks_a_variant() {
             return Err(self.not_in_device_loop(self.config));
         }
         let pool: Vec<(usize, ScheduleConfig)> = self
@@ -145,10 +143,7 @@ impl KernelDesc {
         let Some(&best) = model::shortlist(&configs, &frontier, setting, 1).first() else {
             return Err(self.not_in_device_loop(self.config));
         };
-        let lanes = |c: &ScheduleConfig| match c.schedule {
-            Schedule::Group { group_size } => group_size,
-            _ => 1,
-        };
+        let lanes = |c: &ScheduleConfig| c.schedule.lanes().unwrap_or(1);
         let floor = one_step_lanes(&stats);
         if lanes(&configs[best]) >= floor {
             return Ok(Some(pool[best].0));
@@ -167,7 +162,7 @@ impl KernelDesc {
     /// is `auto` with a candidate that does.
     pub fn runs_in_device_loop(&self) -> bool {
         abi::takes_device_list_len(self.config.schedule)
-            || (self.config.schedule == Schedule::Auto
+            || (self.config.schedule.unit().picks_a_variant()
                 && self
                     .variants
                     .iter()
@@ -176,17 +171,7 @@ impl KernelDesc {
 
     /// Why a variant of `config` cannot run over a list whose length lives on the device.
     fn not_in_device_loop(&self, config: ScheduleConfig) -> LoopsError {
-        let why = match config.schedule {
-            Schedule::WorkOriented { .. } | Schedule::MergePath { .. } | Schedule::Split { .. } => {
-                "it sizes each launch by a prefix sum of the listed tiles' sizes, read back on the host"
-            }
-            Schedule::Lrb => "it bins the listed tiles and reads the bins' sizes back on the host",
-            Schedule::Hierarchical { .. } => {
-                "it launches passes over worklists whose sizes are read back on the host"
-            }
-            Schedule::Auto => "none of its candidates takes the list's length from the device",
-            _ => "it sizes its launch on the host from the list",
-        };
+        let why = config.schedule.unit().why_not_in_device_loop();
         LoopsError::LoopOnDevice {
             kernel: self.name.to_string(),
             detail: format!(

@@ -12,6 +12,7 @@ use super::expr::is_untyped_literal;
 use super::{check_name, scalar_type, Lowerer, Var};
 use crate::diag::{bail, DResult, Diagnostic};
 use crate::ir::*;
+use crate::schedule::Kernel;
 use crate::schedule::ScheduleConfig;
 
 /// A helper's definition as the macro hands it over: the function, and the Rust file it is

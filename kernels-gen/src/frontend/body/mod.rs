@@ -28,6 +28,7 @@ use syn::spanned::Spanned;
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
+use crate::schedule::Kernel;
 use crate::schedule::ScheduleConfig;
 
 /// Turns an annotated function into a kernel. `file` is the Rust source file for `#line`.

@@ -23,6 +23,7 @@ pub const NAMED: &[super::NamedSchedule] = &[super::NamedSchedule {
     name: "auto",
     attr: r#"schedule = "auto""#,
     about: "the kernel under several candidate schedules; each call runs the one a cost model and a first-call timing pick for its tiles",
+    core: true,
 }];
 
 /// How many candidates the runtime times (the model's best few).
@@ -39,6 +40,14 @@ impl ScheduleUnit for Auto {
     /// Through its tile-mapped candidates, each with a 64-bit-offsets instantiation.
     fn supports_wide_offsets(&self) -> bool {
         true
+    }
+
+    fn picks_a_variant(&self) -> bool {
+        true
+    }
+
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "none of its candidates takes the list's length from the device"
     }
 
     /// Never launched itself (its candidates are).
@@ -75,7 +84,7 @@ impl ScheduleUnit for Auto {
     /// The kernel under every candidate its body can be lowered under, each named after it
     /// (`spmv_group4`).
     #[cfg(feature = "frontend")]
-    fn variants(&self, kernel: &crate::ir::Kernel) -> Option<super::Variants> {
+    fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<super::Variants> {
         let mut kernels = Vec::new();
         for config in candidates(kernel.config.block_size) {
             let mut k = kernel.clone();
@@ -147,16 +156,8 @@ pub fn candidates(block_size: u32) -> Vec<ScheduleConfig> {
             items_per_thread: 2 * DEFAULT_ITEMS_PER_THREAD,
         },
     ];
-    // Groups the block can hold (the attribute's rules for `group_size`).
-    let fits = |s: &Schedule| match *s {
-        Schedule::Group { group_size: g } => {
-            g <= block_size
-                && (g <= 32
-                    || g == block_size
-                    || block_size / g <= super::group::MAX_GROUPS_WITH_BARRIERS)
-        }
-        _ => true,
-    };
+    // Settings the block can hold (the attribute's rules: `group_size`).
+    let fits = |s: &Schedule| s.unit().fits_block(*s, block_size);
     let mut kept: Vec<Schedule> = Vec::new();
     for s in schedules {
         // The block's group is one of the others in small blocks.

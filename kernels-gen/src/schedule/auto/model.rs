@@ -21,7 +21,7 @@
 
 use super::TileStats;
 use crate::schedule::lrb::BINS;
-use crate::schedule::{DeviceLimits, Schedule, ScheduleConfig};
+use crate::schedule::{DeviceLimits, ScheduleConfig};
 
 /// The model's constants (H100; the latencies do not scale with the device, the rates scale with
 /// its SM count).
@@ -130,111 +130,155 @@ fn expected(stats: &TileStats, cost: impl Fn(f64) -> f64) -> f64 {
     sum / total as f64
 }
 
-/// Lanes a tile is given under `schedule`, or `None` for the carry schedules (which cut tiles).
-fn lanes_per_tile(schedule: Schedule) -> Option<u32> {
-    match schedule {
-        Schedule::Thread => Some(1),
-        Schedule::Group { group_size } => Some(group_size),
-        _ => None,
-    }
-}
-
 /// Steps of a group of `g` lanes through a tile of `size` atoms: its atoms in turn, the reduction
 /// across the group, and the tile's own loads and store.
 fn tile_steps(size: f64, g: u32) -> f64 {
     (size / g as f64).ceil() + (g as f64).log2() + 2.0
 }
 
-/// The estimated time of one call under `config`, in microseconds.
+/// What one estimate sees: the tile sizes, the setting, the constants, and what follows from them.
+/// A schedule's unit estimates its own time from it ([`crate::schedule::ScheduleUnit::estimate_ns`]), mostly with
+/// one of the two families' formulas here: [`tiles_ns`] (a group of lanes per tile) and
+/// [`shares_ns`] (equal shares of work per thread, cut tiles carried).
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub stats: &'a TileStats,
+    pub setting: Setting,
+    pub costs: &'a Costs,
+    /// One dependent step (the atomic one where the body calls atomics), in nanoseconds.
+    pub step_ns: f64,
+    /// Warp steps issued per nanosecond, scaled to the device.
+    pub issue_rate: f64,
+    /// Bytes per nanosecond, scaled to the device.
+    pub bandwidth: f64,
+    pub tiles: f64,
+    pub atoms: f64,
+    /// The bytes of the tile set's atoms and tiles.
+    pub bytes: f64,
+}
+
+impl<'a> Input<'a> {
+    pub fn new(stats: &'a TileStats, setting: Setting, costs: &'a Costs) -> Self {
+        let limits = setting.limits;
+        let step_ns = if setting.atomics {
+            costs.atomic_step_ns
+        } else {
+            costs.step_ns
+        };
+        let scale = if limits.sm_count == 0 {
+            1.0
+        } else {
+            limits.sm_count as f64 / costs.sm_count
+        };
+        let tiles = stats.tiles as f64;
+        let atoms = stats.atoms as f64;
+        Input {
+            stats,
+            setting,
+            costs,
+            step_ns,
+            issue_rate: costs.warp_steps_per_ns * scale,
+            bandwidth: costs.bytes_per_ns * scale,
+            tiles,
+            atoms,
+            bytes: atoms * costs.bytes_per_atom + tiles * costs.bytes_per_tile,
+        }
+    }
+}
+
+/// Nanoseconds of a launch that gives every tile a group of `g` lanes (`thread`: 1, `group`).
+pub fn tiles_ns(input: &Input, g: u32) -> f64 {
+    let Input {
+        stats,
+        step_ns,
+        issue_rate,
+        bandwidth,
+        tiles,
+        bytes,
+        ..
+    } = *input;
+    let mean = stats.mean();
+    let per_warp = (32 / g).max(1);
+    let critical = tile_steps(stats.max_tile_atoms as f64, g) * step_ns;
+    let warp_steps = if g <= 32 {
+        // A warp's tiles in lockstep: as long as the longest of them.
+        tiles / per_warp as f64 * expected_max(stats, per_warp, |size| tile_steps(size, g))
+    } else {
+        // A tile's warps: those past its atoms find no work (a step), the others walk.
+        let warps = (g / 32) as f64;
+        tiles
+            * expected(stats, |size| {
+                let active = (size / 32.0).ceil().min(warps);
+                (warps - active) + active * tile_steps(size, g)
+            })
+    };
+    let issue = warp_steps / issue_rate;
+    // A lane of a small group reads `g` consecutive atoms per step: under 8 lanes, the
+    // rest of each 32-byte sector waits in L1 for its next steps. Short tiles' sectors are
+    // used up by the lanes of neighbouring tiles within a few steps; past 16 atoms a tile,
+    // more of them are evicted first (half at 64 and more).
+    let spread = if g < 8 {
+        let used = g as f64 / 8.0;
+        let kept = (1.0 - (mean - 16.0) / 96.0).clamp(0.5, 1.0);
+        1.0 / (used + kept * (1.0 - used))
+    } else {
+        1.0
+    };
+    let memory = bytes * spread / bandwidth;
+    critical.max(issue).max(memory)
+}
+
+/// How a schedule that gives every thread an equal share of work (cutting tiles, carried by the
+/// fix-up) differs from the next one: the input of [`shares_ns`].
+#[derive(Clone, Copy, Debug)]
+pub struct Shares {
+    /// Items per thread.
+    pub items_per_thread: u32,
+    /// The items shared out (the atoms; the merge path's are the atoms and the tiles).
+    pub work: f64,
+    /// Nanoseconds one thread may spend stepping through a run of empty tiles.
+    pub empty_walk_ns: f64,
+    /// Bytes read besides the tile set's own (the merge path reads the offsets once more).
+    pub extra_bytes: f64,
+}
+
+impl Shares {
+    /// Shares of `items_per_thread` atoms, nothing else.
+    pub fn of_atoms(input: &Input, items_per_thread: u32) -> Self {
+        Shares {
+            items_per_thread,
+            work: input.atoms,
+            empty_walk_ns: 0.0,
+            extra_bytes: 0.0,
+        }
+    }
+}
+
+/// Nanoseconds of a launch that gives every thread an equal share of work ([`Shares`]), with the
+/// carry schedules' fixed costs (and, over a list, the prefix sum of its tiles' sizes).
+pub fn shares_ns(input: &Input, shares: Shares) -> f64 {
+    let ipt = shares.items_per_thread.max(1) as f64;
+    let critical = (ipt + 16.0) * input.step_ns + shares.empty_walk_ns;
+    let issue = (shares.work / 32.0) * 1.5 / input.issue_rate;
+    let memory = (input.bytes * 1.05 + shares.extra_bytes) / input.bandwidth;
+    let list_prefix = if input.setting.over_list {
+        LIST_PREFIX_US
+    } else {
+        0.0
+    };
+    critical.max(issue).max(memory) + (input.costs.carry_us + list_prefix) * 1000.0
+}
+
+/// The estimated time of one call under `config`, in microseconds: its unit's estimate
+/// ([`crate::schedule::ScheduleUnit::estimate_ns`]) and the launch's latency.
 pub fn estimate_us(
     config: ScheduleConfig,
     stats: &TileStats,
     setting: Setting,
     costs: &Costs,
 ) -> f64 {
-    let Setting {
-        limits,
-        scans,
-        over_list,
-        atomics,
-    } = setting;
-    let step_ns = if atomics {
-        costs.atomic_step_ns
-    } else {
-        costs.step_ns
-    };
-    let scale = if limits.sm_count == 0 {
-        1.0
-    } else {
-        limits.sm_count as f64 / costs.sm_count
-    };
-    let issue_rate = costs.warp_steps_per_ns * scale;
-    let bandwidth = costs.bytes_per_ns * scale;
-    let tiles = stats.tiles as f64;
-    let atoms = stats.atoms as f64;
-    let bytes = atoms * costs.bytes_per_atom + tiles * costs.bytes_per_tile;
-    let mean = stats.mean();
-    let ns = match lanes_per_tile(config.schedule) {
-        Some(g) => {
-            let per_warp = (32 / g).max(1);
-            let critical = tile_steps(stats.max_tile_atoms as f64, g) * step_ns;
-            let warp_steps = if g <= 32 {
-                // A warp's tiles in lockstep: as long as the longest of them.
-                tiles / per_warp as f64 * expected_max(stats, per_warp, |size| tile_steps(size, g))
-            } else {
-                // A tile's warps: those past its atoms find no work (a step), the others walk.
-                let warps = (g / 32) as f64;
-                tiles
-                    * expected(stats, |size| {
-                        let active = (size / 32.0).ceil().min(warps);
-                        (warps - active) + active * tile_steps(size, g)
-                    })
-            };
-            let issue = warp_steps / issue_rate;
-            // A lane of a small group reads `g` consecutive atoms per step: under 8 lanes, the
-            // rest of each 32-byte sector waits in L1 for its next steps. Short tiles' sectors are
-            // used up by the lanes of neighbouring tiles within a few steps; past 16 atoms a tile,
-            // more of them are evicted first (half at 64 and more).
-            let spread = if g < 8 {
-                let used = g as f64 / 8.0;
-                let kept = (1.0 - (mean - 16.0) / 96.0).clamp(0.5, 1.0);
-                1.0 / (used + kept * (1.0 - used))
-            } else {
-                1.0
-            };
-            let memory = bytes * spread / bandwidth;
-            critical.max(issue).max(memory)
-        }
-        None => {
-            let ipt = match config.schedule {
-                Schedule::MergePath { items_per_thread }
-                | Schedule::WorkOriented { items_per_thread } => items_per_thread.max(1) as f64,
-                _ => crate::schedule::DEFAULT_ITEMS_PER_THREAD as f64,
-            };
-            // The merge path counts tiles as work; work_oriented steps through a run of empty
-            // tiles on one thread unless it scans.
-            let work = match config.schedule {
-                Schedule::MergePath { .. } => atoms + tiles,
-                _ => atoms,
-            };
-            let empty_walk = match config.schedule {
-                Schedule::WorkOriented { .. } if !scans => {
-                    stats.longest_empty_run as f64 * costs.step_ns * 0.5
-                }
-                _ => 0.0,
-            };
-            let critical = (ipt + 16.0) * step_ns + empty_walk;
-            let issue = (work / 32.0) * 1.5 / issue_rate;
-            // The merge path reads the offsets once more, as its merge's second list.
-            let offsets_again = match config.schedule {
-                Schedule::MergePath { .. } => tiles * 4.0,
-                _ => 0.0,
-            };
-            let memory = (bytes * 1.05 + offsets_again) / bandwidth;
-            let list_prefix = if over_list { LIST_PREFIX_US } else { 0.0 };
-            critical.max(issue).max(memory) + (costs.carry_us + list_prefix) * 1000.0
-        }
-    };
+    let input = Input::new(stats, setting, costs);
+    let ns = config.schedule.unit().estimate_ns(config.schedule, &input);
     costs.launch_us + ns / 1000.0
 }
 
@@ -262,7 +306,7 @@ pub fn shortlist(
     let Some(&first) = order.first() else {
         return Vec::new();
     };
-    let carry = |i: usize| lanes_per_tile(configs[i].schedule).is_none();
+    let carry = |i: usize| configs[i].schedule.lanes().is_none();
     let mut picked = vec![first];
     if let Some(&other) = order.iter().find(|&&i| carry(i) != carry(first)) {
         picked.push(other);

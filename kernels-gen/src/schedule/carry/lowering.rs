@@ -10,7 +10,8 @@ use crate::analysis::{
 };
 use crate::diag::{bail, DResult, Diagnostic};
 use crate::emit::{shared_bytes_needed, AtomLoop, Cx, DYNAMIC_SHARED_MAX};
-use crate::ir::{Kernel, Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
+use crate::ir::{Stmt, StmtKind, Subset, TileLoop, SUBSET_SET};
+use crate::schedule::Kernel;
 use crate::schedule::{Lowering, Schedule};
 
 pub struct CarryLowering {

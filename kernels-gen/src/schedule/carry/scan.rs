@@ -7,7 +7,8 @@ use super::{CarryLowering, Partition};
 use crate::analysis::{carry_body, reductions, staged_updates, Accumulator, StagedUpdate};
 use crate::diag::DResult;
 use crate::emit::Cx;
-use crate::ir::{Kernel, StmtKind};
+use crate::ir::StmtKind;
+use crate::schedule::Kernel;
 
 /// Whether each accumulator has exactly one staged update: then a position's staged operand is
 /// all its atom contributes, and a scan over the positions gives every tile's fold.
