@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Whether `kernels-gen`'s floor rule (`ir`, `abi` import only `diag`) fails the test or only
-/// prints what breaks it. Switch to `true` once the schedule units have landed.
-const KERNELS_GEN_FLOOR_ENFORCED: bool = false;
+/// prints what breaks it: it fails, since the schedule units landed.
+const KERNELS_GEN_FLOOR_ENFORCED: bool = true;
 
 /// The rooms that `ir` and `abi` of kernels-gen may import.
 const KERNELS_GEN_FLOOR: &[&str] = &["ir", "abi"];

@@ -11,7 +11,6 @@ pub use select::{same_expr, Key, Selection, Tally};
 
 use crate::diag::{bail, DResult};
 use crate::ir::*;
-use crate::schedule::Kernel;
 
 /// An associative, commutative operator an accumulator is combined with across threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -378,7 +377,7 @@ pub fn has_atomic(e: &Expr) -> bool {
 /// Whether the kernel's body calls an atomic: each such atom waits on a read-modify-write in
 /// memory, so one lane's walk through a long tile costs several times a plain one's (`auto`'s
 /// model weighs its critical path by it).
-pub fn calls_atomics(kernel: &Kernel) -> bool {
+pub fn calls_atomics<C>(kernel: &Kernel<C>) -> bool {
     let mut atomics = false;
     let _ = visit_stmts(&kernel.body.body, &mut |s| {
         stmt_exprs(s, &mut |e| atomics |= has_atomic(e));
@@ -418,7 +417,11 @@ pub struct Rounds<'k> {
 const EVERY_SHAPE: &str = "`thread`, `group`, `warp`, `block`, `lrb` or `auto`";
 
 /// Splits a tile body for a carry schedule (`schedule` names it in errors), or says why it cannot.
-pub fn carry_body<'k>(kernel: &Kernel, body: &'k [Stmt], schedule: &str) -> DResult<CarryBody<'k>> {
+pub fn carry_body<'k, C>(
+    kernel: &Kernel<C>,
+    body: &'k [Stmt],
+    schedule: &str,
+) -> DResult<CarryBody<'k>> {
     // The first statement that holds an atom loop: a loop around it makes rounds.
     let first = body.iter().position(contains_atoms);
     if let Some(at) = first {
@@ -496,8 +499,8 @@ fn prologue_let(s: &Stmt, schedule: &str) -> DResult<()> {
 /// whole schedule again; the `let`s before the loop run at the start of each, as if written at
 /// the top of the loop's body, which they may be since the loop assigns none of their variables
 /// and writes none of the slices they read.
-fn rounds_body<'k>(
-    kernel: &Kernel,
+fn rounds_body<'k, C>(
+    kernel: &Kernel<C>,
     body: &'k [Stmt],
     at: usize,
     schedule: &str,
@@ -638,7 +641,7 @@ fn assigned_vars(block: &[Stmt]) -> HashSet<String> {
 /// Checks a statement between two atom loops under a carry schedule: it runs again in every
 /// later pass (and on every thread that finishes a share of the tile), so it may declare and
 /// assign the tile body's variables and nothing else.
-fn between_is_pure(kernel: &Kernel, stmt: &Stmt, schedule: &str) -> DResult<()> {
+fn between_is_pure<C>(kernel: &Kernel<C>, stmt: &Stmt, schedule: &str) -> DResult<()> {
     let refuse = |why: &str| -> DResult<()> {
         bail!(
             stmt.span,
@@ -728,7 +731,7 @@ fn reads_none_of(stmt: &Stmt, written_later: &[String], schedule: &str) -> DResu
 
 /// The span of the first part of `e` that may differ between tiles: anything but literals,
 /// constants, scalar parameters, tile-set sizes and slice lengths.
-fn tile_variant(kernel: &Kernel, e: &Expr) -> Option<proc_macro2::Span> {
+fn tile_variant<C>(kernel: &Kernel<C>, e: &Expr) -> Option<proc_macro2::Span> {
     let mut found = None;
     visit_expr(e, &mut |x| {
         let invariant = match &x.kind {
@@ -800,8 +803,8 @@ pub struct StagedUpdate<'k> {
 /// The atom loop's updates, if its body is nothing but accumulator updates whose operands depend on
 /// the atom alone (and on `invariants`: names that are the same for every tile, like a round's
 /// variable), read no array that the kernel writes, and call no atomic. `None` otherwise.
-pub fn staged_updates<'k>(
-    kernel: &Kernel,
+pub fn staged_updates<'k, C>(
+    kernel: &Kernel<C>,
     atom_body: &'k [Stmt],
     atom_var: &str,
     invariants: &[&str],

@@ -31,8 +31,8 @@ use crate::element::Float;
 use crate::error::{LoopsError, Result};
 use crate::formats::{DeviceCsr, TileSet};
 use crate::launch::binning::TileBins;
-use crate::launch::preprocess::Preprocessed;
 use crate::launch::entry::{entries, Ptr};
+use crate::launch::preprocess::Preprocessed;
 use crate::launch::KernelArgs;
 
 /// The segmented sort's kernels (`loops_segsort_*`): the templates, and the entry points of CSR
