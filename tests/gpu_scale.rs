@@ -38,8 +38,24 @@ static BIG: Mutex<()> = Mutex::new(());
 /// Schedules that take 64-bit offsets; every other schedule of a kernel must refuse them.
 /// The schedules with 64-bit-offset variants: thread, every group size (warp and block are
 /// groups), and auto through them.
-fn takes_wide(schedule: &str) -> bool {
-    schedule.starts_with("group") || ["thread", "warp", "block", "auto"].contains(&schedule)
+/// Whether the kernel stamped under `schedule` has a 64-bit-offsets instantiation: from its
+/// generated description (each schedule unit says whether it supports wide offsets), so a new
+/// schedule needs no edit here. The one-tile-per-thread and per-group schedules must be among
+/// them (checked, so that the test cannot pass by refusing everything).
+fn takes_wide(kernels: &[(&str, &loops::__private::KernelDesc)], schedule: &str) -> bool {
+    let wide = |name: &str| {
+        kernels
+            .iter()
+            .find(|(n, _)| *n == name)
+            .is_some_and(|(_, k)| k.wide_sources.is_some())
+    };
+    for must in ["thread", "warp", "block"] {
+        assert!(
+            !kernels.iter().any(|(n, _)| *n == must) || wide(must),
+            "{must} lost its wide instantiation"
+        );
+    }
+    wide(schedule)
 }
 
 const TARGET_ATOMS: u64 = 2_200_000_000;
@@ -185,7 +201,7 @@ fn spmv_with_more_than_2_31_nonzeros() {
         gpu.fill(&mut y, f32::NAN).unwrap();
         let t = Instant::now();
         let launched = kernels::spmv::launch(schedule, &gpu, &a, &x, &mut y);
-        if !takes_wide(schedule) {
+        if !takes_wide(kernels::spmv::KERNELS, schedule) {
             match launched {
                 Err(LoopsError::WideUnsupported { .. }) => {}
                 other => failures.push(format!(
@@ -345,7 +361,7 @@ fn sssp_with_more_than_2_31_edges() {
         gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
         let t = Instant::now();
         let ran = kernels::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
-        if !takes_wide(schedule) {
+        if !takes_wide(kernels::sssp::KERNELS, schedule) {
             match ran {
                 Err(LoopsError::WideUnsupported { .. }) => {}
                 other => failures.push(format!(
