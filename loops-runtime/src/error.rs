@@ -215,7 +215,7 @@ pub enum LoopsError {
         /// The device's total bytes.
         total_bytes: u64,
         /// The bytes an upload leaves free for what comes after it
-        /// ([`crate::formats::wide::MEMORY_RESERVE_BYTES`]).
+        /// (`formats::wide::MEMORY_RESERVE_BYTES`).
         reserve_bytes: u64,
     },
 

@@ -24,7 +24,7 @@ use syn::parse::{ParseStream, Parser};
 use super::body::{validate_helper, HelperItem};
 
 /// `#[loops::device]`: the helper's macro, its import, the function itself where it is valid host
-/// Rust ([`on_host`]), and the check of its body.
+/// Rust (`on_host`), and the check of its body.
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     if let Some(first) = attr.clone().into_iter().next() {

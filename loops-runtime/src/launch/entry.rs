@@ -1,7 +1,7 @@
 //! Typed declarations of the runtime's hand-written entry points (the `extern "C" __global__`
 //! functions of the `.cuh` files beside the rooms that launch them).
 //!
-//! Each entry point's signature is written once in Rust, in an [`entries!`] block beside the code
+//! Each entry point's signature is written once in Rust, in an `entries!` block beside the code
 //! that launches it (one block per `.cuh` and Rust module):
 //!
 //! ```ignore
