@@ -90,7 +90,7 @@ pub use loops_runtime::{Element, Float, LoopsError, Result};
 
 pub use loops_runtime::{compile, graph, multi, tune};
 
-/// Every named schedule (18): its name (`group4`), the arguments of `#[load_balanced(..)]` that
+/// Every named schedule: its name (`group4`), the arguments of `#[load_balanced(..)]` that
 /// select it (`schedule = "group", group_size = 4`) and one line of what it does. The names are
 /// what `#[for_schedules(..)]` takes and the modules it makes. Made from the schedule units
 /// themselves (each unit of `kernels-gen/src/schedule/` declares its own), in the order of the
