@@ -150,7 +150,19 @@ impl GpuGroup {
         }
         let mut stats = DistBfsStats::default();
         let ring = 2 * (self.parts() as u64 - 1) * (n as u64 * 4) / self.parts() as u64;
+        // LOOPS_MULTI_TRACE=1: each level's phases on stderr, every GPU waited for after each
+        // (which serialises the phases: a diagnosis, not a timing of the overlapped loop).
+        let trace = std::env::var_os("LOOPS_MULTI_TRACE").is_some();
+        let wait_all = |members: &[super::Member]| -> Result<()> {
+            for m in members {
+                m.gpu.synchronize()?;
+                m.exchange.synchronize()?;
+            }
+            Ok(())
+        };
         while total > 0 {
+            let began = std::time::Instant::now();
+            let mut marks = Vec::new();
             for ((m, part), &len) in self.members.iter().zip(&mut g.parts).zip(&lens) {
                 if len > 0 {
                     part.frontier.set_len(len);
@@ -164,7 +176,20 @@ impl GpuGroup {
                     )?;
                 }
             }
+            let mut parts_done = Vec::new();
+            if trace {
+                marks.push(began.elapsed());
+                for m in &self.members {
+                    m.gpu.synchronize()?;
+                    parts_done.push(began.elapsed().as_secs_f64() * 1e3);
+                }
+                marks.push(began.elapsed());
+            }
             self.combine_flags(g)?;
+            if trace {
+                wait_all(&self.members)?;
+                marks.push(began.elapsed());
+            }
             let reached = stats.levels + 1;
             for ((p, m), part) in self.local_parts().zip(&self.members).zip(&mut g.parts) {
                 join(&m.gpu, &m.exchange)?;
@@ -188,7 +213,22 @@ impl GpuGroup {
                 m.gpu
                     .launch_function("loops_bfs_settle", &f, dims(&m.gpu, n), args)?;
             }
+            let lens_before = if trace { lens.clone() } else { Vec::new() };
+            let frontier: usize = lens_before.iter().sum();
             total = self.count_frontiers(g, &mut lens)?;
+            if trace {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                let done = ms(began.elapsed());
+                let [launched, stepped, combined] = [ms(marks[0]), ms(marks[1]), ms(marks[2])];
+                eprintln!(
+                    "multi bfs level {}: frontier {frontier} (this process's parts {lens_then:?}), \
+                     steps launched in {launched:.3} ms and done at {stepped:.3} (each part's \
+                     {parts_done:.3?}), flags combined at {combined:.3}, settled and counted at \
+                     {done:.3}",
+                    stats.levels + 1,
+                    lens_then = lens_before,
+                );
+            }
             stats.levels += 1;
             stats.exchanged_bytes += ring;
         }
