@@ -63,6 +63,10 @@ struct Args {
     /// Run only the `--huge-nnz` case.
     #[arg(long)]
     huge_only: bool,
+    /// Schedule of the distributed BFS's push step (a schedule of examples/kernels/bfs.rs's
+    /// `#[for_schedules(core)]`: `warp`, `merge_path`, `work_oriented`, `auto`, ...).
+    #[arg(long, default_value = "warp")]
+    bfs_step: String,
     /// Which cases: spmv, spmm, weak, bfs.
     #[arg(long, value_delimiter = ',', default_value = "spmv,spmm,weak,bfs")]
     cases: Vec<String>,
@@ -408,7 +412,7 @@ fn bfs(
     let t = Instant::now();
     let graphs = [
         (
-            format!("BFS Kronecker {scale} (warp step)"),
+            format!("BFS Kronecker {scale} ({} step)", args.bfs_step),
             loops::graph::Graph::from_pattern(
                 &loops::io::generate::kronecker::<f32>(scale, 16, 4),
                 1,
@@ -416,7 +420,7 @@ fn bfs(
             )?,
         ),
         (
-            format!("BFS road {} vertices (warp step)", args.road),
+            format!("BFS road {} vertices ({} step)", args.road, args.bfs_step),
             loops::graph::Graph::from_pattern(
                 &loops::io::generate::road::<f32>(args.road, 5),
                 1,
@@ -436,7 +440,15 @@ fn bfs(
             let mut levels_run = 0;
             for i in 0..args.reps.min(10) + 2 {
                 let t = Instant::now();
-                let (levels, stats) = group.bfs(&mut dg, source, kernels::bfs::warp::bfs)?;
+                let step = |gpu: &loops::Gpu,
+                            g: &loops::DeviceOffsets,
+                            adj: &loops::DeviceBuffer<u32>,
+                            frontier: &loops::DeviceBuffer<u32>,
+                            levels: &mut loops::DeviceBuffer<u32>,
+                            next: &mut loops::DeviceBuffer<u32>| {
+                    kernels::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
+                };
+                let (levels, stats) = group.bfs(&mut dg, source, step)?;
                 let ms = t.elapsed().as_secs_f64() * 1e3;
                 if i == 0 {
                     loops::graph::compare("levels", &want, &levels)?;
