@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
+use loops::check;
 use loops::prelude::*;
 
 use bench::corpus::{self, Entry};
@@ -285,6 +286,11 @@ fn header<T: Float>(
         head,
         "bytes    model: check::spmv_bytes (f32, square: 8 nnz + 12 rows); copy: cuMemcpyDtoD of half of it (reads + writes = the model)"
     );
+    let _ = writeln!(
+        head,
+        "traffic  % traf: the best schedule's share of the copy's bandwidth charged check::spmv_traffic's DRAM bytes (stream + x's sectors through an LRU model of the {} MB L2)",
+        gpu.limits().l2_bytes >> 20
+    );
     let _ = writeln!(head, "output   {}", args.out.display());
     if let Some(kernels) = &args.kernels {
         let _ = writeln!(head, "kernels  only {} (--kernels)", kernels.join(", "));
@@ -536,9 +542,17 @@ fn upload_matrix<T: Float>(
     let uploaded = t.elapsed();
     let mut result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
     result.world = entry.world_tag();
+    let t = Instant::now();
+    result.traffic = Some(check::spmv_traffic::<T>(
+        &a.indptr().to_proper(),
+        a.indices(),
+        a.cols(),
+        gpu.limits().l2_bytes,
+    ));
+    let modelled = t.elapsed();
     pb.suspend(|| {
         eprintln!(
-            "{name}: {} x {}, {} nonzeros; {} in {built:.2?}, CPU reference {referenced:.2?}, upload {uploaded:.2?}",
+            "{name}: {} x {}, {} nonzeros; {} in {built:.2?}, CPU reference {referenced:.2?}, upload {uploaded:.2?}, traffic model {modelled:.2?}",
             a.rows(),
             a.cols(),
             a.nnz(),

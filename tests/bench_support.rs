@@ -625,3 +625,46 @@ fn world_row_from_graph_times() {
         "{text}"
     );
 }
+
+/// The traffic model's columns: a matrix charged twice the minimal model's bytes reaches twice
+/// its share of the copy; the summary lists it; matrices without a model print `-`.
+#[test]
+fn traffic_columns_charge_the_models_dram_bytes() {
+    let mut results = sample();
+    let big = &mut results[1];
+    // The banded matrix (merge_path 0.4 ms, copy 0.3 ms: 75% by the minimal model), charged
+    // twice the minimal model's bytes.
+    let bytes = big.bytes;
+    big.traffic = Some(loops::check::SpmvTraffic {
+        stream_bytes: bytes,
+        gathered_bytes: 4 * bytes,
+        x_touched_bytes: bytes / 2,
+        x_dram_bytes: bytes,
+        l2_bytes: 50 << 20,
+    });
+    let pct = big.pct_of_copy_by_traffic(0.4).unwrap();
+    assert!((pct - 150.0).abs() < 1e-9, "{pct}");
+    let row = report::table_row(&results[1]);
+    assert!(row.contains("75%") && row.contains("150%"), "{row}");
+    assert!(report::table_row(&results[0]).ends_with(" -"));
+    let summary = report::summary(&results);
+    assert!(summary.contains("traffic model"), "{summary}");
+    let line = summary.lines().find(|l| l.starts_with("banded")).unwrap();
+    assert!(
+        line.contains("merge_path") && line.contains("150%") && line.contains(" no "),
+        "{line}"
+    );
+    let mut buf = Vec::new();
+    csv::write(&mut buf, &results).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let col = |name: &str| csv::HEADER.iter().position(|h| *h == name).unwrap();
+    let mp = text
+        .lines()
+        .map(csv::split_line)
+        .find(|f| f[0] == "banded" && f[col("kernel")] == "merge_path")
+        .unwrap();
+    assert_eq!(mp[col("pct_of_copy_bandwidth_by_traffic")], "150.0");
+    assert_eq!(mp[col("traffic_dram_bytes")], (2 * bytes).to_string());
+    let small = text.lines().nth(1).map(csv::split_line).unwrap();
+    assert_eq!(small[col("traffic_dram_bytes")], "");
+}

@@ -23,6 +23,10 @@ pub const HEADER: &[&str] = &[
     "status",
     "class",
     "half",
+    "traffic_dram_bytes",
+    "traffic_l2_bytes",
+    "pct_of_copy_bandwidth_by_traffic",
+    "l2_gb_s_by_traffic",
 ];
 
 /// A field, quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -66,6 +70,12 @@ pub fn write(mut w: impl Write, results: &[MatrixResult]) -> io::Result<()> {
                     .as_ref()
                     .map_or_else(String::new, |t| field(&t.class)),
                 r.world.as_ref().map_or("", |t| t.half()).to_string(),
+                r.traffic
+                    .map_or_else(String::new, |t| t.dram_bytes().to_string()),
+                r.traffic
+                    .map_or_else(String::new, |t| t.l2_bytes_served().to_string()),
+                opt(ms.and_then(|t| r.pct_of_copy_by_traffic(t)), 1),
+                opt(ms.and_then(|t| r.l2_gb_per_s(t)), 1),
             ];
             writeln!(w, "{}", line.join(","))?;
         }

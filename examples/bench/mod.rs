@@ -125,6 +125,9 @@ pub struct MatrixResult {
     pub kernels: Vec<Measurement>,
     /// The class and half of a matrix of the world set; `None` for the other sets.
     pub world: Option<world::WorldTag>,
+    /// What an SpMV moves at sector granularity (`check::spmv_traffic`), where the benchmark
+    /// counted it.
+    pub traffic: Option<check::SpmvTraffic>,
 }
 
 impl MatrixResult {
@@ -138,6 +141,7 @@ impl MatrixResult {
             bytes: check::spmv_bytes::<T>(rows, cols, nnz),
             kernels: Vec::new(),
             world: None,
+            traffic: None,
         }
     }
 
@@ -180,6 +184,21 @@ impl MatrixResult {
     /// The share of the copy's bandwidth a run of `ms` reaches, in percent.
     pub fn pct_of_copy(&self, ms: f64) -> Option<f64> {
         self.copy_ms().map(|copy| 100.0 * copy / ms)
+    }
+
+    /// The share of the copy's bandwidth a run of `ms` reaches when it is charged the DRAM bytes of
+    /// the traffic model (the stream plus `x` through L2) instead of the minimal model, in percent.
+    pub fn pct_of_copy_by_traffic(&self, ms: f64) -> Option<f64> {
+        let t = self.traffic?;
+        let copy = self.copy_ms()?;
+        Some(100.0 * t.dram_bytes() as f64 * copy / (self.bytes as f64 * ms))
+    }
+
+    /// The rate L2 serves the model's requests at in a run of `ms` (the stream plus every row's
+    /// sectors of `x`), in GB/s.
+    pub fn l2_gb_per_s(&self, ms: f64) -> Option<f64> {
+        self.traffic
+            .map(|t| t.l2_bytes_served() as f64 / (ms * 1e6))
     }
 
     /// Kernels whose check failed or that could not run.

@@ -15,8 +15,16 @@ fn ms_text(ms: Option<f64>) -> String {
 /// The table's header (two lines: names and a rule).
 pub fn table_header() -> String {
     let head = format!(
-        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7}  {}",
-        "matrix", "nnz", "best schedule", "best ms", "alg1 ms", "speedup", "% copy", "notes"
+        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7} {:>7}  {}",
+        "matrix",
+        "nnz",
+        "best schedule",
+        "best ms",
+        "alg1 ms",
+        "speedup",
+        "% copy",
+        "% traf",
+        "notes"
     );
     let rule = "-".repeat(head.len() + 8);
     format!("{head}\n{rule}")
@@ -29,6 +37,7 @@ pub fn table_row(r: &MatrixResult) -> String {
     let best_ms = best.map(|b| b.1);
     let speedup = best_ms.and_then(|t| r.speedup(t));
     let pct = best_ms.and_then(|t| r.pct_of_copy(t));
+    let traffic = best_ms.and_then(|t| r.pct_of_copy_by_traffic(t));
     let notes: Vec<String> = r
         .failures()
         .map(|m| format!("{}: {}", m.kernel, m.status()))
@@ -38,7 +47,7 @@ pub fn table_row(r: &MatrixResult) -> String {
         name = name.chars().take(27).collect::<String>() + "~";
     }
     format!(
-        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7}  {}",
+        "{:<28} {:>11} {:<14} {:>10} {:>10} {:>8} {:>7} {:>7}  {}",
         name,
         r.nnz,
         best.map_or("-", |b| b.0),
@@ -46,6 +55,7 @@ pub fn table_row(r: &MatrixResult) -> String {
         ms_text(r.alg1_ms()),
         speedup.map_or_else(|| "-".to_string(), |s| format!("{s:.2}x")),
         pct.map_or_else(|| "-".to_string(), |p| format!("{p:.0}%")),
+        traffic.map_or_else(|| "-".to_string(), |p| format!("{p:.0}%")),
         notes.join("; ")
     )
     .trim_end()
@@ -83,10 +93,67 @@ fn geomean_text(values: &[f64]) -> String {
 /// auto against the best schedule and ALG1 per class and half ([`super::world::summary`]).
 pub fn summary(results: &[MatrixResult]) -> String {
     let mut s = speedup_summary(results);
+    s.push_str(&traffic_summary(results));
     let world: Vec<WorldRow> = results.iter().filter_map(WorldRow::from_spmv).collect();
     if !world.is_empty() {
         s.push('\n');
         s.push_str(&super::world::summary(&world, "matrices"));
+    }
+    s
+}
+
+/// One line per matrix with >= 1e6 nonzeros that has a traffic model: `x`'s sectors per nonzero,
+/// whether `x` fits in L2, and the best schedule's and ALG1's share of the copy bandwidth when
+/// charged the model's DRAM bytes, with the rate L2 serves the model's requests at.
+pub fn traffic_summary(results: &[MatrixResult]) -> String {
+    let rows: Vec<&MatrixResult> = results
+        .iter()
+        .filter(|r| r.traffic.is_some() && r.nnz >= LARGE_NNZ)
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "\ntraffic model (check::spmv_traffic: stream + x's 32-byte sectors, DRAM through an LRU model of L2), matrices with >= 1e6 nonzeros:\n",
+    );
+    let _ = writeln!(
+        s,
+        "{:<28} {:>9} {:>8} {:>9} {:>9} {:>14} {:>9} {:>9} {:>14}",
+        "matrix",
+        "sect/nnz",
+        "x in L2",
+        "DRAM MB",
+        "L2 MB",
+        "best",
+        "% copy",
+        "L2 GB/s",
+        "alg1 % copy"
+    );
+    for r in rows {
+        let Some(t) = r.traffic else { continue };
+        let best = r.best_schedule();
+        let pct = |ms: Option<f64>| {
+            ms.and_then(|ms| r.pct_of_copy_by_traffic(ms))
+                .map_or_else(|| "-".to_string(), |p| format!("{p:.0}%"))
+        };
+        let _ = writeln!(
+            s,
+            "{:<28} {:>9.3} {:>8} {:>9.1} {:>9.1} {:>14} {:>9} {:>9} {:>14}",
+            r.name.chars().take(28).collect::<String>(),
+            t.sectors_per_nonzero(r.nnz),
+            if t.x_dram_bytes <= t.x_touched_bytes + t.x_touched_bytes / 20 {
+                "yes"
+            } else {
+                "no"
+            },
+            t.dram_bytes() as f64 / 1e6,
+            t.l2_bytes_served() as f64 / 1e6,
+            best.map_or("-", |b| b.0),
+            pct(best.map(|b| b.1)),
+            best.and_then(|b| r.l2_gb_per_s(b.1))
+                .map_or_else(|| "-".to_string(), |g| format!("{g:.0}")),
+            pct(r.alg1_ms()),
+        );
     }
     s
 }
