@@ -87,7 +87,14 @@ struct Args {
     /// Only the matrices whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// Also run each square matrix relabelled by decreasing in-degree (`io::host::relabel_by_degree`,
+    /// named `<matrix>@deg`), and print the relabelling's cost and the products that repay it.
+    #[arg(long)]
+    relabel: bool,
 }
+
+/// The suffix of a relabelled copy's name.
+const RELABELLED: &str = "@deg";
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -125,6 +132,18 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     };
     if let Some(only) = &args.only {
         entries.retain(|e| e.name.contains(only.as_str()));
+    }
+    if args.relabel {
+        entries = entries
+            .into_iter()
+            .flat_map(|e| {
+                let copy = Entry {
+                    name: format!("{}{RELABELLED}", e.name),
+                    spec: e.spec.clone(),
+                };
+                [e, copy]
+            })
+            .collect();
     }
     if entries.is_empty() {
         return Err("no matrices to run (an empty corpus folder, or --only matched none)".into());
@@ -527,8 +546,17 @@ fn upload_matrix<T: Float>(
     let name = entry.name.as_str();
     pb.set_message(format!("{name}: building {}", entry.spec));
     let t = Instant::now();
-    let a = entry.load::<T>(seed)?;
+    let mut a = entry.load::<T>(seed)?;
     let built = t.elapsed();
+    let mut relabel_ms = None;
+    if name.ends_with(RELABELLED) {
+        pb.set_message(format!("{name}: relabelling"));
+        let t = Instant::now();
+        let (b, _) = loops::io::host::relabel_by_degree(&a, loops::io::host::Degree::In)
+            .ok_or_else(|| format!("{name}: only a square matrix can be relabelled"))?;
+        relabel_ms = Some(t.elapsed().as_secs_f64() * 1e3);
+        a = b;
+    }
     let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ 0x5eed);
     pb.set_message(format!("{name}: CPU reference"));
     let t = Instant::now();
@@ -542,6 +570,7 @@ fn upload_matrix<T: Float>(
     let uploaded = t.elapsed();
     let mut result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
     result.world = entry.world_tag();
+    result.relabel_ms = relabel_ms;
     let t = Instant::now();
     result.traffic = Some(check::spmv_traffic::<T>(
         &a.indptr().to_proper(),

@@ -668,3 +668,32 @@ fn traffic_columns_charge_the_models_dram_bytes() {
     let small = text.lines().nth(1).map(csv::split_line).unwrap();
     assert_eq!(small[col("traffic_dram_bytes")], "");
 }
+
+/// `--relabel`'s summary pairs `<name>@deg` with `<name>`: times, ratios, cost and payback.
+#[test]
+fn relabel_summary_pairs_each_copy_with_its_original() {
+    let mut results = sample();
+    let mut rel = result(
+        "banded@deg",
+        8_400_000,
+        134_400_000,
+        [0.30, 0.40, 0.20, 0.45, 0.60],
+    );
+    rel.relabel_ms = Some(1000.0);
+    results.push(rel);
+    let s = report::summary(&results);
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("banded "))
+        .unwrap_or_else(|| panic!("{s}"));
+    // merge_path 0.4 ms as is, 0.2 ms relabelled: 2.00x, repaid by 1000 / 0.2 = 5000 products.
+    assert!(
+        line.contains("2.00x") && line.contains("5000") && line.contains("1.00x"),
+        "{line}"
+    );
+    assert!(
+        s.contains("geomean best as is / best relabelled: 2.00"),
+        "{s}"
+    );
+    assert!(!report::summary(&sample()).contains("relabelled by"));
+}

@@ -128,6 +128,8 @@ pub struct MatrixResult {
     /// What an SpMV moves at sector granularity (`check::spmv_traffic`), where the benchmark
     /// counted it.
     pub traffic: Option<check::SpmvTraffic>,
+    /// For a copy relabelled by degree (`<matrix>@deg`): the relabelling's host time in ms.
+    pub relabel_ms: Option<f64>,
 }
 
 impl MatrixResult {
@@ -142,6 +144,7 @@ impl MatrixResult {
             kernels: Vec::new(),
             world: None,
             traffic: None,
+            relabel_ms: None,
         }
     }
 

@@ -94,6 +94,7 @@ fn geomean_text(values: &[f64]) -> String {
 pub fn summary(results: &[MatrixResult]) -> String {
     let mut s = speedup_summary(results);
     s.push_str(&traffic_summary(results));
+    s.push_str(&relabel_summary(results));
     let world: Vec<WorldRow> = results.iter().filter_map(WorldRow::from_spmv).collect();
     if !world.is_empty() {
         s.push('\n');
@@ -155,6 +156,72 @@ pub fn traffic_summary(results: &[MatrixResult]) -> String {
             pct(r.alg1_ms()),
         );
     }
+    s
+}
+
+/// For each matrix run as is and relabelled by degree (`<name>@deg`, `bench_spmv --relabel`): the
+/// best schedule's and ALG1's time on both, the relabelling's host cost, and the products that
+/// repay it (where the relabelled best is faster).
+pub fn relabel_summary(results: &[MatrixResult]) -> String {
+    let pairs: Vec<(&MatrixResult, &MatrixResult, f64)> = results
+        .iter()
+        .filter_map(|r| {
+            let cost = r.relabel_ms?;
+            let base = r.name.strip_suffix("@deg")?;
+            let orig = results.iter().find(|o| o.name == base)?;
+            Some((orig, r, cost))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let mut s =
+        String::from("\nrelabelled by in-degree (io::host::relabel_by_degree, on the host):\n");
+    let _ = writeln!(
+        s,
+        "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10}",
+        "matrix",
+        "best as is",
+        "best relabelled",
+        "ratio",
+        "alg1",
+        "alg1 rel",
+        "ratio",
+        "cost ms",
+        "repaid by"
+    );
+    let mut ratios = Vec::new();
+    for (orig, rel, cost) in pairs {
+        let (b0, b1) = (orig.best_schedule(), rel.best_schedule());
+        let ratio = b0.zip(b1).map(|(a, b)| a.1 / b.1);
+        ratios.extend(ratio);
+        let alg = orig.alg1_ms().zip(rel.alg1_ms()).map(|(a, b)| a / b);
+        let repaid = b0
+            .zip(b1)
+            .filter(|(a, b)| a.1 > b.1)
+            .map(|(a, b)| format!("{:.0}", (cost / (a.1 - b.1)).ceil()));
+        let best =
+            |b: Option<(&str, f64)>| b.map_or("-".to_string(), |b| format!("{} {:.4}", b.0, b.1));
+        let x = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}x"));
+        let _ = writeln!(
+            s,
+            "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10.0} {:>10}",
+            orig.name.chars().take(28).collect::<String>(),
+            best(b0),
+            best(b1),
+            x(ratio),
+            ms_text(orig.alg1_ms()),
+            ms_text(rel.alg1_ms()),
+            x(alg),
+            cost,
+            repaid.unwrap_or_else(|| "never".to_string()),
+        );
+    }
+    let _ = writeln!(
+        s,
+        "geomean best as is / best relabelled: {}",
+        geomean_text(&ratios)
+    );
     s
 }
 

@@ -10,6 +10,9 @@ use std::ops::Add;
 
 use crate::element::Float;
 
+mod relabel;
+pub use relabel::{relabel_by_degree, Degree, Relabelling};
+
 /// Which size of a matrix is meant in [`MatrixError::TooLarge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dimension {
