@@ -44,8 +44,12 @@ type BoxError = Box<dyn Error>;
 struct Args {
     /// A folder of Matrix Market files (every .mtx and .mtx.gz in it). Without it (and without
     /// --world): the generated default set.
-    #[arg(long, conflicts_with = "world")]
+    #[arg(long, conflicts_with_all = ["world", "powerlaw"])]
     corpus: Option<PathBuf>,
+    /// The large power-law set (issue 42: SNAP-like 4M, power-law 4M, R-MAT 22, Kronecker 21 and
+    /// 22, with a banded and a grid control) instead of the default set.
+    #[arg(long, conflicts_with = "world")]
+    powerlaw: bool,
     /// The world set (`loops::io::generate::world_set`): generated classes that look like real
     /// matrices, each at several sizes and seeds; the summary adds auto against the best schedule
     /// per class, for the tuning half (even seeds) and the held-out half (odd seeds).
@@ -128,6 +132,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         Some(dir) => corpus::from_dir(dir)
             .map_err(|e| format!("reading the corpus folder {}: {e}", dir.display()))?,
         None if args.world => corpus::world_set(args.world_seeds),
+        None if args.powerlaw => corpus::powerlaw_set(),
         None => corpus::default_set(),
     };
     if let Some(only) = &args.only {
@@ -150,6 +155,8 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     }
     let set = if args.world {
         "world".to_string()
+    } else if args.powerlaw {
+        "powerlaw".to_string()
     } else {
         corpus::set_name(args.corpus.as_deref())
     };

@@ -29,6 +29,10 @@ pub enum Spec {
     },
     /// `generate::rmat(scale, edge_factor, seed)`.
     Rmat { scale: u32, edge_factor: usize },
+    /// `generate::kronecker(scale, edge_factor, seed)` (Graph500's parameters, symmetric).
+    Kronecker { scale: u32, edge_factor: usize },
+    /// `generate::snap_power_law(rows, seed)`: the SNAP-like class of the world set, scaled up.
+    Snap { rows: usize },
     /// `generate::grid2d(width, height, seed)`.
     Grid { width: usize, height: usize },
     /// `generate::arrow(n, seed)`.
@@ -82,6 +86,8 @@ impl Entry {
                 per_row,
             } => g::uniform(rows, cols, per_row, seed),
             Spec::Rmat { scale, edge_factor } => g::rmat(scale, edge_factor, seed),
+            Spec::Kronecker { scale, edge_factor } => g::kronecker(scale, edge_factor, seed),
+            Spec::Snap { rows } => g::snap_power_law(rows, seed),
             Spec::Grid { width, height } => g::grid2d(width, height, seed),
             Spec::Arrow { n } => g::arrow(n, seed),
             Spec::World(ref w) => w.matrix(),
@@ -109,6 +115,10 @@ impl fmt::Display for Spec {
                 per_row,
             } => write!(f, "uniform({rows}, {cols}, {per_row})"),
             Spec::Rmat { scale, edge_factor } => write!(f, "rmat({scale}, {edge_factor})"),
+            Spec::Kronecker { scale, edge_factor } => {
+                write!(f, "kronecker({scale}, {edge_factor})")
+            }
+            Spec::Snap { rows } => write!(f, "snap_power_law({rows})"),
             Spec::Grid { width, height } => write!(f, "grid2d({width}, {height})"),
             Spec::Arrow { n } => write!(f, "arrow({n})"),
             Spec::World(w) => write!(f, "{}({}, seed {})", w.class, w.rows, w.seed),
@@ -170,6 +180,59 @@ pub fn default_set() -> Vec<Entry> {
                 mean: 16.0,
                 exponent: 2.0,
                 contiguous: true,
+            },
+        ),
+        Entry::generated(
+            "banded_8.4M_16",
+            Spec::Banded {
+                rows: 8_400_000,
+                bandwidth: 16,
+            },
+        ),
+    ]
+}
+
+/// Large power-law graphs (issue 42), smallest first: the SNAP-like class at 4M rows, R-MAT 22,
+/// power-law rows with random columns at 4M, Kronecker 21 and 22 (Graph500), each >= 1e7
+/// nonzeros, and two controls where locality is already good (banded, a 2-D grid).
+pub fn powerlaw_set() -> Vec<Entry> {
+    vec![
+        Entry::generated("snap_4M", Spec::Snap { rows: 1 << 22 }),
+        Entry::generated(
+            "powerlaw_random_4M",
+            Spec::PowerLaw {
+                rows: 1 << 22,
+                mean: 16.0,
+                exponent: 2.0,
+                contiguous: false,
+            },
+        ),
+        Entry::generated(
+            "rmat_22",
+            Spec::Rmat {
+                scale: 22,
+                edge_factor: 16,
+            },
+        ),
+        Entry::generated(
+            "kron_21",
+            Spec::Kronecker {
+                scale: 21,
+                edge_factor: 16,
+            },
+        ),
+        Entry::generated(
+            "kron_22",
+            Spec::Kronecker {
+                scale: 22,
+                edge_factor: 16,
+            },
+        ),
+        Entry::generated(
+            "grid2d_2048",
+            Spec::Grid {
+                width: 2048,
+                height: 2048,
             },
         ),
         Entry::generated(
