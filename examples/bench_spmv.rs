@@ -33,7 +33,6 @@ use loops::prelude::*;
 use bench::corpus::{self, Entry};
 use bench::cusparse::{Alg, Cusparse, SpMv};
 use bench::handwritten::{self, Handwritten};
-use bench::hub_cache::{self, HubCache};
 use bench::timing::{measure_copy, time_launches, Plan};
 use bench::{report, Kind, MatrixResult, Measurement, Reference, SEARCHED};
 use kernels::spmv;
@@ -60,9 +59,7 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     world_seeds: u64,
     /// Only these kernels (comma-separated: schedules such as `auto` and `work_oriented`,
-    /// `merge_path_searched`, `handwritten_merge_path`, `cusparse_alg1`, `cusparse_alg2`, and the
-    /// hub-cache prototype's `hub_cache_max`, `hub_cache_48k`, `hub_cache_off`, which run only
-    /// when named here); the copy
+    /// `merge_path_searched`, `handwritten_merge_path`, `cusparse_alg1`, `cusparse_alg2`); the copy
     /// always runs. Without it: all of them.
     #[arg(long, value_delimiter = ',')]
     kernels: Option<Vec<String>>,
@@ -410,18 +407,6 @@ impl<T: Float> Subject<T> for Schedule<'_, T> {
     }
 }
 
-impl<T: Float> Subject<T> for HubCache<'_, T> {
-    fn poison(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
-        self.fill_y(gpu, T::POISON)
-    }
-    fn launch(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
-        HubCache::launch(self, gpu)
-    }
-    fn output(&self, gpu: &Gpu) -> Result<Vec<T>, BoxError> {
-        Ok(gpu.download(self.y())?)
-    }
-}
-
 impl<T: Float> Subject<T> for Handwritten<'_, T> {
     fn poison(&mut self, gpu: &Gpu) -> Result<(), BoxError> {
         self.fill_y(gpu, T::POISON)
@@ -709,18 +694,6 @@ impl<T: Float> OnMatrix<'_, T> {
             out.push(m);
         }
         self.pb.inc(1);
-        for (variant, name) in hub_cache::NAMES.iter().enumerate() {
-            // A prototype: only when --kernels names it.
-            if !self.kernels.is_some_and(|k| k.iter().any(|k| k == name)) {
-                continue;
-            }
-            self.pb.set_message(format!("{}: {name}", self.name));
-            let m = match HubCache::new(self.gpu, variant, self.a, self.x, y) {
-                Ok(mut hub) => self.measure(name, Kind::Handwritten, &mut hub).0,
-                Err(e) => Measurement::failed(name, Kind::Handwritten, chain(e.as_ref())),
-            };
-            out.push(m);
-        }
     }
 
     /// cuSPARSE ALG1 and ALG2, each with its own output; a failed preprocessing is said and the

@@ -410,19 +410,6 @@ fn handwritten_merge_path_compiles() {
     }
 }
 
-#[test]
-fn hub_cache_prototype_compiles() {
-    use loops::compile::{compile_ptx, Arch};
-    if nvrtc::nvrtc_or_skip().is_none() {
-        return;
-    }
-    let ptx = compile_ptx("hub_spmv", bench::hub_cache::SOURCE, Arch::SM_90)
-        .unwrap_or_else(|e| panic!("{e}"));
-    for entry in ["hub_spmv_f32", "hub_spmv_f64"] {
-        assert!(ptx.contains(&format!(".entry {entry}(")), "no {entry}");
-    }
-}
-
 /// A world-set matrix: the copy, two schedules, auto and ALG1 at these times.
 fn world_result(name: &str, class: &str, held_out: bool, ms: [f64; 4]) -> MatrixResult {
     let mut r = MatrixResult::new::<f32>(name, 10_000, 10_000, 50_000);

@@ -9,7 +9,6 @@ pub mod csv;
 pub mod cusparse;
 pub mod dense_check;
 pub mod handwritten;
-pub mod hub_cache;
 pub mod plot;
 pub mod report;
 pub mod timing;
