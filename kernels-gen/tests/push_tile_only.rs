@@ -183,11 +183,11 @@ fn push_result_outside_the_atom_loop_under_a_group_is_refused() {
         }
     }";
     let e = lower(r#"schedule = "warp""#, src).unwrap_err();
+    assert!(e.contains("under `warp`"), "{e}");
     assert!(
-        e.contains("under `group`") || e.contains("under `warp`"),
+        e.contains("make the atomic (or the `push`) a statement of its own"),
         "{e}"
     );
-    assert!(e.contains("make the atomic a statement of its own"), "{e}");
     // As a statement of its own it lowers: on the group's leader only.
     let src = src
         .replace(
