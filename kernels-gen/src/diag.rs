@@ -44,9 +44,10 @@ impl Diagnostic {
             ..Diagnostic::new(
                 span,
                 format!(
-                    "`{name}` is not a kernel builtin or a `#[loops::device]` helper in scope; builtins: {}, {}",
+                    "`{name}` is not a kernel builtin or a `#[loops::device]` helper in scope; builtins: {}, {}, {}",
                     crate::ir::builtin_names(crate::ir::Form::Math),
-                    crate::ir::builtin_names(crate::ir::Form::Atomic)
+                    crate::ir::builtin_names(crate::ir::Form::Atomic),
+                    crate::ir::builtin_names(crate::ir::Form::Push)
                 ),
             )
         }

@@ -81,6 +81,7 @@ fn every_builtin_types_and_spells_as_its_table_says() {
                 Returns::Same => ty,
                 Returns::Bool => "bool",
                 Returns::U32 => "u32",
+                Returns::Usize => "usize",
             };
             for call in [&method, &function] {
                 let lowered = call_in_body(call, result);

@@ -8,9 +8,11 @@
 //! language does not yet express (`spmm` and `sddmm`: the dense dimension spread over a group's
 //! lanes with wide loads; `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's
 //! `ops` room, re-exported here: [`spmm`], [`sddmm`], [`sort`], [`transpose`](mod@transpose).
+//! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language.
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
+pub mod frontier;
 mod reduce;
 mod segreduce;
 mod spmv;
@@ -18,13 +20,15 @@ mod spmv;
 pub use loops_runtime::ops::{sddmm, sort, spmm, transpose};
 pub use reduce::RowReduction;
 
-/// The CUDA of this module's language kernels (spmv, spmv_transpose, the row reductions), for the
+/// The CUDA of this module's language kernels (spmv, spmv_transpose, the row reductions, the
+/// frontier's degrees and flag compaction), for the
 /// NVRTC compile test (`tests/ops_segreduce.rs`): (kernel name, source, bounds-checked source).
 #[doc(hidden)]
 pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static str)> {
     spmv::SOURCES
         .iter()
         .chain(reduce::SOURCES)
+        .chain(frontier::SOURCES)
         .copied()
         .collect()
 }

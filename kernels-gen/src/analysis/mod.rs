@@ -671,16 +671,19 @@ fn between_is_pure<C>(kernel: &Kernel<C>, stmt: &Stmt, schedule: &str) -> DResul
 
 /// The slices a block stores to or updates atomically, nested statements included.
 fn slices_written(block: &[Stmt]) -> Vec<String> {
-    let mut written = Vec::new();
+    let mut written: Vec<String> = Vec::new();
     let mut note = |e: &Expr| {
-        if let ExprKind::Index {
-            base: Indexed::Slice(name),
-            ..
-        } = &e.kind
-        {
-            if !written.contains(name) {
-                written.push(name.clone());
-            }
+        let name = match &e.kind {
+            ExprKind::Index {
+                base: Indexed::Slice(name),
+                ..
+            } => name,
+            // `push`'s list, named whole.
+            ExprKind::SliceLen(name) => name,
+            _ => return,
+        };
+        if !written.contains(name) {
+            written.push(name.clone());
         }
     };
     let _ = visit_stmts(block, &mut |s| {
@@ -689,7 +692,10 @@ fn slices_written(block: &[Stmt]) -> Vec<String> {
         }
         stmt_exprs(s, &mut |e| {
             if let ExprKind::Call { builtin, args } = &e.kind {
-                if builtin.is_atomic() {
+                if *builtin == Builtin::Push {
+                    // `push(&mut list, &mut count[i], v)` writes the list and the counter.
+                    args[..2].iter().for_each(&mut note);
+                } else if builtin.is_atomic() {
                     if let Some(target) = args.first() {
                         note(target);
                     }

@@ -209,6 +209,10 @@ impl Cx<'_> {
                 let inner = self.expr(expr);
                 format!("(({}){inner})", to.cuda_name())
             }
+            ExprKind::Call {
+                builtin: Builtin::Push,
+                args,
+            } => self.push(args),
             ExprKind::Call { builtin, args } if self.checked && builtin.is_atomic() => {
                 let ExprKind::Index { base, index } = &args[0].kind else {
                     unreachable!("the front end makes an atomic's target a slice element")
@@ -268,6 +272,37 @@ impl Cx<'_> {
                 let (c, t, o) = (self.expr(cond), self.expr(then), self.expr(otherwise));
                 format!("({c} ? {t} : {o})")
             }
+        }
+    }
+
+    /// `push(&mut list, &mut count[i], v)`: the prelude's warp-aggregated append
+    /// (`loops_push`), which writes the value only below the list's length; in the checked variant
+    /// a push past it is a fault on the list, as any index out of range is, and a counter out of
+    /// range skips the push.
+    fn push(&mut self, args: &[Expr]) -> String {
+        let [list, count, value] = args else {
+            unreachable!("the front end makes `push`'s three operands")
+        };
+        let ExprKind::SliceLen(list) = &list.kind else {
+            unreachable!("the front end names `push`'s list whole")
+        };
+        let ExprKind::Index { base, index } = &count.kind else {
+            unreachable!("the front end makes `push`'s counter a slice element")
+        };
+        let value = self.expr(value);
+        if self.checked {
+            let counter = self.checked_ptr(base, index);
+            let site = fault_sites(self.kernel)
+                .iter()
+                .position(|x| x == list)
+                .expect("every slice has a site");
+            format!(
+                "loops_checked_push({list}, {list}_len, {counter}, {value}, {site}, {}, loops_fault)",
+                self.line
+            )
+        } else {
+            let counter = self.expr(count);
+            format!("loops_push({list}, {list}_len, &{counter}, {value})")
         }
     }
 }

@@ -19,5 +19,17 @@ LOOPS_CHECKED_ATOMIC(atomic_add)
 LOOPS_CHECKED_ATOMIC(atomic_min)
 LOOPS_CHECKED_ATOMIC(atomic_max)
 #undef LOOPS_CHECKED_ATOMIC
+// A push whose counter is out of range is skipped (returns 0); one past the list's end is
+// claimed and counted as in the plain variant, and recorded as a fault on the list.
+template <typename T, typename C, typename V>
+__device__ __forceinline__ unsigned long long loops_checked_push(T* list, unsigned long long len, C* count, V v,
+                                                                 int site, int line, unsigned long long* fault) {
+    if (count == nullptr) return 0ull;
+    const unsigned long long pos = loops_push_slot(count);
+    T* const p = loops_ptr(list, (long long)pos, len, site, line, fault);
+    if (p) *p = (T)v;
+    return pos;
+}
+
 // ---- end of checked mode ----
 

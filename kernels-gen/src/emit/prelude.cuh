@@ -150,6 +150,30 @@ __device__ __forceinline__ int loops_atomic_max(int* p, int v) { return atomicMa
 __device__ __forceinline__ unsigned int loops_atomic_max(unsigned int* p, unsigned int v) { return atomicMax(p, v); }
 __device__ __forceinline__ long long loops_atomic_max(long long* p, long long v) { return atomicMax(p, v); }
 __device__ __forceinline__ unsigned long long loops_atomic_max(unsigned long long* p, unsigned long long v) { return atomicMax(p, v); }
+// `push(&mut list, &mut count[i], v)`: a warp-aggregated append. The lanes that reach the call
+// together (`__activemask`: exactly the lanes that run this instruction as one) elect their lowest
+// lane, which adds their number to the counter with ONE atomic; the old value is broadcast with a
+// shuffle over the same mask, and each lane takes the position base + its rank among them. A
+// position at or past `len` is claimed (the counter counts every push, so the host sees the
+// overflow as a count above the list's length) but not written. Returns the position.
+template <typename C>
+__device__ __forceinline__ unsigned long long loops_push_slot(C* count) {
+    const unsigned int mask = __activemask();
+    unsigned int below;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+    const int leader = __ffs(mask) - 1;
+    const unsigned int rank = __popc(mask & below);
+    C base = 0;
+    if (rank == 0u) base = atomicAdd(count, (C)__popc(mask));
+    base = __shfl_sync(mask, base, leader);
+    return (unsigned long long)base + rank;
+}
+template <typename T, typename C, typename V>
+__device__ __forceinline__ unsigned long long loops_push(T* list, unsigned long long len, C* count, V v) {
+    const unsigned long long pos = loops_push_slot(count);
+    if (pos < len) list[pos] = (T)v;
+    return pos;
+}
 // Float min/max by compare-and-swap on the bits: correct for every value, NaN stays unless replaced.
 __device__ __forceinline__ float loops_atomic_min(float* p, float v) {
     int* bits = (int*)p; int old = *bits;

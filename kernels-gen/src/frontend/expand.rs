@@ -96,9 +96,15 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         quote!(<#t as ::loops::Element>::RUST_NAME)
     };
     let module = module_items(kernel, emitted);
-    let schedule_name = kernel.config.name();
+    let schedule = if crate::schedule::tile_only::is_tile_only(&kernel.body) {
+        // Whatever schedule the attribute names: see `kernels_gen::schedule::tile_only`.
+        "schedule \"thread\": a tile-only body runs one thread per tile under every schedule"
+            .to_string()
+    } else {
+        format!("schedule \"{}\"", kernel.config.name())
+    };
     let doc_wrapper = format!(
-        "Launches the `{name_str}` kernel (schedule \"{schedule_name}\") on `gpu`'s stream. The first call \
+        "Launches the `{name_str}` kernel ({schedule}) on `gpu`'s stream. The first call \
          in a process compiles it with NVRTC (or reads it from the disk cache); later calls reuse \
          the compiled module."
     );

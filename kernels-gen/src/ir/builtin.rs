@@ -55,6 +55,8 @@ pub enum Returns {
     Same,
     Bool,
     U32,
+    /// A position (`push`'s).
+    Usize,
 }
 
 /// How a builtin is called.
@@ -65,6 +67,11 @@ pub enum Form {
     /// `atomic_add(&mut place, value)`: a free function whose first argument is a slice element to
     /// update; it returns the old value.
     Atomic,
+    /// `push(&mut list, &mut count[i], value)`: appends `value` to the slice `list` at the position
+    /// an atomic add of 1 to the counter claims, aggregated per warp (one atomic for all the lanes
+    /// that push together); returns the position. A position past the list's end is claimed (the
+    /// counter counts it) but not written.
+    Push,
 }
 
 /// One row of [`BUILTINS`].
@@ -154,6 +161,7 @@ builtins! {
     AtomicAdd "atomic_add" Atomic Number(Same) -> Same;
     AtomicMin "atomic_min" Atomic Number(Same) -> Same;
     AtomicMax "atomic_max" Atomic Number(Same) -> Same;
+    Push "push" Push Number(Same, Same) -> Usize;
 }
 
 impl Builtin {
@@ -173,8 +181,10 @@ impl Builtin {
         self.spec().arity()
     }
 
+    /// An atomic update (`atomic_add`) or an append (`push`): a call with an effect, which the
+    /// schedules run once per atom or tile as they run atomics.
     pub fn is_atomic(self) -> bool {
-        self.spec().form == Form::Atomic
+        matches!(self.spec().form, Form::Atomic | Form::Push)
     }
 
     /// The prelude function the emitter calls for it.

@@ -249,7 +249,7 @@ mod lowering {
     impl Lowering for GroupLowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
             // Outside the atom loops only the leader runs atomics, so their results exist on one lane.
-            check_tile_scope(&kernel.body.body)?;
+            check_tile_scope(&kernel.body.body, kernel.config.name())?;
             // Each atom loop's accumulators are reduced across the group: the same analysis as
             // the emission's, so that `auto` and `lrb` leave out a group they cannot lower.
             let name = kernel.config.name();
@@ -459,7 +459,7 @@ mod lowering {
         out
     }
 
-    fn check_tile_scope(block: &crate::ir::Block) -> DResult<()> {
+    fn check_tile_scope(block: &crate::ir::Block, name: &str) -> DResult<()> {
         for s in block {
             match &s.kind {
                 StmtKind::ForAtoms { .. } => continue,
@@ -467,10 +467,10 @@ mod lowering {
                 StmtKind::If {
                     then, otherwise, ..
                 } => {
-                    check_tile_scope(then)?;
-                    check_tile_scope(otherwise)?;
+                    check_tile_scope(then, name)?;
+                    check_tile_scope(otherwise, name)?;
                 }
-                StmtKind::ForRange { body, .. } => check_tile_scope(body)?,
+                StmtKind::ForRange { body, .. } => check_tile_scope(body, name)?,
                 _ => {}
             }
             let mut atomic = false;
@@ -478,9 +478,9 @@ mod lowering {
             if atomic {
                 bail!(
                     s.span,
-                    "under `group`, code outside the atom loop runs on every lane of the group but its stores and \
-                     atomics on the leader only, so an atomic's result is not available here: make the atomic a \
-                     statement of its own or move it into the atom loop"
+                    "under `{name}`, code outside the atom loop runs on every lane of the group but its stores and \
+                     atomics on the leader only, so an atomic's result (or a `push`'s position) is not available here: \
+                     make the atomic (or the `push`) a statement of its own or move it into the atom loop"
                 );
             }
         }

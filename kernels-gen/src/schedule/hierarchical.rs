@@ -327,7 +327,7 @@ mod lowering {
                 bail!(
                     stmt.span,
                     "under `hierarchical` the statements before the atom loop run again in every pass: \
-                     they may not use atomics"
+                     they may not use atomics (`atomic_add`, `push`, ...): move it after the atom loop or into it"
                 );
             }
         }

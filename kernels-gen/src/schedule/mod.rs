@@ -12,6 +12,7 @@
 //! attribute's text. Nothing outside this folder matches on a [`Schedule`]'s variants: what the
 //! runtime, the emitter and `auto`'s model ask of a schedule are [`ScheduleUnit`]'s methods.
 
+pub mod append;
 pub mod auto;
 pub mod carry;
 pub mod group;
@@ -24,6 +25,8 @@ pub mod merge_path;
 mod plan;
 pub mod split;
 pub mod thread;
+#[cfg(feature = "frontend")]
+pub mod tile_only;
 pub mod work_oriented;
 
 pub use crate::abi::Hidden;

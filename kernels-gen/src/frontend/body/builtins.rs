@@ -157,6 +157,7 @@ impl Lowerer<'_> {
         }
         let (args, ty) = match spec.form {
             Form::Atomic => self.atomic(spec, args)?,
+            Form::Push => self.push_operands(args)?,
             Form::Math => self.math_operands(spec, args, expected, receiver)?,
         };
         Ok(Expr {
@@ -267,6 +268,7 @@ impl Lowerer<'_> {
             Returns::Same => ty,
             Returns::Bool => Ty::Bool,
             Returns::U32 => Ty::U32,
+            Returns::Usize => Ty::Usize,
         };
         let lowered = lowered
             .into_iter()
@@ -308,10 +310,85 @@ impl Lowerer<'_> {
     }
 }
 
+impl Lowerer<'_> {
+    /// `push(&mut list, &mut count[i], v)`: the list (a `&mut` slice parameter, named whole), the
+    /// counter (an unsigned slice element) and the value, of the list's element type. In the IR the
+    /// list is `SliceLen(list)` typed as its elements (the call reads its pointer and length).
+    fn push_operands(&mut self, args: &[&syn::Expr]) -> DResult<(Vec<Expr>, Ty)> {
+        let usage = "`push(&mut list, &mut count[0], v)`";
+        let syn::Expr::Reference(r) = args[0] else {
+            bail!(
+                args[0].span(),
+                "the first argument of `push` is the list to append to, a `&mut` slice parameter: {usage}"
+            );
+        };
+        let list = match &*r.expr {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let kind = list
+            .as_deref()
+            .filter(|l| self.lookup(l).is_none())
+            .and_then(|l| self.param(l))
+            .map(|p| p.kind.clone());
+        let elem = match kind {
+            Some(ParamKind::Slice {
+                elem,
+                mutable: true,
+            }) => elem,
+            Some(ParamKind::Slice { .. }) => bail!(
+                r.expr.span(),
+                "`push` appends to `{}`, so it must be a `&mut [..]` parameter",
+                list.unwrap_or_default()
+            ),
+            _ => bail!(
+                r.expr.span(),
+                "`push` appends to a slice parameter named whole (`&mut list`), not to an element or a local: {usage}"
+            ),
+        };
+        if r.mutability.is_none() {
+            bail!(r.span(), "`push` writes the list: write `&mut`");
+        }
+        let list = list.expect("checked");
+        let syn::Expr::Reference(c) = args[1] else {
+            bail!(
+                args[1].span(),
+                "the second argument of `push` is the counter, a slice element it adds 1 to: {usage}"
+            );
+        };
+        if c.mutability.is_none() {
+            bail!(c.span(), "`push` updates its counter: write `&mut`");
+        }
+        let count = self.place(&c.expr)?;
+        if !matches!(count.kind, ExprKind::Index { .. }) {
+            bail!(
+                c.expr.span(),
+                "the counter of `push` is a slice element (`&mut count[0]`), not a local variable"
+            );
+        }
+        if !matches!(count.ty, Ty::U32 | Ty::U64 | Ty::Usize) {
+            bail!(
+                c.expr.span(),
+                "the counter of `push` is a `u32`, `u64` or `usize` element, not `{}`",
+                count.ty.rust_name()
+            );
+        }
+        let value = self.expr_as(args[2], &elem)?;
+        let list = Expr {
+            kind: ExprKind::SliceLen(list),
+            ty: elem,
+            span: r.expr.span(),
+        };
+        Ok((vec![list, count, value], Ty::Usize))
+    }
+}
+
 /// `x.powi(n)` or `powi(x, n)`: how a builtin is called, for messages.
-fn usage(spec: &BuiltinSpec) -> String {
-    if spec.form == Form::Atomic {
-        return format!("`{}(&mut y[i], v)`", spec.name);
+pub(super) fn usage(spec: &BuiltinSpec) -> String {
+    match spec.form {
+        Form::Atomic => return format!("`{}(&mut y[i], v)`", spec.name),
+        Form::Push => return format!("`{}(&mut list, &mut count[0], v)`", spec.name),
+        Form::Math => {}
     }
     let mut same = ["y", "z"].into_iter();
     let rest: Vec<&str> = spec

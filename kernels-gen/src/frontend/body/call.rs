@@ -75,9 +75,10 @@ impl Lowerer<'_> {
                 args.extend(m.args.iter());
                 return self.builtin(builtin, &args, expected, None, span);
             }
-            Some(_) => bail!(
+            Some(builtin) => bail!(
                 m.method.span(),
-                "`{method}` is a function, not a method: `{method}(&mut y[i], v)`"
+                "`{method}` is a function, not a method: {}",
+                super::builtins::usage(builtin.spec())
             ),
             None => {}
         }

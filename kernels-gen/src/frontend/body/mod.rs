@@ -71,8 +71,9 @@ fn lower_kernel_fn(
         name: sig.ident.to_string(),
         type_params,
         params,
+        // A body without an atom loop runs one thread per tile under every schedule.
+        config: crate::schedule::tile_only::config_for(config, &body),
         body,
-        config,
         file: file.to_string(),
         helpers: Vec::new(),
     })

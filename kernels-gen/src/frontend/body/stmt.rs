@@ -68,12 +68,6 @@ impl Lowerer<'_> {
                 self.tile = Some((set.clone(), var.clone()));
                 let body =
                     self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
-                if !contains_atom_loop(&body) {
-                    bail!(
-                        f.body.span(),
-                        "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
-                    );
-                }
                 Ok(TileLoop {
                     set,
                     tile: var,
@@ -158,12 +152,6 @@ impl Lowerer<'_> {
         self.tile = Some((set.clone(), var.clone()));
         let user_body =
             self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.block(&f.body))?;
-        if !contains_atom_loop(&user_body) {
-            bail!(
-                f.body.span(),
-                "this tile loop has no atom loop: add `for atom in {set}.atoms({var}) {{ ... }}`"
-            );
-        }
         Ok(TileLoop::over_list(
             &set,
             &var,
@@ -597,17 +585,6 @@ fn loop_var(pat: &syn::Pat) -> DResult<String> {
         }
         other => bail!(other.span(), "a loop variable must be a plain name"),
     }
-}
-
-fn contains_atom_loop(block: &Block) -> bool {
-    block.iter().any(|s| match &s.kind {
-        StmtKind::ForAtoms { .. } => true,
-        StmtKind::If {
-            then, otherwise, ..
-        } => contains_atom_loop(then) || contains_atom_loop(otherwise),
-        StmtKind::ForRange { body, .. } => contains_atom_loop(body),
-        _ => false,
-    })
 }
 
 /// The iterator adaptors a `for` loop may apply, for [`Lowerer::iterator_alternative`].

@@ -1,0 +1,62 @@
+//! A user's kernels written from the README with the cooperative append `push` and a tile-only
+//! body, each in a module of its own (`#[for_schedules]` makes one module per schedule beside the
+//! kernel): run on the GPU by `tests/gpu_frontier.rs`, compiled by NVRTC in `tests/nvrtc_push.rs`.
+#![allow(dead_code)]
+pub mod loud_rows {
+    use loops::prelude::*;
+
+    /// The rows whose largest |value| is above `t`, to a list.
+    #[for_schedules(all)]
+    pub fn loud_rows<T: Float>(a: Csr<T>, t: T, list: &mut [u32], count: &mut [u32]) {
+        for row in a.tiles() {
+            let mut m = 0.0;
+            for nz in a.atoms(row) {
+                m = max(m, a.values[nz].abs());
+            }
+            if m > t {
+                push(&mut list, &mut count[0], row as u32);
+            }
+        }
+    }
+}
+
+pub mod loud_entries {
+    use loops::prelude::*;
+
+    /// The entries whose |value| is above `t`: their positions to a list, their values beside
+    /// at the same place (the position `push` returns).
+    #[for_schedules(all)]
+    pub fn loud_entries<T: Float>(
+        a: Csr<T>,
+        t: T,
+        list: &mut [u32],
+        values: &mut [T],
+        count: &mut [u64],
+    ) {
+        for row in a.tiles() {
+            for nz in a.atoms(row) {
+                if a.values[nz].abs() > t {
+                    let p = push(&mut list, &mut count[0], nz as u32);
+                    if p < values.len() {
+                        values[p] = a.values[nz];
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub mod first_above {
+    use loops::prelude::*;
+
+    /// Tile-only: the rows whose first stored value is above `t`, to a list (no atom loop).
+    #[for_schedules(all)]
+    pub fn first_above<T: Float>(a: Csr<T>, t: T, list: &mut [u32], count: &mut [u32]) {
+        for row in a.tiles() {
+            let start = a.row_offsets[row] as usize;
+            if a.row_offsets[row + 1] as usize > start && a.values[start] > t {
+                push(&mut list, &mut count[0], row as u32);
+            }
+        }
+    }
+}
