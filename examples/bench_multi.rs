@@ -446,7 +446,7 @@ fn bfs(
                             frontier: &loops::DeviceBuffer<u32>,
                             levels: &mut loops::DeviceBuffer<u32>,
                             next: &mut loops::DeviceBuffer<u32>| {
-                    kernels::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
+                    loops::graph::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
                 };
                 let (levels, stats) = group.bfs(&mut dg, source, step)?;
                 let ms = t.elapsed().as_secs_f64() * 1e3;

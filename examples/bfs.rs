@@ -9,7 +9,6 @@
 //! Exits non-zero if any level differs from the CPU reference.
 
 mod graph_app;
-mod kernels;
 
 fn main() -> std::process::ExitCode {
     graph_app::main(graph_app::Algorithm::Bfs)

@@ -1,5 +1,5 @@
 //! The graph algorithms of issue 26 on the GPU, each under every schedule it is instantiated with,
-//! against CPU references: direction-optimizing BFS (`examples/kernels/bfs_do.rs`: levels equal
+//! against CPU references: direction-optimizing BFS (`loops::graph::bfs_do`: levels equal
 //! to the CPU BFS, parents validated; with Beamer's switch and with every level after the first
 //! pulled), PageRank (`pagerank.rs`, f32 and f64, within roundoff of an f64 reference; the L1
 //! stop), connected components (`cc.rs`, labels equal) and triangle counting (`tc.rs`, counts
@@ -12,14 +12,10 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
 
 use common::Tally;
-use kernels::graph_host::Switch;
-use loops::graph::{
-    bfs_levels, check_bfs_tree, compare, components, pagerank, triangles, Graph, UNREACHED,
-};
+use loops::graph::reference::{bfs_levels, check_bfs_tree, components, pagerank, triangles};
+use loops::graph::{compare, Graph, Switch, UNREACHED};
 use loops::prelude::*;
 
 const POISON: u32 = 0x5a5a_5a5a;
@@ -38,16 +34,16 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
 
     let want = components(g);
     let dg = gpu.upload_graph(g).expect("upload");
-    let mut state = kernels::cc::Components::new(gpu, n).expect("components");
+    let mut state = loops::graph::cc::Components::new(gpu, n).expect("components");
     let mut labels = gpu.zeros::<u32>(n).expect("alloc");
-    for schedule in kernels::cc::hook::SCHEDULES {
+    for schedule in loops::graph::cc::hook::SCHEDULES {
         gpu.fill(&mut labels, POISON).unwrap();
-        let outcome = kernels::cc::run(schedule, gpu, &mut state, &dg, &mut labels).map(|_| {
-            match compare("labels", &want, &gpu.download(&labels).unwrap()) {
+        let outcome = loops::graph::cc::run(schedule, gpu, &mut state, &dg, &mut labels).map(
+            |_| match compare("labels", &want, &gpu.download(&labels).unwrap()) {
                 Ok(()) => (true, String::new()),
                 Err(e) => (false, e),
-            }
-        });
+            },
+        );
         tally.record(
             name,
             &format!("cc/{schedule}"),
@@ -56,9 +52,9 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
     }
 
     let want = triangles(g);
-    let mut tc = kernels::tc::Triangles::new(gpu, g).expect("triangles");
-    for schedule in kernels::tc::count::SCHEDULES {
-        let outcome = kernels::tc::run(schedule, gpu, &mut tc)
+    let mut tc = loops::graph::tc::Triangles::new(gpu, g).expect("triangles");
+    for schedule in loops::graph::tc::count::SCHEDULES {
+        let outcome = loops::graph::tc::run(schedule, gpu, &mut tc)
             .map(|got| (got == want, format!("{got} triangles, expected {want}")));
         tally.record(
             name,
@@ -81,7 +77,7 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
 /// first, each push level under its schedule (no small-push choice); plus the push-only loop once,
 /// and Beamer's switch with small push levels under `warp` (the default) for two push schedules.
 fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32]) {
-    use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs, SMALL_PUSH};
+    use loops::graph::bfs_do::{pull_schedule_for, push, run, DoBfs, SMALL_PUSH};
     let n = s.vertices();
     let ds = gpu.upload_graph(s).expect("upload");
     let mut state = DoBfs::new(gpu, n).expect("bfs state");
@@ -163,7 +159,7 @@ fn l1(want: &[f64], got: &[f64]) -> f64 {
 
 /// PageRank in `T` under every schedule, a fixed iteration count; and with the L1 stop once.
 fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
-    use kernels::pagerank::{pull, run, PageRank};
+    use loops::graph::pagerank::{pull, run, PageRank};
     let want = pagerank(g, DAMPING, ITERATIONS as usize);
     let tolerance = pagerank_tolerance::<T>(g, ITERATIONS);
     let mut pr = PageRank::<T>::new(gpu, g).expect("pagerank");

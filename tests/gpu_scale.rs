@@ -357,11 +357,12 @@ fn sssp_with_more_than_2_31_edges() {
     let mut frontier = FrontierLoop::new(&gpu, VERTICES).unwrap();
     let mut dist = gpu.zeros::<u32>(VERTICES).unwrap();
     let mut failures = Vec::new();
-    for &schedule in kernels::sssp::SCHEDULES {
+    for &schedule in loops::graph::sssp::SCHEDULES {
         gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
         let t = Instant::now();
-        let ran = kernels::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
-        if !takes_wide(kernels::sssp::KERNELS, schedule) {
+        let ran =
+            loops::graph::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
+        if !takes_wide(loops::graph::sssp::KERNELS, schedule) {
             match ran {
                 Err(LoopsError::WideUnsupported { .. }) => {}
                 other => failures.push(format!(
@@ -399,7 +400,7 @@ fn sssp_with_more_than_2_31_edges() {
     device.set_walk_limit(Some(u64::MAX));
     gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
     let t = Instant::now();
-    match kernels::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
+    match loops::graph::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
         Ok(stats) => {
             let got = gpu.download(&dist).unwrap();
             if let Err(e) = certify(&offsets, &got, source) {

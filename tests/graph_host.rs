@@ -1,17 +1,16 @@
-//! The host side of the graph algorithms (`examples/kernels/graph_host.rs`), no GPU: the direction
+//! The host side of the graph algorithms (`loops::graph`), no GPU: the direction
 //! switch of the direction-optimizing BFS, the graphs the kernels are given (the runtime's
 //! symmetric and transposed views, the oriented graph of triangle counting), and the runtime's CPU
 //! references (`loops::graph`) checked against brute force on random graphs.
 // Vertex loops index several arrays by the vertex.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "../examples/kernels/graph_host.rs"]
-mod graph_host;
-
-use graph_host::*;
-use loops::graph::{
+use loops::graph::reference::{
     bfs_levels, check_bfs_parents, check_bfs_tree, components, pagerank, triangles,
-    undirected_edges_reached, Graph, UNREACHED,
+};
+use loops::graph::{
+    chunk_offsets, next_direction, oriented_by_degree, undirected_edges_reached, Direction, Graph,
+    LevelCounts, Switch, UNREACHED,
 };
 
 fn counts(frontier: u64, previous: u64, edges: u64, unexplored: u64) -> LevelCounts {

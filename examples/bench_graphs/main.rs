@@ -17,7 +17,7 @@
 //! `loops::graph::FrontierLoopOnDevice`, the loop that stays on the GPU (levels recorded as a CUDA
 //! graph and replayed, the frontier's size never read by the host between levels): rows name their
 //! loop, and `us/level` (the median over the levels run) shows what a level costs in each. BFS
-//! also runs there with the step that appends its next frontier itself (`kernels::bfs::queue`,
+//! also runs there with the step that appends its next frontier itself (`loops::graph::bfs::queue`,
 //! `FrontierLoopOnDevice::run_queue`: one launch a level, no compaction), loop `device-queue`.
 //!
 //!     cargo run --release --example bench_graphs
@@ -66,8 +66,6 @@
 mod bench;
 #[path = "../graph_app/mod.rs"]
 mod graph_app;
-#[path = "../kernels/mod.rs"]
-mod kernels;
 
 mod algorithms;
 mod cases;
@@ -191,7 +189,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_parser = ["sssp", "sssp-delta", "bfs"])]
     pub traversals: Vec<String>,
     /// The pull schedules `bfs-do` pairs with each push schedule (default: `thread`, the fastest
-    /// pull measured, `kernels::bfs_do::FAST_PULL`).
+    /// pull measured, `loops::graph::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
     /// The device loop's walk limit (`FrontierLoopOnDevice::set_walk_limit`: a level's compaction

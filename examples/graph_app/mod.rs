@@ -12,14 +12,12 @@ use loops::graph::{
 };
 use loops::prelude::*;
 
-use crate::kernels;
-
 /// The traversal an example runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     Sssp,
     Bfs,
-    /// Delta-stepping SSSP with near and far buckets (`kernels::sssp_near_far`).
+    /// Delta-stepping SSSP with near and far buckets (`loops::graph::sssp_near_far`).
     SsspDelta,
 }
 
@@ -43,18 +41,18 @@ impl Algorithm {
     /// The schedules its kernel is instantiated with.
     pub fn schedules(self) -> &'static [&'static str] {
         match self {
-            Algorithm::Sssp => kernels::sssp::SCHEDULES,
-            Algorithm::Bfs => kernels::bfs::SCHEDULES,
-            Algorithm::SsspDelta => kernels::sssp_near_far::SCHEDULES,
+            Algorithm::Sssp => loops::graph::sssp::SCHEDULES,
+            Algorithm::Bfs => loops::graph::bfs::SCHEDULES,
+            Algorithm::SsspDelta => loops::graph::sssp_near_far::SCHEDULES,
         }
     }
 
     /// Each instantiation's description, by schedule.
     pub fn kernels(self) -> &'static [(&'static str, &'static loops::__private::KernelDesc)] {
         match self {
-            Algorithm::Sssp => kernels::sssp::KERNELS,
-            Algorithm::Bfs => kernels::bfs::KERNELS,
-            Algorithm::SsspDelta => kernels::sssp_near_far::KERNELS,
+            Algorithm::Sssp => loops::graph::sssp::KERNELS,
+            Algorithm::Bfs => loops::graph::bfs::KERNELS,
+            Algorithm::SsspDelta => loops::graph::sssp_near_far::KERNELS,
         }
     }
 
@@ -82,8 +80,12 @@ impl Algorithm {
         out: &mut DeviceBuffer<u32>,
     ) -> loops::Result<LoopStats> {
         match self {
-            Algorithm::Sssp => kernels::sssp::run_device(schedule, gpu, frontier, g, source, out),
-            Algorithm::Bfs => kernels::bfs::run_device(schedule, gpu, frontier, g, source, out),
+            Algorithm::Sssp => {
+                loops::graph::sssp::run_device(schedule, gpu, frontier, g, source, out)
+            }
+            Algorithm::Bfs => {
+                loops::graph::bfs::run_device(schedule, gpu, frontier, g, source, out)
+            }
             Algorithm::SsspDelta => Err(loops::LoopsError::LoopOnDevice {
                 kernel: "sssp_near_far".into(),
                 detail: "the near-far SSSP runs its own host loop".into(),
@@ -103,11 +105,11 @@ impl Algorithm {
         out: &mut DeviceBuffer<u32>,
     ) -> loops::Result<LoopStats> {
         match self {
-            Algorithm::Sssp => kernels::sssp::run(schedule, gpu, frontier, g, source, out),
-            Algorithm::Bfs => kernels::bfs::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::Sssp => loops::graph::sssp::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::Bfs => loops::graph::bfs::run(schedule, gpu, frontier, g, source, out),
             Algorithm::SsspDelta => {
                 let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
-                kernels::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
+                loops::graph::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
                     .map(LoopStats::from)
             }
         }
