@@ -63,7 +63,7 @@ struct Args {
     /// Run only the `--huge-nnz` case.
     #[arg(long)]
     huge_only: bool,
-    /// Schedule of the distributed BFS's push step (a schedule of examples/kernels/bfs.rs's
+    /// Schedule of the distributed BFS's push step (a schedule of src/graph/bfs.rs's
     /// `#[for_schedules(core)]`: `warp`, `merge_path`, `work_oriented`, `auto`, ...).
     #[arg(long, default_value = "warp")]
     bfs_step: String,

@@ -1,4 +1,4 @@
-//! Breadth-first search on the GPU (`examples/kernels/bfs.rs`, level-synchronous push driven by
+//! Breadth-first search on the GPU (`src/graph/bfs.rs`, level-synchronous push driven by
 //! `loops::graph::FrontierLoop`), checked exactly against a CPU BFS and timed (CUDA events, median of
 //! `--reps` runs after a warm-up; MTEPS = edges of the reached vertices per second).
 //!

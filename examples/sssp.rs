@@ -1,4 +1,4 @@
-//! Single-source shortest paths on the GPU (`examples/kernels/sssp.rs`, driven by
+//! Single-source shortest paths on the GPU (`src/graph/sssp.rs`, driven by
 //! `loops::graph::FrontierLoop`), checked exactly against Dijkstra and timed (CUDA events, median of
 //! `--reps` runs after a warm-up; MTEPS = edges of the reached vertices per second).
 //!

@@ -2,8 +2,8 @@
 //! against CPU references: direction-optimizing BFS (`loops::graph::bfs_do`: levels equal
 //! to the CPU BFS, parents validated; with Beamer's switch and with every level after the first
 //! pulled), PageRank (`pagerank.rs`, f32 and f64, within roundoff of an f64 reference; the L1
-//! stop), connected components (`cc.rs`, labels equal) and triangle counting (`tc.rs`, counts
-//! equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
+//! stop), connected components (`cc.rs`, labels equal), k-core peeling (`kcore.rs`, core numbers
+//! equal) and triangle counting (`tc.rs`, counts equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
 //! road network of the world set, isolated vertices, a single vertex. Outputs are poisoned before
 //! each run. A printed seed replays a failure (`LOOPS_SEED`). Each graph prints its time; the
 //! slowest real matrix, luxembourg (about 1,000 BFS levels per source), takes some 23 x 2,000
@@ -14,7 +14,9 @@
 mod common;
 
 use common::Tally;
-use loops::graph::reference::{bfs_levels, check_bfs_tree, components, pagerank, triangles};
+use loops::graph::reference::{
+    bfs_levels, check_bfs_tree, components, core_numbers, pagerank, triangles,
+};
 use loops::graph::{compare, Graph, Switch, UNREACHED};
 use loops::prelude::*;
 
@@ -51,6 +53,8 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
         );
     }
 
+    check_k_core(gpu, tally, name, g);
+
     let want = triangles(g);
     let mut tc = loops::graph::tc::Triangles::new(gpu, g).expect("triangles");
     for schedule in loops::graph::tc::count::SCHEDULES {
@@ -70,6 +74,42 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
         sources.len(),
         started.elapsed().as_secs_f64()
     );
+}
+
+/// k-core peeling under every schedule of the peel (on graphs of more than 50,000 vertices, whose
+/// peels may cascade for tens of thousands of passes, under `auto` and `merge_path` only): core
+/// numbers equal to the CPU's, the largest one returned. The run sets every core number to unset
+/// (`u32::MAX`) first, and the check fails on any left so.
+fn check_k_core(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
+    use loops::graph::kcore::{peel, run, KCore};
+    let want = core_numbers(g);
+    let top = want.iter().copied().max().unwrap_or(0);
+    let mut kc = KCore::new(gpu, g).expect("k-core");
+    let schedules: &[&str] = if g.vertices() <= 50_000 {
+        peel::SCHEDULES
+    } else {
+        &["auto", "merge_path"]
+    };
+    for schedule in schedules {
+        let outcome = run(schedule, gpu, &mut kc).map(|(_, max_core)| {
+            let checked =
+                compare("cores", &want, &gpu.download(kc.cores()).unwrap()).and_then(|()| {
+                    match max_core == top {
+                        true => Ok(()),
+                        false => Err(format!("largest core {max_core}, expected {top}")),
+                    }
+                });
+            match checked {
+                Ok(()) => (true, String::new()),
+                Err(e) => (false, e),
+            }
+        });
+        tally.record(
+            name,
+            &format!("k-core/{schedule}"),
+            outcome.map_err(|e| e.to_string()),
+        );
+    }
 }
 
 /// Direction-optimizing BFS on the symmetric graph `s`: every push schedule with its pull partner

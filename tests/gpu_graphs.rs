@@ -1,4 +1,4 @@
-//! Graph traversal on the GPU: SSSP (`examples/kernels/sssp.rs`) and BFS (`bfs.rs`), each under
+//! Graph traversal on the GPU: SSSP (`src/graph/sssp.rs`) and BFS (`bfs.rs`), each under
 //! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` and, under every
 //! schedule that can run there (thread, group2, warp, group64, block, auto), by
 //! `loops::graph::FrontierLoopOnDevice` (the loop that stays on the GPU), checked exactly against

@@ -13,7 +13,7 @@
 //!   poisoned with NaN), the first and last rows, the rows around atom 2^31, every long row and
 //!   20,000 random rows.
 //! - SSSP: a random graph of 2^24 vertices and more than 2^31 edges (weights 1..=4), under every
-//!   schedule of `examples/kernels/sssp.rs` that takes a wide frontier graph, checked by a
+//!   schedule of `src/graph/sssp.rs` that takes a wide frontier graph, checked by a
 //!   certificate over every edge, with no Dijkstra: `dist[source] == 0`, no edge can lower a
 //!   distance, and every reached vertex but the source has an in-edge that attains its distance.
 //!   With positive weights that proves the distances are the shortest ones.

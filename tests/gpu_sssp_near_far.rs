@@ -1,4 +1,4 @@
-//! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
+//! Near-far SSSP on the GPU (`src/graph/sssp_near_far.rs` driven by
 //! `loops::graph::NearFarLoop`, and by `NearFarLoopOnDevice` under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with

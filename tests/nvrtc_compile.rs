@@ -171,6 +171,10 @@ fn graph_kernels_compile_for_sm90() {
         ("triangles", loops::graph::tc::count::CHECKED_SOURCES),
         ("triangles_total", loops::graph::tc::total::SOURCES),
         ("triangles_total", loops::graph::tc::total::CHECKED_SOURCES),
+        ("k_core_mark", loops::graph::kcore::mark::SOURCES),
+        ("k_core_mark", loops::graph::kcore::mark::CHECKED_SOURCES),
+        ("k_core_peel", loops::graph::kcore::peel::SOURCES),
+        ("k_core_peel", loops::graph::kcore::peel::CHECKED_SOURCES),
     ];
     let jobs: Vec<(&str, &str, &str)> = all
         .iter()

@@ -1,5 +1,5 @@
 //! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
-//! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
+//! (`src/graph/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
 //! bounds-checked, to cubins (ptxas included), and the runtime's bucket advance, edge count and device-loop level
 //! (`loops::graph::near_far`).
 //! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.

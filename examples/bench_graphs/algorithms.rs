@@ -1,4 +1,4 @@
-//! The rows of issue 26's algorithms (`examples/kernels/{bfs_do,pagerank,cc,tc}.rs`), each under
+//! The rows of issue 26's algorithms (`src/graph/{bfs_do,pagerank,cc,tc}.rs`), each under
 //! every schedule and checked against the CPU references of `loops::graph`: the
 //! direction-optimizing BFS beside the push-only BFS of the same loop (on the symmetric view,
 //! MTEPS by Graph500's count: the reached undirected edges once), PageRank (f32, edges times

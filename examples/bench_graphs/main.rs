@@ -1,9 +1,9 @@
-//! Benchmark of the graph kernels: SSSP and BFS (`examples/kernels/sssp.rs`, `bfs.rs`) under every
+//! Benchmark of the graph kernels: SSSP and BFS (`src/graph/sssp.rs`, `bfs.rs`) under every
 //! schedule, against a naive vertex-per-thread CUDA kernel written by hand
 //! (below), on an R-MAT graph (scale 22 by default), a road-like 2-D grid (2048 x 2048), a
 //! power-law graph (2M vertices) and an arrow (1M vertices, one of degree 1M), plus any `--matrix`
 //! files, a Graph500 Kronecker graph (`--kron-scale`, 20) and a road network (`--road`, 1M vertices).
-//! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
+//! `sssp-delta` rows: near-far delta-stepping (`src/graph/sssp_near_far.rs`,
 //! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
 //! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
 //! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::NearFarLoopOnDevice`
@@ -39,7 +39,7 @@
 //! schedule per class and half, for BFS and for SSSP.
 //!
 //! Then, per graph (not on the world set; `--no-algorithms` leaves them out), the algorithms of
-//! `examples/kernels/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
+//! `src/graph/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
 //! CPU: `bfs-push` and `bfs-do` (the push-only and the direction-optimizing BFS through the same
 //! loop, on the symmetrised graph, MTEPS by Graph500's count: the reached undirected edges once;
 //! the CSV's `pull_levels`), `pagerank` (f32, `--pagerank-iterations`; MTEPS: edges times

@@ -125,7 +125,7 @@ pub struct Args {
     /// The source vertex. Default: a vertex of largest out-degree.
     #[arg(long)]
     pub source: Option<u32>,
-    /// The schedule (a module of `examples/kernels/{sssp,bfs}.rs`), or `all`.
+    /// The schedule (a module of `src/graph/{sssp,bfs}.rs`), or `all`.
     #[arg(long, default_value = "auto")]
     pub schedule: String,
     /// R-MAT scale of the generated graph (2^scale vertices, 16 edges drawn per vertex).

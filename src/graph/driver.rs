@@ -64,7 +64,7 @@ impl Strategy {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphStats {
     /// The algorithm: `bfs`, `bfs-do`, `sssp`, `sssp-near-far`, `pagerank`, `components`,
-    /// `triangles`.
+    /// `triangles`, `k-core`.
     pub algorithm: &'static str,
     /// The schedule its main step ran under (as asked: `auto` stays `auto`, which chooses per
     /// launch).
@@ -72,7 +72,7 @@ pub struct GraphStats {
     /// The loop that ran it (never [`Strategy::Auto`]: what `Auto` chose).
     pub strategy: Strategy,
     /// Iterations: BFS levels, SSSP rounds (near-far: relaxation rounds), PageRank iterations,
-    /// components' hooking iterations (the last one changing nothing), 1 for triangles.
+    /// components' hooking iterations (the last one changing nothing), k-core passes, 1 for triangles.
     pub iterations: u32,
     /// The frontiers' sizes added up (the frontier algorithms; 0 for the others).
     pub frontier_vertices: u64,
@@ -196,4 +196,39 @@ pub fn chunk_offsets(n: usize, chunk: usize) -> Vec<usize> {
     let mut offsets: Vec<usize> = (0..n).step_by(chunk).collect();
     offsets.push(n);
     offsets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_by_name_and_schedules_on_the_device() {
+        for s in [
+            Strategy::Auto,
+            Strategy::Host,
+            Strategy::DeviceFlags,
+            Strategy::DeviceScan,
+            Strategy::DeviceQueue,
+        ] {
+            assert_eq!(Strategy::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Strategy::from_name("device"), None);
+        assert_eq!(Strategy::default(), Strategy::Auto);
+        for s in [
+            "thread", "warp", "group64", "block", "auto", "lanes", "lanes4",
+        ] {
+            assert!(on_device(s), "{s}");
+        }
+        for s in [
+            "merge_path",
+            "split",
+            "work_oriented",
+            "lrb",
+            "hierarchical",
+        ] {
+            assert!(!on_device(s), "{s}");
+        }
+        assert_eq!(chunk_offsets(5, 2), [0, 2, 4, 5]);
+    }
 }

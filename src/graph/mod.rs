@@ -11,6 +11,7 @@
 //! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host |
 //! | [`components`](fn@components) | connected components by hooking and pointer jumping | host |
 //! | [`triangles`](fn@triangles) | triangles by sorted adjacency intersections | host |
+//! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host |
 //!
 //! ```no_run
 //! use loops::graph::{bfs, BfsOptions, Graph, Switch};
@@ -34,14 +35,15 @@
 //!
 //! From the runtime, re-exported here: the graph on the host and the device ([`Graph`],
 //! [`DeviceGraph`]), the loops, the flag compaction ([`Compaction`]), near-far ([`near_far`]),
-//! and the CPU references ([`reference`]; `dijkstra`, `bfs_levels` and the BFS checks also at
-//! this level).
+//! and the CPU references ([`reference`]; those the runtime has also at this level but
+//! `pagerank`, `components` and `triangles`, whose names are the GPU calls').
 
 mod driver;
 
 pub mod bfs;
 pub mod bfs_do;
 pub mod cc;
+pub mod kcore;
 pub mod pagerank;
 pub mod sssp;
 pub mod sssp_near_far;
@@ -53,13 +55,15 @@ pub use bfs::{bfs, BfsOptions, BfsResult};
 pub use bfs_do::{next_direction, Direction, LevelCounts, Switch};
 pub use cc::{components, ComponentsOptions, ComponentsResult};
 pub use driver::{chunk_offsets, traverse, GraphStats, Strategy};
+pub use kcore::{k_core, KCoreOptions, KCoreResult};
 pub use pagerank::{pagerank, PageRankOptions, PageRankResult};
 pub use sssp::{sssp, SsspMethod, SsspOptions, SsspResult};
 pub use tc::{oriented_by_degree, triangles, TrianglesOptions, TrianglesResult};
 
 /// The CPU references the GPU algorithms are checked against: BFS levels and checks of a BFS
-/// tree, Dijkstra's distances, PageRank, components, triangles.
+/// tree, Dijkstra's distances, PageRank, components, triangles, core numbers.
 pub mod reference {
+    pub use super::kcore::core_numbers;
     pub use loops_runtime::graph::{
         bfs_levels, check_bfs_parents, check_bfs_tree, components, dijkstra, pagerank, triangles,
     };
