@@ -62,9 +62,9 @@
 //!   transpose) and the hand-written ones' modules ([`ops::spmm`], [`ops::sddmm`], [`ops::sort`],
 //!   [`ops::transpose`]);
 //! - [`graph`]: the graph algorithms users call ([`graph::bfs()`], [`graph::sssp()`],
-//!   [`graph::pagerank()`], [`graph::components()`], [`graph::triangles()`]: options in, results
-//!   and [`graph::GraphStats`] out), their kernels, graphs as tile sets, CPU references, and the
-//!   frontier loops (host-driven [`graph::FrontierLoop`], device-driven
+//!   [`graph::pagerank()`], [`graph::components()`], [`graph::triangles()`], [`graph::k_core()`]:
+//!   options in, results and [`graph::GraphStats`] out), their kernels, graphs as tile sets, CPU
+//!   references, and the frontier loops (host-driven [`graph::FrontierLoop`], device-driven
 //!   [`graph::FrontierLoopOnDevice`], near-far SSSP);
 //! - [`multi`]: several GPUs of one host ([`multi::GpuGroup`]: distributed SpMV, SpMM, BFS);
 //! - [`io`]: Matrix Market ([`io::mtx`]), seeded generators ([`io::generate`]) and the checked host

@@ -269,10 +269,10 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // sssp, bfs, bfs_push, cc_hook and triangles under the 12 core schedules, bfs_queue under the 6
-    // of the device loop, bfs_pull under the 8 that take its selection, cc_start and
-    // triangles_total under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (5 * 12 + 6 + 8 + 2));
+    // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
+    // bfs_queue under the 6 of the device loop, bfs_pull under the 8 that take its selection,
+    // cc_start, triangles_total and k_core_mark under `block`; plain and checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32
