@@ -35,7 +35,7 @@
 //!
 //! From the runtime, re-exported here: the graph on the host and the device ([`Graph`],
 //! [`DeviceGraph`]), the loops, the flag compaction ([`Compaction`]), near-far ([`near_far`]),
-//! and the CPU references ([`reference`]; those the runtime has also at this level but
+//! and the CPU references ([`reference`](mod@reference); those the runtime has also at this level but
 //! `pagerank`, `components` and `triangles`, whose names are the GPU calls').
 
 mod driver;
