@@ -1,6 +1,7 @@
 //! Single-source shortest paths on the GPU (`src/graph/sssp.rs`, driven by
 //! `loops::graph::FrontierLoop`), checked exactly against Dijkstra and timed (CUDA events, median of
-//! `--reps` runs after a warm-up; MTEPS = edges of the reached vertices per second).
+//! `--reps` runs after a warm-up; MTEPS = edges of the reached vertices per second); then once as a
+//! user calls it, `loops::graph::sssp(&gpu, &graph, source, &Default::default())`, checked too.
 //!
 //!     cargo run --release --example sssp                          # R-MAT scale 20 and a 1024x1024 grid
 //!     cargo run --release --example sssp -- --matrix G.mtx --source 3 --schedule warp

@@ -275,6 +275,9 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
 
 #[test]
 fn library_calls_match_the_references() {
+    // The device loops refuse checked mode where it is asked for (`gpu_graphs` tests that); here
+    // `Auto` must choose them.
+    loops::launch::set_checked_mode(Some(false));
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!("seed {seed}");
@@ -303,6 +306,7 @@ fn library_calls_match_the_references() {
 
 #[test]
 fn library_calls_refuse_what_they_cannot_run() {
+    loops::launch::set_checked_mode(Some(false));
     let gpu = common::gpu();
     let g = Graph::from_edges(3, &[(0, 1, 1), (1, 2, 1)]).unwrap();
     let dg = gpu.upload_graph(&g).unwrap();

@@ -253,8 +253,48 @@ fn run(algorithm: Algorithm, args: &Args) -> Result<usize, Box<dyn std::error::E
             );
             wrong += check.is_err() as usize;
         }
+        wrong += !library_call(algorithm, &gpu, &dg, source, &want)? as usize;
     }
     Ok(wrong)
+}
+
+/// The algorithm as a user calls it, default options (`auto`, the loop `auto` picks; SSSP
+/// near-far), once: checked, with what its stats say. False if wrong.
+fn library_call(
+    algorithm: Algorithm,
+    gpu: &Gpu,
+    dg: &DeviceGraph,
+    source: u32,
+    want: &[u32],
+) -> loops::Result<bool> {
+    let (got, stats) = match algorithm {
+        Algorithm::Bfs => {
+            let run = loops::graph::bfs(gpu, dg, source, &loops::graph::BfsOptions::default())?;
+            (gpu.download(&run.levels)?, run.stats)
+        }
+        Algorithm::Sssp | Algorithm::SsspDelta => {
+            let run = loops::graph::sssp(gpu, dg, source, &loops::graph::SsspOptions::default())?;
+            (gpu.download(&run.dist)?, run.stats)
+        }
+    };
+    let check = loops::graph::compare("library call", want, &got);
+    println!(
+        "  loops::graph::{}(..) with default options: {} in the {} loop, {} iterations, {:.3} ms \
+         (one call, first launches included)  {}",
+        match algorithm {
+            Algorithm::Bfs => "bfs",
+            _ => "sssp",
+        },
+        stats.algorithm,
+        stats.strategy.name(),
+        stats.iterations,
+        stats.time.as_secs_f64() * 1e3,
+        match &check {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("WRONG: {e}"),
+        }
+    );
+    Ok(check.is_ok())
 }
 
 /// The median time of `reps` runs after one warm-up, each between two CUDA events.

@@ -86,7 +86,8 @@ pub struct GraphStats {
     /// otherwise.
     pub last_change: Option<f64>,
     /// Wall time on the host from the first launch to the GPU's end of the last (the buffers and
-    /// loops allocated before it are not counted).
+    /// loops allocated before it are not counted; a kernel's first launch in a process, which
+    /// loads it, is). Benchmarks time the module drivers with CUDA events instead.
     pub time: Duration,
 }
 
