@@ -63,7 +63,7 @@ struct Args {
     /// Run only the `--huge-nnz` case.
     #[arg(long)]
     huge_only: bool,
-    /// Schedule of the distributed BFS's push step (a schedule of examples/kernels/bfs.rs's
+    /// Schedule of the distributed BFS's push step (a schedule of src/graph/bfs.rs's
     /// `#[for_schedules(core)]`: `warp`, `merge_path`, `work_oriented`, `auto`, ...).
     #[arg(long, default_value = "warp")]
     bfs_step: String,
@@ -446,7 +446,7 @@ fn bfs(
                             frontier: &loops::DeviceBuffer<u32>,
                             levels: &mut loops::DeviceBuffer<u32>,
                             next: &mut loops::DeviceBuffer<u32>| {
-                    kernels::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
+                    loops::graph::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
                 };
                 let (levels, stats) = group.bfs(&mut dg, source, step)?;
                 let ms = t.elapsed().as_secs_f64() * 1e3;

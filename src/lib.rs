@@ -61,8 +61,11 @@
 //! - [`ops`]: ready-made operations ([`ops::CsrOps`]: SpMV, SpMM, SDDMM, row reductions, sort,
 //!   transpose) and the hand-written ones' modules ([`ops::spmm`], [`ops::sddmm`], [`ops::sort`],
 //!   [`ops::transpose`]);
-//! - [`graph`]: graphs as tile sets, CPU references, and the frontier loops (host-driven
-//!   [`graph::FrontierLoop`], device-driven [`graph::FrontierLoopOnDevice`], near-far SSSP);
+//! - [`graph`]: the graph algorithms users call ([`graph::bfs()`], [`graph::sssp()`],
+//!   [`graph::pagerank()`], [`graph::components()`], [`graph::triangles()`], [`graph::k_core()`]:
+//!   options in, results and [`graph::GraphStats`] out), their kernels, graphs as tile sets, CPU
+//!   references, and the frontier loops (host-driven [`graph::FrontierLoop`], device-driven
+//!   [`graph::FrontierLoopOnDevice`], near-far SSSP);
 //! - [`multi`]: several GPUs of one host ([`multi::GpuGroup`]: distributed SpMV, SpMM, BFS);
 //! - [`io`]: Matrix Market ([`io::mtx`]), seeded generators ([`io::generate`]) and the checked host
 //!   formats ([`io::host`]: `Csr32`, `Csc32`, CPU SpMV reference);
@@ -80,6 +83,7 @@
 // The kernels of `ops` are written with `#[load_balanced]`, whose expansion names `::loops`.
 extern crate self as loops;
 
+pub mod graph;
 pub mod ops;
 
 pub use loops_macros::{device, for_schedules, load_balanced};
@@ -88,7 +92,7 @@ pub use loops_runtime::error::error_chain;
 pub use loops_runtime::formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet};
 pub use loops_runtime::{Element, Float, LoopsError, Result};
 
-pub use loops_runtime::{compile, graph, multi, tune};
+pub use loops_runtime::{compile, multi, tune};
 
 /// Every named schedule: its name (`group4`), the arguments of `#[load_balanced(..)]` that
 /// select it (`schedule = "group", group_size = 4`) and one line of what it does. The names are

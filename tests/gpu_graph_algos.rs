@@ -1,9 +1,9 @@
 //! The graph algorithms of issue 26 on the GPU, each under every schedule it is instantiated with,
-//! against CPU references: direction-optimizing BFS (`examples/kernels/bfs_do.rs`: levels equal
+//! against CPU references: direction-optimizing BFS (`loops::graph::bfs_do`: levels equal
 //! to the CPU BFS, parents validated; with Beamer's switch and with every level after the first
 //! pulled), PageRank (`pagerank.rs`, f32 and f64, within roundoff of an f64 reference; the L1
-//! stop), connected components (`cc.rs`, labels equal) and triangle counting (`tc.rs`, counts
-//! equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
+//! stop), connected components (`cc.rs`, labels equal), k-core peeling (`kcore.rs`, core numbers
+//! equal) and triangle counting (`tc.rs`, counts equal). Graphs: every file of ../shared/data/matrices, R-MAT scale 14 symmetrised, grids, a
 //! road network of the world set, isolated vertices, a single vertex. Outputs are poisoned before
 //! each run. A printed seed replays a failure (`LOOPS_SEED`). Each graph prints its time; the
 //! slowest real matrix, luxembourg (about 1,000 BFS levels per source), takes some 23 x 2,000
@@ -12,14 +12,12 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
 
 use common::Tally;
-use kernels::graph_host::Switch;
-use loops::graph::{
-    bfs_levels, check_bfs_tree, compare, components, pagerank, triangles, Graph, UNREACHED,
+use loops::graph::reference::{
+    bfs_levels, check_bfs_tree, components, core_numbers, pagerank, triangles,
 };
+use loops::graph::{compare, Graph, Switch, UNREACHED};
 use loops::prelude::*;
 
 const POISON: u32 = 0x5a5a_5a5a;
@@ -38,16 +36,16 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
 
     let want = components(g);
     let dg = gpu.upload_graph(g).expect("upload");
-    let mut state = kernels::cc::Components::new(gpu, n).expect("components");
+    let mut state = loops::graph::cc::Components::new(gpu, n).expect("components");
     let mut labels = gpu.zeros::<u32>(n).expect("alloc");
-    for schedule in kernels::cc::hook::SCHEDULES {
+    for schedule in loops::graph::cc::hook::SCHEDULES {
         gpu.fill(&mut labels, POISON).unwrap();
-        let outcome = kernels::cc::run(schedule, gpu, &mut state, &dg, &mut labels).map(|_| {
-            match compare("labels", &want, &gpu.download(&labels).unwrap()) {
+        let outcome = loops::graph::cc::run(schedule, gpu, &mut state, &dg, &mut labels).map(
+            |_| match compare("labels", &want, &gpu.download(&labels).unwrap()) {
                 Ok(()) => (true, String::new()),
                 Err(e) => (false, e),
-            }
-        });
+            },
+        );
         tally.record(
             name,
             &format!("cc/{schedule}"),
@@ -55,10 +53,12 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
         );
     }
 
+    check_k_core(gpu, tally, name, g);
+
     let want = triangles(g);
-    let mut tc = kernels::tc::Triangles::new(gpu, g).expect("triangles");
-    for schedule in kernels::tc::count::SCHEDULES {
-        let outcome = kernels::tc::run(schedule, gpu, &mut tc)
+    let mut tc = loops::graph::tc::Triangles::new(gpu, g).expect("triangles");
+    for schedule in loops::graph::tc::count::SCHEDULES {
+        let outcome = loops::graph::tc::run(schedule, gpu, &mut tc)
             .map(|got| (got == want, format!("{got} triangles, expected {want}")));
         tally.record(
             name,
@@ -76,12 +76,48 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, sources: &[u
     );
 }
 
+/// k-core peeling under every schedule of the peel (on graphs of more than 50,000 vertices, whose
+/// peels may cascade for tens of thousands of passes, under `auto` and `merge_path` only): core
+/// numbers equal to the CPU's, the largest one returned. The run sets every core number to unset
+/// (`u32::MAX`) first, and the check fails on any left so.
+fn check_k_core(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
+    use loops::graph::kcore::{peel, run, KCore};
+    let want = core_numbers(g);
+    let top = want.iter().copied().max().unwrap_or(0);
+    let mut kc = KCore::new(gpu, g).expect("k-core");
+    let schedules: &[&str] = if g.vertices() <= 50_000 {
+        peel::SCHEDULES
+    } else {
+        &["auto", "merge_path"]
+    };
+    for schedule in schedules {
+        let outcome = run(schedule, gpu, &mut kc).map(|(_, max_core)| {
+            let checked =
+                compare("cores", &want, &gpu.download(kc.cores()).unwrap()).and_then(|()| {
+                    match max_core == top {
+                        true => Ok(()),
+                        false => Err(format!("largest core {max_core}, expected {top}")),
+                    }
+                });
+            match checked {
+                Ok(()) => (true, String::new()),
+                Err(e) => (false, e),
+            }
+        });
+        tally.record(
+            name,
+            &format!("k-core/{schedule}"),
+            outcome.map_err(|e| e.to_string()),
+        );
+    }
+}
+
 /// Direction-optimizing BFS on the symmetric graph `s`: every push schedule with its pull partner
 /// (which covers every pull schedule), with Beamer's switch and pulling every level after the
 /// first, each push level under its schedule (no small-push choice); plus the push-only loop once,
 /// and Beamer's switch with small push levels under `warp` (the default) for two push schedules.
 fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32]) {
-    use kernels::bfs_do::{pull_schedule_for, push, run, DoBfs, SMALL_PUSH};
+    use loops::graph::bfs_do::{pull_schedule_for, push, run, DoBfs, SMALL_PUSH};
     let n = s.vertices();
     let ds = gpu.upload_graph(s).expect("upload");
     let mut state = DoBfs::new(gpu, n).expect("bfs state");
@@ -163,7 +199,7 @@ fn l1(want: &[f64], got: &[f64]) -> f64 {
 
 /// PageRank in `T` under every schedule, a fixed iteration count; and with the L1 stop once.
 fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
-    use kernels::pagerank::{pull, run, PageRank};
+    use loops::graph::pagerank::{pull, run, PageRank};
     let want = pagerank(g, DAMPING, ITERATIONS as usize);
     let tolerance = pagerank_tolerance::<T>(g, ITERATIONS);
     let mut pr = PageRank::<T>::new(gpu, g).expect("pagerank");

@@ -1,4 +1,4 @@
-//! Graph traversal on the GPU: SSSP (`examples/kernels/sssp.rs`) and BFS (`bfs.rs`), each under
+//! Graph traversal on the GPU: SSSP (`src/graph/sssp.rs`) and BFS (`bfs.rs`), each under
 //! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` and, under every
 //! schedule that can run there (thread, group2, warp, group64, block, auto), by
 //! `loops::graph::FrontierLoopOnDevice` (the loop that stays on the GPU), checked exactly against
@@ -9,8 +9,6 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
 
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -97,8 +95,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     scanning.set_step_blocks(Some(5000));
     scanning.set_compact_blocks(Some(3));
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
-    let on_device_sssp = device_schedules(kernels::sssp::KERNELS);
-    let on_device_bfs = device_schedules(kernels::bfs::KERNELS);
+    let on_device_sssp = device_schedules(loops::graph::sssp::KERNELS);
+    let on_device_bfs = device_schedules(loops::graph::bfs::KERNELS);
     for &source in sources {
         let want_dist = dijkstra(g, source);
         let want_levels = bfs_levels(g, source);
@@ -109,10 +107,10 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             .max()
             .copied()
             .unwrap_or(0);
-        for schedule in kernels::sssp::SCHEDULES {
+        for schedule in loops::graph::sssp::SCHEDULES {
             let what = format!("{name}, source {source}, sssp/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match kernels::sssp::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
+            match loops::graph::sssp::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
                 Ok(stats) => {
                     let got = gpu.download(&out).unwrap();
                     if let Err(e) = compare(&what, &want_dist, &got) {
@@ -131,7 +129,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             // SSSP with unit weights is BFS: the same kernel against the other reference.
             let what = format!("{name}, source {source}, sssp unit weights/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match kernels::sssp::run(schedule, gpu, &mut frontier, &dg_unit, source, &mut out) {
+            match loops::graph::sssp::run(schedule, gpu, &mut frontier, &dg_unit, source, &mut out)
+            {
                 Ok(_) => {
                     if let Err(e) = compare(&what, &want_levels, &gpu.download(&out).unwrap()) {
                         failures.push(e);
@@ -151,8 +150,14 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             };
             let what = format!("{name}, source {source}, sssp/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                kernels::sssp::run_device(schedule, gpu, &mut short_replays, &dg, source, &mut out);
+            let run = loops::graph::sssp::run_device(
+                schedule,
+                gpu,
+                &mut short_replays,
+                &dg,
+                source,
+                &mut out,
+            );
             check_run(
                 gpu,
                 &what,
@@ -166,7 +171,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp/{schedule} in the device loop, walking");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = kernels::sssp::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let run =
+                loops::graph::sssp::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
             let walked = walking.walked_levels();
             check_run(
                 gpu,
@@ -186,8 +192,14 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp/{schedule} in the device loop, scanning");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                kernels::sssp::run_device_scan(schedule, gpu, &mut scanning, &dg, source, &mut out);
+            let run = loops::graph::sssp::run_device_scan(
+                schedule,
+                gpu,
+                &mut scanning,
+                &dg,
+                source,
+                &mut out,
+            );
             let walked = scanning.walked_levels();
             check_run(
                 gpu,
@@ -205,8 +217,14 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp unit weights/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                kernels::sssp::run_device(schedule, gpu, &mut device, &dg_unit, source, &mut out);
+            let run = loops::graph::sssp::run_device(
+                schedule,
+                gpu,
+                &mut device,
+                &dg_unit,
+                source,
+                &mut out,
+            );
             check_run(
                 gpu,
                 &what,
@@ -233,7 +251,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
         for &schedule in &on_device_bfs {
             let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = kernels::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
+            let run =
+                loops::graph::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
             check_run(
                 gpu,
                 &what,
@@ -247,7 +266,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, bfs/{schedule} in the device loop, walking");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = kernels::bfs::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let run =
+                loops::graph::bfs::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
             let walked = walking.walked_levels();
             check_run(
                 gpu,
@@ -267,8 +287,14 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, bfs/{schedule} in the device loop, scanning");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                kernels::bfs::run_device_scan(schedule, gpu, &mut scanning, &dg, source, &mut out);
+            let run = loops::graph::bfs::run_device_scan(
+                schedule,
+                gpu,
+                &mut scanning,
+                &dg,
+                source,
+                &mut out,
+            );
             check_run(
                 gpu,
                 &what,
@@ -282,8 +308,14 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
             // The largest frontier is one of the levels' sizes, and reached vertices.
             if !checked {
-                let stats =
-                    kernels::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
+                let stats = loops::graph::bfs::run_device(
+                    schedule,
+                    gpu,
+                    &mut device,
+                    &dg,
+                    source,
+                    &mut out,
+                );
                 match stats {
                     Ok(stats) if stats.max_frontier as u64 > reached || stats.max_frontier == 0 => {
                         failures.push(format!("{what}: largest frontier {}", stats.max_frontier))
@@ -294,14 +326,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             }
         }
         // The step that appends its next frontier itself: one launch a level.
-        for &schedule in kernels::bfs::queue::SCHEDULES {
+        for &schedule in loops::graph::bfs::queue::SCHEDULES {
             for (lp, how) in [
                 (&mut device, "default replays"),
                 (&mut walking, "replays of 12, one step block"),
             ] {
                 let what = format!("{name}, source {source}, bfs_queue/{schedule}, {how}");
                 gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                let run = kernels::bfs::run_device_queue(schedule, gpu, lp, &dg, source, &mut out);
+                let run =
+                    loops::graph::bfs::run_device_queue(schedule, gpu, lp, &dg, source, &mut out);
                 check_run(
                     gpu,
                     &what,
@@ -319,10 +352,10 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 );
             }
         }
-        for schedule in kernels::bfs::SCHEDULES {
+        for schedule in loops::graph::bfs::SCHEDULES {
             let what = format!("{name}, source {source}, bfs/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match kernels::bfs::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
+            match loops::graph::bfs::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
                 Ok(stats) => {
                     if let Err(e) = compare(&what, &want_levels, &gpu.download(&out).unwrap()) {
                         failures.push(e);
@@ -523,7 +556,7 @@ fn device_queue_overflow_is_an_error() {
         .run_queue(&gpu, &all, |gpu, current, next, next_size, _| {
             for _ in 0..2 {
                 gpu.fill(&mut levels, UNREACHED)?;
-                kernels::bfs::queue::launch(
+                loops::graph::bfs::queue::launch(
                     "warp",
                     gpu,
                     dg.offsets(),
@@ -543,7 +576,8 @@ fn device_queue_overflow_is_an_error() {
     );
     // The loop runs a correct step afterwards.
     let stats =
-        kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels).unwrap();
+        loops::graph::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels)
+            .unwrap();
     assert_eq!(gpu.download(&levels).unwrap(), [0, 1, 1, 1, 1, 1, 1, 1]);
     assert_eq!(stats.iterations, 2);
 }
@@ -568,13 +602,13 @@ fn frontier_loop_errors_and_reuse() {
     let g = Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
     let dg = gpu.upload_graph(&g).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
-    let e = kernels::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+    let e = loops::graph::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap_err();
     assert!(
         matches!(e, LoopsError::NoConvergence { iterations: 3, .. }),
         "{e}"
     );
     frontier.set_max_iterations(None);
-    kernels::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
     assert_eq!(
         gpu.download(&dist).unwrap(),
         (0..100u32).collect::<Vec<_>>()
@@ -627,8 +661,8 @@ fn device_loop_errors_limits_and_refusals() {
     for (per_replay, max) in [(6, Some(3)), (6, Some(50)), (48, Some(49)), (48, Some(99))] {
         frontier.set_levels_per_replay(per_replay);
         frontier.set_max_iterations(max);
-        let e =
-            kernels::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+        let e = loops::graph::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
+            .unwrap_err();
         let max = max.unwrap();
         assert!(
             matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
@@ -639,7 +673,7 @@ fn device_loop_errors_limits_and_refusals() {
         assert_eq!(&got[..=max as usize], &all[..=max as usize], "limit {max}");
         // The same with the step that appends its frontier (batches of its own kernels).
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-        let e = kernels::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
+        let e = loops::graph::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_err();
         assert!(
             matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
@@ -656,7 +690,7 @@ fn device_loop_errors_limits_and_refusals() {
         frontier.set_levels_per_replay(per_replay);
         assert_eq!(frontier.levels_per_replay() % 6, 0);
         frontier.set_max_iterations(Some(100));
-        let stats = kernels::bfs::run_device("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
+        let stats = loops::graph::bfs::run_device("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_or_else(|e| panic!("{per_replay} levels a replay: {e}"));
         assert_eq!(gpu.download(&dist).unwrap(), all, "{per_replay}");
         let path_stats = LoopStats {
@@ -667,19 +701,19 @@ fn device_loop_errors_limits_and_refusals() {
         assert_eq!(stats, path_stats);
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
         let stats =
-            kernels::bfs::run_device_queue("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
+            loops::graph::bfs::run_device_queue("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
                 .unwrap_or_else(|e| panic!("queue step, {per_replay} levels a replay: {e}"));
         assert_eq!(gpu.download(&dist).unwrap(), all, "queue, {per_replay}");
         assert_eq!(stats, path_stats, "queue, {per_replay}");
     }
     frontier.set_max_iterations(None);
     // A schedule that sizes its launches on the host is refused, naming it; the loop still runs.
-    let host_sized = kernels::sssp::KERNELS
+    let host_sized = loops::graph::sssp::KERNELS
         .iter()
         .filter(|(_, desc)| !desc.runs_in_device_loop())
         .map(|&(schedule, _)| schedule);
     for schedule in host_sized {
-        let e = kernels::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
+        let e = loops::graph::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
             .unwrap_err();
         assert!(
             matches!(&e, LoopsError::LoopOnDevice { .. })
@@ -687,17 +721,18 @@ fn device_loop_errors_limits_and_refusals() {
             "{schedule}: {e}"
         );
     }
-    kernels::sssp::run_device("auto", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::sssp::run_device("auto", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
     assert_eq!(gpu.download(&dist).unwrap(), all);
     // A loop made for more vertices than the graph has (its frontier's capacity is larger than
     // the graph: positions beyond the frontier's size are never read).
     let mut larger = FrontierLoopOnDevice::new(&gpu, 250).unwrap();
     let mut big = gpu.zeros::<u32>(250).unwrap();
-    kernels::bfs::run_device("block", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    loops::graph::bfs::run_device("block", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
     // The loop runs on the handle that made it only (a capture records one stream).
     let other = gpu.fork().unwrap();
-    let e = kernels::bfs::run_device("warp", &other, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+    let e = loops::graph::bfs::run_device("warp", &other, &mut frontier, &dg, 0, &mut dist)
+        .unwrap_err();
     assert!(e.to_string().contains("handle that made it"), "{e}");
 }
 
@@ -731,18 +766,18 @@ fn device_loop_push_walk_and_grids() {
     for (limit, walked) in [(None, 99), (Some(0), 0), (Some(u64::MAX), 99)] {
         frontier.set_walk_limit(limit);
         let stats =
-            kernels::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+            loops::graph::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
         assert_eq!(gpu.download(&dist).unwrap(), all, "{limit:?}");
         assert_eq!(stats.iterations, 100);
         assert_eq!(frontier.walked_levels(), walked, "{limit:?}");
     }
-    kernels::bfs::run_device_scan("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::bfs::run_device_scan("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
     assert_eq!(gpu.download(&dist).unwrap(), all);
     assert_eq!(frontier.walked_levels(), 0);
     // A loop larger than the graph walks it too.
     larger.set_walk_limit(Some(u64::MAX));
     let mut big = gpu.zeros::<u32>(250).unwrap();
-    kernels::bfs::run_device("group64", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    loops::graph::bfs::run_device("group64", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
     assert_eq!(larger.walked_levels(), 99);
 
@@ -774,7 +809,7 @@ fn device_loop_push_walk_and_grids() {
                 );
                 for schedule in ["thread", "warp", "block", "auto"] {
                     gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                    match kernels::sssp::run_device(
+                    match loops::graph::sssp::run_device(
                         schedule,
                         &gpu,
                         &mut frontier,
@@ -794,7 +829,7 @@ fn device_loop_push_walk_and_grids() {
                         Err(e) => failures.push(format!("{what}, sssp/{schedule}: {e}")),
                     }
                     gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                    match kernels::bfs::run_device(
+                    match loops::graph::bfs::run_device(
                         schedule,
                         &gpu,
                         &mut frontier,

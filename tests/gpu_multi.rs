@@ -276,8 +276,8 @@ fn distributed_bfs_matches_the_cpu() {
         &mut DeviceBuffer<u32>,
     ) -> loops::Result<()>;
     let steps: [(&str, Step); 2] = [
-        ("thread", kernels::bfs::thread::bfs),
-        ("warp", kernels::bfs::warp::bfs),
+        ("thread", loops::graph::bfs::thread::bfs),
+        ("warp", loops::graph::bfs::warp::bfs),
     ];
     let mut groups: Vec<GpuGroup> = [1, 2, 3, 5]
         .iter()
@@ -461,7 +461,9 @@ fn one_rank() {
     .unwrap();
     let source = common::graph_sources(&g)[0];
     let mut dg = group.upload_graph(&g).unwrap();
-    let (levels, stats) = group.bfs(&mut dg, source, kernels::bfs::warp::bfs).unwrap();
+    let (levels, stats) = group
+        .bfs(&mut dg, source, loops::graph::bfs::warp::bfs)
+        .unwrap();
     loops::graph::compare("levels", &loops::graph::bfs_levels(&g, source), &levels)
         .unwrap_or_else(|e| panic!("rank {rank}: BFS {e}"));
     println!(

@@ -13,7 +13,7 @@
 //!   poisoned with NaN), the first and last rows, the rows around atom 2^31, every long row and
 //!   20,000 random rows.
 //! - SSSP: a random graph of 2^24 vertices and more than 2^31 edges (weights 1..=4), under every
-//!   schedule of `examples/kernels/sssp.rs` that takes a wide frontier graph, checked by a
+//!   schedule of `src/graph/sssp.rs` that takes a wide frontier graph, checked by a
 //!   certificate over every edge, with no Dijkstra: `dist[source] == 0`, no edge can lower a
 //!   distance, and every reached vertex but the source has an in-edge that attains its distance.
 //!   With positive weights that proves the distances are the shortest ones.
@@ -357,11 +357,12 @@ fn sssp_with_more_than_2_31_edges() {
     let mut frontier = FrontierLoop::new(&gpu, VERTICES).unwrap();
     let mut dist = gpu.zeros::<u32>(VERTICES).unwrap();
     let mut failures = Vec::new();
-    for &schedule in kernels::sssp::SCHEDULES {
+    for &schedule in loops::graph::sssp::SCHEDULES {
         gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
         let t = Instant::now();
-        let ran = kernels::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
-        if !takes_wide(kernels::sssp::KERNELS, schedule) {
+        let ran =
+            loops::graph::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
+        if !takes_wide(loops::graph::sssp::KERNELS, schedule) {
             match ran {
                 Err(LoopsError::WideUnsupported { .. }) => {}
                 other => failures.push(format!(
@@ -399,7 +400,7 @@ fn sssp_with_more_than_2_31_edges() {
     device.set_walk_limit(Some(u64::MAX));
     gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
     let t = Instant::now();
-    match kernels::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
+    match loops::graph::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
         Ok(stats) => {
             let got = gpu.download(&dist).unwrap();
             if let Err(e) = certify(&offsets, &got, source) {

@@ -1,4 +1,4 @@
-//! Near-far SSSP on the GPU (`examples/kernels/sssp_near_far.rs` driven by
+//! Near-far SSSP on the GPU (`src/graph/sssp_near_far.rs` driven by
 //! `loops::graph::NearFarLoop`, and by `NearFarLoopOnDevice` under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
@@ -15,8 +15,6 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
 
 use std::time::Instant;
 
@@ -93,7 +91,7 @@ fn check_graph(
                 let what =
                     format!("{name}, source {source}, delta {used}, sssp_near_far/{schedule}");
                 gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-                match kernels::sssp_near_far::run(
+                match loops::graph::sssp_near_far::run(
                     schedule,
                     gpu,
                     &mut near_far,
@@ -145,7 +143,7 @@ fn device_schedules<'a>(schedules: &[&'a str]) -> Vec<&'a str> {
         .iter()
         .copied()
         .filter(|s| {
-            kernels::sssp_near_far::KERNELS
+            loops::graph::sssp_near_far::KERNELS
                 .iter()
                 .any(|(name, k)| name == s && k.runs_in_device_loop())
         })
@@ -207,7 +205,7 @@ fn check_graph_device(
                     );
                     gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
                     runs += 1;
-                    match kernels::sssp_near_far::run_device(
+                    match loops::graph::sssp_near_far::run_device(
                         schedule,
                         gpu,
                         &mut near_far,
@@ -249,7 +247,7 @@ fn check_graph_device(
 
 /// Every schedule of the kernel.
 fn every_schedule() -> &'static [&'static str] {
-    kernels::sssp_near_far::SCHEDULES
+    loops::graph::sssp_near_far::SCHEDULES
 }
 
 fn assert_none(failures: Vec<String>) {
@@ -398,21 +396,22 @@ fn near_far_loop_errors_and_reuse() {
     let dg = gpu.upload_graph(&path).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
     let mut small = NearFarLoop::new(&gpu, 50).unwrap();
-    let e = kernels::sssp_near_far::run("warp", &gpu, &mut small, &dg, 0, &mut dist).unwrap_err();
+    let e =
+        loops::graph::sssp_near_far::run("warp", &gpu, &mut small, &dg, 0, &mut dist).unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
     let mut near_far = NearFarLoop::new(&gpu, 200).unwrap();
-    let e =
-        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 100, &mut dist).unwrap_err();
+    let e = loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 100, &mut dist)
+        .unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
     near_far.set_max_iterations(Some(3));
-    let e =
-        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap_err();
+    let e = loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist)
+        .unwrap_err();
     assert!(matches!(e, LoopsError::NoConvergence { .. }), "{e}");
     near_far.set_max_iterations(None);
     near_far.set_delta(Some(10));
     near_far.set_count_edges(true);
     let stats =
-        kernels::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap();
+        loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap();
     assert_eq!(
         gpu.download(&dist).unwrap(),
         (0..100u32).collect::<Vec<_>>()
@@ -432,7 +431,7 @@ fn device_near_far_loop_errors_and_reuse() {
     let dg = gpu.upload_graph(&path).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
     let run = |near_far: &mut NearFarLoopOnDevice, source, dist: &mut DeviceBuffer<u32>| {
-        kernels::sssp_near_far::run_device("warp", &gpu, near_far, &dg, source, dist)
+        loops::graph::sssp_near_far::run_device("warp", &gpu, near_far, &dg, source, dist)
     };
     let mut small = NearFarLoopOnDevice::new(&gpu, 50).unwrap();
     let e = run(&mut small, 0, &mut dist).unwrap_err();
@@ -498,9 +497,15 @@ fn device_near_far_loop_errors_and_reuse() {
     ] {
         near_far.set_hops(Some(hops));
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-        let stats =
-            kernels::sssp_near_far::run_device("lanes", &gpu, &mut near_far, &dg, 0, &mut dist)
-                .unwrap();
+        let stats = loops::graph::sssp_near_far::run_device(
+            "lanes",
+            &gpu,
+            &mut near_far,
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap();
         let (_, model) = near_far_model_hops(&path, 0, 10, hops);
         assert_eq!(
             (stats.rounds, stats.advances, stats.frontier_vertices),
@@ -508,7 +513,7 @@ fn device_near_far_loop_errors_and_reuse() {
             "{hops:?}"
         );
         // Its edges counted on the GPU: each once, every hop's.
-        let counted = kernels::sssp_near_far::device_relaxed_edges(
+        let counted = loops::graph::sssp_near_far::device_relaxed_edges(
             "lanes",
             &gpu,
             &mut near_far,
@@ -525,7 +530,7 @@ fn device_near_far_loop_errors_and_reuse() {
         );
     }
     assert_eq!(
-        kernels::sssp_near_far::device_relaxed_edges(
+        loops::graph::sssp_near_far::device_relaxed_edges(
             "warp",
             &gpu,
             &mut near_far,
@@ -541,6 +546,7 @@ fn device_near_far_loop_errors_and_reuse() {
         .upload_graph(&Graph::from_edges(3, &[(0, 1, 5)]).unwrap())
         .unwrap();
     let mut d3 = gpu.zeros::<u32>(3).unwrap();
-    kernels::sssp_near_far::run_device("thread", &gpu, &mut near_far, &tiny, 2, &mut d3).unwrap();
+    loops::graph::sssp_near_far::run_device("thread", &gpu, &mut near_far, &tiny, 2, &mut d3)
+        .unwrap();
     assert_eq!(gpu.download(&d3).unwrap(), [UNREACHED, UNREACHED, 0]);
 }

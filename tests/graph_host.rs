@@ -1,17 +1,16 @@
-//! The host side of the graph algorithms (`examples/kernels/graph_host.rs`), no GPU: the direction
+//! The host side of the graph algorithms (`loops::graph`), no GPU: the direction
 //! switch of the direction-optimizing BFS, the graphs the kernels are given (the runtime's
 //! symmetric and transposed views, the oriented graph of triangle counting), and the runtime's CPU
 //! references (`loops::graph`) checked against brute force on random graphs.
 // Vertex loops index several arrays by the vertex.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "../examples/kernels/graph_host.rs"]
-mod graph_host;
-
-use graph_host::*;
+use loops::graph::reference::{
+    bfs_levels, check_bfs_parents, check_bfs_tree, components, core_numbers, pagerank, triangles,
+};
 use loops::graph::{
-    bfs_levels, check_bfs_parents, check_bfs_tree, components, pagerank, triangles,
-    undirected_edges_reached, Graph, UNREACHED,
+    chunk_offsets, next_direction, oriented_by_degree, undirected_edges_reached, Direction, Graph,
+    LevelCounts, Switch, UNREACHED,
 };
 
 fn counts(frontier: u64, previous: u64, edges: u64, unexplored: u64) -> LevelCounts {
@@ -211,6 +210,41 @@ fn triangles_against_brute_force() {
             }
         }
         assert_eq!(found, want, "oriented, seed {seed}");
+    }
+}
+
+/// The k-core of the simple undirected view `s` by its definition: vertices of fewer than `k`
+/// neighbours left removed until none is.
+fn k_core_brute(s: &Graph, k: usize) -> Vec<bool> {
+    let mut alive = vec![true; s.vertices()];
+    loop {
+        let low = (0..s.vertices())
+            .find(|&v| alive[v] && s.out_edges(v).filter(|&(u, _)| alive[u]).count() < k);
+        match low {
+            Some(v) => alive[v] = false,
+            None => return alive,
+        }
+    }
+}
+
+#[test]
+fn core_numbers_against_the_definition() {
+    assert_eq!(core_numbers(&small()), core_numbers(&small().symmetric()));
+    for seed in 0..20 {
+        let g = random_graph(40, 30 + 10 * seed as usize, seed);
+        let s = g.symmetric();
+        let cores = core_numbers(&g);
+        let top = *cores.iter().max().unwrap() as usize;
+        for k in 0..=top + 1 {
+            let members = k_core_brute(&s, k);
+            for v in 0..g.vertices() {
+                assert_eq!(
+                    members[v],
+                    cores[v] as usize >= k,
+                    "seed {seed}, k {k}, vertex {v}"
+                );
+            }
+        }
     }
 }
 

@@ -59,12 +59,15 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("spmv_frontier", kernels::spmv_frontier::CHECKED_SOURCES),
         ("row_huber", kernels::row_huber::SOURCES),
         ("row_huber", kernels::row_huber::CHECKED_SOURCES),
-        ("pagerank_pull", kernels::pagerank::pull::SOURCES),
-        ("pagerank_pull", kernels::pagerank::pull::CHECKED_SOURCES),
-        ("pagerank_update", kernels::pagerank::update::SOURCES),
+        ("pagerank_pull", loops::graph::pagerank::pull::SOURCES),
+        (
+            "pagerank_pull",
+            loops::graph::pagerank::pull::CHECKED_SOURCES,
+        ),
+        ("pagerank_update", loops::graph::pagerank::update::SOURCES),
         (
             "pagerank_update",
-            kernels::pagerank::update::CHECKED_SOURCES,
+            loops::graph::pagerank::update::CHECKED_SOURCES,
         ),
         ("row_argmax", kernels::row_argmax::SOURCES),
         ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
@@ -150,24 +153,28 @@ fn graph_kernels_compile_for_sm90() {
         return;
     };
     let all = [
-        ("sssp", kernels::sssp::SOURCES),
-        ("bfs", kernels::bfs::SOURCES),
-        ("sssp", kernels::sssp::CHECKED_SOURCES),
-        ("bfs", kernels::bfs::CHECKED_SOURCES),
-        ("bfs_queue", kernels::bfs::queue::SOURCES),
-        ("bfs_queue", kernels::bfs::queue::CHECKED_SOURCES),
-        ("bfs_push", kernels::bfs_do::push::SOURCES),
-        ("bfs_push", kernels::bfs_do::push::CHECKED_SOURCES),
-        ("bfs_pull", kernels::bfs_do::pull::SOURCES),
-        ("bfs_pull", kernels::bfs_do::pull::CHECKED_SOURCES),
-        ("cc_hook", kernels::cc::hook::SOURCES),
-        ("cc_hook", kernels::cc::hook::CHECKED_SOURCES),
-        ("cc_start", kernels::cc::start::SOURCES),
-        ("cc_start", kernels::cc::start::CHECKED_SOURCES),
-        ("triangles", kernels::tc::count::SOURCES),
-        ("triangles", kernels::tc::count::CHECKED_SOURCES),
-        ("triangles_total", kernels::tc::total::SOURCES),
-        ("triangles_total", kernels::tc::total::CHECKED_SOURCES),
+        ("sssp", loops::graph::sssp::SOURCES),
+        ("bfs", loops::graph::bfs::SOURCES),
+        ("sssp", loops::graph::sssp::CHECKED_SOURCES),
+        ("bfs", loops::graph::bfs::CHECKED_SOURCES),
+        ("bfs_queue", loops::graph::bfs::queue::SOURCES),
+        ("bfs_queue", loops::graph::bfs::queue::CHECKED_SOURCES),
+        ("bfs_push", loops::graph::bfs_do::push::SOURCES),
+        ("bfs_push", loops::graph::bfs_do::push::CHECKED_SOURCES),
+        ("bfs_pull", loops::graph::bfs_do::pull::SOURCES),
+        ("bfs_pull", loops::graph::bfs_do::pull::CHECKED_SOURCES),
+        ("cc_hook", loops::graph::cc::hook::SOURCES),
+        ("cc_hook", loops::graph::cc::hook::CHECKED_SOURCES),
+        ("cc_start", loops::graph::cc::start::SOURCES),
+        ("cc_start", loops::graph::cc::start::CHECKED_SOURCES),
+        ("triangles", loops::graph::tc::count::SOURCES),
+        ("triangles", loops::graph::tc::count::CHECKED_SOURCES),
+        ("triangles_total", loops::graph::tc::total::SOURCES),
+        ("triangles_total", loops::graph::tc::total::CHECKED_SOURCES),
+        ("k_core_mark", loops::graph::kcore::mark::SOURCES),
+        ("k_core_mark", loops::graph::kcore::mark::CHECKED_SOURCES),
+        ("k_core_peel", loops::graph::kcore::peel::SOURCES),
+        ("k_core_peel", loops::graph::kcore::peel::CHECKED_SOURCES),
     ];
     let jobs: Vec<(&str, &str, &str)> = all
         .iter()
@@ -262,10 +269,10 @@ fn graph_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // sssp, bfs, bfs_push, cc_hook and triangles under the 12 core schedules, bfs_queue under the 6
-    // of the device loop, bfs_pull under the 8 that take its selection, cc_start and
-    // triangles_total under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (5 * 12 + 6 + 8 + 2));
+    // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
+    // bfs_queue under the 6 of the device loop, bfs_pull under the 8 that take its selection,
+    // cc_start, triangles_total and k_core_mark under `block`; plain and checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32
@@ -379,21 +386,29 @@ fn wide_variants_compile_for_sm90() {
     let Some(info) = nvrtc_or_skip() else {
         return;
     };
+    // `graph` names the library's graph kernels (`loops::graph::sssp`), else the examples'.
     macro_rules! wide {
+        (graph $kernel:ident :: $schedule:ident, $generic:expr) => {
+            wide!(@ loops::graph::$kernel, $kernel, $schedule, $generic)
+        };
         ($kernel:ident :: $schedule:ident, $generic:expr) => {
+            wide!(@ kernels::$kernel, $kernel, $schedule, $generic)
+        };
+        (@ $module:path, $kernel:ident, $schedule:ident, $generic:expr) => {{
+            use $module as module;
             [
                 (
                     concat!(stringify!($kernel), "/", stringify!($schedule)),
-                    kernels::$kernel::$schedule::$kernel::CUDA_SOURCE_WIDE,
+                    module::$schedule::$kernel::CUDA_SOURCE_WIDE,
                     $generic,
                 ),
                 (
                     concat!(stringify!($kernel), "/", stringify!($schedule), " checked"),
-                    kernels::$kernel::$schedule::$kernel::CUDA_SOURCE_WIDE_CHECKED,
+                    module::$schedule::$kernel::CUDA_SOURCE_WIDE_CHECKED,
                     $generic,
                 ),
             ]
-        };
+        }};
     }
     let all = [
         wide!(spmv::thread, true),
@@ -404,12 +419,12 @@ fn wide_variants_compile_for_sm90() {
         wide!(spmv_frontier::thread, true),
         wide!(spmv_frontier::warp, true),
         wide!(spmm::group64, true),
-        wide!(sssp::thread, false),
-        wide!(sssp::group2, false),
-        wide!(sssp::warp, false),
-        wide!(sssp::group64, false),
-        wide!(sssp::block, false),
-        wide!(bfs::warp, false),
+        wide!(graph sssp::thread, false),
+        wide!(graph sssp::group2, false),
+        wide!(graph sssp::warp, false),
+        wide!(graph sssp::group64, false),
+        wide!(graph sssp::block, false),
+        wide!(graph bfs::warp, false),
         wide!(row_huber::thread, true),
     ];
     let autos = [
@@ -421,7 +436,7 @@ fn wide_variants_compile_for_sm90() {
         ),
         (
             "sssp/auto",
-            kernels::sssp::auto::sssp::CUDA_SOURCE_WIDE,
+            loops::graph::sssp::auto::sssp::CUDA_SOURCE_WIDE,
             "sssp",
             false,
         ),

@@ -1,11 +1,9 @@
 //! NVRTC compiles near-far SSSP's kernels for sm_90 on a machine with no GPU: the relaxation round
-//! (`examples/kernels/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
+//! (`src/graph/sssp_near_far.rs`) under every schedule it is instantiated with, plain and
 //! bounds-checked, to cubins (ptxas included), and the runtime's bucket advance, edge count and device-loop level
 //! (`loops::graph::near_far`).
 //! Without libnvrtc each test prints one `skipped` line and passes, unless LOOPS_REQUIRE_NVRTC=1.
 
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
@@ -26,8 +24,8 @@ fn sssp_near_far_compiles_under_every_schedule() {
     let mut failures = Vec::new();
     let mut compiled = 0;
     for sources in [
-        kernels::sssp_near_far::SOURCES,
-        kernels::sssp_near_far::CHECKED_SOURCES,
+        loops::graph::sssp_near_far::SOURCES,
+        loops::graph::sssp_near_far::CHECKED_SOURCES,
     ] {
         for (schedule, source) in sources {
             let entries = match *schedule {
@@ -56,8 +54,8 @@ fn sssp_near_far_compiles_under_every_schedule() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(compiled, 2 * kernels::sssp_near_far::SCHEDULES.len());
-    assert_eq!(kernels::sssp_near_far::SCHEDULES.len(), 12);
+    assert_eq!(compiled, 2 * loops::graph::sssp_near_far::SCHEDULES.len());
+    assert_eq!(loops::graph::sssp_near_far::SCHEDULES.len(), 12);
 }
 
 #[test]
@@ -89,10 +87,10 @@ fn near_far_runtime_kernels_compile() {
 /// of more hops relaxes up to three (three atomic minima), in the generated code of one schedule.
 #[test]
 fn the_round_splits_by_the_threshold() {
-    let source = kernels::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
+    let source = loops::graph::sssp_near_far::thread::sssp_near_far::CUDA_SOURCE;
     assert!(source.contains("threshold[0ull]"), "{source}");
     assert_eq!(source.matches("atomic_min(&dist").count(), 1, "{source}");
-    let source = kernels::sssp_near_far::hops::thread::sssp_near_far_hops::CUDA_SOURCE;
+    let source = loops::graph::sssp_near_far::hops::thread::sssp_near_far_hops::CUDA_SOURCE;
     assert!(source.contains("threshold[0ull]"), "{source}");
     assert_eq!(source.matches("atomic_min(&dist").count(), 3, "{source}");
     assert!(source.contains("hop_degree"), "{source}");
@@ -107,8 +105,8 @@ fn sssp_near_far_hops_compiles_under_every_schedule() {
     };
     let kernel = "sssp_near_far_hops";
     let mut failures = Vec::new();
-    let hops = &kernels::sssp_near_far::hops::SOURCES;
-    let checked = &kernels::sssp_near_far::hops::CHECKED_SOURCES;
+    let hops = &loops::graph::sssp_near_far::hops::SOURCES;
+    let checked = &loops::graph::sssp_near_far::hops::CHECKED_SOURCES;
     for (schedule, source) in hops.iter().chain(checked.iter()) {
         let entries = match *schedule {
             "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
@@ -129,5 +127,5 @@ fn sssp_near_far_hops_compiles_under_every_schedule() {
         info.version,
         failures.join("\n\n")
     );
-    assert_eq!(kernels::sssp_near_far::hops::SCHEDULES.len(), 8);
+    assert_eq!(loops::graph::sssp_near_far::hops::SCHEDULES.len(), 8);
 }

@@ -130,10 +130,10 @@ pub fn format_sources() -> Vec<(&'static str, &'static [(&'static str, &'static 
 fn graph_kernels_under_every_frontier_schedule() {
     let mut count = 0;
     for (kernel, sources) in [
-        ("sssp", kernels::sssp::SOURCES),
-        ("bfs", kernels::bfs::SOURCES),
+        ("sssp", loops::graph::sssp::SOURCES),
+        ("bfs", loops::graph::bfs::SOURCES),
         // The step that appends its next frontier, under the schedules of the device loop.
-        ("bfs_queue", kernels::bfs::queue::SOURCES),
+        ("bfs_queue", loops::graph::bfs::queue::SOURCES),
     ] {
         for (schedule, source) in sources {
             let entry = match *schedule {
@@ -175,7 +175,7 @@ fn wide_variants() {
     let warp = kernels::spmv::warp::spmv::CUDA_SOURCE_WIDE;
     assert!(warp.contains("for (long long nz = a_offsets[row] + (long long)loops_lane,"));
     // The frontier's graph: `g`'s offsets widen, the list and every slice stay as they are.
-    let sssp = kernels::sssp::group64::sssp::CUDA_SOURCE_WIDE;
+    let sssp = loops::graph::sssp::group64::sssp::CUDA_SOURCE_WIDE;
     assert!(sssp.contains("sssp__wide(const int g_rows, const long long g_nnz, const long long* __restrict__ g_offsets"));
     insta::assert_snapshot!("sssp__group64__wide", sssp);
     // `auto` keeps its tile-mapped candidates (not the merge path) for a wide set.
@@ -228,9 +228,9 @@ fn every_line_maps_to_its_rust_statement_or_to_itself() {
         ("spmv_coo_atoms", kernels::spmv_coo::atoms::KERNELS),
         ("segment_sums", kernels::segment_sums::KERNELS),
         ("spmv_frontier", kernels::spmv_frontier::KERNELS),
-        ("sssp", kernels::sssp::KERNELS),
+        ("sssp", loops::graph::sssp::KERNELS),
         ("row_huber", kernels::row_huber::KERNELS),
-        ("bfs", kernels::bfs::KERNELS),
+        ("bfs", loops::graph::bfs::KERNELS),
         ("row_argmax", kernels::row_argmax::KERNELS),
         ("row_variance", kernels::row_variance::KERNELS),
     ] {
@@ -512,8 +512,8 @@ fn the_device_loop_runs_the_grid_stride_schedules() {
     let hubs = TileStats::of_sizes((0..100_000u64).map(|v| if v % 1000 == 0 { 5000 } else { 3 }));
     let mut refused = 0;
     for (kernel, descs) in [
-        ("bfs", kernels::bfs::KERNELS),
-        ("sssp", kernels::sssp::KERNELS),
+        ("bfs", loops::graph::bfs::KERNELS),
+        ("sssp", loops::graph::sssp::KERNELS),
         ("spmv_frontier", kernels::spmv_frontier::KERNELS),
     ] {
         for &(schedule, desc) in descs {

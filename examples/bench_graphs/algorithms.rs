@@ -1,4 +1,4 @@
-//! The rows of issue 26's algorithms (`examples/kernels/{bfs_do,pagerank,cc,tc}.rs`), each under
+//! The rows of issue 26's algorithms (`src/graph/{bfs_do,pagerank,cc,tc}.rs`), each under
 //! every schedule and checked against the CPU references of `loops::graph`: the
 //! direction-optimizing BFS beside the push-only BFS of the same loop (on the symmetric view,
 //! MTEPS by Graph500's count: the reached undirected edges once), PageRank (f32, edges times
@@ -13,7 +13,7 @@ use crate::cases::Case;
 use crate::graph_app::{time_runs, Timing};
 use crate::gunrock::gunrock_published;
 use crate::output::{LoopKind, Row};
-use crate::{kernels, Bench, BoxError};
+use crate::{Bench, BoxError};
 
 /// PageRank's damping.
 const DAMPING: f64 = 0.85;
@@ -81,7 +81,7 @@ impl Bench<'_> {
     /// `bfs-push` and `bfs-do` under every push schedule (`bfs-do` with the pull steps of `--pull`, by default `thread`), on the
     /// symmetric view, from its vertex of largest degree.
     fn bfs_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use kernels::bfs_do::{push, run, DoBfs, Switch, FAST_PULL};
+        use loops::graph::bfs_do::{push, run, DoBfs, Switch, FAST_PULL};
         let gpu = self.gpu;
         let t = Instant::now();
         let s = g.symmetric();
@@ -152,10 +152,10 @@ impl Bench<'_> {
 
     /// PageRank in f32, `--pagerank-iterations` of them, against the f64 reference.
     fn pagerank_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use kernels::pagerank::{pull, run, PageRank};
+        use loops::graph::pagerank::{pull, run, PageRank};
         let gpu = self.gpu;
         let iterations = self.args.pagerank_iterations;
-        let want = loops::graph::pagerank(g, DAMPING, iterations as usize);
+        let want = loops::graph::reference::pagerank(g, DAMPING, iterations as usize);
         let mut pr = PageRank::<f32>::new(gpu, g)?;
         // A few roundoffs of f32 per iteration, more where a vertex sums many in-edges.
         let tolerance = f32::UNIT_ROUNDOFF * 64.0 * iterations.max(1) as f64 * 30.0;
@@ -197,9 +197,9 @@ impl Bench<'_> {
 
     /// Connected components (hooking and pointer jumping) on the directed graph.
     fn components_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use kernels::cc::{hook, run, Components};
+        use loops::graph::cc::{hook, run, Components};
         let gpu = self.gpu;
-        let want = loops::graph::components(g);
+        let want = loops::graph::reference::components(g);
         let dg = gpu.upload_graph(g)?;
         let mut state = Components::new(gpu, g.vertices())?;
         let mut labels = gpu.zeros::<u32>(g.vertices())?;
@@ -222,10 +222,10 @@ impl Bench<'_> {
 
     /// Triangle counting on the oriented simple view.
     fn triangles_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use kernels::tc::{count, run, Triangles};
+        use loops::graph::tc::{count, run, Triangles};
         let gpu = self.gpu;
         let t = Instant::now();
-        let want = loops::graph::triangles(g);
+        let want = loops::graph::reference::triangles(g);
         eprintln!(
             "{}: {want} triangles on the CPU in {:.2} s",
             case.name,

@@ -1,9 +1,9 @@
-//! Benchmark of the graph kernels: SSSP and BFS (`examples/kernels/sssp.rs`, `bfs.rs`) under every
+//! Benchmark of the graph kernels: SSSP and BFS (`src/graph/sssp.rs`, `bfs.rs`) under every
 //! schedule, against a naive vertex-per-thread CUDA kernel written by hand
 //! (below), on an R-MAT graph (scale 22 by default), a road-like 2-D grid (2048 x 2048), a
 //! power-law graph (2M vertices) and an arrow (1M vertices, one of degree 1M), plus any `--matrix`
 //! files, a Graph500 Kronecker graph (`--kron-scale`, 20) and a road network (`--road`, 1M vertices).
-//! `sssp-delta` rows: near-far delta-stepping (`examples/kernels/sssp_near_far.rs`,
+//! `sssp-delta` rows: near-far delta-stepping (`src/graph/sssp_near_far.rs`,
 //! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
 //! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
 //! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::NearFarLoopOnDevice`
@@ -17,7 +17,7 @@
 //! `loops::graph::FrontierLoopOnDevice`, the loop that stays on the GPU (levels recorded as a CUDA
 //! graph and replayed, the frontier's size never read by the host between levels): rows name their
 //! loop, and `us/level` (the median over the levels run) shows what a level costs in each. BFS
-//! also runs there with the step that appends its next frontier itself (`kernels::bfs::queue`,
+//! also runs there with the step that appends its next frontier itself (`loops::graph::bfs::queue`,
 //! `FrontierLoopOnDevice::run_queue`: one launch a level, no compaction), loop `device-queue`.
 //!
 //!     cargo run --release --example bench_graphs
@@ -39,7 +39,7 @@
 //! schedule per class and half, for BFS and for SSSP.
 //!
 //! Then, per graph (not on the world set; `--no-algorithms` leaves them out), the algorithms of
-//! `examples/kernels/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
+//! `src/graph/{bfs_do,pagerank,cc,tc}.rs` under every schedule, each checked against the
 //! CPU: `bfs-push` and `bfs-do` (the push-only and the direction-optimizing BFS through the same
 //! loop, on the symmetrised graph, MTEPS by Graph500's count: the reached undirected edges once;
 //! the CSV's `pull_levels`), `pagerank` (f32, `--pagerank-iterations`; MTEPS: edges times
@@ -66,8 +66,6 @@
 mod bench;
 #[path = "../graph_app/mod.rs"]
 mod graph_app;
-#[path = "../kernels/mod.rs"]
-mod kernels;
 
 mod algorithms;
 mod cases;
@@ -191,7 +189,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_parser = ["sssp", "sssp-delta", "bfs"])]
     pub traversals: Vec<String>,
     /// The pull schedules `bfs-do` pairs with each push schedule (default: `thread`, the fastest
-    /// pull measured, `kernels::bfs_do::FAST_PULL`).
+    /// pull measured, `loops::graph::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
     /// The device loop's walk limit (`FrontierLoopOnDevice::set_walk_limit`: a level's compaction

@@ -17,7 +17,7 @@ use crate::bench::world::{self, WorldRow};
 use crate::cases::Case;
 use crate::graph_app::{time_runs, Algorithm};
 use crate::output::{LoopKind, Row};
-use crate::{kernels, Bench, BoxError, Loops, MIN_REPS};
+use crate::{Bench, BoxError, Loops, MIN_REPS};
 
 /// The baseline: one thread per frontier vertex, its edges in sequence; the same relaxation as the
 /// generated kernels (read, then `atomicMin` only where it may lower, flag on a lowering).
@@ -126,7 +126,7 @@ fn relaxed_edges(
         _ if kernel == "naive" => Ok(None),
         Algorithm::SsspDelta => {
             near_far.set_count_edges(true);
-            let stats = kernels::sssp_near_far::run(kernel, gpu, near_far, g, source, dist);
+            let stats = loops::graph::sssp_near_far::run(kernel, gpu, near_far, g, source, dist);
             near_far.set_count_edges(false);
             Ok(Some(stats?.relaxed_edges))
         }
@@ -136,7 +136,7 @@ fn relaxed_edges(
             gpu.write_at(dist, source as usize, &[0])?;
             frontier.run(gpu, &[source], |gpu, current, next, _| {
                 near_far.count_frontier_edges(gpu, g, current)?;
-                kernels::sssp::launch(
+                loops::graph::sssp::launch(
                     kernel,
                     gpu,
                     g.offsets(),
@@ -210,9 +210,9 @@ impl Bench<'_> {
                 naive.iter().map(|_| ("naive", LoopKind::Host)).collect();
             // Near-far also runs its built-in round (`lanes`), in both loops.
             let (on_device, built_in) = if algorithm == Algorithm::SsspDelta {
-                let mut on_device = device_loop_schedules(kernels::sssp_near_far::KERNELS);
-                on_device.extend_from_slice(kernels::sssp_near_far::LANES);
-                (on_device, kernels::sssp_near_far::LANES)
+                let mut on_device = device_loop_schedules(loops::graph::sssp_near_far::KERNELS);
+                on_device.extend_from_slice(loops::graph::sssp_near_far::LANES);
+                (on_device, loops::graph::sssp_near_far::LANES)
             } else {
                 (algorithm.device_schedules(), &[][..])
             };
@@ -225,7 +225,7 @@ impl Bench<'_> {
                 }
                 if device
                     && algorithm == Algorithm::Bfs
-                    && kernels::bfs::queue::SCHEDULES.contains(&schedule)
+                    && loops::graph::bfs::queue::SCHEDULES.contains(&schedule)
                 {
                     kernels.push((schedule, LoopKind::QueueOnDevice));
                 }
@@ -239,7 +239,7 @@ impl Bench<'_> {
                         run_naive(algorithm, gpu, func, &mut frontier, &dg, source, &mut out)
                     }
                     (_, LoopKind::Host) if algorithm == Algorithm::SsspDelta => {
-                        kernels::sssp_near_far::run(
+                        loops::graph::sssp_near_far::run(
                             kernel,
                             gpu,
                             &mut near_far,
@@ -253,7 +253,7 @@ impl Bench<'_> {
                         algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
                     }
                     (_, LoopKind::Device) if algorithm == Algorithm::SsspDelta => {
-                        kernels::sssp_near_far::run_device(
+                        loops::graph::sssp_near_far::run_device(
                             kernel,
                             gpu,
                             &mut device_near_far,
@@ -266,7 +266,7 @@ impl Bench<'_> {
                             LoopStats::from(s)
                         })
                     }
-                    (_, LoopKind::QueueOnDevice) => kernels::bfs::run_device_queue(
+                    (_, LoopKind::QueueOnDevice) => loops::graph::bfs::run_device_queue(
                         kernel,
                         gpu,
                         &mut device_frontier,
@@ -333,7 +333,7 @@ impl Bench<'_> {
                 // The built-in round counts its edges on the GPU (one more, untimed run); the
                 // generated rounds' come from the CPU model.
                 let counted = if device_near_far_row {
-                    kernels::sssp_near_far::device_relaxed_edges(
+                    loops::graph::sssp_near_far::device_relaxed_edges(
                         kernel,
                         gpu,
                         &mut device_near_far,
@@ -442,12 +442,11 @@ impl Bench<'_> {
             near_far.set_delta(Some(delta));
             let mut last = NearFarStats::default();
             let mut once = || {
-                kernels::sssp_near_far::run_device(schedule, gpu, near_far, dg, source, out).map(
-                    |s| {
+                loops::graph::sssp_near_far::run_device(schedule, gpu, near_far, dg, source, out)
+                    .map(|s| {
                         last = s;
                         LoopStats::from(s)
-                    },
-                )
+                    })
             };
             once()?;
             let timing = time_runs(args.reps.clamp(MIN_REPS, 5), gpu, &mut once)?;

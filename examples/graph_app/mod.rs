@@ -12,14 +12,12 @@ use loops::graph::{
 };
 use loops::prelude::*;
 
-use crate::kernels;
-
 /// The traversal an example runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     Sssp,
     Bfs,
-    /// Delta-stepping SSSP with near and far buckets (`kernels::sssp_near_far`).
+    /// Delta-stepping SSSP with near and far buckets (`loops::graph::sssp_near_far`).
     SsspDelta,
 }
 
@@ -43,18 +41,18 @@ impl Algorithm {
     /// The schedules its kernel is instantiated with.
     pub fn schedules(self) -> &'static [&'static str] {
         match self {
-            Algorithm::Sssp => kernels::sssp::SCHEDULES,
-            Algorithm::Bfs => kernels::bfs::SCHEDULES,
-            Algorithm::SsspDelta => kernels::sssp_near_far::SCHEDULES,
+            Algorithm::Sssp => loops::graph::sssp::SCHEDULES,
+            Algorithm::Bfs => loops::graph::bfs::SCHEDULES,
+            Algorithm::SsspDelta => loops::graph::sssp_near_far::SCHEDULES,
         }
     }
 
     /// Each instantiation's description, by schedule.
     pub fn kernels(self) -> &'static [(&'static str, &'static loops::__private::KernelDesc)] {
         match self {
-            Algorithm::Sssp => kernels::sssp::KERNELS,
-            Algorithm::Bfs => kernels::bfs::KERNELS,
-            Algorithm::SsspDelta => kernels::sssp_near_far::KERNELS,
+            Algorithm::Sssp => loops::graph::sssp::KERNELS,
+            Algorithm::Bfs => loops::graph::bfs::KERNELS,
+            Algorithm::SsspDelta => loops::graph::sssp_near_far::KERNELS,
         }
     }
 
@@ -82,8 +80,12 @@ impl Algorithm {
         out: &mut DeviceBuffer<u32>,
     ) -> loops::Result<LoopStats> {
         match self {
-            Algorithm::Sssp => kernels::sssp::run_device(schedule, gpu, frontier, g, source, out),
-            Algorithm::Bfs => kernels::bfs::run_device(schedule, gpu, frontier, g, source, out),
+            Algorithm::Sssp => {
+                loops::graph::sssp::run_device(schedule, gpu, frontier, g, source, out)
+            }
+            Algorithm::Bfs => {
+                loops::graph::bfs::run_device(schedule, gpu, frontier, g, source, out)
+            }
             Algorithm::SsspDelta => Err(loops::LoopsError::LoopOnDevice {
                 kernel: "sssp_near_far".into(),
                 detail: "the near-far SSSP runs its own host loop".into(),
@@ -103,11 +105,11 @@ impl Algorithm {
         out: &mut DeviceBuffer<u32>,
     ) -> loops::Result<LoopStats> {
         match self {
-            Algorithm::Sssp => kernels::sssp::run(schedule, gpu, frontier, g, source, out),
-            Algorithm::Bfs => kernels::bfs::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::Sssp => loops::graph::sssp::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::Bfs => loops::graph::bfs::run(schedule, gpu, frontier, g, source, out),
             Algorithm::SsspDelta => {
                 let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
-                kernels::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
+                loops::graph::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
                     .map(LoopStats::from)
             }
         }
@@ -123,7 +125,7 @@ pub struct Args {
     /// The source vertex. Default: a vertex of largest out-degree.
     #[arg(long)]
     pub source: Option<u32>,
-    /// The schedule (a module of `examples/kernels/{sssp,bfs}.rs`), or `all`.
+    /// The schedule (a module of `src/graph/{sssp,bfs}.rs`), or `all`.
     #[arg(long, default_value = "auto")]
     pub schedule: String,
     /// R-MAT scale of the generated graph (2^scale vertices, 16 edges drawn per vertex).
@@ -251,8 +253,48 @@ fn run(algorithm: Algorithm, args: &Args) -> Result<usize, Box<dyn std::error::E
             );
             wrong += check.is_err() as usize;
         }
+        wrong += !library_call(algorithm, &gpu, &dg, source, &want)? as usize;
     }
     Ok(wrong)
+}
+
+/// The algorithm as a user calls it, default options (`auto`, the loop `auto` picks; SSSP
+/// near-far), once: checked, with what its stats say. False if wrong.
+fn library_call(
+    algorithm: Algorithm,
+    gpu: &Gpu,
+    dg: &DeviceGraph,
+    source: u32,
+    want: &[u32],
+) -> loops::Result<bool> {
+    let (got, stats) = match algorithm {
+        Algorithm::Bfs => {
+            let run = loops::graph::bfs(gpu, dg, source, &loops::graph::BfsOptions::default())?;
+            (gpu.download(&run.levels)?, run.stats)
+        }
+        Algorithm::Sssp | Algorithm::SsspDelta => {
+            let run = loops::graph::sssp(gpu, dg, source, &loops::graph::SsspOptions::default())?;
+            (gpu.download(&run.dist)?, run.stats)
+        }
+    };
+    let check = loops::graph::compare("library call", want, &got);
+    println!(
+        "  loops::graph::{}(..) with default options: {} in the {} loop, {} iterations, {:.3} ms \
+         (one call, first launches included)  {}",
+        match algorithm {
+            Algorithm::Bfs => "bfs",
+            _ => "sssp",
+        },
+        stats.algorithm,
+        stats.strategy.name(),
+        stats.iterations,
+        stats.time.as_secs_f64() * 1e3,
+        match &check {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("WRONG: {e}"),
+        }
+    );
+    Ok(check.is_ok())
 }
 
 /// The median time of `reps` runs after one warm-up, each between two CUDA events.

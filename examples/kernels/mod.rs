@@ -3,16 +3,12 @@
 //! `spmv::merge_path::spmv`; beside them `SCHEDULES`, `SOURCES`, `CHECKED_SOURCES`, `KERNELS` and
 //! `launch(schedule, gpu, ..)`). The examples run them; the tests snapshot, compile and check them
 //! on the GPU; the benchmarks time them. A test includes this folder with
-//! `#[path = "../examples/kernels/mod.rs"] mod kernels;`.
+//! `#[path = "../examples/kernels/mod.rs"] mod kernels;`. The graph algorithms' kernels are the
+//! library's (`loops::graph::{bfs, bfs_do, sssp, sssp_near_far, pagerank, cc, tc}`).
 #![allow(dead_code)]
-pub mod bfs;
-pub mod bfs_do;
-pub mod cc;
 pub mod column_sums;
 pub mod count_max;
-pub mod graph_host;
 pub mod out_of_range;
-pub mod pagerank;
 pub mod row_argmax;
 pub mod row_huber;
 pub mod row_max_abs;
@@ -25,6 +21,3 @@ pub mod spmv_axpby;
 pub mod spmv_coo;
 pub mod spmv_csc;
 pub mod spmv_frontier;
-pub mod sssp;
-pub mod sssp_near_far;
-pub mod tc;

@@ -5,7 +5,7 @@
 //!   frontier's size back to the host; [`FrontierLoopOnDevice`], which keeps it on the device and
 //!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
 //!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
-//!   direction-optimizing BFS of `examples/kernels/bfs_do.rs`).
+//!   direction-optimizing BFS of `src/graph/bfs_do.rs`).
 //! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
 //!   rounds and bucket advances, `default_delta`, and [`near_far_model`], the same buckets on the
 //!   CPU.
@@ -16,7 +16,7 @@
 //!
 //! A graph is a tile set of the `Offsets` format: vertex `v` is a tile, its out-edges are the atoms
 //! `offsets[v]..offsets[v + 1]`, which index the edge arrays `adj` (the edge's head) and `weights`.
-//! A step kernel (`examples/kernels/sssp.rs`, `bfs.rs`) runs over the current frontier with
+//! A step kernel (`src/graph/sssp.rs`, `bfs.rs`) runs over the current frontier with
 //! `g.tiles_in(frontier)` and marks the vertices of the next one by storing a non-zero flag in
 //! `next[u]`. [`FrontierLoop`] then compacts the flags into the next frontier on the GPU (a
 //! hand-written kernel, one atomic per block, clearing the flags as it reads them) and reads back only
@@ -458,7 +458,7 @@ fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
 }
 
 /// The frontier compaction on its own, for host loops other than [`FrontierLoop`] (the
-/// direction-optimizing BFS of `examples/kernels/bfs_do.rs` switches kernels per level and reads
+/// direction-optimizing BFS of `src/graph/bfs_do.rs` switches kernels per level and reads
 /// more than the count back): the set flags of `flags` become vertex ids in `out` (in no given
 /// order), the flags are cleared, and their number is added to `count[0]`.
 pub struct Compaction {

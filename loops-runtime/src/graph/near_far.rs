@@ -4,7 +4,7 @@
 //! [`near_far_model_hops`], the same bucket logic on the CPU.
 //!
 //! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
-//! near frontier (the step kernel, `examples/kernels/sssp_near_far.rs`); each vertex whose distance
+//! near frontier (the step kernel, `src/graph/sssp_near_far.rs`); each vertex whose distance
 //! it lowered is flagged near when the new distance is below the threshold, far otherwise. The
 //! near flags are compacted into the next near frontier. When the near frontier is empty every
 //! distance below the threshold is final; a *bucket advance* raises the threshold by delta and
@@ -19,7 +19,7 @@
 //! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
 //! distance below the threshold, if it has few out-edges, has them relaxed at once from that
 //! distance in the same round instead of being flagged near, up to `hops` edges from the
-//! frontier (the generated rounds of `examples/kernels/sssp_near_far.rs` stop at 3, each hop in
+//! frontier (the generated rounds of `src/graph/sssp_near_far.rs` stop at 3, each hop in
 //! the lane of its edge; [`NearFarRelax`], the built-in round, spreads each hop's edges over a
 //! warp's lanes and goes as deep as asked). Rounds are bounded below by the hop depth of the
 //! shortest paths, so on road networks and meshes (thousands of rounds) three hops take about a
@@ -1121,7 +1121,7 @@ pub(crate) const RELAX_EDGES_PER_WARP: f64 = 4.0;
 /// the new distance (up to `hops` edges from the frontier), where that head has at most
 /// `max_degree` out-edges (a lane or a warp relaxes them in sequence, so a hub is flagged near
 /// instead). The heads of the last hop are flagged near or far as usual. The generated rounds of
-/// `examples/kernels/sssp_near_far.rs` do at most 3 hops; [`NearFarRelax`] does any number.
+/// `src/graph/sssp_near_far.rs` do at most 3 hops; [`NearFarRelax`] does any number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hops {
     /// Edges from the frontier a round relaxes along (1: the plain round).
@@ -1303,7 +1303,7 @@ fn split_far(
     split
 }
 
-/// The Bellman-Ford frontier of `examples/kernels/sssp.rs` on the CPU, modelled as
+/// The Bellman-Ford frontier of `src/graph/sssp.rs` on the CPU, modelled as
 /// [`near_far_model`] is (relaxations in order, frontiers in vertex order): distances and counts,
 /// to compare the two algorithms' relaxed edges and rounds.
 #[cfg(test)]

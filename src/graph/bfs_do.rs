@@ -1,4 +1,4 @@
-//! Direction-optimizing BFS (Beamer, Asanović, Patterson, SC'12): level-synchronous, each level
+//! Direction-optimizing BFS (`loops::graph::bfs` with `BfsOptions::direction`; Beamer, Asanović, Patterson, SC'12): level-synchronous, each level
 //! either a push step over the frontier (every unvisited neighbour of a frontier vertex joins the
 //! next level) or a pull step over all vertices (every unvisited vertex looks through its
 //! neighbours and stops at the first one in the frontier). Push costs the frontier's edges, pull
@@ -22,10 +22,89 @@
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
 
-use loops::graph::{Compaction, DeviceGraph, LoopStats, UNREACHED};
-use loops::prelude::*;
+use loops_runtime::graph::{compaction_walks, default_walk_limit};
+use loops_runtime::graph::{Compaction, DeviceGraph, LoopStats, UNREACHED};
 
-pub use super::graph_host::{next_direction, Direction, LevelCounts, Switch};
+use crate::prelude::*;
+
+/// Which way a BFS level goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Push,
+    Pull,
+}
+
+/// Beamer's switch: push to pull once the frontier's out-edges exceed the unexplored edges /
+/// `alpha`; pull back to push once the frontier shrinks to `vertices / beta` or below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switch {
+    pub alpha: u64,
+    pub beta: u64,
+}
+
+impl Switch {
+    /// The paper's values (alpha 14, beta 24).
+    pub const BEAMER: Switch = Switch {
+        alpha: 14,
+        beta: 24,
+    };
+    /// Never pull: the push-only BFS, through the same loop.
+    pub const PUSH_ONLY: Switch = Switch { alpha: 0, beta: 0 };
+    /// Pull from the second level on, to the end (to test the pull step).
+    pub const PULL_ALWAYS: Switch = Switch {
+        alpha: u64::MAX,
+        beta: u64::MAX,
+    };
+}
+
+impl Default for Switch {
+    fn default() -> Switch {
+        Switch::BEAMER
+    }
+}
+
+/// What the BFS loop knows after a level, to choose the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelCounts {
+    /// The graph's vertices.
+    pub vertices: u64,
+    /// The next frontier's vertices.
+    pub frontier: u64,
+    /// The frontier just expanded.
+    pub previous_frontier: u64,
+    /// The next frontier's out-edges (counted by push steps only).
+    pub frontier_edges: u64,
+    /// The out-edges of the vertices no push step has reached yet: the graph's edges less those of
+    /// the frontiers push steps found. Pull steps do not count theirs (that would cost an atomic
+    /// per vertex they reach), so after a pull phase this is too large, which only makes a second
+    /// turn to pull later.
+    pub unexplored_edges: u64,
+}
+
+/// The direction of the next level, after a level that went `now`. Push turns to pull when
+/// `frontier_edges > unexplored_edges / alpha`; pull stays while the frontier grows or holds more
+/// than `vertices / beta` vertices. `alpha` 0 never pulls.
+pub fn next_direction(switch: Switch, now: Direction, c: LevelCounts) -> Direction {
+    match now {
+        Direction::Push => {
+            let weighed = c.frontier_edges as u128 * switch.alpha as u128;
+            if switch.alpha > 0 && c.frontier_edges > 0 && weighed > c.unexplored_edges as u128 {
+                Direction::Pull
+            } else {
+                Direction::Push
+            }
+        }
+        Direction::Pull => {
+            let growing = c.frontier >= c.previous_frontier;
+            let large = c.frontier as u128 * switch.beta as u128 > c.vertices as u128;
+            if c.frontier > 0 && (growing || large) {
+                Direction::Pull
+            } else {
+                Direction::Push
+            }
+        }
+    }
+}
 
 /// The push step, under every schedule.
 pub mod push {
@@ -150,7 +229,7 @@ pub struct DoBfs {
 }
 
 impl DoBfs {
-    pub fn new(gpu: &Gpu, vertices: usize) -> loops::Result<DoBfs> {
+    pub fn new(gpu: &Gpu, vertices: usize) -> crate::Result<DoBfs> {
         Ok(DoBfs {
             vertices,
             current: gpu.zeros(vertices.max(1))?,
@@ -187,7 +266,7 @@ pub fn run(
     source: u32,
     levels: &mut DeviceBuffer<u32>,
     parents: &mut DeviceBuffer<u32>,
-) -> loops::Result<LoopStats> {
+) -> crate::Result<LoopStats> {
     let n = g.vertices();
     let invalid = |detail: String| Err(LoopsError::InvalidGraph { detail });
     if n > state.vertices {
@@ -280,11 +359,7 @@ pub fn run(
         let walk = direction == Direction::Push
             && frontier <= resident_warps
             && g.offsets().wide_offsets().is_none()
-            && loops::graph::compaction_walks(
-                frontier as u32,
-                max_degree,
-                loops::graph::default_walk_limit(n),
-            );
+            && compaction_walks(frontier as u32, max_degree, default_walk_limit(n));
         if walk {
             state.compaction.run_walk(
                 gpu,

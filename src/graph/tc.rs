@@ -1,4 +1,4 @@
-//! Triangle counting by sorted adjacency intersections (the application LRB was made for). The
+//! Triangle counting ([`triangles`](fn@super::triangles)) by sorted adjacency intersections (the application LRB was made for). The
 //! graph is first oriented on the host ([`oriented_by_degree`]): the simple undirected view, each
 //! edge kept once from its end of lower degree to the other, vertices renumbered in that order, so
 //! every edge `v -> u` has `u > v` and the heads are sorted. A triangle `v < u < w` is then found
@@ -6,10 +6,10 @@
 //! `u`'s heads the kernel binary-searches `v`'s remaining heads, from where the last search ended.
 //! Each vertex's count goes to `counts`, summed over runs of vertices on the device ([`total`]).
 
-use loops::graph::Graph;
-use loops::prelude::*;
+use loops_runtime::graph::{DeviceGraph, Graph};
 
-use super::graph_host::{chunk_offsets, oriented_by_degree};
+use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
+use crate::prelude::*;
 
 /// The per-vertex count, under every schedule.
 pub mod count {
@@ -73,7 +73,7 @@ pub const CHUNK: usize = 2048;
 
 /// A graph ready for triangle counting: its oriented form on the device and the buffers.
 pub struct Triangles {
-    oriented: loops::graph::DeviceGraph,
+    oriented: DeviceGraph,
     chunks: DeviceOffsets,
     counts: DeviceBuffer<u64>,
     total: DeviceBuffer<u64>,
@@ -81,7 +81,7 @@ pub struct Triangles {
 
 impl Triangles {
     /// Orients `g` (its simple undirected view) on the host and uploads it.
-    pub fn new(gpu: &Gpu, g: &Graph) -> loops::Result<Triangles> {
+    pub fn new(gpu: &Gpu, g: &Graph) -> crate::Result<Triangles> {
         let oriented = oriented_by_degree(g);
         let n = oriented.vertices();
         Ok(Triangles {
@@ -104,7 +104,7 @@ impl Triangles {
 }
 
 /// The triangles of the graph, counted under `schedule`.
-pub fn run(schedule: &str, gpu: &Gpu, tc: &mut Triangles) -> loops::Result<u64> {
+pub fn run(schedule: &str, gpu: &Gpu, tc: &mut Triangles) -> crate::Result<u64> {
     count::launch(
         schedule,
         gpu,
@@ -115,4 +115,79 @@ pub fn run(schedule: &str, gpu: &Gpu, tc: &mut Triangles) -> loops::Result<u64> 
     gpu.fill(&mut tc.total, 0)?;
     total::launch("block", gpu, &tc.chunks, &tc.counts, &mut tc.total)?;
     Ok(gpu.download(&tc.total)?[0])
+}
+
+/// What [`triangles`](fn@super::triangles) is asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrianglesOptions {
+    /// The counting step's schedule, a name of `loops::SCHEDULES` (default `auto`).
+    pub schedule: String,
+}
+
+impl Default for TrianglesOptions {
+    fn default() -> TrianglesOptions {
+        TrianglesOptions {
+            schedule: "auto".to_string(),
+        }
+    }
+}
+
+/// What [`triangles`](fn@super::triangles) found.
+pub struct TrianglesResult {
+    /// The triangles of the graph's simple undirected view.
+    pub count: u64,
+    /// What the run did (one iteration; the orientation on the host and the upload are not
+    /// timed).
+    pub stats: GraphStats,
+}
+
+/// The triangles of the simple undirected view of `graph` (no self-loops, each edge once),
+/// counted on the GPU under `options.schedule` after orienting the graph by degree on the host
+/// ([`oriented_by_degree`]). The CPU reference is `loops::graph::reference::triangles`.
+///
+/// ```no_run
+/// use loops::graph::{triangles, Graph, TrianglesOptions};
+/// # fn main() -> loops::Result<()> {
+/// let gpu = loops::Gpu::new(0)?;
+/// let g = Graph::from_edges(4, &[(0, 1, 1), (1, 2, 1), (2, 0, 1), (2, 3, 1)])?;
+/// assert_eq!(triangles(&gpu, &g, &TrianglesOptions::default())?.count, 1);
+/// # Ok(())
+/// # }
+/// ```
+pub fn triangles(
+    gpu: &Gpu,
+    graph: &Graph,
+    options: &TrianglesOptions,
+) -> crate::Result<TrianglesResult> {
+    let mut tc = Triangles::new(gpu, graph)?;
+    let schedule = options.schedule.as_str();
+    let (count, time) = timed(gpu, || run(schedule, gpu, &mut tc))?;
+    let mut stats = GraphStats::new("triangles", schedule, Strategy::Host);
+    stats.iterations = 1;
+    stats.time = time;
+    Ok(TrianglesResult { count, stats })
+}
+
+/// The simple undirected view of `g` (no self-loops, no repeated edges) with each edge kept once,
+/// from the endpoint of lower degree to the one of higher degree (ties: lower id first), and the
+/// vertices renumbered in that order, so each edge goes from a lower to a higher id and a vertex
+/// has at most about `sqrt(2 * edges)` out-edges; heads sorted. Triangle counting on it counts
+/// each triangle once, at its lowest vertex.
+pub fn oriented_by_degree(g: &Graph) -> Graph {
+    let n = g.vertices();
+    let simple = g.symmetric();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&v| (simple.degree(v), v));
+    let mut rank = vec![0u32; n];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v] = r as u32;
+    }
+    let mut edges: Vec<(u32, u32, u32)> = (0..n)
+        .flat_map(|v| simple.out_edges(v).map(move |(u, _)| (v, u)))
+        .filter(|&(v, u)| rank[v] < rank[u])
+        .map(|(v, u)| (rank[v], rank[u], 1))
+        .collect();
+    // By tail, then head: `from_edges` keeps each vertex's edges in this order.
+    edges.sort_unstable();
+    Graph::from_edges(n, &edges).expect("ranks are vertices")
 }

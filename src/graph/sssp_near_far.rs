@@ -7,14 +7,19 @@
 //! `hop_degree` is not flagged near, its out-edges are relaxed at once from its new distance by
 //! the same thread (and theirs, with 3), the heads of the last hop flagged as usual; fewer rounds
 //! on a graph of long shortest paths (`loops::graph::Hops`). [`LANES`] names the runtime's
-//! built-in round instead (`loops::graph::near_far::NearFarRelax`: each hop's edges spread over
-//! a warp's lanes, any number of hops), which [`run`] and [`run_device`] take as a schedule. The loops: `loops::graph::NearFarLoop` (on the host) and
-//! `loops::graph::NearFarLoopOnDevice` (on the device); why the distances come out exact is in
+//! built-in round instead (`NearFarRelax`: each hop's edges spread over
+//! a warp's lanes, any number of hops), which [`run`] and [`run_device`] take as a schedule. The loops: `NearFarLoop` (on the host) and
+//! `NearFarLoopOnDevice` (on the device); why the distances come out exact is in
 //! their module documentation.
 // The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
 #![allow(clippy::too_many_arguments)]
 
-use loops::prelude::*;
+use loops_runtime::graph::near_far::NearFarRelax;
+use loops_runtime::graph::{
+    DeviceGraph, Hops, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
+};
+
+use crate::prelude::*;
 
 /// One near-far round: `frontier` is the near frontier, `threshold[0]` the end of the
 /// bucket.
@@ -120,25 +125,23 @@ pub mod hops {
     }
 }
 
-/// The built-in round of `loops::graph::near_far::NearFarRelax` (a head's edges spread over a
+/// The built-in round of `NearFarRelax` (a head's edges spread over a
 /// warp's lanes at every hop), run by [`run`] and [`run_device`] in place of a schedule: `lanes`
 /// (its default vertices per warp) or `lanes<k>`, `k` frontier vertices per warp (1 to 32).
 pub const LANES: &[&str] = &["lanes", "lanes2", "lanes4", "lanes8", "lanes16"];
 
 /// The built-in round for `schedule` where it names it (`lanes`, `lanes<k>`).
-fn lanes(gpu: &Gpu, schedule: &str) -> Option<loops::Result<loops::graph::near_far::NearFarRelax>> {
+fn lanes(gpu: &Gpu, schedule: &str) -> Option<crate::Result<NearFarRelax>> {
     let per_warp = schedule.strip_prefix("lanes")?;
     let per_warp = if per_warp.is_empty() {
         None
     } else {
         Some(per_warp.parse::<u32>().ok()?)
     };
-    Some(
-        loops::graph::near_far::NearFarRelax::new(gpu).map(|mut relax| {
-            relax.set_per_warp(per_warp);
-            relax
-        }),
-    )
+    Some(NearFarRelax::new(gpu).map(|mut relax| {
+        relax.set_per_warp(per_warp);
+        relax
+    }))
 }
 
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialised by the
@@ -148,11 +151,11 @@ fn lanes(gpu: &Gpu, schedule: &str) -> Option<loops::Result<loops::graph::near_f
 pub fn run(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut loops::graph::NearFarLoop,
-    g: &loops::graph::DeviceGraph,
+    near_far: &mut NearFarLoop,
+    g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
-) -> loops::Result<loops::graph::NearFarStats> {
+) -> crate::Result<NearFarStats> {
     if let Some(relax) = lanes(gpu, schedule) {
         let relax = relax?;
         return near_far.run(
@@ -161,16 +164,7 @@ pub fn run(
             source,
             dist,
             |gpu, frontier, dist, near, far, threshold| {
-                relax.launch(
-                    gpu,
-                    g,
-                    frontier,
-                    dist,
-                    near,
-                    far,
-                    threshold,
-                    loops::graph::Hops::ONE,
-                )
+                relax.launch(gpu, g, frontier, dist, near, far, threshold, Hops::ONE)
             },
         );
     }
@@ -204,18 +198,18 @@ pub fn run(
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut loops::graph::NearFarLoopOnDevice,
-    g: &loops::graph::DeviceGraph,
+    near_far: &mut NearFarLoopOnDevice,
+    g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
-) -> loops::Result<loops::graph::NearFarStats> {
+) -> crate::Result<NearFarStats> {
     if let Some(relax) = lanes(gpu, schedule) {
         return run_lanes(&relax?, gpu, near_far, g, source, dist);
     }
     // One bucket that holds every distance (the default on dense graphs): near-far is
     // Bellman-Ford, whose step (`sssp.rs`) is this round without the threshold to test (every
     // lowered head is flagged near), and the loop runs it as Bellman-Ford's.
-    let one_bucket = near_far.delta_for(g) == loops::graph::UNREACHED;
+    let one_bucket = near_far.delta_for(g) == UNREACHED;
     near_far.run(
         gpu,
         g,
@@ -255,13 +249,13 @@ pub fn run_device(
 
 /// [`run_device`] with the built-in round `relax`.
 fn run_lanes(
-    relax: &loops::graph::near_far::NearFarRelax,
+    relax: &NearFarRelax,
     gpu: &Gpu,
-    near_far: &mut loops::graph::NearFarLoopOnDevice,
-    g: &loops::graph::DeviceGraph,
+    near_far: &mut NearFarLoopOnDevice,
+    g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
-) -> loops::Result<loops::graph::NearFarStats> {
+) -> crate::Result<NearFarStats> {
     near_far.run(
         gpu,
         g,
@@ -279,11 +273,11 @@ fn run_lanes(
 pub fn device_relaxed_edges(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut loops::graph::NearFarLoopOnDevice,
-    g: &loops::graph::DeviceGraph,
+    near_far: &mut NearFarLoopOnDevice,
+    g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
-) -> loops::Result<Option<u64>> {
+) -> crate::Result<Option<u64>> {
     let Some(relax) = lanes(gpu, schedule) else {
         return Ok(None);
     };

@@ -1,4 +1,4 @@
-//! Connected components of the undirected view of a graph (an edge either way joins its ends), by
+//! Connected components ([`components`](fn@super::components)) of the undirected view of a graph (an edge either way joins its ends), by
 //! hooking and pointer jumping: every vertex has a parent, at first itself. Each iteration, for
 //! every edge whose ends have different parents, the larger parent is hooked under the smaller
 //! (`atomic_min`), and every vertex jumps to its grandparent. Parents only decrease, so the loop
@@ -9,10 +9,10 @@
 //! The fixpoint is detected on the device: a change sets `changed[0]`, read back (4 bytes) once
 //! per iteration. Directed inputs need no symmetrising: a vertex's out-edges hook both ways.
 
-use loops::graph::DeviceGraph;
-use loops::prelude::*;
+use loops_runtime::graph::DeviceGraph;
 
-use super::graph_host::chunk_offsets;
+use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
+use crate::prelude::*;
 
 /// The hooking and jumping step, under every schedule.
 pub mod hook {
@@ -68,7 +68,7 @@ pub struct Components {
 }
 
 impl Components {
-    pub fn new(gpu: &Gpu, vertices: usize) -> loops::Result<Components> {
+    pub fn new(gpu: &Gpu, vertices: usize) -> crate::Result<Components> {
         Ok(Components {
             chunks: gpu.upload_offsets(&chunk_offsets(vertices, CHUNK))?,
             changed: gpu.zeros(1)?,
@@ -86,9 +86,9 @@ pub fn run(
     state: &mut Components,
     g: &DeviceGraph,
     labels: &mut DeviceBuffer<u32>,
-) -> loops::Result<u32> {
+) -> crate::Result<u32> {
     let n = g.vertices();
-    let made_for = loops::TileSet::num_atoms(&state.chunks);
+    let made_for = crate::TileSet::num_atoms(&state.chunks);
     if n != made_for {
         return Err(LoopsError::InvalidGraph {
             detail: format!("a graph of {n} vertices for components of {made_for}"),
@@ -122,4 +122,57 @@ pub fn run(
             return Ok(iterations);
         }
     }
+}
+
+/// What [`components`](fn@super::components) is asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentsOptions {
+    /// The hooking step's schedule, a name of `loops::SCHEDULES` (default `auto`).
+    pub schedule: String,
+}
+
+impl Default for ComponentsOptions {
+    fn default() -> ComponentsOptions {
+        ComponentsOptions {
+            schedule: "auto".to_string(),
+        }
+    }
+}
+
+/// What [`components`](fn@super::components) found.
+pub struct ComponentsResult {
+    /// Each vertex's label: the smallest vertex id of its component.
+    pub labels: DeviceBuffer<u32>,
+    /// What the run did (in the host loop, the only one components have today).
+    pub stats: GraphStats,
+}
+
+/// The connected components of the undirected view of `graph` (an edge either way joins its
+/// ends) by hooking and pointer jumping, the step under `options.schedule`. The CPU reference is
+/// `loops::graph::reference::components`.
+///
+/// ```no_run
+/// use loops::graph::{components, ComponentsOptions, Graph};
+/// # fn main() -> loops::Result<()> {
+/// let gpu = loops::Gpu::new(0)?;
+/// let g = Graph::from_edges(5, &[(1, 0, 1), (3, 4, 1)])?;
+/// let run = components(&gpu, &gpu.upload_graph(&g)?, &ComponentsOptions::default())?;
+/// assert_eq!(gpu.download(&run.labels)?, [0, 0, 2, 3, 3]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn components(
+    gpu: &Gpu,
+    graph: &DeviceGraph,
+    options: &ComponentsOptions,
+) -> crate::Result<ComponentsResult> {
+    let n = graph.vertices();
+    let mut state = Components::new(gpu, n)?;
+    let mut labels = gpu.zeros(n)?;
+    let schedule = options.schedule.as_str();
+    let (iterations, time) = timed(gpu, || run(schedule, gpu, &mut state, graph, &mut labels))?;
+    let mut stats = GraphStats::new("components", schedule, Strategy::Host);
+    stats.iterations = iterations;
+    stats.time = time;
+    Ok(ComponentsResult { labels, stats })
 }

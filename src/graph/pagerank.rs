@@ -1,4 +1,4 @@
-//! PageRank by pulling (the LRB paper's application): each iteration every vertex sums what its
+//! PageRank ([`pagerank`](fn@super::pagerank)) by pulling (the LRB paper's application): each iteration every vertex sums what its
 //! in-neighbours send it, `rank[u] / out_degree(u)` each, so the kernel runs over the transposed
 //! graph (a vertex's atoms are its in-edges, `sources[e]` the tail). Ranks start at `1 / n`; the
 //! rank of the vertices without out-edges (dangling) is spread over all vertices; teleport
@@ -15,10 +15,10 @@
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
 
-use loops::graph::Graph;
-use loops::prelude::*;
+use loops_runtime::graph::{DeviceGraph, Graph};
 
-use super::graph_host::chunk_offsets;
+use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
+use crate::prelude::*;
 
 /// The pull step, under every schedule.
 pub mod pull {
@@ -84,7 +84,7 @@ pub const CHUNK: usize = 2048;
 /// A graph ready for PageRank in `T` (f32 or f64): its transpose on the device, `1 / out_degree`
 /// per vertex (0 for a dangling one), the runs of the update, and the buffers of the iteration.
 pub struct PageRank<T: Float> {
-    in_edges: loops::graph::DeviceGraph,
+    in_edges: DeviceGraph,
     inv_out_degree: DeviceBuffer<T>,
     chunks: DeviceOffsets,
     rank: DeviceBuffer<T>,
@@ -104,7 +104,7 @@ pub struct PageRankStats {
 
 impl<T: Float> PageRank<T> {
     /// Uploads what PageRank on `g` (directed; out-edges) needs.
-    pub fn new(gpu: &Gpu, g: &Graph) -> loops::Result<PageRank<T>> {
+    pub fn new(gpu: &Gpu, g: &Graph) -> crate::Result<PageRank<T>> {
         let n = g.vertices();
         let inv: Vec<T> = (0..n)
             .map(|v| match g.degree(v) {
@@ -128,6 +128,11 @@ impl<T: Float> PageRank<T> {
         &self.rank
     }
 
+    /// The ranks of the last run, the rest dropped.
+    pub fn into_ranks(self) -> DeviceBuffer<T> {
+        self.rank
+    }
+
     /// The vertices.
     pub fn vertices(&self) -> usize {
         self.rank.len()
@@ -149,7 +154,7 @@ pub fn run<T: Float>(
     damping: f64,
     max_iterations: u32,
     tolerance: Option<f64>,
-) -> loops::Result<PageRankStats> {
+) -> crate::Result<PageRankStats> {
     let n = pr.vertices();
     let mut stats = PageRankStats {
         iterations: 0,
@@ -212,4 +217,79 @@ pub fn run<T: Float>(
         }
     }
     Ok(stats)
+}
+
+/// What [`pagerank`](fn@super::pagerank) is asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageRankOptions {
+    /// The pull's schedule, a name of `loops::SCHEDULES` (default `auto`).
+    pub schedule: String,
+    /// The damping factor (default 0.85).
+    pub damping: f64,
+    /// The most iterations (default 20).
+    pub max_iterations: u32,
+    /// Stop once an iteration's L1 change of the ranks falls below this (read back once per
+    /// iteration); `None` (the default): `max_iterations` iterations, nothing read back.
+    pub tolerance: Option<f64>,
+}
+
+impl Default for PageRankOptions {
+    fn default() -> PageRankOptions {
+        PageRankOptions {
+            schedule: "auto".to_string(),
+            damping: 0.85,
+            max_iterations: 20,
+            tolerance: None,
+        }
+    }
+}
+
+/// What [`pagerank`](fn@super::pagerank) found.
+pub struct PageRankResult<T: Float> {
+    /// Each vertex's rank (they add up to 1).
+    pub ranks: DeviceBuffer<T>,
+    /// What the run did (in the host loop, the only one PageRank has today).
+    pub stats: GraphStats,
+}
+
+/// PageRank of the directed graph `graph` (out-edges; a repeated edge counts once per copy) in
+/// `T` (`f32` or `f64`), by pulling over its transpose (made and uploaded here), the pull under
+/// `options.schedule`. The CPU reference is `loops::graph::reference::pagerank`.
+///
+/// ```no_run
+/// use loops::graph::{pagerank, Graph, PageRankOptions};
+/// # fn main() -> loops::Result<()> {
+/// let gpu = loops::Gpu::new(0)?;
+/// let g = Graph::from_edges(3, &[(0, 1, 1), (1, 2, 1), (2, 0, 1)])?;
+/// let run = pagerank::<f64>(&gpu, &g, &PageRankOptions::default())?;
+/// let ranks = gpu.download(&run.ranks)?;
+/// assert!(ranks.iter().all(|r| (r - 1.0 / 3.0).abs() < 1e-9));
+/// # Ok(())
+/// # }
+/// ```
+pub fn pagerank<T: Float>(
+    gpu: &Gpu,
+    graph: &Graph,
+    options: &PageRankOptions,
+) -> crate::Result<PageRankResult<T>> {
+    let mut pr = PageRank::<T>::new(gpu, graph)?;
+    let schedule = options.schedule.as_str();
+    let (ran, time) = timed(gpu, || {
+        run(
+            schedule,
+            gpu,
+            &mut pr,
+            options.damping,
+            options.max_iterations,
+            options.tolerance,
+        )
+    })?;
+    let mut stats = GraphStats::new("pagerank", schedule, Strategy::Host);
+    stats.iterations = ran.iterations;
+    stats.last_change = options.tolerance.map(|_| ran.last_change);
+    stats.time = time;
+    Ok(PageRankResult {
+        ranks: pr.into_ranks(),
+        stats,
+    })
 }

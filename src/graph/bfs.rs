@@ -1,0 +1,285 @@
+//! Breadth-first search ([`bfs`](fn@super::bfs)), one level-synchronous push step over a frontier: every unvisited neighbour
+//! `u` of a frontier vertex `v` gets level `levels[v] + 1`; the thread whose `atomic_min` took it
+//! from "unvisited" (`u32::MAX`) flags it for the next frontier, so each vertex enters a frontier
+//! once. The level comes from the vertex, not from the host: every vertex of the frontier of
+//! level `d` holds `d` (a step writes only `d + 1`, into vertices above it), so the same kernel runs
+//! in the host loop (`loops::graph::FrontierLoop`, [`run`]) and in the loop that stays on the
+//! device (`loops::graph::FrontierLoopOnDevice`, [`run_device`]).
+
+use loops_runtime::graph::{DeviceGraph, FrontierLoop, FrontierLoopOnDevice, LoopStats, Traversal};
+
+use super::bfs_do::{self, DoBfs, Switch};
+use super::driver::{self, check_source, timed, unsupported, GraphStats, Strategy};
+use crate::prelude::*;
+
+/// One BFS level: `frontier` holds the vertices of one level.
+#[for_schedules(core)]
+pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: &mut [u32]) {
+    for v in g.tiles_in(frontier) {
+        let reached = levels[v] + 1;
+        for e in g.atoms(v) {
+            let u = adj[e] as usize;
+            if levels[u] > reached {
+                let old = atomic_min(&mut levels[u], reached);
+                if old > reached {
+                    next[u] = 1;
+                }
+            }
+        }
+    }
+}
+
+/// The step that appends its next frontier ([`run_device_queue`]), under the schedules whose tile
+/// loop takes the frontier's size from the device.
+pub mod queue {
+    use super::*;
+
+    /// One BFS level that appends the next frontier itself: the thread whose `atomic_min`
+    /// took `u` from "unvisited" writes it at the slot its `atomic_add` on `next_size[0]`
+    /// returns (each vertex once a run, so never past `next.len()`, the loop's vertices; the
+    /// test keeps a wrong step from writing out of bounds).
+    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    pub fn bfs_queue(
+        g: Offsets,
+        adj: &[u32],
+        frontier: &[u32],
+        levels: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+    ) {
+        for v in g.tiles_in(frontier) {
+            let reached = levels[v] + 1;
+            for e in g.atoms(v) {
+                let u = adj[e];
+                if levels[u as usize] > reached {
+                    let old = atomic_min(&mut levels[u as usize], reached);
+                    if old > reached {
+                        let slot = atomic_add(&mut next_size[0], 1) as usize;
+                        if slot < next.len() {
+                            next[slot] = u;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`run_device`] with one launch a level: the step appends the next frontier itself
+/// (`FrontierLoopOnDevice::run_queue`), no compaction. `schedule` is one of [`queue::SCHEDULES`].
+pub fn run_device_queue(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut FrontierLoopOnDevice,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    driver::start(gpu, source, levels)?;
+    frontier.run_queue(gpu, &[source], |gpu, current, next, next_size, _level| {
+        queue::launch(
+            schedule,
+            gpu,
+            g.offsets(),
+            g.adj(),
+            current,
+            levels,
+            next,
+            next_size,
+        )
+    })
+}
+
+/// BFS levels from `source` into `levels` (one element per vertex, initialized here), the `bfs`
+/// step under `schedule` run in `traversal` level by level.
+pub fn run_in(
+    schedule: &str,
+    gpu: &Gpu,
+    traversal: Traversal<'_>,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    driver::traverse(
+        gpu,
+        traversal,
+        source,
+        levels,
+        |gpu, current, levels, next| {
+            launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
+        },
+    )
+}
+
+/// [`run_in`] the host loop (`FrontierLoop`).
+pub fn run(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut FrontierLoop,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    run_in(schedule, gpu, Traversal::Host(frontier), g, source, levels)
+}
+
+/// [`run_in`] the loop that stays on the device, as a push traversal
+/// (`FrontierLoopOnDevice::run_push`: the step flags only out-neighbours of its frontier, so the
+/// compaction may walk the frontier's out-edges instead of scanning every flag). `schedule` must
+/// take its frontier's size from the device (thread, the groups, auto); the others are refused
+/// with `LoopsError::LoopOnDevice`.
+pub fn run_device(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut FrontierLoopOnDevice,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    let traversal = Traversal::PushOnDevice(frontier, g);
+    run_in(schedule, gpu, traversal, g, source, levels)
+}
+
+/// [`run_device`] with the compaction that scans every flag at every level
+/// (`FrontierLoopOnDevice::run`, which makes no assumption about the step).
+pub fn run_device_scan(
+    schedule: &str,
+    gpu: &Gpu,
+    frontier: &mut FrontierLoopOnDevice,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    let traversal = Traversal::ScanOnDevice(frontier);
+    run_in(schedule, gpu, traversal, g, source, levels)
+}
+
+/// What [`bfs`](fn@super::bfs) is asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BfsOptions {
+    /// The push step's schedule, a name of `loops::SCHEDULES` (default `auto`). With direction
+    /// optimization the pull step runs under the same where it has it, else `warp`
+    /// ([`bfs_do::pull_schedule_for`]).
+    pub schedule: String,
+    /// The loop (default [`Strategy::Auto`]: the device queue where the schedule allows it).
+    pub strategy: Strategy,
+    /// Direction optimization: `Some(switch)` turns to pull steps by `switch`
+    /// ([`Switch::BEAMER`] is the paper's), in the host loop; `None` (the default) pushes only.
+    /// The graph must then be undirected (symmetric).
+    pub direction: Option<Switch>,
+}
+
+impl Default for BfsOptions {
+    fn default() -> BfsOptions {
+        BfsOptions {
+            schedule: "auto".to_string(),
+            strategy: Strategy::Auto,
+            direction: None,
+        }
+    }
+}
+
+/// What [`bfs`](fn@super::bfs) found.
+pub struct BfsResult {
+    /// Each vertex's level, `UNREACHED` where no path goes.
+    pub levels: DeviceBuffer<u32>,
+    /// With direction optimization, each vertex's parent (the source its own, `UNREACHED` for an
+    /// unreached vertex); `None` without.
+    pub parents: Option<DeviceBuffer<u32>>,
+    /// What the run did.
+    pub stats: GraphStats,
+}
+
+/// Breadth-first search from `source` on `graph`: every vertex's level, push steps under
+/// `options.schedule`, in the loop of `options.strategy`, direction-optimizing where
+/// `options.direction` asks. Errors if `source` is not a vertex, or the strategy or schedule
+/// cannot run the asked search (direction optimization runs in the host loop only; the device
+/// loops take the schedules that size their launches on the device).
+///
+/// ```no_run
+/// use loops::graph::{bfs, BfsOptions, Graph};
+/// # fn main() -> loops::Result<()> {
+/// let gpu = loops::Gpu::new(0)?;
+/// let g = Graph::from_edges(4, &[(0, 1, 1), (1, 2, 1), (2, 3, 1), (0, 3, 1)])?;
+/// let dg = gpu.upload_graph(&g)?;
+/// let run = bfs(&gpu, &dg, 0, &BfsOptions::default())?;
+/// assert_eq!(gpu.download(&run.levels)?, [0, 1, 2, 1]);
+/// println!("{} levels in {:?} ({})", run.stats.iterations, run.stats.time, run.stats.strategy.name());
+/// # Ok(())
+/// # }
+/// ```
+pub fn bfs(
+    gpu: &Gpu,
+    graph: &DeviceGraph,
+    source: u32,
+    options: &BfsOptions,
+) -> crate::Result<BfsResult> {
+    let n = graph.vertices();
+    check_source(source, n)?;
+    let schedule = options.schedule.as_str();
+    let mut levels = gpu.zeros(n)?;
+    if let Some(switch) = options.direction {
+        if !matches!(options.strategy, Strategy::Auto | Strategy::Host) {
+            return Err(unsupported("bfs", options.strategy, "the host loop only"));
+        }
+        let mut parents = gpu.zeros(n)?;
+        let mut state = DoBfs::new(gpu, n)?;
+        let pull = bfs_do::pull_schedule_for(schedule);
+        let (ran, time) = timed(gpu, || {
+            bfs_do::run(
+                schedule,
+                pull,
+                switch,
+                gpu,
+                &mut state,
+                graph,
+                source,
+                &mut levels,
+                &mut parents,
+            )
+        })?;
+        let mut stats = GraphStats::new("bfs-do", schedule, Strategy::Host).with_loop(ran);
+        stats.pull_levels = state.pull_levels() as u32;
+        stats.time = time;
+        return Ok(BfsResult {
+            levels,
+            parents: Some(parents),
+            stats,
+        });
+    }
+    let strategy = match options.strategy {
+        Strategy::Auto if driver::on_device(schedule) && queue::SCHEDULES.contains(&schedule) => {
+            Strategy::DeviceQueue
+        }
+        Strategy::Auto => Strategy::Host,
+        s => s,
+    };
+    let (ran, time) = match strategy {
+        Strategy::Host => {
+            let mut frontier = FrontierLoop::new(gpu, n)?;
+            timed(gpu, || {
+                run(schedule, gpu, &mut frontier, graph, source, &mut levels)
+            })?
+        }
+        device => {
+            let mut frontier = FrontierLoopOnDevice::new(gpu, n)?;
+            let f = &mut frontier;
+            timed(gpu, || match device {
+                Strategy::DeviceQueue => {
+                    run_device_queue(schedule, gpu, f, graph, source, &mut levels)
+                }
+                Strategy::DeviceScan => {
+                    run_device_scan(schedule, gpu, f, graph, source, &mut levels)
+                }
+                _ => run_device(schedule, gpu, f, graph, source, &mut levels),
+            })?
+        }
+    };
+    let mut stats = GraphStats::new("bfs", schedule, strategy).with_loop(ran);
+    stats.time = time;
+    Ok(BfsResult {
+        levels,
+        parents: None,
+        stats,
+    })
+}
