@@ -101,6 +101,7 @@ pub struct Frontier {
 pub trait PushStep {
     /// Runs one level on one part: `frontier` holds the part's frontier (global ids), `levels`
     /// and `next` (the flags) are indexed by vertex.
+    #[allow(clippy::too_many_arguments)] // the launch wrapper's six, and the frontier
     fn push(
         &self,
         gpu: &Gpu,
@@ -544,6 +545,6 @@ fn source_degree(gpu: &Gpu, part: &GraphPart, i: usize) -> Result<u32> {
     let ptr = part.degrees.device_ptr() + 4 * (i & !1) as u64;
     gpu.read_slots(ptr, &mut slot, "reading the BFS source's degree")?;
     let words = slot[0].to_ne_bytes();
-    let half = if i % 2 == 0 { &words[..4] } else { &words[4..] };
+    let half = if i.is_multiple_of(2) { &words[..4] } else { &words[4..] };
     Ok(u32::from_ne_bytes(half.try_into().expect("4 bytes")))
 }
