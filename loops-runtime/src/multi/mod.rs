@@ -173,7 +173,7 @@ impl GpuGroup {
     }
 
     /// [`GpuGroup::new`], with NCCL even for one device: a one-GPU machine runs NCCL's calls (a
-    /// one-rank communicator: the all-reduce of BFS runs, no send has a peer) and so checks that
+    /// one-rank communicator: the reduce-scatter of BFS runs, no send has a peer) and so checks that
     /// libnccl loads and works there.
     pub fn new_nccl(ordinals: &[usize]) -> Result<GpuGroup> {
         Self::with_transport(ordinals, true)
