@@ -235,7 +235,8 @@ fn misshapen_inputs_are_refused() {
 }
 
 /// BFS over 1, 2, 3 and 5 parts of one GPU and over every device (NCCL's reduce-scatter of the
-/// packed flags where there are several): the user's push step (`bfs` under `thread`, `warp` and
+/// packed flags where there are several, then reading the peers' flags over NVLink): the user's
+/// push step (`bfs` under `thread`, `warp` and
 /// `merge_path`, and a choice per level and part, `warp` below a small hub degree and
 /// `work_oriented` from it) on each part's frontier, from vertex 0 and from the largest hub, twice
 /// on one uploaded graph. The levels stay on the devices: gathered, and each part downloaded
@@ -296,16 +297,24 @@ fn distributed_bfs_matches_the_cpu() {
         .collect();
     let devices: Vec<usize> = (0..Gpu::count().unwrap()).collect();
     groups.push(GpuGroup::new_nccl(&devices).unwrap());
+    groups.push(GpuGroup::new_nccl(&devices).unwrap());
     println!(
-        "{} GPU(s) visible: the last group runs {} part(s) on {} device(s) through NCCL",
+        "{} GPU(s) visible: the last two groups run {} part(s) on {} device(s) through NCCL, the \
+         last one reading the peers' flags over NVLink where there are several",
         devices.len(),
         devices.len(),
         devices.len()
     );
     let mut failures = Vec::new();
-    for group in &groups {
+    for (i, group) in groups.iter().enumerate() {
         for (name, g) in &graphs {
+            // The last group's graphs are uploaded with the peer-read exchange asked for.
+            let peer = i + 1 == groups.len();
+            if peer {
+                std::env::set_var("LOOPS_MULTI_PEER", "1");
+            }
             let mut dg = group.upload_graph(g).unwrap();
+            std::env::remove_var("LOOPS_MULTI_PEER");
             for source in common::graph_sources(g) {
                 let want = bfs_levels(g, source);
                 for (schedule, step) in steps {

@@ -6,7 +6,11 @@
 //! 1. each part's step flags the vertices it reached (a `u32` per vertex, any owner);
 //! 2. a pack kernel turns the flags into a byte per vertex, one slot per owning part, and clears
 //!    them; a reduce-scatter (NCCL's max over bytes, or on one device ORs and copies) gives each
-//!    part the bytes of its own vertices, a quarter of the flags' size and a `1/parts` share;
+//!    part the bytes of its own vertices, a quarter of the flags' size and a `1/parts` share.
+//!    With `LOOPS_MULTI_PEER=1`, where every part is in this process on a device of its own and
+//!    the devices reach each other's memory (NVLink), each owner instead reads its slot of every
+//!    part's packed flags over the link and ORs them (no NCCL call; measured on 4 H200s it was
+//!    no faster: see `examples/bench/README.md`);
 //! 3. each part settles its own flagged vertices not settled before (another part may reach a
 //!    vertex its owner already had), which form its next frontier; its length and its largest
 //!    out-degree are counted on the device;
@@ -39,6 +43,57 @@ pub struct DistGraph {
     /// This process's parts.
     parts: Vec<GraphPart>,
     group: usize,
+    /// Every part in this process on its own device, each reaching the others' memory: the
+    /// flags are combined by reading the peers' slots (no NCCL call on the level's path).
+    peer: bool,
+    /// Page-locked host words the parts' counts are copied into, all copies queued before the
+    /// first wait.
+    counts: Counts,
+}
+
+/// `4 * parts` page-locked `u32`s (a part's count at `4 * i`).
+struct Counts {
+    host: *mut u32,
+    parts: usize,
+}
+
+// SAFETY: a page-locked allocation owned by this value alone; written by copies that the owner
+// waits for before reading, under the group's collective lock.
+unsafe impl Send for Counts {}
+unsafe impl Sync for Counts {}
+
+impl Counts {
+    fn new(parts: usize) -> Result<Counts> {
+        // SAFETY: a plain page-locked allocation, freed on drop; portable, so page-locked for
+        // every device's context.
+        let host = unsafe {
+            cudarc::driver::result::malloc_host(
+                16 * parts.max(1),
+                cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE,
+            )
+        }
+        .map_err(crate::error::LoopsError::driver(
+            "allocating the BFS counts' host words",
+        ))?;
+        Ok(Counts {
+            host: host.cast(),
+            parts,
+        })
+    }
+
+    /// Part `i`'s three words (after its copy was waited for).
+    fn read(&self, i: usize) -> [u32; 3] {
+        assert!(i < self.parts);
+        // SAFETY: inside the allocation; the copy into it has completed (the caller waited).
+        std::array::from_fn(|k| unsafe { std::ptr::read_volatile(self.host.add(4 * i + k)) })
+    }
+}
+
+impl Drop for Counts {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `malloc_host` in `Counts::new`; every copy into it was waited for.
+        let _ = unsafe { cudarc::driver::result::free_host(self.host.cast()) };
+    }
 }
 
 impl DistGraph {
@@ -69,6 +124,8 @@ struct GraphPart {
     mine: DeviceBuffer<u32>,
     /// The parts' starts, for the pack kernel.
     starts: DeviceBuffer<u64>,
+    /// Every part's `packed` (device addresses), where the parts read each other's memory.
+    peers: DeviceBuffer<u64>,
     /// The part's next frontier's length, its largest out-degree, then (in a group of processes)
     /// the sum of every part's length.
     count: DeviceBuffer<u32>,
@@ -235,16 +292,27 @@ impl GpuGroup {
                     packed: gpu.zeros(if several { self.parts() * pad / 4 } else { 0 })?,
                     mine: gpu.zeros(if several { pad / 4 } else { 0 })?,
                     starts: gpu.upload(&starts)?,
+                    peers: DeviceBuffer::empty(),
                     count: gpu.zeros(3)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let mut parts = parts;
+        let peer = self.peer_access();
+        if peer {
+            let packed: Vec<u64> = parts.iter().map(|p| p.packed.device_ptr()).collect();
+            for (m, part) in self.members.iter().zip(&mut parts) {
+                part.peers = m.gpu.upload(&packed)?;
+            }
+        }
         Ok(DistGraph {
             partition,
             vertices: n,
             pad,
             parts,
             group: self.id(),
+            peer,
+            counts: Counts::new(self.members.len())?,
         })
     }
 
@@ -455,9 +523,31 @@ impl GpuGroup {
             nccl::group_end().map_err(fail)?;
             outcome?;
         }
+        // Every part's copy queued, then each waited for: the parts' waits overlap.
+        for (i, (m, part)) in self.members.iter().zip(&g.parts).enumerate() {
+            let stream = m.gpu.stream();
+            let what = "reading a part's BFS frontier size";
+            stream
+                .context()
+                .bind_to_thread()
+                .map_err(crate::error::LoopsError::driver(what))?;
+            // SAFETY: 12 bytes of the part's live count buffer into its 16 page-locked bytes,
+            // ordered on the stream that wrote them and waited for below.
+            unsafe {
+                cudarc::driver::sys::cuMemcpyDtoHAsync_v2(
+                    g.counts.host.add(4 * i).cast(),
+                    part.count.device_ptr(),
+                    12,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(crate::error::LoopsError::driver(what))?;
+        }
         let mut total = 0;
-        for (here, (m, part)) in at.iter_mut().zip(self.members.iter().zip(&g.parts)) {
-            let count = m.gpu.download(&part.count)?;
+        for (i, (here, m)) in at.iter_mut().zip(&self.members).enumerate() {
+            m.gpu.synchronize()?;
+            let count = g.counts.read(i);
             *here = Frontier {
                 level,
                 len: count[0] as usize,
@@ -469,6 +559,63 @@ impl GpuGroup {
             }
         }
         Ok(total)
+    }
+
+    /// Whether `LOOPS_MULTI_PEER` is set, every part is in this process on a device of its own
+    /// and each device can read the others' memory, which is then enabled (NVLink peer access and
+    /// the stream-ordered pools' access; NCCL enables the former too). Else the BFS combines its
+    /// flags through NCCL's reduce-scatter.
+    fn peer_access(&self) -> bool {
+        use cudarc::driver::sys;
+        if !self.uses_nccl()
+            || self.members.len() != self.size
+            || self.size < 2
+            || std::env::var_os("LOOPS_MULTI_PEER").is_none()
+        {
+            return false;
+        }
+        for a in &self.members {
+            for b in &self.members {
+                let (ca, cb) = (a.gpu.stream().context(), b.gpu.stream().context());
+                if ca.cu_device() == cb.cu_device() {
+                    continue;
+                }
+                let mut can = 0;
+                // SAFETY: two valid device handles and an out-parameter.
+                let asked =
+                    unsafe { sys::cuDeviceCanAccessPeer(&mut can, ca.cu_device(), cb.cu_device()) };
+                if asked != sys::CUresult::CUDA_SUCCESS || can == 0 || ca.bind_to_thread().is_err()
+                {
+                    return false;
+                }
+                // SAFETY: `a`'s context is current; `b`'s is a live context of another device.
+                match unsafe { sys::cuCtxEnablePeerAccess(cb.cu_ctx(), 0) } {
+                    sys::CUresult::CUDA_SUCCESS
+                    | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+                    _ => return false,
+                }
+                // Buffers come from `b`'s stream-ordered pool, which peer access does not open:
+                // the pool grants `a`'s device access itself.
+                let mut pool = std::ptr::null_mut();
+                let access = sys::CUmemAccessDesc {
+                    location: sys::CUmemLocation {
+                        type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                        id: ca.cu_device(),
+                    },
+                    flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+                };
+                // SAFETY: a valid device handle, an out-parameter, then one access descriptor.
+                let granted = unsafe {
+                    sys::cuDeviceGetMemPool(&mut pool, cb.cu_device())
+                        == sys::CUresult::CUDA_SUCCESS
+                        && sys::cuMemPoolSetAccess(pool, &access, 1) == sys::CUresult::CUDA_SUCCESS
+                };
+                if !granted {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Each part's flags packed, and every part's slot combined into its owner's `mine`.
@@ -488,6 +635,43 @@ impl GpuGroup {
             );
             let d = dims(&m.gpu, parts * pad / 4);
             m.gpu.launch_function("loops_bfs_pack", &f, d, args)?;
+        }
+        if g.peer {
+            // Each owner waits for every part's pack, then reads its slot of each.
+            let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING);
+            let fail = crate::error::LoopsError::driver("ordering the parts' BFS flags");
+            let packed = self
+                .members
+                .iter()
+                .map(|m| m.gpu.stream().record_event(flags))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            for (q, (m, part)) in self.members.iter().zip(&g.parts).enumerate() {
+                for (p, done) in packed.iter().enumerate() {
+                    if p != q {
+                        m.gpu
+                            .stream()
+                            .wait(done)
+                            .map_err(crate::error::LoopsError::driver("ordering BFS flags"))?;
+                    }
+                }
+                let f = m.gpu.function(
+                    "loops_bfs_gather_own",
+                    EXCHANGE_SOURCE,
+                    "loops_bfs_gather_own",
+                )?;
+                let words = pad / 4;
+                let args = super::loops_bfs_gather_own::args(
+                    &part.mine,
+                    &part.peers,
+                    parts as u32,
+                    (q * words) as u64,
+                    words as u64,
+                );
+                m.gpu
+                    .launch_function("loops_bfs_gather_own", &f, dims(&m.gpu, words), args)?;
+            }
+            return Ok(());
         }
         match &self.transport {
             super::Transport::OneDevice => {
@@ -545,6 +729,10 @@ fn source_degree(gpu: &Gpu, part: &GraphPart, i: usize) -> Result<u32> {
     let ptr = part.degrees.device_ptr() + 4 * (i & !1) as u64;
     gpu.read_slots(ptr, &mut slot, "reading the BFS source's degree")?;
     let words = slot[0].to_ne_bytes();
-    let half = if i.is_multiple_of(2) { &words[..4] } else { &words[4..] };
+    let half = if i.is_multiple_of(2) {
+        &words[..4]
+    } else {
+        &words[4..]
+    };
     Ok(u32::from_ne_bytes(half.try_into().expect("4 bytes")))
 }

@@ -102,6 +102,24 @@ extern "C" __global__ void loops_or_into_u32(unsigned int* dst, const unsigned i
   }
 }
 
+// Several parts of one process whose devices reach each other's memory (NVLink peer access), in
+// place of the reduce-scatter: part q's slot (`slot_word`, `words` words) of every part's packed
+// flags (`packed[p]`: device addresses, the others' read over the link) ORed into its `mine`.
+extern "C" __global__ void loops_bfs_gather_own(unsigned int* mine,
+                                                const unsigned long long* packed,
+                                                unsigned int parts,
+                                                unsigned long long slot_word,
+                                                unsigned long long words) {
+  for (unsigned long long w = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+       w < words; w += (unsigned long long)gridDim.x * blockDim.x) {
+    unsigned int acc = 0;
+    for (unsigned int p = 0; p < parts; ++p) {
+      acc |= ((const unsigned int*)packed[p])[slot_word + w];
+    }
+    mine[w] = acc;
+  }
+}
+
 // Several parts, after the exchange: `mine` holds a byte per vertex this part owns
 // (`own_start`, `own_len` of them), set where any part reached it this level. Those not settled
 // at an earlier level (another part may have reached a vertex its owner already had) get level

@@ -71,6 +71,8 @@ entries! {
     fn loops_bfs_pack(flags: *mut u32, packed: *mut u32, starts: *const u64, parts: u32, pad: u64);
     /// `dst |= src`: the one-device stand-in for NCCL's max reduce-scatter of packed flags.
     fn loops_or_into_u32(dst: *mut u32, src: *const u32, words: u64);
+    /// Every part's slot of packed BFS flags for one owner, read over NVLink and ORed.
+    fn loops_bfs_gather_own(mine: *mut u32, packed: *const u64, parts: u32, slot_word: u64, words: u64);
     /// A BFS level's combined flags of a part's own vertices settled into levels and its frontier.
     fn loops_bfs_settle_own(
         mine: *const u32, levels: *mut u32, reached: u32, own_start: u64, own_len: u64,
