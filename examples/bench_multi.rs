@@ -63,10 +63,17 @@ struct Args {
     /// Run only the `--huge-nnz` case.
     #[arg(long)]
     huge_only: bool,
-    /// Schedule of the distributed BFS's push step (a schedule of src/graph/bfs.rs's
-    /// `#[for_schedules(core)]`: `warp`, `merge_path`, `work_oriented`, `auto`, ...).
-    #[arg(long, default_value = "warp")]
-    bfs_step: String,
+    /// Push steps of the distributed BFS, each measured in the same run: a schedule of
+    /// src/graph/bfs.rs's `#[for_schedules(core)]` (`warp`, `merge_path`, `work_oriented`,
+    /// `auto`, ...), or `by_degree` (`warp` at levels without a vertex of `HUB_DEGREE` out-edges,
+    /// `work_oriented` at the others: `loops::multi::ByDegree`).
+    #[arg(
+        long,
+        alias = "bfs-step",
+        value_delimiter = ',',
+        default_value = "by_degree,warp,merge_path,work_oriented"
+    )]
+    bfs_steps: Vec<String>,
     /// Which cases: spmv, spmm, weak, bfs.
     #[arg(long, value_delimiter = ',', default_value = "spmv,spmm,weak,bfs")]
     cases: Vec<String>,
@@ -95,7 +102,7 @@ type MakeMatrix = dyn Fn() -> sprs::CsMat<f32>;
 /// Prints a measured line at once (progress on long runs), then keeps it for the table.
 fn record(rows: &mut Vec<Row>, row: Row) {
     println!(
-        "  {:<58} {} GPU(s) {:>11}: {:.3} ms ({:.2}x){}",
+        "  {:<58} {} GPU(s) {:>11}: {:.3} ms ({:.2}x){}{}",
         row.case,
         row.gpus,
         row.exchange,
@@ -104,7 +111,9 @@ fn record(rows: &mut Vec<Row>, row: Row) {
         row.hidden.map_or(String::new(), |h| format!(
             ", {:.0}% of the exchange hidden",
             100.0 * h
-        ))
+        )),
+        row.download
+            .map_or(String::new(), |d| format!(", download {d:.3} ms apart"))
     );
     rows.push(row);
 }
@@ -120,6 +129,8 @@ struct Row {
     hidden: Option<f64>,
     /// Local block, remote block and exchange alone, ms.
     phases: Option<(f64, f64, f64)>,
+    /// A BFS's download of its levels (every part's) to the host, ms: not in `ms`.
+    download: Option<f64>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -372,6 +383,7 @@ fn measure_k(
                     hidden: (group.parts() > 1 && exchange_ms > 0.0)
                         .then(|| (1.0 - exposed / exchange_ms).clamp(0.0, 1.0)),
                     phases: Some((local_ms, remote_ms, exchange_ms)),
+                    download: None,
                 },
             );
         }
@@ -402,17 +414,30 @@ fn measure_spmm(
     measure_k(args, groups, (spmv, k), case, a, rows)
 }
 
+/// The distributed BFS on a Kronecker graph and a road network, each push step of `--bfs-steps`
+/// over each GPU count: the search timed to its end on every GPU (the levels left on the
+/// devices), the download of the levels timed apart; the first run of each checked against the
+/// CPU.
 fn bfs(
     args: &Args,
     groups: &[GpuGroup],
     scale: u32,
     rows: &mut Vec<Row>,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    use loops::multi::{ByDegree, PushStep};
+    type Step = fn(
+        &Gpu,
+        &loops::DeviceOffsets,
+        &DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> loops::Result<()>;
     let scale = scale.min(24);
     let t = Instant::now();
     let graphs = [
         (
-            format!("BFS Kronecker {scale} ({} step)", args.bfs_step),
+            format!("BFS Kronecker {scale}"),
             loops::graph::Graph::from_pattern(
                 &loops::io::generate::kronecker::<f32>(scale, 16, 4),
                 1,
@@ -420,7 +445,7 @@ fn bfs(
             )?,
         ),
         (
-            format!("BFS road {} vertices ({} step)", args.road, args.bfs_step),
+            format!("BFS road {} vertices", args.road),
             loops::graph::Graph::from_pattern(
                 &loops::io::generate::road::<f32>(args.road, 5),
                 1,
@@ -429,52 +454,73 @@ fn bfs(
         ),
     ];
     println!("BFS graphs generated in {:.1} s", t.elapsed().as_secs_f64());
+    let by_degree = ByDegree {
+        light: loops::graph::bfs::warp::bfs as Step,
+        heavy: loops::graph::bfs::work_oriented::bfs as Step,
+        heavy_from: loops::multi::HUB_DEGREE,
+    };
     for (case, g) in &graphs {
         let source = g.max_degree_vertex().unwrap_or(0);
         let want = loops::graph::bfs_levels(g, source);
-        let mut base = None;
+        let mut base = vec![None; args.bfs_steps.len()];
         for group in groups {
             let mut dg = group.upload_graph(g)?;
-            let mut times = Vec::new();
-            let mut bytes = 0;
-            let mut levels_run = 0;
-            for i in 0..args.reps.min(10) + 2 {
-                let t = Instant::now();
-                let step = |gpu: &loops::Gpu,
-                            g: &loops::DeviceOffsets,
-                            adj: &loops::DeviceBuffer<u32>,
-                            frontier: &loops::DeviceBuffer<u32>,
-                            levels: &mut loops::DeviceBuffer<u32>,
-                            next: &mut loops::DeviceBuffer<u32>| {
-                    loops::graph::bfs::launch(&args.bfs_step, gpu, g, adj, frontier, levels, next)
+            for (name, base) in args.bfs_steps.iter().zip(&mut base) {
+                let by_name = |gpu: &Gpu,
+                               g: &loops::DeviceOffsets,
+                               adj: &DeviceBuffer<u32>,
+                               frontier: &DeviceBuffer<u32>,
+                               levels: &mut DeviceBuffer<u32>,
+                               next: &mut DeviceBuffer<u32>| {
+                    loops::graph::bfs::launch(name, gpu, g, adj, frontier, levels, next)
                 };
-                let (levels, stats) = group.bfs(&mut dg, source, step)?;
-                let ms = t.elapsed().as_secs_f64() * 1e3;
-                if i == 0 {
-                    loops::graph::compare("levels", &want, &levels)?;
+                let step: &dyn PushStep = if name == "by_degree" {
+                    &by_degree
+                } else {
+                    &by_name
+                };
+                let (mut times, mut downloads) = (Vec::new(), Vec::new());
+                let mut bytes = 0;
+                let mut levels_run = 0;
+                for i in 0..args.reps.min(10) + 2 {
+                    let t = Instant::now();
+                    let (levels, stats) = group.bfs(&mut dg, source, step)?;
+                    group.synchronize()?;
+                    let ms = t.elapsed().as_secs_f64() * 1e3;
+                    let t = Instant::now();
+                    let host = group.gather(&levels)?;
+                    let download = t.elapsed().as_secs_f64() * 1e3;
+                    if i == 0 {
+                        loops::graph::compare("levels", &want, &host)?;
+                    }
+                    if i >= 2 {
+                        times.push(ms);
+                        downloads.push(download);
+                    }
+                    bytes = (stats.exchanged_bytes / stats.levels.max(1) as u64) as usize;
+                    levels_run = stats.levels;
                 }
-                if i >= 2 {
-                    times.push(ms);
-                }
-                bytes = (stats.exchanged_bytes / stats.levels.max(1) as u64) as usize;
-                levels_run = stats.levels;
+                let median = |v: &mut Vec<f64>| {
+                    v.sort_by(|a, b| a.total_cmp(b));
+                    v[v.len() / 2]
+                };
+                let ms = median(&mut times);
+                let base_ms = *base.get_or_insert(ms);
+                record(
+                    rows,
+                    Row {
+                        case: format!("{case} ({name} step), {levels_run} levels"),
+                        gpus: group.parts(),
+                        exchange: "reduce-scatter",
+                        ms,
+                        speedup: base_ms / ms,
+                        bytes,
+                        hidden: None,
+                        phases: None,
+                        download: Some(median(&mut downloads)),
+                    },
+                );
             }
-            times.sort_by(|a, b| a.total_cmp(b));
-            let ms = times[times.len() / 2];
-            let base_ms = *base.get_or_insert(ms);
-            record(
-                rows,
-                Row {
-                    case: format!("{case}, {levels_run} levels"),
-                    gpus: group.parts(),
-                    exchange: "all-reduce",
-                    ms,
-                    speedup: base_ms / ms,
-                    bytes,
-                    hidden: None,
-                    phases: None,
-                },
-            );
         }
     }
     Ok(())
@@ -636,6 +682,7 @@ mod huge {
                     bytes: group.exchange_bytes(&da, 1, exchange),
                     hidden: None,
                     phases: None,
+                    download: None,
                 },
             );
         }
@@ -645,7 +692,7 @@ mod huge {
 
 fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
     println!(
-        "\n{:<58} {:>5} {:>11} {:>10} {:>8} {:>14} {:>7} {:>26}",
+        "\n{:<58} {:>5} {:>14} {:>10} {:>8} {:>14} {:>7} {:>26} {:>12}",
         "case",
         "GPUs",
         "exchange",
@@ -653,7 +700,8 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
         "speedup",
         "bytes/step",
         "hidden",
-        "local/remote/exchange ms"
+        "local/remote/exchange ms",
+        "download ms"
     );
     for r in rows {
         let hidden = r
@@ -662,9 +710,10 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
         let phases = r
             .phases
             .map_or("-".into(), |(l, m, x)| format!("{l:.3}/{m:.3}/{x:.3}"));
+        let download = r.download.map_or("-".into(), |d| format!("{d:.3}"));
         println!(
-            "{:<58} {:>5} {:>11} {:>10.3} {:>7.2}x {:>14} {:>7} {:>26}",
-            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes, hidden, phases
+            "{:<58} {:>5} {:>14} {:>10.3} {:>7.2}x {:>14} {:>7} {:>26} {:>12}",
+            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes, hidden, phases, download
         );
     }
     std::fs::create_dir_all(&args.out)?;
@@ -672,20 +721,22 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
     let mut f = std::fs::File::create(&path)?;
     writeln!(
         f,
-        "case,gpus,exchange,ms,speedup,bytes_per_step,hidden_share,local_ms,remote_ms,exchange_ms"
+        "case,gpus,exchange,ms,speedup,bytes_per_step,hidden_share,local_ms,remote_ms,exchange_ms,\
+         download_ms"
     )?;
     for r in rows {
         let (l, m, x) = r.phases.unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         writeln!(
             f,
-            "\"{}\",{},{},{:.6},{:.4},{},{:.4},{l:.6},{m:.6},{x:.6}",
+            "\"{}\",{},{},{:.6},{:.4},{},{:.4},{l:.6},{m:.6},{x:.6},{:.6}",
             r.case,
             r.gpus,
             r.exchange,
             r.ms,
             r.speedup,
             r.bytes,
-            r.hidden.unwrap_or(f64::NAN)
+            r.hidden.unwrap_or(f64::NAN),
+            r.download.unwrap_or(f64::NAN)
         )?;
     }
     let svg = args.out.join("multi_speedup.svg");

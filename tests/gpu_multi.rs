@@ -234,12 +234,17 @@ fn misshapen_inputs_are_refused() {
     assert!(check::check_spmv(&a, &vec![1.0; 1000], &y).passed());
 }
 
-/// BFS over 1, 2, 3 and 5 parts of one GPU and over every device: the user's push step (`bfs`
-/// under `thread` and `warp`) on each part's frontier; levels equal the CPU's, and every part's
-/// copy of them agrees.
+/// BFS over 1, 2, 3 and 5 parts of one GPU and over every device (NCCL's reduce-scatter of the
+/// packed flags where there are several, then reading the peers' flags over NVLink): the user's
+/// push step (`bfs` under `thread`, `warp` and
+/// `merge_path`, and a choice per level and part, `warp` below a small hub degree and
+/// `work_oriented` from it) on each part's frontier, from vertex 0 and from the largest hub, twice
+/// on one uploaded graph. The levels stay on the devices: gathered, and each part downloaded
+/// alone, they equal the CPU's.
 #[test]
 fn distributed_bfs_matches_the_cpu() {
     use loops::graph::{bfs_levels, compare, Graph};
+    use loops::multi::{ByDegree, PushStep};
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!("seed {seed} (replay with LOOPS_SEED={seed})");
@@ -275,9 +280,16 @@ fn distributed_bfs_matches_the_cpu() {
         &mut DeviceBuffer<u32>,
         &mut DeviceBuffer<u32>,
     ) -> loops::Result<()>;
-    let steps: [(&str, Step); 2] = [
-        ("thread", loops::graph::bfs::thread::bfs),
-        ("warp", loops::graph::bfs::warp::bfs),
+    let by_degree = ByDegree {
+        light: loops::graph::bfs::warp::bfs as Step,
+        heavy: loops::graph::bfs::work_oriented::bfs as Step,
+        heavy_from: 24,
+    };
+    let steps: [(&str, &dyn PushStep); 4] = [
+        ("thread", &(loops::graph::bfs::thread::bfs as Step)),
+        ("warp", &(loops::graph::bfs::warp::bfs as Step)),
+        ("merge_path", &(loops::graph::bfs::merge_path::bfs as Step)),
+        ("warp / work_oriented from degree 24", &by_degree),
     ];
     let mut groups: Vec<GpuGroup> = [1, 2, 3, 5]
         .iter()
@@ -285,27 +297,47 @@ fn distributed_bfs_matches_the_cpu() {
         .collect();
     let devices: Vec<usize> = (0..Gpu::count().unwrap()).collect();
     groups.push(GpuGroup::new_nccl(&devices).unwrap());
+    groups.push(GpuGroup::new_nccl(&devices).unwrap());
+    println!(
+        "{} GPU(s) visible: the last two groups run {} part(s) on {} device(s) through NCCL, the \
+         last one reading the peers' flags over NVLink where there are several",
+        devices.len(),
+        devices.len(),
+        devices.len()
+    );
     let mut failures = Vec::new();
-    for group in &groups {
+    for (i, group) in groups.iter().enumerate() {
         for (name, g) in &graphs {
-            let source = common::graph_sources(g)[0];
-            let want = bfs_levels(g, source);
+            // The last group's graphs are uploaded with the peer-read exchange asked for.
+            let peer = i + 1 == groups.len();
+            if peer {
+                std::env::set_var("LOOPS_MULTI_PEER", "1");
+            }
             let mut dg = group.upload_graph(g).unwrap();
-            for (schedule, step) in steps {
-                let (got, stats) = group.bfs(&mut dg, source, step).unwrap();
-                let copies = group.bfs_copies(&dg).unwrap();
-                let line = format!(
-                    "{name} from {source}, {} parts{}, {schedule}: {} levels, {} bytes exchanged",
-                    group.parts(),
-                    if group.uses_nccl() { " (NCCL)" } else { "" },
-                    stats.levels,
-                    stats.exchanged_bytes
-                );
-                let agree = copies.iter().all(|c| c == &got);
-                match compare("levels", &want, &got) {
-                    Ok(()) if agree => println!("ok   {line}"),
-                    Ok(()) => failures.push(format!("{line}: the parts' copies differ")),
-                    Err(e) => failures.push(format!("{line}: {e}")),
+            std::env::remove_var("LOOPS_MULTI_PEER");
+            for source in common::graph_sources(g) {
+                let want = bfs_levels(g, source);
+                for (schedule, step) in steps {
+                    let (levels, stats) = group.bfs(&mut dg, source, step).unwrap();
+                    let got = group.gather(&levels).unwrap();
+                    let line = format!(
+                        "{name} from {source}, {} parts{}, {schedule}: {} levels, {} bytes \
+                         exchanged",
+                        group.parts(),
+                        if group.uses_nccl() { " (NCCL)" } else { "" },
+                        stats.levels,
+                        stats.exchanged_bytes
+                    );
+                    let each_part = group.local_parts().find_map(|p| {
+                        let own = dg.partition().range(p);
+                        let part = group.gpu(p).download(levels.part(p)).unwrap();
+                        (part != want[own.clone()]).then(|| format!("part {p} ({own:?}) differs"))
+                    });
+                    match (compare("levels", &want, &got), each_part) {
+                        (Ok(()), None) => println!("ok   {line}"),
+                        (Ok(()), Some(e)) => failures.push(format!("{line}: {e}")),
+                        (Err(e), _) => failures.push(format!("{line}: {e}")),
+                    }
                 }
             }
         }
@@ -461,10 +493,10 @@ fn one_rank() {
     .unwrap();
     let source = common::graph_sources(&g)[0];
     let mut dg = group.upload_graph(&g).unwrap();
-    let (levels, stats) = group
-        .bfs(&mut dg, source, loops::graph::bfs::warp::bfs)
-        .unwrap();
-    loops::graph::compare("levels", &loops::graph::bfs_levels(&g, source), &levels)
+    let (levels, stats) = group.bfs(&mut dg, source, loops::graph::bfs::warp::bfs).unwrap();
+    let own = dg.partition().range(rank);
+    let want = loops::graph::bfs_levels(&g, source);
+    loops::graph::compare("levels", &want[own], &group.gather(&levels).unwrap())
         .unwrap_or_else(|e| panic!("rank {rank}: BFS {e}"));
     println!(
         "rank {rank} of {}: rows {rows:?}, {} ghost rows, SpMV and SpMM (k = 8) over both exchanges \

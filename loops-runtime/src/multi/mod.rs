@@ -35,7 +35,7 @@ use cudarc::driver::CudaStream;
 use kernels_gen::schedule::LaunchDims;
 use sprs::CsMat;
 
-pub use bfs::{DistBfsStats, DistGraph, PushStep};
+pub use bfs::{ByDegree, DistBfsStats, DistGraph, Frontier, PushStep, HUB_DEGREE};
 pub use bootstrap::{Bootstrap, Rank};
 pub use partition::{Block, PartBlocks, RowPartition};
 
@@ -62,12 +62,21 @@ entries! {
     );
     /// `y += part`.
     fn add_into<T: Float [f32, f64]> = "loops_add_into_*" (y: *mut T, part: *const T, n: u64);
-    /// `dst[i] = max(dst[i], src[i])`: the one-device stand-in for NCCL's max all-reduce.
-    fn loops_max_into_u32(dst: *mut u32, src: *const u32, n: u64);
-    /// A BFS level's flags settled into levels and the part's next frontier.
+    /// One part's BFS level settled: its flagged vertices take the level and form its frontier.
     fn loops_bfs_settle(
-        flags: *mut u32, levels: *mut u32, reached: u32, n: u64, own_start: u64, own_end: u64,
+        flags: *mut u32, levels: *mut u32, reached: u32, n: u64, degrees: *const u32,
         frontier: *mut u32, count: *mut u32,
+    );
+    /// A part's BFS flags packed into a byte a vertex, a slot per owner, for the reduce-scatter.
+    fn loops_bfs_pack(flags: *mut u32, packed: *mut u32, starts: *const u64, parts: u32, pad: u64);
+    /// `dst |= src`: the one-device stand-in for NCCL's max reduce-scatter of packed flags.
+    fn loops_or_into_u32(dst: *mut u32, src: *const u32, words: u64);
+    /// Every part's slot of packed BFS flags for one owner, read over NVLink and ORed.
+    fn loops_bfs_gather_own(mine: *mut u32, packed: *const u64, parts: u32, slot_word: u64, words: u64);
+    /// A BFS level's combined flags of a part's own vertices settled into levels and its frontier.
+    fn loops_bfs_settle_own(
+        mine: *const u32, levels: *mut u32, reached: u32, own_start: u64, own_len: u64,
+        degrees: *const u32, frontier: *mut u32, count: *mut u32,
     );
     /// `y[rows[i] * k + j] += part[i * k + j]`.
     fn add_rows<T: Float [f32, f64]> = "loops_add_rows_*" (
@@ -166,7 +175,7 @@ impl GpuGroup {
     }
 
     /// [`GpuGroup::new`], with NCCL even for one device: a one-GPU machine runs NCCL's calls (a
-    /// one-rank communicator: the all-reduce of BFS runs, no send has a peer) and so checks that
+    /// one-rank communicator: the reduce-scatter of BFS runs, no send has a peer) and so checks that
     /// libnccl loads and works there.
     pub fn new_nccl(ordinals: &[usize]) -> Result<GpuGroup> {
         Self::with_transport(ordinals, true)
@@ -644,8 +653,10 @@ impl GpuGroup {
     }
 
     /// The parts of `v` downloaded and joined, in row order: every row, or in a group of
-    /// processes the rows of this process's parts (see [`DistCsr::local_rows`]).
-    pub fn gather<T: Float>(&self, v: &DistDense<T>) -> Result<Vec<T>> {
+    /// processes the rows of this process's parts (see [`DistCsr::local_rows`]). Also a
+    /// distributed BFS's levels ([`GpuGroup::bfs`]); one part alone is
+    /// `group.gpu(p).download(v.part(p))`.
+    pub fn gather<T: Element>(&self, v: &DistDense<T>) -> Result<Vec<T>> {
         let mut out = Vec::new();
         for (m, part) in self.members.iter().zip(&v.parts) {
             out.extend(m.gpu.download(part)?);
@@ -1097,7 +1108,7 @@ impl<T: Float> DevicePart<T> {
 }
 
 /// Row-major dense rows split like a [`DistCsr`]'s rows: `x`, `y` of SpMV (`k == 1`), `B`, `C` of
-/// SpMM.
+/// SpMM; or a value per vertex split like a [`DistGraph`]'s vertices (a BFS's levels).
 pub struct DistDense<T> {
     /// This process's parts, from part `first` on.
     parts: Vec<DeviceBuffer<T>>,
@@ -1106,6 +1117,10 @@ pub struct DistDense<T> {
 }
 
 impl<T> DistDense<T> {
+    pub(crate) fn new(parts: Vec<DeviceBuffer<T>>, k: usize, first: usize) -> Self {
+        DistDense { parts, k, first }
+    }
+
     /// Part `p`'s rows.
     ///
     /// # Panics
