@@ -10,6 +10,7 @@ pub mod bfs_do;
 pub mod cc;
 pub mod column_sums;
 pub mod count_max;
+pub mod gnn;
 pub mod graph_host;
 pub mod out_of_range;
 pub mod pagerank;
