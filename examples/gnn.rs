@@ -31,6 +31,9 @@ use bench::timing::{time_launches, Plan};
 
 type BoxError = Box<dyn Error>;
 
+/// One graph and width: its name, each timed fused schedule's ms, the chain's ms.
+type Case = (String, Vec<(String, f64)>, f64);
+
 /// The chain's kernel name: the `spmm` op, then `bias_relu`.
 const CHAIN: &str = "chain_spmm_op+bias_relu";
 
@@ -198,7 +201,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     );
     print!("{log}");
     let mut csv = String::from("graph,vertices,edges,precision,f,kernel,median_ms,status\n");
-    let mut cases: Vec<(String, Vec<(String, f64)>, f64)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     let mut wrong = 0;
     for (name, a) in graphs::<T>(args.quick, args.seed) {
         let da = gpu.upload_csr(&a)?;

@@ -53,6 +53,7 @@ fn gathered<T: Float>(
     (want, bound, degree)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn spmm_lanes<T: Float>(
     gpu: &Gpu,
     da: &DeviceCsr<T>,
@@ -113,6 +114,8 @@ fn spmm_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
 
 /// `out = max(mean over the neighbours of h + bias, 0)`: the mean's bound is the sum's over the
 /// degree, plus the rounding of the division, the bias's addition and the f64 reference's.
+// Rows, features and the bias are indexed together.
+#[allow(clippy::needless_range_loop)]
 fn sage_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
     let gpu = common::gpu();
     let seed = common::fresh_seed();

@@ -964,6 +964,8 @@ proptest! {
 /// a value in range and an atom of the tile is visited by exactly one lane, each value is stored
 /// exactly once (by atom lane 0), and after the reduction every lane of a value in range holds
 /// the value's total over the tile's atoms.
+// The strides index every lane's list of values in step.
+#[allow(clippy::needless_range_loop)]
 fn check_lanes(g: u32, start: u64, n: u64, atoms: u64) -> Result<(), TestCaseError> {
     use kernels_gen::schedule::lanes;
     let end = start + n;
