@@ -54,6 +54,8 @@ const OP_FIRST_CALL: &str = "op_first_call";
 /// Fresh uploads the first call is timed on (the median counts).
 const FIRST_CALL_REPS: usize = 3;
 const OP_ROWS: &str = "op_rows";
+/// The prefix of the `lanes` SpMM's lines (`lanes_warp`).
+const LANES: &str = "lanes_";
 const OP_SPLIT: &str = "op_split";
 
 #[derive(Parser)]
@@ -83,6 +85,10 @@ struct Args {
     /// all of them (none under --quick).
     #[arg(long, value_delimiter = ',')]
     schedules: Option<Vec<String>>,
+    /// Schedules of the language's `lanes` SpMM (`spmm::lanes`, the columns a `lanes` loop) to
+    /// time, comma-separated (`lanes_<schedule>` lines); `all` for every one. Default: none.
+    #[arg(long, value_delimiter = ',')]
+    lanes: Option<Vec<String>>,
     /// Timed samples per kernel (median reported); 20 under --quick.
     #[arg(long)]
     reps: Option<usize>,
@@ -225,6 +231,14 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             None => kernels::spmm::SCHEDULES.to_vec(),
         }
     };
+    let lanes: Vec<&'static str> = match (&args.lanes, sddmm) {
+        (Some(list), false) => kernels::spmm::lanes::SCHEDULES
+            .iter()
+            .copied()
+            .filter(|s| list.iter().any(|l| l == s || l == "all"))
+            .collect(),
+        _ => Vec::new(),
+    };
     let variants = !sddmm && (args.variants || !args.quick);
     let gpu = Gpu::new(0)?;
     std::fs::create_dir_all(&args.out)?;
@@ -276,7 +290,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let _ = writeln!(
         head,
         "kernels  {}",
-        kernel_list(sddmm, args.quick, variants, &schedules).join(", ")
+        kernel_list(sddmm, args.quick, variants, &schedules, &lanes).join(", ")
     );
     print!("{head}");
     let mut log = head.clone();
@@ -298,7 +312,10 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let steps_per_k = 2 + if sddmm {
         1
     } else {
-        4 + schedules.len() + if args.quick { 0 } else { 2 } + if variants { VARIANTS } else { 0 }
+        4 + schedules.len()
+            + lanes.len()
+            + if args.quick { 0 } else { 2 }
+            + if variants { VARIANTS } else { 0 }
     };
     let pb = ProgressBar::new((entries.len() * args.k.len() * steps_per_k) as u64);
     if let Ok(style) = ProgressStyle::with_template(
@@ -338,7 +355,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             let r = if sddmm {
                 on.sddmm(cusparse.as_ref())
             } else {
-                on.spmm(cusparse.as_ref(), &schedules, args.quick, variants)
+                on.spmm(cusparse.as_ref(), &schedules, &lanes, args.quick, variants)
             };
             match r {
                 Ok(r) => {
@@ -450,7 +467,13 @@ fn plan_variants(p: SpmmPlan, k: usize) -> [(&'static str, Option<SpmmPlan>); VA
     ]
 }
 
-fn kernel_list(sddmm: bool, quick: bool, variants: bool, schedules: &[&str]) -> Vec<String> {
+fn kernel_list(
+    sddmm: bool,
+    quick: bool,
+    variants: bool,
+    schedules: &[&str],
+    lanes: &[&str],
+) -> Vec<String> {
     if sddmm {
         return vec![OP.into(), SDDMM_KERNEL.into()];
     }
@@ -462,6 +485,7 @@ fn kernel_list(sddmm: bool, quick: bool, variants: bool, schedules: &[&str]) -> 
         k.extend(["op_tile_x2", "op_nz_x2", "op_nz_half", "op_vector_half"].map(String::from));
     }
     k.extend(schedules.iter().map(|s| format!("schedule_{s}")));
+    k.extend(lanes.iter().map(|s| format!("{LANES}{s}")));
     k.extend(SpMmAlg::ALL.iter().map(|a| a.kernel_name().to_string()));
     k
 }
@@ -552,6 +576,7 @@ fn summary(results: &[(usize, MatrixResult)], ks: &[usize]) -> String {
         }
         let _ = writeln!(s);
     }
+    lanes_summary(&mut s, results);
     // The mappings and schedules, where timed: geomean of each against the op.
     let mut names: Vec<String> = Vec::new();
     for (_, r) in results {
@@ -572,6 +597,67 @@ fn summary(results: &[(usize, MatrixResult)], ks: &[usize]) -> String {
         }
     }
     s
+}
+
+/// The `lanes` SpMM against the op and the best cuSPARSE algorithm, where timed: each schedule,
+/// and the best of them per case (chosen after the fact: an upper bound on what a choice by
+/// measurement would get), as geomean and worst case.
+fn lanes_summary(s: &mut String, results: &[(usize, MatrixResult)]) {
+    let mut names: Vec<String> = Vec::new();
+    for (_, r) in results {
+        for m in &r.kernels {
+            if m.kernel.starts_with(LANES) && !names.contains(&m.kernel) {
+                names.push(m.kernel.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let best = |r: &MatrixResult| -> Option<f64> {
+        names
+            .iter()
+            .filter_map(|n| r.ms(n))
+            .min_by(|a, b| a.total_cmp(b))
+    };
+    let line = |s: &mut String, what: &str, time: &dyn Fn(&MatrixResult) -> Option<f64>| {
+        for (against, base) in [
+            (
+                "the op",
+                &(|r: &MatrixResult| r.ms(OP)) as &dyn Fn(&MatrixResult) -> Option<f64>,
+            ),
+            ("best cuSPARSE", &|r: &MatrixResult| {
+                best_cusparse(r).map(|b| b.1)
+            }),
+        ] {
+            let ratios: Vec<(f64, String)> = results
+                .iter()
+                .filter_map(|(k, r)| {
+                    Some((
+                        base(r)? / time(r)?,
+                        format!("{} k={k}", r.name.split(" k=").next().unwrap_or(&r.name)),
+                    ))
+                })
+                .collect();
+            let worst = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0));
+            let _ = writeln!(
+                s,
+                "  {what:<24} over {against:<13}: geomean {} over {} cases, worst {}",
+                geomean(ratios.iter().map(|r| r.0)).map_or("-".to_string(), |g| format!("{g:.3}x")),
+                ratios.len(),
+                worst.map_or("-".to_string(), |w| format!("{:.2}x ({})", w.0, w.1)),
+            );
+        }
+    };
+    let _ = writeln!(
+        s,
+        "the language's lanes SpMM (speedup: the other's time over its time):"
+    );
+    line(s, "lanes, best per case", &best);
+    for n in &names {
+        let n2 = n.clone();
+        line(s, n, &move |r: &MatrixResult| r.ms(&n2));
+    }
 }
 
 fn write_outputs(
@@ -772,6 +858,7 @@ impl<T: Float> Case<'_, T> {
         &self,
         cusparse: Option<&Cusparse>,
         schedules: &[&'static str],
+        lanes: &[&'static str],
         quick: bool,
         variants: bool,
     ) -> Result<MatrixResult, BoxError> {
@@ -854,6 +941,27 @@ impl<T: Float> Case<'_, T> {
                 poison,
                 &mut || {
                     Ok(kernels::spmm::launch(
+                        s,
+                        gpu,
+                        self.da,
+                        &db,
+                        &mut c.borrow_mut(),
+                        k,
+                    )?)
+                },
+                output,
+            );
+            result.kernels.push(m);
+        }
+        for &s in lanes {
+            let name = format!("{LANES}{s}");
+            let m = self.measure(
+                &name,
+                Kind::Handwritten,
+                &reference,
+                poison,
+                &mut || {
+                    Ok(kernels::spmm::lanes::launch(
                         s,
                         gpu,
                         self.da,

@@ -12,6 +12,7 @@
 #   (the world set, f32 and f64), `graphs:world` (traversals on the world graphs), `startup`
 #   (examples/startup: cold and warm first launches), `graphs` (bench_graphs on its own graphs,
 #   LOOPS_GRAPHS_ARGS for its options), `spmm` (bench_spmm, LOOPS_SPMM_ARGS, default --quick),
+#   `gnn` (examples/gnn, the fused GraphSAGE layer against the op chain, LOOPS_GNN_ARGS, default --quick),
 #   `sort` (builds the CUB helper with nvcc, then bench_sort, LOOPS_SORT_ARGS, default --quick),
 #   `multi` (bench_multi over every GPU, LOOPS_MULTI_ARGS), `sanitize` (tests/sanitize.sh).
 #   Default: tests bench.
@@ -87,6 +88,9 @@ for w in "${steps[@]}"; do
     spmm)
       # shellcheck disable=SC2086
       step spmm .device/examples/bench_spmm --out "$logs/spmm" ${LOOPS_SPMM_ARGS:---quick} ;;
+    gnn)
+      # shellcheck disable=SC2086
+      step gnn .device/examples/gnn --out "$logs/gnn" ${LOOPS_GNN_ARGS:---quick} ;;
     sort)
       if bash examples/bench/cub/build.sh /tmp/loops-segsort >"$logs/cub-build.log" 2>&1; then
         # shellcheck disable=SC2086
@@ -141,7 +145,7 @@ for w in "${steps[@]}"; do
 done
 
 tar -czf "$OUT/logs.tgz" -C "$logs" .
-for f in "$logs"/bench-*.log "$logs"/graphs-*.log "$logs"/spmm.log "$logs"/sort.log "$logs"/multi.log; do [ -f "$f" ] && tail -n 45 "$f"; done
+for f in "$logs"/bench-*.log "$logs"/graphs-*.log "$logs"/spmm.log "$logs"/gnn.log "$logs"/sort.log "$logs"/multi.log; do [ -f "$f" ] && tail -n 45 "$f"; done
 [ -f "$logs/startup.log" ] && grep -E '^auto|new-process|failed' "$logs/startup.log"
 [ -f "$logs/sanitize.log" ] && tail -n 30 "$logs/sanitize.log"
 printf '%s\n' "${summary[@]}"

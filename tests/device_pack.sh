@@ -14,7 +14,7 @@ mkdir -p .git/info
 ../shared/tools/device-pack "$@"
 find .device/tests -type f ! -name 'gpu_*' -delete
 find .device/examples -type f ! -name 'bench_spmv' ! -name spmv ! -name startup ! -name bench_graphs \
-  ! -name bench_spmm ! -name bench_sort ! -name bench_multi -delete
+  ! -name bench_spmm ! -name gnn ! -name bench_sort ! -name bench_multi -delete
 # Binaries travel as one tarball (about 35 MB; unpacked they are about 140 MB, over the carry limit);
 # tests/device_all.sh unpacks it on the GPU machine.
 tar czf .device/pack.tgz -C .device tests examples

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 pub mod column_sums;
 pub mod count_max;
+pub mod gnn;
 pub mod out_of_range;
 pub mod row_argmax;
 pub mod row_huber;

@@ -16,3 +16,24 @@ pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
         }
     }
 }
+
+/// The same product with the columns of `C` as a `lanes` loop: under a group schedule the
+/// group's lanes split between the columns (consecutive lanes, consecutive columns: the loads of
+/// `B` and the stores of `C` coalesce) and the row's nonzeros, the width chosen from `k` at run
+/// time; under `thread` and the carry schedules it runs as the loop above.
+pub mod lanes {
+    use loops::prelude::*;
+
+    #[for_schedules(all, except(hierarchical, hierarchical3))]
+    pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
+        for row in a.tiles() {
+            for j in lanes(0..k) {
+                let mut sum = 0.0;
+                for nz in a.atoms(row) {
+                    sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
+                }
+                c[row * k + j] = sum;
+            }
+        }
+    }
+}

@@ -959,3 +959,108 @@ proptest! {
         check_carry_two_loops(partition, ipt, block, &sizes)?;
     }
 }
+
+/// A `lanes` loop over `start..end` under a group of `g` ([`lanes`]): in each stride every pair of
+/// a value in range and an atom of the tile is visited by exactly one lane, each value is stored
+/// exactly once (by atom lane 0), and after the reduction every lane of a value in range holds
+/// the value's total over the tile's atoms.
+// The strides index every lane's list of values in step.
+#[allow(clippy::needless_range_loop)]
+fn check_lanes(g: u32, start: u64, n: u64, atoms: u64) -> Result<(), TestCaseError> {
+    use kernels_gen::schedule::lanes;
+    let end = start + n;
+    let w = lanes::width(n, g, true);
+    prop_assert!(w.is_power_of_two() && w <= g && (w as u64 >= n || w == g));
+    let value = |atom: u64, j: u64| atom * 1000 + j + 1;
+    let mut visits = vec![0u32; (n * atoms) as usize];
+    let mut stores = vec![0u32; n as usize];
+    let per_lane: Vec<Vec<(u64, bool)>> = (0..g)
+        .map(|l| lanes::model_values_of_lane(l, w, start, end))
+        .collect();
+    let strides = per_lane[0].len();
+    prop_assert!(
+        per_lane.iter().all(|v| v.len() == strides),
+        "strides differ between lanes"
+    );
+    for s in 0..strides {
+        let mut partials = vec![0u64; g as usize];
+        for l in 0..g {
+            let (j, in_range) = per_lane[l as usize][s];
+            prop_assert!(
+                (start..end).contains(&j),
+                "lane {} reads value {} outside the range",
+                l,
+                j
+            );
+            for a in lanes::model_atoms_of_lane(l, g, w, 0, atoms, in_range) {
+                visits[(a * n + (j - start)) as usize] += 1;
+                partials[l as usize] += value(a, j);
+            }
+        }
+        let totals = lanes::model_reduce(g, w, &partials);
+        for l in 0..g {
+            let (j, in_range) = per_lane[l as usize][s];
+            if !in_range {
+                continue;
+            }
+            let want: u64 = (0..atoms).map(|a| value(a, j)).sum();
+            prop_assert_eq!(
+                totals[l as usize],
+                want,
+                "lane {} value {} (g {}, w {})",
+                l,
+                j,
+                g,
+                w
+            );
+            if lanes::split_of_lane(l, w).1 == 0 {
+                stores[(j - start) as usize] += 1;
+            }
+        }
+    }
+    prop_assert!(
+        visits.iter().all(|&v| v == 1),
+        "g {} w {}: visits {:?}",
+        g,
+        w,
+        visits
+    );
+    prop_assert!(
+        stores.iter().all(|&v| v == 1),
+        "g {} w {}: stores {:?}",
+        g,
+        w,
+        stores
+    );
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn a_lanes_loop_visits_every_value_and_atom_once_and_reduces_per_value(
+        g in prop::sample::select(vec![2u32, 4, 8, 16, 32, 64, 128, 256]),
+        start in 0u64..5,
+        n in prop_oneof![0u64..40, prop::sample::select(vec![63u64, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300])],
+        atoms in prop_oneof![0u64..10, 30u64..70],
+    ) {
+        check_lanes(g, start, n, atoms)?;
+    }
+}
+
+#[test]
+fn a_lanes_loop_without_atoms_takes_the_whole_group() {
+    use kernels_gen::schedule::lanes::width;
+    assert_eq!(width(3, 32, false), 32);
+    assert_eq!(
+        (width(0, 32, true), width(1, 32, true), width(3, 32, true)),
+        (1, 1, 4)
+    );
+    assert_eq!(
+        (
+            width(32, 32, true),
+            width(100, 32, true),
+            width(100, 256, true)
+        ),
+        (32, 32, 128)
+    );
+}

@@ -513,6 +513,7 @@ fn rounds_body<'k, C>(
         end,
         inclusive,
         body: inner,
+        ..
     } = &stmt.kind
     else {
         unreachable!("called on a range loop")

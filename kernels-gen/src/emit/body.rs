@@ -1,7 +1,7 @@
 //! Statements and expressions of the kernel body, in CUDA: what every schedule's lowering emits
 //! through [`Cx::block`], [`Cx::stmt`] and [`Cx::expr`], with the checked variant's bounds checks.
 
-use super::{fault_sites, AtomLoop, Cx};
+use super::{fault_sites, AtomLoop, Cx, RangeLoop};
 use crate::diag::DResult;
 use crate::ir::*;
 
@@ -78,31 +78,22 @@ impl Cx<'_> {
                 end,
                 inclusive,
                 body,
+                lanes,
             } => {
-                // The bounds are evaluated once, as Rust evaluates a range once.
-                let (start, end) = (self.expr(start), self.expr(end));
-                let t = ty.cuda_name();
-                let end_var = self.fresh("end");
-                self.open("");
-                self.line(format!("const {t} {end_var} = {end};"));
-                if *inclusive {
-                    // `a..=MAX` must not wrap: the step tests for the last value before the
-                    // increment, and a `continue` in the body runs the step too.
-                    let more = self.fresh("more");
-                    self.line(format!("{t} {var} = {start};"));
-                    self.line(format!("bool {more} = {var} <= {end_var};"));
-                    self.open(format!(
-                        "for (; {more}; {more} = {var} != {end_var} && (++{var}, true))"
-                    ));
-                    self.block(body)?;
+                let range = RangeLoop {
+                    var,
+                    ty,
+                    start,
+                    end,
+                    inclusive: *inclusive,
+                    body,
+                };
+                if *lanes {
+                    let l = self.lowering;
+                    l.lanes_loop(self, range)?;
                 } else {
-                    self.open(format!(
-                        "for ({t} {var} = {start}; {var} < {end_var}; ++{var})"
-                    ));
-                    self.block(body)?;
+                    self.range_loop(range)?;
                 }
-                self.close();
-                self.close();
             }
             StmtKind::Break => self.line("break;"),
             StmtKind::Continue => self.line("continue;"),
@@ -128,6 +119,44 @@ impl Cx<'_> {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// Emits `for var in start..end` (or `..=`) as a serial loop in this thread: a plain range
+    /// loop, and a `lanes` loop under a schedule that does not spread it over lanes.
+    pub fn range_loop(&mut self, range: RangeLoop<'_>) -> DResult<()> {
+        let RangeLoop {
+            var,
+            ty,
+            start,
+            end,
+            inclusive,
+            body,
+        } = range;
+        // The bounds are evaluated once, as Rust evaluates a range once.
+        let (start, end) = (self.expr(start), self.expr(end));
+        let t = ty.cuda_name();
+        let end_var = self.fresh("end");
+        self.open("");
+        self.line(format!("const {t} {end_var} = {end};"));
+        if inclusive {
+            // `a..=MAX` must not wrap: the step tests for the last value before the
+            // increment, and a `continue` in the body runs the step too.
+            let more = self.fresh("more");
+            self.line(format!("{t} {var} = {start};"));
+            self.line(format!("bool {more} = {var} <= {end_var};"));
+            self.open(format!(
+                "for (; {more}; {more} = {var} != {end_var} && (++{var}, true))"
+            ));
+            self.block(body)?;
+        } else {
+            self.open(format!(
+                "for ({t} {var} = {start}; {var} < {end_var}; ++{var})"
+            ));
+            self.block(body)?;
+        }
+        self.close();
+        self.close();
         Ok(())
     }
 

@@ -40,6 +40,7 @@ pub(super) fn helpers_source(kernel: &Kernel) -> DResult<String> {
             loop_head_from: None,
             force_rust_directive: false,
             streamed_atom: None,
+            lanes: None,
         };
         if !helper.type_params.is_empty() {
             let tps: Vec<String> = helper

@@ -150,6 +150,7 @@ fn emit_code(
         loop_head_from: None,
         force_rust_directive: false,
         streamed_atom: None,
+        lanes: None,
     };
     cx.body_template()?;
     for inst in kernel.instantiations() {
@@ -402,6 +403,8 @@ pub struct Cx<'a> {
     /// (`__ldcs`): the staged operands of a launch whose stream would push out what it gathers
     /// (see [`crate::schedule::streams_past_l2`]).
     pub streamed_atom: Option<String>,
+    /// Inside a `lanes` loop spread over a group's lanes: how the lanes are split.
+    pub lanes: Option<LanesSplit>,
 }
 
 /// The shared memory of the kernel being emitted: declared as `__shared__` variables, or (past
@@ -741,6 +744,33 @@ pub struct AtomLoop<'b> {
     pub set: &'b str,
     pub tile: &'b Expr,
     pub body: &'b Block,
+}
+
+/// A range loop handed to [`Cx::range_loop`], or a `lanes` loop to the schedule's
+/// [`Lowering::lanes_loop`].
+pub struct RangeLoop<'b> {
+    pub var: &'b str,
+    pub ty: &'b Ty,
+    pub start: &'b Expr,
+    pub end: &'b Expr,
+    pub inclusive: bool,
+    pub body: &'b Block,
+}
+
+/// Inside a `lanes` loop that a group schedule spreads over its lanes: the CUDA names of the
+/// lanes' split, which the group's atom loops read ([`crate::schedule::group`]).
+#[derive(Clone, Debug)]
+pub struct LanesSplit {
+    /// Lanes over the loop's values (a power of two, chosen at run time).
+    pub width: String,
+    /// This lane's offset among them (`lane % width`).
+    pub offset: String,
+    /// This lane's place among the lanes that share a value (`lane / width`).
+    pub atom_lane: String,
+    /// The lanes that share a value (`group_size / width`): the atom loops' stride.
+    pub atom_lanes: String,
+    /// Whether this lane's value is in the range (lanes past its end run clamped and idle).
+    pub in_range: String,
 }
 
 /// The names a parameter becomes in the generated CUDA, in kernel-argument order.

@@ -483,7 +483,7 @@ pub enum StmtKind {
         then: Block,
         otherwise: Block,
     },
-    /// `for var in start..end` (or `..=`).
+    /// `for var in start..end` (or `..=`); `for var in lanes(start..end)` with `lanes` set.
     ForRange {
         var: String,
         ty: Ty,
@@ -491,6 +491,10 @@ pub enum StmtKind {
         end: Expr,
         inclusive: bool,
         body: Block,
+        /// `lanes(start..end)`: the iterations are independent, and a schedule that maps a tile
+        /// to a group of lanes may spread them over its lanes ([`crate::schedule::Lowering::lanes_loop`]);
+        /// every other schedule runs the loop as written.
+        lanes: bool,
     },
     /// `for var in set.atoms(tile)`: the loop the schedules split.
     ForAtoms {

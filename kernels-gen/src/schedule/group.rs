@@ -221,6 +221,8 @@ pub fn model_atoms_of_lane(
 
 #[cfg(feature = "frontend")]
 pub use lowering::GroupLowering;
+#[cfg(feature = "frontend")]
+pub(crate) use lowering::{combine_all, reduced_vars_typed, start_from_identity};
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -237,7 +239,7 @@ mod lowering {
     }
 
     impl GroupLowering {
-        fn barrier(&self) -> String {
+        pub(crate) fn barrier(&self) -> String {
             if self.group_size == self.block_size {
                 "__syncthreads();".into()
             } else {
@@ -250,6 +252,8 @@ mod lowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
             // Outside the atom loops only the leader runs atomics, so their results exist on one lane.
             check_tile_scope(&kernel.body.body, kernel.config.name())?;
+            // An atom loop in a `lanes` loop is reached by every lane of its value.
+            crate::schedule::lanes::check_group(kernel)?;
             // Each atom loop's accumulators are reduced across the group: the same analysis as
             // the emission's, so that `auto` and `lrb` leave out a group they cannot lower.
             let name = kernel.config.name();
@@ -295,42 +299,21 @@ mod lowering {
             Ok(())
         }
 
+        /// Spread over the group's lanes ([`crate::schedule::lanes`]).
+        fn lanes_loop(&self, cx: &mut Cx<'_>, lanes: crate::emit::RangeLoop<'_>) -> DResult<()> {
+            crate::schedule::lanes::group_lanes_loop(self, cx, lanes)
+        }
+
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            if let Some(split) = cx.lanes.clone() {
+                return crate::schedule::lanes::group_atom_loop(self, cx, atoms, &split);
+            }
             let g = self.group_size;
             let name = cx.kernel.config.name();
             let red = reductions(atoms.body, atoms.var, name, &mut |s| cx.fresh(s))?;
             let (accs, sels) = (&red.accumulators, &red.selections);
             // Lane 0 carries the value from before the loop; the others start from the identity.
-            for a in accs {
-                cx.line(format!(
-                    "if (loops_lane != 0u) {} = {};",
-                    a.name,
-                    a.op.identity(&a.ty)
-                ));
-            }
-            for s in sels {
-                cx.line(format!("long long {} = {};", s.at, s.none_at()));
-                if let Some(k) = &s.key {
-                    let worst = if k.larger {
-                        crate::analysis::CombineOp::Max
-                    } else {
-                        crate::analysis::CombineOp::Min
-                    };
-                    cx.line(format!(
-                        "if (loops_lane != 0u) {} = {};",
-                        k.name,
-                        worst.identity(&k.ty)
-                    ));
-                }
-                // A tally counts from nothing on the lanes whose key starts from the worst.
-                for t in &s.tallies {
-                    cx.line(format!(
-                        "if (loops_lane != 0u) {} = {};",
-                        t.name,
-                        t.op.identity(&t.ty)
-                    ));
-                }
-            }
+            start_from_identity(cx, accs, sels, "loops_lane != 0u");
             let (set, var) = (atoms.set, atoms.var);
             let tile = cx.expr(atoms.tile);
             let end = cx.fresh("end");
@@ -406,9 +389,50 @@ mod lowering {
         }
     }
 
+    /// Where `not_first` holds (every lane but the one that carries the values from before the
+    /// atom loop), the accumulators, selection keys and tallies start from their identity; every
+    /// lane's selection position starts at none.
+    pub(crate) fn start_from_identity(
+        cx: &mut Cx<'_>,
+        accs: &[Accumulator],
+        sels: &[Selection],
+        not_first: &str,
+    ) {
+        for a in accs {
+            cx.line(format!(
+                "if ({not_first}) {} = {};",
+                a.name,
+                a.op.identity(&a.ty)
+            ));
+        }
+        for s in sels {
+            cx.line(format!("long long {} = {};", s.at, s.none_at()));
+            if let Some(k) = &s.key {
+                let worst = if k.larger {
+                    crate::analysis::CombineOp::Max
+                } else {
+                    crate::analysis::CombineOp::Min
+                };
+                cx.line(format!(
+                    "if ({not_first}) {} = {};",
+                    k.name,
+                    worst.identity(&k.ty)
+                ));
+            }
+            // A tally counts from nothing on the lanes whose key starts from the worst.
+            for t in &s.tallies {
+                cx.line(format!(
+                    "if ({not_first}) {} = {};",
+                    t.name,
+                    t.op.identity(&t.ty)
+                ));
+            }
+        }
+    }
+
     /// Combines each accumulator and selection with another lane's or warp's, `other(name)`
     /// naming its copy of a variable.
-    fn combine_all(
+    pub(crate) fn combine_all(
         cx: &mut Cx<'_>,
         accs: &[Accumulator],
         sels: &[Selection],
@@ -443,7 +467,10 @@ mod lowering {
             .collect()
     }
 
-    fn reduced_vars_typed(accs: &[Accumulator], sels: &[Selection]) -> Vec<(String, String)> {
+    pub(crate) fn reduced_vars_typed(
+        accs: &[Accumulator],
+        sels: &[Selection],
+    ) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = accs
             .iter()
             .map(|a| (a.name.clone(), a.ty.cuda_name().to_string()))

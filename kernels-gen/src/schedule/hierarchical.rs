@@ -360,6 +360,7 @@ mod lowering {
 
     impl Lowering for HierarchicalLowering {
         fn check(&self, kernel: &Kernel) -> DResult<()> {
+            crate::schedule::lanes::refuse_around_atoms(kernel.body.user_body(), "hierarchical")?;
             parts(kernel, kernel.body.user_body()).map(|_| ())
         }
 

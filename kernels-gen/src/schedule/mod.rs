@@ -19,6 +19,7 @@ pub mod group;
 pub mod hierarchical;
 #[cfg(feature = "frontend")]
 mod kernel;
+pub mod lanes;
 pub mod lrb;
 pub mod mean_group;
 pub mod merge_path;
@@ -635,6 +636,17 @@ pub trait Lowering {
         cx: &mut crate::emit::Cx<'_>,
         atoms: crate::emit::AtomLoop<'_>,
     ) -> crate::diag::DResult<()>;
+    /// Emits a `for j in lanes(start..end)` loop of the tile body. By default a serial loop in
+    /// the thread that runs the tile body: what `thread` and the carry schedules (whose threads
+    /// each hold their own share of a tile) do, the carry schedules running a loop around the atom
+    /// loop as rounds. `group` spreads the values over its lanes ([`group`]).
+    fn lanes_loop(
+        &self,
+        cx: &mut crate::emit::Cx<'_>,
+        lanes: crate::emit::RangeLoop<'_>,
+    ) -> crate::diag::DResult<()> {
+        cx.range_loop(lanes)
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod builtins;
 mod call;
 mod expr;
 mod helper;
+mod lanes;
 mod stmt;
 
 pub use helper::{lower_kernel, validate_helper, HelperItem};

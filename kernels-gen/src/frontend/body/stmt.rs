@@ -417,25 +417,8 @@ impl Lowerer<'_> {
         }
         let var = loop_var(&f.pat)?;
         match &*f.expr {
-            syn::Expr::Range(r) => {
-                let (Some(start), Some(end)) = (&r.start, &r.end) else {
-                    bail!(r.span(), "a range loop needs both bounds: `for i in a..b`");
-                };
-                // The loop variable takes the type of whichever bound is typed; both literals: usize.
-                let (start, end) = self.binary_operands(start, end, Some(&Ty::Usize))?;
-                if start.ty != end.ty {
-                    self.infer(&start, &end.ty);
-                    self.infer(&end, &start.ty);
-                    bail!(r.span(), "range bounds have different types `{}` and `{}`", start.ty.rust_name(), end.ty.rust_name());
-                }
-                if !start.ty.is_integer() {
-                    bail!(r.span(), "a range loop runs over integers, not `{}`", start.ty.rust_name());
-                }
-                let ty = start.ty.clone();
-                let body = self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.loop_body(&f.body))?;
-                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
-                Ok(StmtKind::ForRange { var, ty, start, end, inclusive, body })
-            }
+            syn::Expr::Range(r) => self.range_for(f, var, r, false),
+            syn::Expr::Call(call) if super::lanes::is_lanes_call(call) => self.lanes_for(f, var, call),
             syn::Expr::MethodCall(call) if call.method == "atoms" => {
                 let (set, _) = self.tile_set(&call.receiver)?;
                 let Some((tile_set, tile_var)) = self.tile.clone() else {
@@ -476,6 +459,51 @@ impl Lowerer<'_> {
                 "a `for` loop runs over a range (`a..b`) or a tile's atoms (`a.atoms(tile)`), nothing else"
             ),
         }
+    }
+
+    /// `for var in start..end`, or with `lanes` the range of `for var in lanes(start..end)`.
+    pub(super) fn range_for(
+        &mut self,
+        f: &syn::ExprForLoop,
+        var: String,
+        r: &syn::ExprRange,
+        lanes: bool,
+    ) -> DResult<StmtKind> {
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            bail!(r.span(), "a range loop needs both bounds: `for i in a..b`");
+        };
+        // The loop variable takes the type of whichever bound is typed; both literals: usize.
+        let (start, end) = self.binary_operands(start, end, Some(&Ty::Usize))?;
+        if start.ty != end.ty {
+            self.infer(&start, &end.ty);
+            self.infer(&end, &start.ty);
+            bail!(
+                r.span(),
+                "range bounds have different types `{}` and `{}`",
+                start.ty.rust_name(),
+                end.ty.rust_name()
+            );
+        }
+        if !start.ty.is_integer() {
+            bail!(
+                r.span(),
+                "a range loop runs over integers, not `{}`",
+                start.ty.rust_name()
+            );
+        }
+        let ty = start.ty.clone();
+        let body =
+            self.with_loop_var(&var, f.pat.span(), ty.clone(), |me| me.loop_body(&f.body))?;
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        Ok(StmtKind::ForRange {
+            var,
+            ty,
+            start,
+            end,
+            inclusive,
+            body,
+            lanes,
+        })
     }
 
     /// Whether `p` names a slice parameter.

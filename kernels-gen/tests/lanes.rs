@@ -1,0 +1,205 @@
+//! `for j in lanes(start..end)`: what each schedule makes of it (a serial loop, or the group's
+//! lanes split between the values and the atoms) and what the front end and the schedules refuse,
+//! with which message. The split's model is checked in `schedule_models.rs`.
+
+use kernels_gen::cuda_for;
+
+const SPMM: &str = "<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize)";
+const SPMM_BODY: &str = "for j in lanes(0..k) { let mut sum = 0.0; \
+    for nz in a.atoms(row) { sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j]; } \
+    c[row * k + j] = sum; }";
+
+fn lower(attr: &str, sig: &str, tile_body: &str) -> Result<String, String> {
+    let kernel = format!("fn k{sig} {{ for row in a.tiles() {{ {tile_body} }} }}");
+    let item: syn::ItemFn = syn::parse_str(&kernel).expect("kernel parses as Rust");
+    cuda_for(attr.parse().unwrap(), &item, "k.rs").map_err(|d| d.message)
+}
+
+/// The kernel's own code, without `#line` directives.
+fn code(attr: &str, sig: &str, tile_body: &str) -> String {
+    let src = lower(attr, sig, tile_body).unwrap_or_else(|e| panic!("{attr}: {e}"));
+    let start = src.find("template <typename T>").unwrap_or(0);
+    src[start..]
+        .lines()
+        .filter(|l| !l.starts_with("#line"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn err(attr: &str, sig: &str, tile_body: &str) -> String {
+    match lower(attr, sig, tile_body) {
+        Ok(src) => panic!("{attr}: accepted:\n{src}"),
+        Err(e) => e,
+    }
+}
+
+const WARP: &str = r#"schedule = "warp""#;
+const THREAD: &str = r#"schedule = "thread""#;
+const GROUP64: &str = r#"schedule = "group", group_size = 64"#;
+const BLOCK: &str = r#"schedule = "block""#;
+const GROUP4: &str = r#"schedule = "group", group_size = 4"#;
+
+#[test]
+fn thread_runs_a_lanes_loop_as_written() {
+    let src = code(THREAD, SPMM, SPMM_BODY);
+    assert!(
+        src.contains("for (unsigned long long j = 0ull; j < loops_end1; ++j) {"),
+        "{src}"
+    );
+    assert!(!src.contains("loops_jw"), "{src}");
+}
+
+#[test]
+fn the_carry_schedules_run_a_lanes_loop_as_rounds() {
+    for attr in [
+        r#"schedule = "merge_path""#,
+        r#"schedule = "work_oriented""#,
+        r#"schedule = "split""#,
+    ] {
+        let src = code(attr, SPMM, SPMM_BODY);
+        assert!(!src.contains("loops_jw"), "{attr}: {src}");
+        // One round per value, as a plain loop around the atom loop (`for j in 0..k`) runs.
+        let plain = code(attr, SPMM, &SPMM_BODY.replace("lanes(0..k)", "0..k"));
+        assert_eq!(src, plain, "{attr}");
+    }
+}
+
+#[test]
+fn a_group_splits_its_lanes_between_the_values_and_the_atoms() {
+    for (attr, g) in [(GROUP4, 4), (WARP, 32)] {
+        let src = code(attr, SPMM, SPMM_BODY);
+        for want in [
+            format!("while (loops_jw < {g}u && loops_jw < loops_jn) loops_jw <<= 1;"),
+            "const unsigned int loops_jl = loops_lane & (loops_jw - 1u);".into(),
+            "const unsigned int loops_al = loops_lane / loops_jw;".into(),
+            format!("const unsigned int loops_as = {g}u / loops_jw;"),
+            "for (unsigned long long loops_jb = loops_js; loops_jb < loops_je; loops_jb += (unsigned long long)loops_jw) {".into(),
+            "const unsigned long long j = loops_jin ? loops_jb + (unsigned long long)loops_jl : loops_jb;".into(),
+            "if (loops_al != 0u) sum = ((T)0);".into(),
+            "nz = a_offsets[row] + (int)loops_al, loops_end1 = loops_jin ? a_offsets[row + 1] : (int)0; nz < loops_end1; nz += (int)loops_as)".into(),
+            format!("for (int loops_o = {}; loops_o >= (int)loops_jw; loops_o >>= 1) {{", g / 2),
+            format!("sum = (sum + __shfl_down_sync(loops_mask, sum, loops_o, {g}));"),
+            format!("sum = __shfl_sync(loops_mask, sum, loops_jl, {g});"),
+            "if (loops_al == 0u && loops_jin) c[((row * k) + j)] = sum;".into(),
+        ] {
+            assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
+        }
+    }
+}
+
+#[test]
+fn a_group_past_a_warp_meets_in_shared_memory() {
+    for (attr, g) in [(GROUP64, 64), (BLOCK, 256)] {
+        let src = code(attr, SPMM, SPMM_BODY);
+        for want in [
+            "for (int loops_o = 16; loops_o >= (int)loops_jw; loops_o >>= 1) {".to_string(),
+            "__shared__ T loops_lanes_sum_2[256];".into(),
+            "loops_lanes_sum_2[threadIdx.x] = sum;".into(),
+            format!(
+                "const unsigned int loops_gb = (threadIdx.x & ~{}u) + loops_jl;",
+                g - 1
+            ),
+            "const unsigned int loops_st = loops_jw > 32u ? loops_jw : 32u;".into(),
+            format!(
+                "for (unsigned int loops_p = loops_st; loops_p < {g}u; loops_p += loops_st) {{"
+            ),
+            "sum = (sum + loops_lanes_sum_2[loops_gb + loops_p]);".into(),
+        ] {
+            assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
+        }
+        // Written, barrier, read, barrier (the next stride writes again).
+        assert_eq!(
+            src.matches("__syncthreads();").count() + src.matches("bar.sync").count(),
+            2,
+            "{attr}: {src}"
+        );
+    }
+}
+
+#[test]
+fn a_lanes_loop_without_an_atom_loop_takes_the_whole_group() {
+    let body = "let mut s = 0.0; for nz in a.atoms(row) { s += a.values[nz]; } \
+                for j in lanes(0..k) { c[row * k + j] = s * b[j]; }";
+    let src = code(WARP, SPMM, body);
+    assert!(src.contains("const unsigned int loops_jw = 32u;"), "{src}");
+    assert!(
+        src.contains("if (loops_al == 0u && loops_jin) c[((row * k) + j)] = (s * b[j]);"),
+        "{src}"
+    );
+}
+
+#[test]
+fn selections_and_several_accumulators_reduce_per_value() {
+    // The column maximum's position and the column sum of each dense column a row gathers.
+    let body = "for j in lanes(0..k) { let mut best = T::MIN; let mut at = 0usize; let mut s = 0.0; \
+                for nz in a.atoms(row) { let v = b[(a.col_indices[nz] as usize) * k + j]; s += v; \
+                if v > best { best = v; at = nz; } } c[row * k + j] = s + best + T::from(at as f64); }";
+    for attr in [GROUP4, WARP, GROUP64] {
+        let src = code(attr, SPMM, body);
+        assert!(src.contains("loops_jl"), "{attr}: {src}");
+    }
+}
+
+#[test]
+fn misuse_is_refused_with_what_to_write() {
+    let e = err(
+        WARP,
+        SPMM,
+        "for nz in a.atoms(row) { for j in lanes(0..k) { c[j] = a.values[nz]; } }",
+    );
+    assert!(e.contains("cannot be inside an atom loop"), "{e}");
+    let e = err(
+        WARP,
+        SPMM,
+        "for j in lanes(0..k) { for i in lanes(0..k) { c[i] = b[j]; } }",
+    );
+    assert!(e.contains("`lanes` loops cannot nest"), "{e}");
+    let e = err(
+        WARP,
+        SPMM,
+        "for j in lanes(0..k) { if j > 3 { break; } c[j] = b[j]; }",
+    );
+    assert!(e.contains("`break` and `continue` cannot"), "{e}");
+    let e = err(WARP, SPMM, "for j in lanes(0..=k) { c[j] = b[j]; }");
+    assert!(e.contains("half-open range"), "{e}");
+    let e = err(WARP, SPMM, "for j in lanes(k) { c[j] = b[j]; }");
+    assert!(e.contains("`lanes` takes one range"), "{e}");
+    // A `break` inside an inner loop leaves that loop, not the lanes loop.
+    lower(
+        WARP,
+        SPMM,
+        "for j in lanes(0..k) { let mut s = 0.0; for nz in a.atoms(row) { if a.values[nz] > 1.0 { break; } s += a.values[nz]; } c[j] = s; }",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_group_refuses_an_atom_loop_not_every_lane_of_a_value_reaches() {
+    let body = "for j in lanes(0..k) { let mut s = 0.0; if j < 4 { for nz in a.atoms(row) { s += a.values[nz]; } } \
+                c[row * k + j] = s; }";
+    for attr in [WARP, GROUP64] {
+        let e = err(attr, SPMM, body);
+        assert!(
+            e.contains(
+                "an atom loop inside a `lanes` loop must stand in the lanes loop's own body"
+            ),
+            "{attr}: {e}"
+        );
+    }
+    // `thread` runs the loop as written.
+    lower(THREAD, SPMM, body).unwrap();
+}
+
+#[test]
+fn hierarchical_refuses_a_lanes_loop_around_the_atom_loop_naming_who_takes_it() {
+    let e = err(r#"schedule = "hierarchical""#, SPMM, SPMM_BODY);
+    assert!(
+        e.contains("under `hierarchical` a `lanes` loop cannot hold an atom loop"),
+        "{e}"
+    );
+    assert!(e.contains("`warp`") && e.contains("`merge_path`"), "{e}");
+    // A lanes loop after the atom loop is the epilogue's, which it runs in its thread.
+    let body = "let mut s = 0.0; for nz in a.atoms(row) { s += a.values[nz]; } \
+                for j in lanes(0..k) { c[row * k + j] = s * b[j]; }";
+    lower(r#"schedule = "hierarchical""#, SPMM, body).unwrap();
+}

@@ -1,0 +1,207 @@
+//! Kernels written with a `lanes` loop, on the GPU, against f64 CPU references under every
+//! schedule they are stamped with: the SpMM of `examples/kernels/spmm.rs` (`spmm::lanes`) at k in
+//! {1, 3, 8, 32, 100} (a width of one lane, widths below and at a warp, and past it, strided), and
+//! the GraphSAGE layer of `examples/kernels/gnn.rs` (mean over the neighbours, bias, ReLU) at
+//! feature widths {3, 16, 64, 256}; the generated matrices and every real matrix, f32 and f64.
+//! Inputs are fresh random values each run; outputs are poisoned (NaN) before each run.
+#![cfg(feature = "gpu")]
+
+mod common;
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+use loops::check::{check_rows, RowCheck};
+use loops::io::host::expected_error_bound;
+use loops::prelude::*;
+use sprs::CsMat;
+
+const KS: [usize; 5] = [1, 3, 8, 32, 100];
+const FEATURES: [usize; 4] = [3, 16, 64, 256];
+
+fn poisoned<T: Float>(gpu: &Gpu, len: usize) -> loops::Result<DeviceBuffer<T>> {
+    let mut b = gpu.zeros::<T>(len)?;
+    gpu.fill(&mut b, T::POISON)?;
+    Ok(b)
+}
+
+/// `sum over the row's entries of weight(entry) * b[col * k + j]` in f64 for every row and `j`,
+/// with the per-entry bound of a sum of that many terms in `T`, and each row's entry count.
+fn gathered<T: Float>(
+    a: &CsMat<T>,
+    b: &[T],
+    k: usize,
+    weight: impl Fn(T) -> f64,
+) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let (mut want, mut bound) = (vec![0.0; a.rows() * k], vec![0.0; a.rows() * k]);
+    let mut degree = vec![0; a.rows()];
+    let mut scale = vec![0.0; k];
+    for (r, row) in a.outer_iterator().enumerate() {
+        scale.iter_mut().for_each(|s| *s = 0.0);
+        degree[r] = row.nnz();
+        for (c, &v) in row.iter() {
+            let w = weight(v);
+            for j in 0..k {
+                let p = w * b[c * k + j].to_f64();
+                want[r * k + j] += p;
+                scale[j] += p.abs();
+            }
+        }
+        for j in 0..k {
+            bound[r * k + j] = expected_error_bound::<T>(row.nnz(), scale[j]);
+        }
+    }
+    (want, bound, degree)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spmm_lanes<T: Float>(
+    gpu: &Gpu,
+    da: &DeviceCsr<T>,
+    schedules: &[&str],
+    reference: &(Vec<f64>, Vec<f64>),
+    b: &DeviceBuffer<T>,
+    k: usize,
+    rows: usize,
+    mut record: impl FnMut(&str, Result<(bool, String), String>),
+) {
+    for s in schedules {
+        let run = || -> loops::Result<RowCheck> {
+            let mut dc = poisoned::<T>(gpu, rows * k)?;
+            kernels::spmm::lanes::launch(s, gpu, da, b, &mut dc, k)?;
+            Ok(check_rows(&gpu.download(&dc)?, &reference.0, &reference.1))
+        };
+        record(
+            s,
+            run()
+                .map(|c| (c.passed(), c.to_string()))
+                .map_err(|e| e.to_string()),
+        );
+    }
+}
+
+fn spmm_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}; {}",
+        gpu.name(),
+        T::RUST_NAME
+    );
+    let mut tally = common::Tally::default();
+    for (m, (name, a)) in matrices.iter().enumerate() {
+        let da = gpu.upload_csr(a).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for k in KS {
+            let b: Vec<T> = loops::io::generate::random_vector(
+                a.cols() * k,
+                seed.wrapping_add((m * 131 + k) as u64),
+            );
+            let db = gpu.upload(&b).expect("upload b");
+            let (want, bound, _) = gathered(a, &b, k, |v| v.to_f64());
+            spmm_lanes(
+                &gpu,
+                &da,
+                kernels::spmm::lanes::SCHEDULES,
+                &(want, bound),
+                &db,
+                k,
+                a.rows(),
+                |s, outcome| tally.record(name, &format!("spmm lanes k={k:<3} {s}"), outcome),
+            );
+        }
+    }
+    tally.finish(matrices.len());
+}
+
+/// `out = max(mean over the neighbours of h + bias, 0)`: the mean's bound is the sum's over the
+/// degree, plus the rounding of the division, the bias's addition and the f64 reference's.
+// Rows, features and the bias are indexed together.
+#[allow(clippy::needless_range_loop)]
+fn sage_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}; {}",
+        gpu.name(),
+        T::RUST_NAME
+    );
+    let u = T::UNIT_ROUNDOFF;
+    let mut tally = common::Tally::default();
+    for (m, (name, a)) in matrices.iter().enumerate() {
+        let da = gpu.upload_csr(a).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for f in FEATURES {
+            let s = seed.wrapping_add((m * 131 + f) as u64);
+            let h: Vec<T> = loops::io::generate::random_vector(a.cols() * f, s);
+            let bias: Vec<T> = loops::io::generate::random_vector(f, s ^ 0x5eed);
+            let (dh, dbias) = (gpu.upload(&h).expect("h"), gpu.upload(&bias).expect("bias"));
+            let (sum, sum_bound, degree) = gathered(a, &h, f, |_| 1.0);
+            let (mut want, mut bound) = (vec![0.0; sum.len()], vec![0.0; sum.len()]);
+            for r in 0..a.rows() {
+                for j in 0..f {
+                    let i = r * f + j;
+                    let d = degree[r].max(1) as f64;
+                    let mean = if degree[r] > 0 { sum[i] / d } else { 0.0 };
+                    let y = mean + bias[j].to_f64();
+                    want[i] = y.max(0.0);
+                    // ReLU is 1-Lipschitz: the bound of `mean + bias` carries over.
+                    bound[i] = sum_bound[i] / d
+                        + 4.0 * u * (mean.abs() + bias[j].to_f64().abs() + sum[i].abs() / d);
+                }
+            }
+            for sched in kernels::gnn::SCHEDULES {
+                let run = || -> loops::Result<RowCheck> {
+                    let mut dout = poisoned::<T>(&gpu, a.rows() * f)?;
+                    kernels::gnn::launch(sched, &gpu, &da, &dh, &dbias, &mut dout, f)?;
+                    Ok(check_rows(&gpu.download(&dout)?, &want, &bound))
+                };
+                tally.record(
+                    name,
+                    &format!("sage_mean f={f:<3} {sched}"),
+                    run()
+                        .map(|c| (c.passed(), c.to_string()))
+                        .map_err(|e| e.to_string()),
+                );
+            }
+        }
+    }
+    tally.finish(matrices.len());
+}
+
+#[test]
+fn spmm_lanes_generated_f32() {
+    spmm_all(common::generated_matrices::<f32>(common::fresh_seed()));
+}
+
+#[test]
+fn spmm_lanes_generated_f64() {
+    spmm_all(common::generated_matrices::<f64>(common::fresh_seed()));
+}
+
+#[test]
+fn spmm_lanes_real_f32() {
+    spmm_all(common::real_matrices::<f32>());
+}
+
+#[test]
+fn spmm_lanes_real_f64() {
+    spmm_all(common::real_matrices::<f64>());
+}
+
+#[test]
+fn sage_mean_generated_f32() {
+    sage_all(common::generated_matrices::<f32>(common::fresh_seed()));
+}
+
+#[test]
+fn sage_mean_generated_f64() {
+    sage_all(common::generated_matrices::<f64>(common::fresh_seed()));
+}
+
+#[test]
+fn sage_mean_real_f32() {
+    sage_all(common::real_matrices::<f32>());
+}
+
+#[test]
+fn sage_mean_real_f64() {
+    sage_all(common::real_matrices::<f64>());
+}

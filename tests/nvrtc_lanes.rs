@@ -1,0 +1,67 @@
+//! NVRTC compiles the kernels written with a `lanes` loop (the SpMM of `spmm::lanes`, the
+//! GraphSAGE layer and its epilogue) under every schedule they are stamped with, plain and
+//! bounds-checked, to a cubin for sm_90, on a machine with no GPU (see `nvrtc_compile.rs`).
+
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
+
+use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
+
+/// The entry-point stems of `kernel` under `schedule`: one, or under `auto` and `mean_group` two
+/// of the candidates, under `lrb` one per mapping.
+fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
+    match schedule {
+        "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
+        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
+            .map(|m| format!("{kernel}_lrb_{m}"))
+            .to_vec(),
+        _ => vec![kernel.to_string()],
+    }
+}
+
+#[test]
+fn lanes_kernels_compile_for_sm90() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let all = [
+        ("spmm", kernels::spmm::lanes::SOURCES),
+        ("spmm", kernels::spmm::lanes::CHECKED_SOURCES),
+        ("sage_mean", kernels::gnn::SOURCES),
+        ("sage_mean", kernels::gnn::CHECKED_SOURCES),
+        ("bias_relu", kernels::gnn::epilogue::SOURCES),
+        ("bias_relu", kernels::gnn::epilogue::CHECKED_SOURCES),
+    ];
+    let jobs: Vec<(&str, &str, &str)> = all
+        .iter()
+        .flat_map(|(kernel, sources)| sources.iter().map(|(sch, src)| (*kernel, *sch, *src)))
+        .collect();
+    let images = cubins(&jobs.iter().map(|&(k, _, src)| (k, src)).collect::<Vec<_>>());
+    let mut failures = Vec::new();
+    for (&(kernel, schedule, _), image) in jobs.iter().zip(images) {
+        match image {
+            Ok(cubin) => {
+                for stem in entry_stems(kernel, schedule) {
+                    for ty in ["f32", "f64"] {
+                        let entry = format!("{stem}__{ty}");
+                        assert!(
+                            cubin_has_entry(&cubin, &entry),
+                            "{kernel}/{schedule}: no `{entry}` in the cubin"
+                        );
+                    }
+                }
+            }
+            Err(e) => failures.push(format!("{kernel}/{schedule}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+    // Both stamped under every schedule but `hierarchical` (17 of 19); the epilogue under 2.
+    assert_eq!(jobs.len(), 2 * (17 + 17 + 2));
+}

@@ -1,0 +1,30 @@
+//! The generated CUDA of the kernels written with a `lanes` loop, under the lowerings that differ:
+//! a serial loop (`thread`), rounds of the carry fix-up (`merge_path`), the group split up to a
+//! warp (`group4`, `warp`) and past it (`group64`, `block`). Reviewed as diffs like `snapshots.rs`.
+
+#[path = "../examples/kernels/mod.rs"]
+mod kernels;
+
+fn source(sources: &[(&str, &'static str)], schedule: &str) -> &'static str {
+    sources
+        .iter()
+        .find(|(s, _)| *s == schedule)
+        .unwrap_or_else(|| panic!("no `{schedule}` source"))
+        .1
+}
+
+#[test]
+fn spmm_lanes_under_each_lowering() {
+    for schedule in ["thread", "merge_path", "group4", "warp", "group64", "block"] {
+        let src = source(kernels::spmm::lanes::SOURCES, schedule);
+        insta::assert_snapshot!(format!("spmm_lanes__{schedule}"), src);
+    }
+}
+
+#[test]
+fn sage_mean_under_warp_and_thread() {
+    for schedule in ["thread", "warp"] {
+        let src = source(kernels::gnn::SOURCES, schedule);
+        insta::assert_snapshot!(format!("sage_mean__{schedule}"), src);
+    }
+}
