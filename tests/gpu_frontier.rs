@@ -287,6 +287,24 @@ fn user_kernels<T: Float>(seed: u64) {
                 );
             }
             assert_eq!(sorted(&list, n), entries, "loud_entries {what}");
+
+            let mut list = gpu.upload(&vec![POISON; rows]).unwrap();
+            let mut count = gpu.zeros::<u32>(2).unwrap();
+            user::parity::launch(schedule, &gpu, &da, &mut list, &mut count)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let want = [rows.div_ceil(2) as u32, (rows / 2) as u32];
+            assert_eq!(gpu.download(&count).unwrap(), want, "parity counts {what}");
+            let got = gpu.download(&list).unwrap();
+            let filled = rows.div_ceil(2);
+            assert!(
+                got[filled..].iter().all(|&x| x == POISON),
+                "parity {what}: past the counts"
+            );
+            // Every position below a count was written by a row of that position's parity pair.
+            assert!(
+                got[..filled].iter().all(|&x| (x as usize) < rows),
+                "parity {what}"
+            );
         }
     }
 }

@@ -493,7 +493,9 @@ fn one_rank() {
     .unwrap();
     let source = common::graph_sources(&g)[0];
     let mut dg = group.upload_graph(&g).unwrap();
-    let (levels, stats) = group.bfs(&mut dg, source, loops::graph::bfs::warp::bfs).unwrap();
+    let (levels, stats) = group
+        .bfs(&mut dg, source, loops::graph::bfs::warp::bfs)
+        .unwrap();
     let own = dg.partition().range(rank);
     let want = loops::graph::bfs_levels(&g, source);
     loops::graph::compare("levels", &want[own], &group.gather(&levels).unwrap())

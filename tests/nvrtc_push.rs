@@ -18,7 +18,7 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
         return;
     }
     type Sources = &'static [(&'static str, &'static str)];
-    let sets: [(&str, Sources, Sources); 5] = [
+    let sets: [(&str, Sources, Sources); 6] = [
         (
             "frontier_degrees",
             degrees::SOURCES,
@@ -43,6 +43,11 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
             "first_above",
             user::first_above::SOURCES,
             user::first_above::CHECKED_SOURCES,
+        ),
+        (
+            "parity",
+            user::parity::SOURCES,
+            user::parity::CHECKED_SOURCES,
         ),
     ];
     let mut jobs: Vec<(String, &str)> = Vec::new();
@@ -82,5 +87,6 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
     assert_eq!(count("frontier_degrees"), 2);
     assert_eq!(count("compact_flags"), 2);
     assert_eq!(count("first_above"), 2);
+    assert_eq!(count("parity"), 2);
     assert_eq!(count("loud_rows"), 2 * loops::SCHEDULES.len());
 }

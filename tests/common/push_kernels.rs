@@ -60,3 +60,18 @@ pub mod first_above {
         }
     }
 }
+
+pub mod parity {
+    use loops::prelude::*;
+
+    /// Tile-only, two counters picked per lane: every row pushes through `count[row % 2]`, so
+    /// the lanes of one warp append through different counters (each counter's lanes are
+    /// aggregated apart). The positions of the two counters overlap in `list`; the counts are
+    /// what is checked.
+    #[for_schedules(all)]
+    pub fn parity<T: Float>(a: Csr<T>, list: &mut [u32], count: &mut [u32]) {
+        for row in a.tiles() {
+            push(&mut list, &mut count[row % 2], row as u32);
+        }
+    }
+}

@@ -151,14 +151,16 @@ __device__ __forceinline__ unsigned int loops_atomic_max(unsigned int* p, unsign
 __device__ __forceinline__ long long loops_atomic_max(long long* p, long long v) { return atomicMax(p, v); }
 __device__ __forceinline__ unsigned long long loops_atomic_max(unsigned long long* p, unsigned long long v) { return atomicMax(p, v); }
 // `push(&mut list, &mut count[i], v)`: a warp-aggregated append. The lanes that reach the call
-// together (`__activemask`: exactly the lanes that run this instruction as one) elect their lowest
-// lane, which adds their number to the counter with ONE atomic; the old value is broadcast with a
+// together (`__activemask`: exactly the lanes that run this instruction as one) with the same
+// counter elect their lowest lane, which adds their number to the counter with ONE atomic; the old value is broadcast with a
 // shuffle over the same mask, and each lane takes the position base + its rank among them. A
 // position at or past `len` is claimed (the counter counts every push, so the host sees the
 // overflow as a count above the list's length) but not written. Returns the position.
+// Lanes may push through different counters (`&mut count[bucket]`): the lanes of one counter
+// (`__match_any_sync` on its address) are aggregated together, one atomic per counter.
 template <typename C>
 __device__ __forceinline__ unsigned long long loops_push_slot(C* count) {
-    const unsigned int mask = __activemask();
+    const unsigned int mask = __match_any_sync(__activemask(), (unsigned long long)count);
     unsigned int below;
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
     const int leader = __ffs(mask) - 1;

@@ -1,5 +1,6 @@
 //! The model of `push(&mut list, &mut count[i], v)`, the language's cooperative append (the
 //! prelude's `loops_push`): the lanes of a warp that reach the call together (its `__activemask`)
+//! with the same counter (`__match_any_sync` on its address; the model has one counter)
 //! elect their lowest lane, which adds their number to the counter with one atomic; the old value
 //! is broadcast with a shuffle, and each lane writes at that base plus its rank among them (the
 //! lanes below it in the mask). A position at or past the list's length is claimed, so the counter
