@@ -554,6 +554,75 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Hierarchical processing where the state reduces (passes as levels: a thread, a warp, a
+    /// block per tile): every atom once, each tile's epilogue once with its whole sum, in at most
+    /// three passes, pass 1 over the tiles of more than `mdt` atoms and pass 2 over those of more
+    /// than `mdt + WARP_PASS_ATOMS`, each lane of a warp or block over its strided share.
+    #[test]
+    fn hierarchical_levels_visit_every_atom_once_and_finish_every_tile_once(
+        sizes in tile_sizes(),
+        mdt in prop::sample::select(vec![1u64, 3, 16, 33, 1000]),
+        block in prop::sample::select(vec![32u64, 64, 256]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let (run, lengths) = hierarchical::model_levels_run(&offsets, None, mdt, block, value);
+        prop_assert!(run.atom_visits.iter().all(|&v| v == 1));
+        prop_assert!(run.epilogues.iter().all(|&e| e == 1));
+        for (t, w) in offsets.windows(2).enumerate() {
+            prop_assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());
+        }
+        let longest = sizes.iter().copied().max().unwrap_or(0);
+        prop_assert_eq!(lengths.len(), hierarchical::level_passes(longest, mdt) as usize);
+        prop_assert!(lengths.len() <= 3);
+        let left_after = [0, mdt, mdt + hierarchical::WARP_PASS_ATOMS];
+        for (k, &len) in lengths.iter().enumerate() {
+            let longer = sizes.iter().filter(|&&s| k == 0 || s > left_after[k]).count();
+            prop_assert_eq!(len, longer, "pass {}", k);
+        }
+    }
+
+    /// Levels over a list (repeats, ids outside the set): each listed position keeps its own state.
+    #[test]
+    fn hierarchical_levels_over_a_subset_finish_each_listed_tile_once(
+        sizes in tile_sizes(),
+        picks in prop::collection::vec(0u64..260, 0..120),
+        mdt in prop::sample::select(vec![1u64, 4, 33]),
+    ) {
+        let offsets = offsets_of(&sizes);
+        let (run, _) = hierarchical::model_levels_run(&offsets, Some(&picks), mdt, 64, value);
+        for t in 0..sizes.len() {
+            let listed = picks.iter().filter(|&&p| p == t as u64).count() as u32;
+            prop_assert_eq!(run.epilogues[t], listed);
+            for a in offsets[t]..offsets[t + 1] {
+                prop_assert_eq!(run.atom_visits[a as usize], listed);
+            }
+            if listed > 0 {
+                let whole = (offsets[t]..offsets[t + 1]).map(value).sum::<u64>();
+                prop_assert_eq!(run.epilogue_sums[t], whole);
+            }
+        }
+    }
+}
+
+/// A hub far past the warp pass, among short tiles: three passes, the hub on a block in the last.
+#[test]
+fn hierarchical_levels_one_hub() {
+    let offsets = offsets_of(&[0, 10_000, 3, 17, 300, 0]);
+    let (run, lengths) = hierarchical::model_levels_run(&offsets, None, 16, 256, value);
+    assert_eq!(lengths, [6, 3, 2]);
+    assert!(run.atom_visits.iter().all(|&v| v == 1));
+    assert_eq!(run.epilogues, [1; 6]);
+    assert_eq!(hierarchical::level_mdt(None, 2), 16);
+    assert_eq!(hierarchical::level_mdt(Some(3), 2), 3);
+    assert_eq!(
+        hierarchical::level_range(2, 100, 100, 16, 256),
+        (100, 100, 256)
+    );
+}
+
 /// The selections under `group` (`kernels_gen::analysis::Selection`): each lane runs its strided
 /// share of a tile's atoms in order, keeping the value and the position of the atom it chose (lane
 /// 0 starting from the value before the loop at position -1, the others from the worst key), and

@@ -287,6 +287,9 @@ pub struct Candidate {
     pub atomics: bool,
     /// The launches of one call, one per atom loop ([`Kernel::atom_passes`]).
     pub passes: u32,
+    /// Whether its later passes run a listed tile on a warp, then a block
+    /// ([`crate::schedule::ScheduleUnit::pass_levels`]).
+    pub pass_levels: bool,
 }
 
 impl Candidate {
@@ -299,6 +302,7 @@ impl Candidate {
             dynamic_shared_bytes: slots.dynamic_shared,
             scans: kernel.config.schedule.unit().scans(kernel),
             passes: kernel.atom_passes(),
+            pass_levels: kernel.config.schedule.unit().pass_levels(kernel),
             wide: kernel.has_wide_variant(),
             user_params: kernel
                 .params

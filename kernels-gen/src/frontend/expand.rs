@@ -153,7 +153,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
         let state = v.state_slots_per_tile;
         let shared = v.dynamic_shared_bytes;
         let (user_params, over_list, atomics) = (v.user_params as u32, v.over_list, v.atomics);
-        let passes = v.passes;
+        let (passes, pass_levels) = (v.passes, v.pass_levels);
         quote! {
             ::loops::__private::Variant {
                 config: #config,
@@ -167,6 +167,7 @@ fn module_items(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream 
                 over_list: #over_list,
                 atomics: #atomics,
                 passes: #passes,
+                pass_levels: #pass_levels,
             }
         }
     });

@@ -14,6 +14,21 @@
 //! `let dv = dist[v]`) may see a newer value in a later pass. Without `mdt` in the attribute, the
 //! runtime takes the tile set's choice ([`super::split::choose_mdt`], as `split`).
 //!
+//! Where the atom loop's state reduces across threads (one atom loop, no `break` in it, and every
+//! variable it updates an accumulator or a selection as under `group`: sums, products, min/max,
+//! bit operations, argmax), the passes are *levels* instead ([`level_passes`], [`level_range`]):
+//! pass 0 runs the first `mdt` atoms of every tile on a thread (without `mdt` in the attribute,
+//! the tile set's choice but at least [`LEVEL_THREAD_ATOMS`]); pass 1 the next
+//! [`WARP_PASS_ATOMS`] of each tile left on a warp, lanes strided, partials reduced by shuffles;
+//! pass 2 the rest of each tile left on a block, the warps' totals combined through shared
+//! memory. Lane 0 starts from the kept state (a selection's at position -1: its atoms come before
+//! the pass's), the others from the identity; lane 0 keeps the total or runs the epilogue, once. So
+//! a hub is no longer walked by one thread: at most three launches, the last a block per long tile.
+//! The block pass takes its tiles dynamically, the tiles with over 4096 atoms left first (the warp
+//! pass lists them from the back of the list). Measured on an H200 (`bench_spmv --powerlaw`, f32,
+//! examples/bench/README.md): against the best schedule, from 0.019-0.023 to 0.71-0.83 on the
+//! Kronecker and R-MAT graphs, as fast as `lrb`.
+//!
 //! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call):
 //! three counters (pass `k` reads the length of its list from counter `k % 3`, appends to counter
 //! `(k + 1) % 3`, and zeroes counter `(k + 2) % 3`, which pass `k - 1` read and pass `k + 1` appends
@@ -38,7 +53,7 @@ pub const NAMED: &[super::NamedSchedule] = &[
     super::NamedSchedule {
         name: "hierarchical",
         attr: r#"schedule = "hierarchical""#,
-        about: "hierarchical processing (Raval et al.): each pass (launch) runs at most `mdt` atoms of every unfinished tile, one tile per thread",
+        about: "hierarchical processing (Raval et al.): passes (launches) over the unfinished tiles, a thread per tile, then (for a state that reduces) a warp, then a block",
         core: true,
     },
     super::NamedSchedule {
@@ -98,11 +113,30 @@ impl ScheduleUnit for Hierarchical {
         super::thread::blocks_wanted(shape, block).min(resident_grid(limits, block) as u64)
     }
 
-    /// One launch per pass: `ceil(longest tile / mdt)` of them, at most [`MAX_PASSES`] (over a
+    /// One launch per pass: `ceil(longest tile / mdt)` of them, at most [`MAX_PASSES`], or, where
+    /// the passes run a tile on a warp, then a block ([`level_passes`]), at most three (over a
     /// subset, the longest tile of the whole set bounds it; a pass over an empty list costs one
     /// launch).
     fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
         let longest = run.stats().max_tile_atoms;
+        if run.variants().first().is_some_and(|v| v.pass_levels) {
+            let mdt = level_mdt(
+                match mdt(config.schedule) {
+                    0 => None,
+                    mdt => Some(mdt as u64),
+                },
+                run.tile_set_mdt(),
+            );
+            for pass in 0..level_passes(longest, mdt) {
+                run.launch(Launch {
+                    variant: 0,
+                    tiles: Tiles::Call,
+                    pass: Some((pass, level_passes(longest, mdt))),
+                    piece_atoms: Some(mdt),
+                })?;
+            }
+            return Ok(());
+        }
         let mdt = effective_mdt(
             match mdt(config.schedule) {
                 0 => run.tile_set_mdt(),
@@ -131,8 +165,17 @@ impl ScheduleUnit for Hierarchical {
     }
 
     #[cfg(feature = "frontend")]
-    fn lowering(&self, _config: ScheduleConfig) -> Box<dyn super::Lowering> {
-        Box::new(lowering::HierarchicalLowering)
+    fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(lowering::HierarchicalLowering {
+            block_size: config.block_size,
+        })
+    }
+
+    /// Where the body's one atom loop has no `break` and its state reduces across threads
+    /// (accumulators and selections, as under `group`).
+    #[cfg(feature = "frontend")]
+    fn pass_levels(&self, kernel: &crate::schedule::Kernel) -> bool {
+        lowering::levels(kernel, kernel.body.user_body())
     }
 }
 
@@ -160,6 +203,104 @@ pub fn effective_mdt(mdt: u64, longest: u64) -> u64 {
 /// tiles get their epilogue.
 pub fn passes(longest: u64, mdt: u64) -> u32 {
     longest.div_ceil(mdt.max(1)).clamp(1, u32::MAX as u64) as u32
+}
+
+/// The first pass's atoms per tile where the passes run a tile on a warp, then a block: the
+/// attribute's `mdt`, else the tile set's, at least [`LEVEL_THREAD_ATOMS`].
+pub fn level_mdt(attr: Option<u64>, tile_set: u64) -> u64 {
+    attr.unwrap_or(tile_set.max(LEVEL_THREAD_ATOMS))
+        .clamp(1, i32::MAX as u64)
+}
+
+/// Where the atom loop's state reduces across threads (sums, min/max, bit operations, selections:
+/// what `group` combines), the passes are levels: pass 0 runs the first `mdt` atoms of every tile
+/// on a thread; pass 1 the next [`WARP_PASS_ATOMS`] of each tile left on a warp (lanes strided,
+/// shuffle reduction); pass 2 the rest of each tile left on a block (shared-memory reduction).
+/// Without `mdt` in the attribute, the thread pass takes the tile set's choice but at least this
+/// many atoms (`lrb`'s thread bins: up to 16 atoms a tile on one thread).
+pub const LEVEL_THREAD_ATOMS: u64 = 16;
+
+/// The atoms of a tile the warp pass runs (8 per lane, `lrb`'s largest warp bin).
+pub const WARP_PASS_ATOMS: u64 = 256;
+
+/// The passes of a call whose passes are levels: 1 where every tile fits the thread pass, 2 where
+/// it fits the warp pass too, else 3.
+pub fn level_passes(longest: u64, mdt: u64) -> u32 {
+    if longest <= mdt {
+        1
+    } else if longest <= mdt + WARP_PASS_ATOMS {
+        2
+    } else {
+        3
+    }
+}
+
+/// The atoms of a tile of `begin..end` that pass `pass` of a levels call runs, and how many
+/// lanes share them (1, 32, `block`): pass 0 up to `mdt` on a thread, pass 1 up to
+/// [`WARP_PASS_ATOMS`] more on a warp, pass 2 the rest on a block.
+pub fn level_range(pass: u32, begin: u64, end: u64, mdt: u64, block: u64) -> (u64, u64, u64) {
+    let (lo, chunk, lanes) = match pass {
+        0 => (begin, mdt, 1),
+        1 => (begin + mdt, WARP_PASS_ATOMS, 32),
+        _ => (begin + mdt + WARP_PASS_ATOMS, u64::MAX, block),
+    };
+    let lo = lo.min(end);
+    (lo, end.min(lo.saturating_add(chunk)), lanes)
+}
+
+/// [`model_run`] for a call whose passes are levels ([`level_passes`], [`level_range`]): each lane
+/// of a tile's thread, warp or block sums its strided share of the pass's atoms, lane 0 from the
+/// tile's kept state and the others from zero; the lanes' partials are added (as the shuffles and
+/// the block's shared memory add them), and the sum is kept for the next pass, or the tile's
+/// epilogue runs on it.
+pub fn model_levels_run(
+    offsets: &[u64],
+    list: Option<&[u64]>,
+    mdt: u64,
+    block: u64,
+    value: impl Fn(u64) -> u64,
+) -> (ModelRun, Vec<usize>) {
+    let tiles = offsets.len() - 1;
+    let mut run = ModelRun {
+        atom_visits: vec![0; offsets[tiles] as usize],
+        epilogues: vec![0; tiles],
+        epilogue_sums: vec![0; tiles],
+    };
+    let positions = list.map_or(tiles, |l| l.len());
+    let tile_of = |p: usize| list.map_or(Some(p), |l| Some(l[p] as usize).filter(|&t| t < tiles));
+    let longest = (0..tiles)
+        .map(|t| offsets[t + 1] - offsets[t])
+        .max()
+        .unwrap_or(0);
+    let mut state = vec![0u64; positions];
+    let mut worklist: Vec<usize> = (0..positions).collect();
+    let mut lengths = Vec::new();
+    for pass in 0..level_passes(longest, mdt) {
+        lengths.push(worklist.len());
+        let mut next = Vec::new();
+        for &p in &worklist {
+            let Some(t) = tile_of(p) else { continue };
+            let end = offsets[t + 1];
+            let (lo, hi, lanes) = level_range(pass, offsets[t], end, mdt, block);
+            let mut partials = vec![0u64; lanes as usize];
+            partials[0] = state[p];
+            for (lane, partial) in partials.iter_mut().enumerate() {
+                for a in (lo + lane as u64..hi).step_by(lanes as usize) {
+                    run.atom_visits[a as usize] += 1;
+                    *partial += value(a);
+                }
+            }
+            state[p] = partials.iter().sum();
+            if hi < end {
+                next.push(p);
+            } else {
+                run.epilogues[t] += 1;
+                run.epilogue_sums[t] = state[p];
+            }
+        }
+        worklist = next;
+    }
+    (run, lengths)
 }
 
 /// Replays a call over the tiles of `offsets` (the positions of `list`, if given: a position
@@ -217,14 +358,52 @@ pub fn model_run(
 #[cfg(feature = "frontend")]
 mod lowering {
     use crate::abi::STATE_HEADER_SLOTS;
-    use crate::analysis::{carry_body, has_atomic, stmt_exprs, visit_stmts};
+    use crate::analysis::{carry_body, has_atomic, stmt_exprs, visit_stmts, Reductions};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx};
     use crate::ir::{Stmt, StmtKind, TileLoop, Ty};
+    use crate::schedule::group::{combine_all, reduced_vars_typed, start_from_identity};
     use crate::schedule::Kernel;
     use crate::schedule::Lowering;
 
-    pub struct HierarchicalLowering;
+    pub struct HierarchicalLowering {
+        pub block_size: u32,
+    }
+
+    /// Whether the passes of `body` run as levels (thread, warp, block: [`super::level_range`]):
+    /// one atom loop, no `break` in it, and its state reduces across threads (the `group`
+    /// analysis, [`crate::analysis::reductions`]). Otherwise a tile's atoms run in order on one
+    /// thread a pass, whatever the update.
+    pub fn levels(kernel: &Kernel, body: &[Stmt]) -> bool {
+        let Ok(parts) = parts(kernel, body) else {
+            return false;
+        };
+        let [part] = parts.loops.as_slice() else {
+            return false;
+        };
+        !crate::analysis::breaks_out(part.atom_body)
+            && crate::analysis::reductions(part.atom_body, part.var, "hierarchical", &mut |s| {
+                s.to_string()
+            })
+            .is_ok()
+    }
+
+    /// Counters of the state's header (32-bit, after the three the passes rotate; zeroed before
+    /// the first pass): the block pass's next list entry, and how many long tiles the warp pass
+    /// put at the back of that list.
+    const CURSOR: usize = 4;
+    const LONG_COUNT: usize = 5;
+    /// Tiles with more atoms than this left for the block pass are taken first by it.
+    const LONG_TILE: u64 = 4096;
+    const _: () = assert!(LONG_COUNT < 2 * STATE_HEADER_SLOTS);
+
+    /// The lanes that share a tile in a levels pass.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Level {
+        Thread,
+        Warp,
+        Block,
+    }
 
     /// A variable of the tile body that its atom loop updates: kept across passes.
     struct StateVar {
@@ -368,6 +547,9 @@ mod lowering {
             let parts = parts(cx.kernel, tiles.user_body())?;
             let kept: usize = parts.loops.iter().map(|l| l.state.len()).sum();
             cx.state_slots_per_tile = 1 + kept as u32;
+            if levels(cx.kernel, tiles.user_body()) {
+                return self.levels_tile_loop(cx, tiles, &parts);
+            }
             // With several atom loops, the call's passes are each loop's in turn: `loops_k` is
             // the pass within the loop (its atoms `k * mdt ..`, its list: all tiles at 0), the
             // lists and counters rotate with the call's pass.
@@ -433,6 +615,266 @@ mod lowering {
     }
 
     impl HierarchicalLowering {
+        /// The tile loop of a call whose passes are levels: pass 0 a thread per tile of the set
+        /// (or subset), pass 1 a warp per tile of its list, pass 2 a block per tile of its list.
+        fn levels_tile_loop(
+            &self,
+            cx: &mut Cx<'_>,
+            tiles: &TileLoop,
+            parts: &Parts<'_>,
+        ) -> DResult<()> {
+            let (set, pos) = (&tiles.set, &tiles.tile);
+            cx.line_directive(tiles.line);
+            cx.line(format!("const long long loops_n = {set}_rows;"));
+            cx.line("unsigned int* const loops_counts = (unsigned int*)loops_tile_state;");
+            cx.line(format!(
+                "unsigned int* const loops_lists = (unsigned int*)(loops_tile_state + {STATE_HEADER_SLOTS});"
+            ));
+            cx.line(format!(
+                "unsigned long long* const loops_state = loops_tile_state + {STATE_HEADER_SLOTS} + loops_n;"
+            ));
+            cx.line(
+                "const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;",
+            );
+            cx.line(
+                "unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;",
+            );
+            cx.line(
+                "const long long loops_count = loops_pass == 0 ? loops_n : (long long)loops_counts[loops_pass % 3];",
+            );
+            cx.line(
+                "if (blockIdx.x == 0 && threadIdx.x == 0) loops_counts[(loops_pass + 2) % 3] = 0u;",
+            );
+            let levels = [
+                (
+                    "if (loops_pass == 0)",
+                    Level::Thread,
+                    "for (long long loops_i = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_i < loops_count; \
+                     loops_i += (long long)blockDim.x * gridDim.x)",
+                ),
+                (
+                    "else if (loops_pass == 1)",
+                    Level::Warp,
+                    "for (long long loops_i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; loops_i < loops_count; \
+                     loops_i += ((long long)blockDim.x * gridDim.x) >> 5)",
+                ),
+                (
+                    "else",
+                    Level::Block,
+                    // Each block takes the next tile of the list when it is done with one (the
+                    // list's long tiles first): a hub's block runs it alone, from the start.
+                    "for (;;)",
+                ),
+            ];
+            for (branch, level, each) in levels {
+                cx.open(branch);
+                match level {
+                    Level::Thread => {}
+                    Level::Warp => {
+                        cx.line("const unsigned int loops_lane = threadIdx.x & 31u;");
+                    }
+                    Level::Block => {
+                        cx.line("const unsigned int loops_lane = threadIdx.x;");
+                        cx.line(format!(
+                            "const long long loops_long = (long long)loops_counts[{LONG_COUNT}];"
+                        ));
+                        cx.shared("unsigned int", "loops_next", None, false);
+                    }
+                }
+                cx.open(each);
+                match level {
+                    Level::Thread => cx.line(format!("const int {pos} = (int)loops_i;")),
+                    Level::Warp => cx.line(format!("const int {pos} = (int)loops_in[loops_i];")),
+                    Level::Block => {
+                        cx.line(format!(
+                            "if (threadIdx.x == 0u) loops_next = atomicAdd(&loops_counts[{CURSOR}], 1u);"
+                        ));
+                        cx.line("__syncthreads();");
+                        cx.line("const long long loops_i = (long long)loops_next;");
+                        cx.line("__syncthreads();");
+                        cx.line("if (loops_i >= loops_count + loops_long) break;");
+                        cx.line(format!(
+                            "const int {pos} = (int)(loops_i < loops_long ? loops_in[loops_n - 1 - loops_i] : loops_in[loops_i - loops_long]);"
+                        ));
+                    }
+                }
+                match tiles.subset_guard() {
+                    Some((id, cond, _)) => {
+                        cx.stmt(id)?;
+                        let cond = cx.expr(cond);
+                        cx.open(format!("if ({cond})"));
+                        self.level_body(cx, parts, pos, level)?;
+                        cx.close();
+                    }
+                    None => self.level_body(cx, parts, pos, level)?,
+                }
+                cx.close();
+                cx.close();
+            }
+            Ok(())
+        }
+
+        /// One tile's share of a levels pass: its `let`s and kept state, its atoms of the pass
+        /// ([`super::level_range`]) on the level's lanes, the lanes' partials reduced into lane
+        /// 0, which keeps the state and lists the tile for the next pass, or runs the epilogue.
+        fn level_body(
+            &self,
+            cx: &mut Cx<'_>,
+            parts: &Parts<'_>,
+            pos: &str,
+            level: Level,
+        ) -> DResult<()> {
+            let part = &parts.loops[0];
+            cx.block(parts.prologue)?;
+            let slot = |i: usize| format!("loops_state[{i} * loops_n + {pos}]");
+            if level != Level::Thread {
+                // Every lane reads the kept state; all but lane 0 then start from the identity.
+                for (i, v) in part.state.iter().enumerate() {
+                    let ty = v.ty.cuda_name();
+                    cx.line(format!(
+                        "{} = *reinterpret_cast<const {ty}*>(&{});",
+                        v.name,
+                        slot(i)
+                    ));
+                }
+            }
+            let (set, var) = (part.set, part.var);
+            let tile = cx.expr(part.tile);
+            let off = cx.offset_type();
+            cx.line_directive(part.line);
+            cx.line(format!(
+                "const {off} loops_b = {set}_offsets[{tile}], loops_e = {set}_offsets[{tile} + 1];"
+            ));
+            let warp = super::WARP_PASS_ATOMS;
+            let red = match level {
+                Level::Thread => {
+                    cx.line(format!(
+                        "const {off} loops_hi = loops_e - loops_b > loops_mdt ? loops_b + loops_mdt : loops_e;"
+                    ));
+                    cx.open(format!(
+                        "for ({off} {var} = loops_b; {var} < loops_hi; ++{var})"
+                    ));
+                    cx.block(part.atom_body)?;
+                    cx.close();
+                    None
+                }
+                Level::Warp | Level::Block => {
+                    let name = cx.kernel.config.name();
+                    let red = crate::analysis::reductions(part.atom_body, var, name, &mut |s| {
+                        cx.fresh(s)
+                    })?;
+                    // Lane 0 carries the kept state (of atoms before this pass's: at position -1,
+                    // "before every atom", for a selection); the others start from the identity.
+                    start_from_identity(cx, &red.accumulators, &red.selections, "loops_lane != 0u");
+                    // The atoms the earlier passes ran, and this pass's bound.
+                    let (skip, hi, step) = if level == Level::Warp {
+                        (
+                            format!("({off})loops_mdt"),
+                            format!("loops_e - loops_lo > {warp} ? loops_lo + {warp} : loops_e"),
+                            "32",
+                        )
+                    } else {
+                        (
+                            format!("({off})loops_mdt + {warp}"),
+                            "loops_e".to_string(),
+                            "blockDim.x",
+                        )
+                    };
+                    cx.line(format!(
+                        "const {off} loops_lo = loops_e - loops_b > {skip} ? loops_b + {skip} : loops_e;"
+                    ));
+                    cx.line(format!("const {off} loops_hi = {hi};"));
+                    cx.open(format!(
+                        "for ({off} {var} = loops_lo + ({off})loops_lane; {var} < loops_hi; {var} += {step})"
+                    ));
+                    cx.block(&red.body)?;
+                    cx.close();
+                    self.reduce(cx, &red, level);
+                    cx.open("if (loops_lane == 0u)");
+                    Some(red)
+                }
+            };
+            cx.open("if (loops_hi < loops_e)");
+            for (i, v) in part.state.iter().enumerate() {
+                let ty = v.ty.cuda_name();
+                cx.line(format!(
+                    "*reinterpret_cast<{ty}*>(&{}) = {};",
+                    slot(i),
+                    v.name
+                ));
+            }
+            if level == Level::Warp {
+                // A tile of more than LONG_TILE atoms left goes to the back of the block pass's
+                // list, which that pass takes first.
+                cx.line(format!(
+                    "if (loops_e - loops_hi > {LONG_TILE}) loops_out[loops_n - 1 - atomicAdd(&loops_counts[{LONG_COUNT}], 1u)] = (unsigned int){pos};"
+                ));
+                cx.line(format!(
+                    "else loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
+                ));
+            } else {
+                cx.line(format!(
+                    "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
+                ));
+            }
+            cx.close();
+            if !parts.epilogue.is_empty() {
+                cx.open("else");
+                cx.block(parts.epilogue)?;
+                cx.close();
+            }
+            if red.is_some() {
+                cx.close();
+            }
+            if level == Level::Block {
+                // The partials' slots are reused by the block's next tile.
+                cx.line("__syncthreads();");
+            }
+            Ok(())
+        }
+
+        /// The lanes' partials of a warp or block pass, reduced into lane 0: shuffles within
+        /// each warp, then (a block) each warp's total through shared memory, combined by
+        /// thread 0 in warp order.
+        fn reduce(&self, cx: &mut Cx<'_>, red: &Reductions, level: Level) {
+            let (accs, sels) = (&red.accumulators, &red.selections);
+            if accs.is_empty() && sels.is_empty() {
+                return;
+            }
+            cx.open("for (int loops_o = 16; loops_o > 0; loops_o >>= 1)");
+            let shfl = |v: &str| format!("__shfl_down_sync(0xffffffffu, {v}, loops_o)");
+            combine_all(cx, accs, sels, &shfl);
+            cx.close();
+            if level == Level::Warp {
+                return;
+            }
+            let warps = self.block_size / 32;
+            let mut slots = Vec::new();
+            for (v, ty) in reduced_vars_typed(accs, sels) {
+                let slot = cx.fresh(&format!("partials_{}_", v.trim_start_matches("loops_")));
+                cx.shared(&ty, &slot, Some(warps), false);
+                cx.line(format!(
+                    "if ((threadIdx.x & 31u) == 0u) {slot}[threadIdx.x >> 5] = {v};"
+                ));
+                slots.push((v, slot));
+            }
+            cx.line("__syncthreads();");
+            cx.open("if (threadIdx.x == 0u)");
+            cx.open(format!(
+                "for (unsigned int loops_w = 1; loops_w < {warps}u; ++loops_w)"
+            ));
+            let other = |v: &str| {
+                let slot = slots
+                    .iter()
+                    .find(|(n, _)| n == v)
+                    .map(|(_, s)| s.as_str())
+                    .expect("a slot per reduced variable");
+                format!("{slot}[loops_w]")
+            };
+            combine_all(cx, accs, sels, &other);
+            cx.close();
+            cx.close();
+        }
         /// One tile's share of a pass: of its one atom loop, or of the loop whose passes these
         /// are (`loops_loop`).
         fn tile_bodies(&self, cx: &mut Cx<'_>, parts: &Parts<'_>, pos: &str) -> DResult<()> {

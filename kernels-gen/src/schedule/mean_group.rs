@@ -259,6 +259,7 @@ mod tests {
             over_list: false,
             atomics: false,
             passes: 1,
+            pass_levels: false,
         }
     }
 

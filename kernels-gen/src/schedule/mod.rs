@@ -510,6 +510,15 @@ pub trait ScheduleUnit: Sync {
         false
     }
 
+    /// Whether `kernel`'s later passes run each listed tile on a warp, then on a block, instead
+    /// of on a thread (`hierarchical` where the atom loop's state reduces across threads); its
+    /// plan reads it from the variant ([`plan::Variant::pass_levels`]).
+    #[cfg(feature = "frontend")]
+    fn pass_levels(&self, kernel: &crate::schedule::Kernel) -> bool {
+        let _ = kernel;
+        false
+    }
+
     /// Where the kernel is emitted as several variants in one source (`auto`'s candidates, `lrb`'s
     /// mappings): those variants, named and configured, and the description of the whole.
     #[cfg(feature = "frontend")]

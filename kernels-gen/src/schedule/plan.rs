@@ -42,6 +42,9 @@ pub struct Variant {
     /// over several atom loops, [`crate::abi::schedule_hidden`]); 1 otherwise. The runtime makes
     /// every launch of the variant that many, passes `0..passes`.
     pub passes: u32,
+    /// Whether its later passes run a listed tile on a warp, then on a block (`hierarchical`
+    /// where the atom loop's state reduces across threads: at most three passes a call).
+    pub pass_levels: bool,
 }
 
 impl Variant {

@@ -113,6 +113,8 @@ struct Lane {
     /// The prefix sums of tile subsets under the schedules that partition atoms (see `subset`),
     /// grown on demand; one per stream for the same reason as `scratch`.
     subset_area: Mutex<DeviceBuffer<u64>>,
+    /// The per-tile state of `hierarchical`'s passes ([`Gpu::tile_state_area`]).
+    tile_state: Mutex<DeviceBuffer<u64>>,
     /// Page-locked host memory for small read-backs ([`Gpu::download`]), allocated on first use.
     staging: Mutex<Option<buffer::Staging>>,
     /// [`Gpu::set_programmatic_launch`].
@@ -125,6 +127,7 @@ impl Lane {
             stream,
             scratch: Mutex::new(DeviceBuffer::empty()),
             subset_area: Mutex::new(DeviceBuffer::empty()),
+            tile_state: Mutex::new(DeviceBuffer::empty()),
             staging: Mutex::new(None),
             programmatic: AtomicBool::new(programmatic),
         })
@@ -753,6 +756,21 @@ impl Gpu {
             &self.lane.subset_area,
             slots,
             " (prefix sums of tile subsets)",
+        )
+    }
+
+    /// The area of per-tile state kept across the passes of a call (the hidden `TileState`) with
+    /// at least `slots` 8-byte slots; held locked by the call until its passes are queued. Kept
+    /// between calls: allocating it per call (8 bytes a tile and state variable) cost more than
+    /// the pass itself on a 4M-row grid (H200, `hierarchical` SpMV on `grid2d_2048`).
+    pub(crate) fn tile_state_area(
+        &self,
+        slots: usize,
+    ) -> Result<MutexGuard<'_, DeviceBuffer<u64>>> {
+        self.grown(
+            &self.lane.tile_state,
+            slots,
+            " (per-tile state of `hierarchical`)",
         )
     }
 

@@ -444,8 +444,9 @@ struct Plan<'g, 'a> {
     bins: Option<Bins<'a>>,
     /// The tile ids of the binned order over a subset (over a whole set, the order itself).
     ids: Option<DeviceBuffer<u32>>,
-    /// The per-tile state the launches of the call share ([`Hidden::TileState`]).
-    state: Option<DeviceBuffer<u64>>,
+    /// The per-tile state the launches of the call share ([`Hidden::TileState`]): the device's
+    /// area ([`Gpu::tile_state_area`]), locked until the call's launches are queued.
+    state: Option<std::sync::MutexGuard<'g, DeviceBuffer<u64>>>,
     error: Option<LoopsError>,
 }
 
@@ -507,9 +508,10 @@ impl Plan<'_, '_> {
         }
     }
 
-    /// The call's per-tile state: allocated by its first launch, its header zeroed before the
-    /// first pass, kept until the call ends (so the launches of one call share it, and no other
-    /// call on the handle touches it).
+    /// The call's per-tile state: the device's area, taken (grown where it is too small) by the
+    /// call's first launch, its header zeroed before the first pass, held until the call ends (so
+    /// the launches of one call share it, and no other call on the handle touches it meanwhile;
+    /// later calls on the stream run after this one's launches).
     fn tile_state(
         &mut self,
         variant: &Variant,
@@ -519,7 +521,9 @@ impl Plan<'_, '_> {
         let slots =
             abi::STATE_HEADER_SLOTS + tiles as usize * variant.state_slots_per_tile as usize;
         if self.state.as_ref().is_none_or(|s| s.len() < slots) {
-            self.state = Some(self.gpu.uninit::<u64>(slots)?);
+            // Released before it is taken again, grown.
+            self.state = None;
+            self.state = Some(self.gpu.tile_state_area(slots)?);
         }
         let ptr = self.state.as_ref().expect("allocated above").device_ptr();
         if first {
