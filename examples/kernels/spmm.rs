@@ -45,6 +45,8 @@ pub mod lanes {
 /// `off` or `w` not a multiple of 4 takes the unaligned side of the four-value path): the strides'
 /// arithmetic must not wrap the loop's type.
 pub mod shifted {
+    // The generated wrappers take the GPU and the kernel's seven parameters.
+    #![allow(clippy::too_many_arguments)]
     use loops::prelude::*;
 
     #[for_schedules(all, except(hierarchical, hierarchical3))]

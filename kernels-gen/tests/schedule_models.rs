@@ -972,7 +972,7 @@ fn check_lanes(g: u32, start: u64, n: u64, atoms: u64, fuses: bool) -> Result<()
     use kernels_gen::schedule::lanes;
     let end = start + n;
     let v = lanes::vector_of(n, fuses);
-    prop_assert!(v == 1 || (n % v as u64 == 0 && n > 0));
+    prop_assert!(v == 1 || (n.is_multiple_of(v as u64) && n > 0));
     let w = lanes::width_for(n, g, true, v);
     prop_assert!(
         w.is_power_of_two() && w <= g && ((w * v) as u64 >= n || w == g),
@@ -1080,7 +1080,7 @@ fn lanes_strides_end_at_the_top_of_the_type() {
         (u64::MAX - 100, u64::MAX),
     ] {
         for (w, v) in [(8u32, 1u32), (32, 1), (32, 4), (2, 4)] {
-            if (end - start) % v as u64 != 0 {
+            if !(end - start).is_multiple_of(v as u64) {
                 continue;
             }
             let mut seen = vec![0u32; (end - start) as usize];

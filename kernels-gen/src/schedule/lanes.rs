@@ -52,7 +52,7 @@ pub const VECTOR: u32 = 4;
 /// Values per lane for a loop of `n` values whose body fuses (`fuses`): [`VECTOR`] where `n` is a
 /// positive multiple of it, else 1.
 pub fn vector_of(n: u64, fuses: bool) -> u32 {
-    if fuses && n > 0 && n % VECTOR as u64 == 0 {
+    if fuses && n > 0 && n.is_multiple_of(VECTOR as u64) {
         VECTOR
     } else {
         1
