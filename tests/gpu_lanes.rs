@@ -205,3 +205,95 @@ fn sage_mean_real_f32() {
 fn sage_mean_real_f64() {
     sage_all(common::real_matrices::<f64>());
 }
+
+/// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 100: the last stride would
+/// step past it) and ordinary ones, with unaligned offsets (`off`, `w` odd: the four-value path's
+/// scalar side) and aligned ones, on a small generated matrix under every schedule, f32 and f64.
+/// Before the strides ran on 64-bit offsets, the stride after the last wrapped the `int` and the
+/// loop went on at negative values (an illegal address or a hang).
+fn shifted_all<T: Float>() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}; {}",
+        gpu.name(),
+        T::RUST_NAME
+    );
+    // Rows of 0 to 40 entries, a few hundred rows.
+    let a: CsMat<T> = loops::io::generate::power_law(300, 200, 6.0, 2.0, false, seed);
+    let da = gpu.upload_csr(&a).expect("upload");
+    let mut tally = common::Tally::default();
+    let cases: [(i32, i32, bool); 6] = [
+        (i32::MAX - 7, i32::MAX, false),
+        (i32::MAX - 8, i32::MAX, false),
+        (i32::MAX - 100, i32::MAX, false),
+        (i32::MAX - 100, i32::MAX, true),
+        (-5, 27, true),
+        (3, 3, false),
+    ];
+    for (case, &(s, e, aligned)) in cases.iter().enumerate() {
+        let n = (e as i64 - s as i64) as usize;
+        // x[j + off] for j in s..e lands at 1..=n (unaligned) or 4..n + 4 (aligned); a row of y
+        // is w wide.
+        let (first, w) = if aligned {
+            (4i64, n as i64 + 8)
+        } else {
+            (1i64, n as i64 + 1)
+        };
+        let off = first - s as i64;
+        let x: Vec<T> = loops::io::generate::random_vector(n + 8, seed.wrapping_add(case as u64));
+        let dx = gpu.upload(&x).expect("upload x");
+        let len = a.rows() * w as usize + 8;
+        let mut want = vec![f64::NAN; len];
+        let mut bound = vec![0.0; len];
+        for (r, row) in a.outer_iterator().enumerate() {
+            for jj in 0..n {
+                let (mut sum, mut scale) = (0.0, 0.0);
+                for (_, &v) in row.iter() {
+                    let p = v.to_f64() * x[jj + first as usize].to_f64();
+                    sum += p;
+                    scale += p.abs();
+                }
+                let at = r * w as usize + jj + first as usize;
+                want[at] = sum;
+                bound[at] = expected_error_bound::<T>(row.nnz(), scale);
+            }
+        }
+        for sch in kernels::spmm::shifted::SCHEDULES {
+            let run = || -> loops::Result<(bool, String)> {
+                let mut dy = poisoned::<T>(&gpu, len)?;
+                kernels::spmm::shifted::launch(sch, &gpu, &da, &dx, &mut dy, s, e, w, off)?;
+                let got = gpu.download(&dy)?;
+                // Untouched elements stay poisoned; every written one is within its bound.
+                for (i, g) in got.iter().enumerate() {
+                    let g = g.to_f64();
+                    let ok = if want[i].is_nan() {
+                        g.is_nan()
+                    } else {
+                        (g - want[i]).abs() <= bound[i]
+                    };
+                    if !ok {
+                        return Ok((false, format!("element {i}: got {g}, want {}", want[i])));
+                    }
+                }
+                Ok((true, format!("{len} elements")))
+            };
+            tally.record(
+                "shifted",
+                &format!("lanes({s}..{e}) aligned={aligned} {sch}"),
+                run().map_err(|e| e.to_string()),
+            );
+        }
+    }
+    tally.finish(1);
+}
+
+#[test]
+fn lanes_near_i32_max_f32() {
+    shifted_all::<f32>();
+}
+
+#[test]
+fn lanes_near_i32_max_f64() {
+    shifted_all::<f64>();
+}

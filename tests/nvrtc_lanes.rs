@@ -1,6 +1,7 @@
-//! NVRTC compiles the kernels written with a `lanes` loop (the SpMM of `spmm::lanes`, the
-//! GraphSAGE layer and its epilogue) under every schedule they are stamped with, plain and
-//! bounds-checked, to a cubin for sm_90, on a machine with no GPU (see `nvrtc_compile.rs`).
+//! NVRTC compiles the kernels written with a `lanes` loop (the SpMM of `spmm::lanes`, the i32-range
+//! kernel `spmm::shifted`, the GraphSAGE layer and its epilogue) under every schedule they are
+//! stamped with, plain and bounds-checked, to a cubin for sm_90, on a machine with no GPU (see
+//! `nvrtc_compile.rs`).
 
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
@@ -29,6 +30,8 @@ fn lanes_kernels_compile_for_sm90() {
     let all = [
         ("spmm", kernels::spmm::lanes::SOURCES),
         ("spmm", kernels::spmm::lanes::CHECKED_SOURCES),
+        ("lanes_shifted", kernels::spmm::shifted::SOURCES),
+        ("lanes_shifted", kernels::spmm::shifted::CHECKED_SOURCES),
         ("sage_mean", kernels::gnn::SOURCES),
         ("sage_mean", kernels::gnn::CHECKED_SOURCES),
         ("bias_relu", kernels::gnn::epilogue::SOURCES),
@@ -62,6 +65,23 @@ fn lanes_kernels_compile_for_sm90() {
         info.version,
         failures.join("\n\n")
     );
-    // Both stamped under every schedule but `hierarchical` (17 of 19); the epilogue under 2.
-    assert_eq!(jobs.len(), 2 * (17 + 17 + 2));
+    // The three stamped under every schedule but `hierarchical` (17 of 19); the epilogue under 2.
+    assert_eq!(jobs.len(), 2 * (17 + 17 + 17 + 2));
+}
+
+/// The strides of a `lanes` loop run on 64-bit unsigned offsets from its start, clamped at its
+/// length: `lanes(s..i32::MAX)` must not step an `int` past `i32::MAX` (it used to:
+/// `loops_jb += (int)loops_jw`).
+#[test]
+fn lanes_strides_do_not_step_the_loops_type() {
+    for (schedule, src) in kernels::spmm::shifted::SOURCES {
+        if !src.contains("loops_jw") {
+            continue;
+        }
+        assert!(
+            src.contains("for (unsigned long long loops_jo = 0ull; loops_jo < loops_jn;")
+                && !src.contains("loops_jb +="),
+            "{schedule}: a lanes stride in the loop's own type"
+        );
+    }
 }

@@ -20,7 +20,9 @@ pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
 /// The same product with the columns of `C` as a `lanes` loop: under a group schedule the
 /// group's lanes split between the columns (consecutive lanes, consecutive columns: the loads of
 /// `B` and the stores of `C` coalesce) and the row's nonzeros, the width chosen from `k` at run
-/// time; under `thread` and the carry schedules it runs as the loop above.
+/// time; where `k` is a multiple of 4 each lane takes 4 consecutive columns, one 16-byte load of
+/// `B` per nonzero and one store of `C` (kernels-gen's `schedule::lanes`); under `thread` and the
+/// carry schedules it runs as the loop above.
 pub mod lanes {
     use loops::prelude::*;
 
@@ -33,6 +35,37 @@ pub mod lanes {
                     sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
                 }
                 c[row * k + j] = sum;
+            }
+        }
+    }
+}
+
+/// A `lanes` loop over an `i32` range that may end at `i32::MAX` (`s..e`), reading `x` at `j + off`
+/// and writing `y` at `row * w + j + off` (so that `j` near `i32::MAX` lands in small buffers; an
+/// `off` or `w` not a multiple of 4 takes the unaligned side of the four-value path): the strides'
+/// arithmetic must not wrap the loop's type.
+pub mod shifted {
+    // The generated wrappers take the GPU and the kernel's seven parameters.
+    #![allow(clippy::too_many_arguments)]
+    use loops::prelude::*;
+
+    #[for_schedules(all, except(hierarchical, hierarchical3))]
+    pub fn lanes_shifted<T: Float>(
+        a: Csr<T>,
+        x: &[T],
+        y: &mut [T],
+        s: i32,
+        e: i32,
+        w: i64,
+        off: i64,
+    ) {
+        for row in a.tiles() {
+            for j in lanes(s..e) {
+                let mut sum = 0.0;
+                for nz in a.atoms(row) {
+                    sum += a.values[nz] * x[(j as i64 + off) as usize];
+                }
+                y[(row as i64 * w + j as i64 + off) as usize] = sum;
             }
         }
     }

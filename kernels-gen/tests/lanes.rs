@@ -69,14 +69,16 @@ fn a_group_splits_its_lanes_between_the_values_and_the_atoms() {
     for (attr, g) in [(GROUP4, 4), (WARP, 32)] {
         let src = code(attr, SPMM, SPMM_BODY);
         for want in [
-            format!("while (loops_jw < {g}u && loops_jw < loops_jn) loops_jw <<= 1;"),
+            format!("while (loops_jw < {g}u && (unsigned long long)loops_jw * 1ull < loops_jn) loops_jw <<= 1;"),
             "const unsigned int loops_jl = loops_lane & (loops_jw - 1u);".into(),
             "const unsigned int loops_al = loops_lane / loops_jw;".into(),
             format!("const unsigned int loops_as = {g}u / loops_jw;"),
-            "for (unsigned long long loops_jb = loops_js; loops_jb < loops_je; loops_jb += (unsigned long long)loops_jw) {".into(),
-            "const unsigned long long j = loops_jin ? loops_jb + (unsigned long long)loops_jl : loops_jb;".into(),
+            "const unsigned long long loops_jn = loops_je > loops_js ? (unsigned long long)loops_je - (unsigned long long)loops_js : 0ull;".into(),
+            "for (unsigned long long loops_jo = 0ull; loops_jo < loops_jn; loops_jo = loops_jn - loops_jo > loops_jstep ? loops_jo + loops_jstep : loops_jn) {".into(),
+            "const bool loops_jin = (unsigned long long)loops_jl * 1ull < loops_jn - loops_jo;".into(),
+            "const unsigned long long j = (unsigned long long)((unsigned long long)loops_js + loops_jo + (loops_jin ? (unsigned long long)loops_jl * 1ull : 0ull));".into(),
             "if (loops_al != 0u) sum = ((T)0);".into(),
-            "nz = a_offsets[row] + (int)loops_al, loops_end1 = loops_jin ? a_offsets[row + 1] : (int)0; nz < loops_end1; nz += (int)loops_as)".into(),
+            "nz = a_offsets[row] + (int)loops_al, loops_end3 = loops_jin ? a_offsets[row + 1] : (int)0; nz < loops_end3; nz += (int)loops_as)".into(),
             format!("for (int loops_o = {}; loops_o >= (int)loops_jw; loops_o >>= 1) {{", g / 2),
             format!("sum = (sum + __shfl_down_sync(loops_mask, sum, loops_o, {g}));"),
             format!("sum = __shfl_sync(loops_mask, sum, loops_jl, {g});"),
@@ -93,8 +95,10 @@ fn a_group_past_a_warp_meets_in_shared_memory() {
         let src = code(attr, SPMM, SPMM_BODY);
         for want in [
             "for (int loops_o = 16; loops_o >= (int)loops_jw; loops_o >>= 1) {".to_string(),
-            "__shared__ T loops_lanes_sum_2[256];".into(),
-            "loops_lanes_sum_2[threadIdx.x] = sum;".into(),
+            "__shared__ T loops_lanes_sum_8[256];".into(),
+            "loops_lanes_sum_8[threadIdx.x] = sum;".into(),
+            "__shared__ T loops_lanes_c3_sum_6[256];".into(),
+            "loops_lanes_c3_sum_6[threadIdx.x] = loops_c3_sum;".into(),
             format!(
                 "const unsigned int loops_gb = (threadIdx.x & ~{}u) + loops_jl;",
                 g - 1
@@ -103,14 +107,16 @@ fn a_group_past_a_warp_meets_in_shared_memory() {
             format!(
                 "for (unsigned int loops_p = loops_st; loops_p < {g}u; loops_p += loops_st) {{"
             ),
-            "sum = (sum + loops_lanes_sum_2[loops_gb + loops_p]);".into(),
+            "sum = (sum + loops_lanes_sum_8[loops_gb + loops_p]);".into(),
+            "loops_c1_sum = (loops_c1_sum + loops_lanes_c1_sum_4[loops_gb + loops_p]);".into(),
         ] {
             assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
         }
-        // Written, barrier, read, barrier (the next stride writes again).
+        // On each path (four values per lane, one): written, barrier, read, barrier (the next
+        // stride writes again).
         assert_eq!(
             src.matches("__syncthreads();").count() + src.matches("bar.sync").count(),
-            2,
+            4,
             "{attr}: {src}"
         );
     }
@@ -202,4 +208,72 @@ fn hierarchical_refuses_a_lanes_loop_around_the_atom_loop_naming_who_takes_it() 
     let body = "let mut s = 0.0; for nz in a.atoms(row) { s += a.values[nz]; } \
                 for j in lanes(0..k) { c[row * k + j] = s * b[j]; }";
     lower(r#"schedule = "hierarchical""#, SPMM, body).unwrap();
+}
+
+/// Where the length is a multiple of 4 a lane takes 4 consecutive values: the body's copies
+/// fused, the atom loop once for the four, `b[x + j]` one vector load, `c[x + j] = ..` one
+/// vector store; the other lengths take the one-value path.
+#[test]
+fn four_values_per_lane_fuse_the_copies_and_vectorise_the_accesses() {
+    for (attr, g) in [(GROUP4, 4), (WARP, 32), (GROUP64, 64)] {
+        let src = code(attr, SPMM, SPMM_BODY);
+        for want in [
+            "if (loops_jn % 4ull == 0ull) {".to_string(),
+            format!("while (loops_jw < {g}u && (unsigned long long)loops_jw * 4ull < loops_jn) loops_jw <<= 1;"),
+            "const unsigned long long loops_c0_j = (unsigned long long)((unsigned long long)loops_js + loops_jo + (loops_jin ? (unsigned long long)loops_jl * 4ull : 0ull));".into(),
+            "const unsigned long long loops_c3_j = (unsigned long long)((unsigned long long)loops_c0_j + 3ull);".into(),
+            "const LoopsVec4<T> loops_vl1 = loops_load4(&b[((((unsigned long long)a_indices[nz]) * k) + loops_c0_j)]);".into(),
+            "loops_c2_sum += (a_values[nz] * loops_vl1.v[2]);".into(),
+            "if (loops_al == 0u && loops_jin) (void)loops_store4<T>(&c[((row * k) + loops_c0_j)], loops_c0_sum, loops_c1_sum, loops_c2_sum, loops_c3_sum);".into(),
+            "else {".into(),
+        ] {
+            assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
+        }
+        // One atom loop per path.
+        assert_eq!(
+            src.matches("nz += (int)loops_as)").count(),
+            2,
+            "{attr}: {src}"
+        );
+    }
+}
+
+/// No fused path where the copies' order would show or a value could not be split: an
+/// assignment to a variable from outside the loop, `break`/`continue` in it, a selection (argmax),
+/// the checked variant. Loads whose index is not `x + j` with `x` free of the body's names stay
+/// scalar in the fused copies.
+#[test]
+fn the_fused_path_is_left_out_where_it_would_change_the_result() {
+    let outer = "let mut t = 0.0; for j in lanes(0..k) { let mut sum = 0.0; \
+                 for nz in a.atoms(row) { sum += a.values[nz]; } t = t + sum; c[row * k + j] = t; }";
+    let in_loop = "for j in lanes(0..k) { let mut sum = 0.0; for nz in a.atoms(row) { \
+                   if a.values[nz] > 1.0 { break; } sum += a.values[nz]; } c[row * k + j] = sum; }";
+    let select = "for j in lanes(0..k) { let mut best = T::MIN; let mut at = 0usize; \
+                  for nz in a.atoms(row) { let v = b[(a.col_indices[nz] as usize) * k + j]; \
+                  if v > best { best = v; at = nz; } } c[row * k + j] = T::from(at as f64); }";
+    for body in [outer, in_loop, select] {
+        let src = code(WARP, SPMM, body);
+        assert!(src.contains("loops_jw"), "not split:\n{src}");
+        assert!(!src.contains("loops_c0_"), "fused:\n{src}");
+    }
+    // The checked variant keeps the one-value path (its bounds checks are per element).
+    let kernel = format!("fn k{SPMM} {{ for row in a.tiles() {{ {SPMM_BODY} }} }}");
+    let item: syn::ItemFn = syn::parse_str(&kernel).expect("kernel parses as Rust");
+    let config = kernels_gen::frontend::parse_attr(WARP.parse().unwrap()).expect("attribute");
+    let lowered = kernels_gen::frontend::lower_kernel(&item, &[], config, "k.rs").expect("lowers");
+    let emitted = kernels_gen::emit::emit_kernel(&lowered).expect("emits");
+    assert!(emitted.source.contains("loops_c0_"), "{}", emitted.source);
+    assert!(
+        emitted.checked_source.contains("loops_jw")
+            && !emitted.checked_source.contains("loops_c0_"),
+        "checked, fused:\n{}",
+        emitted.checked_source
+    );
+    // `b[j * 2]` is not `x + j`; `b[c + j]` with `c` the body's own stays per copy.
+    let body = "for j in lanes(0..k) { let mut sum = 0.0; for nz in a.atoms(row) { \
+                let c0 = a.col_indices[nz] as usize; sum += b[j * 2] + b[c0 + j]; } c[row * k + j] = sum; }";
+    let src = code(WARP, SPMM, body);
+    assert!(src.contains("loops_c1_sum"), "{src}");
+    assert!(!src.contains("loops_load4"), "{src}");
+    assert!(src.contains("b[(loops_c3_c0 + loops_c3_j)]"), "{src}");
 }

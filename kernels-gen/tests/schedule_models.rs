@@ -1029,76 +1029,96 @@ proptest! {
     }
 }
 
-/// A `lanes` loop over `start..end` under a group of `g` ([`lanes`]): in each stride every pair of
-/// a value in range and an atom of the tile is visited by exactly one lane, each value is stored
-/// exactly once (by atom lane 0), and after the reduction every lane of a value in range holds
-/// the value's total over the tile's atoms.
+/// A `lanes` loop over `start..end` under a group of `g` ([`lanes`]), each lane taking `vector`
+/// consecutive values (1, or [`lanes::VECTOR`] where the length is a multiple of it: the fused
+/// path): in each stride every pair of a value in range and an atom of the tile is visited by
+/// exactly one lane, each value is stored exactly once (by atom lane 0), and after the reduction
+/// (one per value copy) every lane of a value in range holds the value's total over the tile's
+/// atoms.
 // The strides index every lane's list of values in step.
 #[allow(clippy::needless_range_loop)]
-fn check_lanes(g: u32, start: u64, n: u64, atoms: u64) -> Result<(), TestCaseError> {
+fn check_lanes(g: u32, start: u64, n: u64, atoms: u64, fuses: bool) -> Result<(), TestCaseError> {
     use kernels_gen::schedule::lanes;
     let end = start + n;
-    let w = lanes::width(n, g, true);
-    prop_assert!(w.is_power_of_two() && w <= g && (w as u64 >= n || w == g));
+    let v = lanes::vector_of(n, fuses);
+    prop_assert!(v == 1 || (n.is_multiple_of(v as u64) && n > 0));
+    let w = lanes::width_for(n, g, true, v);
+    prop_assert!(
+        w.is_power_of_two() && w <= g && ((w * v) as u64 >= n || w == g),
+        "width {} for {} values of {} per lane",
+        w,
+        n,
+        v
+    );
+    if v == 1 {
+        prop_assert_eq!(w, lanes::width(n, g, true));
+    }
     let value = |atom: u64, j: u64| atom * 1000 + j + 1;
     let mut visits = vec![0u32; (n * atoms) as usize];
     let mut stores = vec![0u32; n as usize];
     let per_lane: Vec<Vec<(u64, bool)>> = (0..g)
-        .map(|l| lanes::model_values_of_lane(l, w, start, end))
+        .map(|l| lanes::model_vectors_of_lane(l, w, v, start, end))
         .collect();
     let strides = per_lane[0].len();
     prop_assert!(
-        per_lane.iter().all(|v| v.len() == strides),
+        per_lane.iter().all(|x| x.len() == strides),
         "strides differ between lanes"
     );
     for s in 0..strides {
-        let mut partials = vec![0u64; g as usize];
-        for l in 0..g {
-            let (j, in_range) = per_lane[l as usize][s];
-            prop_assert!(
-                (start..end).contains(&j),
-                "lane {} reads value {} outside the range",
-                l,
-                j
-            );
-            for a in lanes::model_atoms_of_lane(l, g, w, 0, atoms, in_range) {
-                visits[(a * n + (j - start)) as usize] += 1;
-                partials[l as usize] += value(a, j);
+        for c in 0..v as u64 {
+            let mut partials = vec![0u64; g as usize];
+            for l in 0..g {
+                let (first, in_range) = per_lane[l as usize][s];
+                let j = first + c;
+                prop_assert!(
+                    (start..end).contains(&j),
+                    "lane {} reads value {} outside the range",
+                    l,
+                    j
+                );
+                for a in lanes::model_atoms_of_lane(l, g, w, 0, atoms, in_range) {
+                    visits[(a * n + (j - start)) as usize] += 1;
+                    partials[l as usize] += value(a, j);
+                }
             }
-        }
-        let totals = lanes::model_reduce(g, w, &partials);
-        for l in 0..g {
-            let (j, in_range) = per_lane[l as usize][s];
-            if !in_range {
-                continue;
-            }
-            let want: u64 = (0..atoms).map(|a| value(a, j)).sum();
-            prop_assert_eq!(
-                totals[l as usize],
-                want,
-                "lane {} value {} (g {}, w {})",
-                l,
-                j,
-                g,
-                w
-            );
-            if lanes::split_of_lane(l, w).1 == 0 {
-                stores[(j - start) as usize] += 1;
+            let totals = lanes::model_reduce(g, w, &partials);
+            for l in 0..g {
+                let (first, in_range) = per_lane[l as usize][s];
+                if !in_range {
+                    continue;
+                }
+                let j = first + c;
+                let want: u64 = (0..atoms).map(|a| value(a, j)).sum();
+                prop_assert_eq!(
+                    totals[l as usize],
+                    want,
+                    "lane {} value {} (g {}, w {}, v {})",
+                    l,
+                    j,
+                    g,
+                    w,
+                    v
+                );
+                if lanes::split_of_lane(l, w).1 == 0 {
+                    stores[(j - start) as usize] += 1;
+                }
             }
         }
     }
     prop_assert!(
-        visits.iter().all(|&v| v == 1),
-        "g {} w {}: visits {:?}",
+        visits.iter().all(|&x| x == 1),
+        "g {} w {} v {}: visits {:?}",
         g,
         w,
+        v,
         visits
     );
     prop_assert!(
-        stores.iter().all(|&v| v == 1),
-        "g {} w {}: stores {:?}",
+        stores.iter().all(|&x| x == 1),
+        "g {} w {} v {}: stores {:?}",
         g,
         w,
+        v,
         stores
     );
     Ok(())
@@ -1109,10 +1129,44 @@ proptest! {
     fn a_lanes_loop_visits_every_value_and_atom_once_and_reduces_per_value(
         g in prop::sample::select(vec![2u32, 4, 8, 16, 32, 64, 128, 256]),
         start in 0u64..5,
-        n in prop_oneof![0u64..40, prop::sample::select(vec![63u64, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300])],
+        n in prop_oneof![0u64..40, prop::sample::select(vec![63u64, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300, 512, 1028])],
         atoms in prop_oneof![0u64..10, 30u64..70],
+        fuses in any::<bool>(),
     ) {
-        check_lanes(g, start, n, atoms)?;
+        check_lanes(g, start, n, atoms, fuses)?;
+    }
+}
+
+/// The strides' offsets are 64-bit unsigned from the start, the step clamped at the length: a
+/// range ending at the top of its type (`i32::MAX`, `u64::MAX`) ends, every value once.
+#[test]
+fn lanes_strides_end_at_the_top_of_the_type() {
+    use kernels_gen::schedule::lanes::model_vectors_of_lane;
+    for (start, end) in [
+        (i32::MAX as u64 - 7, i32::MAX as u64),
+        (i32::MAX as u64 - 100, i32::MAX as u64),
+        (u64::MAX - 7, u64::MAX),
+        (u64::MAX - 100, u64::MAX),
+    ] {
+        for (w, v) in [(8u32, 1u32), (32, 1), (32, 4), (2, 4)] {
+            if !(end - start).is_multiple_of(v as u64) {
+                continue;
+            }
+            let mut seen = vec![0u32; (end - start) as usize];
+            for l in 0..w {
+                for (first, inside) in model_vectors_of_lane(l, w, v, start, end) {
+                    if inside {
+                        for c in 0..v as u64 {
+                            seen[(first + c - start) as usize] += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                seen.iter().all(|&x| x == 1),
+                "{start}..{end} w {w} v {v}: {seen:?}"
+            );
+        }
     }
 }
 

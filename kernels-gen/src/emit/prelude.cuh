@@ -258,6 +258,50 @@ template <typename T> __device__ __forceinline__ bool loops_ready(const unsigned
 template <typename T> __device__ __forceinline__ T loops_value(const unsigned long long* w) {
     return loops_unbits((w[0] & 0xffffffffull) | (sizeof(T) > 4 ? w[1] << 32 : 0ull), (T*)0);
 }
+// `lanes` loops of four values per lane (kernels-gen/src/schedule/lanes.rs): the four consecutive
+// elements at `p`, in one 16-byte load (two for 8-byte types) where `p` is 16-byte aligned, else in
+// four loads.
+template <typename U> struct LoopsVec4 { U v[4]; };
+template <typename U, int N> struct alignas(16) LoopsVec16 { U v[N]; };
+template <typename U> __device__ __forceinline__ LoopsVec4<U> loops_load4(const U* p) {
+    LoopsVec4<U> r;
+    if constexpr (sizeof(U) == 4 || sizeof(U) == 8) {
+        if ((((unsigned long long)p) & 15ull) == 0ull) {
+            constexpr int N = 16 / (int)sizeof(U);
+            const LoopsVec16<U, N>* q = reinterpret_cast<const LoopsVec16<U, N>*>(p);
+#pragma unroll
+            for (int h = 0; h < 4 / N; ++h) {
+                const LoopsVec16<U, N> x = q[h];
+#pragma unroll
+                for (int e = 0; e < N; ++e) r.v[h * N + e] = x.v[e];
+            }
+            return r;
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) r.v[e] = p[e];
+    return r;
+}
+// Stores `a, b, c, d` at `p .. p + 4` (one or two 16-byte stores where `p` is 16-byte aligned).
+template <typename U> __device__ __forceinline__ void loops_store4(U* p, const U a, const U b, const U c, const U d) {
+    const U x[4] = {a, b, c, d};
+    if constexpr (sizeof(U) == 4 || sizeof(U) == 8) {
+        if ((((unsigned long long)p) & 15ull) == 0ull) {
+            constexpr int N = 16 / (int)sizeof(U);
+            LoopsVec16<U, N>* q = reinterpret_cast<LoopsVec16<U, N>*>(p);
+#pragma unroll
+            for (int h = 0; h < 4 / N; ++h) {
+                LoopsVec16<U, N> y;
+#pragma unroll
+                for (int e = 0; e < N; ++e) y.v[e] = x[h * N + e];
+                q[h] = y;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) p[e] = x[e];
+}
 // Programmatic dependent launch (Hopper and newer): every entry point first waits until the kernel
 // before it on the stream has finished and its writes are visible, then lets the kernel after it
 // start launching. Both are no-ops for a kernel launched the ordinary way; launched with the

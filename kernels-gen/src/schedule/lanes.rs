@@ -14,6 +14,23 @@
 //!   shared memory, every lane combining the warps in the same order: [`model_reduce`]), so each
 //!   lane holds its value's total. Stores and atomics outside the atom loops run on the lanes of
 //!   atom lane 0 whose value is in range.
+//!
+//!   The length `n` and the strides' offsets are 64-bit unsigned from the start, the step clamped
+//!   at `n`, the value converted back to the loop's type: a range ending at the top of its type
+//!   (`lanes(s..i32::MAX)`) ends ([`model_vectors_of_lane`]).
+//!
+//!   *Four values per lane* ([`VECTOR`]): where the body fuses (no `break`, `continue` or
+//!   `return`, no assignment to a variable declared outside it, atom loops that reduce plain
+//!   accumulators (no argmin/argmax selection); not in the checked variant) a
+//!   second path is emitted and taken when `n % 4 == 0`: lane offset `l` takes the values
+//!   `4 l .. 4 l + 4` of each stride of `4 W` (`W` = the power of two at or above `n / 4`, at most
+//!   `G`: [`width_for`]), running four renamed copies of the body: the copies of each statement
+//!   one after another, those of an atom loop's body in ONE atom loop (each atom's index and value
+//!   read once for the four values, four accumulators reduced), a load `x[i + j]` (`i` free of the
+//!   body's names) read once for the four values, and a store `y[i + j] = v` made once
+//!   (`loops_load4`/`loops_store4` of the prelude: one 16-byte access, two for 8-byte types,
+//!   where the address is 16-byte aligned, else four). Lanes of one value reduce as above. This is
+//!   the op's vector width; the rows per warp are the group size (`group4`, `group8`, ..).
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
@@ -25,15 +42,38 @@ pub const TAKE_LANES: &str =
     "`thread`, `group`, `warp`, `block`, `mean_group`, `lrb`, `auto`, `merge_path`, \
                               `work_oriented` or `split`";
 
+/// Values per lane on the fused path of a `lanes` loop under a group: where the body can be fused
+/// (no `break`/`continue`, no assignment to a variable from outside it, not the checked variant)
+/// and the length is a multiple of it (tested at run time), each lane takes this many consecutive
+/// values, the body's copies fused so that the atom loop reads each atom once for them and a load
+/// `x[i + j]` is one vector load (16 bytes where aligned); otherwise one value per lane.
+pub const VECTOR: u32 = 4;
+
+/// Values per lane for a loop of `n` values whose body fuses (`fuses`): [`VECTOR`] where `n` is a
+/// positive multiple of it, else 1.
+pub fn vector_of(n: u64, fuses: bool) -> u32 {
+    if fuses && n > 0 && n.is_multiple_of(VECTOR as u64) {
+        VECTOR
+    } else {
+        1
+    }
+}
+
 /// Lanes over the values of a `lanes` loop of `n` values in a group of `group_size` (a power of
 /// two): the power of two at or above `n` (at least 1), at most the group; the whole group where
 /// the loop's body has no atom loop (`atoms` false).
 pub fn width(n: u64, group_size: u32, atoms: bool) -> u32 {
+    width_for(n, group_size, atoms, 1)
+}
+
+/// [`width`] where each lane takes `vector` consecutive values: the power of two at or above
+/// `n / vector` lanes, at most the group.
+pub fn width_for(n: u64, group_size: u32, atoms: bool, vector: u32) -> u32 {
     if !atoms {
         return group_size;
     }
     let mut w = 1u32;
-    while w < group_size && (w as u64) < n {
+    while w < group_size && (w as u64) * (vector as u64) < n {
         w <<= 1;
     }
     w
@@ -48,13 +88,31 @@ pub fn split_of_lane(lane: u32, width: u32) -> (u32, u32) {
 /// The values lane `lane` takes in each stride of a `lanes` loop over `start..end` (strides of
 /// `width`): `(value, in range)`, a lane past the end clamped to the stride's first value.
 pub fn model_values_of_lane(lane: u32, width: u32, start: u64, end: u64) -> Vec<(u64, bool)> {
+    model_vectors_of_lane(lane, width, 1, start, end)
+}
+
+/// [`model_values_of_lane`] with `vector` values per lane (`end - start` a multiple of it): in each
+/// stride of `width * vector` values, lane `lane` takes `vector` consecutive values from the
+/// returned first one, as emitted (offsets from `start` in 64-bit unsigned arithmetic, the step
+/// clamped at the length, so no stride wraps); a lane past the end is clamped to the stride's
+/// first value (its values are all in range: the length is a multiple of `vector`).
+pub fn model_vectors_of_lane(
+    lane: u32,
+    width: u32,
+    vector: u32,
+    start: u64,
+    end: u64,
+) -> Vec<(u64, bool)> {
     let (offset, _) = split_of_lane(lane, width);
+    let n = end.saturating_sub(start);
+    let step = width as u64 * vector as u64;
     let mut out = Vec::new();
-    let mut base = start;
-    while base < end {
-        let j = base + offset as u64;
-        out.push(if j < end { (j, true) } else { (base, false) });
-        base += width as u64;
+    let mut o = 0u64;
+    while o < n {
+        let mine = offset as u64 * vector as u64;
+        let inside = mine < n - o;
+        out.push((start + o + if inside { mine } else { 0 }, inside));
+        o = if n - o > step { o + step } else { n };
     }
     out
 }
@@ -112,10 +170,10 @@ pub use lowering::{check_group, group_atom_loop, group_lanes_loop, refuse_around
 #[cfg(feature = "frontend")]
 mod lowering {
     use super::TAKE_LANES;
-    use crate::analysis::{reductions, visit_stmts};
+    use crate::analysis::{reductions, stmt_exprs, visit_expr, visit_stmts};
     use crate::diag::{bail, DResult};
     use crate::emit::{AtomLoop, Cx, LanesSplit, RangeLoop};
-    use crate::ir::{Stmt, StmtKind};
+    use crate::ir::{BinOp, Expr, ExprKind, Indexed, Stmt, StmtKind, Ty};
     use crate::schedule::group::GroupLowering;
     use crate::schedule::Kernel;
 
@@ -177,24 +235,71 @@ mod lowering {
         })
     }
 
-    /// `for j in lanes(start..end)` under a group ([`super`]).
+    /// `for j in lanes(start..end)` under a group ([`super`]). The range's length `n` and every
+    /// offset into it are 64-bit unsigned, so no stride wraps the loop's type (`lanes(0..i32::MAX)`
+    /// ends). Where the body allows it ([`Fusion::of`]), a run-time `n % 4 == 0` picks a path on
+    /// which each lane takes 4 consecutive values, the body's copies fused ([`super::VECTOR`]).
     pub fn group_lanes_loop(
         g: &GroupLowering,
         cx: &mut Cx<'_>,
         range: RangeLoop<'_>,
     ) -> DResult<()> {
-        let size = g.group_size;
         let t = range.ty.cuda_name();
         let (start, end) = (cx.expr(range.start), cx.expr(range.end));
         cx.open("");
         cx.line(format!("const {t} loops_js = {start};"));
         cx.line(format!("const {t} loops_je = {end};"));
+        cx.line(
+            "const unsigned long long loops_jn = loops_je > loops_js ? (unsigned long long)loops_je - \
+             (unsigned long long)loops_js : 0ull;",
+        );
+        // Fused only where every atom loop of the body reduces plain accumulators (no selection:
+        // an argmax's position stays on the one-value path).
+        let name = cx.kernel.config.name();
+        let plain = range.body.iter().all(|s| match &s.kind {
+            StmtKind::ForAtoms { var, body, .. } => {
+                reductions(body, var, name, &mut |s| s.to_string())
+                    .is_ok_and(|r| r.selections.is_empty())
+            }
+            _ => true,
+        });
+        let fusion = if cx.is_checked() || !plain {
+            None
+        } else {
+            Fusion::of(range.body, range.var)
+        };
+        if let Some(fusion) = fusion {
+            cx.open(format!("if (loops_jn % {}ull == 0ull)", super::VECTOR));
+            strides(g, cx, &range, Some(&fusion))?;
+            cx.close();
+            cx.open("else");
+            strides(g, cx, &range, None)?;
+            cx.close();
+        } else {
+            strides(g, cx, &range, None)?;
+        }
+        cx.close();
+        Ok(())
+    }
+
+    /// The strides of a lanes loop, each lane taking one value (`fusion` none) or
+    /// [`super::VECTOR`] consecutive ones.
+    fn strides(
+        g: &GroupLowering,
+        cx: &mut Cx<'_>,
+        range: &RangeLoop<'_>,
+        fusion: Option<&Fusion>,
+    ) -> DResult<()> {
+        let size = g.group_size;
+        let t = range.ty.cuda_name();
+        let v = if fusion.is_some() { super::VECTOR } else { 1 };
+        cx.open("");
         if has_atoms(range.body) {
-            // The power of two at or above the length, at most the group (`super::width`).
+            // The power of two at or above the lanes the values need, at most the group
+            // (`super::width_for`).
             cx.line("unsigned int loops_jw = 1u;");
             cx.line(format!(
-                "if (loops_je > loops_js) {{ const unsigned long long loops_jn = (unsigned long long)loops_je - \
-                 (unsigned long long)loops_js; while (loops_jw < {size}u && loops_jw < loops_jn) loops_jw <<= 1; }}"
+                "while (loops_jw < {size}u && (unsigned long long)loops_jw * {v}ull < loops_jn) loops_jw <<= 1;"
             ));
         } else {
             cx.line(format!("const unsigned int loops_jw = {size}u;"));
@@ -202,16 +307,34 @@ mod lowering {
         cx.line("const unsigned int loops_jl = loops_lane & (loops_jw - 1u);");
         cx.line("const unsigned int loops_al = loops_lane / loops_jw;");
         cx.line(format!("const unsigned int loops_as = {size}u / loops_jw;"));
-        cx.open(format!(
-            "for ({t} loops_jb = loops_js; loops_jb < loops_je; loops_jb += ({t})loops_jw)"
-        ));
         cx.line(format!(
-            "const bool loops_jin = loops_jb + ({t})loops_jl < loops_je;"
+            "const unsigned long long loops_jstep = (unsigned long long)loops_jw * {v}ull;"
         ));
+        // The offset of the stride from the start; the step is clamped at `n`, so it never wraps.
+        cx.open(
+            "for (unsigned long long loops_jo = 0ull; loops_jo < loops_jn; loops_jo = loops_jn - loops_jo > \
+             loops_jstep ? loops_jo + loops_jstep : loops_jn)",
+        );
         cx.line(format!(
-            "const {t} {} = loops_jin ? loops_jb + ({t})loops_jl : loops_jb;",
-            range.var
+            "const bool loops_jin = (unsigned long long)loops_jl * {v}ull < loops_jn - loops_jo;"
         ));
+        // In the loop's type through 64-bit unsigned arithmetic: the value, never past `end - 1`.
+        let first = match fusion {
+            Some(_) => copy_name(range.var, 0),
+            None => range.var.to_string(),
+        };
+        cx.line(format!(
+            "const {t} {first} = ({t})((unsigned long long)loops_js + loops_jo + (loops_jin ? \
+             (unsigned long long)loops_jl * {v}ull : 0ull));"
+        ));
+        if fusion.is_some() {
+            for c in 1..v {
+                cx.line(format!(
+                    "const {t} {} = ({t})((unsigned long long){first} + {c}ull);",
+                    copy_name(range.var, c)
+                ));
+            }
+        }
         let split = LanesSplit {
             width: "loops_jw".into(),
             offset: "loops_jl".into(),
@@ -221,13 +344,407 @@ mod lowering {
         };
         let outer_lanes = cx.lanes.replace(split);
         let outer_guard = cx.guard.replace("loops_al == 0u && loops_jin".into());
-        let result = cx.block(range.body);
+        let result = match fusion {
+            None => cx.block(range.body),
+            Some(f) => f.emit(cx, range.body),
+        };
         cx.guard = outer_guard;
         cx.lanes = outer_lanes;
         result?;
         cx.close();
         cx.close();
         Ok(())
+    }
+
+    /// The name of variable `name` in copy `c` of a fused lanes body.
+    fn copy_name(name: &str, c: u32) -> String {
+        format!("loops_c{c}_{name}")
+    }
+
+    /// A lanes body run as [`super::VECTOR`] copies, one per value of a lane, fused: the copies of
+    /// each statement one after another, the copies of an atom loop's body in one atom loop (its
+    /// atoms read once for all the values), and a load whose index is `x + j` (`x` the same in
+    /// every copy) read once for the four values ([`crate::emit`]'s prelude `loops_load4`: one
+    /// 16-byte load where aligned). Taken only where that is the same as the copies one after
+    /// another: no `break`, `continue` or `return`, no assignment of a variable from outside the
+    /// body (the copies' order between statements changes), and vector loads only from arrays
+    /// the body does not write.
+    pub struct Fusion {
+        /// The lanes variable.
+        var: String,
+        /// The names the body declares (renamed per copy; the atom variables stay).
+        declared: Vec<String>,
+        /// Arrays the body writes (stores, atomics, pushes): never read by vector loads.
+        written: Vec<Indexed>,
+    }
+
+    impl Fusion {
+        /// The fusion of `body` (a lanes loop's over `var`), or `None` where it cannot be fused.
+        pub fn of(body: &[Stmt], var: &str) -> Option<Fusion> {
+            let mut declared = Vec::new();
+            let mut written = Vec::new();
+            let mut ok = true;
+            let _ = visit_stmts(body, &mut |s| {
+                match &s.kind {
+                    StmtKind::Let { name, .. } => declared.push(name.clone()),
+                    StmtKind::ForRange { var, .. } => declared.push(var.clone()),
+                    StmtKind::Break | StmtKind::Continue | StmtKind::Return(_) => ok = false,
+                    _ => {}
+                }
+                if let StmtKind::Assign { place, .. } = &s.kind {
+                    if let ExprKind::Index { base, .. } = &place.kind {
+                        written.push(base.clone());
+                    }
+                }
+                stmt_exprs(s, &mut |e| {
+                    if let ExprKind::Call { builtin, args } = &e.kind {
+                        if builtin.is_atomic() {
+                            match args.first().map(|a| &a.kind) {
+                                Some(ExprKind::Index { base, .. }) => written.push(base.clone()),
+                                Some(ExprKind::SliceLen(list)) => {
+                                    written.push(Indexed::Slice(list.clone()))
+                                }
+                                _ => {}
+                            }
+                            if let Some(ExprKind::Index { base, .. }) = args.get(1).map(|a| &a.kind)
+                            {
+                                written.push(base.clone());
+                            }
+                        }
+                    }
+                });
+                Ok(())
+            });
+            if !ok {
+                return None;
+            }
+            // An assignment to a variable the body does not declare: the copies would interleave
+            // their updates.
+            let _ = visit_stmts(body, &mut |s| {
+                if let StmtKind::Assign { place, .. } = &s.kind {
+                    if let ExprKind::Var(name) = &place.kind {
+                        ok &= declared.contains(name);
+                    }
+                }
+                Ok(())
+            });
+            ok.then(|| Fusion {
+                var: var.to_string(),
+                declared,
+                written,
+            })
+        }
+
+        /// Emits the copies of `body`.
+        fn emit(&self, cx: &mut Cx<'_>, body: &[Stmt]) -> DResult<()> {
+            for s in body {
+                for fused in self.statement(cx, s) {
+                    cx.stmt(&fused)?;
+                }
+            }
+            Ok(())
+        }
+
+        /// The fused statements standing for the copies of `s`: its vector loads, then its copies
+        /// (an atom loop: one loop over the fused copies of its body).
+        fn statement(&self, cx: &mut Cx<'_>, s: &Stmt) -> Vec<Stmt> {
+            if let StmtKind::ForAtoms {
+                var,
+                set,
+                tile,
+                body,
+            } = &s.kind
+            {
+                let fused: Vec<Stmt> = body.iter().flat_map(|b| self.statement(cx, b)).collect();
+                return vec![Stmt {
+                    kind: StmtKind::ForAtoms {
+                        var: var.clone(),
+                        set: set.clone(),
+                        tile: tile.clone(),
+                        body: fused,
+                    },
+                    ..s.clone()
+                }];
+            }
+            if let Some(store) = self.vector_store(cx, s) {
+                return vec![store];
+            }
+            let mut template = s.clone();
+            let mut loads = Vec::new();
+            self.vector_loads(cx, &mut template, &mut loads);
+            let mut out = Vec::new();
+            for (name, base, index, ty) in loads {
+                let index = self.rename(&index, 0);
+                let index = cx.expr(&index);
+                let array = match &base {
+                    Indexed::Slice(s) => s.clone(),
+                    Indexed::SetArray { set, format, array } => {
+                        format!("{set}_{}", format.cuda_suffix(*array))
+                    }
+                };
+                let span = s.span;
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        name,
+                        mutable: false,
+                        ty: Ty::Param(format!("LoopsVec4<{}>", ty.cuda_name())),
+                        init: Expr {
+                            kind: ExprKind::Var(format!("loops_load4(&{array}[{index}])")),
+                            ty: ty.clone(),
+                            span,
+                        },
+                    },
+                    span,
+                    line: s.line,
+                });
+            }
+            for c in 0..super::VECTOR {
+                let mut copy = template.clone();
+                rename_stmt(&mut copy, &|n| self.renamed(n, c));
+                out.push(copy);
+            }
+            out
+        }
+
+        /// `array[x + j] = value` (a plain store, `x` free of the body's names, `value` reading no
+        /// array the body writes) as one statement storing the copies' values at once
+        /// (`loops_store4`: one 16-byte store where aligned).
+        fn vector_store(&self, cx: &mut Cx<'_>, s: &Stmt) -> Option<Stmt> {
+            let StmtKind::Assign {
+                place,
+                op: None,
+                value,
+            } = &s.kind
+            else {
+                return None;
+            };
+            let ExprKind::Index {
+                base: Indexed::Slice(array),
+                index,
+            } = &place.kind
+            else {
+                return None;
+            };
+            let mut reads_written = false;
+            visit_expr(value, &mut |e| {
+                if let ExprKind::Index { base, .. } = &e.kind {
+                    reads_written |= self.written.contains(base);
+                }
+            });
+            if reads_written || !self.additive(index) {
+                return None;
+            }
+            let index = self.rename(index, 0);
+            let index = cx.expr(&index);
+            // Each copy's value, with its own vector loads first.
+            let mut values = Vec::new();
+            let mut template = value.clone();
+            let mut loads = Vec::new();
+            self.replace_loads(cx, &mut template, &mut loads);
+            if !loads.is_empty() {
+                // Keep it simple: the loads a stored value reads stay scalar.
+                template = value.clone();
+            }
+            for c in 0..super::VECTOR {
+                let v = self.rename(&template, c);
+                values.push(cx.expr(&v));
+            }
+            let ty = place.ty.cuda_name();
+            Some(Stmt {
+                kind: StmtKind::Expr(Expr {
+                    kind: ExprKind::Var(format!(
+                        "loops_store4<{ty}>(&{array}[{index}], {})",
+                        values.join(", ")
+                    )),
+                    ty: place.ty.clone(),
+                    span: s.span,
+                }),
+                ..s.clone()
+            })
+        }
+
+        /// `name` in copy `c`: the lanes variable and the body's own names get the copy's names; a
+        /// vector load's element (`loops_vl..@`) its lane of the vector.
+        fn renamed(&self, name: &str, c: u32) -> Option<String> {
+            if let Some(stem) = name.strip_suffix('@') {
+                return Some(format!("{stem}.v[{c}]"));
+            }
+            (name == self.var || self.declared.iter().any(|d| d == name))
+                .then(|| copy_name(name, c))
+        }
+
+        fn rename(&self, e: &Expr, c: u32) -> Expr {
+            let mut e = e.clone();
+            rename_expr(&mut e, &|n| self.renamed(n, c));
+            e
+        }
+
+        /// Replaces, in the expressions `s` evaluates unconditionally (a `let`'s value, an
+        /// assignment's value, an effect), each load `array[x + j]` of an array the body does not
+        /// write, `x` free of the body's own names, with an element of a vector load; pushes the
+        /// loads (name, array, index, element type).
+        fn vector_loads(
+            &self,
+            cx: &mut Cx<'_>,
+            s: &mut Stmt,
+            loads: &mut Vec<(String, Indexed, Expr, Ty)>,
+        ) {
+            let e = match &mut s.kind {
+                StmtKind::Let { init, .. } => init,
+                StmtKind::Assign { value, .. } => value,
+                StmtKind::Expr(e) => e,
+                _ => return,
+            };
+            self.replace_loads(cx, e, loads);
+        }
+
+        fn replace_loads(
+            &self,
+            cx: &mut Cx<'_>,
+            e: &mut Expr,
+            loads: &mut Vec<(String, Indexed, Expr, Ty)>,
+        ) {
+            match &mut e.kind {
+                ExprKind::Index { base, index }
+                    if !self.written.contains(base) && self.additive(index) =>
+                {
+                    let name = cx.fresh("vl");
+                    loads.push((name.clone(), base.clone(), (**index).clone(), e.ty.clone()));
+                    e.kind = ExprKind::Var(format!("{name}@"));
+                }
+                ExprKind::Index { index, .. } => self.replace_loads(cx, index, loads),
+                ExprKind::Binary { op, lhs, rhs } => {
+                    self.replace_loads(cx, lhs, loads);
+                    // The right operand of `&&` and `||` is evaluated only sometimes.
+                    if !op.is_logical() {
+                        self.replace_loads(cx, rhs, loads);
+                    }
+                }
+                ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => {
+                    self.replace_loads(cx, expr, loads)
+                }
+                ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => {
+                    for a in args {
+                        self.replace_loads(cx, a, loads);
+                    }
+                }
+                ExprKind::Select { cond, .. } => self.replace_loads(cx, cond, loads),
+                ExprKind::Lit(_)
+                | ExprKind::Var(_)
+                | ExprKind::SetProperty { .. }
+                | ExprKind::SliceLen(_)
+                | ExprKind::Const(_) => {}
+            }
+        }
+
+        /// Whether `e` is `x + j` (in any order of a sum) with `j` the lanes variable, once, and
+        /// the rest free of the body's own names: its value in copy `c` is copy 0's plus `c`.
+        fn additive(&self, e: &Expr) -> bool {
+            match &e.kind {
+                ExprKind::Var(v) => *v == self.var,
+                ExprKind::Binary {
+                    op: BinOp::Add,
+                    lhs,
+                    rhs,
+                } => {
+                    (self.additive(lhs) && self.free(rhs)) || (self.additive(rhs) && self.free(lhs))
+                }
+                // A widening (or same-width) cast of an integer to 64 bits keeps `+ c` modulo 2^64.
+                ExprKind::Cast { expr, to } => {
+                    matches!(to, Ty::Usize | Ty::U64 | Ty::I64)
+                        && expr.ty.is_integer()
+                        && self.additive(expr)
+                }
+                _ => false,
+            }
+        }
+
+        /// Whether `e` reads none of the body's names nor the lanes variable.
+        fn free(&self, e: &Expr) -> bool {
+            let mut free = true;
+            visit_expr(e, &mut |x| {
+                if let ExprKind::Var(v) = &x.kind {
+                    free &= *v != self.var && !self.declared.contains(v) && !v.ends_with('@');
+                }
+            });
+            free
+        }
+    }
+
+    fn rename_stmt(s: &mut Stmt, f: &dyn Fn(&str) -> Option<String>) {
+        match &mut s.kind {
+            StmtKind::Let { name, init, .. } => {
+                if let Some(n) = f(name) {
+                    *name = n;
+                }
+                rename_expr(init, f);
+            }
+            StmtKind::Assign { place, value, .. } => {
+                rename_expr(place, f);
+                rename_expr(value, f);
+            }
+            StmtKind::Expr(e) | StmtKind::Return(e) => rename_expr(e, f),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                rename_expr(cond, f);
+                then.iter_mut().for_each(|s| rename_stmt(s, f));
+                otherwise.iter_mut().for_each(|s| rename_stmt(s, f));
+            }
+            StmtKind::ForRange {
+                var,
+                start,
+                end,
+                body,
+                ..
+            } => {
+                if let Some(n) = f(var) {
+                    *var = n;
+                }
+                rename_expr(start, f);
+                rename_expr(end, f);
+                body.iter_mut().for_each(|s| rename_stmt(s, f));
+            }
+            StmtKind::ForAtoms { tile, body, .. } => {
+                rename_expr(tile, f);
+                body.iter_mut().for_each(|s| rename_stmt(s, f));
+            }
+            StmtKind::Break | StmtKind::Continue => {}
+        }
+    }
+
+    fn rename_expr(e: &mut Expr, f: &dyn Fn(&str) -> Option<String>) {
+        match &mut e.kind {
+            ExprKind::Var(v) => {
+                if let Some(n) = f(v) {
+                    *v = n;
+                }
+            }
+            ExprKind::Index { index, .. } => rename_expr(index, f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                rename_expr(lhs, f);
+                rename_expr(rhs, f);
+            }
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => rename_expr(expr, f),
+            ExprKind::Call { args, .. } | ExprKind::HelperCall { args, .. } => {
+                args.iter_mut().for_each(|a| rename_expr(a, f))
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                rename_expr(cond, f);
+                rename_expr(then, f);
+                rename_expr(otherwise, f);
+            }
+            ExprKind::Lit(_)
+            | ExprKind::SetProperty { .. }
+            | ExprKind::SliceLen(_)
+            | ExprKind::Const(_) => {}
+        }
     }
 
     /// An atom loop in a `lanes` loop under a group: the atom lanes of each value stride over
