@@ -52,9 +52,28 @@ struct Args {
     /// Columns of the SpMM cases (none: no SpMM).
     #[arg(long, value_delimiter = ',', default_value = "32,128")]
     spmm_k: Vec<usize>,
-    /// Vertices of the road network of the BFS cases.
-    #[arg(long, default_value_t = 4_000_000)]
-    road: usize,
+    /// Vertices of the road networks of the BFS cases (one case each).
+    #[arg(long, value_delimiter = ',', default_value = "1000000,4000000")]
+    road: Vec<usize>,
+    /// Levels the distributed BFS queues between two waits of the host
+    /// (`DistGraph::set_levels_per_check`; 1: a wait every level), each measured in the same run.
+    #[arg(long, value_delimiter = ',', default_value = "1,64")]
+    bfs_levels_per_check: Vec<usize>,
+    /// Exchanges of the BFS's flags, each measured: `reduce-scatter` (NCCL) and `peer` (each part
+    /// sends its flags to their owners over NVLink, `LOOPS_MULTI_PEER=1`).
+    #[arg(long, value_delimiter = ',', default_value = "reduce-scatter,peer")]
+    bfs_exchanges: Vec<String>,
+    /// Also a BFS on random matchings of `2^scale` vertices (`loops::multi::synthetic`) over every
+    /// GPU, each part made where it is uploaded, checked the Graph500 way on sampled vertices; the
+    /// point is a graph larger than one GPU's memory (30 with degree 40: 166 GB of edges).
+    #[arg(long)]
+    huge_bfs_scale: Option<u32>,
+    /// Matchings (edges a vertex) of `--huge-bfs-scale`.
+    #[arg(long, default_value_t = 40)]
+    huge_bfs_degree: u32,
+    /// Run only the `--huge-bfs-scale` case.
+    #[arg(long)]
+    huge_bfs_only: bool,
     /// Also an f64 SpMV on a generated matrix of this many nonzeros over every GPU, each part made
     /// where it is uploaded (16 per row: 90% within 1024 of the diagonal, 10% anywhere), checked
     /// on sampled rows; the point is a matrix larger than one GPU's memory (7e9: 84 GB).
@@ -102,18 +121,24 @@ type MakeMatrix = dyn Fn() -> sprs::CsMat<f32>;
 /// Prints a measured line at once (progress on long runs), then keeps it for the table.
 fn record(rows: &mut Vec<Row>, row: Row) {
     println!(
-        "  {:<58} {} GPU(s) {:>11}: {:.3} ms ({:.2}x){}{}",
+        "  {:<58} {} GPU(s) {:>11}: {:.3} ms ({}){}{}{}",
         row.case,
         row.gpus,
         row.exchange,
         row.ms,
-        row.speedup,
+        if row.speedup.is_finite() {
+            format!("{:.2}x", row.speedup)
+        } else {
+            "no 1-GPU baseline".into()
+        },
         row.hidden.map_or(String::new(), |h| format!(
             ", {:.0}% of the exchange hidden",
             100.0 * h
         )),
         row.download
-            .map_or(String::new(), |d| format!(", download {d:.3} ms apart"))
+            .map_or(String::new(), |d| format!(", download {d:.3} ms apart")),
+        row.per_level_us
+            .map_or(String::new(), |u| format!(", {u:.1} us a level"))
     );
     rows.push(row);
 }
@@ -131,6 +156,8 @@ struct Row {
     phases: Option<(f64, f64, f64)>,
     /// A BFS's download of its levels (every part's) to the host, ms: not in `ms`.
     download: Option<f64>,
+    /// A BFS's time over its levels, us.
+    per_level_us: Option<f64>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -183,6 +210,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<loops::Result<_>>()?;
     let nnz = args.nnz as usize;
     let mut rows = Vec::new();
+    if let Some(scale) = args.huge_bfs_scale {
+        let all = groups.last().expect("at least one group");
+        huge_bfs::run(scale, args.huge_bfs_degree, all, args.reps, &mut rows)?;
+        if args.huge_bfs_only {
+            return print_and_write(args, &rows);
+        }
+    }
     if let Some(huge) = args.huge_nnz {
         let all = groups.last().expect("at least one group");
         huge::run(huge as usize, all, &mut rows)?;
@@ -384,6 +418,7 @@ fn measure_k(
                         .then(|| (1.0 - exposed / exchange_ms).clamp(0.0, 1.0)),
                     phases: Some((local_ms, remote_ms, exchange_ms)),
                     download: None,
+                    per_level_us: None,
                 },
             );
         }
@@ -414,10 +449,11 @@ fn measure_spmm(
     measure_k(args, groups, (spmv, k), case, a, rows)
 }
 
-/// The distributed BFS on a Kronecker graph and a road network, each push step of `--bfs-steps`
-/// over each GPU count: the search timed to its end on every GPU (the levels left on the
-/// devices), the download of the levels timed apart; the first run of each checked against the
-/// CPU.
+/// The distributed BFS on a Kronecker graph and road networks, each push step of `--bfs-steps`,
+/// each exchange of `--bfs-exchanges` and each `--bfs-levels-per-check` over each GPU count: the
+/// search timed to its end on every GPU (the levels left on the devices), the download of the
+/// levels timed apart; the first run of each checked against the CPU. The baseline of a line is
+/// the 1-GPU line of the same step and levels per check.
 fn bfs(
     args: &Args,
     groups: &[GpuGroup],
@@ -435,24 +471,20 @@ fn bfs(
     ) -> loops::Result<()>;
     let scale = scale.min(24);
     let t = Instant::now();
-    let graphs = [
-        (
-            format!("BFS Kronecker {scale}"),
-            loops::graph::Graph::from_pattern(
-                &loops::io::generate::kronecker::<f32>(scale, 16, 4),
-                1,
-                4,
-            )?,
-        ),
-        (
-            format!("BFS road {} vertices", args.road),
-            loops::graph::Graph::from_pattern(
-                &loops::io::generate::road::<f32>(args.road, 5),
-                1,
-                5,
-            )?,
-        ),
-    ];
+    let mut graphs = vec![(
+        format!("BFS Kronecker {scale}"),
+        loops::graph::Graph::from_pattern(
+            &loops::io::generate::kronecker::<f32>(scale, 16, 4),
+            1,
+            4,
+        )?,
+    )];
+    for &road in &args.road {
+        graphs.push((
+            format!("BFS road {road} vertices"),
+            loops::graph::Graph::from_pattern(&loops::io::generate::road::<f32>(road, 5), 1, 5)?,
+        ));
+    }
     println!("BFS graphs generated in {:.1} s", t.elapsed().as_secs_f64());
     let by_degree = ByDegree {
         light: loops::graph::bfs::warp::bfs as Step,
@@ -462,68 +494,224 @@ fn bfs(
     for (case, g) in &graphs {
         let source = g.max_degree_vertex().unwrap_or(0);
         let want = loops::graph::bfs_levels(g, source);
-        let mut base = vec![None; args.bfs_steps.len()];
-        for group in groups {
-            let mut dg = group.upload_graph(g)?;
-            for (name, base) in args.bfs_steps.iter().zip(&mut base) {
-                let by_name = |gpu: &Gpu,
-                               g: &loops::DeviceOffsets,
-                               adj: &DeviceBuffer<u32>,
-                               frontier: &DeviceBuffer<u32>,
-                               levels: &mut DeviceBuffer<u32>,
-                               next: &mut DeviceBuffer<u32>| {
-                    loops::graph::bfs::launch(name, gpu, g, adj, frontier, levels, next)
-                };
-                let step: &dyn PushStep = if name == "by_degree" {
-                    &by_degree
-                } else {
-                    &by_name
-                };
-                let (mut times, mut downloads) = (Vec::new(), Vec::new());
-                let mut bytes = 0;
-                let mut levels_run = 0;
-                for i in 0..args.reps.min(10) + 2 {
-                    let t = Instant::now();
-                    let (levels, stats) = group.bfs(&mut dg, source, step)?;
-                    group.synchronize()?;
-                    let ms = t.elapsed().as_secs_f64() * 1e3;
-                    let t = Instant::now();
-                    let host = group.gather(&levels)?;
-                    let download = t.elapsed().as_secs_f64() * 1e3;
-                    if i == 0 {
-                        loops::graph::compare("levels", &want, &host)?;
-                    }
-                    if i >= 2 {
-                        times.push(ms);
-                        downloads.push(download);
-                    }
-                    bytes = (stats.exchanged_bytes / stats.levels.max(1) as u64) as usize;
-                    levels_run = stats.levels;
+        let mut base = std::collections::HashMap::new();
+        for exchange in &args.bfs_exchanges {
+            let peer = match exchange.as_str() {
+                "reduce-scatter" => false,
+                "peer" => true,
+                other => return Err(format!("--bfs-exchanges: {other}").into()),
+            };
+            for group in groups {
+                if peer {
+                    std::env::set_var("LOOPS_MULTI_PEER", "1");
                 }
-                let median = |v: &mut Vec<f64>| {
-                    v.sort_by(|a, b| a.total_cmp(b));
-                    v[v.len() / 2]
-                };
-                let ms = median(&mut times);
-                let base_ms = *base.get_or_insert(ms);
-                record(
-                    rows,
-                    Row {
-                        case: format!("{case} ({name} step), {levels_run} levels"),
-                        gpus: group.parts(),
-                        exchange: "reduce-scatter",
-                        ms,
-                        speedup: base_ms / ms,
-                        bytes,
-                        hidden: None,
-                        phases: None,
-                        download: Some(median(&mut downloads)),
-                    },
-                );
+                let mut dg = group.upload_graph(g)?;
+                std::env::remove_var("LOOPS_MULTI_PEER");
+                for &per_check in &args.bfs_levels_per_check {
+                    dg.set_levels_per_check(per_check);
+                    for name in &args.bfs_steps {
+                        let by_name =
+                            |gpu: &Gpu,
+                             g: &loops::DeviceOffsets,
+                             adj: &DeviceBuffer<u32>,
+                             frontier: &DeviceBuffer<u32>,
+                             levels: &mut DeviceBuffer<u32>,
+                             next: &mut DeviceBuffer<u32>| {
+                                loops::graph::bfs::launch(name, gpu, g, adj, frontier, levels, next)
+                            };
+                        let step: &dyn PushStep = if name == "by_degree" {
+                            &by_degree
+                        } else {
+                            &by_name
+                        };
+                        let (mut times, mut downloads) = (Vec::new(), Vec::new());
+                        let mut stats = loops::multi::DistBfsStats::default();
+                        for i in 0..args.reps.min(10) + 2 {
+                            let t = Instant::now();
+                            let (levels, s) = group.bfs(&mut dg, source, step)?;
+                            group.synchronize()?;
+                            let ms = t.elapsed().as_secs_f64() * 1e3;
+                            let t = Instant::now();
+                            let host = group.gather(&levels)?;
+                            let download = t.elapsed().as_secs_f64() * 1e3;
+                            if i == 0 {
+                                loops::graph::compare("levels", &want, &host)?;
+                            }
+                            if i >= 2 {
+                                times.push(ms);
+                                downloads.push(download);
+                            }
+                            stats = s;
+                        }
+                        let median = |v: &mut Vec<f64>| {
+                            v.sort_by(|a, b| a.total_cmp(b));
+                            v[v.len() / 2]
+                        };
+                        let ms = median(&mut times);
+                        let base_ms = *base.entry((name.clone(), per_check)).or_insert(ms);
+                        let label = if group.parts() == 1 {
+                            format!("- {per_check}/wait")
+                        } else {
+                            format!("{exchange} {per_check}/wait")
+                        };
+                        record(
+                            rows,
+                            Row {
+                                case: format!(
+                                    "{case} ({name} step), {} levels, {} waits",
+                                    stats.levels, stats.host_waits
+                                ),
+                                gpus: group.parts(),
+                                exchange: Box::leak(label.into_boxed_str()),
+                                ms,
+                                speedup: base_ms / ms,
+                                bytes: (stats.exchanged_bytes / stats.queued_levels.max(1) as u64)
+                                    as usize,
+                                hidden: None,
+                                phases: None,
+                                download: Some(median(&mut downloads)),
+                                per_level_us: Some(ms * 1e3 / stats.levels.max(1) as f64),
+                            },
+                        );
+                    }
+                }
             }
         }
     }
     Ok(())
+}
+
+/// A BFS on a graph no one GPU holds (`loops::multi::synthetic::RandomMatchings`): each part's
+/// rows made on the host where that part is uploaded, then dropped; the levels checked the
+/// Graph500 way on sampled vertices and all their edges.
+mod huge_bfs {
+    use super::*;
+    use loops::multi::synthetic::{graph500_check, RandomMatchings};
+    use loops::multi::{ByDegree, RowPartition};
+
+    pub fn run(
+        scale: u32,
+        degree: u32,
+        group: &GpuGroup,
+        reps: usize,
+        out: &mut Vec<Row>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let g = RandomMatchings {
+            scale,
+            degree,
+            seed: 41,
+        };
+        let n = g.vertices();
+        let parts = group.parts();
+        let card = group.gpu(0).memory_info()?.total_bytes as f64 / 1e9;
+        let starts: Vec<usize> = (0..=parts).map(|p| p * n / parts).collect();
+        let partition = RowPartition::from_starts(starts).ok_or("a partition")?;
+        let t = Instant::now();
+        let edges = std::sync::atomic::AtomicU64::new(0);
+        let mut dg = group.upload_graph_rows(n, partition, |p, rows| {
+            let t = Instant::now();
+            let part = g.rows(rows.clone());
+            edges.fetch_add(part.adj.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            println!(
+                "huge BFS: part {p}: vertices {rows:?}, {} edges ({:.1} GB) made in {:.1} s",
+                part.adj.len(),
+                part.adj.len() as f64 * 4.0 / 1e9,
+                t.elapsed().as_secs_f64()
+            );
+            Ok(part)
+        })?;
+        let edges = edges.into_inner();
+        let gb = edges as f64 * 4.0 / 1e9;
+        println!(
+            "huge BFS: {n} vertices, {edges} directed edges ({gb:.1} GB of u32 heads; one GPU \
+             holds {card:.1} GB) over {parts} GPU(s), made and uploaded in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        type Step = fn(
+            &Gpu,
+            &loops::DeviceOffsets,
+            &DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+        ) -> loops::Result<()>;
+        // Parts of more than i32::MAX edges have 64-bit offsets: `thread` and `warp` take them.
+        let step = ByDegree {
+            light: loops::graph::bfs::warp::bfs as Step,
+            heavy: loops::graph::bfs::warp::bfs as Step,
+            heavy_from: u32::MAX,
+        };
+        let source = (0..n as u32).find(|&u| !g.isolated(u)).ok_or("no source")?;
+        let (levels, stats) = group.bfs(&mut dg, source, step)?;
+        group.synchronize()?;
+        let t = Instant::now();
+        let host = group.gather(&levels)?;
+        drop(levels);
+        let download = t.elapsed().as_secs_f64();
+        // Graph500: sampled vertices (and the source's neighbours) with all their edges.
+        let mix = |z: u64| {
+            let mut z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let sample: Vec<u32> = (0..200_000u64)
+            .map(|s| (mix(s ^ 0x6a09) % n as u64) as u32)
+            .chain(g.neighbours(source))
+            .collect();
+        let t = Instant::now();
+        let seen = graph500_check(|v| host[v as usize], source, sample, |u| g.neighbours(u))
+            .map_err(|e| format!("huge BFS: the Graph500 check failed: {e}"))?;
+        let reached = host
+            .iter()
+            .filter(|&&l| l != loops::graph::UNREACHED)
+            .count();
+        let depth = host
+            .iter()
+            .filter(|&&l| l != loops::graph::UNREACHED)
+            .max()
+            .copied()
+            .unwrap_or(0);
+        println!(
+            "huge BFS: Graph500 check passed on {} sampled vertices ({} reached) and their {} \
+             edges in {:.1} s; {reached} of {n} vertices reached, depth {depth}, {} levels; \
+             levels downloaded in {download:.1} s",
+            seen.vertices,
+            seen.reached,
+            seen.edges,
+            t.elapsed().as_secs_f64(),
+            stats.levels
+        );
+        drop(host);
+        let ms = median_ms(reps.min(5), || {
+            group.bfs(&mut dg, source, step)?;
+            group.synchronize()
+        })?;
+        record(
+            out,
+            Row {
+                case: format!(
+                    "huge BFS 2^{scale} vertices, {edges} edges ({gb:.0} GB), {} levels",
+                    stats.levels
+                ),
+                gpus: parts,
+                exchange: "reduce-scatter",
+                ms,
+                speedup: f64::NAN,
+                bytes: (stats.exchanged_bytes / stats.queued_levels.max(1) as u64) as usize,
+                hidden: None,
+                phases: None,
+                download: Some(download * 1e3),
+                per_level_us: Some(ms * 1e3 / stats.levels.max(1) as f64),
+            },
+        );
+        println!(
+            "huge BFS: {:.2} G edges traversed a second (directed edges of the reached vertices \
+             over the median time)",
+            edges as f64 * reached as f64 / n as f64 / (ms * 1e-3) / 1e9
+        );
+        Ok(())
+    }
 }
 
 /// A matrix no one GPU holds: each part's rows are generated on the host where that part is
@@ -683,6 +871,7 @@ mod huge {
                     hidden: None,
                     phases: None,
                     download: None,
+                    per_level_us: None,
                 },
             );
         }
@@ -692,7 +881,7 @@ mod huge {
 
 fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
     println!(
-        "\n{:<58} {:>5} {:>14} {:>10} {:>8} {:>14} {:>7} {:>26} {:>12}",
+        "\n{:<58} {:>5} {:>18} {:>10} {:>8} {:>14} {:>7} {:>26} {:>12} {:>9}",
         "case",
         "GPUs",
         "exchange",
@@ -701,7 +890,8 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
         "bytes/step",
         "hidden",
         "local/remote/exchange ms",
-        "download ms"
+        "download ms",
+        "us/level"
     );
     for r in rows {
         let hidden = r
@@ -711,9 +901,15 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
             .phases
             .map_or("-".into(), |(l, m, x)| format!("{l:.3}/{m:.3}/{x:.3}"));
         let download = r.download.map_or("-".into(), |d| format!("{d:.3}"));
+        let speedup = if r.speedup.is_finite() {
+            format!("{:.2}x", r.speedup)
+        } else {
+            "-".into()
+        };
+        let per_level = r.per_level_us.map_or("-".into(), |u| format!("{u:.1}"));
         println!(
-            "{:<58} {:>5} {:>14} {:>10.3} {:>7.2}x {:>14} {:>7} {:>26} {:>12}",
-            r.case, r.gpus, r.exchange, r.ms, r.speedup, r.bytes, hidden, phases, download
+            "{:<58} {:>5} {:>18} {:>10.3} {:>8} {:>14} {:>7} {:>26} {:>12} {:>9}",
+            r.case, r.gpus, r.exchange, r.ms, speedup, r.bytes, hidden, phases, download, per_level
         );
     }
     std::fs::create_dir_all(&args.out)?;
@@ -722,13 +918,13 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
     writeln!(
         f,
         "case,gpus,exchange,ms,speedup,bytes_per_step,hidden_share,local_ms,remote_ms,exchange_ms,\
-         download_ms"
+         download_ms,us_per_level"
     )?;
     for r in rows {
         let (l, m, x) = r.phases.unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         writeln!(
             f,
-            "\"{}\",{},{},{:.6},{:.4},{},{:.4},{l:.6},{m:.6},{x:.6},{:.6}",
+            "\"{}\",{},{},{:.6},{:.4},{},{:.4},{l:.6},{m:.6},{x:.6},{:.6},{:.3}",
             r.case,
             r.gpus,
             r.exchange,
@@ -736,7 +932,8 @@ fn print_and_write(args: &Args, rows: &[Row]) -> Result<(), Box<dyn std::error::
             r.speedup,
             r.bytes,
             r.hidden.unwrap_or(f64::NAN),
-            r.download.unwrap_or(f64::NAN)
+            r.download.unwrap_or(f64::NAN),
+            r.per_level_us.unwrap_or(f64::NAN)
         )?;
     }
     let svg = args.out.join("multi_speedup.svg");

@@ -235,7 +235,7 @@ fn misshapen_inputs_are_refused() {
 }
 
 /// BFS over 1, 2, 3 and 5 parts of one GPU and over every device (NCCL's reduce-scatter of the
-/// packed flags where there are several, then reading the peers' flags over NVLink): the user's
+/// packed flags where there are several, then each part sending its flags to their owners over NVLink): the user's
 /// push step (`bfs` under `thread`, `warp` and
 /// `merge_path`, and a choice per level and part, `warp` below a small hub degree and
 /// `work_oriented` from it) on each part's frontier, from vertex 0 and from the largest hub, twice
@@ -337,6 +337,162 @@ fn distributed_bfs_matches_the_cpu() {
                         (Ok(()), None) => println!("ok   {line}"),
                         (Ok(()), Some(e)) => failures.push(format!("{line}: {e}")),
                         (Err(e), _) => failures.push(format!("{line}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The levels queued in batches with the frontier sizes on the device (`levels_per_check` 7 and
+/// 64) against one wait a level (1), on graphs of many levels (a grid, a road network) and on
+/// random matchings uploaded part by part (`upload_graph_rows`), over 1 and 3 parts of one GPU
+/// and over every device (NCCL's reduce-scatter, then each part's flags sent to their owners over NVLink): the
+/// levels equal the CPU's, the levels counted equal its depth, a `warp` step waits once a batch
+/// and a `merge_path` step (which sizes its launches on the host) falls back to a wait a level.
+/// The matchings' levels also pass the Graph500 check on every vertex.
+#[test]
+fn batched_bfs_matches_the_cpu_and_waits_once_a_batch() {
+    use loops::graph::{bfs_levels, compare, Graph, UNREACHED};
+    use loops::multi::synthetic::{graph500_check, RandomMatchings};
+    use loops::multi::{ByDegree, PushStep, RowPartition, HOST_LEVELS};
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed} (replay with LOOPS_SEED={seed})");
+    let matchings = RandomMatchings {
+        scale: 14,
+        degree: 3,
+        seed,
+    };
+    // The matchings as a host graph too, for the CPU's BFS.
+    let rows = matchings.rows(0..matchings.vertices());
+    let offsets: Vec<usize> = rows.offsets.iter().map(|&o| o as usize).collect();
+    let weights = vec![1; rows.adj.len()];
+    let matchings_graph = Graph::new(offsets, rows.adj.to_vec(), weights).unwrap();
+    let graphs: Vec<(&str, Graph, bool)> = vec![
+        (
+            "grid 150x150",
+            Graph::from_pattern(&loops::io::generate::grid2d::<f32>(150, 150, seed), 1, seed)
+                .unwrap(),
+            false,
+        ),
+        (
+            "road 20000",
+            Graph::from_pattern(&loops::io::generate::road::<f32>(20_000, seed), 1, seed).unwrap(),
+            false,
+        ),
+        ("random matchings 2^14, degree 3", matchings_graph, true),
+    ];
+    type Step = fn(
+        &Gpu,
+        &DeviceOffsets,
+        &DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> loops::Result<()>;
+    let by_degree = ByDegree {
+        light: loops::graph::bfs::warp::bfs as Step,
+        heavy: loops::graph::bfs::work_oriented::bfs as Step,
+        heavy_from: loops::multi::HUB_DEGREE,
+    };
+    let steps: [(&str, &dyn PushStep, bool); 3] = [
+        ("warp / work_oriented", &by_degree, true),
+        ("thread", &(loops::graph::bfs::thread::bfs as Step), true),
+        (
+            "merge_path",
+            &(loops::graph::bfs::merge_path::bfs as Step),
+            false,
+        ),
+    ];
+    let devices: Vec<usize> = (0..Gpu::count().unwrap()).collect();
+    let mut groups: Vec<(GpuGroup, bool)> = vec![
+        (GpuGroup::on_one_gpu(&gpu, 1).unwrap(), false),
+        (GpuGroup::on_one_gpu(&gpu, 3).unwrap(), false),
+        (GpuGroup::new_nccl(&devices).unwrap(), false),
+    ];
+    if devices.len() > 1 {
+        groups.push((GpuGroup::new_nccl(&devices).unwrap(), true));
+    }
+    println!(
+        "{} GPU(s) visible: {}",
+        devices.len(),
+        if devices.len() > 1 {
+            format!(
+                "the last two groups run {} parts on {} devices, through NCCL, then sending \
+                 each part's flags to their owners over NVLink",
+                devices.len(),
+                devices.len()
+            )
+        } else {
+            "the last group runs one part through NCCL (one device: no several-device path)".into()
+        }
+    );
+    let mut failures = Vec::new();
+    for (group, peer) in &groups {
+        for (name, g, generated) in &graphs {
+            if *peer {
+                std::env::set_var("LOOPS_MULTI_PEER", "1");
+            }
+            let mut dg = if *generated {
+                // Part by part, as a graph larger than one GPU is.
+                let n = matchings.vertices();
+                let starts = (0..=group.parts()).map(|p| p * n / group.parts()).collect();
+                let partition = RowPartition::from_starts(starts).unwrap();
+                group
+                    .upload_graph_rows(n, partition, |_, own| Ok(matchings.rows(own)))
+                    .unwrap()
+            } else {
+                group.upload_graph(g).unwrap()
+            };
+            std::env::remove_var("LOOPS_MULTI_PEER");
+            let source = (0..g.vertices() as u32)
+                .find(|&v| g.degree(v as usize) > 0)
+                .unwrap();
+            let want = bfs_levels(g, source);
+            let depth = want.iter().filter(|&&l| l != UNREACHED).max().unwrap() + 1;
+            for per_check in [1usize, 7, 64] {
+                dg.set_levels_per_check(per_check);
+                for (schedule, step, on_device) in steps {
+                    let (levels, stats) = group.bfs(&mut dg, source, step).unwrap();
+                    let got = group.gather(&levels).unwrap();
+                    let line = format!(
+                        "{name}, {} parts{}{}, {per_check} levels a check, {schedule}: {} levels, \
+                         {} queued, {} host waits",
+                        group.parts(),
+                        if group.uses_nccl() { " (NCCL)" } else { "" },
+                        if *peer { " (peer reads)" } else { "" },
+                        stats.levels,
+                        stats.queued_levels,
+                        stats.host_waits
+                    );
+                    let batched = per_check > 1 && on_device && depth > HOST_LEVELS;
+                    let mut wrong = compare("levels", &want, &got).err().map(|e| e.to_string());
+                    if stats.levels != depth {
+                        wrong = Some(format!(
+                            "{} levels counted, the CPU's depth {depth}",
+                            stats.levels
+                        ));
+                    } else if batched == (stats.host_waits == stats.levels) {
+                        wrong = Some(format!("batched {batched}, {} waits", stats.host_waits));
+                    } else if stats.queued_levels < stats.levels
+                        || stats.queued_levels - stats.levels >= per_check as u32
+                    {
+                        wrong = Some(format!("{} levels queued", stats.queued_levels));
+                    }
+                    if *generated && wrong.is_none() {
+                        let check = graph500_check(
+                            |v| got[v as usize],
+                            source,
+                            0..g.vertices() as u32,
+                            |u| matchings.neighbours(u),
+                        );
+                        wrong = check.err();
+                    }
+                    match wrong {
+                        None => println!("ok   {line}"),
+                        Some(e) => failures.push(format!("{line}: {e}")),
                     }
                 }
             }
@@ -500,11 +656,33 @@ fn one_rank() {
     let want = loops::graph::bfs_levels(&g, source);
     loops::graph::compare("levels", &want[own], &group.gather(&levels).unwrap())
         .unwrap_or_else(|e| panic!("rank {rank}: BFS {e}"));
+    // A grid of many levels: batches of levels, their sizes summed over the processes.
+    let grid = loops::graph::Graph::from_pattern(
+        &loops::io::generate::grid2d::<f32>(60, 60, seed),
+        1,
+        seed,
+    )
+    .unwrap();
+    let mut dgrid = group.upload_graph(&grid).unwrap();
+    let (levels, batched) = group
+        .bfs(&mut dgrid, 0, loops::graph::bfs::warp::bfs)
+        .unwrap();
+    let own = dgrid.partition().range(rank);
+    let want = loops::graph::bfs_levels(&grid, 0);
+    loops::graph::compare("levels", &want[own], &group.gather(&levels).unwrap())
+        .unwrap_or_else(|e| panic!("rank {rank}: BFS on the grid {e}"));
+    let depth = want.iter().max().unwrap() + 1;
+    assert!(
+        batched.levels == depth && batched.host_waits < batched.levels,
+        "rank {rank}: grid BFS {batched:?}, depth {depth}"
+    );
     println!(
         "rank {rank} of {}: rows {rows:?}, {} ghost rows, SpMV and SpMM (k = 8) over both exchanges \
-         and BFS ({} levels) match the CPU",
+         and BFS ({} levels; a grid's {} levels in {} waits) match the CPU",
         group.parts(),
         da.ghosts(rank),
-        stats.levels
+        stats.levels,
+        batched.levels,
+        batched.host_waits
     );
 }

@@ -103,20 +103,71 @@ extern "C" __global__ void loops_or_into_u32(unsigned int* dst, const unsigned i
 }
 
 // Several parts of one process whose devices reach each other's memory (NVLink peer access), in
-// place of the reduce-scatter: part q's slot (`slot_word`, `words` words) of every part's packed
-// flags (`packed[p]`: device addresses, the others' read over the link) ORed into its `mine`.
-extern "C" __global__ void loops_bfs_gather_own(unsigned int* mine,
-                                                const unsigned long long* packed,
-                                                unsigned int parts,
-                                                unsigned long long slot_word,
-                                                unsigned long long words) {
-  for (unsigned long long w = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-       w < words; w += (unsigned long long)gridDim.x * blockDim.x) {
-    unsigned int acc = 0;
-    for (unsigned int p = 0; p < parts; ++p) {
-      acc |= ((const unsigned int*)packed[p])[slot_word + w];
+// place of the pack and the reduce-scatter: each flag this part's push step set (a u32 per vertex,
+// any owner) is sent to its owner as a byte in the owner's `incoming` (a byte per vertex it owns,
+// from its start; `incoming[q]`: part q's, its device address) and cleared. Where the frontier's
+// out-edges are few (its length `count[0]` times its largest out-degree `count[1]` at most
+// `walk_limit`) only they are walked, a thread per frontier vertex (a step flags only heads of
+// the frontier's out-edges; `atomicExch` claims each once); else every flag is scanned. The
+// frontier's size is read here, on the device: levels queued without the host run this too.
+__device__ void loops_bfs_send(unsigned long long u, const unsigned long long* incoming,
+                               const unsigned long long* starts, unsigned int parts) {
+  unsigned int q = 0;
+  while (q + 1 < parts && u >= starts[q + 1]) ++q;
+  ((unsigned char*)incoming[q])[u - starts[q]] = 1;
+}
+
+extern "C" __global__ void loops_bfs_forward(unsigned int* flags, unsigned long long n,
+                                             const unsigned int* frontier,
+                                             const unsigned int* count, const int* offsets,
+                                             const long long* wide_offsets,
+                                             const unsigned int* adj,
+                                             const unsigned long long* incoming,
+                                             const unsigned long long* starts, unsigned int parts,
+                                             unsigned long long walk_limit) {
+  unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long len = count[0], max_degree = count[1];
+  if (len * max_degree <= walk_limit) {
+    for (unsigned long long i = first; i < len; i += stride) {
+      unsigned long long v = frontier[i];
+      long long lo = wide_offsets ? wide_offsets[v] : offsets[v];
+      long long hi = wide_offsets ? wide_offsets[v + 1] : offsets[v + 1];
+      for (long long e = lo; e < hi; ++e) {
+        unsigned int u = adj[e];
+        if (flags[u] && atomicExch(flags + u, 0u)) loops_bfs_send(u, incoming, starts, parts);
+      }
     }
-    mine[w] = acc;
+  } else {
+    for (unsigned long long u = first; u < n; u += stride) {
+      if (flags[u]) {
+        flags[u] = 0;
+        loops_bfs_send(u, incoming, starts, parts);
+      }
+    }
+  }
+}
+
+// After every part's `loops_bfs_forward` of a level: this part's `incoming` bytes (a byte per vertex
+// it owns, `own_start`, `own_len` of them), set where any part reached it, cleared; those not
+// settled at an earlier level get level `reached` and join the part's next frontier.
+extern "C" __global__ void loops_bfs_settle_incoming(unsigned int* incoming, unsigned int* levels,
+                                                     unsigned int reached,
+                                                     unsigned long long own_start,
+                                                     unsigned long long own_len,
+                                                     const unsigned int* degrees,
+                                                     unsigned int* frontier, unsigned int* count) {
+  unsigned char* flags = (unsigned char*)incoming;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+       i < own_len; i += (unsigned long long)gridDim.x * blockDim.x) {
+    if (flags[i]) {
+      flags[i] = 0;
+      unsigned long long v = own_start + i;
+      if (levels[v] >= reached) {
+        levels[v] = reached;
+        loops_bfs_join((unsigned int)v, degrees[i], frontier, count);
+      }
+    }
   }
 }
 

@@ -26,6 +26,7 @@
 pub(crate) mod bfs;
 pub(crate) mod bootstrap;
 pub(crate) mod partition;
+pub mod synthetic;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,7 +36,10 @@ use cudarc::driver::CudaStream;
 use kernels_gen::schedule::LaunchDims;
 use sprs::CsMat;
 
-pub use bfs::{ByDegree, DistBfsStats, DistGraph, Frontier, PushStep, HUB_DEGREE};
+pub use bfs::{
+    batch_outcome, levels_before_check, ByDegree, DistBfsStats, DistGraph, Frontier, GraphRows,
+    PushStep, DEFAULT_LEVELS_PER_CHECK, HOST_LEVELS, HUB_DEGREE, MAX_LEVELS_PER_CHECK,
+};
 pub use bootstrap::{Bootstrap, Rank};
 pub use partition::{Block, PartBlocks, RowPartition};
 
@@ -71,8 +75,18 @@ entries! {
     fn loops_bfs_pack(flags: *mut u32, packed: *mut u32, starts: *const u64, parts: u32, pad: u64);
     /// `dst |= src`: the one-device stand-in for NCCL's max reduce-scatter of packed flags.
     fn loops_or_into_u32(dst: *mut u32, src: *const u32, words: u64);
-    /// Every part's slot of packed BFS flags for one owner, read over NVLink and ORed.
-    fn loops_bfs_gather_own(mine: *mut u32, packed: *const u64, parts: u32, slot_word: u64, words: u64);
+    /// A part's BFS flags sent to their owners' `incoming` bytes over NVLink (the frontier's
+    /// out-edges walked where few, else every flag scanned), and cleared.
+    fn loops_bfs_forward(
+        flags: *mut u32, n: u64, frontier: *const u32, count: *const u32, offsets: *const i32,
+        wide_offsets: *const i64, adj: *const u32, incoming: *const u64, starts: *const u64,
+        parts: u32, walk_limit: u64,
+    );
+    /// A part's `incoming` bytes settled into levels and its next frontier, and cleared.
+    fn loops_bfs_settle_incoming(
+        incoming: *mut u32, levels: *mut u32, reached: u32, own_start: u64, own_len: u64,
+        degrees: *const u32, frontier: *mut u32, count: *mut u32,
+    );
     /// A BFS level's combined flags of a part's own vertices settled into levels and its frontier.
     fn loops_bfs_settle_own(
         mine: *const u32, levels: *mut u32, reached: u32, own_start: u64, own_len: u64,
