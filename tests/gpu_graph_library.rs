@@ -104,7 +104,8 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
                 .unwrap();
             compare("levels", &want_s, &levels)
                 .and_then(|()| loops::graph::check_bfs_tree(&s, source, &levels, &parents))
-                .and_then(|()| check_stats(&run.stats, "bfs-do", Strategy::Host, None))
+                // `Auto` runs it on the device (both schedules take the device queue).
+                .and_then(|()| check_stats(&run.stats, "bfs-do", Strategy::DeviceQueue, None))
                 .and_then(|()| {
                     let pulled = run.stats.pull_levels > 0;
                     if switch == Switch::PULL_ALWAYS && run.stats.iterations > 1 && !pulled {
@@ -314,11 +315,11 @@ fn library_calls_refuse_what_they_cannot_run() {
     assert!(matches!(e, Some(LoopsError::InvalidGraph { .. })), "{e:?}");
     let e = loops::graph::sssp(&gpu, &dg, 7, &SsspOptions::default()).err();
     assert!(matches!(e, Some(LoopsError::InvalidGraph { .. })), "{e:?}");
-    // Direction optimization runs in the host loop only; near-far has no queue or scan loop;
-    // Bellman-Ford no queue loop.
+    // Direction optimization runs in the host loop and the device queue, not the flag loops;
+    // near-far has no queue or scan loop; Bellman-Ford no queue loop.
     let do_queue = BfsOptions {
         direction: Some(Switch::BEAMER),
-        strategy: Strategy::DeviceQueue,
+        strategy: Strategy::DeviceFlags,
         ..BfsOptions::default()
     };
     let e = loops::graph::bfs(&gpu, &dg, 0, &do_queue).err();

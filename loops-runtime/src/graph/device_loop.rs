@@ -11,6 +11,9 @@ use crate::launch::entry::Ptr;
 use crate::launch::{KernelArgs, Param};
 use kernels_gen::schedule::LaunchDims;
 
+mod direction;
+pub use direction::{direction_model, DirectedStats, DirectionState};
+
 /// The slots of the loop's device state (see `loops_compact_level` in `compact.cuh`): three
 /// frontier sizes in turn, the levels run, the frontier vertices added up (two halves), the
 /// largest frontier, the levels whose compaction walked, the largest out-degrees of three
@@ -150,6 +153,8 @@ pub struct FrontierLoopOnDevice {
     queue: Option<QueueBuffers>,
     queue_begin: Option<CudaFunction>,
     queue_end: Option<CudaFunction>,
+    /// The buffers and kernel of a direction-optimizing run, made by the first one.
+    directed: Option<direction::DirectedBuffers>,
 }
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
@@ -317,6 +322,7 @@ impl FrontierLoopOnDevice {
             queue: None,
             queue_begin: None,
             queue_end: None,
+            directed: None,
         })
     }
 
@@ -474,22 +480,11 @@ impl FrontierLoopOnDevice {
             &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
-        let n = self.vertices;
-        self.walked_levels = 0;
-        self.prepare(gpu, sources)?;
-        if sources.is_empty() {
+        if !self.prepare_queue(gpu, sources)? {
             return Ok(LoopStats::default());
         }
         let per_replay = self.levels_per_replay;
-        if self.queue.as_ref().is_none_or(|q| q.batch != per_replay) {
-            self.queue = Some(QueueBuffers::new(gpu, per_replay)?);
-        }
-        if self.queue_begin.is_none() || self.queue_end.is_none() {
-            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
-            self.queue_begin = Some(compile("loops_queue_begin")?);
-            self.queue_end = Some(compile("loops_queue_end")?);
-        }
-        let max = self.max_iterations.unwrap_or(n as u64 + 1);
+        let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
         let mut levels = QueueLevels {
             lp: self,
             step: &mut step,
@@ -505,6 +500,26 @@ impl FrontierLoopOnDevice {
             "device frontier loop",
         )?;
         Ok(levels.stats)
+    }
+
+    /// [`Self::prepare`] for a queue run, and its batch buffers and kernels; false for no
+    /// sources (nothing to run).
+    fn prepare_queue(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<bool> {
+        self.walked_levels = 0;
+        self.prepare(gpu, sources)?;
+        if sources.is_empty() {
+            return Ok(false);
+        }
+        let per_replay = self.levels_per_replay;
+        if self.queue.as_ref().is_none_or(|q| q.batch != per_replay) {
+            self.queue = Some(QueueBuffers::new(gpu, per_replay)?);
+        }
+        if self.queue_begin.is_none() || self.queue_end.is_none() {
+            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+            self.queue_begin = Some(compile("loops_queue_begin")?);
+            self.queue_end = Some(compile("loops_queue_end")?);
+        }
+        Ok(true)
     }
 
     /// Checks `sources` and the handle, then sets the first frontier to `sources` and the device
@@ -742,48 +757,52 @@ struct QueueLevels<'a, F> {
     stats: LoopStats,
 }
 
-impl<F> QueueLevels<'_, F> {
-    /// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over the current batch.
-    fn launch_batch_kernel(&mut self, gpu: &Gpu, begin: bool, capturing: bool) -> Result<()> {
-        // In the loop's context with no list: only so that the launch does not wait for a stream
-        // being recorded.
-        let gpu = &gpu.in_device_loop(DeviceList {
-            list: 0,
-            len: 0,
-            capturing,
-            blocks: None,
-        });
-        let lp = &mut *self.lp;
-        let q = lp.queue.as_ref().expect("made by run_queue");
-        let read = |ty| Param::Ptr { ty, mutable: false };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&q.count_ptrs, read("unsigned int*"));
-        if begin {
-            args.push_buffer(&q.level_ptrs, read("unsigned int*"));
-        }
-        args.scalar(self.batch_count as u32);
-        args.push_buffer(
-            &lp.state,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: !begin,
-            },
-        );
-        let (entry, function, block) = if begin {
-            ("loops_queue_begin", lp.queue_begin.as_ref(), 256)
-        } else {
-            args.scalar(lp.vertices as u32);
-            ("loops_queue_end", lp.queue_end.as_ref(), 32)
-        };
-        let dims = LaunchDims {
-            grid: 1,
-            block,
-            shared_bytes: 0,
-        };
-        let function = function.expect("compiled by run_queue");
-        // Both begin with `loops_grid_dependency`, as the generated kernels do.
-        gpu.launch_function_with(entry, function, dims, args, gpu.programmatic_launch())
+/// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over a batch of `count` levels of
+/// `lp`'s queue run.
+fn queue_batch_kernel(
+    lp: &FrontierLoopOnDevice,
+    gpu: &Gpu,
+    begin: bool,
+    count: u64,
+    capturing: bool,
+) -> Result<()> {
+    // In the loop's context with no list: only so that the launch does not wait for a stream
+    // being recorded.
+    let gpu = &gpu.in_device_loop(DeviceList {
+        list: 0,
+        len: 0,
+        capturing,
+        blocks: None,
+    });
+    let q = lp.queue.as_ref().expect("made by run_queue");
+    let read = |ty| Param::Ptr { ty, mutable: false };
+    let mut args = KernelArgs::new();
+    args.push_buffer(&q.count_ptrs, read("unsigned int*"));
+    if begin {
+        args.push_buffer(&q.level_ptrs, read("unsigned int*"));
     }
+    args.scalar(count as u32);
+    args.push_buffer(
+        &lp.state,
+        Param::Ptr {
+            ty: "unsigned int",
+            mutable: !begin,
+        },
+    );
+    let (entry, function, block) = if begin {
+        ("loops_queue_begin", lp.queue_begin.as_ref(), 256)
+    } else {
+        args.scalar(lp.vertices as u32);
+        ("loops_queue_end", lp.queue_end.as_ref(), 32)
+    };
+    let dims = LaunchDims {
+        grid: 1,
+        block,
+        shared_bytes: 0,
+    };
+    let function = function.expect("compiled by run_queue");
+    // Both begin with `loops_grid_dependency`, as the generated kernels do.
+    gpu.launch_function_with(entry, function, dims, args, gpu.programmatic_launch())
 }
 
 impl<F> LevelsOnDevice for QueueLevels<'_, F>
@@ -798,7 +817,7 @@ where
 {
     fn begin_batch(&mut self, gpu: &Gpu, first: u64, count: u64, capturing: bool) -> Result<()> {
         (self.batch_first, self.batch_count) = (first, count);
-        self.launch_batch_kernel(gpu, true, capturing)
+        queue_batch_kernel(self.lp, gpu, true, count, capturing)
     }
 
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
@@ -822,12 +841,22 @@ where
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
-        self.launch_batch_kernel(gpu, false, capturing)
+        queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
     fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
-        let n = self.lp.vertices;
-        let state = gpu.download(&self.lp.state)?;
+        let (stats, size) = queue_read_back(self.lp, gpu)?;
+        self.stats = stats;
+        Ok(size)
+    }
+}
+
+/// After a batch of a queue run: the run's statistics, and the size of the next frontier (`None`:
+/// empty, the run is over). Errors if a step appended past a frontier's capacity.
+fn queue_read_back(lp: &FrontierLoopOnDevice, gpu: &Gpu) -> Result<(LoopStats, Option<usize>)> {
+    {
+        let n = lp.vertices;
+        let state = gpu.download(&lp.state)?;
         if state[OVERFLOW_SLOT] != 0 {
             return Err(LoopsError::InvalidGraph {
                 detail: format!(
@@ -837,9 +866,8 @@ where
                 ),
             });
         }
-        self.stats = stats_of(&state);
         let size = state[0] as usize;
-        Ok((size != 0).then_some(size))
+        Ok((stats_of(&state), (size != 0).then_some(size)))
     }
 }
 

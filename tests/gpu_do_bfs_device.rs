@@ -1,0 +1,242 @@
+//! Direction-optimizing BFS in the loop on the device (`loops::graph::bfs_do::run_device`,
+//! `FrontierLoopOnDevice::run_queue_directed`, and `loops::graph::bfs` with a direction, whose
+//! `Auto` must run it): levels against the CPU BFS and parents checked as a BFS tree, under every
+//! push schedule of `bfs_do::push_queue` and every pull schedule of `bfs_do::pull_queue`, with the
+//! paper's switch, pull always and push only, outputs poisoned before each run (longer than the
+//! graph, whose tail must stay poisoned). The pull levels and the levels run are checked against
+//! Beamer's rule on the CPU (`direction_model`) over the reference's levels: BFS levels are unique,
+//! so the frontiers and the edges a push level reaches are too. Graphs with a fresh seed each run
+//! (`LOOPS_SEED` replays): R-MAT and Kronecker symmetrised, a power-law graph symmetrised, a grid
+//! of several hundred levels (several replays, pull phases in the middle), a road network, a
+//! graph with isolated vertices and a lone vertex.
+#![cfg(feature = "gpu")]
+
+mod common;
+
+use common::Tally;
+use loops::graph::reference::bfs_levels;
+use loops::graph::{
+    bfs_do, compare, direction_model, BfsOptions, DirectionState, FrontierLoopOnDevice, Graph,
+    Strategy, Switch, UNREACHED,
+};
+use loops::prelude::*;
+
+const POISON: u32 = 0xDEAD_BEEF;
+
+/// The pull levels and levels of a direction-optimizing BFS of `g` from `source` by `switch`, as
+/// the device's rule decides them over the reference's levels.
+fn expected(g: &Graph, levels: &[u32], switch: Switch) -> (u32, u32) {
+    let depth = levels
+        .iter()
+        .filter(|&&l| l != UNREACHED)
+        .max()
+        .map_or(0, |&d| d + 1);
+    let mut size = vec![0u32; depth as usize + 1];
+    let mut edges = vec![0u64; depth as usize + 1];
+    for (v, &l) in levels.iter().enumerate() {
+        if l != UNREACHED {
+            size[l as usize] += 1;
+            edges[l as usize] += g.degree(v) as u64;
+        }
+    }
+    let mut state = DirectionState::start(g.edges() as u64);
+    let mut pulled = false;
+    for d in 0..depth as usize {
+        // A push level's step counted the edges of the frontier it found; the first level's
+        // (the source's) were never counted.
+        let found = if d == 0 || pulled { 0 } else { edges[d] };
+        pulled = direction_model(
+            &mut state,
+            size[d],
+            found,
+            g.vertices() as u32,
+            switch.alpha,
+            switch.beta,
+        )
+        .expect("a level of vertices");
+    }
+    (state.pull_levels, depth)
+}
+
+fn check_run(
+    gpu: &Gpu,
+    s: &Graph,
+    dg: &loops::graph::DeviceGraph,
+    lp: &mut FrontierLoopOnDevice,
+    source: u32,
+    (push, pull, switch): (&str, &str, Switch),
+) -> loops::Result<Result<(), String>> {
+    let n = s.vertices();
+    let mut levels = gpu.upload(&vec![POISON; n + 7])?;
+    let mut parents = gpu.upload(&vec![POISON; n + 7])?;
+    let (stats, pulls) = bfs_do::run_device(
+        push,
+        pull,
+        switch,
+        gpu,
+        lp,
+        dg,
+        source,
+        &mut levels,
+        &mut parents,
+    )?;
+    let (got_levels, got_parents) = (gpu.download(&levels)?, gpu.download(&parents)?);
+    let want = bfs_levels(s, source);
+    let (want_pulls, want_depth) = expected(s, &want, switch);
+    Ok(compare("levels", &want, &got_levels[..n])
+        .and_then(|()| loops::graph::check_bfs_tree(s, source, &got_levels[..n], &got_parents[..n]))
+        .and_then(|()| {
+            if got_levels[n..].iter().chain(&got_parents[n..]).any(|&x| x != POISON) {
+                return Err("wrote past the graph's vertices".into());
+            }
+            if (stats.iterations, pulls) != (want_depth, want_pulls) {
+                return Err(format!(
+                    "{} levels, {pulls} pulled; Beamer's rule on the CPU: {want_depth}, {want_pulls}",
+                    stats.iterations
+                ));
+            }
+            if switch == Switch::PUSH_ONLY && pulls != 0 {
+                return Err("push only pulled".into());
+            }
+            Ok(())
+        }))
+}
+
+fn outcome(r: loops::Result<Result<(), String>>) -> Result<(bool, String), String> {
+    match r {
+        Ok(Ok(())) => Ok((true, String::new())),
+        Ok(Err(e)) => Ok((false, e)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn graphs(seed: u64) -> Vec<(String, Graph)> {
+    let sym = |m: sprs::CsMat<f32>| Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
+    let mut out = vec![
+        (
+            "rmat 14".to_string(),
+            sym(loops::io::generate::rmat(14, 16, seed)),
+        ),
+        (
+            "kron 13".to_string(),
+            sym(loops::io::generate::kronecker(13, 16, seed)),
+        ),
+        (
+            "power law 20000".to_string(),
+            sym(loops::io::generate::power_law(
+                20_000, 20_000, 8.0, 2.0, false, seed,
+            )),
+        ),
+        (
+            "grid 300x120".to_string(),
+            sym(loops::io::generate::grid2d(300, 120, seed)),
+        ),
+        (
+            "road 30000".to_string(),
+            sym(loops::io::generate::road(30_000, seed)),
+        ),
+    ];
+    let edges = [
+        (0, 1, 1),
+        (1, 2, 1),
+        (2, 3, 1),
+        (3, 0, 1),
+        (5, 6, 1),
+        (8, 8, 1),
+    ];
+    out.push((
+        "small with isolated vertices".to_string(),
+        Graph::from_edges(10, &edges).unwrap().symmetric(),
+    ));
+    out.push(("one vertex".to_string(), Graph::from_edges(1, &[]).unwrap()));
+    out
+}
+
+#[test]
+fn device_direction_optimizing_bfs_matches_the_cpu() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let graphs = graphs(seed);
+    let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
+    // One loop for every graph (made for the largest): the runs must not depend on what the
+    // last one left.
+    let mut lp = FrontierLoopOnDevice::new(&gpu, largest).unwrap();
+    for (name, s) in &graphs {
+        let dg = gpu.upload_graph(s).expect("upload");
+        let sources = common::graph_sources(s);
+        for &push in bfs_do::push_queue::SCHEDULES {
+            for &pull in bfs_do::pull_queue::SCHEDULES {
+                for (switch_name, switch) in [
+                    ("beamer", Switch::BEAMER),
+                    ("pull-always", Switch::PULL_ALWAYS),
+                    ("push-only", Switch::PUSH_ONLY),
+                ] {
+                    // Every pair under the paper's switch; the others with the pull schedule
+                    // of the same name (or thread).
+                    if switch != Switch::BEAMER && pull != bfs_do::device_pull_schedule_for(push) {
+                        continue;
+                    }
+                    for &source in &sources {
+                        let r = check_run(&gpu, s, &dg, &mut lp, source, (push, pull, switch));
+                        tally.record(name, &format!("{push}+{pull}/{switch_name}"), outcome(r));
+                    }
+                }
+            }
+        }
+    }
+    // A loop of few levels a replay: the decision state carries across replays.
+    lp.set_levels_per_replay(6);
+    for (name, s) in &graphs[3..5] {
+        let dg = gpu.upload_graph(s).expect("upload");
+        let r = check_run(&gpu, s, &dg, &mut lp, 0, ("warp", "thread", Switch::BEAMER));
+        tally.record(name, "warp+thread/beamer, 6 levels a replay", outcome(r));
+    }
+    tally.finish(graphs.len());
+}
+
+#[test]
+fn bfs_with_a_direction_runs_on_the_device() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(13, 16, seed);
+    let s = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
+    let dg = gpu.upload_graph(&s).unwrap();
+    let source = s.max_degree_vertex().unwrap_or(0);
+    let want = bfs_levels(&s, source);
+    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER);
+    for (schedule, strategy, ran) in [
+        ("auto", Strategy::Auto, Strategy::DeviceQueue),
+        ("thread", Strategy::Auto, Strategy::DeviceQueue),
+        ("group64", Strategy::DeviceQueue, Strategy::DeviceQueue),
+        ("merge_path", Strategy::Auto, Strategy::Host),
+        ("warp", Strategy::Host, Strategy::Host),
+    ] {
+        let options = BfsOptions {
+            schedule: schedule.to_string(),
+            strategy,
+            direction: Some(Switch::BEAMER),
+        };
+        let run = loops::graph::bfs(&gpu, &dg, source, &options).unwrap();
+        let levels = gpu.download(&run.levels).unwrap();
+        let parents = gpu.download(run.parents.as_ref().unwrap()).unwrap();
+        compare("levels", &want, &levels).unwrap();
+        loops::graph::check_bfs_tree(&s, source, &levels, &parents).unwrap();
+        assert_eq!(run.stats.algorithm, "bfs-do");
+        assert_eq!(run.stats.strategy, ran, "{schedule} {strategy:?}");
+        assert_eq!(run.stats.pull_levels, want_pulls, "{schedule} {strategy:?}");
+    }
+    // The device loops without a queue cannot run it.
+    for strategy in [Strategy::DeviceFlags, Strategy::DeviceScan] {
+        let options = BfsOptions {
+            strategy,
+            direction: Some(Switch::BEAMER),
+            ..BfsOptions::default()
+        };
+        assert!(loops::graph::bfs(&gpu, &dg, source, &options).is_err());
+    }
+}
