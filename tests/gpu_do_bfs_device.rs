@@ -240,3 +240,64 @@ fn bfs_with_a_direction_runs_on_the_device() {
         assert!(loops::graph::bfs(&gpu, &dg, source, &options).is_err());
     }
 }
+
+/// Connected components in the loop on the device (`cc::run_device`, and `components` whose
+/// `Auto` must run it) against the CPU's, under every schedule of `cc::hook_queue`, labels
+/// poisoned (longer than the graph, whose tail must stay poisoned), on the same graph classes
+/// (each symmetrised and directed: a vertex's out-edges hook both ways), one loop and one state
+/// per graph reused across the schedules.
+#[test]
+fn device_components_match_the_cpu() {
+    use loops::graph::cc;
+    use loops::graph::reference::components;
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let mut all = graphs(seed);
+    // A directed one too: rmat without symmetrising.
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(12, 4, seed ^ 7);
+    all.push((
+        "rmat 12 directed".to_string(),
+        Graph::from_pattern(&m, 1, seed).unwrap(),
+    ));
+    for (name, g) in &all {
+        let n = g.vertices();
+        let dg = gpu.upload_graph(g).expect("upload");
+        let want = components(g);
+        let mut state = cc::Components::new(&gpu, n).unwrap();
+        let mut lp = FrontierLoopOnDevice::new(&gpu, n).unwrap();
+        for &schedule in cc::hook_queue::SCHEDULES {
+            let r = (|| -> loops::Result<Result<(), String>> {
+                let mut labels = gpu.upload(&vec![POISON; n + 5])?;
+                let iterations =
+                    cc::run_device(schedule, &gpu, &mut state, &mut lp, &dg, &mut labels)?;
+                let got = gpu.download(&labels)?;
+                Ok(compare("labels", &want, &got[..n]).and_then(|()| {
+                    if got[n..].iter().any(|&x| x != POISON) {
+                        return Err("wrote past the graph's vertices".into());
+                    }
+                    // At least the iteration that changes nothing; never more than n + 1.
+                    if n > 0 && (iterations == 0 || iterations as usize > n + 1) {
+                        return Err(format!("{iterations} iterations"));
+                    }
+                    Ok(())
+                }))
+            })();
+            tally.record(name, &format!("cc device/{schedule}"), outcome(r));
+        }
+        // The library call: `Auto` takes the device queue, and says so.
+        let r = loops::graph::components(&gpu, &dg, &Default::default()).map(|run| {
+            compare("labels", &want, &gpu.download(&run.labels).unwrap()).and_then(|()| {
+                if run.stats.strategy == Strategy::DeviceQueue {
+                    Ok(())
+                } else {
+                    Err(format!("ran in {:?}", run.stats.strategy))
+                }
+            })
+        });
+        tally.record(name, "components auto", outcome(r));
+    }
+    tally.finish(all.len());
+}

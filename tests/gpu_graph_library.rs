@@ -220,14 +220,33 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
         });
         tally.record(name, &format!("pagerank/{schedule}"), outcome(r));
 
-        let options = ComponentsOptions {
-            schedule: schedule.to_string(),
-        };
-        let r = loops::graph::components(gpu, &dg, &options).map(|run| {
-            compare("labels", &want_labels, &gpu.download(&run.labels).unwrap())
-                .and_then(|()| check_stats(&run.stats, "components", Strategy::Host, None))
-        });
-        tally.record(name, &format!("components/{schedule}"), outcome(r));
+        // Components in every loop they have; `Auto` takes the device queue where the schedule
+        // sizes its launches on the device.
+        for (strategy, ran) in [
+            (Strategy::Auto, None),
+            (Strategy::Host, Some(Strategy::Host)),
+        ] {
+            let options = ComponentsOptions {
+                schedule: schedule.to_string(),
+                strategy,
+            };
+            let ran = ran.unwrap_or(
+                if loops::graph::cc::hook_queue::SCHEDULES.contains(&schedule) {
+                    Strategy::DeviceQueue
+                } else {
+                    Strategy::Host
+                },
+            );
+            let r = loops::graph::components(gpu, &dg, &options).map(|run| {
+                compare("labels", &want_labels, &gpu.download(&run.labels).unwrap())
+                    .and_then(|()| check_stats(&run.stats, "components", ran, None))
+            });
+            tally.record(
+                name,
+                &format!("components {}/{schedule}", strategy.name()),
+                outcome(r),
+            );
+        }
 
         let options = TrianglesOptions {
             schedule: schedule.to_string(),
