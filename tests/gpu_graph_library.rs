@@ -201,6 +201,7 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
     let want_ranks = pagerank(g, 0.85, 20);
     let want_labels = components(g);
     let want_triangles = triangles(g);
+    // `Auto` runs PageRank and components in the host loop (the device loop is asked for).
     for schedule in ["auto", "warp"] {
         let options = PageRankOptions {
             schedule: schedule.to_string(),
@@ -220,23 +221,16 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
         });
         tally.record(name, &format!("pagerank/{schedule}"), outcome(r));
 
-        // Components in every loop they have; `Auto` takes the device queue where the schedule
-        // sizes its launches on the device.
+        // Components: `Auto` runs the host loop (the device loop is checked in
+        // gpu_graph_device_loops).
         for (strategy, ran) in [
-            (Strategy::Auto, None),
-            (Strategy::Host, Some(Strategy::Host)),
+            (Strategy::Auto, Strategy::Host),
+            (Strategy::Host, Strategy::Host),
         ] {
             let options = ComponentsOptions {
                 schedule: schedule.to_string(),
                 strategy,
             };
-            let ran = ran.unwrap_or(
-                if loops::graph::cc::hook_queue::SCHEDULES.contains(&schedule) {
-                    Strategy::DeviceQueue
-                } else {
-                    Strategy::Host
-                },
-            );
             let r = loops::graph::components(gpu, &dg, &options).map(|run| {
                 compare("labels", &want_labels, &gpu.download(&run.labels).unwrap())
                     .and_then(|()| check_stats(&run.stats, "components", ran, None))

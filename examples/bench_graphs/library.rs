@@ -5,8 +5,9 @@
 //! this run writes).
 //!
 //! Timing: each call between two CUDA events after one warm-up call, the median of `--reps`; the
-//! calls allocate their outputs and loops, as a user's do (PageRank: the module driver
-//! `pagerank::run` on a state made once, since the call transposes and uploads the host graph).
+//! calls allocate their outputs and loops, as a user's do (PageRank: the module drivers
+//! `pagerank::run_device` and `pagerank::run` on a state made once, since the call transposes and
+//! uploads the host graph).
 //! `us/iter`: the median over the levels or iterations run. Every result is checked against the
 //! CPU reference (BFS levels, and a valid BFS tree for the direction-optimizing one; Dijkstra;
 //! components; PageRank within 1e-4 in L1); a wrong one is counted and exits non-zero.
@@ -385,7 +386,8 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             )?;
             rows.push(row("sssp", strategy, r, g_sssp.clone()));
         }
-        // PageRank, f32, a fixed count of iterations: the module driver on a state made once.
+        // PageRank, f32, a fixed count of iterations: the module drivers (device loop and host
+        // loop) on a state made once.
         let iterations = args.pagerank_iterations;
         let pr_want = pagerank_ref(&s, 0.85, iterations as usize);
         let mut state = pagerank::PageRank::<f32>::new(&gpu, &s)?;
@@ -401,35 +403,67 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             last_change: None,
             time: std::time::Duration::ZERO,
         };
-        let ranks_after_warmup = std::cell::RefCell::new(Vec::new());
-        let r = time_calls(
-            &gpu,
-            args.reps,
-            || {
-                let ran = pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?;
-                if ranks_after_warmup.borrow().is_empty() {
-                    *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
-                }
-                Ok((pr_stats(ran.iterations), ()))
-            },
-            |()| {
-                let got = ranks_after_warmup.borrow();
-                let l1: f64 = got
-                    .iter()
-                    .zip(&pr_want)
-                    .map(|(&a, &b)| (a as f64 - b).abs())
-                    .sum();
-                if got.len() == pr_want.len() && l1 < 1e-4 {
-                    Ok(())
-                } else {
-                    Err(format!("L1 {l1:.2e} from the CPU's ranks"))
-                }
-            },
-        )?;
-        rows.push(row("pagerank", Strategy::Host, r, g_pr.clone()));
-        // Components, in both their loops.
+        let mut lp = loops::graph::FrontierLoopOnDevice::new(&gpu, n)?;
+        // On graphs of up to 10^5 vertices also 200 iterations: the per-iteration cost without
+        // the run's fixed costs.
+        let long = [(Strategy::DeviceQueue, 200u32), (Strategy::Host, 200)];
+        let runs = [
+            (Strategy::DeviceQueue, iterations),
+            (Strategy::Host, iterations),
+        ];
+        let runs = runs
+            .iter()
+            .chain(if n <= 100_000 { &long[..] } else { &[] })
+            .copied();
+        for (strategy, iterations) in runs {
+            let pr_want = if iterations == args.pagerank_iterations {
+                pr_want.clone()
+            } else {
+                pagerank_ref(&s, 0.85, iterations as usize)
+            };
+            let ranks_after_warmup = std::cell::RefCell::new(Vec::new());
+            let r = time_calls(
+                &gpu,
+                args.reps,
+                || {
+                    let ran = if strategy == Strategy::Host {
+                        pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?
+                    } else {
+                        pagerank::run_device(
+                            "auto", &gpu, &mut state, &mut lp, 0.85, iterations, None,
+                        )?
+                    };
+                    if ranks_after_warmup.borrow().is_empty() {
+                        *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
+                    }
+                    let mut stats = pr_stats(ran.iterations);
+                    stats.strategy = strategy;
+                    Ok((stats, ()))
+                },
+                |()| {
+                    let got = ranks_after_warmup.borrow();
+                    let l1: f64 = got
+                        .iter()
+                        .zip(&pr_want)
+                        .map(|(&a, &b)| (a as f64 - b).abs())
+                        .sum();
+                    if got.len() == pr_want.len() && l1 < 1e-4 {
+                        Ok(())
+                    } else {
+                        Err(format!("L1 {l1:.2e} from the CPU's ranks"))
+                    }
+                },
+            )?;
+            let name = if iterations == args.pagerank_iterations {
+                "pagerank"
+            } else {
+                "pagerank-200"
+            };
+            rows.push(row(name, strategy, r, g_pr.clone()));
+        }
+        // Components, in both their loops (`Auto` runs the host loop).
         let cc_want = components(&s);
-        for strategy in [Strategy::Auto, Strategy::Host] {
+        for strategy in [Strategy::DeviceQueue, Strategy::Host] {
             let options = ComponentsOptions {
                 strategy,
                 ..ComponentsOptions::default()

@@ -209,6 +209,10 @@ where
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
+    fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
+        self.lp.reserve_queue(gpu, levels)
+    }
+
     fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
         let (stats, size) = queue_read_back(self.lp, gpu)?;
         self.stats = stats;
