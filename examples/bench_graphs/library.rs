@@ -507,7 +507,7 @@ fn summary(rows: &[LibRow]) {
     let do_host = rows
         .iter()
         .find(|r| r.algorithm == "bfs-do" && r.asked == Strategy::Host);
-    if let (Some(best), Some(d)) = (best_bfs, do_auto) {
+    if let (Some(best), Some(d), Some(h)) = (best_bfs, do_auto, do_host) {
         println!(
             "  {}: bfs-do auto ({}) {:.3} ms, best push-only bfs ({}) {:.3} ms: {:.2}x; bfs-do host {:.3} ms",
             d.graph,
@@ -516,7 +516,7 @@ fn summary(rows: &[LibRow]) {
             best.ran.name(),
             best.median_ms,
             best.median_ms / d.median_ms,
-            do_host.map_or(f64::NAN, |h| h.median_ms)
+            h.median_ms
         );
     }
 }
