@@ -212,7 +212,7 @@ fn gunrock(bin: &Path, app: &str, mtx: &Path, source: u32, dir: &Path) -> (Optio
         .lines()
         .filter_map(|l| l.split("Number of errors : ").nth(1))
         .filter_map(|x| x.trim().parse::<u64>().ok())
-        .last();
+        .next_back();
     let body = std::fs::read_to_string(dir.join(&json)).unwrap_or_default();
     let mut times = json_numbers(&body, "process_times");
     if times.is_empty() {

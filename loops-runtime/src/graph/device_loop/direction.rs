@@ -340,6 +340,7 @@ mod tests {
 
     /// The host's rule (`loops::graph::next_direction`, restated here: the runtime does not see
     /// the facade) over a level sequence, in 128-bit products.
+    #[allow(clippy::too_many_arguments)]
     fn host_rule(
         last_pull: bool,
         frontier: u64,
