@@ -104,7 +104,8 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
                 .unwrap();
             compare("levels", &want_s, &levels)
                 .and_then(|()| loops::graph::check_bfs_tree(&s, source, &levels, &parents))
-                .and_then(|()| check_stats(&run.stats, "bfs-do", Strategy::Host, None))
+                // `Auto` runs it on the device (both schedules take the device queue).
+                .and_then(|()| check_stats(&run.stats, "bfs-do", Strategy::DeviceQueue, None))
                 .and_then(|()| {
                     let pulled = run.stats.pull_levels > 0;
                     if switch == Switch::PULL_ALWAYS && run.stats.iterations > 1 && !pulled {
@@ -200,6 +201,7 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
     let want_ranks = pagerank(g, 0.85, 20);
     let want_labels = components(g);
     let want_triangles = triangles(g);
+    // `Auto` runs PageRank and components in the host loop (the device loop is asked for).
     for schedule in ["auto", "warp"] {
         let options = PageRankOptions {
             schedule: schedule.to_string(),
@@ -219,14 +221,26 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph, source: u32)
         });
         tally.record(name, &format!("pagerank/{schedule}"), outcome(r));
 
-        let options = ComponentsOptions {
-            schedule: schedule.to_string(),
-        };
-        let r = loops::graph::components(gpu, &dg, &options).map(|run| {
-            compare("labels", &want_labels, &gpu.download(&run.labels).unwrap())
-                .and_then(|()| check_stats(&run.stats, "components", Strategy::Host, None))
-        });
-        tally.record(name, &format!("components/{schedule}"), outcome(r));
+        // Components: `Auto` runs the host loop (the device loop is checked in
+        // gpu_graph_device_loops).
+        for (strategy, ran) in [
+            (Strategy::Auto, Strategy::Host),
+            (Strategy::Host, Strategy::Host),
+        ] {
+            let options = ComponentsOptions {
+                schedule: schedule.to_string(),
+                strategy,
+            };
+            let r = loops::graph::components(gpu, &dg, &options).map(|run| {
+                compare("labels", &want_labels, &gpu.download(&run.labels).unwrap())
+                    .and_then(|()| check_stats(&run.stats, "components", ran, None))
+            });
+            tally.record(
+                name,
+                &format!("components {}/{schedule}", strategy.name()),
+                outcome(r),
+            );
+        }
 
         let options = TrianglesOptions {
             schedule: schedule.to_string(),
@@ -314,11 +328,11 @@ fn library_calls_refuse_what_they_cannot_run() {
     assert!(matches!(e, Some(LoopsError::InvalidGraph { .. })), "{e:?}");
     let e = loops::graph::sssp(&gpu, &dg, 7, &SsspOptions::default()).err();
     assert!(matches!(e, Some(LoopsError::InvalidGraph { .. })), "{e:?}");
-    // Direction optimization runs in the host loop only; near-far has no queue or scan loop;
-    // Bellman-Ford no queue loop.
+    // Direction optimization runs in the host loop and the device queue, not the flag loops;
+    // near-far has no queue or scan loop; Bellman-Ford no queue loop.
     let do_queue = BfsOptions {
         direction: Some(Switch::BEAMER),
-        strategy: Strategy::DeviceQueue,
+        strategy: Strategy::DeviceFlags,
         ..BfsOptions::default()
     };
     let e = loops::graph::bfs(&gpu, &dg, 0, &do_queue).err();

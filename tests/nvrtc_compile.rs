@@ -163,6 +163,18 @@ fn graph_kernels_compile_for_sm90() {
         ("bfs_push", loops::graph::bfs_do::push::CHECKED_SOURCES),
         ("bfs_pull", loops::graph::bfs_do::pull::SOURCES),
         ("bfs_pull", loops::graph::bfs_do::pull::CHECKED_SOURCES),
+        ("bfs_push_queue", loops::graph::bfs_do::push_queue::SOURCES),
+        (
+            "bfs_push_queue",
+            loops::graph::bfs_do::push_queue::CHECKED_SOURCES,
+        ),
+        ("bfs_pull_queue", loops::graph::bfs_do::pull_queue::SOURCES),
+        (
+            "bfs_pull_queue",
+            loops::graph::bfs_do::pull_queue::CHECKED_SOURCES,
+        ),
+        ("vertex_ids", loops::graph::bfs_do::ids::SOURCES),
+        ("vertex_ids", loops::graph::bfs_do::ids::CHECKED_SOURCES),
         ("cc_hook", loops::graph::cc::hook::SOURCES),
         ("cc_hook", loops::graph::cc::hook::CHECKED_SOURCES),
         ("cc_start", loops::graph::cc::start::SOURCES),
@@ -207,6 +219,8 @@ fn graph_kernels_compile_for_sm90() {
             // The queue runs' kernels before and after each batch of levels.
             assert!(ptx.contains(".entry loops_queue_begin("));
             assert!(ptx.contains(".entry loops_queue_end("));
+            // Direction-optimizing BFS's choice of each level's direction on the device.
+            assert!(ptx.contains(".entry loops_do_decide("));
             // Launched programmatically, each waits for the kernel before it.
             assert!(
                 ptx.contains("griddepcontrol.wait"),
@@ -270,9 +284,10 @@ fn graph_kernels_compile_for_sm90() {
         failures.join("\n\n")
     );
     // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
-    // bfs_queue under the 6 of the device loop, bfs_pull under the 8 that take its selection,
-    // cc_start, triangles_total and k_core_mark under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3));
+    // bfs_queue and bfs_push_queue under the 6 of the device loop, bfs_pull under the 8 that take
+    // its selection, bfs_pull_queue under its 4, cc_start, triangles_total and k_core_mark under
+    // `block`, vertex_ids under `thread`; plain and checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3 + 6 + 4 + 1));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

@@ -81,6 +81,17 @@ pub fn cases(args: &Args) -> Vec<Case> {
             Ok(loops::io::generate::road(n, seed))
         }));
     }
+    if args.library && args.library_small {
+        out.push(Case::new("kron_12".to_string(), move || {
+            Ok(loops::io::generate::kronecker(12, 16, seed))
+        }));
+        out.push(Case::new("road_100000".to_string(), move || {
+            Ok(loops::io::generate::road(100_000, seed))
+        }));
+        out.push(Case::new("grid_256x256".to_string(), move || {
+            Ok(loops::io::generate::grid2d(256, 256, seed))
+        }));
+    }
     for path in &args.matrix {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),

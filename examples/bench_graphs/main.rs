@@ -54,10 +54,13 @@
 //! microseconds per step, which shows on graphs that need thousands of steps (the grid). Under
 //! `lrb` each step bins the frontier's vertices by degree on the GPU first (one read-back of the
 //! bin counts), then launches one kernel per mapping that has vertices.
+//! `--library` instead times the library calls per loop strategy, with Gunrock v2.1.0 beside them
+//! (`--gunrock-bin`), into `library.csv` (`library.rs`).
+//!
 //! The code: `main.rs` (options, the run), `cases.rs` (the graphs), `traversals.rs` (the SSSP and
 //! BFS rows, the naive kernels, the world summary), `algorithms.rs` (the rows of issue 26's
 //! algorithms), `output.rs` (the rows, the table, the CSV), `gunrock.rs` (Gunrock's published
-//! numbers).
+//! numbers), `library.rs` (the library calls and Gunrock v2.1.0 run beside them).
 
 // The SpMV benchmark's support folder, for its world-set summary and CSV quoting; the rest of it
 // (plots, cuSPARSE) is unused here.
@@ -70,6 +73,7 @@ mod graph_app;
 mod algorithms;
 mod cases;
 mod gunrock;
+mod library;
 mod output;
 mod traversals;
 
@@ -215,6 +219,21 @@ pub struct Args {
     /// PageRank's iterations.
     #[arg(long, default_value_t = 20)]
     pub pagerank_iterations: u32,
+    /// Instead of the rows above: the library calls (`loops::graph::{bfs, sssp, pagerank,
+    /// components}`) per strategy, with Gunrock beside them (`--gunrock-bin`); `library.rs`.
+    #[arg(long)]
+    pub library: bool,
+    /// With `--library`: the folder of Gunrock v2.1.0's `gunrock.{bfs,sssp,pr}` (the peers'
+    /// `bin`), run on each graph written as a Matrix Market file.
+    #[arg(long)]
+    pub gunrock_bin: Option<PathBuf>,
+    /// With `--gunrock-bin`: only graphs of at most this many edges are written and run by Gunrock.
+    #[arg(long, default_value_t = 40_000_000)]
+    pub gunrock_max_edges: usize,
+    /// With `--library`: also the small graphs of the per-iteration target (Kronecker scale 12,
+    /// a road network of 100,000 vertices, a 256 x 256 grid).
+    #[arg(long)]
+    pub library_small: bool,
     /// Where `graphs.csv` goes.
     #[arg(long, default_value = "target/bench")]
     pub out: PathBuf,
@@ -240,7 +259,12 @@ pub const MIN_REPS: usize = 3;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args) {
+    let result = if args.library {
+        library::run(&args)
+    } else {
+        run(&args)
+    };
+    match result {
         Ok(0) => ExitCode::SUCCESS,
         Ok(wrong) => {
             eprintln!("{wrong} result(s) were wrong");

@@ -164,7 +164,9 @@ pub struct BfsOptions {
     /// The loop (default [`Strategy::Auto`]: the device queue where the schedule allows it).
     pub strategy: Strategy,
     /// Direction optimization: `Some(switch)` turns to pull steps by `switch`
-    /// ([`Switch::BEAMER`] is the paper's), in the host loop; `None` (the default) pushes only.
+    /// ([`Switch::BEAMER`] is the paper's), chosen on the device in the device queue loop
+    /// ([`bfs_do::run_device`]; `Auto` where the schedule allows it) or on the host in the host
+    /// loop; `None` (the default) pushes only.
     /// The graph must then be undirected (symmetric).
     pub direction: Option<Switch>,
 }
@@ -193,8 +195,8 @@ pub struct BfsResult {
 /// Breadth-first search from `source` on `graph`: every vertex's level, push steps under
 /// `options.schedule`, in the loop of `options.strategy`, direction-optimizing where
 /// `options.direction` asks. Errors if `source` is not a vertex, or the strategy or schedule
-/// cannot run the asked search (direction optimization runs in the host loop only; the device
-/// loops take the schedules that size their launches on the device).
+/// cannot run the asked search (direction optimization runs in the host loop and the device
+/// queue; the device loops take the schedules that size their launches on the device).
 ///
 /// ```no_run
 /// use loops::graph::{bfs, BfsOptions, Graph};
@@ -219,10 +221,49 @@ pub fn bfs(
     let schedule = options.schedule.as_str();
     let mut levels = gpu.zeros(n)?;
     if let Some(switch) = options.direction {
-        if !matches!(options.strategy, Strategy::Auto | Strategy::Host) {
-            return Err(unsupported("bfs", options.strategy, "the host loop only"));
-        }
+        let strategy = match options.strategy {
+            Strategy::Auto
+                if driver::on_device(schedule)
+                    && bfs_do::push_queue::SCHEDULES.contains(&schedule) =>
+            {
+                Strategy::DeviceQueue
+            }
+            Strategy::Auto => Strategy::Host,
+            s @ (Strategy::Host | Strategy::DeviceQueue) => s,
+            s => {
+                return Err(unsupported(
+                    "direction-optimizing bfs",
+                    s,
+                    "the host loop and the device queue",
+                ))
+            }
+        };
         let mut parents = gpu.zeros(n)?;
+        if strategy == Strategy::DeviceQueue {
+            let mut lp = FrontierLoopOnDevice::new(gpu, n)?;
+            let pull = bfs_do::device_pull_schedule_for(schedule);
+            let ((ran, pulls), time) = timed(gpu, || {
+                bfs_do::run_device(
+                    schedule,
+                    pull,
+                    switch,
+                    gpu,
+                    &mut lp,
+                    graph,
+                    source,
+                    &mut levels,
+                    &mut parents,
+                )
+            })?;
+            let mut stats = GraphStats::new("bfs-do", schedule, strategy).with_loop(ran);
+            stats.pull_levels = pulls;
+            stats.time = time;
+            return Ok(BfsResult {
+                levels,
+                parents: Some(parents),
+                stats,
+            });
+        }
         let mut state = DoBfs::new(gpu, n)?;
         let pull = bfs_do::pull_schedule_for(schedule);
         let (ran, time) = timed(gpu, || {

@@ -23,7 +23,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use loops_runtime::graph::{compaction_walks, default_walk_limit};
-use loops_runtime::graph::{Compaction, DeviceGraph, LoopStats, UNREACHED};
+use loops_runtime::graph::{Compaction, DeviceGraph, FrontierLoopOnDevice, LoopStats, UNREACHED};
 
 use crate::prelude::*;
 
@@ -178,6 +178,189 @@ pub mod pull {
             }
         }
     }
+}
+
+/// The push step of the loop on the device ([`run_device`]), which appends its next frontier itself
+/// (the language's warp-aggregated `push`), over a frontier whose size is on the device.
+pub mod push_queue {
+    use super::*;
+
+    /// One push level over `frontier` (the vertices at one level): each unreached neighbour gets
+    /// the next level, its parent, and is appended to `next` at `next_size[0]`; `edges[0]` gains
+    /// the out-degrees of the vertices appended (Beamer's `m_f`, which the device's choice of the
+    /// next level's direction reads).
+    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    pub fn bfs_push_queue(
+        g: Offsets,
+        adj: &[u32],
+        frontier: &[u32],
+        levels: &mut [u32],
+        parents: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+        edges: &mut [u32],
+    ) {
+        for v in g.tiles_in(frontier) {
+            let reached = levels[v] + 1;
+            let mut reached_edges = 0u32;
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                if levels[u] > reached {
+                    let old = atomic_min(&mut levels[u], reached);
+                    if old > reached {
+                        parents[u] = v as u32;
+                        push(&mut next, &mut next_size[0], u as u32);
+                        reached_edges += (g.offsets[u + 1] - g.offsets[u]) as u32;
+                    }
+                }
+            }
+            if reached_edges > 0 {
+                atomic_add(&mut edges[0], reached_edges);
+            }
+        }
+    }
+}
+
+/// The ids of a graph's vertices, in order: the list the device loop's pull step goes over.
+pub mod ids {
+    use super::*;
+
+    /// `ids[v] = v` for every vertex `v`.
+    #[for_schedules(thread)]
+    pub fn vertex_ids(g: Offsets, ids: &mut [u32]) {
+        for v in g.tiles() {
+            ids[v] = v as u32;
+        }
+    }
+}
+
+/// The pull step of the loop on the device ([`run_device`]), over a list of every vertex whose
+/// length is on the device (0 at the levels that push).
+pub mod pull_queue {
+    use super::*;
+
+    /// One pull level over `vertices` (every vertex id of the graph): each unreached vertex takes
+    /// its first neighbour at level `level[0]` as its parent, gets the next level and is appended
+    /// to `next` at `next_size[0]`. Race-free as [`super::pull::bfs_pull`]: a level only changes
+    /// levels from unreached to `level[0] + 1`, neither of which is `level[0]`.
+    #[for_schedules(thread, warp, block, auto)]
+    pub fn bfs_pull_queue(
+        g: Offsets,
+        adj: &[u32],
+        vertices: &[u32],
+        levels: &mut [u32],
+        parents: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+        level: &[u32],
+    ) {
+        for v in g.tiles_in(vertices) {
+            let depth = level[0];
+            let visited = levels[v] != u32::MAX;
+            let mut parent = u32::MAX;
+            for e in g.atoms(v) {
+                if visited {
+                    break;
+                }
+                let u = adj[e];
+                if levels[u as usize] == depth {
+                    parent = u;
+                    break;
+                }
+            }
+            if parent != u32::MAX {
+                levels[v] = depth + 1;
+                parents[v] = parent;
+                push(&mut next, &mut next_size[0], v as u32);
+            }
+        }
+    }
+}
+
+/// The pull schedule of the device loop for a push schedule: the same where the device pull step
+/// has it but for `auto`, else [`FAST_PULL`] (see there).
+pub fn device_pull_schedule_for(push_schedule: &str) -> &'static str {
+    pull_queue::SCHEDULES
+        .iter()
+        .copied()
+        .find(|&s| s == push_schedule && s != "auto")
+        .unwrap_or(FAST_PULL)
+}
+
+/// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue_directed`): each level's
+/// direction chosen on the device by `switch` from the device's counters (the frontier's size,
+/// the out-edges push steps reached), the levels recorded as a CUDA graph and replayed, the host
+/// reading the state back once per replay. `push_schedule` must be one of
+/// [`push_queue::SCHEDULES`] schedules and `pull_schedule` one of
+/// [`pull_queue::SCHEDULES`] (the others cannot take a frontier whose size is on the
+/// device: `LoopsError::LoopOnDevice`). Returns the run's statistics and its pull levels.
+pub fn run_device(
+    push_schedule: &str,
+    pull_schedule: &str,
+    switch: Switch,
+    gpu: &Gpu,
+    lp: &mut FrontierLoopOnDevice,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+) -> crate::Result<(LoopStats, u32)> {
+    let n = g.vertices();
+    if levels.len() < n || parents.len() < n || source as usize >= n {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!(
+                "{} levels and {} parents from source {source} on a graph of {n} vertices",
+                levels.len(),
+                parents.len()
+            ),
+        });
+    }
+    gpu.fill(levels, UNREACHED)?;
+    gpu.fill(parents, UNREACHED)?;
+    gpu.write_at(levels, source as usize, &[0])?;
+    gpu.write_at(parents, source as usize, &[source])?;
+    let mut vertices = gpu.zeros(n)?;
+    ids::launch("thread", gpu, g.offsets(), &mut vertices)?;
+    let (levels, parents) = (
+        std::cell::RefCell::new(levels),
+        std::cell::RefCell::new(parents),
+    );
+    let ran = lp.run_queue_directed(
+        gpu,
+        &vertices,
+        g.edges(),
+        source,
+        (switch.alpha, switch.beta),
+        |gpu, frontier, next, next_size, _level, edges| {
+            push_queue::launch(
+                push_schedule,
+                gpu,
+                g.offsets(),
+                g.adj(),
+                frontier,
+                &mut levels.borrow_mut(),
+                &mut parents.borrow_mut(),
+                next,
+                next_size,
+                edges,
+            )
+        },
+        |gpu, vertices, next, next_size, level| {
+            pull_queue::launch(
+                pull_schedule,
+                gpu,
+                g.offsets(),
+                g.adj(),
+                vertices,
+                &mut levels.borrow_mut(),
+                &mut parents.borrow_mut(),
+                next,
+                next_size,
+                level,
+            )
+        },
+    )?;
+    Ok((ran.stats, ran.pull_levels))
 }
 
 /// The pull step's schedule for timed runs: a thread per vertex. A pull level is an early-exit scan

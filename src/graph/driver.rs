@@ -12,14 +12,14 @@ use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 /// `FrontierLoopOnDevice`, `NearFarLoop`, `NearFarLoopOnDevice`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
-    /// The best loop the algorithm and the schedule allow: for BFS the device queue, for SSSP the
+    /// The best loop the algorithm and the schedule allow: for BFS (direction-optimizing too) the
+    /// device queue, for SSSP the
     /// device flags, where the schedule sizes its launches on the device (thread, the groups,
     /// warp, block, auto, and near-far's lanes) and checked mode is off; else the host loop.
     #[default]
     Auto,
     /// The host loop: each iteration reads the next frontier's size (or a flag) back to the host.
-    /// Every schedule. The only loop of direction-optimizing BFS, PageRank, components and
-    /// triangles today.
+    /// Every schedule. The only loop of PageRank, components and triangles today.
     Host,
     /// The loop on the device, its frontier compacted from flags on the device and its levels
     /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoopOnDevice::run_push`, the
@@ -30,7 +30,9 @@ pub enum Strategy {
     /// (`FrontierLoopOnDevice::run`): BFS and Bellman-Ford.
     DeviceScan,
     /// The loop on the device whose step appends the next frontier itself, one launch a level
-    /// (`FrontierLoopOnDevice::run_queue`): BFS.
+    /// (`FrontierLoopOnDevice::run_queue`): BFS; direction-optimizing BFS, whose levels are
+    /// three launches, the choice of the direction on the device and a pull and a push step
+    /// (`FrontierLoopOnDevice::run_queue_directed`).
     DeviceQueue,
 }
 

@@ -6,10 +6,10 @@
 //!
 //! | call | what | loops |
 //! |---|---|---|
-//! | [`bfs`](fn@bfs) | levels from a source; direction-optimizing with [`BfsOptions::direction`] | host, device flags/scan/queue (direction-optimizing: host) |
+//! | [`bfs`](fn@bfs) | levels from a source; direction-optimizing with [`BfsOptions::direction`] | host, device flags/scan/queue (direction-optimizing: host, device queue) |
 //! | [`sssp`](fn@sssp) | distances from a source: near-far delta-stepping or Bellman-Ford ([`SsspMethod`]) | host, device flags (Bellman-Ford: scan too) |
-//! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host |
-//! | [`components`](fn@components) | connected components by hooking and pointer jumping | host |
+//! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host, device queue |
+//! | [`components`](fn@components) | connected components by hooking and pointer jumping | host, device queue |
 //! | [`triangles`](fn@triangles) | triangles by sorted adjacency intersections | host |
 //! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host |
 //!

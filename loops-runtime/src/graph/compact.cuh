@@ -338,3 +338,49 @@ extern "C" __global__ void __launch_bounds__(32) loops_queue_end(
     state[6] = largest;
     state[7] = overflow;
 }
+
+// Direction-optimizing BFS in the queue run (`FrontierLoopOnDevice::run_queue_directed`): before
+// each level, one thread chooses the level's direction by Beamer's rule from the device counters,
+// as `loops::graph::next_direction` does on the host (`direction_model` in `device_loop/direction.rs`
+// is this kernel on the CPU), and sizes the level's two launches: the push step over the frontier
+// (`lens[0]`: the frontier's size, or 0) and the pull step over the graph's vertices (`lens[1]`:
+// `graph_vertices`, or 0). `state`: [0] the last level's direction (0 push, 1 pull), [1..3] the
+// unexplored edges (low, high), [3] unused, [4] the last frontier's size, [5] the pull levels.
+// `edges[0]`: the out-edges of the vertices the last push step reached (its step adds them), zeroed
+// here for the level's. An empty frontier (the run is over) leaves the state as it is.
+extern "C" __global__ void __launch_bounds__(32) loops_do_decide(
+    const unsigned int* __restrict__ count, unsigned int* __restrict__ state,
+    unsigned int* __restrict__ edges, unsigned int* __restrict__ lens,
+    const unsigned int graph_vertices, const unsigned long long alpha,
+    const unsigned long long beta)
+{
+    loops_grid_dependency();
+    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    const unsigned int frontier = *count;
+    if (frontier == 0u) {
+        lens[0] = 0u;
+        lens[1] = 0u;
+        return;
+    }
+    const unsigned int last = state[0];
+    unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
+    const unsigned long long found = edges[0];
+    unsigned int pull;
+    if (last == 0u) {
+        unexplored = unexplored > found ? unexplored - found : 0ull;
+        // found * alpha > unexplored, without the product.
+        pull = alpha > 0ull && found > 0ull && found > unexplored / alpha;
+    } else {
+        const bool growing = frontier >= state[4];
+        const bool large = beta > 0ull && (unsigned long long)frontier > graph_vertices / beta;
+        pull = growing || large;
+    }
+    state[0] = pull;
+    state[1] = (unsigned int)unexplored;
+    state[2] = (unsigned int)(unexplored >> 32);
+    state[4] = frontier;
+    state[5] += pull;
+    edges[0] = 0u;
+    lens[0] = pull ? 0u : frontier;
+    lens[1] = pull ? graph_vertices : 0u;
+}

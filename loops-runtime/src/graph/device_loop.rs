@@ -11,6 +11,9 @@ use crate::launch::entry::Ptr;
 use crate::launch::{KernelArgs, Param};
 use kernels_gen::schedule::LaunchDims;
 
+mod direction;
+pub use direction::{direction_model, DirectedStats, DirectionState};
+
 /// The slots of the loop's device state (see `loops_compact_level` in `compact.cuh`): three
 /// frontier sizes in turn, the levels run, the frontier vertices added up (two halves), the
 /// largest frontier, the levels whose compaction walked, the largest out-degrees of three
@@ -35,11 +38,16 @@ pub const DEFAULT_LEVELS_PER_REPLAY: usize = 48;
 /// the size counters rotate every three, so every replay must start where the recorded one did.
 const LEVEL_PERIOD: usize = 6;
 
-/// The levels of a run's first replay (at most [`FrontierLoopOnDevice::levels_per_replay`]): a
-/// traversal of a few levels (a power-law graph's: 6 from a hub of R-MAT scale 20) then records
-/// and instantiates 6 levels, not 48, and replays at most 5 empty ones, not 47. A longer one
-/// records the full replay once more, a one-off cost against its many levels.
-const FIRST_REPLAY_LEVELS: u64 = LEVEL_PERIOD as u64;
+/// The levels of a run launched directly, in batches of [`DIRECT_BATCH`] with a read-back after
+/// each, before any is recorded: recording and instantiating a CUDA graph costs a few hundred
+/// microseconds (measured on an H200: a BFS of 4 levels on a 4,096-vertex Kronecker graph took
+/// 0.52 ms in the device loop whose first 6 levels were recorded, 0.14 ms in the host loop), more
+/// than a short run's levels, so a traversal of a few levels (a power-law graph's, or components'
+/// and PageRank's iterations) records nothing, and a long one records its replay once after these.
+const DIRECT_LEVELS: u64 = 30;
+
+/// The levels of a direct batch (see [`DIRECT_LEVELS`]).
+const DIRECT_BATCH: u64 = LEVEL_PERIOD as u64;
 
 /// The default of [`FrontierLoopOnDevice::set_walk_limit`] for a loop of `vertices` vertices: the
 /// lanes of the neighbour walk against the vertices of the scan. The scan reads 4 bytes per vertex,
@@ -109,14 +117,15 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// same kernel, so the recorded levels are the same whatever it chooses.
 ///
 /// A run: the first level is launched as usual (it compiles the kernels and sizes every area the
-/// launches use, so that nothing is compiled or allocated later); then the launches of 6 levels
-/// are recorded by stream capture into a CUDA graph and replayed once, and those of
-/// [`FrontierLoopOnDevice::set_levels_per_replay`] levels (48 by default) are recorded once and
-/// replayed until the end (a traversal of a few levels records few). After each replay the host
-/// reads the state back once (48 bytes): the frontier's size, the levels run and the statistics.
-/// Levels after the one whose frontier is empty find size 0 and return at once. Near the iteration limit the remaining
-/// levels are launched one by one, so that a run stops with [`LoopsError::NoConvergence`] after
-/// exactly `max_iterations` levels, as [`super::FrontierLoop`] does.
+/// launches use, so that nothing is compiled or allocated later); then the next 29 levels are
+/// launched directly in batches of 6 (no recording: a traversal of a few levels records nothing),
+/// and those of [`FrontierLoopOnDevice::set_levels_per_replay`] levels (48 by default) are recorded
+/// once by stream capture into a CUDA graph and replayed until the end. After each batch or replay
+/// the host reads the state back once (48 bytes): the frontier's size, the levels run and the
+/// statistics. Levels after the one whose frontier is empty find size 0 and return at once. Near
+/// the iteration limit the remaining levels are launched directly, never past it, so that a run
+/// stops with [`LoopsError::NoConvergence`] after exactly `max_iterations` levels, as
+/// [`super::FrontierLoop`] does.
 ///
 /// The step is called once per level outside the graph and once per level of the recorded replay,
 /// with the buffers of that level, and must queue the same work each time: stream-ordered work on
@@ -150,6 +159,8 @@ pub struct FrontierLoopOnDevice {
     queue: Option<QueueBuffers>,
     queue_begin: Option<CudaFunction>,
     queue_end: Option<CudaFunction>,
+    /// The buffers and kernel of a direction-optimizing run, made by the first one.
+    directed: Option<direction::DirectedBuffers>,
 }
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
@@ -178,6 +189,12 @@ pub(super) trait LevelsOnDevice {
         Ok(())
     }
 
+    /// Makes room for batches of `levels` levels, before the first is recorded (nothing may be
+    /// allocated while the stream is). Nothing by default.
+    fn reserve(&mut self, _gpu: &Gpu, _levels: u64) -> Result<()> {
+        Ok(())
+    }
+
     /// After the first `issued` levels: reads the device state back; `None` when the loop is
     /// done, else the size of the frontier the next level runs (for [`LoopsError::NoConvergence`]).
     fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>>;
@@ -185,10 +202,11 @@ pub(super) trait LevelsOnDevice {
 
 /// Runs `levels` until its state says it is done, as [`FrontierLoopOnDevice`] runs its levels: the
 /// first level launched as usual (it compiles the kernels and sizes every area the launches use),
-/// then 6 levels recorded as a CUDA graph and replayed once, then `per_replay` levels (a multiple
-/// of 6) recorded once and replayed until the end, the state read back after each; the levels
-/// within `per_replay` of `max` launched one by one, so that a loop not done after `max` levels
-/// stops with [`LoopsError::NoConvergence`] after exactly `max`. `what` names the loop in errors.
+/// then the levels below [`DIRECT_LEVELS`] launched directly in batches of [`DIRECT_BATCH`], then
+/// `per_replay` levels (a multiple of 6) recorded once and replayed until the end, the state read
+/// back after each batch or replay; the levels within `per_replay` of `max` launched directly,
+/// never past it, so that a loop not done after `max` levels stops with
+/// [`LoopsError::NoConvergence`] after exactly `max`. `what` names the loop in errors.
 pub(super) fn replay_levels<L: LevelsOnDevice>(
     gpu: &Gpu,
     levels: &mut L,
@@ -196,8 +214,8 @@ pub(super) fn replay_levels<L: LevelsOnDevice>(
     max: u64,
     what: &str,
 ) -> Result<()> {
-    let (mut first_graph, mut graph): (Option<CudaGraph>, Option<CudaGraph>) = (None, None);
-    let (mut replays, mut issued) = (0u64, 0u64);
+    let mut graph: Option<CudaGraph> = None;
+    let mut issued = 0u64;
     let mut frontier = 0usize;
     loop {
         if issued >= max {
@@ -206,38 +224,36 @@ pub(super) fn replay_levels<L: LevelsOnDevice>(
                 frontier,
             });
         }
-        let count = if replays == 0 {
-            FIRST_REPLAY_LEVELS.min(per_replay)
-        } else {
-            per_replay
-        };
-        if issued == 0 || max - issued < count {
-            levels.begin_batch(gpu, issued, 1, false)?;
-            levels.queue_level(gpu, issued, false)?;
-            levels.end_batch(gpu, false)?;
-            issued += 1;
-        } else {
-            // Each graph is replayed only from levels of the parity and counter rotation it was
-            // recorded at: the first one once, the other every `per_replay` levels after.
-            let recorded = if count == per_replay {
-                &mut graph
+        if issued < DIRECT_LEVELS || max - issued < per_replay {
+            // Launched directly: the first level alone (it compiles the kernels and sizes every
+            // area the launches use), then batches of a few levels, never past `max`.
+            let count = if issued == 0 {
+                1
             } else {
-                &mut first_graph
+                DIRECT_BATCH.min(max - issued)
             };
-            if recorded.is_none() {
+            levels.begin_batch(gpu, issued, count, false)?;
+            (issued..issued + count).try_for_each(|l| levels.queue_level(gpu, l, false))?;
+            levels.end_batch(gpu, false)?;
+            issued += count;
+        } else {
+            // The replay is recorded once, from this level, and replayed every `per_replay`
+            // levels after it (a multiple of the parity and the counter rotation).
+            if graph.is_none() {
                 let first = issued;
-                *recorded = Some(capture(gpu, what, || {
-                    levels.begin_batch(gpu, first, count, true)?;
-                    (first..first + count).try_for_each(|l| levels.queue_level(gpu, l, true))?;
+                levels.reserve(gpu, per_replay)?;
+                graph = Some(capture(gpu, what, || {
+                    levels.begin_batch(gpu, first, per_replay, true)?;
+                    (first..first + per_replay)
+                        .try_for_each(|l| levels.queue_level(gpu, l, true))?;
                     levels.end_batch(gpu, true)
                 })?);
             }
-            let replay = recorded.as_ref().expect("recorded above");
+            let replay = graph.as_ref().expect("recorded above");
             replay.launch().map_err(LoopsError::driver(format!(
-                "replaying {count} levels of the {what}"
+                "replaying {per_replay} levels of the {what}"
             )))?;
-            issued += count;
-            replays += 1;
+            issued += per_replay;
         }
         match levels.read_back(gpu, issued)? {
             None => return Ok(()),
@@ -317,6 +333,7 @@ impl FrontierLoopOnDevice {
             queue: None,
             queue_begin: None,
             queue_end: None,
+            directed: None,
         })
     }
 
@@ -331,8 +348,8 @@ impl FrontierLoopOnDevice {
         self.max_iterations = max;
     }
 
-    /// The levels recorded in one replay, but for a run's first (6 levels): `levels` rounded up
-    /// to a multiple of 6 (at least 6).
+    /// The levels recorded in one replay (after a run's first 30, launched directly): `levels`
+    /// rounded up to a multiple of 6 (at least 6).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(LEVEL_PERIOD) * LEVEL_PERIOD;
     }
@@ -474,22 +491,11 @@ impl FrontierLoopOnDevice {
             &DeviceBuffer<u32>,
         ) -> Result<()>,
     {
-        let n = self.vertices;
-        self.walked_levels = 0;
-        self.prepare(gpu, sources)?;
-        if sources.is_empty() {
+        if !self.prepare_queue(gpu, sources)? {
             return Ok(LoopStats::default());
         }
         let per_replay = self.levels_per_replay;
-        if self.queue.as_ref().is_none_or(|q| q.batch != per_replay) {
-            self.queue = Some(QueueBuffers::new(gpu, per_replay)?);
-        }
-        if self.queue_begin.is_none() || self.queue_end.is_none() {
-            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
-            self.queue_begin = Some(compile("loops_queue_begin")?);
-            self.queue_end = Some(compile("loops_queue_end")?);
-        }
-        let max = self.max_iterations.unwrap_or(n as u64 + 1);
+        let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
         let mut levels = QueueLevels {
             lp: self,
             step: &mut step,
@@ -505,6 +511,39 @@ impl FrontierLoopOnDevice {
             "device frontier loop",
         )?;
         Ok(levels.stats)
+    }
+
+    /// [`Self::prepare`] for a queue run, and its batch buffers and kernels; false for no
+    /// sources (nothing to run).
+    fn prepare_queue(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<bool> {
+        self.walked_levels = 0;
+        self.prepare(gpu, sources)?;
+        if sources.is_empty() {
+            return Ok(false);
+        }
+        // Room for the direct batches; a run that records grows it first (`reserve_queue`): 2
+        // one-element buffers a level, which a run of a few levels need not allocate.
+        if self.queue.is_none() {
+            self.queue = Some(QueueBuffers::new(gpu, DIRECT_BATCH as usize)?);
+        }
+        if self.queue_begin.is_none() || self.queue_end.is_none() {
+            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+            self.queue_begin = Some(compile("loops_queue_begin")?);
+            self.queue_end = Some(compile("loops_queue_end")?);
+        }
+        Ok(true)
+    }
+
+    /// Grows the queue run's batch buffers to batches of `levels` levels.
+    fn reserve_queue(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
+        if self
+            .queue
+            .as_ref()
+            .is_none_or(|q| (q.batch as u64) < levels)
+        {
+            self.queue = Some(QueueBuffers::new(gpu, levels as usize)?);
+        }
+        Ok(())
     }
 
     /// Checks `sources` and the handle, then sets the first frontier to `sources` and the device
@@ -742,48 +781,52 @@ struct QueueLevels<'a, F> {
     stats: LoopStats,
 }
 
-impl<F> QueueLevels<'_, F> {
-    /// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over the current batch.
-    fn launch_batch_kernel(&mut self, gpu: &Gpu, begin: bool, capturing: bool) -> Result<()> {
-        // In the loop's context with no list: only so that the launch does not wait for a stream
-        // being recorded.
-        let gpu = &gpu.in_device_loop(DeviceList {
-            list: 0,
-            len: 0,
-            capturing,
-            blocks: None,
-        });
-        let lp = &mut *self.lp;
-        let q = lp.queue.as_ref().expect("made by run_queue");
-        let read = |ty| Param::Ptr { ty, mutable: false };
-        let mut args = KernelArgs::new();
-        args.push_buffer(&q.count_ptrs, read("unsigned int*"));
-        if begin {
-            args.push_buffer(&q.level_ptrs, read("unsigned int*"));
-        }
-        args.scalar(self.batch_count as u32);
-        args.push_buffer(
-            &lp.state,
-            Param::Ptr {
-                ty: "unsigned int",
-                mutable: !begin,
-            },
-        );
-        let (entry, function, block) = if begin {
-            ("loops_queue_begin", lp.queue_begin.as_ref(), 256)
-        } else {
-            args.scalar(lp.vertices as u32);
-            ("loops_queue_end", lp.queue_end.as_ref(), 32)
-        };
-        let dims = LaunchDims {
-            grid: 1,
-            block,
-            shared_bytes: 0,
-        };
-        let function = function.expect("compiled by run_queue");
-        // Both begin with `loops_grid_dependency`, as the generated kernels do.
-        gpu.launch_function_with(entry, function, dims, args, gpu.programmatic_launch())
+/// Launches `loops_queue_begin` or `loops_queue_end` (`begin`) over a batch of `count` levels of
+/// `lp`'s queue run.
+fn queue_batch_kernel(
+    lp: &FrontierLoopOnDevice,
+    gpu: &Gpu,
+    begin: bool,
+    count: u64,
+    capturing: bool,
+) -> Result<()> {
+    // In the loop's context with no list: only so that the launch does not wait for a stream
+    // being recorded.
+    let gpu = &gpu.in_device_loop(DeviceList {
+        list: 0,
+        len: 0,
+        capturing,
+        blocks: None,
+    });
+    let q = lp.queue.as_ref().expect("made by run_queue");
+    let read = |ty| Param::Ptr { ty, mutable: false };
+    let mut args = KernelArgs::new();
+    args.push_buffer(&q.count_ptrs, read("unsigned int*"));
+    if begin {
+        args.push_buffer(&q.level_ptrs, read("unsigned int*"));
     }
+    args.scalar(count as u32);
+    args.push_buffer(
+        &lp.state,
+        Param::Ptr {
+            ty: "unsigned int",
+            mutable: !begin,
+        },
+    );
+    let (entry, function, block) = if begin {
+        ("loops_queue_begin", lp.queue_begin.as_ref(), 256)
+    } else {
+        args.scalar(lp.vertices as u32);
+        ("loops_queue_end", lp.queue_end.as_ref(), 32)
+    };
+    let dims = LaunchDims {
+        grid: 1,
+        block,
+        shared_bytes: 0,
+    };
+    let function = function.expect("compiled by run_queue");
+    // Both begin with `loops_grid_dependency`, as the generated kernels do.
+    gpu.launch_function_with(entry, function, dims, args, gpu.programmatic_launch())
 }
 
 impl<F> LevelsOnDevice for QueueLevels<'_, F>
@@ -798,7 +841,7 @@ where
 {
     fn begin_batch(&mut self, gpu: &Gpu, first: u64, count: u64, capturing: bool) -> Result<()> {
         (self.batch_first, self.batch_count) = (first, count);
-        self.launch_batch_kernel(gpu, true, capturing)
+        queue_batch_kernel(self.lp, gpu, true, count, capturing)
     }
 
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
@@ -822,12 +865,26 @@ where
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
-        self.launch_batch_kernel(gpu, false, capturing)
+        queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
+    }
+
+    fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
+        self.lp.reserve_queue(gpu, levels)
     }
 
     fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
-        let n = self.lp.vertices;
-        let state = gpu.download(&self.lp.state)?;
+        let (stats, size) = queue_read_back(self.lp, gpu)?;
+        self.stats = stats;
+        Ok(size)
+    }
+}
+
+/// After a batch of a queue run: the run's statistics, and the size of the next frontier (`None`:
+/// empty, the run is over). Errors if a step appended past a frontier's capacity.
+fn queue_read_back(lp: &FrontierLoopOnDevice, gpu: &Gpu) -> Result<(LoopStats, Option<usize>)> {
+    {
+        let n = lp.vertices;
+        let state = gpu.download(&lp.state)?;
         if state[OVERFLOW_SLOT] != 0 {
             return Err(LoopsError::InvalidGraph {
                 detail: format!(
@@ -837,9 +894,8 @@ where
                 ),
             });
         }
-        self.stats = stats_of(&state);
         let size = state[0] as usize;
-        Ok((size != 0).then_some(size))
+        Ok((stats_of(&state), (size != 0).then_some(size)))
     }
 }
 

@@ -30,7 +30,8 @@
 mod device_loop;
 pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
-    compaction_walks, default_walk_limit, FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
+    compaction_walks, default_walk_limit, direction_model, DirectedStats, DirectionState,
+    FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
 
 use std::cmp::Reverse;
@@ -437,6 +438,12 @@ entries! {
         flags: *mut u32, n: u32, out: *mut u32, state: *mut u32, current: u32, next: u32,
         after: u32, level: *mut u32, r#in: *const u32, offsets: *const i64, adj: *const u32,
         graph_vertices: u32, walk_limit: u64,
+    );
+    /// Direction-optimizing BFS's choice of a level's direction and its launches' lengths
+    /// (`FrontierLoopOnDevice::run_queue_directed`).
+    fn loops_do_decide(
+        count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32,
+        graph_vertices: u32, alpha: u64, beta: u64,
     );
     /// A push step's flags compacted by walking the out-edges of `in`.
     fn loops_compact_walk(

@@ -592,8 +592,8 @@ pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
 /// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
 /// [`NearFarLoop`] without a host round trip between them, recorded as CUDA graphs and replayed as
-/// [`super::FrontierLoopOnDevice`]'s levels are (6 levels, then
-/// [`NearFarLoopOnDevice::set_levels_per_replay`] at a time, the state read back after each replay).
+/// [`super::FrontierLoopOnDevice`]'s levels are (the first 30 launched directly in batches of 6,
+/// then [`NearFarLoopOnDevice::set_levels_per_replay`] at a time, the state read back after each).
 ///
 /// ```ignore
 /// let mut near_far = NearFarLoopOnDevice::new(&gpu, g.vertices())?;

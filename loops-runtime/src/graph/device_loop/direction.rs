@@ -1,0 +1,414 @@
+//! [`FrontierLoopOnDevice::run_queue_directed`]: the queue run of a direction-optimizing BFS, each
+//! level's direction chosen on the device by Beamer's rule (`loops_do_decide` in `compact.cuh`;
+//! [`direction_model`] is that kernel on the CPU).
+
+use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::LaunchDims;
+
+use super::{queue_batch_kernel, queue_read_back, replay_levels, FrontierLoopOnDevice};
+use super::{LevelsOnDevice, COMPACT_SOURCE};
+use crate::device::{DeviceBuffer, DeviceList, Gpu};
+use crate::error::{LoopsError, Result};
+use crate::graph::LoopStats;
+
+/// What the device keeps between the levels of a direction-optimizing run, as `loops_do_decide`
+/// reads and writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DirectionState {
+    /// The last level pulled.
+    pub last_pull: bool,
+    /// The out-edges of the vertices no push step has reached: the graph's edges at the start,
+    /// less each push step's reached vertices' edges.
+    pub unexplored: u64,
+    /// The last level's frontier.
+    pub last_frontier: u32,
+    /// The levels that pulled.
+    pub pull_levels: u32,
+}
+
+impl DirectionState {
+    /// A run's start on a graph of `edges` edges: the source's level pushes.
+    pub fn start(edges: u64) -> DirectionState {
+        DirectionState {
+            unexplored: edges,
+            ..DirectionState::default()
+        }
+    }
+}
+
+/// `loops_do_decide` on the CPU: the direction of a level whose frontier has `frontier` vertices,
+/// after the last level (`state`) whose push step (if it pushed) reached vertices of `found_edges`
+/// out-edges, on a graph of `graph_vertices` vertices: `Some(true)` pull, `Some(false)` push,
+/// `None` for an empty frontier (nothing runs, the state stays). Beamer's rule with `alpha` and
+/// `beta`: after a push, pull when `found_edges * alpha > unexplored` (the unexplored edges less
+/// `found_edges`; `alpha` 0 never pulls); after a pull, pull again while the frontier grows or
+/// holds more than `graph_vertices / beta` vertices.
+pub fn direction_model(
+    state: &mut DirectionState,
+    frontier: u32,
+    found_edges: u64,
+    graph_vertices: u32,
+    alpha: u64,
+    beta: u64,
+) -> Option<bool> {
+    if frontier == 0 {
+        return None;
+    }
+    let pull = if !state.last_pull {
+        state.unexplored = state.unexplored.saturating_sub(found_edges);
+        alpha > 0 && found_edges > 0 && found_edges > state.unexplored / alpha
+    } else {
+        let growing = frontier >= state.last_frontier;
+        let large = beta > 0 && frontier as u64 > graph_vertices as u64 / beta;
+        growing || large
+    };
+    state.last_pull = pull;
+    state.last_frontier = frontier;
+    state.pull_levels += pull as u32;
+    Some(pull)
+}
+
+/// What a direction-optimizing run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DirectedStats {
+    /// Its levels and frontiers, as a queue run's.
+    pub stats: LoopStats,
+    /// Its levels that pulled.
+    pub pull_levels: u32,
+}
+
+/// The device side of a direction-optimizing run: the decision's state (see `loops_do_decide`),
+/// the push steps' edge count, the two launches' lengths.
+pub(super) struct DirectedBuffers {
+    state: DeviceBuffer<u32>,
+    edges: DeviceBuffer<u32>,
+    lens: DeviceBuffer<u32>,
+    decide: CudaFunction,
+}
+
+/// The choice of a direction-optimizing run: the graph's vertices, Beamer's `alpha` and `beta`.
+#[derive(Clone, Copy)]
+struct Rule {
+    vertices: u32,
+    alpha: u64,
+    beta: u64,
+}
+
+/// The levels of a direction-optimizing queue run: each the decision, the pull step and the push
+/// step, between the queue run's kernels before and after each batch.
+struct DirectedLevels<'a, P, Q> {
+    lp: &'a mut FrontierLoopOnDevice,
+    vertices: &'a DeviceBuffer<u32>,
+    push: &'a mut P,
+    pull: &'a mut Q,
+    rule: Rule,
+    batch_first: u64,
+    batch_count: u64,
+    stats: LoopStats,
+}
+
+impl<P, Q> LevelsOnDevice for DirectedLevels<'_, P, Q>
+where
+    P: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> Result<()>,
+    Q: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+    ) -> Result<()>,
+{
+    fn begin_batch(&mut self, gpu: &Gpu, first: u64, count: u64, capturing: bool) -> Result<()> {
+        (self.batch_first, self.batch_count) = (first, count);
+        queue_batch_kernel(self.lp, gpu, true, count, capturing)
+    }
+
+    fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        let i = (level - self.batch_first) as usize;
+        let FrontierLoopOnDevice {
+            frontiers,
+            queue,
+            directed,
+            step_blocks,
+            ..
+        } = &mut *self.lp;
+        let q = queue.as_mut().expect("made by run_queue_directed");
+        let d = directed.as_mut().expect("made by run_queue_directed");
+        let [even, odd] = frontiers;
+        let (current, next) = if level.is_multiple_of(2) {
+            (&*even, odd)
+        } else {
+            (&*odd, even)
+        };
+        let (counts, appended) = q.counts.split_at_mut(i + 1);
+        let context = |list: &DeviceBuffer<u32>, len: u64| DeviceList {
+            list: list.device_ptr(),
+            len,
+            capturing,
+            blocks: *step_blocks,
+        };
+        // The decision, one thread, in the loop's context over no list (so that it does not wait
+        // for a stream being recorded).
+        let args = super::super::loops_do_decide::args(
+            &counts[i],
+            &d.state,
+            &d.edges,
+            &d.lens,
+            self.rule.vertices,
+            self.rule.alpha,
+            self.rule.beta,
+        );
+        let plain = gpu.in_device_loop(DeviceList {
+            list: 0,
+            len: 0,
+            capturing,
+            blocks: None,
+        });
+        let dims = LaunchDims {
+            grid: 1,
+            block: 32,
+            shared_bytes: 0,
+        };
+        plain.launch_function_with(
+            "loops_do_decide",
+            &d.decide,
+            dims,
+            args,
+            plain.programmatic_launch(),
+        )?;
+        // The pull step over the graph's vertices (length `lens[1]`), then the push step over the
+        // frontier (length `lens[0]`): one of them runs, the other finds a length of 0.
+        let lens = d.lens.device_ptr();
+        let pull_gpu = gpu.in_device_loop(context(self.vertices, lens + 4));
+        (self.pull)(
+            &pull_gpu,
+            self.vertices,
+            next,
+            &mut appended[0],
+            &q.levels[i],
+        )?;
+        let push_gpu = gpu.in_device_loop(context(current, lens));
+        (self.push)(
+            &push_gpu,
+            current,
+            next,
+            &mut appended[0],
+            &q.levels[i],
+            &mut d.edges,
+        )
+    }
+
+    fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
+        queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
+    }
+
+    fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
+        self.lp.reserve_queue(gpu, levels)
+    }
+
+    fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
+        let (stats, size) = queue_read_back(self.lp, gpu)?;
+        self.stats = stats;
+        Ok(size)
+    }
+}
+
+impl FrontierLoopOnDevice {
+    /// A direction-optimizing BFS from `source` on a graph of `vertices.len()` vertices (at most
+    /// the loop's) and `graph_edges` edges, as [`Self::run_queue`] runs its levels (recorded,
+    /// replayed, the state read back once per replay), each level three launches: the choice of
+    /// its direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
+    /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
+    /// next_size, level, edges)`, of which one goes over its list and the other over a list the
+    /// device says is empty. `push` is a queue step as [`Self::run_queue`] takes it that also
+    /// adds the out-degrees of the vertices it appends to `edges[0]`; `pull` goes over
+    /// `vertices`, which must hold the ids `0..vertices.len()` (given to the step with their
+    /// number on the device), and appends each
+    /// unreached vertex it reaches, as a queue step does. Both launch over their list with
+    /// `g.tiles_in(list)` under a schedule that takes its length from the device. The first
+    /// level pushes. Errors if `source` is not a vertex, the graph is larger than the loop or has
+    /// `u32::MAX` edges or more (the device counts a level's edges in 32 bits).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_queue_directed<P, Q>(
+        &mut self,
+        gpu: &Gpu,
+        vertices: &DeviceBuffer<u32>,
+        graph_edges: usize,
+        source: u32,
+        (alpha, beta): (u64, u64),
+        mut push: P,
+        mut pull: Q,
+    ) -> Result<DirectedStats>
+    where
+        P: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+        ) -> Result<()>,
+        Q: FnMut(
+            &Gpu,
+            &DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &mut DeviceBuffer<u32>,
+            &DeviceBuffer<u32>,
+        ) -> Result<()>,
+    {
+        let invalid = |detail: String| Err(LoopsError::InvalidGraph { detail });
+        let graph_vertices = vertices.len();
+        if graph_vertices > self.vertices {
+            return invalid(format!(
+                "a graph of {graph_vertices} vertices in a device frontier loop made for {}",
+                self.vertices
+            ));
+        }
+        if source as usize >= graph_vertices {
+            return invalid(format!(
+                "source {source} of a graph of {graph_vertices} vertices"
+            ));
+        }
+        if graph_edges >= u32::MAX as usize {
+            return invalid(format!(
+                "{graph_edges} edges: a level's edges are counted in 32 bits"
+            ));
+        }
+        if self.directed.is_none() {
+            self.directed = Some(DirectedBuffers {
+                state: gpu.zeros(6)?,
+                edges: gpu.zeros(1)?,
+                lens: gpu.zeros(2)?,
+                decide: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_do_decide")?,
+            });
+        }
+        let d = self.directed.as_mut().expect("made above");
+        let start = DirectionState::start(graph_edges as u64);
+        let unexplored = start.unexplored;
+        gpu.write_at(
+            &mut d.state,
+            0,
+            &[0, unexplored as u32, (unexplored >> 32) as u32, 0, 0, 0],
+        )?;
+        gpu.write_at(&mut d.edges, 0, &[0])?;
+        gpu.write_at(&mut d.lens, 0, &[0, 0])?;
+        self.prepare_queue(gpu, &[source])?;
+        let per_replay = self.levels_per_replay as u64;
+        let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
+        let mut levels = DirectedLevels {
+            lp: self,
+            vertices,
+            push: &mut push,
+            pull: &mut pull,
+            rule: Rule {
+                vertices: graph_vertices as u32,
+                alpha,
+                beta,
+            },
+            batch_first: 0,
+            batch_count: 0,
+            stats: LoopStats::default(),
+        };
+        replay_levels(
+            gpu,
+            &mut levels,
+            per_replay,
+            max,
+            "direction-optimizing BFS",
+        )?;
+        let stats = levels.stats;
+        let d = self.directed.as_ref().expect("made above");
+        let state = gpu.download(&d.state)?;
+        Ok(DirectedStats {
+            stats,
+            pull_levels: state[5],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The host's rule (`loops::graph::next_direction`, restated here: the runtime does not see
+    /// the facade) over a level sequence, in 128-bit products.
+    #[allow(clippy::too_many_arguments)]
+    fn host_rule(
+        last_pull: bool,
+        frontier: u64,
+        last_frontier: u64,
+        found: u64,
+        unexplored: u64,
+        n: u64,
+        alpha: u64,
+        beta: u64,
+    ) -> bool {
+        if !last_pull {
+            alpha > 0 && found > 0 && found as u128 * alpha as u128 > unexplored as u128
+        } else {
+            frontier > 0
+                && (frontier >= last_frontier || frontier as u128 * beta as u128 > n as u128)
+        }
+    }
+
+    #[test]
+    fn the_device_rule_is_beamers() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(40);
+        let rules = [(14, 24), (0, 0), (u64::MAX, u64::MAX), (1, 1), (3, 1000)];
+        for case in 0..2000 {
+            let (alpha, beta) = rules[case % rules.len()];
+            let n: u32 = rng.random_range(1..100_000);
+            let edges: u64 = rng.random_range(0..2_000_000);
+            let mut state = DirectionState::start(edges);
+            let (mut unexplored, mut last_pull, mut last_frontier) = (edges, false, 0u64);
+            let mut pulls = 0;
+            for _ in 0..30 {
+                let frontier = rng.random_range(0..=n);
+                let found = if last_pull {
+                    0
+                } else {
+                    rng.random_range(0..=edges / 4 + 1)
+                };
+                let got = direction_model(&mut state, frontier, found, n, alpha, beta);
+                if frontier == 0 {
+                    assert_eq!(got, None);
+                    continue;
+                }
+                if !last_pull {
+                    unexplored = unexplored.saturating_sub(found);
+                }
+                let want = host_rule(
+                    last_pull,
+                    frontier as u64,
+                    last_frontier,
+                    found,
+                    unexplored,
+                    n as u64,
+                    alpha,
+                    beta,
+                );
+                assert_eq!(got, Some(want), "case {case}");
+                pulls += want as u32;
+                (last_pull, last_frontier) = (want, frontier as u64);
+                assert_eq!(state.unexplored, unexplored);
+                assert_eq!(state.pull_levels, pulls);
+            }
+        }
+        // Push only never pulls; the paper's switch pulls on a frontier of many edges.
+        let mut s = DirectionState::start(1000);
+        assert_eq!(direction_model(&mut s, 5, 900, 100, 0, 0), Some(false));
+        let mut s = DirectionState::start(1000);
+        assert_eq!(direction_model(&mut s, 5, 100, 100, 14, 24), Some(true));
+        // Then back to push once the frontier shrinks to n / beta or below.
+        assert_eq!(direction_model(&mut s, 10, 0, 100, 14, 24), Some(true));
+        assert_eq!(direction_model(&mut s, 4, 0, 100, 14, 24), Some(false));
+    }
+}

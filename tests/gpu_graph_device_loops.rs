@@ -1,0 +1,414 @@
+//! The graph algorithms' loops on the device. Direction-optimizing BFS in the loop on the device (`loops::graph::bfs_do::run_device`,
+//! `FrontierLoopOnDevice::run_queue_directed`, and `loops::graph::bfs` with a direction, whose
+//! `Auto` must run it): levels against the CPU BFS and parents checked as a BFS tree, under every
+//! push schedule of `bfs_do::push_queue` and every pull schedule of `bfs_do::pull_queue`, with the
+//! paper's switch, pull always and push only, outputs poisoned before each run (longer than the
+//! graph, whose tail must stay poisoned). The pull levels and the levels run are checked against
+//! Beamer's rule on the CPU (`direction_model`) over the reference's levels: BFS levels are unique,
+//! so the frontiers and the edges a push level reaches are too. Graphs with a fresh seed each run
+//! (`LOOPS_SEED` replays): R-MAT and Kronecker symmetrised, a power-law graph symmetrised, a grid
+//! of several hundred levels (several replays, pull phases in the middle), a road network, a
+//! graph with isolated vertices and a lone vertex.
+#![cfg(feature = "gpu")]
+
+mod common;
+
+use common::Tally;
+use loops::graph::reference::bfs_levels;
+use loops::graph::{
+    bfs_do, compare, direction_model, BfsOptions, DirectionState, FrontierLoopOnDevice, Graph,
+    Strategy, Switch, UNREACHED,
+};
+use loops::prelude::*;
+
+const POISON: u32 = 0xDEAD_BEEF;
+
+/// The pull levels and levels of a direction-optimizing BFS of `g` from `source` by `switch`, as
+/// the device's rule decides them over the reference's levels.
+fn expected(g: &Graph, levels: &[u32], switch: Switch) -> (u32, u32) {
+    let depth = levels
+        .iter()
+        .filter(|&&l| l != UNREACHED)
+        .max()
+        .map_or(0, |&d| d + 1);
+    let mut size = vec![0u32; depth as usize + 1];
+    let mut edges = vec![0u64; depth as usize + 1];
+    for (v, &l) in levels.iter().enumerate() {
+        if l != UNREACHED {
+            size[l as usize] += 1;
+            edges[l as usize] += g.degree(v) as u64;
+        }
+    }
+    let mut state = DirectionState::start(g.edges() as u64);
+    let mut pulled = false;
+    for d in 0..depth as usize {
+        // A push level's step counted the edges of the frontier it found; the first level's
+        // (the source's) were never counted.
+        let found = if d == 0 || pulled { 0 } else { edges[d] };
+        pulled = direction_model(
+            &mut state,
+            size[d],
+            found,
+            g.vertices() as u32,
+            switch.alpha,
+            switch.beta,
+        )
+        .expect("a level of vertices");
+    }
+    (state.pull_levels, depth)
+}
+
+fn check_run(
+    gpu: &Gpu,
+    s: &Graph,
+    dg: &loops::graph::DeviceGraph,
+    lp: &mut FrontierLoopOnDevice,
+    source: u32,
+    (push, pull, switch): (&str, &str, Switch),
+) -> loops::Result<Result<(), String>> {
+    let n = s.vertices();
+    let mut levels = gpu.upload(&vec![POISON; n + 7])?;
+    let mut parents = gpu.upload(&vec![POISON; n + 7])?;
+    let (stats, pulls) = bfs_do::run_device(
+        push,
+        pull,
+        switch,
+        gpu,
+        lp,
+        dg,
+        source,
+        &mut levels,
+        &mut parents,
+    )?;
+    let (got_levels, got_parents) = (gpu.download(&levels)?, gpu.download(&parents)?);
+    let want = bfs_levels(s, source);
+    let (want_pulls, want_depth) = expected(s, &want, switch);
+    Ok(compare("levels", &want, &got_levels[..n])
+        .and_then(|()| loops::graph::check_bfs_tree(s, source, &got_levels[..n], &got_parents[..n]))
+        .and_then(|()| {
+            if (stats.iterations, pulls) != (want_depth, want_pulls) {
+                return Err(format!(
+                    "{} levels, {pulls} pulled; Beamer's rule on the CPU: {want_depth}, {want_pulls}",
+                    stats.iterations
+                ));
+            }
+            if switch == Switch::PUSH_ONLY && pulls != 0 {
+                return Err("push only pulled".into());
+            }
+            Ok(())
+        }))
+}
+
+fn outcome(r: loops::Result<Result<(), String>>) -> Result<(bool, String), String> {
+    match r {
+        Ok(Ok(())) => Ok((true, String::new())),
+        Ok(Err(e)) => Ok((false, e)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn graphs(seed: u64) -> Vec<(String, Graph)> {
+    let sym = |m: sprs::CsMat<f32>| Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
+    let mut out = vec![
+        (
+            "rmat 14".to_string(),
+            sym(loops::io::generate::rmat(14, 16, seed)),
+        ),
+        (
+            "kron 13".to_string(),
+            sym(loops::io::generate::kronecker(13, 16, seed)),
+        ),
+        (
+            "power law 20000".to_string(),
+            sym(loops::io::generate::power_law(
+                20_000, 20_000, 8.0, 2.0, false, seed,
+            )),
+        ),
+        (
+            "grid 300x120".to_string(),
+            sym(loops::io::generate::grid2d(300, 120, seed)),
+        ),
+        (
+            "road 30000".to_string(),
+            sym(loops::io::generate::road(30_000, seed)),
+        ),
+    ];
+    let edges = [
+        (0, 1, 1),
+        (1, 2, 1),
+        (2, 3, 1),
+        (3, 0, 1),
+        (5, 6, 1),
+        (8, 8, 1),
+    ];
+    out.push((
+        "small with isolated vertices".to_string(),
+        Graph::from_edges(10, &edges).unwrap().symmetric(),
+    ));
+    out.push(("one vertex".to_string(), Graph::from_edges(1, &[]).unwrap()));
+    out
+}
+
+#[test]
+fn device_direction_optimizing_bfs_matches_the_cpu() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let graphs = graphs(seed);
+    let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
+    // One loop for every graph (made for the largest): the runs must not depend on what the
+    // last one left.
+    let mut lp = FrontierLoopOnDevice::new(&gpu, largest).unwrap();
+    for (name, s) in &graphs {
+        let dg = gpu.upload_graph(s).expect("upload");
+        let sources = common::graph_sources(s);
+        for &push in bfs_do::push_queue::SCHEDULES {
+            for &pull in bfs_do::pull_queue::SCHEDULES {
+                for (switch_name, switch) in [
+                    ("beamer", Switch::BEAMER),
+                    ("pull-always", Switch::PULL_ALWAYS),
+                    ("push-only", Switch::PUSH_ONLY),
+                ] {
+                    // Every pair under the paper's switch; the others with the pull schedule
+                    // of the same name (or thread).
+                    if switch != Switch::BEAMER && pull != bfs_do::device_pull_schedule_for(push) {
+                        continue;
+                    }
+                    for &source in &sources {
+                        let r = check_run(&gpu, s, &dg, &mut lp, source, (push, pull, switch));
+                        tally.record(name, &format!("{push}+{pull}/{switch_name}"), outcome(r));
+                    }
+                }
+            }
+        }
+    }
+    // A loop of few levels a replay: the decision state carries across replays.
+    lp.set_levels_per_replay(6);
+    for (name, s) in &graphs[3..5] {
+        let dg = gpu.upload_graph(s).expect("upload");
+        let r = check_run(&gpu, s, &dg, &mut lp, 0, ("warp", "thread", Switch::BEAMER));
+        tally.record(name, "warp+thread/beamer, 6 levels a replay", outcome(r));
+    }
+    tally.finish(graphs.len());
+}
+
+#[test]
+fn bfs_with_a_direction_runs_on_the_device() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(13, 16, seed);
+    let s = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
+    let dg = gpu.upload_graph(&s).unwrap();
+    let source = s.max_degree_vertex().unwrap_or(0);
+    let want = bfs_levels(&s, source);
+    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER);
+    for (schedule, strategy, ran) in [
+        ("auto", Strategy::Auto, Strategy::DeviceQueue),
+        ("thread", Strategy::Auto, Strategy::DeviceQueue),
+        ("group64", Strategy::DeviceQueue, Strategy::DeviceQueue),
+        ("merge_path", Strategy::Auto, Strategy::Host),
+        ("warp", Strategy::Host, Strategy::Host),
+    ] {
+        let options = BfsOptions {
+            schedule: schedule.to_string(),
+            strategy,
+            direction: Some(Switch::BEAMER),
+        };
+        let run = loops::graph::bfs(&gpu, &dg, source, &options).unwrap();
+        let levels = gpu.download(&run.levels).unwrap();
+        let parents = gpu.download(run.parents.as_ref().unwrap()).unwrap();
+        compare("levels", &want, &levels).unwrap();
+        loops::graph::check_bfs_tree(&s, source, &levels, &parents).unwrap();
+        assert_eq!(run.stats.algorithm, "bfs-do");
+        assert_eq!(run.stats.strategy, ran, "{schedule} {strategy:?}");
+        assert_eq!(run.stats.pull_levels, want_pulls, "{schedule} {strategy:?}");
+    }
+    // The device loops without a queue cannot run it.
+    for strategy in [Strategy::DeviceFlags, Strategy::DeviceScan] {
+        let options = BfsOptions {
+            strategy,
+            direction: Some(Switch::BEAMER),
+            ..BfsOptions::default()
+        };
+        assert!(loops::graph::bfs(&gpu, &dg, source, &options).is_err());
+    }
+}
+
+/// Connected components in the loop on the device (`cc::run_device`, and `components` asked for
+/// it; `Auto` runs the host loop) against the CPU's, under every schedule of `cc::hook_queue`, labels
+/// poisoned (longer than the graph, whose tail must stay poisoned), on the same graph classes
+/// (each symmetrised and directed: a vertex's out-edges hook both ways), one loop and one state
+/// per graph reused across the schedules.
+#[test]
+fn device_components_match_the_cpu() {
+    use loops::graph::cc;
+    use loops::graph::reference::components;
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let mut all = graphs(seed);
+    // A directed one too: rmat without symmetrising.
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(12, 4, seed ^ 7);
+    all.push((
+        "rmat 12 directed".to_string(),
+        Graph::from_pattern(&m, 1, seed).unwrap(),
+    ));
+    for (name, g) in &all {
+        let n = g.vertices();
+        let dg = gpu.upload_graph(g).expect("upload");
+        let want = components(g);
+        let mut state = cc::Components::new(&gpu, n).unwrap();
+        let mut lp = FrontierLoopOnDevice::new(&gpu, n).unwrap();
+        for &schedule in cc::hook_queue::SCHEDULES {
+            let r = (|| -> loops::Result<Result<(), String>> {
+                let mut labels = gpu.upload(&vec![POISON; n + 5])?;
+                let iterations =
+                    cc::run_device(schedule, &gpu, &mut state, &mut lp, &dg, &mut labels)?;
+                let got = gpu.download(&labels)?;
+                Ok(compare("labels", &want, &got[..n]).and_then(|()| {
+                    if got[n..].iter().any(|&x| x != POISON) {
+                        return Err("wrote past the graph's vertices".into());
+                    }
+                    // At least the iteration that changes nothing; never more than n + 1.
+                    if n > 0 && (iterations == 0 || iterations as usize > n + 1) {
+                        return Err(format!("{iterations} iterations"));
+                    }
+                    Ok(())
+                }))
+            })();
+            tally.record(name, &format!("cc device/{schedule}"), outcome(r));
+        }
+        // The library call: the device queue when asked, and says so (`Auto`: the host loop).
+        for (asked, ran) in [
+            (Strategy::Auto, Strategy::Host),
+            (Strategy::DeviceQueue, Strategy::DeviceQueue),
+        ] {
+            let options = loops::graph::ComponentsOptions {
+                strategy: asked,
+                ..Default::default()
+            };
+            let r = loops::graph::components(&gpu, &dg, &options).map(|run| {
+                compare("labels", &want, &gpu.download(&run.labels).unwrap()).and_then(|()| {
+                    if run.stats.strategy == ran {
+                        Ok(())
+                    } else {
+                        Err(format!("ran in {:?}, expected {ran:?}", run.stats.strategy))
+                    }
+                })
+            });
+            tally.record(name, &format!("components {}", asked.name()), outcome(r));
+        }
+    }
+    tally.finish(all.len());
+}
+
+/// PageRank in the loop on the device (`pagerank::run_device`, and `pagerank` asked for it;
+/// `Auto` runs the host loop) under every schedule of `pagerank::pull_queue`: a fixed count of iterations against
+/// the CPU's ranks (f64, L1 below 1e-9), and to a tolerance against the host loop's run (the same
+/// iterations, or one more or fewer where the change lands within rounding of the tolerance, and
+/// the same ranks within 1e-6), ranks poisoned before each run; a replay of 6 iterations.
+#[test]
+fn device_pagerank_matches_the_cpu_and_the_host_loop() {
+    use loops::graph::pagerank::{self, PageRank};
+    use loops::graph::reference::pagerank as pagerank_ref;
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let mut all = graphs(seed);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(12, 4, seed ^ 9);
+    all.push((
+        "rmat 12 directed".to_string(),
+        Graph::from_pattern(&m, 1, seed).unwrap(),
+    ));
+    let l1 = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>();
+    for (name, g) in &all {
+        let n = g.vertices();
+        let mut pr = PageRank::<f64>::new(&gpu, g).unwrap();
+        let mut lp = FrontierLoopOnDevice::new(&gpu, n).unwrap();
+        for &schedule in pagerank::pull_queue::SCHEDULES {
+            for (iterations, replay) in [(20u32, 48usize), (7, 6), (1, 48)] {
+                lp.set_levels_per_replay(replay);
+                let r = (|| -> loops::Result<Result<(), String>> {
+                    pr.poison(&gpu, f64::NAN)?;
+                    let ran = pagerank::run_device(
+                        schedule, &gpu, &mut pr, &mut lp, 0.85, iterations, None,
+                    )?;
+                    let got = gpu.download(pr.ranks())?;
+                    let want = pagerank_ref(g, 0.85, iterations as usize);
+                    let d = l1(&got, &want);
+                    Ok(if ran.iterations != iterations {
+                        Err(format!("{} iterations of {iterations}", ran.iterations))
+                    } else if d.is_nan() || d > 1e-9 {
+                        Err(format!("L1 {d:e} from the CPU's ranks"))
+                    } else {
+                        Ok(())
+                    })
+                })();
+                tally.record(
+                    name,
+                    &format!("pagerank device {iterations} it/{schedule}"),
+                    outcome(r),
+                );
+            }
+            lp.set_levels_per_replay(48);
+            let r = (|| -> loops::Result<Result<(), String>> {
+                let host = pagerank::run(schedule, &gpu, &mut pr, 0.85, 200, Some(1e-7))?;
+                let want = gpu.download(pr.ranks())?;
+                pr.poison(&gpu, f64::NAN)?;
+                let dev =
+                    pagerank::run_device(schedule, &gpu, &mut pr, &mut lp, 0.85, 200, Some(1e-7))?;
+                let got = gpu.download(pr.ranks())?;
+                let d = l1(&got, &want);
+                Ok(
+                    if dev.iterations.abs_diff(host.iterations) > 1 || dev.iterations == 0 {
+                        Err(format!(
+                            "{} iterations, the host loop {}",
+                            dev.iterations, host.iterations
+                        ))
+                    } else if dev.last_change.is_nan() || dev.last_change >= 1e-7 {
+                        Err(format!("last change {}", dev.last_change))
+                    } else if d.is_nan() || d > 1e-6 {
+                        Err(format!("L1 {d:e} from the host loop's ranks"))
+                    } else {
+                        Ok(())
+                    },
+                )
+            })();
+            tally.record(
+                name,
+                &format!("pagerank device tolerance/{schedule}"),
+                outcome(r),
+            );
+        }
+        for (asked, ran) in [
+            (Strategy::Auto, Strategy::Host),
+            (Strategy::DeviceQueue, Strategy::DeviceQueue),
+        ] {
+            let options = loops::graph::PageRankOptions {
+                strategy: asked,
+                ..Default::default()
+            };
+            let r = loops::graph::pagerank::<f64>(&gpu, g, &options).map(|run| {
+                let got = gpu.download(&run.ranks).unwrap();
+                let d = l1(&got, &pagerank_ref(g, 0.85, 20));
+                if run.stats.strategy != ran {
+                    Err(format!("ran in {:?}, expected {ran:?}", run.stats.strategy))
+                } else if d > 1e-9 || run.stats.iterations != 20 {
+                    Err(format!("L1 {d:e}, {} iterations", run.stats.iterations))
+                } else {
+                    Ok(())
+                }
+            });
+            tally.record(name, &format!("pagerank {}", asked.name()), outcome(r));
+        }
+    }
+    tally.finish(all.len());
+}
