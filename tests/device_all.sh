@@ -2,7 +2,8 @@
 # One call on the GPU machine: packed GPU tests, the SpMV benchmark on the generated set and on the
 # real matrices, the sanitizers, in the order given and inside one time budget; logs and the
 # benchmark's CSV, plots and summaries are tarred into $OUT/logs.tgz (the device tool brings back few
-# files). A summary table is printed last.
+# files). A summary table is printed last. Each step's summary line is also appended to
+# $OUT/progress.txt as it ends, so a call cut off by the device tool's limit still says what passed.
 #
 # Usage, after ../shared/tools/device-pack here:   bash tests/device_all.sh [STEP...]
 #   STEP: a test binary's name (gpu_spmv), `tests` (every packed gpu_* test), `ptests` (every packed
@@ -61,6 +62,7 @@ step() {
   local result
   result=$(grep -E '^test result:' "$logs/$name.log" | tail -1)
   summary+=("$name: exit $s, $(( $(date +%s) - start )) s ${result}")
+  echo "${summary[-1]}" >>"$OUT/progress.txt"
 }
 
 for w in "${steps[@]}"; do
@@ -127,7 +129,7 @@ for w in "${steps[@]}"; do
               --test-threads=1 >"$logs/$n.log" 2>&1
             s=$?
             echo "$n (GPU $g): exit $s, $(( $(date +%s) - t0 )) s $(grep -E '^test result:' "$logs/$n.log" | tail -1)" \
-              >>"$logs/ptests.summary"
+              | tee -a "$OUT/progress.txt" >>"$logs/ptests.summary"
             i=$(( i + gpus ))
           done
         ) &
