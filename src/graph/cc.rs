@@ -168,7 +168,7 @@ pub fn run(
 }
 
 /// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue`, made for exactly the
-/// graph's vertices): each iteration is one launch of [`hook_queue::cc_hook_queue`] over a list
+/// graph's vertices): each iteration is one launch of `hook_queue::cc_hook_queue` over a list
 /// of every vertex whose length the iteration before set on the device (every vertex after a
 /// change, none after an iteration that changed nothing); the iterations are recorded and
 /// replayed, the host reading the state back once per replay, not once per iteration.

@@ -306,7 +306,7 @@ pub fn run<T: Float>(
 /// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue` over a list of every
 /// vertex, made for exactly the graph's vertices): each iteration is three launches, the pull
 /// under `schedule` (one of [`pull_queue::SCHEDULES`]) over the list whose length is on the
-/// device, the update, and the convergence test ([`advance::pagerank_advance`]), which sets the
+/// device, the update, and the convergence test (`advance::pagerank_advance`), which sets the
 /// next iteration's length; the iterations are recorded and replayed, the host reading the state
 /// back once per replay, never the change. With a `tolerance` the run stops after the first
 /// iteration whose L1 change falls below it, as [`run`] does; `last_change` is then read once at

@@ -237,7 +237,7 @@ mod lowering {
 
     /// `for j in lanes(start..end)` under a group ([`super`]). The range's length `n` and every
     /// offset into it are 64-bit unsigned, so no stride wraps the loop's type (`lanes(0..i32::MAX)`
-    /// ends). Where the body allows it ([`Fusion::of`]), a run-time `n % 4 == 0` picks a path on
+    /// ends). Where the body allows it (`Fusion::of`), a run-time `n % 4 == 0` picks a path on
     /// which each lane takes 4 consecutive values, the body's copies fused ([`super::VECTOR`]).
     pub fn group_lanes_loop(
         g: &GroupLowering,
