@@ -114,23 +114,32 @@ for w in "${steps[@]}"; do
       done
       most=${LOOPS_STEP_TIMEOUT:-300}
       start=$(date +%s)
+      # The index of the next binary to take, shared by the GPUs' workers under a lock.
+      echo 0 >"$logs/ptests.next"
+      take() {
+        (
+          flock 9
+          local k
+          k=$(cat "$logs/ptests.next")
+          echo $(( k + 1 )) >"$logs/ptests.next"
+          echo "$k"
+        ) 9>"$logs/ptests.lock"
+      }
       for g in $(seq 0 $((gpus - 1))); do
         (
-          i=$g
-          while [ "$i" -lt "${#queue[@]}" ]; do
+          while i=$(take) && [ "$i" -lt "${#queue[@]}" ]; do
             n=${queue[$i]}
             t0=$(date +%s)
             left=$(( budget - (t0 - began) ))
             if [ "$left" -lt 15 ]; then
               echo "$n (GPU $g): skipped (budget spent)" >>"$logs/ptests.summary"
-              i=$(( i + gpus )); continue
+              continue
             fi
             CUDA_VISIBLE_DEVICES=$g timeout "$(( left < most ? left : most ))" ".device/tests/$n" \
               --test-threads=1 >"$logs/$n.log" 2>&1
             s=$?
             echo "$n (GPU $g): exit $s, $(( $(date +%s) - t0 )) s $(grep -E '^test result:' "$logs/$n.log" | tail -1)" \
               | tee -a "$OUT/progress.txt" >>"$logs/ptests.summary"
-            i=$(( i + gpus ))
           done
         ) &
       done
