@@ -312,7 +312,9 @@ fn median_ms(reps: usize, mut f: impl FnMut() -> loops::Result<()>) -> loops::Re
     Ok(times[times.len() / 2])
 }
 
-/// The block product of a case: SpMV (`k == 1`) or the SpMM kernel.
+/// The block product of a case: SpMV (`k == 1`) or SpMM written with a `lanes` loop over the columns
+/// under `warp` (`examples/kernels/spmm.rs`), not the plain Listing 4 kernel, whose threads walk the
+/// columns one after another.
 fn block_product(
     spmv: Spmv,
     k: usize,
@@ -320,7 +322,7 @@ fn block_product(
 {
     move |gpu, a, x, y| match k {
         1 => spmv(gpu, a, x, y),
-        _ => kernels::spmm::warp::spmm::<f32>(gpu, a, x, y, k),
+        _ => kernels::spmm::lanes::warp::spmm::<f32>(gpu, a, x, y, k),
     }
 }
 
@@ -370,7 +372,7 @@ fn measure_k(
         ] {
             let run = |da: &mut _, dy: &mut _| match k {
                 1 => group.spmv(da, spmv, &dx, dy, exchange),
-                _ => group.spmm(da, kernels::spmm::warp::spmm::<f32>, &dx, dy, exchange),
+                _ => group.spmm(da, kernels::spmm::lanes::warp::spmm::<f32>, &dx, dy, exchange),
             };
             for p in group.local_parts() {
                 group.gpu(p).fill(dy.part_mut(p), f32::NAN)?;
