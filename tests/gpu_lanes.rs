@@ -1,8 +1,8 @@
 //! Kernels written with a `lanes` loop, on the GPU, against f64 CPU references under every
 //! schedule they are stamped with: the SpMM of `examples/kernels/spmm.rs` (`spmm::lanes`) at k in
 //! {1, 3, 8, 32, 100, 128} (a width of one lane, widths below and at a warp, and past it, strided)
-//! and, on the generated set, also {24, 48, 256} (the wider fused paths: 8 and 16 values per lane
-//! under `group4`, `group8`, `warp`), and
+//! and, on the generated set (with an arrow and a long-tailed power-law), also {24, 48} (the wider
+//! fused paths: 8 and 16 values per lane under `group4`), and
 //! the GraphSAGE layer of `examples/kernels/gnn.rs` (mean over the neighbours, bias, ReLU) at
 //! feature widths {3, 16, 64, 256}; the generated matrices and every real matrix, f32 and f64.
 //! Inputs are fresh random values each run; outputs are poisoned (NaN) before each run.
@@ -19,9 +19,9 @@ use sprs::CsMat;
 
 const KS: [usize; 6] = [1, 3, 8, 32, 100, 128];
 /// Lengths that take the wider fused paths (`kernels_gen::schedule::lanes::vector_for`): 24 is 8
-/// values per lane under `group4`, 48 is 16 there; 128 is 8 under `warp` and 16 under `group8`;
-/// 256 is 16 under `warp`.
-const KS_WIDE: [usize; 3] = [24, 48, 256];
+/// values per lane under `group4`, 48 is 16 there (128, in [`KS`], is 8 under `warp` and
+/// `group16`, 16 under `group8`). Sixteen values under `warp` (`n = 160`): `shifted_all`.
+const KS_WIDE: [usize; 2] = [24, 48];
 const FEATURES: [usize; 4] = [3, 16, 64, 256];
 
 fn poisoned<T: Float>(gpu: &Gpu, len: usize) -> loops::Result<DeviceBuffer<T>> {
@@ -232,8 +232,8 @@ fn sage_mean_real_f64() {
     sage_all(common::real_matrices::<f64>());
 }
 
-/// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 100: the last stride would
-/// step past it) and ordinary ones, with unaligned offsets (`off`, `w` odd: the four-value path's
+/// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 96, 100: the last stride
+/// would step past it) and ordinary ones (128, 160: the wider fused paths), with unaligned offsets (`off`, `w` odd: the four-value path's
 /// scalar side) and aligned ones, on a small generated matrix under every schedule, f32 and f64.
 /// Before the strides ran on 64-bit offsets, the stride after the last wrapped the `int` and the
 /// loop went on at negative values (an illegal address or a hang).
@@ -249,12 +249,15 @@ fn shifted_all<T: Float>() {
     let a: CsMat<T> = loops::io::generate::power_law(300, 200, 6.0, 2.0, false, seed);
     let da = gpu.upload_csr(&a).expect("upload");
     let mut tally = common::Tally::default();
-    // 96 and 128 values: the wider fused paths (8 or 16 values per lane), aligned and not.
-    let cases: [(i32, i32, bool); 10] = [
+    // 96, 128 and 160 values: the wider fused paths (8 or 16 values per lane under `warp`,
+    // `group8`, `group4`), aligned and not.
+    let cases: [(i32, i32, bool); 12] = [
         (i32::MAX - 96, i32::MAX, true),
         (i32::MAX - 96, i32::MAX, false),
         (-64, 64, true),
         (-64, 64, false),
+        (-80, 80, true),
+        (-80, 80, false),
         (i32::MAX - 7, i32::MAX, false),
         (i32::MAX - 8, i32::MAX, false),
         (i32::MAX - 100, i32::MAX, false),

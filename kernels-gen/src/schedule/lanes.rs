@@ -31,6 +31,14 @@
 //!   (`loops_load4`/`loops_store4` of the prelude: one 16-byte access, two for 8-byte types,
 //!   where the address is 16-byte aligned, else four). Lanes of one value reduce as above. This is
 //!   the op's vector width; the rows per warp are the group size (`group4`, `group8`, ..).
+//!
+//!   *Several vectors per lane* ([`VECTORS`], groups up to a warp): where `n` is a multiple of 8
+//!   (16) and the narrower path's lanes (`min(G, 16)` of them, [`TARGET_LANES`]) would not cover
+//!   it in one stride, each lane takes 8 (16) consecutive values, the same fused copies with one
+//!   `loops_load4` / `loops_store4` per 4 of them ([`vector_for`], chosen at run time): at
+//!   `n = 128` a warp runs 16 lanes of two 16-byte loads and two atom lanes (the op's `k16:t2`),
+//!   `group8` one stride of 16 values per lane. Above a warp only four values per lane (the
+//!   shared-memory reduction takes one slot array per value of a lane).
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
