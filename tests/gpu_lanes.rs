@@ -1,6 +1,8 @@
 //! Kernels written with a `lanes` loop, on the GPU, against f64 CPU references under every
 //! schedule they are stamped with: the SpMM of `examples/kernels/spmm.rs` (`spmm::lanes`) at k in
-//! {1, 3, 8, 32, 100} (a width of one lane, widths below and at a warp, and past it, strided), and
+//! {1, 3, 8, 32, 100, 128} (a width of one lane, widths below and at a warp, and past it, strided)
+//! and, on the generated set (with an arrow and a long-tailed power-law), also {24, 48} (the wider
+//! fused paths: 8 and 16 values per lane under `group4`), and
 //! the GraphSAGE layer of `examples/kernels/gnn.rs` (mean over the neighbours, bias, ReLU) at
 //! feature widths {3, 16, 64, 256}; the generated matrices and every real matrix, f32 and f64.
 //! Inputs are fresh random values each run; outputs are poisoned (NaN) before each run.
@@ -15,7 +17,11 @@ use loops::io::host::expected_error_bound;
 use loops::prelude::*;
 use sprs::CsMat;
 
-const KS: [usize; 5] = [1, 3, 8, 32, 100];
+const KS: [usize; 6] = [1, 3, 8, 32, 100, 128];
+/// Lengths that take the wider fused paths (`kernels_gen::schedule::lanes::vector_for`): 24 is 8
+/// values per lane under `group4`, 48 is 16 there (128, in [`KS`], is 8 under `warp` and
+/// `group16`, 16 under `group8`). Sixteen values under `warp` (`n = 160`): `shifted_all`.
+const KS_WIDE: [usize; 2] = [24, 48];
 const FEATURES: [usize; 4] = [3, 16, 64, 256];
 
 fn poisoned<T: Float>(gpu: &Gpu, len: usize) -> loops::Result<DeviceBuffer<T>> {
@@ -79,7 +85,7 @@ fn spmm_lanes<T: Float>(
     }
 }
 
-fn spmm_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
+fn spmm_all<T: Float>(matrices: Vec<(String, CsMat<T>)>, ks: &[usize]) {
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!(
@@ -90,7 +96,7 @@ fn spmm_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
     let mut tally = common::Tally::default();
     for (m, (name, a)) in matrices.iter().enumerate() {
         let da = gpu.upload_csr(a).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for k in KS {
+        for &k in ks {
             let b: Vec<T> = loops::io::generate::random_vector(
                 a.cols() * k,
                 seed.wrapping_add((m * 131 + k) as u64),
@@ -166,24 +172,44 @@ fn sage_all<T: Float>(matrices: Vec<(String, CsMat<T>)>) {
     tally.finish(matrices.len());
 }
 
+/// The generated set plus two hub matrices (an arrow: one full row and one full column; a
+/// power-law with a long tail), at every k of [`KS`] and [`KS_WIDE`].
+fn generated_with_hubs<T: Float>() -> Vec<(String, CsMat<T>)> {
+    let seed = common::fresh_seed();
+    let mut m = common::generated_matrices::<T>(seed);
+    m.push((
+        "arrow 20000".into(),
+        loops::io::generate::arrow(20_000, seed + 11),
+    ));
+    m.push((
+        "power-law 30000 mean 12 a=1.6".into(),
+        loops::io::generate::power_law(30_000, 30_000, 12.0, 1.6, false, seed + 12),
+    ));
+    m
+}
+
+fn all_ks() -> Vec<usize> {
+    KS.iter().chain(KS_WIDE.iter()).copied().collect()
+}
+
 #[test]
 fn spmm_lanes_generated_f32() {
-    spmm_all(common::generated_matrices::<f32>(common::fresh_seed()));
+    spmm_all(generated_with_hubs::<f32>(), &all_ks());
 }
 
 #[test]
 fn spmm_lanes_generated_f64() {
-    spmm_all(common::generated_matrices::<f64>(common::fresh_seed()));
+    spmm_all(generated_with_hubs::<f64>(), &all_ks());
 }
 
 #[test]
 fn spmm_lanes_real_f32() {
-    spmm_all(common::real_matrices::<f32>());
+    spmm_all(common::real_matrices::<f32>(), &KS);
 }
 
 #[test]
 fn spmm_lanes_real_f64() {
-    spmm_all(common::real_matrices::<f64>());
+    spmm_all(common::real_matrices::<f64>(), &KS);
 }
 
 #[test]
@@ -206,8 +232,8 @@ fn sage_mean_real_f64() {
     sage_all(common::real_matrices::<f64>());
 }
 
-/// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 100: the last stride would
-/// step past it) and ordinary ones, with unaligned offsets (`off`, `w` odd: the four-value path's
+/// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 96, 100: the last stride
+/// would step past it) and ordinary ones (128, 160: the wider fused paths), with unaligned offsets (`off`, `w` odd: the four-value path's
 /// scalar side) and aligned ones, on a small generated matrix under every schedule, f32 and f64.
 /// Before the strides ran on 64-bit offsets, the stride after the last wrapped the `int` and the
 /// loop went on at negative values (an illegal address or a hang).
@@ -223,7 +249,15 @@ fn shifted_all<T: Float>() {
     let a: CsMat<T> = loops::io::generate::power_law(300, 200, 6.0, 2.0, false, seed);
     let da = gpu.upload_csr(&a).expect("upload");
     let mut tally = common::Tally::default();
-    let cases: [(i32, i32, bool); 6] = [
+    // 96, 128 and 160 values: the wider fused paths (8 or 16 values per lane under `warp`,
+    // `group8`, `group4`), aligned and not.
+    let cases: [(i32, i32, bool); 12] = [
+        (i32::MAX - 96, i32::MAX, true),
+        (i32::MAX - 96, i32::MAX, false),
+        (-64, 64, true),
+        (-64, 64, false),
+        (-80, 80, true),
+        (-80, 80, false),
         (i32::MAX - 7, i32::MAX, false),
         (i32::MAX - 8, i32::MAX, false),
         (i32::MAX - 100, i32::MAX, false),

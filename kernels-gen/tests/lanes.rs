@@ -78,7 +78,7 @@ fn a_group_splits_its_lanes_between_the_values_and_the_atoms() {
             "const bool loops_jin = (unsigned long long)loops_jl * 1ull < loops_jn - loops_jo;".into(),
             "const unsigned long long j = (unsigned long long)((unsigned long long)loops_js + loops_jo + (loops_jin ? (unsigned long long)loops_jl * 1ull : 0ull));".into(),
             "if (loops_al != 0u) sum = ((T)0);".into(),
-            "nz = a_offsets[row] + (int)loops_al, loops_end3 = loops_jin ? a_offsets[row + 1] : (int)0; nz < loops_end3; nz += (int)loops_as)".into(),
+            "nz = a_offsets[row] + (int)loops_al, loops_end7 = loops_jin ? a_offsets[row + 1] : (int)0; nz < loops_end7; nz += (int)loops_as)".into(),
             format!("for (int loops_o = {}; loops_o >= (int)loops_jw; loops_o >>= 1) {{", g / 2),
             format!("sum = (sum + __shfl_down_sync(loops_mask, sum, loops_o, {g}));"),
             format!("sum = __shfl_sync(loops_mask, sum, loops_jl, {g});"),
@@ -218,7 +218,12 @@ fn four_values_per_lane_fuse_the_copies_and_vectorise_the_accesses() {
     for (attr, g) in [(GROUP4, 4), (WARP, 32), (GROUP64, 64)] {
         let src = code(attr, SPMM, SPMM_BODY);
         for want in [
-            "if (loops_jn % 4ull == 0ull) {".to_string(),
+            if g <= 32 {
+                "unsigned int loops_jv = loops_jn > 0ull && loops_jn % 4ull == 0ull ? 4u : 1u;"
+            } else {
+                "if (loops_jn % 4ull == 0ull) {"
+            }
+            .to_string(),
             format!("while (loops_jw < {g}u && (unsigned long long)loops_jw * 4ull < loops_jn) loops_jw <<= 1;"),
             "const unsigned long long loops_c0_j = (unsigned long long)((unsigned long long)loops_js + loops_jo + (loops_jin ? (unsigned long long)loops_jl * 4ull : 0ull));".into(),
             "const unsigned long long loops_c3_j = (unsigned long long)((unsigned long long)loops_c0_j + 3ull);".into(),
@@ -229,11 +234,53 @@ fn four_values_per_lane_fuse_the_copies_and_vectorise_the_accesses() {
         ] {
             assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
         }
-        // One atom loop per path.
+        // One atom loop per path: three fused widths up to a warp (one above), the one-value path.
         assert_eq!(
             src.matches("nz += (int)loops_as)").count(),
-            2,
+            if g <= 32 { 4 } else { 2 },
             "{attr}: {src}"
+        );
+    }
+}
+
+/// Where the length is a multiple of 8 (16) and the narrower path's lanes (up to 16 of the group)
+/// would not cover it in one stride, each lane takes two (four) vectors: the run-time choice of
+/// `lanes::vector_for`, one `loops_load4` per vector from the index of its first copy, one
+/// `loops_store4` per vector.
+#[test]
+fn wider_paths_take_several_vectors_per_lane() {
+    let src = code(GROUP64, SPMM, SPMM_BODY);
+    assert!(
+        !src.contains("loops_jv"),
+        "above a warp, four values per lane only:\n{src}"
+    );
+    for (attr, lanes) in [(GROUP4, 4), (WARP, 16)] {
+        let src = code(attr, SPMM, SPMM_BODY);
+        for want in [
+            format!("if (loops_jv > 1u && loops_jn % 8ull == 0ull && {}ull < loops_jn) loops_jv = 8u;", 4 * lanes),
+            format!("if (loops_jv > 1u && loops_jn % 16ull == 0ull && {}ull < loops_jn) loops_jv = 16u;", 8 * lanes),
+            "else if (loops_jv == 8u) {".into(),
+            "else if (loops_jv == 16u) {".into(),
+            "(unsigned long long)loops_jw * 8ull < loops_jn) loops_jw <<= 1;".into(),
+            "(unsigned long long)loops_jl * 16ull : 0ull));".into(),
+            "const unsigned long long loops_c15_j = (unsigned long long)((unsigned long long)loops_c0_j + 15ull);".into(),
+        ] {
+            assert!(src.contains(&want), "{attr}: no `{want}` in\n{src}");
+        }
+        // The 16-wide path: four loads from copies 0, 4, 8, 12 and four stores.
+        let path = &src[src.find("else if (loops_jv == 16u) {").unwrap()..];
+        let path = &path[..path.find("\n    else {").unwrap_or(path.len())];
+        for (h, c) in [(1, 4), (2, 8), (3, 12)] {
+            let load = format!("_{h} = loops_load4(&b[((((unsigned long long)a_indices[nz]) * k) + loops_c{c}_j)]);");
+            assert!(path.contains(&load), "{attr}: no `{load}` in\n{path}");
+            let store = format!("(void)loops_store4<T>(&c[((row * k) + loops_c{c}_j)], loops_c{c}_sum, loops_c{}_sum, loops_c{}_sum, loops_c{}_sum);", c + 1, c + 2, c + 3);
+            assert!(path.contains(&store), "{attr}: no `{store}` in\n{path}");
+        }
+        assert_eq!(path.matches("loops_load4(").count(), 4, "{attr}: {path}");
+        assert_eq!(
+            path.matches("loops_store4<T>(").count(),
+            4,
+            "{attr}: {path}"
         );
     }
 }

@@ -1030,8 +1030,8 @@ proptest! {
 }
 
 /// A `lanes` loop over `start..end` under a group of `g` ([`lanes`]), each lane taking `vector`
-/// consecutive values (1, or [`lanes::VECTOR`] where the length is a multiple of it: the fused
-/// path): in each stride every pair of a value in range and an atom of the tile is visited by
+/// consecutive values (1, or one of [`lanes::VECTORS`] where the length is a multiple of it: the
+/// fused paths, [`lanes::vector_for`]): in each stride every pair of a value in range and an atom of the tile is visited by
 /// exactly one lane, each value is stored exactly once (by atom lane 0), and after the reduction
 /// (one per value copy) every lane of a value in range holds the value's total over the tile's
 /// atoms.
@@ -1040,8 +1040,30 @@ proptest! {
 fn check_lanes(g: u32, start: u64, n: u64, atoms: u64, fuses: bool) -> Result<(), TestCaseError> {
     use kernels_gen::schedule::lanes;
     let end = start + n;
-    let v = lanes::vector_of(n, fuses);
+    let v = lanes::vector_for(n, fuses, g);
     prop_assert!(v == 1 || (n.is_multiple_of(v as u64) && n > 0));
+    // The run-time choice, said declaratively: the narrowest fused width dividing `n` whose
+    // lanes (up to 16 of the group) cover it in one stride, else the widest dividing it; four
+    // values only above a warp.
+    let lanes_over = g.min(lanes::TARGET_LANES) as u64;
+    let dividing: Vec<u32> = lanes::vectors(g)
+        .iter()
+        .copied()
+        .filter(|&x| n > 0 && n.is_multiple_of(x as u64))
+        .collect();
+    let want = if !fuses || dividing.is_empty() {
+        1
+    } else {
+        dividing
+            .iter()
+            .copied()
+            .find(|&x| x as u64 * lanes_over >= n)
+            .unwrap_or(*dividing.last().unwrap())
+    };
+    prop_assert_eq!(v, want, "n {} g {}", n, g);
+    if g > 32 {
+        prop_assert!(v <= lanes::VECTOR);
+    }
     let w = lanes::width_for(n, g, true, v);
     prop_assert!(
         w.is_power_of_two() && w <= g && ((w * v) as u64 >= n || w == g),
@@ -1129,7 +1151,7 @@ proptest! {
     fn a_lanes_loop_visits_every_value_and_atom_once_and_reduces_per_value(
         g in prop::sample::select(vec![2u32, 4, 8, 16, 32, 64, 128, 256]),
         start in 0u64..5,
-        n in prop_oneof![0u64..40, prop::sample::select(vec![63u64, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300, 512, 1028])],
+        n in prop_oneof![0u64..40, prop::sample::select(vec![48u64, 63, 64, 65, 80, 96, 100, 127, 128, 129, 160, 255, 256, 257, 300, 512, 1028])],
         atoms in prop_oneof![0u64..10, 30u64..70],
         fuses in any::<bool>(),
     ) {
@@ -1147,8 +1169,10 @@ fn lanes_strides_end_at_the_top_of_the_type() {
         (i32::MAX as u64 - 100, i32::MAX as u64),
         (u64::MAX - 7, u64::MAX),
         (u64::MAX - 100, u64::MAX),
+        (i32::MAX as u64 - 96, i32::MAX as u64),
+        (u64::MAX - 96, u64::MAX),
     ] {
-        for (w, v) in [(8u32, 1u32), (32, 1), (32, 4), (2, 4)] {
+        for (w, v) in [(8u32, 1u32), (32, 1), (32, 4), (2, 4), (16, 8), (4, 16)] {
             if !(end - start).is_multiple_of(v as u64) {
                 continue;
             }

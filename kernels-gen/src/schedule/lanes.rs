@@ -31,6 +31,14 @@
 //!   (`loops_load4`/`loops_store4` of the prelude: one 16-byte access, two for 8-byte types,
 //!   where the address is 16-byte aligned, else four). Lanes of one value reduce as above. This is
 //!   the op's vector width; the rows per warp are the group size (`group4`, `group8`, ..).
+//!
+//!   *Several vectors per lane* ([`VECTORS`], groups up to a warp): where `n` is a multiple of 8
+//!   (16) and the narrower path's lanes (`min(G, 16)` of them, [`TARGET_LANES`]) would not cover
+//!   it in one stride, each lane takes 8 (16) consecutive values, the same fused copies with one
+//!   `loops_load4` / `loops_store4` per 4 of them ([`vector_for`], chosen at run time): at
+//!   `n = 128` a warp runs 16 lanes of two 16-byte loads and two atom lanes (the op's `k16:t2`),
+//!   `group8` one stride of 16 values per lane. Above a warp only four values per lane (the
+//!   shared-memory reduction takes one slot array per value of a lane).
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
@@ -42,20 +50,62 @@ pub const TAKE_LANES: &str =
     "`thread`, `group`, `warp`, `block`, `mean_group`, `lrb`, `auto`, `merge_path`, \
                               `work_oriented` or `split`";
 
-/// Values per lane on the fused path of a `lanes` loop under a group: where the body can be fused
-/// (no `break`/`continue`, no assignment to a variable from outside it, not the checked variant)
-/// and the length is a multiple of it (tested at run time), each lane takes this many consecutive
-/// values, the body's copies fused so that the atom loop reads each atom once for them and a load
-/// `x[i + j]` is one vector load (16 bytes where aligned); otherwise one value per lane.
+/// Values per lane on the narrowest fused path of a `lanes` loop under a group: where the body can
+/// be fused (no `break`/`continue`, no assignment to a variable from outside it, not the checked
+/// variant) and the length is a multiple of it (tested at run time), each lane takes this many
+/// consecutive values, the body's copies fused so that the atom loop reads each atom once for them
+/// and a load `x[i + j]` is one vector load (16 bytes where aligned); otherwise one value per lane.
+/// Wider paths take several such vectors per lane ([`VECTORS`]).
 pub const VECTOR: u32 = 4;
 
+/// The values per lane of the fused paths, narrowest first: one, two or four vectors of
+/// [`VECTOR`] (for `f32`, one to four 16-byte loads per lane and atom). [`vector_for`] picks one
+/// at run time.
+pub const VECTORS: &[u32] = &[4, 8, 16];
+
+/// The lanes over the values a wider path aims for: the widest path is taken only while a
+/// narrower one would need more than this many lanes (at most the group) for one stride, so that
+/// at `n = 128` a warp runs 16 lanes of 8 values and 2 atom lanes, the op's `k16:t2` plan.
+pub const TARGET_LANES: u32 = 16;
+
 /// Values per lane for a loop of `n` values whose body fuses (`fuses`): [`VECTOR`] where `n` is a
-/// positive multiple of it, else 1.
+/// positive multiple of it, else 1 (the four-wide rule alone; see [`vector_for`]).
 pub fn vector_of(n: u64, fuses: bool) -> u32 {
     if fuses && n > 0 && n.is_multiple_of(VECTOR as u64) {
         VECTOR
     } else {
         1
+    }
+}
+
+/// Values per lane for a loop of `n` values under a group of `group_size`, as emitted (run time):
+/// 1 where the body does not fuse or `n` is not a positive multiple of 4; else the narrowest of
+/// [`VECTORS`] dividing `n` whose lanes (`L = min(group, TARGET_LANES)` of them) cover `n` in one
+/// stride (`v * L >= n`), or the widest dividing `n` where none does. Each wider path is tried in
+/// turn: `v` moves from `w` to `2 w` where `2 w` divides `n` and `w * L < n`.
+pub fn vector_for(n: u64, fuses: bool, group_size: u32) -> u32 {
+    let mut v = vector_of(n, fuses);
+    if v == 1 {
+        return 1;
+    }
+    let lanes = group_size.min(TARGET_LANES) as u64;
+    for &wider in &vectors(group_size)[1..] {
+        if n.is_multiple_of(wider as u64) && (wider as u64 / 2) * lanes < n {
+            v = wider;
+        }
+    }
+    v
+}
+
+/// The fused paths a group of `group_size` emits: all of [`VECTORS`] up to a warp; above a warp
+/// only [`VECTOR`] (their reductions meet in shared memory, one slot array per value of a lane:
+/// the wider paths would multiply the block's shared memory; four values per lane already leave
+/// a block of 256 eight atom lanes at `n = 128`).
+pub fn vectors(group_size: u32) -> &'static [u32] {
+    if group_size <= 32 {
+        VECTORS
+    } else {
+        &VECTORS[..1]
     }
 }
 
@@ -268,10 +318,35 @@ mod lowering {
         } else {
             Fusion::of(range.body, range.var)
         };
-        if let Some(fusion) = fusion {
-            cx.open(format!("if (loops_jn % {}ull == 0ull)", super::VECTOR));
-            strides(g, cx, &range, Some(&fusion))?;
-            cx.close();
+        if let Some(mut fusion) = fusion {
+            let vectors = super::vectors(g.group_size);
+            if vectors.len() == 1 {
+                cx.open(format!("if (loops_jn % {}ull == 0ull)", super::VECTOR));
+                strides(g, cx, &range, Some(&fusion))?;
+                cx.close();
+            } else {
+                // The values per lane, as `super::vector_for`: each wider path where it divides
+                // the length and the narrower one's lanes would not cover it in one stride.
+                let lanes = g.group_size.min(super::TARGET_LANES);
+                cx.line(format!(
+                    "unsigned int loops_jv = loops_jn > 0ull && loops_jn % {}ull == 0ull ? {}u : 1u;",
+                    super::VECTOR,
+                    super::VECTOR
+                ));
+                for &wider in &vectors[1..] {
+                    cx.line(format!(
+                        "if (loops_jv > 1u && loops_jn % {wider}ull == 0ull && {}ull < loops_jn) loops_jv = {wider}u;",
+                        (wider / 2) as u64 * lanes as u64
+                    ));
+                }
+                for (i, &v) in vectors.iter().enumerate() {
+                    let kw = if i == 0 { "if" } else { "else if" };
+                    cx.open(format!("{kw} (loops_jv == {v}u)"));
+                    fusion.v = v;
+                    strides(g, cx, &range, Some(&fusion))?;
+                    cx.close();
+                }
+            }
             cx.open("else");
             strides(g, cx, &range, None)?;
             cx.close();
@@ -292,7 +367,7 @@ mod lowering {
     ) -> DResult<()> {
         let size = g.group_size;
         let t = range.ty.cuda_name();
-        let v = if fusion.is_some() { super::VECTOR } else { 1 };
+        let v = fusion.map_or(1, |f| f.v);
         cx.open("");
         if has_atoms(range.body) {
             // The power of two at or above the lanes the values need, at most the group
@@ -356,6 +431,15 @@ mod lowering {
         Ok(())
     }
 
+    /// The name of the `h`-th vector of a fused load named `name` (the first keeps the name).
+    fn vector_name(name: &str, h: u32) -> String {
+        if h == 0 {
+            name.to_string()
+        } else {
+            format!("{name}_{h}")
+        }
+    }
+
     /// The name of variable `name` in copy `c` of a fused lanes body.
     fn copy_name(name: &str, c: u32) -> String {
         format!("loops_c{c}_{name}")
@@ -370,6 +454,9 @@ mod lowering {
     /// body (the copies' order between statements changes), and vector loads only from arrays
     /// the body does not write.
     pub struct Fusion {
+        /// Values per lane: a multiple of [`super::VECTOR`], one vector access per
+        /// [`super::VECTOR`] of them.
+        v: u32,
         /// The lanes variable.
         var: String,
         /// The names the body declares (renamed per copy; the atom variables stay).
@@ -429,6 +516,7 @@ mod lowering {
                 Ok(())
             });
             ok.then(|| Fusion {
+                v: super::VECTOR,
                 var: var.to_string(),
                 declared,
                 written,
@@ -466,16 +554,14 @@ mod lowering {
                     ..s.clone()
                 }];
             }
-            if let Some(store) = self.vector_store(cx, s) {
-                return vec![store];
+            if let Some(stores) = self.vector_store(cx, s) {
+                return stores;
             }
             let mut template = s.clone();
             let mut loads = Vec::new();
             self.vector_loads(cx, &mut template, &mut loads);
             let mut out = Vec::new();
             for (name, base, index, ty) in loads {
-                let index = self.rename(&index, 0);
-                let index = cx.expr(&index);
                 let array = match &base {
                     Indexed::Slice(s) => s.clone(),
                     Indexed::SetArray { set, format, array } => {
@@ -483,22 +569,27 @@ mod lowering {
                     }
                 };
                 let span = s.span;
-                out.push(Stmt {
-                    kind: StmtKind::Let {
-                        name,
-                        mutable: false,
-                        ty: Ty::Param(format!("LoopsVec4<{}>", ty.cuda_name())),
-                        init: Expr {
-                            kind: ExprKind::Var(format!("loops_load4(&{array}[{index}])")),
-                            ty: ty.clone(),
-                            span,
+                // One vector per `VECTOR` values, from the index of its first copy.
+                for h in 0..self.v / super::VECTOR {
+                    let at = self.rename(&index, h * super::VECTOR);
+                    let at = cx.expr(&at);
+                    out.push(Stmt {
+                        kind: StmtKind::Let {
+                            name: vector_name(&name, h),
+                            mutable: false,
+                            ty: Ty::Param(format!("LoopsVec4<{}>", ty.cuda_name())),
+                            init: Expr {
+                                kind: ExprKind::Var(format!("loops_load4(&{array}[{at}])")),
+                                ty: ty.clone(),
+                                span,
+                            },
                         },
-                    },
-                    span,
-                    line: s.line,
-                });
+                        span,
+                        line: s.line,
+                    });
+                }
             }
-            for c in 0..super::VECTOR {
+            for c in 0..self.v {
                 let mut copy = template.clone();
                 rename_stmt(&mut copy, &|n| self.renamed(n, c));
                 out.push(copy);
@@ -507,9 +598,9 @@ mod lowering {
         }
 
         /// `array[x + j] = value` (a plain store, `x` free of the body's names, `value` reading no
-        /// array the body writes) as one statement storing the copies' values at once
-        /// (`loops_store4`: one 16-byte store where aligned).
-        fn vector_store(&self, cx: &mut Cx<'_>, s: &Stmt) -> Option<Stmt> {
+        /// array the body writes) as one statement per [`super::VECTOR`] copies storing their
+        /// values at once (`loops_store4`: one 16-byte store where aligned).
+        fn vector_store(&self, cx: &mut Cx<'_>, s: &Stmt) -> Option<Vec<Stmt>> {
             let StmtKind::Assign {
                 place,
                 op: None,
@@ -534,10 +625,7 @@ mod lowering {
             if reads_written || !self.additive(index) {
                 return None;
             }
-            let index = self.rename(index, 0);
-            let index = cx.expr(&index);
             // Each copy's value, with its own vector loads first.
-            let mut values = Vec::new();
             let mut template = value.clone();
             let mut loads = Vec::new();
             self.replace_loads(cx, &mut template, &mut loads);
@@ -545,29 +633,39 @@ mod lowering {
                 // Keep it simple: the loads a stored value reads stay scalar.
                 template = value.clone();
             }
-            for c in 0..super::VECTOR {
-                let v = self.rename(&template, c);
-                values.push(cx.expr(&v));
-            }
             let ty = place.ty.cuda_name();
-            Some(Stmt {
-                kind: StmtKind::Expr(Expr {
-                    kind: ExprKind::Var(format!(
-                        "loops_store4<{ty}>(&{array}[{index}], {})",
-                        values.join(", ")
-                    )),
-                    ty: place.ty.clone(),
-                    span: s.span,
-                }),
-                ..s.clone()
-            })
+            let mut stores = Vec::new();
+            for h in 0..self.v / super::VECTOR {
+                let first = h * super::VECTOR;
+                let at = self.rename(index, first);
+                let at = cx.expr(&at);
+                let values: Vec<String> = (first..first + super::VECTOR)
+                    .map(|c| {
+                        let v = self.rename(&template, c);
+                        cx.expr(&v)
+                    })
+                    .collect();
+                stores.push(Stmt {
+                    kind: StmtKind::Expr(Expr {
+                        kind: ExprKind::Var(format!(
+                            "loops_store4<{ty}>(&{array}[{at}], {})",
+                            values.join(", ")
+                        )),
+                        ty: place.ty.clone(),
+                        span: s.span,
+                    }),
+                    ..s.clone()
+                });
+            }
+            Some(stores)
         }
 
         /// `name` in copy `c`: the lanes variable and the body's own names get the copy's names; a
         /// vector load's element (`loops_vl..@`) its lane of the vector.
         fn renamed(&self, name: &str, c: u32) -> Option<String> {
             if let Some(stem) = name.strip_suffix('@') {
-                return Some(format!("{stem}.v[{c}]"));
+                let (h, e) = (c / super::VECTOR, c % super::VECTOR);
+                return Some(format!("{}.v[{e}]", vector_name(stem, h)));
             }
             (name == self.var || self.declared.iter().any(|d| d == name))
                 .then(|| copy_name(name, c))
