@@ -28,11 +28,13 @@
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
+mod iterate;
 pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
     compaction_walks, default_walk_limit, direction_model, DirectedStats, DirectionState,
     FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
+pub use iterate::{exact_replay, Iteration, IterationsOnDevice, DEFAULT_ITERATIONS_PER_REPLAY};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
