@@ -201,10 +201,7 @@ impl IterationsOnDevice {
                 }
                 launch(&mut self.replays)?;
                 issued += per_replay;
-                if {
-                    let done = gpu.download(&self.done)?;
-                    done[0] != 0
-                } {
+                if self.read_done(gpu)? {
                     return Ok(issued);
                 }
             },
@@ -244,7 +241,8 @@ mod tests {
         assert_eq!(exact_replay(2 * 97), 2);
         for r in (2..2000).step_by(2) {
             let e = exact_replay(r);
-            assert!(e >= 2 && e <= 64 && e % 2 == 0 && r % e == 0, "{r} {e}");
+            assert!((2..=64).contains(&e), "{r} {e}");
+            assert!(e.is_multiple_of(2) && r.is_multiple_of(e), "{r} {e}");
         }
     }
 }
