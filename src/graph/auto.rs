@@ -3,10 +3,11 @@
 //! disk, its `LOOPS_TUNE` settings).
 //!
 //! The first call of an algorithm on a graph of a shape (with a schedule and an element type)
-//! runs each candidate loop on that call's own work: once to warm it (kernels loaded, `auto`'s
-//! schedule measured, loops allocated), then, for the candidates within 3x of the fastest warm
-//! run, twice more, timed on the host from a synchronized start to the GPU's end (what the
-//! caller waits for: launches, read-backs, recording). The fastest is kept in the process (by the
+//! runs each candidate loop on that call's own work: once to warm it (kernels compiled or loaded,
+//! `auto`'s schedule measured, a replay recorded: first-use costs, which can be 10x a run, so the
+//! warm runs rank nothing), then twice more, timed on the host from a synchronized start to the
+//! GPU's end (what the caller waits for: launches, read-backs, recording), the faster of the two
+//! kept. The fastest is kept in the process (by the
 //! tuner's key) and in the tuning cache on disk; the call returns the winner's run, made once
 //! more, so its result and stats are the winner's. Later calls of the same shape run the
 //! winner. With `LOOPS_TUNE=off`, or a single candidate, nothing is measured: the caller's rule
@@ -112,15 +113,6 @@ pub(crate) fn fastest(times: &[Option<f64>]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Which candidates are timed after their warm runs (`warm`, seconds): those within 3x of the
-/// fastest.
-pub(crate) fn worth_timing(warm: &[Option<f64>]) -> Vec<bool> {
-    let best = warm.iter().flatten().copied().fold(f64::INFINITY, f64::min);
-    warm.iter()
-        .map(|t| t.is_some_and(|t| t <= 3.0 * best))
-        .collect()
-}
-
 /// `run(strategy)` for the winner among `candidates` (see the module documentation): the kept
 /// winner's run, or, the first time, the candidates measured on this call's work and then the
 /// winner's run. `None` where nothing is measured (tuning off, fewer than two candidates): the
@@ -150,17 +142,16 @@ pub(crate) fn measured<R>(
     let mut warm = Vec::new();
     for &s in candidates {
         match time(s) {
-            Ok(t) => warm.push(Some(t)),
+            Ok(_) => warm.push(true),
             Err(e) => {
                 first_error.get_or_insert(e);
-                warm.push(None);
+                warm.push(false);
             }
         }
     }
-    let timed = worth_timing(&warm);
     let mut times = vec![None; candidates.len()];
     for (i, &s) in candidates.iter().enumerate() {
-        if timed[i] {
+        if warm[i] {
             let a = time(s)?;
             let b = time(s)?;
             times[i] = Some(a.min(b));
@@ -272,15 +263,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fastest_wins_and_slow_warm_runs_are_not_timed() {
+    fn the_fastest_wins() {
         assert_eq!(fastest(&[Some(2.0), Some(1.0), None]), Some(1));
         assert_eq!(fastest(&[None, None]), None);
         assert_eq!(fastest(&[Some(1.0), Some(1.0)]), Some(0));
-        assert_eq!(
-            worth_timing(&[Some(1.0), Some(3.0), Some(3.5), None]),
-            [true, true, false, false]
-        );
-        assert_eq!(worth_timing(&[None]), [false]);
     }
 
     #[test]

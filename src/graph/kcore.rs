@@ -137,14 +137,16 @@ pub mod least {
         least: &mut [u32],
     ) {
         for c in chunks.tiles() {
-            let mut m = u32::MAX;
-            for v in chunks.atoms(c) {
-                if size[0] == 0 && cores[v] == u32::MAX {
-                    m = min(m, degrees[v] - lost[v]);
+            if size[0] == 0 {
+                let mut m = u32::MAX;
+                for v in chunks.atoms(c) {
+                    if cores[v] == u32::MAX {
+                        m = min(m, degrees[v] - lost[v]);
+                    }
                 }
-            }
-            if m != u32::MAX {
-                atomic_min(&mut least[0], m);
+                if m != u32::MAX {
+                    atomic_min(&mut least[0], m);
+                }
             }
         }
     }
@@ -208,14 +210,16 @@ pub mod scan {
         removed: &mut [u32],
     ) {
         for c in chunks.tiles() {
-            for v in chunks.atoms(c) {
-                if go[0] != 0 && cores[v] == u32::MAX && degrees[v] < k_now[0] + lost[v] {
-                    cores[v] = k_now[0] - 1;
-                    let slot = atomic_add(&mut next_size[0], 1);
-                    if slot < next.len() as u32 {
-                        next[slot as usize] = v as u32;
+            if go[0] != 0 {
+                for v in chunks.atoms(c) {
+                    if cores[v] == u32::MAX && degrees[v] < k_now[0] + lost[v] {
+                        cores[v] = k_now[0] - 1;
+                        let slot = atomic_add(&mut next_size[0], 1);
+                        if slot < next.len() as u32 {
+                            next[slot as usize] = v as u32;
+                        }
+                        atomic_add(&mut removed[0], 1);
                     }
-                    atomic_add(&mut removed[0], 1);
                 }
             }
         }
@@ -250,6 +254,8 @@ pub struct KCore {
     iterations: DeviceBuffer<u32>,
     one: DeviceOffsets,
     device_loop: IterationsOnDevice,
+    /// The graph's shape (its degrees), the key of `auto`'s measured choice.
+    shape: crate::schedule::auto::TileStats,
 }
 
 impl KCore {
@@ -280,6 +286,7 @@ impl KCore {
                 lp.set_per_replay(PEEL_PER_REPLAY);
                 lp
             },
+            shape: super::auto::shape_of_degrees(degrees.iter().map(|&d| d as u64)),
             host_degrees: degrees,
         })
     }
@@ -364,7 +371,7 @@ pub fn run(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32
 
 /// Iterations per replay of the device loop's peeling (a chain-like graph takes one iteration
 /// per pair of vertices; after the last, at most this many minus one run, with empty queues).
-pub const PEEL_PER_REPLAY: usize = 32;
+pub const PEEL_PER_REPLAY: usize = 8;
 
 /// The first queue of the loop on the device, from the degrees: `k` one past the smallest degree
 /// and the vertices of that degree (with it as their core number). `None` for no vertices.
@@ -382,7 +389,7 @@ pub fn first_queue(degrees: &[u32]) -> Option<(u32, Vec<u32>)> {
 /// `schedule` (one of [`peel_queue::SCHEDULES`]), which removes the neighbours left below `k`
 /// into the next queue; where it removed none, the smallest remaining degree (`least`), `k`
 /// raised past it (`advance`), and the scan that queues every vertex left below it (`scan`),
-/// else those two return at once. The iterations are recorded once and replayed, 32 a replay,
+/// else those two return at once. The iterations are recorded once and replayed, 8 a replay,
 /// the host reading 4 bytes back per replay, until every vertex is removed. Work in proportion to
 /// the removed vertices' edges, plus two passes over the vertices per iteration that return at
 /// once but where `k` advances. Returns the iterations and the largest core number.
@@ -497,7 +504,7 @@ pub fn run_device(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u
 /// measured (`LOOPS_TUNE=off`).
 pub fn run_auto(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(Strategy, u32, u32)> {
     let on_device = super::driver::on_device(schedule) && peel_queue::SCHEDULES.contains(&schedule);
-    let shape = super::auto::shape_of_degrees(kc.host_degrees.iter().map(|&d| d as u64));
+    let shape = kc.shape;
     let mut once = |strategy: Strategy| -> crate::Result<(Strategy, u32, u32)> {
         let (passes, max_core) = if strategy == Strategy::DeviceQueue {
             run_device(schedule, gpu, kc)?

@@ -83,7 +83,8 @@ pub mod update {
 /// block per run.
 pub mod update_loop {
     use super::*;
-    /// [`update::pagerank_update`] from `old` to `fresh` while the run is not `done`; once it is
+    /// Zeroes `previous` (the sums the iteration's pull read, which the next update adds into),
+    /// and [`update::pagerank_update`] from `old` to `fresh` while the run is not `done`; once it is
     /// (an iteration of a replay after the last), `fresh[v] = old[v]` and nothing else, so that both
     /// rank buffers hold the last iteration's ranks whatever the parity.
     #[for_schedules(block)]
@@ -94,9 +95,14 @@ pub mod update_loop {
         inv_out_degree: &[T],
         contribution: &mut [T],
         sums: &mut [T],
+        previous: &mut [T],
         done: &[u32],
     ) {
         for c in chunks.tiles() {
+            if c == 0 {
+                previous[0] = 0.0;
+                previous[1] = 0.0;
+            }
             let finished = done[0];
             let mut change = 0.0;
             let mut dangling = 0.0;
@@ -318,8 +324,8 @@ pub fn run<T: Float>(
 }
 
 /// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): each
-/// iteration is three launches, the pull under `schedule` (any: it runs over every vertex, sized
-/// on the host, as in [`run`]), the update (`update_loop`) and the convergence test
+/// iteration is the pull under `schedule` (any: it runs over every vertex, sized on the host, as
+/// in [`run`]) and the update (`update_loop`); with a tolerance also the convergence test
 /// (`advance::pagerank_advance`, one thread), which counts the iterations and sets the loop's
 /// `done` on the device. The iterations are recorded once as a CUDA graph (kept for the next run
 /// on the same state with the same arguments) and replayed: without a tolerance exactly
@@ -426,8 +432,13 @@ pub fn run_device<T: Float>(
             &*inv_out_degree,
             &mut *contribution,
             &mut *current,
+            &mut *previous,
             &*done,
         )?;
+        // A run of known length needs no test: the host counts its iterations.
+        if exact.is_some() {
+            return Ok(());
+        }
         advance::launch(
             "thread",
             gpu,

@@ -108,8 +108,8 @@ impl IterationsOnDevice {
     }
 
     /// Runs `step(iteration, done)` until it sets `done[0]` (zeroed here first) or, with `exact`,
-    /// for exactly that many iterations (the step must then set `done` by itself at that count;
-    /// the host does not read it before the end). The first iteration is launched directly (it
+    /// for exactly that many iterations (the host then never reads `done`: the step need not set
+    /// it). The first iteration is launched directly (it
     /// compiles the kernels and lets `auto` measure); the next, where `exact` leaves an odd
     /// count, too; the rest run as replays of a recorded graph. `key` names everything the
     /// step's launches bake in (buffers, scalars): a kept replay is reused only for the same
