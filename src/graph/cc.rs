@@ -273,6 +273,10 @@ pub struct ComponentsResult {
 /// ends) by hooking and pointer jumping, the step under `options.schedule`. The CPU reference is
 /// `loops::graph::reference::components`.
 ///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
+///
 /// ```no_run
 /// use loops::graph::{components, ComponentsOptions, Graph};
 /// # fn main() -> loops::Result<()> {

@@ -566,6 +566,10 @@ pub struct KCoreResult {
 /// every vertex's core number, by peeling on the GPU, the peel under `options.schedule`. The CPU
 /// reference is [`core_numbers`] (`loops::graph::reference::core_numbers`).
 ///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
+///
 /// ```no_run
 /// use loops::graph::{k_core, Graph, KCoreOptions};
 /// # fn main() -> loops::Result<()> {

@@ -556,6 +556,10 @@ pub struct PageRankResult<T: Float> {
 /// `T` (`f32` or `f64`), by pulling over its transpose (made and uploaded here), the pull under
 /// `options.schedule`. The CPU reference is `loops::graph::reference::pagerank`.
 ///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
+///
 /// ```no_run
 /// use loops::graph::{pagerank, Graph, PageRankOptions};
 /// # fn main() -> loops::Result<()> {
