@@ -69,6 +69,19 @@ fn every_generated_kernel_compiles_for_sm90() {
             "pagerank_update",
             loops::graph::pagerank::update::CHECKED_SOURCES,
         ),
+        (
+            "pagerank_update_loop",
+            loops::graph::pagerank::update_loop::SOURCES,
+        ),
+        (
+            "pagerank_update_loop",
+            loops::graph::pagerank::update_loop::CHECKED_SOURCES,
+        ),
+        ("pagerank_advance", loops::graph::pagerank::advance::SOURCES),
+        (
+            "pagerank_advance",
+            loops::graph::pagerank::advance::CHECKED_SOURCES,
+        ),
         ("row_argmax", kernels::row_argmax::SOURCES),
         ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
         ("count_max", kernels::count_max::SOURCES),
@@ -133,14 +146,15 @@ fn every_generated_kernel_compiles_for_sm90() {
     // 11 core schedules besides `hierarchical` (`auto`, `lrb`, `mean_group` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
-    // pull under all 12, its update under `block`. + the argmax under `merge_path` and the two-loop
+    // pull under all 12, its update under `block`, its device loop's update under `block` and
+    // convergence test under `thread`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented`, the count of a maximum under `merge_path` (their other
     // schedules are examples/user_kernels'). + the three-loop softmax under all 19 schedules and
     // under `work_oriented` and `merge_path` with 64 items per thread (their shared arrays in
     // dynamic shared memory), attention's softmax under 9.
     assert_eq!(
         compiled,
-        2 * (12 * 11 + 11 + 2 + 2 + 2 + 3 + 12 + 1 + 1 + 1 + 1 + 19 + 2 + 9)
+        2 * (12 * 11 + 11 + 2 + 2 + 2 + 3 + 12 + 1 + 1 + 1 + 1 + 1 + 1 + 19 + 2 + 9)
     );
 }
 
@@ -187,6 +201,25 @@ fn graph_kernels_compile_for_sm90() {
         ("k_core_mark", loops::graph::kcore::mark::CHECKED_SOURCES),
         ("k_core_peel", loops::graph::kcore::peel::SOURCES),
         ("k_core_peel", loops::graph::kcore::peel::CHECKED_SOURCES),
+        ("cc_count", loops::graph::cc::count::SOURCES),
+        ("cc_count", loops::graph::cc::count::CHECKED_SOURCES),
+        (
+            "k_core_peel_queue",
+            loops::graph::kcore::peel_queue::SOURCES,
+        ),
+        (
+            "k_core_peel_queue",
+            loops::graph::kcore::peel_queue::CHECKED_SOURCES,
+        ),
+        ("k_core_least", loops::graph::kcore::least::SOURCES),
+        ("k_core_least", loops::graph::kcore::least::CHECKED_SOURCES),
+        ("k_core_advance", loops::graph::kcore::advance::SOURCES),
+        (
+            "k_core_advance",
+            loops::graph::kcore::advance::CHECKED_SOURCES,
+        ),
+        ("k_core_scan", loops::graph::kcore::scan::SOURCES),
+        ("k_core_scan", loops::graph::kcore::scan::CHECKED_SOURCES),
     ];
     let jobs: Vec<(&str, &str, &str)> = all
         .iter()
@@ -286,8 +319,10 @@ fn graph_kernels_compile_for_sm90() {
     // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
     // bfs_queue and bfs_push_queue under the 6 of the device loop, bfs_pull under the 8 that take
     // its selection, bfs_pull_queue under its 4, cc_start, triangles_total and k_core_mark under
-    // `block`, vertex_ids under `thread`; plain and checked.
-    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3 + 6 + 4 + 1));
+    // `block`, vertex_ids under `thread`; cc_count and k_core_advance under `thread`,
+    // k_core_peel_queue under the 6 of the device loop, k_core_least and k_core_scan under
+    // `block`; plain and checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 6 + 8 + 3 + 6 + 4 + 1 + 2 + 6 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

@@ -26,8 +26,7 @@ use std::process::Command;
 
 use loops::graph::reference::{bfs_levels, components, dijkstra, pagerank as pagerank_ref};
 use loops::graph::{
-    bfs, compare, pagerank, BfsOptions, ComponentsOptions, Graph, GraphStats, SsspOptions,
-    Strategy, Switch,
+    bfs, cc, compare, kcore, pagerank, BfsOptions, Graph, GraphStats, SsspOptions, Strategy, Switch,
 };
 use loops::prelude::*;
 
@@ -270,6 +269,12 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
     let csv_path = args.out.join("library.csv");
     let mut csv = std::fs::File::create(&csv_path)?;
     writeln!(csv, "{HEADER}")?;
+    let auto_path = args.out.join("library_auto.csv");
+    let mut auto_csv = std::fs::File::create(&auto_path)?;
+    writeln!(
+        auto_csv,
+        "graph,algorithm,auto_ran,auto_ms,best_strategy,best_ms,best_over_auto"
+    )?;
     println!(
         "{:<16} {:>9} {:>10} {:<10} {:<13} {:<13} {:>10} {:>6} {:>8} {:>4} {:<6} {:>10} {:>7} note",
         "graph",
@@ -367,7 +372,7 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
         }
         // SSSP (near-far, the default method) on the weights.
         let dist_want = dijkstra(&s, source);
-        for strategy in [Strategy::Auto, Strategy::Host] {
+        for strategy in [Strategy::Auto, Strategy::DeviceFlags, Strategy::Host] {
             let options = SsspOptions {
                 strategy,
                 ..SsspOptions::default()
@@ -403,11 +408,15 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             last_change: None,
             time: std::time::Duration::ZERO,
         };
-        let mut lp = loops::graph::FrontierLoopOnDevice::new(&gpu, n)?;
         // On graphs of up to 10^5 vertices also 200 iterations: the per-iteration cost without
         // the run's fixed costs.
-        let long = [(Strategy::DeviceQueue, 200u32), (Strategy::Host, 200)];
+        let long = [
+            (Strategy::Auto, 200u32),
+            (Strategy::DeviceQueue, 200u32),
+            (Strategy::Host, 200),
+        ];
         let runs = [
+            (Strategy::Auto, iterations),
             (Strategy::DeviceQueue, iterations),
             (Strategy::Host, iterations),
         ];
@@ -426,18 +435,22 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                 &gpu,
                 args.reps,
                 || {
-                    let ran = if strategy == Strategy::Host {
-                        pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?
-                    } else {
-                        pagerank::run_device(
-                            "auto", &gpu, &mut state, &mut lp, 0.85, iterations, None,
-                        )?
+                    let (ran_in, ran) = match strategy {
+                        Strategy::Host => (
+                            Strategy::Host,
+                            pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?,
+                        ),
+                        Strategy::DeviceQueue => (
+                            Strategy::DeviceQueue,
+                            pagerank::run_device("auto", &gpu, &mut state, 0.85, iterations, None)?,
+                        ),
+                        _ => pagerank::run_auto("auto", &gpu, &mut state, 0.85, iterations, None)?,
                     };
                     if ranks_after_warmup.borrow().is_empty() {
                         *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
                     }
                     let mut stats = pr_stats(ran.iterations);
-                    stats.strategy = strategy;
+                    stats.strategy = ran_in;
                     Ok((stats, ()))
                 },
                 |()| {
@@ -461,36 +474,129 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             };
             rows.push(row(name, strategy, r, g_pr.clone()));
         }
-        // Components, in both their loops (`Auto` runs the host loop).
+        // Components, in both their loops and `auto`: the module drivers on a state made once
+        // (the device loop's replay is kept with it, as a caller who runs it again keeps it).
         let cc_want = components(&s);
-        for strategy in [Strategy::DeviceQueue, Strategy::Host] {
-            let options = ComponentsOptions {
-                strategy,
-                ..ComponentsOptions::default()
-            };
+        let mut cc_state = cc::Components::new(&gpu, n)?;
+        let mut labels = gpu.zeros::<u32>(n)?;
+        for strategy in [Strategy::Auto, Strategy::DeviceQueue, Strategy::Host] {
+            let labels_cell = std::cell::RefCell::new(Vec::new());
             let r = time_calls(
                 &gpu,
                 args.reps,
                 || {
-                    let run = loops::graph::components(&gpu, &ds, &options)?;
-                    Ok((run.stats.clone(), run))
+                    let (ran_in, iterations) = match strategy {
+                        Strategy::Host => (
+                            Strategy::Host,
+                            cc::run("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                        ),
+                        Strategy::DeviceQueue => (
+                            Strategy::DeviceQueue,
+                            cc::run_device("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                        ),
+                        _ => cc::run_auto("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                    };
+                    if labels_cell.borrow().is_empty() {
+                        *labels_cell.borrow_mut() = gpu.download(&labels)?;
+                    }
+                    let mut stats = pr_stats(iterations);
+                    stats.algorithm = "components";
+                    stats.strategy = ran_in;
+                    Ok((stats, ()))
                 },
-                |run| {
-                    let got = gpu.download(&run.labels).map_err(|e| e.to_string())?;
-                    compare("labels", &cc_want, &got)
-                },
+                |()| compare("labels", &cc_want, &labels_cell.borrow()),
             )?;
             rows.push(row("components", strategy, r, None));
+        }
+        // k-core, in both its loops and `auto`: the module drivers on a state made once (the
+        // simple view is made on the host).
+        if n <= args.kcore_max_vertices {
+            let core_want = loops::graph::reference::core_numbers(&s);
+            let mut kc = kcore::KCore::new(&gpu, &s)?;
+            for strategy in [Strategy::Auto, Strategy::DeviceQueue, Strategy::Host] {
+                let cores_cell = std::cell::RefCell::new(Vec::new());
+                let r = time_calls(
+                    &gpu,
+                    args.reps,
+                    || {
+                        let (ran_in, iterations, _) = match strategy {
+                            Strategy::Host => {
+                                let (i, m) = kcore::run("auto", &gpu, &mut kc)?;
+                                (Strategy::Host, i, m)
+                            }
+                            Strategy::DeviceQueue => {
+                                let (i, m) = kcore::run_device("auto", &gpu, &mut kc)?;
+                                (Strategy::DeviceQueue, i, m)
+                            }
+                            _ => kcore::run_auto("auto", &gpu, &mut kc)?,
+                        };
+                        if cores_cell.borrow().is_empty() {
+                            *cores_cell.borrow_mut() = gpu.download(kc.cores())?;
+                        }
+                        let mut stats = pr_stats(iterations);
+                        stats.algorithm = "k-core";
+                        stats.strategy = ran_in;
+                        Ok((stats, ()))
+                    },
+                    |()| compare("cores", &core_want, &cores_cell.borrow()),
+                )?;
+                rows.push(row("k-core", strategy, r, None));
+            }
         }
         for r in &rows {
             wrong += r.ok.is_err() as usize;
             print_row(r, &mut csv)?;
         }
-        // The per-class summary: DO-BFS against the best plain BFS and push-only BFS.
+        // The per-class summary: DO-BFS against the best plain BFS and push-only BFS; `auto`
+        // against the best fixed loop of each algorithm.
         summary(&rows);
+        auto_summary(&rows, &mut auto_csv)?;
     }
-    println!("wrote {}", csv_path.display());
+    println!("wrote {} and {}", csv_path.display(), auto_path.display());
     Ok(wrong)
+}
+
+/// `auto` against the best fixed loop of each algorithm of one graph (the same run): a line each
+/// and a row of `library_auto.csv` (`best_over_auto`: 1 where auto picked the best, the target
+/// is >= 0.9).
+fn auto_summary(rows: &[LibRow], csv: &mut impl Write) -> std::io::Result<()> {
+    let mut algorithms: Vec<&str> = rows.iter().map(|r| r.algorithm).collect();
+    algorithms.dedup();
+    for algorithm in algorithms {
+        let of = |r: &&LibRow| r.algorithm == algorithm;
+        let Some(auto) = rows.iter().filter(of).find(|r| r.asked == Strategy::Auto) else {
+            continue;
+        };
+        let Some(best) = rows
+            .iter()
+            .filter(of)
+            .filter(|r| r.asked != Strategy::Auto)
+            .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms))
+        else {
+            continue;
+        };
+        let ratio = best.median_ms / auto.median_ms;
+        println!(
+            "  {}: {algorithm} auto ({}) {:.3} ms, best fixed ({}) {:.3} ms: best/auto {:.2}",
+            auto.graph,
+            auto.ran.name(),
+            auto.median_ms,
+            best.asked.name(),
+            best.median_ms,
+            ratio
+        );
+        writeln!(
+            csv,
+            "{},{algorithm},{},{:.4},{},{:.4},{:.3}",
+            auto.graph,
+            auto.ran.name(),
+            auto.median_ms,
+            best.asked.name(),
+            best.median_ms,
+            ratio
+        )?;
+    }
+    Ok(())
 }
 
 /// DO-BFS (`auto`) against the best push-only BFS of the same graph, and against push only in the

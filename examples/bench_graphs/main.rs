@@ -220,7 +220,7 @@ pub struct Args {
     #[arg(long, default_value_t = 20)]
     pub pagerank_iterations: u32,
     /// Instead of the rows above: the library calls (`loops::graph::{bfs, sssp, pagerank,
-    /// components}`) per strategy, with Gunrock beside them (`--gunrock-bin`); `library.rs`.
+    /// components, k_core}`) per strategy and `auto` against the best, with Gunrock beside them (`--gunrock-bin`); `library.rs`.
     #[arg(long)]
     pub library: bool,
     /// With `--library`: the folder of Gunrock v2.1.0's `gunrock.{bfs,sssp,pr}` (the peers'
@@ -230,6 +230,10 @@ pub struct Args {
     /// With `--gunrock-bin`: only graphs of at most this many edges are written and run by Gunrock.
     #[arg(long, default_value_t = 40_000_000)]
     pub gunrock_max_edges: usize,
+    /// With `--library`: k-core only on graphs of at most this many vertices (its CPU reference
+    /// and the host loop's passes are slow on long chains).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub kcore_max_vertices: usize,
     /// With `--library`: also the small graphs of the per-iteration target (Kronecker scale 12,
     /// a road network of 100,000 vertices, a 256 x 256 grid).
     #[arg(long)]

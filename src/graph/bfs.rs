@@ -219,6 +219,12 @@ pub fn bfs(
     let n = graph.vertices();
     check_source(source, n)?;
     let schedule = options.schedule.as_str();
+    // `auto`: measured among the loops the schedule can run in (`super::auto`).
+    if options.strategy == Strategy::Auto {
+        if let Some(run) = super::auto::bfs_auto(gpu, graph, source, options)? {
+            return Ok(run);
+        }
+    }
     let mut levels = gpu.zeros(n)?;
     if let Some(switch) = options.direction {
         let strategy = match options.strategy {

@@ -7,11 +7,11 @@
 //! cannot point lower). The label of a vertex is that smallest id.
 //!
 //! The fixpoint is detected on the device: in the host loop ([`run`]) a change sets `changed[0]`,
-//! read back (4 bytes) once per iteration; in the loop on the device ([`run_device`]) a change
-//! sets the length of the next iteration's list of vertices, and the iterations are replayed
-//! with a read-back per replay. Directed inputs need no symmetrising: a vertex's out-edges hook both ways.
+//! read back (4 bytes) once per iteration; in the loop on the device ([`run_device`]) a test on
+//! the device ends the run after an iteration that changed nothing, and the iterations are
+//! replayed with a read-back per replay. Directed inputs need no symmetrising: a vertex's out-edges hook both ways.
 
-use loops_runtime::graph::{DeviceGraph, FrontierLoopOnDevice};
+use loops_runtime::graph::{DeviceGraph, IterationsOnDevice};
 
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
 use crate::prelude::*;
@@ -46,43 +46,21 @@ pub mod hook {
     }
 }
 
-/// The step of the loop on the device ([`run_device`]), under the schedules whose tile loop takes
-/// its list's length from the device.
-pub mod hook_queue {
+/// The fixpoint test of the loop on the device ([`run_device`]), one thread after each hooking.
+pub mod count {
     use super::*;
-    /// [`hook::cc_hook`] over `vertices` (every vertex id, or none: the length is on the device),
-    /// which also writes the next iteration's list (`next[v] = v`) and, on any change, sets its
-    /// length `next_size[0]` to every vertex: an iteration that changes nothing leaves it 0 and
-    /// ends the loop.
-    #[for_schedules(thread, group2, warp, group64, block, auto)]
-    pub fn cc_hook_queue(
-        g: Offsets,
-        adj: &[u32],
-        vertices: &[u32],
-        parents: &mut [u32],
-        next: &mut [u32],
-        next_size: &mut [u32],
-    ) {
-        for v in g.tiles_in(vertices) {
-            next[v] = v as u32;
-            let pv = parents[v];
-            for e in g.atoms(v) {
-                let pu = parents[adj[e] as usize];
-                if pu != pv {
-                    let high = max(pu, pv);
-                    let low = min(pu, pv);
-                    let old = atomic_min(&mut parents[high as usize], low);
-                    if old > low {
-                        next_size[0] = next.len() as u32;
-                    }
+    /// Over one tile: unless the run is `done`, counts the iteration and ends the run (sets
+    /// `done[0]`) where it changed nothing; then zeroes `changed` for the next iteration.
+    #[for_schedules(thread)]
+    pub fn cc_count(one: Offsets, changed: &mut [u32], done: &mut [u32], iterations: &mut [u32]) {
+        for t in one.tiles() {
+            if done[t] == 0 {
+                iterations[0] = iterations[0] + 1;
+                if changed[0] == 0 {
+                    done[t] = 1;
                 }
             }
-            let p = parents[v];
-            let grandparent = parents[p as usize];
-            if grandparent < p {
-                atomic_min(&mut parents[v], grandparent);
-                next_size[0] = next.len() as u32;
-            }
+            changed[0] = 0;
         }
     }
 }
@@ -108,13 +86,23 @@ pub const CHUNK: usize = 2048;
 pub struct Components {
     chunks: DeviceOffsets,
     changed: DeviceBuffer<u32>,
+    /// One tile, for the fixpoint test of the loop on the device.
+    one: DeviceOffsets,
+    /// The iterations the loop on the device ran (counted on the device).
+    iterations: DeviceBuffer<u32>,
+    /// The loop on the device, its replay kept for the next run with the same buffers.
+    device_loop: IterationsOnDevice,
 }
 
 impl Components {
+    /// The buffers for graphs of `vertices` vertices.
     pub fn new(gpu: &Gpu, vertices: usize) -> crate::Result<Components> {
         Ok(Components {
             chunks: gpu.upload_offsets(&chunk_offsets(vertices, CHUNK))?,
             changed: gpu.zeros(1)?,
+            one: gpu.upload_offsets(&[0, 1])?,
+            iterations: gpu.zeros(1)?,
+            device_loop: IterationsOnDevice::new(gpu)?,
         })
     }
 }
@@ -167,33 +155,26 @@ pub fn run(
     }
 }
 
-/// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue`, made for exactly the
-/// graph's vertices): each iteration is one launch of `hook_queue::cc_hook_queue` over a list
-/// of every vertex whose length the iteration before set on the device (every vertex after a
-/// change, none after an iteration that changed nothing); the iterations are recorded and
-/// replayed, the host reading the state back once per replay, not once per iteration.
-/// `schedule` must be one of [`hook_queue::SCHEDULES`]. Returns the iterations, as [`run`].
-///
-/// Measured on an H200 (examples/bench/results/h200/graphs/library.csv, `auto`): slower than the
-/// host loop on every class (road 10^6: 3.0 ms against 1.2 for 10 iterations; 10^5: 0.56 against
-/// 0.38), since its iterations are launched directly (the first 30 of a device loop are) and a
-/// launch in the device loop's context costs the host more; on R-MAT the hooking under a schedule
-/// that takes its list's length from the device is also the slower.
+/// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): each
+/// iteration is two launches, the hooking under `schedule` (any: over every vertex, sized on the
+/// host, as in [`run`]) and the fixpoint test (`count::cc_count`, one thread), which ends the run
+/// on the device after the first iteration that changed nothing. The iterations are recorded once
+/// as a CUDA graph of four (kept for the next run on the same buffers) and replayed, the host
+/// reading 4 bytes back per replay; iterations after the fixpoint change nothing. Returns the
+/// iterations, as [`run`] (counted on the device).
 pub fn run_device(
     schedule: &str,
     gpu: &Gpu,
     state: &mut Components,
-    lp: &mut FrontierLoopOnDevice,
     g: &DeviceGraph,
     labels: &mut DeviceBuffer<u32>,
 ) -> crate::Result<u32> {
     let n = g.vertices();
     let made_for = crate::TileSet::num_atoms(&state.chunks);
-    if n != made_for || lp.vertices() != n || labels.len() < n {
+    if n != made_for || labels.len() < n {
         return Err(LoopsError::InvalidGraph {
             detail: format!(
-                "a graph of {n} vertices for components of {made_for}, a loop of {} and {} labels",
-                lp.vertices(),
+                "a graph of {n} vertices for components of {made_for} and {} labels",
                 labels.len()
             ),
         });
@@ -202,20 +183,62 @@ pub fn run_device(
     if n == 0 {
         return Ok(0);
     }
-    let all: Vec<u32> = (0..n as u32).collect();
-    let ran = lp.run_queue(gpu, &all, |gpu, vertices, next, next_size, _level| {
-        hook_queue::launch(
-            schedule,
-            gpu,
-            g.offsets(),
-            g.adj(),
-            vertices,
-            labels,
-            next,
-            next_size,
-        )
+    gpu.fill(&mut state.changed, 0)?;
+    gpu.fill(&mut state.iterations, 0)?;
+    let key = [
+        g.offsets().offsets().device_ptr(),
+        g.adj().device_ptr(),
+        labels.device_ptr(),
+        super::pagerank::schedule_key(schedule),
+    ];
+    let Components {
+        changed,
+        one,
+        iterations,
+        device_loop,
+        ..
+    } = state;
+    // Hooking and jumping needs far fewer than `n + 1` iterations; the limit is [`run`]'s.
+    let limit = n as u64 + 1 + 2 * loops_runtime::graph::DEFAULT_ITERATIONS_PER_REPLAY as u64;
+    device_loop.run(gpu, &key, None, limit, |it, done| {
+        let gpu = it.gpu();
+        hook::launch(schedule, gpu, g.offsets(), g.adj(), labels, changed)?;
+        count::launch("thread", gpu, &*one, changed, done, &mut *iterations)
     })?;
-    Ok(ran.iterations)
+    Ok(gpu.download(&state.iterations)?[0])
+}
+
+/// [`run`] or [`run_device`], whichever is the faster for a graph of this shape under
+/// `schedule`: measured on the first call (`loops::graph` module docs: each run on this very
+/// state, the winner's run last), kept for later calls; the loop that ran and the iterations.
+/// Where nothing is measured (`LOOPS_TUNE=off`), the device loop.
+pub fn run_auto(
+    schedule: &str,
+    gpu: &Gpu,
+    state: &mut Components,
+    g: &DeviceGraph,
+    labels: &mut DeviceBuffer<u32>,
+) -> crate::Result<(Strategy, u32)> {
+    let choice = super::auto::Choice {
+        algorithm: "components",
+        schedule,
+        element: "u32",
+        shape: crate::TileSet::stats(g.offsets()),
+        extra: Vec::new(),
+    };
+    let mut once = |strategy: Strategy| -> crate::Result<(Strategy, u32)> {
+        let iterations = if strategy == Strategy::DeviceQueue {
+            run_device(schedule, gpu, state, g, labels)?
+        } else {
+            run(schedule, gpu, state, g, labels)?
+        };
+        Ok((strategy, iterations))
+    };
+    let candidates = [Strategy::DeviceQueue, Strategy::Host];
+    match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
+        Some(r) => Ok(r),
+        None => once(Strategy::DeviceQueue),
+    }
 }
 
 /// What [`components`](fn@super::components) is asked.
@@ -223,10 +246,9 @@ pub fn run_device(
 pub struct ComponentsOptions {
     /// The hooking step's schedule, a name of `loops::SCHEDULES` (default `auto`).
     pub schedule: String,
-    /// The loop: [`Strategy::Auto`] (the default) and [`Strategy::Host`] run the host loop
-    /// ([`run`]), [`Strategy::DeviceQueue`] the loop on the device ([`run_device`], for the
-    /// schedules of [`hook_queue::SCHEDULES`]); no other. The device loop saves the read-back
-    /// per iteration but, measured on an H200, not yet the time (see [`run_device`]).
+    /// The loop: [`Strategy::Host`] ([`run`]) or [`Strategy::DeviceQueue`] (the loop on the
+    /// device, [`run_device`]); [`Strategy::Auto`] (the default) measures both on the first call
+    /// for a graph of this shape and keeps the faster; no other.
     pub strategy: Strategy,
 }
 
@@ -251,6 +273,10 @@ pub struct ComponentsResult {
 /// ends) by hooking and pointer jumping, the step under `options.schedule`. The CPU reference is
 /// `loops::graph::reference::components`.
 ///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
+///
 /// ```no_run
 /// use loops::graph::{components, ComponentsOptions, Graph};
 /// # fn main() -> loops::Result<()> {
@@ -270,11 +296,15 @@ pub fn components(
     let mut state = Components::new(gpu, n)?;
     let mut labels = gpu.zeros(n)?;
     let schedule = options.schedule.as_str();
-    let strategy = match options.strategy {
-        // Measured on an H200 (examples/bench/results/h200/graphs/library.csv), the device
-        // loop is not yet the faster on any graph class: asked for only.
-        Strategy::Auto => Strategy::Host,
-        s @ (Strategy::Host | Strategy::DeviceQueue) => s,
+    let (state_, labels_) = (&mut state, &mut labels);
+    let ((strategy, iterations), time) = match options.strategy {
+        Strategy::Auto => timed(gpu, || run_auto(schedule, gpu, state_, graph, labels_))?,
+        Strategy::DeviceQueue => timed(gpu, || {
+            run_device(schedule, gpu, state_, graph, labels_).map(|i| (Strategy::DeviceQueue, i))
+        })?,
+        Strategy::Host => timed(gpu, || {
+            run(schedule, gpu, state_, graph, labels_).map(|i| (Strategy::Host, i))
+        })?,
         s => {
             return Err(super::driver::unsupported(
                 "components",
@@ -282,14 +312,6 @@ pub fn components(
                 "the host loop and the device queue",
             ))
         }
-    };
-    let (iterations, time) = if strategy == Strategy::DeviceQueue {
-        let mut lp = FrontierLoopOnDevice::new(gpu, n)?;
-        timed(gpu, || {
-            run_device(schedule, gpu, &mut state, &mut lp, graph, &mut labels)
-        })?
-    } else {
-        timed(gpu, || run(schedule, gpu, &mut state, graph, &mut labels))?
     };
     let mut stats = GraphStats::new("components", schedule, strategy);
     stats.iterations = iterations;

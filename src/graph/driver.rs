@@ -12,14 +12,15 @@ use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 /// `FrontierLoopOnDevice`, `NearFarLoop`, `NearFarLoopOnDevice`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
-    /// The best loop the algorithm and the schedule allow: for BFS (direction-optimizing too) the
-    /// device queue, for SSSP the
-    /// device flags, where the schedule sizes its launches on the device (thread, the groups,
-    /// warp, block, auto, and near-far's lanes) and checked mode is off; else the host loop.
+    /// The fastest loop the algorithm and the schedule allow, measured on the first call for a
+    /// graph of that shape and kept (in the process and the tuner's cache on disk; see the
+    /// `loops::graph` module docs); with `LOOPS_TUNE=off`, a fixed rule: for BFS (direction-optimizing
+    /// too) the device queue, for SSSP the device flags, for PageRank, components and k-core the
+    /// device loop, where the schedule can run there; else the host loop.
     #[default]
     Auto,
     /// The host loop: each iteration reads the next frontier's size (or a flag) back to the host.
-    /// Every schedule. The only loop of PageRank, components and triangles today.
+    /// Every schedule. The only loop of triangles.
     Host,
     /// The loop on the device, its frontier compacted from flags on the device and its levels
     /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoopOnDevice::run_push`, the
@@ -32,7 +33,9 @@ pub enum Strategy {
     /// The loop on the device whose step appends the next frontier itself, one launch a level
     /// (`FrontierLoopOnDevice::run_queue`): BFS; direction-optimizing BFS, whose levels are
     /// three launches, the choice of the direction on the device and a pull and a push step
-    /// (`FrontierLoopOnDevice::run_queue_directed`).
+    /// (`FrontierLoopOnDevice::run_queue_directed`). PageRank, components and k-core: their
+    /// iterations on the device (`IterationsOnDevice`), k-core's peel over a queue of the
+    /// vertices removed.
     DeviceQueue,
 }
 
@@ -74,7 +77,8 @@ pub struct GraphStats {
     /// The loop that ran it (never [`Strategy::Auto`]: what `Auto` chose).
     pub strategy: Strategy,
     /// Iterations: BFS levels, SSSP rounds (near-far: relaxation rounds), PageRank iterations,
-    /// components' hooking iterations (the last one changing nothing), k-core passes, 1 for triangles.
+    /// components' hooking iterations (the last one changing nothing), k-core passes (host loop)
+    /// or peel iterations (device loop), 1 for triangles.
     pub iterations: u32,
     /// The frontiers' sizes added up (the frontier algorithms; 0 for the others).
     pub frontier_vertices: u64,

@@ -11,7 +11,8 @@
 //! [`peel`] (under every schedule) adds one to `lost[u]` for each edge `v -> u` of a removed `v`.
 //! A vertex's removal is decided in [`mark`] alone, so a schedule that cuts a vertex's edges
 //! between threads (merge path, split) reads one flag for all of them. The peel scans every edge
-//! each pass (no frontier of removed vertices yet).
+//! each pass. The loop on the device ([`run_device`]) peels by a queue of the removed vertices
+//! instead, its iterations recorded and replayed.
 
 // Kernels of many parameters: a graph, its arrays, the state, `k`.
 #![allow(clippy::too_many_arguments)]
@@ -19,7 +20,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use loops_runtime::graph::{DeviceGraph, Graph};
+use loops_runtime::graph::{DeviceGraph, Graph, IterationsOnDevice};
 
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
 use crate::prelude::*;
@@ -77,6 +78,154 @@ pub mod peel {
     }
 }
 
+/// The peel of the loop on the device ([`run_device`]) over the queue of the vertices removed by
+/// the iteration before, under the schedules whose tile loop takes its list's length from the
+/// device.
+pub mod peel_queue {
+    use super::*;
+    /// For each edge `v -> u` of a queued vertex `v`: unless `u` is removed (`cores[u]` set), it
+    /// loses a neighbour (`lost[u] += 1`); where that leaves it fewer than `k = k_now[0]`, it is
+    /// claimed (`atomic_min` of its core to `k - 1`, the claim whose old value was unset wins),
+    /// counted in `removed[0]` and appended to `next` (`next_size[0]`).
+    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    pub fn k_core_peel_queue(
+        g: Offsets,
+        adj: &[u32],
+        queue: &[u32],
+        degrees: &[u32],
+        k_now: &[u32],
+        lost: &mut [u32],
+        cores: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+        removed: &mut [u32],
+    ) {
+        for v in g.tiles_in(queue) {
+            let k = k_now[0];
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                if cores[u] == u32::MAX {
+                    let old = atomic_add(&mut lost[u], 1);
+                    if degrees[u] < k + old + 1 {
+                        let was = atomic_min(&mut cores[u], k - 1);
+                        if was == u32::MAX {
+                            let slot = atomic_add(&mut next_size[0], 1);
+                            if slot < next.len() as u32 {
+                                next[slot as usize] = u as u32;
+                            }
+                            atomic_add(&mut removed[0], 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The smallest remaining degree, where a peel appended nothing.
+pub mod least {
+    use super::*;
+    /// Over runs of vertices, where the queue just appended (`size[0]`) is empty: `least[0]` is
+    /// lowered to the smallest `degrees[v] - lost[v]` of a vertex not removed.
+    #[for_schedules(block)]
+    pub fn k_core_least(
+        chunks: Offsets,
+        degrees: &[u32],
+        lost: &[u32],
+        cores: &[u32],
+        size: &[u32],
+        least: &mut [u32],
+    ) {
+        for c in chunks.tiles() {
+            if size[0] == 0 {
+                let mut m = u32::MAX;
+                for v in chunks.atoms(c) {
+                    if cores[v] == u32::MAX {
+                        m = min(m, degrees[v] - lost[v]);
+                    }
+                }
+                if m != u32::MAX {
+                    atomic_min(&mut least[0], m);
+                }
+            }
+        }
+    }
+}
+
+/// The advance of `k`, one thread after each iteration's peel.
+pub mod advance {
+    use super::*;
+    /// Over one tile: counts the iteration unless the run is `done`; where the queue just
+    /// appended (`size[0]`) is empty and a vertex is left (`least[0]` set), raises `k_now[0]`
+    /// past the smallest remaining degree and sets `go[0]` for the scan ([`super::scan`]);
+    /// resets `least`; zeroes the count of the queue this iteration consumed (`consumed`, the
+    /// one the next iteration appends to); ends the run where every vertex is removed.
+    #[for_schedules(thread)]
+    pub fn k_core_advance(
+        one: Offsets,
+        size: &[u32],
+        least: &mut [u32],
+        k_now: &mut [u32],
+        go: &mut [u32],
+        consumed: &mut [u32],
+        removed: &[u32],
+        done: &mut [u32],
+        iterations: &mut [u32],
+        n: u32,
+    ) {
+        for t in one.tiles() {
+            if done[t] == 0 {
+                iterations[0] = iterations[0] + 1;
+            }
+            go[0] = 0;
+            if size[0] == 0 && least[0] != u32::MAX {
+                k_now[0] = max(k_now[0], least[0] + 1);
+                go[0] = 1;
+            }
+            least[0] = u32::MAX;
+            consumed[0] = 0;
+            if removed[0] >= n {
+                done[t] = 1;
+            }
+        }
+    }
+}
+
+/// The scan after `k` advanced: every vertex left below it starts the next queue.
+pub mod scan {
+    use super::*;
+    /// Over runs of vertices, where `go[0]` is set: each vertex not removed with fewer than
+    /// `k = k_now[0]` neighbours left gets core number `k - 1`, is counted in `removed[0]` and
+    /// appended to `next` (`next_size[0]`).
+    #[for_schedules(block)]
+    pub fn k_core_scan(
+        chunks: Offsets,
+        degrees: &[u32],
+        lost: &[u32],
+        go: &[u32],
+        k_now: &[u32],
+        cores: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+        removed: &mut [u32],
+    ) {
+        for c in chunks.tiles() {
+            if go[0] != 0 {
+                for v in chunks.atoms(c) {
+                    if cores[v] == u32::MAX && degrees[v] < k_now[0] + lost[v] {
+                        cores[v] = k_now[0] - 1;
+                        let slot = atomic_add(&mut next_size[0], 1);
+                        if slot < next.len() as u32 {
+                            next[slot as usize] = v as u32;
+                        }
+                        atomic_add(&mut removed[0], 1);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Vertices per run of the mark kernel.
 pub const CHUNK: usize = 2048;
 
@@ -91,6 +240,22 @@ pub struct KCore {
     counts: DeviceBuffer<u32>,
     cores: DeviceBuffer<u32>,
     max_degree: u32,
+    /// The degrees on the host (the device loop's first queue is made from them).
+    host_degrees: Vec<u32>,
+    /// The device loop's queues and their counts, by parity.
+    queues: [DeviceBuffer<u32>; 2],
+    queue_counts: [DeviceBuffer<u32>; 2],
+    /// The device loop's state: `k`, the vertices removed, the smallest remaining degree, the
+    /// scan's flag, the iterations.
+    k_now: DeviceBuffer<u32>,
+    removed_count: DeviceBuffer<u32>,
+    least: DeviceBuffer<u32>,
+    go: DeviceBuffer<u32>,
+    iterations: DeviceBuffer<u32>,
+    one: DeviceOffsets,
+    device_loop: IterationsOnDevice,
+    /// The graph's shape (its degrees), the key of `auto`'s measured choice.
+    shape: crate::schedule::auto::TileStats,
 }
 
 impl KCore {
@@ -108,6 +273,21 @@ impl KCore {
             removed: gpu.zeros(n)?,
             counts: gpu.zeros(1)?,
             cores: gpu.zeros(n)?,
+            queues: [gpu.zeros(n)?, gpu.zeros(n)?],
+            queue_counts: [gpu.zeros(1)?, gpu.zeros(1)?],
+            k_now: gpu.zeros(1)?,
+            removed_count: gpu.zeros(1)?,
+            least: gpu.zeros(1)?,
+            go: gpu.zeros(1)?,
+            iterations: gpu.zeros(1)?,
+            one: gpu.upload_offsets(&[0, 1])?,
+            device_loop: {
+                let mut lp = IterationsOnDevice::new(gpu)?;
+                lp.set_per_replay(PEEL_PER_REPLAY);
+                lp
+            },
+            shape: super::auto::shape_of_degrees(degrees.iter().map(|&d| d as u64)),
+            host_degrees: degrees,
         })
     }
 
@@ -119,6 +299,17 @@ impl KCore {
     /// The core numbers of the last run.
     pub fn cores(&self) -> &DeviceBuffer<u32> {
         &self.cores
+    }
+
+    /// Fills the core numbers, the lost neighbours and the device loop's queues with `value`
+    /// (tests poison what a run writes with it).
+    pub fn poison(&mut self, gpu: &Gpu, value: u32) -> crate::Result<()> {
+        gpu.fill(&mut self.cores, value)?;
+        gpu.fill(&mut self.lost, value)?;
+        for q in &mut self.queues {
+            gpu.fill(q, value)?;
+        }
+        Ok(())
     }
 
     /// The core numbers of the last run, the rest dropped.
@@ -178,17 +369,185 @@ pub fn run(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32
     Ok((passes as u32, k.saturating_sub(1)))
 }
 
+/// Iterations per replay of the device loop's peeling (a chain-like graph takes one iteration
+/// per pair of vertices; after the last, at most this many minus one run, with empty queues).
+pub const PEEL_PER_REPLAY: usize = 8;
+
+/// The first queue of the loop on the device, from the degrees: `k` one past the smallest degree
+/// and the vertices of that degree (with it as their core number). `None` for no vertices.
+pub fn first_queue(degrees: &[u32]) -> Option<(u32, Vec<u32>)> {
+    let least = *degrees.iter().min()?;
+    let queue = (0..degrees.len() as u32)
+        .filter(|&v| degrees[v as usize] == least)
+        .collect();
+    Some((least + 1, queue))
+}
+
+/// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): peeling by a
+/// queue of removed vertices. The first queue (the vertices of least degree, `k` one past it) is
+/// made on the host; then each iteration is four launches: the peel over the queue under
+/// `schedule` (one of [`peel_queue::SCHEDULES`]), which removes the neighbours left below `k`
+/// into the next queue; where it removed none, the smallest remaining degree (`least`), `k`
+/// raised past it (`advance`), and the scan that queues every vertex left below it (`scan`),
+/// else those two return at once. The iterations are recorded once and replayed, 8 a replay,
+/// the host reading 4 bytes back per replay, until every vertex is removed. Work in proportion to
+/// the removed vertices' edges, plus two passes over the vertices per iteration that return at
+/// once but where `k` advances. Returns the iterations and the largest core number.
+pub fn run_device(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32)> {
+    let n = kc.vertices();
+    let Some((k, queue)) = first_queue(&kc.host_degrees) else {
+        return Ok((0, 0));
+    };
+    let mut cores = vec![u32::MAX; n];
+    for &v in &queue {
+        cores[v as usize] = k - 1;
+    }
+    gpu.write_at(&mut kc.cores, 0, &cores)?;
+    gpu.fill(&mut kc.lost, 0)?;
+    gpu.write_at(&mut kc.queues[0], 0, &queue)?;
+    gpu.write_at(&mut kc.queue_counts[0], 0, &[queue.len() as u32])?;
+    gpu.fill(&mut kc.queue_counts[1], 0)?;
+    gpu.write_at(&mut kc.k_now, 0, &[k])?;
+    gpu.write_at(&mut kc.removed_count, 0, &[queue.len() as u32])?;
+    gpu.fill(&mut kc.least, u32::MAX)?;
+    gpu.fill(&mut kc.go, 0)?;
+    gpu.fill(&mut kc.iterations, 0)?;
+    let key = [super::pagerank::schedule_key(schedule)];
+    let KCore {
+        simple,
+        degrees,
+        chunks,
+        lost,
+        cores,
+        queues,
+        queue_counts,
+        k_now,
+        removed_count,
+        least,
+        go,
+        iterations,
+        one,
+        device_loop,
+        ..
+    } = kc;
+    // Every iteration removes a vertex but the last: `n + 1` iterations, and a replay past them.
+    let limit = n as u64 + 2 + 2 * PEEL_PER_REPLAY as u64;
+    device_loop.run(gpu, &key, None, limit, |it, done| {
+        let p = it.parity();
+        let [q0, q1] = &mut *queues;
+        let (queue, next) = if p == 0 { (&*q0, q1) } else { (&*q1, q0) };
+        let [c0, c1] = &mut *queue_counts;
+        let (count, next_count) = if p == 0 { (c0, c1) } else { (c1, c0) };
+        peel_queue::launch(
+            schedule,
+            &it.over_list(queue, count),
+            simple.offsets(),
+            simple.adj(),
+            queue,
+            &*degrees,
+            &*k_now,
+            &mut *lost,
+            &mut *cores,
+            &mut *next,
+            &mut *next_count,
+            &mut *removed_count,
+        )?;
+        let gpu = it.gpu();
+        least::launch(
+            "block",
+            gpu,
+            &*chunks,
+            &*degrees,
+            &*lost,
+            &*cores,
+            &*next_count,
+            &mut *least,
+        )?;
+        advance::launch(
+            "thread",
+            gpu,
+            &*one,
+            &*next_count,
+            &mut *least,
+            &mut *k_now,
+            &mut *go,
+            count,
+            &*removed_count,
+            done,
+            &mut *iterations,
+            n as u32,
+        )?;
+        scan::launch(
+            "block",
+            gpu,
+            &*chunks,
+            &*degrees,
+            &*lost,
+            &*go,
+            &*k_now,
+            &mut *cores,
+            next,
+            next_count,
+            &mut *removed_count,
+        )
+    })?;
+    let ran = gpu.download(&kc.iterations)?[0];
+    let k = gpu.download(&kc.k_now)?[0];
+    Ok((ran, k.saturating_sub(1)))
+}
+
+/// [`run`] or [`run_device`], whichever is the faster for a graph of this shape under
+/// `schedule`: measured on the first call (`loops::graph` module docs: each run on this very
+/// state, the winner's run last), kept for later calls; the loop that ran, the iterations and
+/// the largest core number. The host loop alone where the schedule cannot run in the device loop
+/// (not one of [`peel_queue::SCHEDULES`], or checked mode); the device loop where nothing is
+/// measured (`LOOPS_TUNE=off`).
+pub fn run_auto(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(Strategy, u32, u32)> {
+    let on_device = super::driver::on_device(schedule) && peel_queue::SCHEDULES.contains(&schedule);
+    let shape = kc.shape;
+    let mut once = |strategy: Strategy| -> crate::Result<(Strategy, u32, u32)> {
+        let (passes, max_core) = if strategy == Strategy::DeviceQueue {
+            run_device(schedule, gpu, kc)?
+        } else {
+            run(schedule, gpu, kc)?
+        };
+        Ok((strategy, passes, max_core))
+    };
+    if !on_device {
+        return once(Strategy::Host);
+    }
+    let choice = super::auto::Choice {
+        algorithm: "k-core",
+        schedule,
+        element: "u32",
+        shape,
+        extra: Vec::new(),
+    };
+    let candidates = [Strategy::DeviceQueue, Strategy::Host];
+    match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
+        Some(r) => Ok(r),
+        None => once(Strategy::DeviceQueue),
+    }
+}
+
 /// What [`k_core`](fn@super::k_core) is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KCoreOptions {
-    /// The peel's schedule, a name of `loops::SCHEDULES` (default `auto`).
+    /// The peel's schedule, a name of `loops::SCHEDULES` (default `auto`); the device loop's
+    /// are [`peel_queue::SCHEDULES`].
     pub schedule: String,
+    /// The loop: [`Strategy::Host`] ([`run`]: passes over every edge, one read-back each) or
+    /// [`Strategy::DeviceQueue`] ([`run_device`]: a queue of removed vertices on the device);
+    /// [`Strategy::Auto`] (the default) measures both on the first call for a graph of this
+    /// shape and keeps the faster (the device loop alone where the schedule cannot run in it).
+    pub strategy: Strategy,
 }
 
 impl Default for KCoreOptions {
     fn default() -> KCoreOptions {
         KCoreOptions {
             schedule: "auto".to_string(),
+            strategy: Strategy::Auto,
         }
     }
 }
@@ -199,13 +558,17 @@ pub struct KCoreResult {
     pub cores: DeviceBuffer<u32>,
     /// The largest core number: the graph's degeneracy.
     pub max_core: u32,
-    /// What the run did (passes as iterations, in the host loop).
+    /// What the run did (host loop: passes as iterations; device loop: its iterations).
     pub stats: GraphStats,
 }
 
 /// The k-core decomposition of the simple undirected view of `graph` (made on the host here):
 /// every vertex's core number, by peeling on the GPU, the peel under `options.schedule`. The CPU
 /// reference is [`core_numbers`] (`loops::graph::reference::core_numbers`).
+///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
 ///
 /// ```no_run
 /// use loops::graph::{k_core, Graph, KCoreOptions};
@@ -222,8 +585,24 @@ pub struct KCoreResult {
 pub fn k_core(gpu: &Gpu, graph: &Graph, options: &KCoreOptions) -> crate::Result<KCoreResult> {
     let mut kc = KCore::new(gpu, graph)?;
     let schedule = options.schedule.as_str();
-    let ((passes, max_core), time) = timed(gpu, || run(schedule, gpu, &mut kc))?;
-    let mut stats = GraphStats::new("k-core", schedule, Strategy::Host);
+    let kc_ = &mut kc;
+    let ((strategy, passes, max_core), time) = match options.strategy {
+        Strategy::Auto => timed(gpu, || run_auto(schedule, gpu, kc_))?,
+        Strategy::DeviceQueue => timed(gpu, || {
+            run_device(schedule, gpu, kc_).map(|(p, m)| (Strategy::DeviceQueue, p, m))
+        })?,
+        Strategy::Host => timed(gpu, || {
+            run(schedule, gpu, kc_).map(|(p, m)| (Strategy::Host, p, m))
+        })?,
+        s => {
+            return Err(super::driver::unsupported(
+                "k_core",
+                s,
+                "the host loop and the device queue",
+            ))
+        }
+    };
+    let mut stats = GraphStats::new("k-core", schedule, strategy);
     stats.iterations = passes;
     stats.time = time;
     Ok(KCoreResult {
@@ -264,4 +643,97 @@ pub fn core_numbers(g: &Graph) -> Vec<u32> {
         }
     }
     core
+}
+
+/// The device loop's peeling ([`run_device`]) on the CPU, each iteration's queue in the order
+/// `order` gives it (the device's threads may take a queue's edges in any order): core numbers.
+pub fn peel_model(g: &Graph, mut order: impl FnMut(&mut Vec<u32>)) -> Vec<u32> {
+    let s = g.symmetric();
+    let n = s.vertices();
+    let degrees: Vec<u32> = (0..n).map(|v| s.degree(v) as u32).collect();
+    let Some((mut k, mut queue)) = first_queue(&degrees) else {
+        return Vec::new();
+    };
+    let mut cores = vec![u32::MAX; n];
+    for &v in &queue {
+        cores[v as usize] = k - 1;
+    }
+    let mut lost = vec![0u32; n];
+    let mut removed = queue.len();
+    while removed < n || !queue.is_empty() {
+        order(&mut queue);
+        let mut next = Vec::new();
+        for &v in &queue {
+            for (u, _) in s.out_edges(v as usize) {
+                if cores[u] == u32::MAX {
+                    let old = lost[u];
+                    lost[u] += 1;
+                    if degrees[u] < k + old + 1 {
+                        cores[u] = k - 1;
+                        next.push(u as u32);
+                        removed += 1;
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            let least = (0..n)
+                .filter(|&v| cores[v] == u32::MAX)
+                .map(|v| degrees[v] - lost[v])
+                .min();
+            if let Some(least) = least {
+                k = k.max(least + 1);
+                for v in 0..n {
+                    if cores[v] == u32::MAX && degrees[v] < k + lost[v] {
+                        cores[v] = k - 1;
+                        next.push(v as u32);
+                        removed += 1;
+                    }
+                }
+            }
+        }
+        queue = next;
+    }
+    cores
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The device loop's peeling, in any order of its queues, finds the reference's core
+        /// numbers.
+        #[test]
+        fn the_queue_peeling_finds_the_core_numbers(
+            n in 1usize..40,
+            edges in proptest::collection::vec((0u32..40, 0u32..40), 0..120),
+            seed in any::<u64>(),
+        ) {
+            let edges: Vec<(u32, u32, u32)> = edges
+                .into_iter()
+                .filter(|&(a, b)| (a as usize) < n && (b as usize) < n)
+                .map(|(a, b)| (a, b, 1))
+                .collect();
+            let g = Graph::from_edges(n, &edges).unwrap();
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let got = peel_model(&g, |q| q.shuffle(&mut rng));
+            prop_assert_eq!(got, core_numbers(&g));
+        }
+    }
+
+    #[test]
+    fn a_chain_peels_from_both_ends() {
+        let n = 101u32;
+        let edges: Vec<(u32, u32, u32)> = (0..n - 1).map(|v| (v, v + 1, 1)).collect();
+        let g = Graph::from_edges(n as usize, &edges).unwrap();
+        assert_eq!(peel_model(&g, |_| {}), vec![1; n as usize]);
+        assert_eq!(first_queue(&[2, 1, 3, 1]), Some((2, vec![1, 3])));
+        assert_eq!(first_queue(&[]), None);
+    }
 }

@@ -8,10 +8,17 @@
 //! |---|---|---|
 //! | [`bfs`](fn@bfs) | levels from a source; direction-optimizing with [`BfsOptions::direction`] | host, device flags/scan/queue (direction-optimizing: host, device queue) |
 //! | [`sssp`](fn@sssp) | distances from a source: near-far delta-stepping or Bellman-Ford ([`SsspMethod`]) | host, device flags (Bellman-Ford: scan too) |
-//! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host, device queue |
-//! | [`components`](fn@components) | connected components by hooking and pointer jumping | host, device queue |
+//! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host, device (the convergence test on the device) |
+//! | [`components`](fn@components) | connected components by hooking and pointer jumping | host, device (until no change, on the device) |
 //! | [`triangles`](fn@triangles) | triangles by sorted adjacency intersections | host |
-//! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host |
+//! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host, device queue (a queue of removed vertices) |
+//!
+//! [`Strategy::Auto`] (the default) is measured, not a rule: the first call of an algorithm on a
+//! graph of a shape times the loops its schedule can run in on that call's own work and keeps the
+//! fastest, in the process and in the tuner's cache on disk (`loops::tune`, as `auto` does for a
+//! schedule); later calls run it. `LOOPS_TUNE=off` measures nothing: a fixed rule decides. The
+//! loops of PageRank, components and k-core on the device ([`IterationsOnDevice`]) record their
+//! iterations once as a CUDA graph, kept with the algorithm's state for its next run.
 //!
 //! ```no_run
 //! use loops::graph::{bfs, BfsOptions, Graph, Switch};
@@ -38,6 +45,7 @@
 //! and the CPU references ([`reference`](mod@reference); those the runtime has also at this level but
 //! `pagerank`, `components` and `triangles`, whose names are the GPU calls').
 
+mod auto;
 mod driver;
 
 pub mod bfs;

@@ -10,12 +10,13 @@
 //! runs of 2,048 vertices ([`update`], `block`: one atomic per run) that sums the L1 change and the
 //! dangling rank on the device and computes the next iteration's contributions. The dangling sum
 //! stays on the device (the pull reads it), so a fixed iteration count reads nothing back until the
-//! end, and the L1 stop reads 8 or 16 bytes per iteration.
+//! end, and the L1 stop reads 8 or 16 bytes per iteration. The loop on the device ([`run_device`])
+//! adds the convergence test as a third launch and replays its iterations as a CUDA graph.
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
 
-use loops_runtime::graph::{DeviceGraph, FrontierLoopOnDevice, Graph};
+use loops_runtime::graph::{DeviceGraph, Graph, IterationsOnDevice};
 
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
 use crate::prelude::*;
@@ -78,33 +79,49 @@ pub mod update {
     }
 }
 
-/// The pull of the loop on the device ([`run_device`]), under the schedules whose tile loop takes
-/// its list's length from the device.
-pub mod pull_queue {
+/// The update of the loop on the device ([`run_device`]), a reduction over runs of vertices: one
+/// block per run.
+pub mod update_loop {
     use super::*;
-    /// [`pull::pagerank_pull`] over `vertices` (every vertex id, or none once the loop is done:
-    /// the length is on the device), which also writes the next iteration's list
-    /// (`next_list[v] = v`).
-    #[for_schedules(thread, group2, warp, group64, block, auto)]
-    pub fn pagerank_pull_queue<T: Float>(
-        g: Offsets,
-        sources: &[u32],
-        vertices: &[u32],
-        contribution: &[T],
-        sums: &[T],
-        next: &mut [T],
-        next_list: &mut [u32],
-        teleport: T,
-        damping: T,
-        inv_n: T,
+    /// Zeroes `previous` (the sums the iteration's pull read, which the next update adds into),
+    /// and [`update::pagerank_update`] from `old` to `fresh` while the run is not `done`; once it is
+    /// (an iteration of a replay after the last), `fresh[v] = old[v]` and nothing else, so that both
+    /// rank buffers hold the last iteration's ranks whatever the parity.
+    #[for_schedules(block)]
+    pub fn pagerank_update_loop<T: Float>(
+        chunks: Offsets,
+        old: &[T],
+        fresh: &mut [T],
+        inv_out_degree: &[T],
+        contribution: &mut [T],
+        sums: &mut [T],
+        previous: &mut [T],
+        done: &[u32],
     ) {
-        for v in g.tiles_in(vertices) {
-            next_list[v] = v as u32;
-            let mut sum = 0.0;
-            for e in g.atoms(v) {
-                sum += contribution[sources[e] as usize];
+        for c in chunks.tiles() {
+            if c == 0 {
+                previous[0] = 0.0;
+                previous[1] = 0.0;
             }
-            next[v] = teleport + damping * (sum + sums[1] * inv_n);
+            let finished = done[0];
+            let mut change = 0.0;
+            let mut dangling = 0.0;
+            for v in chunks.atoms(c) {
+                if finished == 0 {
+                    let r = fresh[v];
+                    change += abs(r - old[v]);
+                    if inv_out_degree[v] == 0.0 {
+                        dangling += r;
+                    }
+                    contribution[v] = r * inv_out_degree[v];
+                } else {
+                    fresh[v] = old[v];
+                }
+            }
+            if finished == 0 {
+                atomic_add(&mut sums[0], change);
+                atomic_add(&mut sums[1], dangling);
+            }
         }
     }
 }
@@ -112,11 +129,10 @@ pub mod pull_queue {
 /// The convergence test of the loop on the device, one thread after each iteration's update.
 pub mod advance {
     use super::*;
-    /// Over one tile, unless the run is `done`: keeps the iteration's L1 change `sums[0]` in
-    /// `last[0]`, zeroes `previous` (the sums the iteration's pull read, which the next update
-    /// adds into), and ends the run (sets `done[0]`) where the change fell below `tolerance` or
-    /// `level[0] + 1` iterations reached `max_iterations`, else sets the next iteration's list
-    /// length `next_size[0]` to `n`.
+    /// Over one tile, unless the run is `done`: counts the iteration in `iterations[0]`, keeps
+    /// its L1 change `sums[0]` in `last[0]`, zeroes `previous` (the sums the iteration's pull
+    /// read, which the next update adds into), and ends the run (sets `done[0]`) where the change
+    /// fell below `tolerance` or the iterations reached `max_iterations`.
     #[for_schedules(thread)]
     pub fn pagerank_advance<T: Float>(
         one: Offsets,
@@ -124,21 +140,19 @@ pub mod advance {
         previous: &mut [T],
         last: &mut [T],
         done: &mut [u32],
-        level: &[u32],
-        next_size: &mut [u32],
+        iterations: &mut [u32],
         tolerance: T,
         max_iterations: u32,
-        n: u32,
     ) {
         for t in one.tiles() {
             if done[t] == 0 {
+                let ran = iterations[0] + 1;
+                iterations[0] = ran;
                 last[0] = sums[0];
                 previous[0] = 0.0;
                 previous[1] = 0.0;
-                if sums[0] < tolerance || level[0] + 1 >= max_iterations {
+                if sums[0] < tolerance || ran >= max_iterations {
                     done[t] = 1;
-                } else {
-                    next_size[0] = n;
                 }
             }
         }
@@ -160,10 +174,14 @@ pub struct PageRank<T: Float> {
     sums: [DeviceBuffer<T>; 2],
     /// One tile, for the convergence test of the loop on the device.
     one: DeviceOffsets,
-    /// Whether the loop on the device is done.
-    done: DeviceBuffer<u32>,
+    /// The iterations the loop on the device ran (counted on the device).
+    iterations: DeviceBuffer<u32>,
     /// The L1 change of the device loop's last iteration.
     last: DeviceBuffer<T>,
+    /// The loop on the device, its replay kept for the next run on this state.
+    device_loop: IterationsOnDevice,
+    /// The graph's shape (its out-degrees), the key of `auto`'s measured choice.
+    shape: crate::schedule::auto::TileStats,
 }
 
 /// What a [`run`] did.
@@ -194,8 +212,10 @@ impl<T: Float> PageRank<T> {
             contribution: gpu.zeros(n)?,
             sums: [gpu.zeros(2)?, gpu.zeros(2)?],
             one: gpu.upload_offsets(&[0, 1])?,
-            done: gpu.zeros(1)?,
+            iterations: gpu.zeros(1)?,
             last: gpu.zeros(1)?,
+            device_loop: IterationsOnDevice::new(gpu)?,
+            shape: super::auto::shape_of_degrees((0..n).map(|v| g.degree(v) as u64)),
         })
     }
 
@@ -303,41 +323,25 @@ pub fn run<T: Float>(
     Ok(stats)
 }
 
-/// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue` over a list of every
-/// vertex, made for exactly the graph's vertices): each iteration is three launches, the pull
-/// under `schedule` (one of [`pull_queue::SCHEDULES`]) over the list whose length is on the
-/// device, the update, and the convergence test (`advance::pagerank_advance`), which sets the
-/// next iteration's length; the iterations are recorded and replayed, the host reading the state
-/// back once per replay, never the change. With a `tolerance` the run stops after the first
-/// iteration whose L1 change falls below it, as [`run`] does; `last_change` is then read once at
-/// the end. Iterations of a replay after the last one find a length of 0 (their update and test
-/// change nothing that is read: the test has set `done`). Sets `lp`'s iteration limit for the run
-/// (one past `max_iterations`) and leaves it at its default after.
-///
-/// Measured on an H200 (examples/bench/results/h200/graphs/library.csv, f32, `auto`): 200
-/// iterations on graphs of 4K-100K vertices took 18.7-26.1 us an iteration against 14.6-21.0 in
-/// the host loop (which reads nothing back without a tolerance either); the loop's first 30
-/// iterations are launched directly, and in the device loop's context a launch costs the host
-/// more than in the host loop's (not yet found why). On R-MAT the pull under a schedule that
-/// takes its list's length from the device is 8x slower than the host loop's `auto`.
+/// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): each
+/// iteration is the pull under `schedule` (any: it runs over every vertex, sized on the host, as
+/// in [`run`]) and the update (`update_loop`); with a tolerance also the convergence test
+/// (`advance::pagerank_advance`, one thread), which counts the iterations and sets the loop's
+/// `done` on the device. The iterations are recorded once as a CUDA graph (kept for the next run
+/// on the same state with the same arguments) and replayed: without a tolerance exactly
+/// `max_iterations` of them, the host reading nothing back; with one, four a replay, `done` read
+/// back after each, the iterations after the one that converged restoring its ranks (as
+/// [`run`], the run stops after the first iteration whose L1 change falls below it;
+/// `last_change` is then read once at the end).
 pub fn run_device<T: Float>(
     schedule: &str,
     gpu: &Gpu,
     pr: &mut PageRank<T>,
-    lp: &mut FrontierLoopOnDevice,
     damping: f64,
     max_iterations: u32,
     tolerance: Option<f64>,
 ) -> crate::Result<PageRankStats> {
     let n = pr.vertices();
-    if lp.vertices() != n {
-        return Err(LoopsError::InvalidGraph {
-            detail: format!(
-                "a device loop of {} vertices for PageRank on {n}",
-                lp.vertices()
-            ),
-        });
-    }
     let mut stats = PageRankStats {
         iterations: 0,
         last_change: f64::NAN,
@@ -349,7 +353,7 @@ pub fn run_device<T: Float>(
     gpu.fill(&mut pr.rank, start)?;
     gpu.fill(&mut pr.sums[0], T::from_f64(0.0))?;
     gpu.fill(&mut pr.sums[1], T::from_f64(0.0))?;
-    gpu.fill(&mut pr.done, 0)?;
+    gpu.fill(&mut pr.iterations, 0)?;
     update::launch(
         "block",
         gpu,
@@ -367,10 +371,19 @@ pub fn run_device<T: Float>(
     let inv_n = T::from_f64(1.0 / n as f64);
     // Never below: a change is never negative.
     let tol = T::from_f64(tolerance.unwrap_or(-1.0));
-    let all: Vec<u32> = (0..n as u32).collect();
-    // The test ends the run after `max_iterations`: the loop's own limit is one level past it
-    // (the level that finds the list empty), then back to the loop's default.
-    lp.set_max_iterations(Some(max_iterations as u64 + 1));
+    // What the launches bake in: the buffers (the host loop swaps them) and the scalars.
+    let key = [
+        pr.rank.device_ptr(),
+        pr.next.device_ptr(),
+        pr.sums[0].device_ptr(),
+        pr.sums[1].device_ptr(),
+        damping.to_bits(),
+        tolerance.map_or(u64::MAX, f64::to_bits),
+        max_iterations as u64,
+        std::mem::size_of::<T>() as u64,
+        schedule_key(schedule),
+    ];
+    let exact = tolerance.is_none().then_some(max_iterations as u64);
     let PageRank {
         in_edges,
         inv_out_degree,
@@ -380,15 +393,16 @@ pub fn run_device<T: Float>(
         contribution,
         sums,
         one,
-        done,
+        iterations,
         last,
+        device_loop,
+        ..
     } = pr;
-    // The iteration's parity from its list (the loop's frontier buffers alternate, the even
-    // levels' first): even iterations pull from `rank` into `next`, odd ones back; the sums
-    // alternate with them.
-    let mut even_list = None;
-    let ran = lp.run_queue(gpu, &all, |gpu, vertices, next_list, next_size, level| {
-        let even = *even_list.get_or_insert(vertices.device_ptr()) == vertices.device_ptr();
+    // The loop's own limit: past the test's, which ends every run by `max_iterations`.
+    let limit = max_iterations as u64 + 2 * iterate_default_replay();
+    // Even iterations pull from `rank` into `next`, odd ones back; the sums alternate with them.
+    device_loop.run(gpu, &key, exact, limit, |it, done| {
+        let even = it.parity() == 0;
         let (old, new) = if even {
             (&*rank, &mut *next)
         } else {
@@ -396,30 +410,35 @@ pub fn run_device<T: Float>(
         };
         let [s0, s1] = &mut *sums;
         let (previous, current) = if even { (s0, s1) } else { (s1, s0) };
-        pull_queue::launch(
+        let gpu = it.gpu();
+        pull::launch(
             schedule,
             gpu,
             in_edges.offsets(),
             in_edges.adj(),
-            vertices,
             &*contribution,
             &*previous,
             &mut *new,
-            next_list,
             teleport,
             T::from_f64(damping),
             inv_n,
         )?;
-        update::launch(
+        update_loop::launch(
             "block",
             gpu,
             &*chunks,
             old,
-            &*new,
+            new,
             &*inv_out_degree,
             &mut *contribution,
             &mut *current,
+            &mut *previous,
+            &*done,
         )?;
+        // A run of known length needs no test: the host counts its iterations.
+        if exact.is_some() {
+            return Ok(());
+        }
         advance::launch(
             "thread",
             gpu,
@@ -427,17 +446,18 @@ pub fn run_device<T: Float>(
             &*current,
             previous,
             &mut *last,
-            &mut *done,
-            level,
-            next_size,
+            done,
+            &mut *iterations,
             tol,
             max_iterations,
-            n as u32,
         )
-    });
-    lp.set_max_iterations(None);
-    stats.iterations = ran?.iterations;
-    // After an odd number of iterations the last ranks are in `next`.
+    })?;
+    stats.iterations = match exact {
+        Some(_) => max_iterations,
+        None => gpu.download(&pr.iterations)?[0],
+    };
+    // After an odd number of iterations the last ranks are in `next` (the iterations after the
+    // last, if any, copied them into both).
     if stats.iterations % 2 == 1 {
         std::mem::swap(&mut pr.rank, &mut pr.next);
     }
@@ -445,6 +465,53 @@ pub fn run_device<T: Float>(
         stats.last_change = gpu.download(&pr.last)?[0].to_f64();
     }
     Ok(stats)
+}
+
+/// The iterations of a replay of a run to a tolerance.
+fn iterate_default_replay() -> u64 {
+    loops_runtime::graph::DEFAULT_ITERATIONS_PER_REPLAY as u64
+}
+
+/// A schedule's name as a number, for the key of a kept replay.
+pub(crate) fn schedule_key(schedule: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    schedule.hash(&mut h);
+    h.finish()
+}
+
+/// [`run`] or [`run_device`], whichever is the faster for a graph of this shape with these
+/// arguments: measured on the first call (`loops::graph` module docs: each run on this very
+/// state, the winner's run last), kept for later calls; the loop that ran and its stats. Where
+/// nothing is measured (`LOOPS_TUNE=off`), the device loop.
+pub fn run_auto<T: Float>(
+    schedule: &str,
+    gpu: &Gpu,
+    pr: &mut PageRank<T>,
+    damping: f64,
+    max_iterations: u32,
+    tolerance: Option<f64>,
+) -> crate::Result<(Strategy, PageRankStats)> {
+    let choice = super::auto::Choice {
+        algorithm: "pagerank",
+        schedule,
+        element: T::RUST_NAME,
+        shape: pr.shape,
+        extra: vec![max_iterations as u64, tolerance.is_some() as u64],
+    };
+    let mut once = |strategy: Strategy| -> crate::Result<(Strategy, PageRankStats)> {
+        let ran = if strategy == Strategy::DeviceQueue {
+            run_device(schedule, gpu, pr, damping, max_iterations, tolerance)?
+        } else {
+            run(schedule, gpu, pr, damping, max_iterations, tolerance)?
+        };
+        Ok((strategy, ran))
+    };
+    let candidates = [Strategy::DeviceQueue, Strategy::Host];
+    match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
+        Some(r) => Ok(r),
+        None => once(Strategy::DeviceQueue),
+    }
 }
 
 /// What [`pagerank`](fn@super::pagerank) is asked.
@@ -459,10 +526,9 @@ pub struct PageRankOptions {
     /// Stop once an iteration's L1 change of the ranks falls below this (read back once per
     /// iteration); `None` (the default): `max_iterations` iterations, nothing read back.
     pub tolerance: Option<f64>,
-    /// The loop: [`Strategy::Auto`] (the default) and [`Strategy::Host`] run the host loop
-    /// ([`run`]), [`Strategy::DeviceQueue`] the loop on the device ([`run_device`], for the
-    /// schedules of [`pull_queue::SCHEDULES`]); no other. The device loop reads nothing back
-    /// per iteration but, measured on an H200, is not yet the faster (see [`run_device`]).
+    /// The loop: [`Strategy::Host`] ([`run`]) or [`Strategy::DeviceQueue`] (the loop on the
+    /// device, [`run_device`]); [`Strategy::Auto`] (the default) measures both on the first call
+    /// for a graph of this shape and keeps the faster (`loops::graph` module docs); no other.
     pub strategy: Strategy,
 }
 
@@ -490,6 +556,10 @@ pub struct PageRankResult<T: Float> {
 /// `T` (`f32` or `f64`), by pulling over its transpose (made and uploaded here), the pull under
 /// `options.schedule`. The CPU reference is `loops::graph::reference::pagerank`.
 ///
+/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
+/// `run_auto` (what `bench_graphs --library` times).
+///
 /// ```no_run
 /// use loops::graph::{pagerank, Graph, PageRankOptions};
 /// # fn main() -> loops::Result<()> {
@@ -508,11 +578,19 @@ pub fn pagerank<T: Float>(
 ) -> crate::Result<PageRankResult<T>> {
     let mut pr = PageRank::<T>::new(gpu, graph)?;
     let schedule = options.schedule.as_str();
-    let strategy = match options.strategy {
-        // Measured on an H200 (examples/bench/results/h200/graphs/library.csv), the device
-        // loop is not yet the faster on any graph class: asked for only.
-        Strategy::Auto => Strategy::Host,
-        s @ (Strategy::Host | Strategy::DeviceQueue) => s,
+    let (damping, max, tolerance) = (options.damping, options.max_iterations, options.tolerance);
+    let pr_ = &mut pr;
+    let ((strategy, ran), time) = match options.strategy {
+        Strategy::Auto => timed(gpu, || {
+            run_auto(schedule, gpu, pr_, damping, max, tolerance)
+        })?,
+        Strategy::DeviceQueue => timed(gpu, || {
+            run_device(schedule, gpu, pr_, damping, max, tolerance)
+                .map(|r| (Strategy::DeviceQueue, r))
+        })?,
+        Strategy::Host => timed(gpu, || {
+            run(schedule, gpu, pr_, damping, max, tolerance).map(|r| (Strategy::Host, r))
+        })?,
         s => {
             return Err(super::driver::unsupported(
                 "pagerank",
@@ -521,18 +599,9 @@ pub fn pagerank<T: Float>(
             ))
         }
     };
-    let (damping, max, tolerance) = (options.damping, options.max_iterations, options.tolerance);
-    let (ran, time) = if strategy == Strategy::DeviceQueue {
-        let mut lp = FrontierLoopOnDevice::new(gpu, pr.vertices())?;
-        timed(gpu, || {
-            run_device(schedule, gpu, &mut pr, &mut lp, damping, max, tolerance)
-        })?
-    } else {
-        timed(gpu, || run(schedule, gpu, &mut pr, damping, max, tolerance))?
-    };
     let mut stats = GraphStats::new("pagerank", schedule, strategy);
     stats.iterations = ran.iterations;
-    stats.last_change = options.tolerance.map(|_| ran.last_change);
+    stats.last_change = tolerance.map(|_| ran.last_change);
     stats.time = time;
     Ok(PageRankResult {
         ranks: pr.into_ranks(),

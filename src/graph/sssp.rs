@@ -175,6 +175,12 @@ pub fn sssp(
     let n = graph.vertices();
     check_source(source, n)?;
     let schedule = options.schedule.as_str();
+    // `auto`: measured among the loops the schedule can run in (`super::auto`).
+    if options.strategy == Strategy::Auto {
+        if let Some(run) = super::auto::sssp_auto(gpu, graph, source, options)? {
+            return Ok(run);
+        }
+    }
     let mut dist = gpu.zeros(n)?;
     let strategy = match options.strategy {
         Strategy::Auto if driver::on_device(schedule) => Strategy::DeviceFlags,

@@ -5,7 +5,10 @@
 //!   frontier's size back to the host; [`FrontierLoopOnDevice`], which keeps it on the device and
 //!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
 //!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
-//!   direction-optimizing BFS of `src/graph/bfs_do.rs`).
+//!   direction-optimizing BFS of `src/graph/bfs_do.rs`); [`IterationsOnDevice`], the loop of an
+//!   algorithm without a frontier (PageRank, components, k-core's own queue), its iterations
+//!   recorded once as a CUDA graph, kept for the next run, and replayed until the step sets a
+//!   flag on the device.
 //! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
 //!   rounds and bucket advances, `default_delta`, and [`near_far_model`], the same buckets on the
 //!   CPU.
@@ -28,11 +31,13 @@
 //! `dist[v] + w` cannot wrap.
 
 mod device_loop;
+mod iterate;
 pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
     compaction_walks, default_walk_limit, direction_model, DirectedStats, DirectionState,
     FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
+pub use iterate::{exact_replay, Iteration, IterationsOnDevice, DEFAULT_ITERATIONS_PER_REPLAY};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
