@@ -3,7 +3,7 @@
 
 use cudarc::driver::CudaFunction;
 
-use super::{check_run, loops_near_far_level, Hops, NearFarStats, NEAR_FAR_SOURCE};
+use super::{check_capacity, check_run, loops_near_far_level, Hops, NearFarStats, NEAR_FAR_SOURCE};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::device_loop::{
@@ -140,11 +140,7 @@ impl NearFarLoopOnDevice {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
     /// the disk cache) the level kernel.
     pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoopOnDevice> {
-        if vertices > i32::MAX as usize {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
-            });
-        }
+        check_capacity(vertices)?;
         Ok(NearFarLoopOnDevice {
             vertices,
             frontiers: [gpu.zeros(vertices.max(1))?, gpu.zeros(vertices.max(1))?],

@@ -4,7 +4,7 @@ use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::{
-    check_run, default_delta, loops_frontier_degrees, loops_frontier_degrees_wide,
+    check_capacity, check_run, default_delta, loops_frontier_degrees, loops_frontier_degrees_wide,
     loops_near_far_split, NearFarStats, NEAR_FAR_SOURCE,
 };
 use crate::device::{DeviceBuffer, Gpu};
@@ -54,11 +54,7 @@ impl NearFarLoop {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
     /// disk cache) the compaction and the near-far kernels.
     pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoop> {
-        if vertices > i32::MAX as usize {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
-            });
-        }
+        check_capacity(vertices)?;
         let near_far = |entry: &str| gpu.function("loops_near_far", NEAR_FAR_SOURCE, entry);
         Ok(NearFarLoop {
             vertices,

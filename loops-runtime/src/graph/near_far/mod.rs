@@ -119,6 +119,16 @@ entries! {
     );
 }
 
+/// What both near-far loops check when they are made: a frontier's positions are `i32`s.
+fn check_capacity(vertices: usize) -> Result<()> {
+    if vertices > i32::MAX as usize {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
+        });
+    }
+    Ok(())
+}
+
 /// What both near-far loops check before a run: the graph fits the loop (`what`, made for
 /// `capacity` vertices), the source is one of its vertices, `dist` holds a distance per vertex.
 fn check_run(
