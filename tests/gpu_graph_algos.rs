@@ -9,6 +9,9 @@
 //! slowest real matrix, luxembourg (about 1,000 BFS levels per source), takes some 23 x 2,000
 //! levels of about 40 us, 2 s on an H100. Every loop here has an iteration limit that errors:
 //! the DO-BFS and components loops stop after `vertices + 1` steps, PageRank after its count.
+//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs: R-MAT scale 9,
+//! grids of some 40 levels, a road network of 1,500 vertices, a star of 1,500 leaves and a path
+//! of 45.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -278,13 +281,20 @@ fn rmat_scale_14_symmetrised() {
     let gpu = common::gpu();
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let m: sprs::CsMat<f32> = loops::io::generate::rmat(14, 16, seed);
+    let scale = common::sized(14, 9);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(scale, 16, seed);
     // Symmetrised here, so that PageRank, which runs on the directed input, sees it too.
     let g = Graph::from_pattern(&m, 1, seed).unwrap().symmetric();
     let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
     let mut tally = Tally::default();
-    check_graph(&gpu, &mut tally, "rmat 14 symmetrised", &g, &s);
+    check_graph(
+        &gpu,
+        &mut tally,
+        &format!("rmat {scale} symmetrised"),
+        &g,
+        &s,
+    );
     tally.finish(1);
 }
 
@@ -295,12 +305,17 @@ fn grids_and_a_road_network() {
     println!("seed {seed}");
     let mut tally = Tally::default();
     let mut graphs = Vec::new();
-    for (w, h) in [(120usize, 90usize), (1, 400)] {
+    for (w, h) in common::sized([(120usize, 90usize), (1, 400)], [(24, 14), (1, 45)]) {
         let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
         graphs.push((format!("grid {w}x{h}"), m, (w * h / 2 + w / 2) as u32));
     }
-    let road: sprs::CsMat<f32> = loops::io::generate::road_network(20_000, seed);
-    graphs.push(("road network 20000".to_string(), road, 9_999));
+    let road_n = common::sized(20_000, 1_500);
+    let road: sprs::CsMat<f32> = loops::io::generate::road_network(road_n, seed);
+    graphs.push((
+        format!("road network {road_n}"),
+        road,
+        road_n as u32 / 2 - 1,
+    ));
     let count = graphs.len();
     for (name, m, far) in graphs {
         let g = Graph::from_pattern(&m, 1, seed).unwrap();
@@ -349,9 +364,9 @@ fn isolated_vertices_and_small_graphs() {
         &[0],
     );
     // A star with 100000 leaves and a path through them: one vertex longer than any group.
-    let mut star: Vec<(u32, u32, u32)> = (1..100_001u32).map(|u| (0, u, 1)).collect();
-    star.extend((1..100_000u32).map(|u| (u, u + 1, 1)));
-    let g = Graph::from_edges(100_001, &star).unwrap();
-    check_graph(&gpu, &mut tally, "star + path", &g, &[0, 50_000]);
+    let (leaves, star) = common::star_and_path(100_000, |_| 1, |_| 1);
+    let g = Graph::from_edges(leaves as usize + 1, &star).unwrap();
+    let middle = common::sized(50_000, 20);
+    check_graph(&gpu, &mut tally, "star + path", &g, &[0, middle]);
     tally.finish(3);
 }

@@ -6,6 +6,8 @@
 //! ../shared/data/matrices (pattern, seeded random weights 1..=64), R-MAT scale 16, 2-D grids
 //! (road-like), a graph with unreachable vertices, a single vertex, self-loops and duplicate edges.
 //! Outputs are poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
+//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs: R-MAT scale 10,
+//! grids of some 40 levels, a star of 1,500 leaves and a path of 45, a hub of 2,000 edges.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -414,12 +416,14 @@ fn rmat_scale_16() {
     let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let m: sprs::CsMat<f32> = loops::io::generate::rmat(16, 16, seed);
+    // Scale 10 with small inputs (`common::small_graphs`).
+    let scale = common::sized(16, 10);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(scale, 16, seed);
     let g = Graph::from_pattern(&m, 64, seed).unwrap();
     // Vertex 0 is the hub of an unpermuted R-MAT; a random vertex may reach little.
     let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
-    assert_none(check_graph(&gpu, "rmat 16", &g, &s));
+    assert_none(check_graph(&gpu, &format!("rmat {scale}"), &g, &s));
 }
 
 #[test]
@@ -429,7 +433,12 @@ fn grids_road_like() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let mut failures = Vec::new();
-    for (w, h, max_w) in [(300usize, 200usize, 100u32), (1, 500, 7), (64, 64, 1)] {
+    // With small inputs, grids of some 40 levels (past the levels launched directly).
+    let grids = common::sized(
+        [(300usize, 200usize, 100u32), (1, 500, 7), (64, 64, 1)],
+        [(24, 14, 100), (1, 45, 7), (8, 8, 1)],
+    );
+    for (w, h, max_w) in grids {
         let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
         let g = Graph::from_pattern(&m, max_w, seed).unwrap();
         let far = (w * h / 2 + w / 2) as u32;
@@ -497,12 +506,11 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
         &[0, 199],
     ));
     // A star: one vertex with 100000 out-edges (longer than any group), then a path.
-    let mut star: Vec<(u32, u32, u32)> = (1..100_001u32).map(|u| (0, u, u % 13 + 1)).collect();
-    star.extend((1..100_000u32).map(|u| (u, u + 1, 1)));
+    let (leaves, star) = common::star_and_path(100_000, |u| u % 13 + 1, |_| 1);
     failures.extend(check_graph(
         &gpu,
         "star + path",
-        &Graph::from_edges(100_001, &star).unwrap(),
+        &Graph::from_edges(leaves as usize + 1, &star).unwrap(),
         &[0],
     ));
     assert_none(failures);
@@ -513,7 +521,8 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
 fn plain_and_checked_variants() {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
-    let m: sprs::CsMat<f32> = loops::io::generate::rmat(12, 8, 5);
+    let scale = common::sized(12, 9);
+    let m: sprs::CsMat<f32> = loops::io::generate::rmat(scale, 8, 5);
     let g = Graph::from_pattern(&m, 20, 5).unwrap();
     let mut failures = Vec::new();
     // Asked for, checked mode is refused by the device loop (a checked launch waits for its
@@ -524,7 +533,7 @@ fn plain_and_checked_variants() {
         loops::launch::set_checked_mode(Some(mode));
         failures.extend(check_graph_in(
             &gpu,
-            &format!("rmat 12, checked {mode}"),
+            &format!("rmat {scale}, checked {mode}"),
             &g,
             &[0],
             mode,
@@ -781,10 +790,10 @@ fn device_loop_push_walk_and_grids() {
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
     assert_eq!(larger.walked_levels(), 99);
 
-    // A hub (vertex 0) of 20000 out-edges (625 items of 32 lanes in a walk), reached from the
-    // source (whose degree the first level does not know), each leaf with an edge to the next
-    // and some back to the hub.
-    let hub = 20_000u32;
+    // A hub (vertex 0) of 20000 out-edges (625 items of 32 lanes in a walk; 2000 with small
+    // inputs), reached from the source (whose degree the first level does not know), each leaf
+    // with an edge to the next and some back to the hub.
+    let hub = common::sized(20_000u32, 2_000);
     let source = hub + 1;
     let mut edges: Vec<(u32, u32, u32)> = vec![(source, 0, 1)];
     edges.extend((1..=hub).map(|u| (0, u, u % 7 + 1)));
@@ -847,7 +856,8 @@ fn device_loop_push_walk_and_grids() {
                             }
                             // BFS levels: the source (degree unknown: scanned), the hub (20000
                             // lanes), its leaves (up to 2 out-edges each: 40000 lanes), both over
-                            // the default limit of 2500: scanned unless every level may walk.
+                            // the default limit of 2500 (a tenth of each with small inputs):
+                            // scanned unless every level may walk.
                             let walked = frontier.walked_levels();
                             let expected = match limit {
                                 Some(0) | None => 0,

@@ -11,7 +11,9 @@
 //! costs its buckets: delta 1 on a road network of 10^5 vertices and weights up to 1000 takes
 //! some 500,000 of them (20 s). The small delta is therefore the smallest power of two that
 //! leaves at most [`MAX_BUCKETS`] buckets per source ([`small_delta`]), and each graph prints its
-//! time.
+//! time. `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs (a road graph
+//! of 2,000 vertices, Kronecker scale 9, a grid of some 40 levels, a star of 1,500 leaves and a
+//! path of 45) and the small delta's bucket budget to [`SMALL_MAX_BUCKETS`].
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -27,6 +29,9 @@ use loops::prelude::*;
 /// The most buckets (distinct `distance / delta` values) the small delta leaves a source: with
 /// the rounds inside them, some 2,500 host round trips, 0.1 s on an H100.
 const MAX_BUCKETS: usize = 1000;
+
+/// [`MAX_BUCKETS`] with small inputs (`common::small_graphs`).
+const SMALL_MAX_BUCKETS: usize = 40;
 
 /// The real matrices that run under every schedule: a huge row (`arrow`), a power-law graph
 /// (`ca-GrQc`), a directed graph with unreachable vertices (`ldbc-directed-example`).
@@ -50,7 +55,8 @@ fn small_delta(g: &Graph, sources: &[u32]) -> u32 {
         b.len()
     };
     let mut delta = 1u32;
-    while delta < 1 << 30 && dists.iter().any(|d| buckets(d, delta) > MAX_BUCKETS) {
+    let max = common::sized(MAX_BUCKETS, SMALL_MAX_BUCKETS);
+    while delta < 1 << 30 && dists.iter().any(|d| buckets(d, delta) > max) {
         delta *= 2;
     }
     delta
@@ -303,15 +309,17 @@ fn road_kronecker_and_grid() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
     let mut failures = Vec::new();
-    let road: sprs::CsMat<f32> = loops::io::generate::road(50_000, seed);
-    let kron: sprs::CsMat<f32> = loops::io::generate::kronecker(14, 16, seed);
-    let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(200, 150, seed);
+    let (road_n, kron_scale, (w, h)) =
+        common::sized((50_000, 14, (200, 150)), (2_000, 9, (24, 14)));
+    let road: sprs::CsMat<f32> = loops::io::generate::road(road_n, seed);
+    let kron: sprs::CsMat<f32> = loops::io::generate::kronecker(kron_scale, 16, seed);
+    let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
     // One delta besides the default per graph: small (as many buckets as the budget allows) on
     // the road graph and the Kronecker graph, Bellman-Ford's one bucket on the grid.
     for (name, m, bellman_ford) in [
-        ("road 50000", road, false),
-        ("kronecker 14", kron, false),
-        ("grid 200x150", grid, true),
+        (format!("road {road_n}"), road, false),
+        (format!("kronecker {kron_scale}"), kron, false),
+        (format!("grid {w}x{h}"), grid, true),
     ] {
         for max_w in [64, 1000] {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
@@ -374,12 +382,11 @@ fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
         every_schedule(),
     ));
     // A star then a path: one huge near frontier, then thousands of tiny ones.
-    let mut star: Vec<(u32, u32, u32)> = (1..20_001u32).map(|u| (0, u, u % 13 + 1)).collect();
-    star.extend((1..20_000u32).map(|u| (u, u + 1, 1 + u % 3)));
+    let (leaves, star) = common::star_and_path(20_000, |u| u % 13 + 1, |u| 1 + u % 3);
     failures.extend(check_graph(
         &gpu,
         "star + path",
-        &Graph::from_edges(20_001, &star).unwrap(),
+        &Graph::from_edges(leaves as usize + 1, &star).unwrap(),
         &[0],
         &[4],
         every_schedule(),

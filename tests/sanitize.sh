@@ -16,12 +16,17 @@
 #   LOOPS_MATRIX_FILTER     the matrices of the tests that take many (default: a small set that still
 #                           has empty rows, a row across blocks and sizes at group boundaries)
 #   LOOPS_STREAM_ROUNDS     rounds per thread of gpu_streams (default here 1)
+#   LOOPS_SMALL_GRAPHS      the graph tests' small inputs (default here 1: smaller generated graphs
+#                           and fewer levels, every schedule and loop strategy; see
+#                           tests/common/mod.rs `small_graphs`)
+#   LOOPS_SANITIZE_GPUS     GPUs to spread the runs over, e.g. "0 1 2 3": each binary-and-tool run
+#                           gets the next one in turn as CUDA_VISIBLE_DEVICES (default: unset, every
+#                           run sees every GPU)
 # Tests skipped under every tool, because they provoke a failing CUDA API call on purpose and the
 # sanitizers count it as an error: out_of_memory_* (an allocation too large for the device),
 # compile_and_load_errors_name_the_kernel (a missing entry point) and launch_errors_name_the_kernel
-# (a launch with an invalid geometry). gpu_kernels runs its f32 tests only; gpu_graphs leaves out
-# rmat_scale_16 and grids_road_like (hundreds of frontier levels each); gpu_checked leaves out its
-# deliberate unchecked out-of-range read (LOOPS_UNDER_SANITIZER). Under racecheck only, the tests
+# (a launch with an invalid geometry). gpu_kernels runs its f32 tests only; gpu_checked leaves out
+# its deliberate unchecked out-of-range read (LOOPS_UNDER_SANITIZER). Under racecheck only, the tests
 # that launch from many host threads are left out (gpu_streams, one_handle_from_many_threads).
 # Exit status: 0 if every tool of every binary passed (no reported error, every test passed, no
 # timeout), else 1.
@@ -39,6 +44,10 @@ export LOOPS_MATRIX_FILTER=${LOOPS_MATRIX_FILTER:-'karate,lp_afiro,west0479,257 
 export LOOPS_DATA_DIR=${LOOPS_DATA_DIR:-$PWD/.device/data}
 # gpu_streams: one round per thread (8 threads x 8 schedules) instead of 6.
 export LOOPS_STREAM_ROUNDS=${LOOPS_STREAM_ROUNDS:-1}
+# gpu_graphs, gpu_sssp_near_far, gpu_graph_algos: small generated graphs (thousands of levels, each
+# a few launches under every schedule and loop, took hours under the tools).
+export LOOPS_SMALL_GRAPHS=${LOOPS_SMALL_GRAPHS:-1}
+read -r -a gpus <<<"${LOOPS_SANITIZE_GPUS:-}"
 # gpu_checked leaves out its deliberate unchecked read past the end of a buffer.
 export LOOPS_UNDER_SANITIZER=1
 limit=${LOOPS_SANITIZE_TIMEOUT:-420}
@@ -60,15 +69,14 @@ for arg in "${args[@]}"; do
 done
 [ ${#bins[@]} -gt 0 ] || { echo "sanitize.sh: no test binaries (run ../shared/tools/device-pack first)" >&2; exit 2; }
 
-# One tool on one binary; writes the log and a one-line summary file.
+# One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS);
+# writes the log and a one-line summary file.
 run_tool() {
-  local bin=$1 tool=$2 name filters=() log start rc status
+  local bin=$1 tool=$2 slot=$3 name filters=() log start rc status
   name=$(basename "$bin")
   log="$out/$name-$tool.log"
+  [ ${#gpus[@]} -gt 0 ] && export CUDA_VISIBLE_DEVICES=${gpus[$((slot % ${#gpus[@]}))]}
   [ "$name" = gpu_kernels ] && filters=(generated_f32 real_matrices_f32)
-  # Graphs of hundreds of levels (one launch, compaction and read-back each) take hours under the
-  # tools; the edge cases, the real matrices and the plain/checked test cover every schedule.
-  [ "$name" = gpu_graphs ] && filters=(--skip rmat_scale_16 --skip grids_road_like)
   # racecheck looks for shared-memory hazards inside a block, which launching from many host
   # threads cannot add; on those tests it reports "Internal Sanitizer Error: Detected a failure to
   # track a kernel launch" (gpu_runtime) or runs past any limit (gpu_streams, H100, 480 s). memcheck
@@ -96,11 +104,14 @@ run_tool() {
   [ $rc -eq 0 ]
 }
 
-# One binary: its tools side by side (at most `jobs` at once); exit status 0 if all passed.
+# One binary (the `index`-th): its tools side by side (at most `jobs` at once); exit status 0 if
+# all passed.
 run_binary() {
-  local bin=$1 pids=() running=0 rc=0 tool
+  local bin=$1 index=$2 pids=() running=0 rc=0 tool slot
+  slot=$((index * $(wc -w <<<"$tools")))
   for tool in $tools; do
-    run_tool "$bin" "$tool" &
+    run_tool "$bin" "$tool" "$slot" &
+    slot=$((slot + 1))
     pids+=($!)
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then
@@ -117,8 +128,10 @@ run_binary() {
 # slowest binary, gpu_kernels under racecheck, then sets the wall time, about 5 minutes on an H100).
 status=0
 pids=()
+index=0
 for bin in "${bins[@]}"; do
-  run_binary "$bin" &
+  run_binary "$bin" "$index" &
+  index=$((index + 1))
   pids+=($!)
   if [ "${#pids[@]}" -ge "$binaries_at_once" ]; then
     wait "${pids[0]}" || status=1

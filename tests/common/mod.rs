@@ -115,6 +115,43 @@ pub fn filtered<T>(matrices: Vec<(String, CsMat<T>)>) -> Vec<(String, CsMat<T>)>
     kept
 }
 
+/// Whether the graph tests take their small inputs: `LOOPS_SMALL_GRAPHS=1`, which
+/// `tests/sanitize.sh` sets (under compute-sanitizer a launch costs milliseconds, and a graph of
+/// thousands of levels, run under every schedule and loop, takes hours). Smaller generated graphs
+/// and fewer levels; every schedule and loop strategy still runs.
+pub fn small_graphs() -> bool {
+    std::env::var("LOOPS_SMALL_GRAPHS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `full`, or `small` under [`small_graphs`].
+pub fn sized<T>(full: T, small: T) -> T {
+    if small_graphs() {
+        small
+    } else {
+        full
+    }
+}
+
+/// A star, then a path: vertex 0 with an out-edge (weight `star_weight(leaf)`) to each of
+/// `leaves` leaves, and the leaves `1..=path` chained (`path_weight(leaf)`): one vertex longer
+/// than any group, then many levels of one vertex. 100,000 leaves all on the path, or under
+/// [`small_graphs`] 1,500 leaves (still longer than a block) and a path of 45 (past the levels a
+/// device loop launches directly, into its replays).
+pub fn star_and_path(
+    leaves: u32,
+    star_weight: impl Fn(u32) -> u32,
+    path_weight: impl Fn(u32) -> u32,
+) -> (u32, Vec<(u32, u32, u32)>) {
+    let (leaves, path) = if small_graphs() {
+        (leaves.min(1_500), 45.min(leaves))
+    } else {
+        (leaves, leaves)
+    };
+    let mut edges: Vec<(u32, u32, u32)> = (1..=leaves).map(|u| (0, u, star_weight(u))).collect();
+    edges.extend((1..path).map(|u| (u, u + 1, path_weight(u))));
+    (leaves, edges)
+}
+
 /// A seed that differs on every run (printed by the tests, so a failure can be replayed with
 /// `LOOPS_SEED`).
 pub fn fresh_seed() -> u64 {

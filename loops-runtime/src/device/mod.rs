@@ -94,10 +94,12 @@ pub(crate) fn driver_available() -> Result<()> {
 /// it by reference or `Arc`, or [`fork`](Gpu::fork) it into handles with their own streams that
 /// share its context and compiled kernels.
 pub struct Gpu {
-    shared: Arc<Shared>,
     /// The handle's stream and what only its work uses; shared with the handle a device loop gives
-    /// its step ([`Gpu::in_device_loop`]), which is this handle inside the loop.
+    /// its step ([`Gpu::in_device_loop`]), which is this handle inside the loop. Declared before
+    /// `shared` so that it drops first: the last lane of a context waits for its own stream
+    /// ([`Lane`]'s drop) before the context's modules are unloaded with `shared`.
     lane: Arc<Lane>,
+    shared: Arc<Shared>,
     /// The device frontier loop whose step this handle was given to ([`Gpu::in_device_loop`]):
     /// the call context of every launch made through it. `None` for every other handle.
     device_loop: Option<DeviceList>,
@@ -119,6 +121,33 @@ struct Lane {
     staging: Mutex<Option<buffer::Staging>>,
     /// [`Gpu::set_programmatic_launch`].
     programmatic: AtomicBool,
+}
+
+impl Drop for Lane {
+    /// The last handle of this stream is going: its queued kernels (which use the context's modules,
+    /// unloaded once every handle of the context is gone) and copies (from the staging memory freed
+    /// with this lane) finish first. Only this stream is waited for: a wait on the whole context
+    /// (`cuCtxSynchronize`, what this did before) also waits for the streams of every other handle of
+    /// the device, which share its primary context, and invalidates the stream capture another
+    /// thread may be recording on one of them (`CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`).
+    fn drop(&mut self) {
+        let status = self.stream.capture_status();
+        if waits_on_drop(status.as_ref().ok()) {
+            let r = self.stream.synchronize();
+            self.stream.context().record_err(r);
+        }
+    }
+}
+
+/// Whether a lane whose stream's capture status is `status` (`None`: the query failed) waits for
+/// its stream when it drops: yes unless the stream is being captured (a capturing stream cannot be
+/// waited for, and its queued work is only being recorded, not run). A failed query still waits:
+/// the wait then reports the error.
+fn waits_on_drop(status: Option<&sys::CUstreamCaptureStatus>) -> bool {
+    !matches!(
+        status,
+        Some(sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
+    )
 }
 
 impl Lane {
@@ -149,7 +178,8 @@ pub(crate) struct DeviceList {
 }
 
 /// What the handles of one device context share: the context, the device's facts and the compiled
-/// kernels.
+/// kernels. Dropped after every [`Lane`] of its handles (each [`Gpu`] drops its lane first), each of
+/// which waited for its own stream, so no kernel of its modules is still queued when they unload.
 struct Shared {
     ctx: Arc<CudaContext>,
     ordinal: usize,
@@ -164,15 +194,6 @@ struct Shared {
     modules: Mutex<HashMap<ModuleKey, ModuleSlot>>,
     /// Loaded entry points by (address, length) of their `&'static str` source, then entry name.
     functions: Mutex<HashMap<(usize, usize), EntryPoints>>,
-}
-
-impl Drop for Shared {
-    /// The last handle of a context is going: its modules are unloaded after this, so let every
-    /// kernel queued on any of its streams finish first.
-    fn drop(&mut self) {
-        let r = self.ctx.synchronize();
-        self.ctx.record_err(r);
-    }
 }
 
 /// The loaded entry points of one source, by name.
@@ -904,6 +925,17 @@ mod tests {
         assert_send_sync::<DeviceBuffer<f32>>();
         assert_send_sync::<DeviceCsr<f64>>();
         assert_send_sync::<GpuTimer>();
+    }
+
+    #[test]
+    fn a_lane_waits_for_its_stream_unless_it_is_being_captured() {
+        use sys::CUstreamCaptureStatus as S;
+        assert!(waits_on_drop(Some(&S::CU_STREAM_CAPTURE_STATUS_NONE)));
+        assert!(waits_on_drop(Some(
+            &S::CU_STREAM_CAPTURE_STATUS_INVALIDATED
+        )));
+        assert!(waits_on_drop(None));
+        assert!(!waits_on_drop(Some(&S::CU_STREAM_CAPTURE_STATUS_ACTIVE)));
     }
 
     #[test]

@@ -810,7 +810,7 @@ extern "C" __global__ void loops_pair_f64(double* y, const unsigned int n) {}
     fn every_cuda_source_has_its_declarations() {
         const DECLARED_IN: [(&str, &str); 11] = [
             ("graph/compact.cuh", "graph/mod.rs"),
-            ("graph/near_far.cuh", "graph/near_far.rs"),
+            ("graph/near_far.cuh", "graph/near_far/mod.rs"),
             ("launch/binning.cuh", "launch/binning.rs"),
             ("launch/block_ranges.cuh", "launch/block_ranges.rs"),
             ("launch/subset.cuh", "launch/subset.rs"),
