@@ -130,6 +130,28 @@ impl GpuGroup {
         Ok(())
     }
 
+    /// Every part's stream after everything queued so far on every part's stream: one event a
+    /// part, recorded again at each call (a wait takes the record made before it). The peer
+    /// exchange's sends write into other parts' `incoming` bytes, so they must also come after
+    /// those parts' reset at the start of a run.
+    pub(super) fn order_parts(&self, g: &DistGraph) -> Result<()> {
+        for (m, done) in self.members.iter().zip(&g.events) {
+            done.record(m.gpu.stream())
+                .map_err(LoopsError::driver("ordering the parts' BFS flags"))?;
+        }
+        for (q, m) in self.members.iter().enumerate() {
+            for (p, done) in g.events.iter().enumerate() {
+                if p != q {
+                    m.gpu
+                        .stream()
+                        .wait(done)
+                        .map_err(LoopsError::driver("ordering BFS flags"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Each part's flags packed, and every part's slot combined into its owner's `mine`. The
     /// peer-read exchange packs into copy `parity` (0 or 1) of its packed flags: levels queued
     /// without a wait alternate, so that a part packing level `l + 1` never overwrites what
@@ -181,23 +203,8 @@ impl GpuGroup {
                 );
                 m.gpu.launch_function(entry, &f, dims(&m.gpu, n), args)?;
             }
-            // Every part after every part's send: one event a part, recorded again every level
-            // (a wait takes the record made before it).
-            for (m, done) in self.members.iter().zip(&g.events) {
-                done.record(m.gpu.stream())
-                    .map_err(LoopsError::driver("ordering the parts' BFS flags"))?;
-            }
-            for (q, m) in self.members.iter().enumerate() {
-                for (p, done) in g.events.iter().enumerate() {
-                    if p != q {
-                        m.gpu
-                            .stream()
-                            .wait(done)
-                            .map_err(LoopsError::driver("ordering BFS flags"))?;
-                    }
-                }
-            }
-            return Ok(());
+            // Every part after every part's send.
+            return self.order_parts(g);
         }
         for (m, part) in self.members.iter().zip(&mut g.parts) {
             let f = m

@@ -61,6 +61,10 @@ impl GpuGroup {
             m.gpu
                 .write_at(&mut part.count, 0, &[at[i].len as u32, at[i].max_degree, 0])?;
         }
+        if g.peer {
+            // The first level's sends write into other parts' `incoming`: after their reset.
+            self.order_parts(g)?;
+        }
         let several = self.parts() > 1 || self.uses_nccl();
         let mut stats = DistBfsStats::default();
         // The reduce-scatter's bytes; the peer exchange's (a byte for each vertex reached by a
