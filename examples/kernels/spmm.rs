@@ -20,9 +20,8 @@ pub fn spmm<T: Float>(a: Csr<T>, b: &[T], c: &mut [T], k: usize) {
 /// The same product with the columns of `C` as a `lanes` loop: under a group schedule the
 /// group's lanes split between the columns (consecutive lanes, consecutive columns: the loads of
 /// `B` and the stores of `C` coalesce) and the row's nonzeros, the width chosen from `k` at run
-/// time; where `k` is a multiple of 4 each lane takes 4 consecutive columns, one 16-byte load of
-/// `B` per nonzero and one store of `C`, and 8 or 16 of them (two or four loads) where 16 lanes of
-/// 4 would not cover `k` (kernels-gen's `schedule::lanes`); under `thread` and the
+/// time; where `k` is a multiple of 4 each lane takes 4 (8 or 16 at large `k`) consecutive columns,
+/// 16-byte loads of `B` and stores of `C` (kernels-gen's `schedule::lanes`); under `thread` and the
 /// carry schedules it runs as the loop above.
 pub mod lanes {
     use loops::prelude::*;
