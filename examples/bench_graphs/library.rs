@@ -330,6 +330,9 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             ok: r.2,
             gunrock,
         };
+        // `--algorithms` picks the sections below (default: all).
+        let wants =
+            |name: &str| args.algorithms.is_empty() || args.algorithms.iter().any(|a| a == name);
         // BFS, push only and direction-optimizing, in every loop it has.
         for (direction, strategies) in [
             (
@@ -346,7 +349,7 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                 &[Strategy::Auto, Strategy::Host, Strategy::DeviceQueue][..],
             ),
         ] {
-            for &strategy in strategies {
+            for &strategy in strategies.iter().filter(|_| wants("bfs")) {
                 let options = BfsOptions {
                     strategy,
                     direction,
@@ -366,8 +369,17 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             }
         }
         // SSSP (near-far, the default method) on the weights.
-        let dist_want = dijkstra(&s, source);
-        for strategy in [Strategy::Auto, Strategy::Host] {
+        let dist_want = if wants("sssp") {
+            dijkstra(&s, source)
+        } else {
+            Vec::new()
+        };
+        let sssp_strategies: &[Strategy] = if wants("sssp") {
+            &[Strategy::Auto, Strategy::Host]
+        } else {
+            &[]
+        };
+        for &strategy in sssp_strategies {
             let options = SsspOptions {
                 strategy,
                 ..SsspOptions::default()
@@ -389,81 +401,92 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
         // PageRank, f32, a fixed count of iterations: the module drivers (device loop and host
         // loop) on a state made once.
         let iterations = args.pagerank_iterations;
-        let pr_want = pagerank_ref(&s, 0.85, iterations as usize);
-        let mut state = pagerank::PageRank::<f32>::new(&gpu, &s)?;
-        let pr_stats = |iterations| GraphStats {
-            algorithm: "pagerank",
-            schedule: "auto".to_string(),
-            strategy: Strategy::Host,
-            iterations,
-            frontier_vertices: 0,
-            max_frontier: 0,
-            advances: 0,
-            pull_levels: 0,
-            last_change: None,
-            time: std::time::Duration::ZERO,
-        };
-        let mut lp = loops::graph::FrontierLoopOnDevice::new(&gpu, n)?;
-        // On graphs of up to 10^5 vertices also 200 iterations: the per-iteration cost without
-        // the run's fixed costs.
-        let long = [(Strategy::DeviceQueue, 200u32), (Strategy::Host, 200)];
-        let runs = [
-            (Strategy::DeviceQueue, iterations),
-            (Strategy::Host, iterations),
-        ];
-        let runs = runs
-            .iter()
-            .chain(if n <= 100_000 { &long[..] } else { &[] })
-            .copied();
-        for (strategy, iterations) in runs {
-            let pr_want = if iterations == args.pagerank_iterations {
-                pr_want.clone()
-            } else {
-                pagerank_ref(&s, 0.85, iterations as usize)
+        if wants("pagerank") {
+            let pr_want = pagerank_ref(&s, 0.85, iterations as usize);
+            let mut state = pagerank::PageRank::<f32>::new(&gpu, &s)?;
+            let pr_stats = |iterations| GraphStats {
+                algorithm: "pagerank",
+                schedule: "auto".to_string(),
+                strategy: Strategy::Host,
+                iterations,
+                frontier_vertices: 0,
+                max_frontier: 0,
+                advances: 0,
+                pull_levels: 0,
+                last_change: None,
+                time: std::time::Duration::ZERO,
             };
-            let ranks_after_warmup = std::cell::RefCell::new(Vec::new());
-            let r = time_calls(
-                &gpu,
-                args.reps,
-                || {
-                    let ran = if strategy == Strategy::Host {
-                        pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?
-                    } else {
-                        pagerank::run_device(
-                            "auto", &gpu, &mut state, &mut lp, 0.85, iterations, None,
-                        )?
-                    };
-                    if ranks_after_warmup.borrow().is_empty() {
-                        *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
-                    }
-                    let mut stats = pr_stats(ran.iterations);
-                    stats.strategy = strategy;
-                    Ok((stats, ()))
-                },
-                |()| {
-                    let got = ranks_after_warmup.borrow();
-                    let l1: f64 = got
-                        .iter()
-                        .zip(&pr_want)
-                        .map(|(&a, &b)| (a as f64 - b).abs())
-                        .sum();
-                    if got.len() == pr_want.len() && l1 < 1e-4 {
-                        Ok(())
-                    } else {
-                        Err(format!("L1 {l1:.2e} from the CPU's ranks"))
-                    }
-                },
-            )?;
-            let name = if iterations == args.pagerank_iterations {
-                "pagerank"
-            } else {
-                "pagerank-200"
-            };
-            rows.push(row(name, strategy, r, g_pr.clone()));
+            let mut lp = loops::graph::FrontierLoopOnDevice::new(&gpu, n)?;
+            // On graphs of up to 10^5 vertices also 200 iterations: the per-iteration cost without
+            // the run's fixed costs.
+            let long = [(Strategy::DeviceQueue, 200u32), (Strategy::Host, 200)];
+            let runs = [
+                (Strategy::DeviceQueue, iterations),
+                (Strategy::Host, iterations),
+            ];
+            let runs = runs
+                .iter()
+                .chain(if n <= 100_000 { &long[..] } else { &[] })
+                .copied();
+            for (strategy, iterations) in runs {
+                let pr_want = if iterations == args.pagerank_iterations {
+                    pr_want.clone()
+                } else {
+                    pagerank_ref(&s, 0.85, iterations as usize)
+                };
+                let ranks_after_warmup = std::cell::RefCell::new(Vec::new());
+                let r = time_calls(
+                    &gpu,
+                    args.reps,
+                    || {
+                        let ran = if strategy == Strategy::Host {
+                            pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?
+                        } else {
+                            pagerank::run_device(
+                                "auto", &gpu, &mut state, &mut lp, 0.85, iterations, None,
+                            )?
+                        };
+                        if ranks_after_warmup.borrow().is_empty() {
+                            *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
+                        }
+                        let mut stats = pr_stats(ran.iterations);
+                        stats.strategy = strategy;
+                        Ok((stats, ()))
+                    },
+                    |()| {
+                        let got = ranks_after_warmup.borrow();
+                        let l1: f64 = got
+                            .iter()
+                            .zip(&pr_want)
+                            .map(|(&a, &b)| (a as f64 - b).abs())
+                            .sum();
+                        if got.len() == pr_want.len() && l1 < 1e-4 {
+                            Ok(())
+                        } else {
+                            Err(format!("L1 {l1:.2e} from the CPU's ranks"))
+                        }
+                    },
+                )?;
+                let name = if iterations == args.pagerank_iterations {
+                    "pagerank"
+                } else {
+                    "pagerank-200"
+                };
+                rows.push(row(name, strategy, r, g_pr.clone()));
+            }
         }
         // Components, in both their loops (`Auto` runs the host loop).
-        let cc_want = components(&s);
-        for strategy in [Strategy::DeviceQueue, Strategy::Host] {
+        let cc_strategies: &[Strategy] = if wants("cc") {
+            &[Strategy::DeviceQueue, Strategy::Host]
+        } else {
+            &[]
+        };
+        let cc_want = if wants("cc") {
+            components(&s)
+        } else {
+            Vec::new()
+        };
+        for &strategy in cc_strategies {
             let options = ComponentsOptions {
                 strategy,
                 ..ComponentsOptions::default()
