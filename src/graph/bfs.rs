@@ -63,7 +63,7 @@ pub mod queue {
     }
 }
 
-/// The schedules of [`queue::bfs_queue`] that [`run_device_queue`] takes: those whose tile loop
+/// The schedules of `queue::bfs_queue` that [`run_device_queue`] takes: those whose tile loop
 /// takes the frontier's size from the device ([`queue::SCHEDULES`] less `merge_path`, which only
 /// the first level of a hub runs, see [`HUB_DEGREE`]).
 pub const DEVICE_QUEUE_SCHEDULES: &[&str] =
