@@ -141,12 +141,113 @@ fn graphs(seed: u64) -> Vec<(String, Graph)> {
         (5, 6, 1),
         (8, 8, 1),
     ];
+    out.push(("hub 5000".to_string(), hub_graph(seed)));
     out.push((
         "small with isolated vertices".to_string(),
         Graph::from_edges(10, &edges).unwrap().symmetric(),
     ));
     out.push(("one vertex".to_string(), Graph::from_edges(1, &[]).unwrap()));
     out
+}
+
+/// A hub of more than `bfs::HUB_DEGREE` edges (vertex 0, joined to 1..=5000) in a sparse random
+/// graph of 9,000 vertices, symmetric: the device queue runs a BFS from the hub's first level under
+/// `merge_path` over the source alone.
+fn hub_graph(seed: u64) -> Graph {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x4855_4200);
+    let n = 9_000u32;
+    let mut edges: Vec<(u32, u32, u32)> = (1..=5_000).map(|u| (0, u, 1)).collect();
+    edges.extend((0..12_000).map(|_| (rng.random_range(1..n), rng.random_range(1..n), 1)));
+    let g = Graph::from_edges(n as usize, &edges).unwrap().symmetric();
+    assert!(g.degree(0) as u64 > loops::graph::bfs::HUB_DEGREE);
+    g
+}
+
+/// Plain BFS in the device queue (`bfs::run_device_queue`, and `bfs` asked for the device queue)
+/// against the CPU, under every schedule it takes, levels poisoned, from the hub (whose first
+/// level runs under `merge_path`) and from other vertices, on a hub graph and graphs with and
+/// without hubs, one loop for all of them; with the loop's default (large frontiers of the first
+/// levels alone, sized on the host), every direct level alone, and none; levels run and frontier
+/// vertices against the CPU's.
+#[test]
+fn device_queue_bfs_matches_the_cpu_with_and_without_hubs() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let graphs = graphs(seed);
+    let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
+    let mut lp = FrontierLoopOnDevice::new(&gpu, largest).unwrap();
+    for (name, s) in &graphs {
+        let n = s.vertices();
+        let dg = gpu.upload_graph(s).expect("upload");
+        let mut sources = common::graph_sources(s);
+        sources.push((n as u32).saturating_sub(1));
+        // The default (large frontiers of the first levels alone, sized on the host), every
+        // direct level alone, and none.
+        let sized = [
+            (None, "default"),
+            (Some(0), "alone"),
+            (Some(u64::MAX), "device-sized"),
+        ];
+        for &schedule in loops::graph::bfs::DEVICE_QUEUE_SCHEDULES {
+            for (from, how) in sized {
+                lp.set_host_sized_from(from);
+                for &source in &sources {
+                    let want = bfs_levels(s, source);
+                    let r = (|| -> loops::Result<Result<(), String>> {
+                        let mut levels = gpu.upload(&vec![POISON; n])?;
+                        let stats = loops::graph::bfs::run_device_queue(
+                            schedule,
+                            &gpu,
+                            &mut lp,
+                            &dg,
+                            source,
+                            &mut levels,
+                        )?;
+                        let got = gpu.download(&levels)?;
+                        let depth = want
+                            .iter()
+                            .filter(|&&l| l != UNREACHED)
+                            .max()
+                            .map_or(0, |&d| d + 1);
+                        let reached = want.iter().filter(|&&l| l != UNREACHED).count() as u64;
+                        Ok(compare("levels", &want, &got).and_then(|()| {
+                            if (stats.iterations, stats.frontier_vertices) != (depth, reached) {
+                                return Err(format!(
+                                    "{} levels, {} frontier vertices; the CPU: {depth}, {reached}",
+                                    stats.iterations, stats.frontier_vertices
+                                ));
+                            }
+                            Ok(())
+                        }))
+                    })();
+                    tally.record(name, &format!("bfs_queue/{schedule}, {how}"), outcome(r));
+                }
+            }
+        }
+        lp.set_host_sized_from(None);
+        // The library call in the device queue, from the largest-degree vertex.
+        let source = s.max_degree_vertex().unwrap_or(0);
+        let options = BfsOptions {
+            strategy: Strategy::DeviceQueue,
+            ..BfsOptions::default()
+        };
+        let r = loops::graph::bfs(&gpu, &dg, source, &options).and_then(|run| {
+            let got = gpu.download(&run.levels)?;
+            Ok(
+                compare("levels", &bfs_levels(s, source), &got).and_then(|()| {
+                    (run.stats.strategy == Strategy::DeviceQueue)
+                        .then_some(())
+                        .ok_or_else(|| format!("ran {:?}", run.stats.strategy))
+                }),
+            )
+        });
+        tally.record(name, "bfs(device-queue)", outcome(r));
+    }
+    tally.finish(graphs.len());
 }
 
 #[test]
@@ -164,7 +265,7 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
     for (name, s) in &graphs {
         let dg = gpu.upload_graph(s).expect("upload");
         let sources = common::graph_sources(s);
-        for &push in bfs_do::push_queue::SCHEDULES {
+        for &push in bfs_do::DEVICE_PUSH_SCHEDULES {
             for &pull in bfs_do::pull_queue::SCHEDULES {
                 for (switch_name, switch) in [
                     ("beamer", Switch::BEAMER),

@@ -328,7 +328,7 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             }
         }
         // The step that appends its next frontier itself: one launch a level.
-        for &schedule in loops::graph::bfs::queue::SCHEDULES {
+        for &schedule in loops::graph::bfs::DEVICE_QUEUE_SCHEDULES {
             for (lp, how) in [
                 (&mut device, "default replays"),
                 (&mut walking, "replays of 12, one step block"),

@@ -335,6 +335,9 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             ok: r.2,
             gunrock,
         };
+        // `--algorithms` picks the sections below (default: all).
+        let wants =
+            |name: &str| args.algorithms.is_empty() || args.algorithms.iter().any(|a| a == name);
         // BFS, push only and direction-optimizing, in every loop it has.
         for (direction, strategies) in [
             (
@@ -351,7 +354,7 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                 &[Strategy::Auto, Strategy::Host, Strategy::DeviceQueue][..],
             ),
         ] {
-            for &strategy in strategies {
+            for &strategy in strategies.iter().filter(|_| wants("bfs")) {
                 let options = BfsOptions {
                     strategy,
                     direction,
@@ -370,31 +373,37 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                 rows.push(row(name, strategy, r, g_bfs.clone()));
             }
         }
-        // SSSP (near-far, the default method) on the weights.
-        let dist_want = dijkstra(&s, source);
-        for strategy in [Strategy::Auto, Strategy::DeviceFlags, Strategy::Host] {
-            let options = SsspOptions {
-                strategy,
-                ..SsspOptions::default()
-            };
-            let r = time_calls(
-                &gpu,
-                args.reps,
-                || {
-                    let run = loops::graph::sssp(&gpu, &ds, source, &options)?;
-                    Ok((run.stats.clone(), run))
-                },
-                |run| {
-                    let got = gpu.download(&run.dist).map_err(|e| e.to_string())?;
-                    compare("dist", &dist_want, &got)
-                },
-            )?;
-            rows.push(row("sssp", strategy, r, g_sssp.clone()));
+        if wants("sssp") {
+            // SSSP (near-far, the default method) on the weights.
+            let dist_want = dijkstra(&s, source);
+            for strategy in [Strategy::Auto, Strategy::DeviceFlags, Strategy::Host] {
+                let options = SsspOptions {
+                    strategy,
+                    ..SsspOptions::default()
+                };
+                let r = time_calls(
+                    &gpu,
+                    args.reps,
+                    || {
+                        let run = loops::graph::sssp(&gpu, &ds, source, &options)?;
+                        Ok((run.stats.clone(), run))
+                    },
+                    |run| {
+                        let got = gpu.download(&run.dist).map_err(|e| e.to_string())?;
+                        compare("dist", &dist_want, &got)
+                    },
+                )?;
+                rows.push(row("sssp", strategy, r, g_sssp.clone()));
+            }
         }
         // PageRank, f32, a fixed count of iterations: the module drivers (device loop and host
         // loop) on a state made once.
         let iterations = args.pagerank_iterations;
-        let pr_want = pagerank_ref(&s, 0.85, iterations as usize);
+        let pr_want = if wants("pagerank") {
+            pagerank_ref(&s, 0.85, iterations as usize)
+        } else {
+            Vec::new()
+        };
         let mut state = pagerank::PageRank::<f32>::new(&gpu, &s)?;
         let pr_stats = |iterations| GraphStats {
             algorithm: "pagerank",
@@ -424,7 +433,7 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             .iter()
             .chain(if n <= 100_000 { &long[..] } else { &[] })
             .copied();
-        for (strategy, iterations) in runs {
+        for (strategy, iterations) in runs.filter(|_| wants("pagerank")) {
             let pr_want = if iterations == args.pagerank_iterations {
                 pr_want.clone()
             } else {
@@ -474,43 +483,45 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
             };
             rows.push(row(name, strategy, r, g_pr.clone()));
         }
-        // Components, in both their loops and `auto`: the module drivers on a state made once
-        // (the device loop's replay is kept with it, as a caller who runs it again keeps it).
-        let cc_want = components(&s);
-        let mut cc_state = cc::Components::new(&gpu, n)?;
-        let mut labels = gpu.zeros::<u32>(n)?;
-        for strategy in [Strategy::Auto, Strategy::DeviceQueue, Strategy::Host] {
-            let labels_cell = std::cell::RefCell::new(Vec::new());
-            let r = time_calls(
-                &gpu,
-                args.reps,
-                || {
-                    let (ran_in, iterations) = match strategy {
-                        Strategy::Host => (
-                            Strategy::Host,
-                            cc::run("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                        ),
-                        Strategy::DeviceQueue => (
-                            Strategy::DeviceQueue,
-                            cc::run_device("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                        ),
-                        _ => cc::run_auto("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                    };
-                    if labels_cell.borrow().is_empty() {
-                        *labels_cell.borrow_mut() = gpu.download(&labels)?;
-                    }
-                    let mut stats = pr_stats(iterations);
-                    stats.algorithm = "components";
-                    stats.strategy = ran_in;
-                    Ok((stats, ()))
-                },
-                |()| compare("labels", &cc_want, &labels_cell.borrow()),
-            )?;
-            rows.push(row("components", strategy, r, None));
+        if wants("cc") {
+            // Components, in both their loops and `auto`: the module drivers on a state made once
+            // (the device loop's replay is kept with it, as a caller who runs it again keeps it).
+            let cc_want = components(&s);
+            let mut cc_state = cc::Components::new(&gpu, n)?;
+            let mut labels = gpu.zeros::<u32>(n)?;
+            for strategy in [Strategy::Auto, Strategy::DeviceQueue, Strategy::Host] {
+                let labels_cell = std::cell::RefCell::new(Vec::new());
+                let r = time_calls(
+                    &gpu,
+                    args.reps,
+                    || {
+                        let (ran_in, iterations) = match strategy {
+                            Strategy::Host => (
+                                Strategy::Host,
+                                cc::run("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                            ),
+                            Strategy::DeviceQueue => (
+                                Strategy::DeviceQueue,
+                                cc::run_device("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                            ),
+                            _ => cc::run_auto("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
+                        };
+                        if labels_cell.borrow().is_empty() {
+                            *labels_cell.borrow_mut() = gpu.download(&labels)?;
+                        }
+                        let mut stats = pr_stats(iterations);
+                        stats.algorithm = "components";
+                        stats.strategy = ran_in;
+                        Ok((stats, ()))
+                    },
+                    |()| compare("labels", &cc_want, &labels_cell.borrow()),
+                )?;
+                rows.push(row("components", strategy, r, None));
+            }
         }
         // k-core, in both its loops and `auto`: the module drivers on a state made once (the
         // simple view is made on the host).
-        if n <= args.kcore_max_vertices {
+        if n <= args.kcore_max_vertices && wants("kcore") {
             let core_want = loops::graph::reference::core_numbers(&s);
             let mut kc = kcore::KCore::new(&gpu, &s)?;
             for strategy in [Strategy::Auto, Strategy::DeviceQueue, Strategy::Host] {

@@ -181,8 +181,9 @@ pub struct Args {
     #[arg(long)]
     pub no_algorithms: bool,
     /// Only these of issue 26's algorithms: `bfs` (push-only and direction-optimizing),
-    /// `pagerank`, `cc`, `tc` (default: all).
-    #[arg(long, value_delimiter = ',', value_parser = ["bfs", "pagerank", "cc", "tc"])]
+    /// `pagerank`, `cc`, `tc` (default: all); with `--library`, its sections: `bfs`, `sssp`,
+    /// `pagerank`, `cc`, `kcore`.
+    #[arg(long, value_delimiter = ',', value_parser = ["bfs", "sssp", "pagerank", "cc", "tc", "kcore"])]
     pub algorithms: Vec<String>,
     /// Leave out the SSSP and BFS traversal rows (the frontier loops), for a run of the
     /// algorithms alone.

@@ -35,10 +35,11 @@ pub mod queue {
     use super::*;
 
     /// One BFS level that appends the next frontier itself: the thread whose `atomic_min`
-    /// took `u` from "unvisited" writes it at the slot its `atomic_add` on `next_size[0]`
-    /// returns (each vertex once a run, so never past `next.len()`, the loop's vertices; the
-    /// test keeps a wrong step from writing out of bounds).
-    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    /// took `u` from "unvisited" appends it with the warp-aggregated `push` (one atomic on
+    /// `next_size[0]` per warp and round that appends, not one per vertex: a power-law level
+    /// appends millions of vertices to one counter), each vertex once a run, so never past
+    /// `next.len()`, the loop's vertices (`push` writes only below it).
+    #[for_schedules(thread, group2, warp, group64, block, merge_path, auto)]
     pub fn bfs_queue(
         g: Offsets,
         adj: &[u32],
@@ -54,10 +55,7 @@ pub mod queue {
                 if levels[u as usize] > reached {
                     let old = atomic_min(&mut levels[u as usize], reached);
                     if old > reached {
-                        let slot = atomic_add(&mut next_size[0], 1) as usize;
-                        if slot < next.len() {
-                            next[slot] = u;
-                        }
+                        push(&mut next, &mut next_size[0], u);
                     }
                 }
             }
@@ -65,8 +63,26 @@ pub mod queue {
     }
 }
 
+/// The schedules of `queue::bfs_queue` that [`run_device_queue`] takes: those whose tile loop
+/// takes the frontier's size from the device ([`queue::SCHEDULES`] less `merge_path`, which only
+/// the first level of a hub runs, see [`HUB_DEGREE`]).
+pub const DEVICE_QUEUE_SCHEDULES: &[&str] =
+    &["thread", "group2", "warp", "group64", "block", "auto"];
+
+/// The largest out-degree above which [`run_device_queue`] runs its first level (the source alone,
+/// whose size the host knows) under `merge_path`, spread over the whole grid, instead of the
+/// device loop's schedule, which gives a vertex at most a block (`block`) or a warp: the source of
+/// a power-law graph's BFS is often a hub of 10^4 to 10^5 edges, which a group of lanes walks in
+/// thousands of dependent steps. `merge_path` costs a prefix sum and a read-back of the frontier's
+/// edges (tens of microseconds), which the first level (launched directly, never recorded) may
+/// wait for.
+pub const HUB_DEGREE: u64 = 4096;
+
 /// [`run_device`] with one launch a level: the step appends the next frontier itself
-/// (`FrontierLoopOnDevice::run_queue`), no compaction. `schedule` is one of [`queue::SCHEDULES`].
+/// (`FrontierLoopOnDevice::run_queue`), no compaction. `schedule` is one of
+/// [`DEVICE_QUEUE_SCHEDULES`]. On a graph whose largest out-degree is above [`HUB_DEGREE`] the
+/// first level runs under `merge_path` over the source alone (the loop launches it directly, not
+/// recorded), the rest under `schedule`.
 pub fn run_device_queue(
     schedule: &str,
     gpu: &Gpu,
@@ -76,18 +92,54 @@ pub fn run_device_queue(
     levels: &mut DeviceBuffer<u32>,
 ) -> crate::Result<LoopStats> {
     driver::start(gpu, source, levels)?;
-    frontier.run_queue(gpu, &[source], |gpu, current, next, next_size, _level| {
-        queue::launch(
-            schedule,
-            gpu,
-            g.offsets(),
-            g.adj(),
-            current,
-            levels,
-            next,
-            next_size,
-        )
-    })
+    // The source as a list the host knows the length of, for the first level of a hub.
+    let hub_first =
+        if g.offsets().stats().max_tile_atoms > HUB_DEGREE && (source as usize) < g.vertices() {
+            Some(gpu.upload(&[source])?)
+        } else {
+            None
+        };
+    let mut first = true;
+    // Large frontiers of the first levels run alone, sized on the host, unless the caller set
+    // the loop's own limit (`FrontierLoopOnDevice::set_host_sized_from`).
+    let asked = frontier.host_sized_from();
+    if asked.is_none() {
+        frontier.set_host_sized_from(Some(frontier.resident_warps()));
+    }
+    let ran = frontier.run_queue(
+        gpu,
+        &[source],
+        |loop_gpu, current, next, next_size, _level| {
+            // The first call is level 0, launched directly (`run_queue` records none of it): the
+            // handle captured here, outside the loop's context, sizes the launch on the host.
+            if let (true, Some(list)) = (std::mem::take(&mut first), &hub_first) {
+                return queue::launch(
+                    "merge_path",
+                    gpu,
+                    g.offsets(),
+                    g.adj(),
+                    list,
+                    levels,
+                    next,
+                    next_size,
+                );
+            }
+            queue::launch(
+                schedule,
+                loop_gpu,
+                g.offsets(),
+                g.adj(),
+                current,
+                levels,
+                next,
+                next_size,
+            )
+        },
+    );
+    if asked.is_none() {
+        frontier.set_host_sized_from(None);
+    }
+    ran
 }
 
 /// BFS levels from `source` into `levels` (one element per vertex, initialized here), the `bfs`

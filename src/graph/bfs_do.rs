@@ -189,7 +189,7 @@ pub mod push_queue {
     /// the next level, its parent, and is appended to `next` at `next_size[0]`; `edges[0]` gains
     /// the out-degrees of the vertices appended (Beamer's `m_f`, which the device's choice of the
     /// next level's direction reads).
-    #[for_schedules(thread, group2, warp, group64, block, auto)]
+    #[for_schedules(thread, group2, warp, group64, block, merge_path, auto)]
     pub fn bfs_push_queue(
         g: Offsets,
         adj: &[u32],
@@ -287,11 +287,17 @@ pub fn device_pull_schedule_for(push_schedule: &str) -> &'static str {
         .unwrap_or(FAST_PULL)
 }
 
+/// The push schedules [`run_device`] takes: those of [`push_queue::SCHEDULES`] whose tile loop
+/// takes the frontier's size from the device (all but `merge_path`, which only the first level of
+/// a hub runs, as in `bfs::run_device_queue`).
+pub const DEVICE_PUSH_SCHEDULES: &[&str] =
+    &["thread", "group2", "warp", "group64", "block", "auto"];
+
 /// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue_directed`): each level's
 /// direction chosen on the device by `switch` from the device's counters (the frontier's size,
 /// the out-edges push steps reached), the levels recorded as a CUDA graph and replayed, the host
 /// reading the state back once per replay. `push_schedule` must be one of
-/// [`push_queue::SCHEDULES`] schedules and `pull_schedule` one of
+/// [`DEVICE_PUSH_SCHEDULES`] and `pull_schedule` one of
 /// [`pull_queue::SCHEDULES`] (the others cannot take a frontier whose size is on the
 /// device: `LoopsError::LoopOnDevice`). Returns the run's statistics and its pull levels.
 pub fn run_device(
@@ -321,6 +327,14 @@ pub fn run_device(
     gpu.write_at(parents, source as usize, &[source])?;
     let mut vertices = gpu.zeros(n)?;
     ids::launch("thread", gpu, g.offsets(), &mut vertices)?;
+    // The source as a list the host knows the length of, for the first level of a hub
+    // (`super::bfs::HUB_DEGREE`): level 0 always pushes.
+    let hub_first = if g.offsets().stats().max_tile_atoms > super::bfs::HUB_DEGREE {
+        Some(gpu.upload(&[source])?)
+    } else {
+        None
+    };
+    let mut first = true;
     let (levels, parents) = (
         std::cell::RefCell::new(levels),
         std::cell::RefCell::new(parents),
@@ -331,9 +345,15 @@ pub fn run_device(
         g.edges(),
         source,
         (switch.alpha, switch.beta),
-        |gpu, frontier, next, next_size, _level, edges| {
+        |loop_gpu, frontier, next, next_size, _level, edges| {
+            // The first call is level 0's, launched directly (never recorded): the handle
+            // captured here sizes a `merge_path` launch over the source on the host.
+            let (schedule, gpu, frontier) = match (std::mem::take(&mut first), &hub_first) {
+                (true, Some(list)) => ("merge_path", gpu, list),
+                _ => (push_schedule, loop_gpu, frontier),
+            };
             push_queue::launch(
-                push_schedule,
+                schedule,
                 gpu,
                 g.offsets(),
                 g.adj(),

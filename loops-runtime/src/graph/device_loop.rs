@@ -117,7 +117,9 @@ pub fn compaction_walks(size: u32, max_degree: u32, limit: u64) -> bool {
 /// same kernel, so the recorded levels are the same whatever it chooses.
 ///
 /// A run: the first level is launched as usual (it compiles the kernels and sizes every area the
-/// launches use, so that nothing is compiled or allocated later); then the next 29 levels are
+/// launches use, so that nothing is compiled or allocated later; a queue run launches it in a
+/// first batch of 6, without a read-back between them, unless it runs large frontiers alone:
+/// [`FrontierLoopOnDevice::set_host_sized_from`]); then the next 29 levels are
 /// launched directly in batches of 6 (no recording: a traversal of a few levels records nothing),
 /// and those of [`FrontierLoopOnDevice::set_levels_per_replay`] levels (48 by default) are recorded
 /// once by stream capture into a CUDA graph and replayed until the end. After each batch or replay
@@ -161,6 +163,10 @@ pub struct FrontierLoopOnDevice {
     queue_end: Option<CudaFunction>,
     /// The buffers and kernel of a direction-optimizing run, made by the first one.
     directed: Option<direction::DirectedBuffers>,
+    /// See [`Self::set_host_sized_from`].
+    host_sized_from: Option<u64>,
+    /// The device's resident warps (SMs x warps per SM).
+    resident_warps: u64,
 }
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
@@ -184,6 +190,21 @@ pub(super) trait LevelsOnDevice {
     /// for the GPU when `capturing` (the stream is being recorded).
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()>;
 
+    /// The levels of the next batch launched directly from level `issued` (1 to
+    /// [`DIRECT_BATCH`]; fewer near the iteration limit), whose frontier holds `frontier` vertices
+    /// by the last read-back (0 before the first). By default the first level alone (it compiles
+    /// the kernels and sizes every area before the next batch), then [`DIRECT_BATCH`]. A queue
+    /// run takes a whole first batch (its empty levels return at once, and a power-law graph's
+    /// BFS is 4 to 8 levels: one read-back less), and runs a large frontier alone, sized on the
+    /// host ([`FrontierLoopOnDevice::set_host_sized_from`]).
+    fn direct_batch(&mut self, issued: u64, _frontier: usize) -> u64 {
+        if issued == 0 {
+            1
+        } else {
+            DIRECT_BATCH
+        }
+    }
+
     /// Queues what comes after the batch [`Self::begin_batch`] began. Nothing by default.
     fn end_batch(&mut self, _gpu: &Gpu, _capturing: bool) -> Result<()> {
         Ok(())
@@ -201,8 +222,8 @@ pub(super) trait LevelsOnDevice {
 }
 
 /// Runs `levels` until its state says it is done, as [`FrontierLoopOnDevice`] runs its levels: the
-/// first level launched as usual (it compiles the kernels and sizes every area the launches use),
-/// then the levels below [`DIRECT_LEVELS`] launched directly in batches of [`DIRECT_BATCH`], then
+/// first level launched as usual (it compiles the kernels and sizes every area the launches use;
+/// alone, or as [`LevelsOnDevice::direct_batch`] says), then the levels below [`DIRECT_LEVELS`] launched directly in batches of [`DIRECT_BATCH`], then
 /// `per_replay` levels (a multiple of 6) recorded once and replayed until the end, the state read
 /// back after each batch or replay; the levels within `per_replay` of `max` launched directly,
 /// never past it, so that a loop not done after `max` levels stops with
@@ -225,13 +246,13 @@ pub(super) fn replay_levels<L: LevelsOnDevice>(
             });
         }
         if issued < DIRECT_LEVELS || max - issued < per_replay {
-            // Launched directly: the first level alone (it compiles the kernels and sizes every
-            // area the launches use), then batches of a few levels, never past `max`.
-            let count = if issued == 0 {
-                1
-            } else {
-                DIRECT_BATCH.min(max - issued)
-            };
+            // Launched directly: the first level alone or in the loop's first batch (it compiles
+            // the kernels and sizes every area the launches use), then batches of a few levels,
+            // never past `max`.
+            let count = levels
+                .direct_batch(issued, frontier)
+                .clamp(1, DIRECT_BATCH)
+                .min(max - issued);
             levels.begin_batch(gpu, issued, count, false)?;
             (issued..issued + count).try_for_each(|l| levels.queue_level(gpu, l, false))?;
             levels.end_batch(gpu, false)?;
@@ -316,10 +337,12 @@ impl FrontierLoopOnDevice {
             });
         }
         let compact = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+        // Not zeroed: a frontier is written before it is read, and a flag run clears the flags
+        // when it starts (`prepare`); a queue run reads no flag, so it writes none either.
         Ok(FrontierLoopOnDevice {
             vertices,
-            frontiers: [gpu.zeros(vertices)?, gpu.zeros(vertices)?],
-            flags: gpu.zeros(vertices)?,
+            frontiers: [gpu.uninit(vertices)?, gpu.uninit(vertices)?],
+            flags: gpu.uninit(vertices)?,
             state: gpu.zeros(STATE_SLOTS)?,
             level: gpu.zeros(1)?,
             compact: compact("loops_compact_level")?,
@@ -334,7 +357,40 @@ impl FrontierLoopOnDevice {
             queue_begin: None,
             queue_end: None,
             directed: None,
+            host_sized_from: None,
+            resident_warps: {
+                let limits = gpu.limits();
+                (limits.sm_count as u64 * limits.max_threads_per_sm as u64 / 32).max(1)
+            },
         })
+    }
+
+    /// In a queue run ([`Self::run_queue`]), a level among the first 30 (launched directly, not
+    /// recorded) whose frontier has at least `from` vertices by the last read-back (and the
+    /// first level, where the loop has at least `from` vertices) runs alone,
+    /// its step given the frontier cut to its size and the loop's handle outside the loop's
+    /// context, so that its launches are sized on the host as in the host loop (`auto` choosing
+    /// its variant from that frontier), and its next frontier's size is read back after it.
+    /// `None` (the default): never (a step over all vertices, PageRank's or components', would
+    /// run alone every time). BFS (`loops::graph::bfs::run_device_queue`) asks for
+    /// [`Self::resident_warps`] (about 8,000 on an H100 or H200): a power-law graph's middle
+    /// levels, whose one step takes hundreds of microseconds under the one schedule of the
+    /// device-sized levels (a block or a group per vertex for the whole run) and a fraction of
+    /// that under the host's per-level choice, a read-back costing about 10 us; road networks,
+    /// grids and small graphs never reach it. `Some(0)` runs every direct level alone.
+    pub fn set_host_sized_from(&mut self, from: Option<u64>) {
+        self.host_sized_from = from;
+    }
+
+    /// The frontier size from which a queue run's direct level runs alone, sized on the host, as
+    /// set ([`Self::set_host_sized_from`]; `None`: never).
+    pub fn host_sized_from(&self) -> Option<u64> {
+        self.host_sized_from
+    }
+
+    /// The device's resident warps (SMs x warps per SM).
+    pub fn resident_warps(&self) -> u64 {
+        self.resident_warps
     }
 
     /// The vertices this loop was made for.
@@ -476,7 +532,11 @@ impl FrontierLoopOnDevice {
     /// it happened in. `frontier.len()` is the loop's vertices, its size is on the device, `level`
     /// holds the level's number, from 0; what the step may queue is as for [`Self::run`].
     ///
-    /// Levels run in batches, as [`Self::run`]'s: the first level alone, then recorded replays.
+    /// Levels run in batches, as [`Self::run`]'s, but the first batch is 6 levels launched
+    /// directly, the first level among them (a BFS of a power-law graph runs 4 to 8 levels: one
+    /// read-back less), then recorded replays; where large frontiers run alone
+    /// ([`Self::set_host_sized_from`]) and the loop has that many vertices, the first level runs
+    /// alone instead, and so does each direct level whose frontier is that large.
     /// A kernel before each batch (`loops_queue_begin`) sets the batch's counts, one buffer per
     /// level of it, and numbers its levels; one after it (`loops_queue_end`) adds the batch's
     /// frontiers to the statistics and carries the last count to the next batch. No kernel runs
@@ -501,6 +561,8 @@ impl FrontierLoopOnDevice {
             step: &mut step,
             batch_first: 0,
             batch_count: 0,
+            sources: sources.len(),
+            alone: None,
             stats: LoopStats::default(),
         };
         replay_levels(
@@ -517,7 +579,7 @@ impl FrontierLoopOnDevice {
     /// sources (nothing to run).
     fn prepare_queue(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<bool> {
         self.walked_levels = 0;
-        self.prepare(gpu, sources)?;
+        self.prepare(gpu, sources, false)?;
         if sources.is_empty() {
             return Ok(false);
         }
@@ -547,8 +609,9 @@ impl FrontierLoopOnDevice {
     }
 
     /// Checks `sources` and the handle, then sets the first frontier to `sources` and the device
-    /// state to a run's start (nothing is written for no sources).
-    fn prepare(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<()> {
+    /// state to a run's start, and with `flags` (a run that compacts flags) clears the flags
+    /// (nothing is written for no sources).
+    fn prepare(&mut self, gpu: &Gpu, sources: &[u32], flags: bool) -> Result<()> {
         super::check_sources(sources, self.vertices)?;
         if sources.is_empty() {
             return Ok(());
@@ -564,8 +627,10 @@ impl FrontierLoopOnDevice {
                 detail: "a device frontier loop runs on the Gpu handle that made it".into(),
             });
         }
-        // A run that failed half-way may have left flags set.
-        gpu.fill(&mut self.flags, 0)?;
+        // A run that failed half-way may have left flags set (and a new loop's are not zeroed).
+        if flags {
+            gpu.fill(&mut self.flags, 0)?;
+        }
         gpu.write_at(&mut self.frontiers[0], 0, sources)?;
         let mut state = [0u32; STATE_SLOTS];
         state[0] = sources.len() as u32;
@@ -593,7 +658,7 @@ impl FrontierLoopOnDevice {
     {
         let n = self.vertices;
         self.walked_levels = 0;
-        self.prepare(gpu, sources)?;
+        self.prepare(gpu, sources, true)?;
         if sources.is_empty() {
             return Ok(LoopStats::default());
         }
@@ -751,11 +816,13 @@ struct QueueBuffers {
 
 impl QueueBuffers {
     fn new(gpu: &Gpu, batch: usize) -> Result<QueueBuffers> {
+        // Not zeroed: `loops_queue_begin` writes every count and level of a batch before its
+        // first level.
         let counts = (0..=batch)
-            .map(|_| gpu.zeros(1))
+            .map(|_| gpu.uninit(1))
             .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
         let levels = (0..batch)
-            .map(|_| gpu.zeros(1))
+            .map(|_| gpu.uninit(1))
             .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
         let addresses =
             |bufs: &[DeviceBuffer<u32>]| bufs.iter().map(|b| b.device_ptr()).collect::<Vec<u64>>();
@@ -778,6 +845,12 @@ struct QueueLevels<'a, F> {
     batch_first: u64,
     /// The levels of that batch.
     batch_count: u64,
+    /// The run's sources (the first frontier's size).
+    sources: usize,
+    /// The size of the frontier of the level the next batch runs alone, sized on the host (see
+    /// [`FrontierLoopOnDevice::set_host_sized_from`]); `None`: the batch's levels are sized on
+    /// the device.
+    alone: Option<usize>,
     stats: LoopStats,
 }
 
@@ -848,13 +921,24 @@ where
         let lp = &mut *self.lp;
         let i = (level - self.batch_first) as usize;
         let q = lp.queue.as_mut().expect("made by run_queue");
+        let capacity = lp.vertices;
+        // A large frontier alone in its batch, its size read back: the step's launches are sized
+        // on the host, as in the host loop (`auto` choosing from the frontier itself), over the
+        // frontier cut to its size. Never recorded.
+        let alone = self.alone.filter(|_| !capturing && self.batch_count == 1);
         let [even, odd] = &mut lp.frontiers;
         let (current, next) = if level.is_multiple_of(2) {
-            (&*even, odd)
+            (even, odd)
         } else {
-            (&*odd, even)
+            (odd, even)
         };
         let (counts, appended) = q.counts.split_at_mut(i + 1);
+        if let Some(size) = alone {
+            current.set_len(size.min(capacity));
+            let ran = (self.step)(gpu, current, next, &mut appended[0], &q.levels[i]);
+            current.set_len(capacity);
+            return ran;
+        }
         let gpu = &gpu.in_device_loop(DeviceList {
             list: current.device_ptr(),
             len: counts[i].device_ptr(),
@@ -868,6 +952,16 @@ where
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
+    fn direct_batch(&mut self, issued: u64, frontier: usize) -> u64 {
+        let (lp, sources) = (&*self.lp, self.sources);
+        self.alone = runs_alone(issued, frontier, sources, lp.vertices, lp.host_sized_from);
+        if self.alone.is_some() {
+            1
+        } else {
+            DIRECT_BATCH
+        }
+    }
+
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
         self.lp.reserve_queue(gpu, levels)
     }
@@ -876,6 +970,28 @@ where
         let (stats, size) = queue_read_back(self.lp, gpu)?;
         self.stats = stats;
         Ok(size)
+    }
+}
+
+/// Whether a queue run's next direct batch, from level `issued` over a frontier of `frontier`
+/// vertices (by the last read-back), is one level alone sized on the host, and that frontier's
+/// size: in a loop of `vertices` whose large frontiers run alone from `from` vertices
+/// ([`FrontierLoopOnDevice::set_host_sized_from`]; `None`: never), a frontier that large; and the
+/// first level (of `sources` vertices) where the loop has that many vertices, so that the
+/// read-back after it says whether the next one is large (a loop of fewer vertices runs a whole
+/// first batch, with no read-back between its levels).
+fn runs_alone(
+    issued: u64,
+    frontier: usize,
+    sources: usize,
+    vertices: usize,
+    from: Option<u64>,
+) -> Option<usize> {
+    let from = from?;
+    if issued == 0 {
+        (vertices as u64 >= from).then_some(sources)
+    } else {
+        (frontier as u64 >= from).then_some(frontier)
     }
 }
 
@@ -905,6 +1021,23 @@ mod tests {
     use proptest::prelude::*;
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn large_frontiers_run_alone_from_the_limit() {
+        // Never without a limit, whatever the sizes.
+        assert_eq!(runs_alone(0, 0, 1, 1 << 20, None), None);
+        assert_eq!(runs_alone(3, 1 << 20, 1, 1 << 20, None), None);
+        // The first level: alone where the loop could hold a large frontier, with the sources'
+        // size; else in a whole batch (a small graph).
+        assert_eq!(runs_alone(0, 0, 1, 100_000, Some(8448)), Some(1));
+        assert_eq!(runs_alone(0, 0, 3, 4096, Some(8448)), None);
+        // Later levels: by the frontier read back.
+        assert_eq!(runs_alone(1, 8448, 1, 100_000, Some(8448)), Some(8448));
+        assert_eq!(runs_alone(7, 8447, 1, 100_000, Some(8448)), None);
+        // 0: every direct level alone, the first one too.
+        assert_eq!(runs_alone(0, 0, 1, 1, Some(0)), Some(1));
+        assert_eq!(runs_alone(5, 0, 1, 1, Some(0)), Some(0));
+    }
 
     #[test]
     fn the_walk_plan_covers_the_largest_degree() {

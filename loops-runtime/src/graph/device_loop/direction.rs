@@ -6,7 +6,7 @@ use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::{queue_batch_kernel, queue_read_back, replay_levels, FrontierLoopOnDevice};
-use super::{LevelsOnDevice, COMPACT_SOURCE};
+use super::{LevelsOnDevice, COMPACT_SOURCE, DIRECT_BATCH};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::LoopStats;
@@ -207,6 +207,10 @@ where
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
+    }
+
+    fn direct_batch(&mut self, _issued: u64, _frontier: usize) -> u64 {
+        DIRECT_BATCH
     }
 
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
