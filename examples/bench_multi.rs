@@ -372,7 +372,13 @@ fn measure_k(
         ] {
             let run = |da: &mut _, dy: &mut _| match k {
                 1 => group.spmv(da, spmv, &dx, dy, exchange),
-                _ => group.spmm(da, kernels::spmm::lanes::warp::spmm::<f32>, &dx, dy, exchange),
+                _ => group.spmm(
+                    da,
+                    kernels::spmm::lanes::warp::spmm::<f32>,
+                    &dx,
+                    dy,
+                    exchange,
+                ),
             };
             for p in group.local_parts() {
                 group.gpu(p).fill(dy.part_mut(p), f32::NAN)?;
