@@ -20,7 +20,7 @@
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
 # for `sanitize`),
-# LOOPS_BENCH_ARGS (extra benchmark arguments).
+# LOOPS_BENCH_ARGS (extra benchmark arguments), LOOPS_PTESTS_FIRST (binaries `ptests` takes first).
 set -u
 cd "$(dirname "$0")/.."
 # tests/device_pack.sh sends the binaries as one tarball.
@@ -108,9 +108,15 @@ for w in "${steps[@]}"; do
     ptests)
       # Each GPU takes the next binary when its last one ends; gpu_multi (every GPU) runs after.
       gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+      # LOOPS_PTESTS_FIRST: binaries taken first (the long ones, or those a change touched), the
+      # rest in name order.
       queue=()
+      for n in ${LOOPS_PTESTS_FIRST:-}; do
+        [ -x ".device/tests/$n" ] && queue+=("$n")
+      done
       for t in .device/tests/gpu_*; do
-        [ "$(basename "$t")" = gpu_multi ] || queue+=("$(basename "$t")")
+        n=$(basename "$t")
+        [ "$n" = gpu_multi ] || [[ " ${LOOPS_PTESTS_FIRST:-} " == *" $n "* ]] || queue+=("$n")
       done
       most=${LOOPS_STEP_TIMEOUT:-300}
       start=$(date +%s)
