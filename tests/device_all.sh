@@ -24,6 +24,7 @@
 set -u
 cd "$(dirname "$0")/.."
 # tests/device_pack.sh sends the binaries as one tarball.
+if [ -f .device/pack.txz ] && [ ! -d .device/tests ]; then tar xJf .device/pack.txz -C .device; fi
 if [ -f .device/pack.tgz ] && [ ! -d .device/tests ]; then tar xzf .device/pack.tgz -C .device; fi
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
