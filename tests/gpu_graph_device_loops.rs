@@ -16,7 +16,7 @@ mod common;
 use common::Tally;
 use loops::graph::reference::bfs_levels;
 use loops::graph::{
-    bfs_do, compare, direction_model, BfsOptions, DirectionState, FrontierLoopOnDevice, Graph,
+    bfs_do, compare, directed_run_model, BfsOptions, FrontierLoopOnDevice, Graph,
     Strategy, Switch, UNREACHED,
 };
 use loops::prelude::*;
@@ -24,37 +24,32 @@ use loops::prelude::*;
 const POISON: u32 = 0xDEAD_BEEF;
 
 /// The pull levels and levels of a direction-optimizing BFS of `g` from `source` by `switch`, as
-/// the device's rule decides them over the reference's levels.
-fn expected(g: &Graph, levels: &[u32], switch: Switch) -> (u32, u32) {
+/// the device decides them over the reference's levels (`directed_run_model`: Beamer's rule level
+/// by level, and the push-only batches a run of many levels takes far from the switch) in a loop
+/// of `per_replay` levels a replay stopping at `max` levels.
+fn expected(g: &Graph, levels: &[u32], switch: Switch, per_replay: u64, max: u64) -> (u32, u32) {
     let depth = levels
         .iter()
         .filter(|&&l| l != UNREACHED)
         .max()
         .map_or(0, |&d| d + 1);
-    let mut size = vec![0u32; depth as usize + 1];
-    let mut edges = vec![0u64; depth as usize + 1];
+    let mut size = vec![0u32; depth as usize];
+    let mut edges = vec![0u64; depth as usize];
     for (v, &l) in levels.iter().enumerate() {
         if l != UNREACHED {
             size[l as usize] += 1;
             edges[l as usize] += g.degree(v) as u64;
         }
     }
-    let mut state = DirectionState::start(g.edges() as u64);
-    let mut pulled = false;
-    for d in 0..depth as usize {
-        // A push level's step counted the edges of the frontier it found; the first level's
-        // (the source's) were never counted.
-        let found = if d == 0 || pulled { 0 } else { edges[d] };
-        pulled = direction_model(
-            &mut state,
-            size[d],
-            found,
-            g.vertices() as u32,
-            switch.alpha,
-            switch.beta,
-        )
-        .expect("a level of vertices");
-    }
+    let state = directed_run_model(
+        &size,
+        &edges,
+        g.vertices() as u32,
+        g.edges() as u64,
+        (switch.alpha, switch.beta),
+        per_replay,
+        max,
+    );
     (state.pull_levels, depth)
 }
 
@@ -82,7 +77,8 @@ fn check_run(
     )?;
     let (got_levels, got_parents) = (gpu.download(&levels)?, gpu.download(&parents)?);
     let want = bfs_levels(s, source);
-    let (want_pulls, want_depth) = expected(s, &want, switch);
+    let replay = lp.levels_per_replay() as u64;
+    let (want_pulls, want_depth) = expected(s, &want, switch, replay, lp.vertices() as u64 + 1);
     Ok(compare("levels", &want, &got_levels[..n])
         .and_then(|()| loops::graph::check_bfs_tree(s, source, &got_levels[..n], &got_parents[..n]))
         .and_then(|()| {
@@ -306,7 +302,7 @@ fn bfs_with_a_direction_runs_on_the_device() {
     let dg = gpu.upload_graph(&s).unwrap();
     let source = s.max_degree_vertex().unwrap_or(0);
     let want = bfs_levels(&s, source);
-    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER);
+    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER, 48, s.vertices() as u64 + 1);
     for (schedule, strategy, ran) in [
         // `Auto` measures the device queue and the host loop (either may win).
         ("auto", Strategy::Auto, Strategy::Auto),

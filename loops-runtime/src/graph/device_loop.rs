@@ -12,7 +12,7 @@ use crate::launch::{KernelArgs, Param};
 use kernels_gen::schedule::LaunchDims;
 
 mod direction;
-pub use direction::{direction_model, DirectedStats, DirectionState};
+pub use direction::{directed_run_model, direction_model, DirectedStats, DirectionState};
 
 /// The slots of the loop's device state (see `loops_compact_level` in `compact.cuh`): three
 /// frontier sizes in turn, the levels run, the frontier vertices added up (two halves), the
@@ -216,6 +216,12 @@ pub(super) trait LevelsOnDevice {
         Ok(())
     }
 
+    /// Which of two ways the next batch's levels are queued (0 or 1), chosen from the last
+    /// read-back: each is recorded once, when a replay first needs it. 0 by default.
+    fn variant(&self) -> usize {
+        0
+    }
+
     /// After the first `issued` levels: reads the device state back; `None` when the loop is
     /// done, else the size of the frontier the next level runs (for [`LoopsError::NoConvergence`]).
     fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>>;
@@ -235,7 +241,8 @@ pub(super) fn replay_levels<L: LevelsOnDevice>(
     max: u64,
     what: &str,
 ) -> Result<()> {
-    let mut graph: Option<CudaGraph> = None;
+    // One recorded replay per variant of the levels (`LevelsOnDevice::variant`).
+    let mut graphs: [Option<CudaGraph>; 2] = [None, None];
     let mut issued = 0u64;
     let mut frontier = 0usize;
     loop {
@@ -260,10 +267,11 @@ pub(super) fn replay_levels<L: LevelsOnDevice>(
         } else {
             // The replay is recorded once, from this level, and replayed every `per_replay`
             // levels after it (a multiple of the parity and the counter rotation).
+            let graph = &mut graphs[levels.variant().min(1)];
             if graph.is_none() {
                 let first = issued;
                 levels.reserve(gpu, per_replay)?;
-                graph = Some(capture(gpu, what, || {
+                *graph = Some(capture(gpu, what, || {
                     levels.begin_batch(gpu, first, per_replay, true)?;
                     (first..first + per_replay)
                         .try_for_each(|l| levels.queue_level(gpu, l, true))?;

@@ -34,8 +34,8 @@ mod device_loop;
 mod iterate;
 pub(crate) use device_loop::walk_plan;
 pub use device_loop::{
-    compaction_walks, default_walk_limit, direction_model, DirectedStats, DirectionState,
-    FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
+    compaction_walks, default_walk_limit, directed_run_model, direction_model, DirectedStats,
+    DirectionState, FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
 };
 pub use iterate::{exact_replay, Iteration, IterationsOnDevice, DEFAULT_ITERATIONS_PER_REPLAY};
 
@@ -421,7 +421,7 @@ pub const COMPACT_SOURCE: &str = include_str!("compact.cuh");
 entries! {
     source: COMPACT_SOURCE;
     // Their first parameters are arrays of device pointers (`unsigned int* const*`).
-    undeclared: ["loops_queue_begin", "loops_queue_end"];
+    undeclared: ["loops_queue_begin", "loops_queue_end", "loops_do_fold"];
     /// The set flags of `n` cleared and their ids appended to `out` at `*count`.
     fn loops_compact_flags(flags: *mut u32, n: u32, out: *mut u32, count: *mut u32);
     /// [`loops_compact_flags`], and the largest out-degree (below `degrees_below`) max-ed into

@@ -10,6 +10,7 @@ use super::{LevelsOnDevice, COMPACT_SOURCE, DIRECT_BATCH};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::LoopStats;
+use crate::launch::{KernelArgs, Param};
 
 /// What the device keeps between the levels of a direction-optimizing run, as `loops_do_decide`
 /// reads and writes it.
@@ -68,6 +69,75 @@ pub fn direction_model(
     Some(pull)
 }
 
+/// The state a direction-optimizing run on the device ends with ([`DirectionState::pull_levels`]:
+/// its pull levels), given its levels' frontier sizes (`frontiers[d]`: the vertices at level `d`,
+/// none empty) and their out-edges (`frontier_edges[d]`), on a graph of `graph_vertices` vertices
+/// and `graph_edges` edges, by Beamer's rule with `alpha` and `beta`, in a loop of `per_replay`
+/// levels a replay that stops at `max` levels: [`direction_model`] at every level of a batch
+/// that decides per level; at a push-only batch's levels (see `loops_do_fold`), a push, the rule
+/// still run to fold the state. A level's found edges are its frontier's out-edges when the level
+/// before it pushed, 0 after a pull and at the first level.
+#[allow(clippy::too_many_arguments)]
+pub fn directed_run_model(
+    frontiers: &[u32],
+    frontier_edges: &[u64],
+    graph_vertices: u32,
+    graph_edges: u64,
+    (alpha, beta): (u64, u64),
+    per_replay: u64,
+    max: u64,
+) -> DirectionState {
+    let mut state = DirectionState::start(graph_edges);
+    let depth = frontiers.len() as u64;
+    let (mut issued, mut push_only, mut missed, mut pulled) = (0u64, alpha == 0, 0u32, false);
+    let found = |d: u64, pulled: bool| {
+        if d == 0 || pulled {
+            0
+        } else {
+            frontier_edges[d as usize]
+        }
+    };
+    while issued < depth.min(max) {
+        let count = if issued < super::DIRECT_LEVELS || max - issued < per_replay {
+            DIRECT_BATCH.min(max - issued)
+        } else {
+            per_replay
+        };
+        let missed_before = missed;
+        for d in issued..(issued + count).min(depth) {
+            let f = found(d, pulled);
+            if push_only {
+                state.unexplored = state.unexplored.saturating_sub(f);
+                missed += (alpha > 0 && f > 0 && f > state.unexplored / alpha) as u32;
+                (state.last_pull, state.last_frontier, pulled) =
+                    (false, frontiers[d as usize], false);
+            } else {
+                pulled = direction_model(
+                    &mut state,
+                    frontiers[d as usize],
+                    f,
+                    graph_vertices,
+                    alpha,
+                    beta,
+                )
+                .expect("a level of vertices");
+            }
+        }
+        issued += count;
+        if issued >= depth {
+            break;
+        }
+        let unexplored = [
+            state.last_pull as u32,
+            state.unexplored as u32,
+            (state.unexplored >> 32) as u32,
+        ];
+        let f = found(issued, pulled).min(u32::MAX as u64) as u32;
+        push_only = push_only_next(&unexplored, f, missed != missed_before, issued, alpha);
+    }
+    state
+}
+
 /// What a direction-optimizing run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DirectedStats {
@@ -78,12 +148,54 @@ pub struct DirectedStats {
 }
 
 /// The device side of a direction-optimizing run: the decision's state (see `loops_do_decide`),
-/// the push steps' edge count, the two launches' lengths.
+/// the push steps' edge count, the two launches' lengths; the per-level edge counts of push-only
+/// batches and their addresses (`loops_do_fold`).
 pub(super) struct DirectedBuffers {
     state: DeviceBuffer<u32>,
     edges: DeviceBuffer<u32>,
     lens: DeviceBuffer<u32>,
     decide: CudaFunction,
+    fold: CudaFunction,
+    level_edges: Vec<DeviceBuffer<u32>>,
+    level_edge_ptrs: DeviceBuffer<u64>,
+}
+
+impl DirectedBuffers {
+    /// Grows the per-level edge counts to batches of `levels` levels (zeroed).
+    fn reserve(&mut self, gpu: &Gpu, levels: usize) -> Result<()> {
+        if self.level_edges.len() < levels {
+            self.level_edges = (0..levels)
+                .map(|_| gpu.zeros(1))
+                .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
+            let ptrs: Vec<u64> = self.level_edges.iter().map(|b| b.device_ptr()).collect();
+            self.level_edge_ptrs = gpu.upload(&ptrs)?;
+        }
+        Ok(())
+    }
+}
+
+/// How far from Beamer's switch the last read-back must be for the next batch to push without a
+/// decision per level: its last level's found edges times `alpha` times this at most the
+/// unexplored edges. A batch's frontiers may grow that much before a level that should pull
+/// pushes instead (which costs time, never correctness: the batch after it decides per level).
+const PUSH_ONLY_MARGIN: u64 = 4;
+
+/// Whether the next batch of a direction-optimizing run pushes without a decision per level, by
+/// the device state read back (`state`, `loops_do_decide`'s layout, and `found`, the last push
+/// level's found edges): never in the first [`super::DIRECT_LEVELS`] levels (`issued`; a
+/// power-law graph switches there, level by level), nor after a level that pulled, nor after a
+/// batch that pushed where the rule would have pulled (`missed`: `state[3]` grew); always where
+/// the rule never pulls (`alpha` 0); else while `found * alpha * PUSH_ONLY_MARGIN` is at most
+/// the unexplored edges.
+fn push_only_next(state: &[u32], found: u32, missed: bool, issued: u64, alpha: u64) -> bool {
+    if alpha == 0 {
+        return true;
+    }
+    if issued < super::DIRECT_LEVELS || missed || state[0] != 0 {
+        return false;
+    }
+    let unexplored = (state[2] as u64) << 32 | state[1] as u64;
+    (found as u128) * (alpha as u128) * (PUSH_ONLY_MARGIN as u128) <= unexplored as u128
 }
 
 /// The choice of a direction-optimizing run: the graph's vertices, Beamer's `alpha` and `beta`.
@@ -105,6 +217,52 @@ struct DirectedLevels<'a, P, Q> {
     batch_first: u64,
     batch_count: u64,
     stats: LoopStats,
+    /// Whether the batch being queued pushes without decisions ([`push_only_next`]).
+    push_only: bool,
+    /// The levels that pushed where the rule would have pulled, by the last read-back.
+    missed: u32,
+}
+
+/// Launches `loops_do_fold` over a push-only batch of `count` levels (`fold` false: only zeroes
+/// the per-level counts).
+fn fold_kernel(
+    lp: &FrontierLoopOnDevice,
+    gpu: &Gpu,
+    count: u64,
+    alpha: u64,
+    fold: bool,
+    capturing: bool,
+) -> Result<()> {
+    let gpu = &gpu.in_device_loop(DeviceList {
+        list: 0,
+        len: 0,
+        capturing,
+        blocks: None,
+    });
+    let q = lp.queue.as_ref().expect("made by run_queue_directed");
+    let d = lp.directed.as_ref().expect("made by run_queue_directed");
+    let read = |ty| Param::Ptr { ty, mutable: false };
+    let write = |ty| Param::Ptr { ty, mutable: true };
+    let mut args = KernelArgs::new();
+    args.push_buffer(&q.count_ptrs, read("unsigned int*"));
+    args.push_buffer(&d.level_edge_ptrs, read("unsigned int*"));
+    args.scalar(count as u32);
+    args.push_buffer(&d.state, write("unsigned int"));
+    args.push_buffer(&d.edges, write("unsigned int"));
+    args.scalar(alpha);
+    args.scalar(fold as u32);
+    let dims = LaunchDims {
+        grid: 1,
+        block: 32,
+        shared_bytes: 0,
+    };
+    gpu.launch_function_with(
+        "loops_do_fold",
+        &d.fold,
+        dims,
+        args,
+        gpu.programmatic_launch(),
+    )
 }
 
 impl<P, Q> LevelsOnDevice for DirectedLevels<'_, P, Q>
@@ -131,6 +289,9 @@ where
     }
 
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        if self.push_only {
+            return self.push_level(gpu, level, capturing);
+        }
         let i = (level - self.batch_first) as usize;
         let FrontierLoopOnDevice {
             frontiers,
@@ -206,6 +367,16 @@ where
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
+        if self.push_only {
+            fold_kernel(
+                self.lp,
+                gpu,
+                self.batch_count,
+                self.rule.alpha,
+                true,
+                capturing,
+            )?;
+        }
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
@@ -214,13 +385,84 @@ where
     }
 
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
-        self.lp.reserve_queue(gpu, levels)
+        self.lp.reserve_queue(gpu, levels)?;
+        let d = self
+            .lp
+            .directed
+            .as_mut()
+            .expect("made by run_queue_directed");
+        d.reserve(gpu, levels as usize)
     }
 
-    fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {
+    fn variant(&self) -> usize {
+        self.push_only as usize
+    }
+
+    fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>> {
         let (stats, size) = queue_read_back(self.lp, gpu)?;
         self.stats = stats;
+        if size.is_some() {
+            let d = self
+                .lp
+                .directed
+                .as_ref()
+                .expect("made by run_queue_directed");
+            let state = gpu.download(&d.state)?;
+            let found = gpu.download(&d.edges)?[0];
+            let missed = state[3] != self.missed;
+            self.missed = state[3];
+            self.push_only = push_only_next(&state, found, missed, issued, self.rule.alpha);
+        }
         Ok(size)
+    }
+}
+
+impl<P, Q> DirectedLevels<'_, P, Q>
+where
+    P: FnMut(
+        &Gpu,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> Result<()>,
+{
+    /// A level of a push-only batch: the push step alone over the frontier, its size on the
+    /// device, as a queue run's level, its found edges counted in the level's own counter
+    /// (`loops_do_fold` folds them after the batch).
+    fn push_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
+        let i = (level - self.batch_first) as usize;
+        let FrontierLoopOnDevice {
+            frontiers,
+            queue,
+            directed,
+            step_blocks,
+            ..
+        } = &mut *self.lp;
+        let q = queue.as_mut().expect("made by run_queue_directed");
+        let d = directed.as_mut().expect("made by run_queue_directed");
+        let [even, odd] = frontiers;
+        let (current, next) = if level.is_multiple_of(2) {
+            (&*even, odd)
+        } else {
+            (&*odd, even)
+        };
+        let (counts, appended) = q.counts.split_at_mut(i + 1);
+        let gpu = &gpu.in_device_loop(DeviceList {
+            list: current.device_ptr(),
+            len: counts[i].device_ptr(),
+            capturing,
+            blocks: *step_blocks,
+        });
+        (self.push)(
+            gpu,
+            current,
+            next,
+            &mut appended[0],
+            &q.levels[i],
+            &mut d.level_edges[i],
+        )
     }
 }
 
@@ -286,12 +528,18 @@ impl FrontierLoopOnDevice {
             ));
         }
         if self.directed.is_none() {
-            self.directed = Some(DirectedBuffers {
+            let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+            let mut d = DirectedBuffers {
                 state: gpu.zeros(6)?,
                 edges: gpu.zeros(1)?,
                 lens: gpu.zeros(2)?,
-                decide: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_do_decide")?,
-            });
+                decide: compile("loops_do_decide")?,
+                fold: compile("loops_do_fold")?,
+                level_edges: Vec::new(),
+                level_edge_ptrs: gpu.zeros(1)?,
+            };
+            d.reserve(gpu, DIRECT_BATCH as usize)?;
+            self.directed = Some(d);
         }
         let d = self.directed.as_mut().expect("made above");
         let start = DirectionState::start(graph_edges as u64);
@@ -304,6 +552,14 @@ impl FrontierLoopOnDevice {
         gpu.write_at(&mut d.edges, 0, &[0])?;
         gpu.write_at(&mut d.lens, 0, &[0, 0])?;
         self.prepare_queue(gpu, &[source])?;
+        // A run that failed half-way may have left per-level edge counts set.
+        let batch = self
+            .directed
+            .as_ref()
+            .expect("made above")
+            .level_edges
+            .len();
+        fold_kernel(self, gpu, batch as u64, alpha, false, false)?;
         let per_replay = self.levels_per_replay as u64;
         let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
         let mut levels = DirectedLevels {
@@ -319,6 +575,8 @@ impl FrontierLoopOnDevice {
             batch_first: 0,
             batch_count: 0,
             stats: LoopStats::default(),
+            push_only: push_only_next(&[0, 0, 0], 0, false, 0, alpha),
+            missed: 0,
         };
         replay_levels(
             gpu,
@@ -361,6 +619,53 @@ mod tests {
             frontier > 0
                 && (frontier >= last_frontier || frontier as u128 * beta as u128 > n as u128)
         }
+    }
+
+    #[test]
+    fn long_runs_push_without_decisions_far_from_the_switch() {
+        // A road-like run: 400 small levels on a graph of 10^6 edges, then a burst.
+        let mut frontiers = vec![100u32; 400];
+        let mut edges = vec![300u64; 400];
+        frontiers.extend([200_000, 150_000, 100]);
+        edges.extend([600_000, 400_000, 300]);
+        let run = |f: &[u32], e: &[u64], per_replay| {
+            directed_run_model(f, e, 500_000, 1_000_000, (14, 24), per_replay, u64::MAX)
+        };
+        // Level by level (under 30 levels, every level decides): the burst pulls.
+        let mut state = DirectionState::start(1_000_000);
+        for d in 0..frontiers.len() {
+            let found = if d == 0 || state.last_pull {
+                0
+            } else {
+                edges[d]
+            };
+            direction_model(&mut state, frontiers[d], found, 500_000, 14, 24);
+        }
+        assert_eq!(state.pull_levels, 2);
+        // In batches: the burst comes inside a push-only replay and pushes (the rule's pull is
+        // missed), so no level pulls; with replays of 6 levels the batch boundary falls nearer.
+        assert_eq!(run(&frontiers, &edges, 48).pull_levels, 0);
+        assert_eq!(run(&frontiers[..30], &edges[..30], 48), {
+            let mut s = DirectionState::start(1_000_000);
+            for d in 0..30 {
+                direction_model(&mut s, 100, if d == 0 { 0 } else { 300 }, 500_000, 14, 24);
+            }
+            s
+        });
+        // Push only never pulls and runs every batch push-only.
+        assert!(push_only_next(&[0, 0, 0], u32::MAX, true, 0, 0));
+        assert_eq!(
+            directed_run_model(&frontiers, &edges, 500_000, 1_000_000, (0, 0), 6, u64::MAX)
+                .pull_levels,
+            0
+        );
+        // Not in the first levels, not after a pull or a miss, not near the switch.
+        assert!(!push_only_next(&[0, 1_000_000, 0], 10, false, 6, 14));
+        assert!(push_only_next(&[0, 1_000_000, 0], 10, false, 30, 14));
+        assert!(!push_only_next(&[1, 1_000_000, 0], 10, false, 30, 14));
+        assert!(!push_only_next(&[0, 1_000_000, 0], 10, true, 30, 14));
+        assert!(!push_only_next(&[0, 1_000_000, 0], 20_000, false, 30, 14));
+        assert!(push_only_next(&[0, 0, 1], 20_000, false, 30, 14));
     }
 
     #[test]
