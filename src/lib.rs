@@ -64,8 +64,8 @@
 //! - [`graph`]: the graph algorithms users call ([`graph::bfs()`], [`graph::sssp()`],
 //!   [`graph::pagerank()`], [`graph::components()`], [`graph::triangles()`], [`graph::k_core()`]:
 //!   options in, results and [`graph::GraphStats`] out), their kernels, graphs as tile sets, CPU
-//!   references, and the frontier loops (host-driven [`graph::FrontierLoop`], device-driven
-//!   [`graph::FrontierLoopOnDevice`], near-far SSSP);
+//!   references, and the loops ([`graph::FrontierLoop`], its strategy a parameter:
+//!   [`graph::LoopOn`]; near-far SSSP);
 //! - [`multi`]: several GPUs of one host ([`multi::GpuGroup`]: distributed SpMV, SpMM, BFS);
 //! - [`io`]: Matrix Market ([`io::mtx`]), seeded generators ([`io::generate`]) and the checked host
 //!   formats ([`io::host`]: `Csr32`, `Csc32`, CPU SpMV reference);
@@ -78,7 +78,7 @@
 //! - [`tune`]: the persistent tuning cache ([`tune::TuneCache`]) and tuning reports.
 //!
 //! Naming: `Device*` types hold data resident in device memory (or describe a device);
-//! types whose *control* stays on the device end in `OnDevice` (`FrontierLoopOnDevice`).
+//! types whose *control* stays on the device end in `OnDevice` (`IterationsOnDevice`).
 
 // The kernels of `ops` are written with `#[load_balanced]`, whose expansion names `::loops`.
 extern crate self as loops;

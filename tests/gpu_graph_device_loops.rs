@@ -1,10 +1,12 @@
-//! The graph algorithms' loops on the device. Direction-optimizing BFS in the loop on the device (`loops::graph::bfs_do::run_device`,
-//! `FrontierLoopOnDevice::run_queue_directed`, and `loops::graph::bfs` with a direction, whose
+//! The graph algorithms' loops on the device. Direction-optimizing BFS in the loop on the device
+//! (`loops::graph::bfs_do::run` in the device queue, `FrontierLoop::run_directed`, and
+//! `loops::graph::bfs` with a direction, whose
 //! `Auto` must run it): levels against the CPU BFS and parents checked as a BFS tree, under every
 //! push schedule of `bfs_do::push_queue` and every pull schedule of `bfs_do::pull_queue`, with the
 //! paper's switch, pull always and push only, outputs poisoned before each run (longer than the
 //! graph, whose tail must stay poisoned). The pull levels and the levels run are checked against
-//! Beamer's rule on the CPU (`direction_model`) over the reference's levels: BFS levels are unique,
+//! the device's choice on the CPU (`directed_run_model`: Beamer's rule, and the push-only
+//! batches of a long run far from the switch) over the reference's levels: BFS levels are unique,
 //! so the frontiers and the edges a push level reaches are too. Graphs with a fresh seed each run
 //! (`LOOPS_SEED` replays): R-MAT and Kronecker symmetrised, a power-law graph symmetrised, a grid
 //! of several hundred levels (several replays, pull phases in the middle), a road network, a
@@ -16,8 +18,8 @@ mod common;
 use common::Tally;
 use loops::graph::reference::bfs_levels;
 use loops::graph::{
-    bfs_do, compare, directed_run_model, BfsOptions, FrontierLoopOnDevice, Graph,
-    Strategy, Switch, UNREACHED,
+    bfs_do, compare, directed_run_model, BfsOptions, FrontierLoop, Graph, LoopOn, Strategy, Switch,
+    UNREACHED,
 };
 use loops::prelude::*;
 
@@ -57,26 +59,29 @@ fn check_run(
     gpu: &Gpu,
     s: &Graph,
     dg: &loops::graph::DeviceGraph,
-    lp: &mut FrontierLoopOnDevice,
+    state: &mut bfs_do::DoBfs,
     source: u32,
     (push, pull, switch): (&str, &str, Switch),
 ) -> loops::Result<Result<(), String>> {
     let n = s.vertices();
     let mut levels = gpu.upload(&vec![POISON; n + 7])?;
     let mut parents = gpu.upload(&vec![POISON; n + 7])?;
-    let (stats, pulls) = bfs_do::run_device(
+    let stats = bfs_do::run(
+        Strategy::DeviceQueue,
         push,
         pull,
         switch,
         gpu,
-        lp,
+        state,
         dg,
         source,
         &mut levels,
         &mut parents,
     )?;
+    let pulls = stats.pull_levels;
     let (got_levels, got_parents) = (gpu.download(&levels)?, gpu.download(&parents)?);
     let want = bfs_levels(s, source);
+    let lp = state.device_loop(gpu)?;
     let replay = lp.levels_per_replay() as u64;
     let (want_pulls, want_depth) = expected(s, &want, switch, replay, lp.vertices() as u64 + 1);
     Ok(compare("levels", &want, &got_levels[..n])
@@ -175,7 +180,7 @@ fn device_queue_bfs_matches_the_cpu_with_and_without_hubs() {
     let mut tally = Tally::default();
     let graphs = graphs(seed);
     let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
-    let mut lp = FrontierLoopOnDevice::new(&gpu, largest).unwrap();
+    let mut lp = FrontierLoop::new(&gpu, largest).unwrap();
     for (name, s) in &graphs {
         let n = s.vertices();
         let dg = gpu.upload_graph(s).expect("upload");
@@ -195,10 +200,11 @@ fn device_queue_bfs_matches_the_cpu_with_and_without_hubs() {
                     let want = bfs_levels(s, source);
                     let r = (|| -> loops::Result<Result<(), String>> {
                         let mut levels = gpu.upload(&vec![POISON; n])?;
-                        let stats = loops::graph::bfs::run_device_queue(
+                        let stats = loops::graph::bfs::run(
                             schedule,
                             &gpu,
                             &mut lp,
+                            LoopOn::DeviceQueue,
                             &dg,
                             source,
                             &mut levels,
@@ -257,7 +263,7 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
     let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
     // One loop for every graph (made for the largest): the runs must not depend on what the
     // last one left.
-    let mut lp = FrontierLoopOnDevice::new(&gpu, largest).unwrap();
+    let mut state = bfs_do::DoBfs::new(&gpu, largest).unwrap();
     for (name, s) in &graphs {
         let dg = gpu.upload_graph(s).expect("upload");
         let sources = common::graph_sources(s);
@@ -274,7 +280,7 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
                         continue;
                     }
                     for &source in &sources {
-                        let r = check_run(&gpu, s, &dg, &mut lp, source, (push, pull, switch));
+                        let r = check_run(&gpu, s, &dg, &mut state, source, (push, pull, switch));
                         tally.record(name, &format!("{push}+{pull}/{switch_name}"), outcome(r));
                     }
                 }
@@ -282,10 +288,17 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
         }
     }
     // A loop of few levels a replay: the decision state carries across replays.
-    lp.set_levels_per_replay(6);
+    state.device_loop(&gpu).unwrap().set_levels_per_replay(6);
     for (name, s) in &graphs[3..5] {
         let dg = gpu.upload_graph(s).expect("upload");
-        let r = check_run(&gpu, s, &dg, &mut lp, 0, ("warp", "thread", Switch::BEAMER));
+        let r = check_run(
+            &gpu,
+            s,
+            &dg,
+            &mut state,
+            0,
+            ("warp", "thread", Switch::BEAMER),
+        );
         tally.record(name, "warp+thread/beamer, 6 levels a replay", outcome(r));
     }
     tally.finish(graphs.len());
@@ -432,7 +445,7 @@ fn device_components_match_the_cpu() {
     tally.finish(all.len());
 }
 
-/// PageRank in the loop on the device (`pagerank::run_device`, and `pagerank` asked for it, and
+/// PageRank in the loop on the device (`pagerank::run` in the device queue, and `pagerank` asked for it, and
 /// `Auto`) under the schedules of [`FULL_SCHEDULES`]: a fixed count of iterations (1, 2, 7, 20:
 /// replays of every length the run picks) against the CPU's ranks (f64, L1 below 1e-9; f32 below
 /// 1e-4), each run twice on one state (the second replays the graph the first recorded), and to a
@@ -464,8 +477,15 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
                 for round in 0..2 {
                     let r = (|| -> loops::Result<Result<(), String>> {
                         pr.poison(&gpu, f64::NAN)?;
-                        let ran =
-                            pagerank::run_device(schedule, &gpu, &mut pr, 0.85, iterations, None)?;
+                        let ran = pagerank::run(
+                            Strategy::DeviceQueue,
+                            schedule,
+                            &gpu,
+                            &mut pr,
+                            0.85,
+                            iterations,
+                            None,
+                        )?;
                         let got = gpu.download(pr.ranks())?;
                         let d = l1(&got, &want);
                         Ok(if ran.iterations != iterations {
@@ -484,7 +504,15 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
                 }
                 let r = (|| -> loops::Result<Result<(), String>> {
                     pr32.poison(&gpu, f32::NAN)?;
-                    pagerank::run_device(schedule, &gpu, &mut pr32, 0.85, iterations, None)?;
+                    pagerank::run(
+                        Strategy::DeviceQueue,
+                        schedule,
+                        &gpu,
+                        &mut pr32,
+                        0.85,
+                        iterations,
+                        None,
+                    )?;
                     let got: Vec<f64> = gpu
                         .download(pr32.ranks())?
                         .into_iter()
@@ -505,10 +533,26 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
             }
             for round in 0..2 {
                 let r = (|| -> loops::Result<Result<(), String>> {
-                    let host = pagerank::run(schedule, &gpu, &mut pr, 0.85, 200, Some(1e-7))?;
+                    let host = pagerank::run(
+                        Strategy::Host,
+                        schedule,
+                        &gpu,
+                        &mut pr,
+                        0.85,
+                        200,
+                        Some(1e-7),
+                    )?;
                     let want = gpu.download(pr.ranks())?;
                     pr.poison(&gpu, f64::NAN)?;
-                    let dev = pagerank::run_device(schedule, &gpu, &mut pr, 0.85, 200, Some(1e-7))?;
+                    let dev = pagerank::run(
+                        Strategy::DeviceQueue,
+                        schedule,
+                        &gpu,
+                        &mut pr,
+                        0.85,
+                        200,
+                        Some(1e-7),
+                    )?;
                     let got = gpu.download(pr.ranks())?;
                     let d = l1(&got, &want);
                     Ok(
@@ -517,8 +561,8 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
                                 "{} iterations, the host loop {}",
                                 dev.iterations, host.iterations
                             ))
-                        } else if dev.last_change.is_nan() || dev.last_change >= 1e-7 {
-                            Err(format!("last change {}", dev.last_change))
+                        } else if dev.last_change.is_none_or(|c| c.is_nan() || c >= 1e-7) {
+                            Err(format!("last change {:?}", dev.last_change))
                         } else if d.is_nan() || d > 1e-6 {
                             Err(format!("L1 {d:e} from the host loop's ranks"))
                         } else {

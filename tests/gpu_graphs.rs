@@ -1,7 +1,7 @@
 //! Graph traversal on the GPU: SSSP (`src/graph/sssp.rs`) and BFS (`bfs.rs`), each under
-//! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` and, under every
+//! every schedule that takes a frontier, driven by `loops::graph::FrontierLoop` in the host loop and, under every
 //! schedule that can run there (thread, group2, warp, group64, block, auto), by
-//! `loops::graph::FrontierLoopOnDevice` (the loop that stays on the GPU), checked exactly against
+//! the loops that stay on the GPU (`LoopOn::{DevicePush, DeviceScan, DeviceQueue}`), checked exactly against
 //! Dijkstra and a CPU BFS (u32 weights and distances, so every distance must be equal, not close). Graphs: every file of
 //! ../shared/data/matrices (pattern, seeded random weights 1..=64), R-MAT scale 16, 2-D grids
 //! (road-like), a graph with unreachable vertices, a single vertex, self-loops and duplicate edges.
@@ -15,7 +15,7 @@ mod common;
 use std::sync::{RwLock, RwLockReadGuard};
 
 use loops::graph::{
-    bfs_levels, compare, dijkstra, FrontierLoop, FrontierLoopOnDevice, Graph, LoopStats, UNREACHED,
+    bfs_levels, compare, dijkstra, FrontierLoop, Graph, LoopOn, LoopStats, Next, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -80,20 +80,20 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     let dg_unit = gpu.upload_graph(&unit).expect("upload");
     let mut frontier = FrontierLoop::new(gpu, g.vertices()).expect("frontier loop");
     // SSSP in replays of 6 levels (most graphs here take more than one), BFS in the default's.
-    let mut short_replays = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
+    let mut short_replays = FrontierLoop::new(gpu, g.vertices()).expect("device loop");
     short_replays.set_levels_per_replay(6);
-    let mut device = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
+    let mut device = FrontierLoop::new(gpu, g.vertices()).expect("device loop");
     // `run_device` is a push run (its compaction walks the frontier's out-edges where they are
     // few); this one walks at every level but the first (whose degrees it does not know), with
     // one block per step, striding over every frontier.
-    let mut walking = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
+    let mut walking = FrontierLoop::new(gpu, g.vertices()).expect("device loop");
     walking.set_walk_limit(Some(u64::MAX));
     // The first replay's 6 levels, then replays of 12 (a second recorded graph).
     walking.set_levels_per_replay(12);
     walking.set_step_blocks(Some(1));
     // The compaction that scans every flag (`run_device_scan`), by 3 blocks, with more step
     // blocks than the frontier has tiles.
-    let mut scanning = FrontierLoopOnDevice::new(gpu, g.vertices()).expect("device loop");
+    let mut scanning = FrontierLoop::new(gpu, g.vertices()).expect("device loop");
     scanning.set_step_blocks(Some(5000));
     scanning.set_compact_blocks(Some(3));
     let mut out = gpu.zeros::<u32>(g.vertices()).expect("alloc");
@@ -112,7 +112,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
         for schedule in loops::graph::sssp::SCHEDULES {
             let what = format!("{name}, source {source}, sssp/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match loops::graph::sssp::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
+            match loops::graph::sssp::run(
+                schedule,
+                gpu,
+                &mut frontier,
+                LoopOn::Host,
+                &dg,
+                source,
+                &mut out,
+            ) {
                 Ok(stats) => {
                     let got = gpu.download(&out).unwrap();
                     if let Err(e) = compare(&what, &want_dist, &got) {
@@ -131,8 +139,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             // SSSP with unit weights is BFS: the same kernel against the other reference.
             let what = format!("{name}, source {source}, sssp unit weights/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match loops::graph::sssp::run(schedule, gpu, &mut frontier, &dg_unit, source, &mut out)
-            {
+            match loops::graph::sssp::run(
+                schedule,
+                gpu,
+                &mut frontier,
+                LoopOn::Host,
+                &dg_unit,
+                source,
+                &mut out,
+            ) {
                 Ok(_) => {
                     if let Err(e) = compare(&what, &want_levels, &gpu.download(&out).unwrap()) {
                         failures.push(e);
@@ -152,10 +167,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             };
             let what = format!("{name}, source {source}, sssp/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = loops::graph::sssp::run_device(
+            let run = loops::graph::sssp::run(
                 schedule,
                 gpu,
                 &mut short_replays,
+                LoopOn::DevicePush(&dg),
                 &dg,
                 source,
                 &mut out,
@@ -173,8 +189,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp/{schedule} in the device loop, walking");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                loops::graph::sssp::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let run = loops::graph::sssp::run(
+                schedule,
+                gpu,
+                &mut walking,
+                LoopOn::DevicePush(&dg),
+                &dg,
+                source,
+                &mut out,
+            );
             let walked = walking.walked_levels();
             check_run(
                 gpu,
@@ -194,10 +217,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp/{schedule} in the device loop, scanning");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = loops::graph::sssp::run_device_scan(
+            let run = loops::graph::sssp::run(
                 schedule,
                 gpu,
                 &mut scanning,
+                LoopOn::DeviceScan,
                 &dg,
                 source,
                 &mut out,
@@ -219,10 +243,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, sssp unit weights/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = loops::graph::sssp::run_device(
+            let run = loops::graph::sssp::run(
                 schedule,
                 gpu,
                 &mut device,
+                LoopOn::DevicePush(&dg_unit),
                 &dg_unit,
                 source,
                 &mut out,
@@ -253,8 +278,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
         for &schedule in &on_device_bfs {
             let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                loops::graph::bfs::run_device(schedule, gpu, &mut device, &dg, source, &mut out);
+            let run = loops::graph::bfs::run(
+                schedule,
+                gpu,
+                &mut device,
+                LoopOn::DevicePush(&dg),
+                &dg,
+                source,
+                &mut out,
+            );
             check_run(
                 gpu,
                 &what,
@@ -268,8 +300,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, bfs/{schedule} in the device loop, walking");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run =
-                loops::graph::bfs::run_device(schedule, gpu, &mut walking, &dg, source, &mut out);
+            let run = loops::graph::bfs::run(
+                schedule,
+                gpu,
+                &mut walking,
+                LoopOn::DevicePush(&dg),
+                &dg,
+                source,
+                &mut out,
+            );
             let walked = walking.walked_levels();
             check_run(
                 gpu,
@@ -289,10 +328,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what =
                 format!("{name}, source {source}, bfs/{schedule} in the device loop, scanning");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            let run = loops::graph::bfs::run_device_scan(
+            let run = loops::graph::bfs::run(
                 schedule,
                 gpu,
                 &mut scanning,
+                LoopOn::DeviceScan,
                 &dg,
                 source,
                 &mut out,
@@ -310,10 +350,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
             // The largest frontier is one of the levels' sizes, and reached vertices.
             if !checked {
-                let stats = loops::graph::bfs::run_device(
+                let stats = loops::graph::bfs::run(
                     schedule,
                     gpu,
                     &mut device,
+                    LoopOn::DevicePush(&dg),
                     &dg,
                     source,
                     &mut out,
@@ -335,8 +376,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
             ] {
                 let what = format!("{name}, source {source}, bfs_queue/{schedule}, {how}");
                 gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                let run =
-                    loops::graph::bfs::run_device_queue(schedule, gpu, lp, &dg, source, &mut out);
+                let run = loops::graph::bfs::run(
+                    schedule,
+                    gpu,
+                    lp,
+                    LoopOn::DeviceQueue,
+                    &dg,
+                    source,
+                    &mut out,
+                );
                 check_run(
                     gpu,
                     &what,
@@ -357,7 +405,15 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
         for schedule in loops::graph::bfs::SCHEDULES {
             let what = format!("{name}, source {source}, bfs/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-            match loops::graph::bfs::run(schedule, gpu, &mut frontier, &dg, source, &mut out) {
+            match loops::graph::bfs::run(
+                schedule,
+                gpu,
+                &mut frontier,
+                LoopOn::Host,
+                &dg,
+                source,
+                &mut out,
+            ) {
                 Ok(stats) => {
                     if let Err(e) = compare(&what, &want_levels, &gpu.download(&out).unwrap()) {
                         failures.push(e);
@@ -556,13 +612,20 @@ fn device_queue_overflow_is_an_error() {
     let dg = gpu
         .upload_graph(&Graph::from_edges(n as usize, &edges).unwrap())
         .unwrap();
-    let mut frontier = FrontierLoopOnDevice::new(&gpu, n as usize).unwrap();
+    let mut frontier = FrontierLoop::new(&gpu, n as usize).unwrap();
     let mut levels = gpu.zeros::<u32>(n as usize).unwrap();
     // Every level forgets what it reached and runs the step twice: each vertex is appended twice,
     // 16 appends to a frontier of 8.
     let all: Vec<u32> = (0..n).collect();
     let e = frontier
-        .run_queue(&gpu, &all, |gpu, current, next, next_size, _| {
+        .run(&gpu, LoopOn::DeviceQueue, &all, |gpu, current, next, _| {
+            let Next::Queue {
+                next,
+                size: next_size,
+            } = next
+            else {
+                panic!("a queue run gives a queue");
+            };
             for _ in 0..2 {
                 gpu.fill(&mut levels, UNREACHED)?;
                 loops::graph::bfs::queue::launch(
@@ -584,9 +647,16 @@ fn device_queue_overflow_is_an_error() {
         "{e}"
     );
     // The loop runs a correct step afterwards.
-    let stats =
-        loops::graph::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut levels)
-            .unwrap();
+    let stats = loops::graph::bfs::run(
+        "warp",
+        &gpu,
+        &mut frontier,
+        LoopOn::DeviceQueue,
+        &dg,
+        0,
+        &mut levels,
+    )
+    .unwrap();
     assert_eq!(gpu.download(&levels).unwrap(), [0, 1, 1, 1, 1, 1, 1, 1]);
     assert_eq!(stats.iterations, 2);
 }
@@ -598,11 +668,16 @@ fn frontier_loop_errors_and_reuse() {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
     let mut frontier = FrontierLoop::new(&gpu, 100).unwrap();
-    let e = frontier.run(&gpu, &[100], |_, _, _, _| Ok(())).unwrap_err();
+    let e = frontier
+        .run(&gpu, LoopOn::Host, &[100], |_, _, _, _| Ok(()))
+        .unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
-    // A step that flags nothing: one iteration.
-    let stats = frontier.run(&gpu, &[3, 4], |_, f, _, _| {
+    // A step that flags nothing: one iteration; the host numbers the level, on the device too.
+    let stats = frontier.run(&gpu, LoopOn::Host, &[3, 4], |gpu, f, next, level| {
         assert_eq!(f.len(), 2);
+        assert_eq!(level.number, Some(0));
+        assert_eq!(gpu.download(level.device)?[0], 0);
+        assert!(matches!(next, Next::Flags(_)));
         Ok(())
     });
     assert_eq!(stats.unwrap().iterations, 1);
@@ -611,13 +686,14 @@ fn frontier_loop_errors_and_reuse() {
     let g = Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
     let dg = gpu.upload_graph(&g).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
-    let e = loops::graph::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap_err();
+    let e = loops::graph::bfs::run("warp", &gpu, &mut frontier, LoopOn::Host, &dg, 0, &mut dist)
+        .unwrap_err();
     assert!(
         matches!(e, LoopsError::NoConvergence { iterations: 3, .. }),
         "{e}"
     );
     frontier.set_max_iterations(None);
-    loops::graph::bfs::run("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::bfs::run("warp", &gpu, &mut frontier, LoopOn::Host, &dg, 0, &mut dist).unwrap();
     assert_eq!(
         gpu.download(&dist).unwrap(),
         (0..100u32).collect::<Vec<_>>()
@@ -637,19 +713,26 @@ fn frontier_loop_errors_and_reuse() {
 fn device_loop_errors_limits_and_refusals() {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
-    let mut frontier = FrontierLoopOnDevice::new(&gpu, 100).unwrap();
+    let mut frontier = FrontierLoop::new(&gpu, 100).unwrap();
     assert_eq!(
         frontier.levels_per_replay(),
         loops::graph::DEFAULT_LEVELS_PER_REPLAY
     );
-    let e = frontier.run(&gpu, &[100], |_, _, _, _| Ok(())).unwrap_err();
+    let scan = LoopOn::DeviceScan;
+    let e = frontier
+        .run(&gpu, scan, &[100], |_, _, _, _| Ok(()))
+        .unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
     // No sources: nothing runs.
-    let stats = frontier.run(&gpu, &[], |_, _, _, _| panic!("a step without a frontier"));
+    let stats = frontier.run(&gpu, scan, &[], |_, _, _, _| {
+        panic!("a step without a frontier")
+    });
     assert_eq!(stats.unwrap(), LoopStats::default());
     // A step that flags nothing: one iteration; the step sees the frontier's capacity.
-    let stats = frontier.run(&gpu, &[3, 4], |_, f, flags, level| {
-        assert_eq!((f.len(), flags.len(), level.len()), (100, 100, 1));
+    let stats = frontier.run(&gpu, scan, &[3, 4], |_, f, next, level| {
+        let flags = next.flags()?;
+        assert_eq!((f.len(), flags.len(), level.device.len()), (100, 100, 1));
+        assert_eq!(level.number, None);
         Ok(())
     });
     assert_eq!(
@@ -657,9 +740,17 @@ fn device_loop_errors_limits_and_refusals() {
         LoopStats {
             iterations: 1,
             frontier_vertices: 2,
-            max_frontier: 2
+            max_frontier: 2,
+            pull_levels: 0,
         }
     );
+    // A step that only flags, in the queue run: refused by `Next::flags`.
+    let e = frontier
+        .run(&gpu, LoopOn::DeviceQueue, &[3], |_, _, next, _| {
+            next.flags().map(|_| ())
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("DeviceQueue"), "{e}");
     // A path of 100 vertices takes 100 levels: one outside the graph, replays of 6, then the
     // last ones one at a time before the limit.
     let path =
@@ -670,8 +761,16 @@ fn device_loop_errors_limits_and_refusals() {
     for (per_replay, max) in [(6, Some(3)), (6, Some(50)), (48, Some(49)), (48, Some(99))] {
         frontier.set_levels_per_replay(per_replay);
         frontier.set_max_iterations(max);
-        let e = loops::graph::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
-            .unwrap_err();
+        let e = loops::graph::bfs::run(
+            "warp",
+            &gpu,
+            &mut frontier,
+            LoopOn::DevicePush(&dg),
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap_err();
         let max = max.unwrap();
         assert!(
             matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
@@ -682,8 +781,16 @@ fn device_loop_errors_limits_and_refusals() {
         assert_eq!(&got[..=max as usize], &all[..=max as usize], "limit {max}");
         // The same with the step that appends its frontier (batches of its own kernels).
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-        let e = loops::graph::bfs::run_device_queue("warp", &gpu, &mut frontier, &dg, 0, &mut dist)
-            .unwrap_err();
+        let e = loops::graph::bfs::run(
+            "warp",
+            &gpu,
+            &mut frontier,
+            LoopOn::DeviceQueue,
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap_err();
         assert!(
             matches!(e, LoopsError::NoConvergence { iterations, frontier: 1 } if iterations == max),
             "queue step, {per_replay} levels a replay, limit {max}: {e}"
@@ -699,19 +806,35 @@ fn device_loop_errors_limits_and_refusals() {
         frontier.set_levels_per_replay(per_replay);
         assert_eq!(frontier.levels_per_replay() % 6, 0);
         frontier.set_max_iterations(Some(100));
-        let stats = loops::graph::bfs::run_device("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
-            .unwrap_or_else(|e| panic!("{per_replay} levels a replay: {e}"));
+        let stats = loops::graph::bfs::run(
+            "thread",
+            &gpu,
+            &mut frontier,
+            LoopOn::DevicePush(&dg),
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap_or_else(|e| panic!("{per_replay} levels a replay: {e}"));
         assert_eq!(gpu.download(&dist).unwrap(), all, "{per_replay}");
         let path_stats = LoopStats {
             iterations: 100,
             frontier_vertices: 100,
             max_frontier: 1,
+            pull_levels: 0,
         };
         assert_eq!(stats, path_stats);
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-        let stats =
-            loops::graph::bfs::run_device_queue("thread", &gpu, &mut frontier, &dg, 0, &mut dist)
-                .unwrap_or_else(|e| panic!("queue step, {per_replay} levels a replay: {e}"));
+        let stats = loops::graph::bfs::run(
+            "thread",
+            &gpu,
+            &mut frontier,
+            LoopOn::DeviceQueue,
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap_or_else(|e| panic!("queue step, {per_replay} levels a replay: {e}"));
         assert_eq!(gpu.download(&dist).unwrap(), all, "queue, {per_replay}");
         assert_eq!(stats, path_stats, "queue, {per_replay}");
     }
@@ -722,26 +845,60 @@ fn device_loop_errors_limits_and_refusals() {
         .filter(|(_, desc)| !desc.runs_in_device_loop())
         .map(|&(schedule, _)| schedule);
     for schedule in host_sized {
-        let e = loops::graph::sssp::run_device(schedule, &gpu, &mut frontier, &dg, 0, &mut dist)
-            .unwrap_err();
+        let e = loops::graph::sssp::run(
+            schedule,
+            &gpu,
+            &mut frontier,
+            LoopOn::DevicePush(&dg),
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap_err();
         assert!(
             matches!(&e, LoopsError::LoopOnDevice { .. })
                 && e.to_string().contains(&format!("schedule `{schedule}`")),
             "{schedule}: {e}"
         );
     }
-    loops::graph::sssp::run_device("auto", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::sssp::run(
+        "auto",
+        &gpu,
+        &mut frontier,
+        LoopOn::DevicePush(&dg),
+        &dg,
+        0,
+        &mut dist,
+    )
+    .unwrap();
     assert_eq!(gpu.download(&dist).unwrap(), all);
     // A loop made for more vertices than the graph has (its frontier's capacity is larger than
     // the graph: positions beyond the frontier's size are never read).
-    let mut larger = FrontierLoopOnDevice::new(&gpu, 250).unwrap();
+    let mut larger = FrontierLoop::new(&gpu, 250).unwrap();
     let mut big = gpu.zeros::<u32>(250).unwrap();
-    loops::graph::bfs::run_device("block", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    loops::graph::bfs::run(
+        "block",
+        &gpu,
+        &mut larger,
+        LoopOn::DevicePush(&dg),
+        &dg,
+        0,
+        &mut big,
+    )
+    .unwrap();
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
     // The loop runs on the handle that made it only (a capture records one stream).
     let other = gpu.fork().unwrap();
-    let e = loops::graph::bfs::run_device("warp", &other, &mut frontier, &dg, 0, &mut dist)
-        .unwrap_err();
+    let e = loops::graph::bfs::run(
+        "warp",
+        &other,
+        &mut frontier,
+        LoopOn::DevicePush(&dg),
+        &dg,
+        0,
+        &mut dist,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("handle that made it"), "{e}");
 }
 
@@ -758,35 +915,61 @@ fn device_loop_push_walk_and_grids() {
     let all: Vec<u32> = (0..100).collect();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
     // A graph larger than the loop, and a source of the loop's size but not of the graph's.
-    let mut small = FrontierLoopOnDevice::new(&gpu, 50).unwrap();
+    let mut small = FrontierLoop::new(&gpu, 50).unwrap();
     let e = small
-        .run_push(&gpu, &dg, &[0], |_, _, _, _| Ok(()))
+        .run(&gpu, LoopOn::DevicePush(&dg), &[0], |_, _, _, _| Ok(()))
         .unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
-    let mut larger = FrontierLoopOnDevice::new(&gpu, 250).unwrap();
+    let mut larger = FrontierLoop::new(&gpu, 250).unwrap();
     let e = larger
-        .run_push(&gpu, &dg, &[150], |_, _, _, _| Ok(()))
+        .run(&gpu, LoopOn::DevicePush(&dg), &[150], |_, _, _, _| Ok(()))
         .unwrap_err();
     assert!(e.to_string().contains("source 150"), "{e}");
     // The path: one vertex per level, degree 1. The default limit (vertices / 8 lanes) walks
     // every level but the first; 0 walks none; the scanning run none.
-    let mut frontier = FrontierLoopOnDevice::new(&gpu, 100).unwrap();
+    let mut frontier = FrontierLoop::new(&gpu, 100).unwrap();
     assert_eq!(frontier.walk_limit(), loops::graph::default_walk_limit(100));
     for (limit, walked) in [(None, 99), (Some(0), 0), (Some(u64::MAX), 99)] {
         frontier.set_walk_limit(limit);
-        let stats =
-            loops::graph::bfs::run_device("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+        let stats = loops::graph::bfs::run(
+            "warp",
+            &gpu,
+            &mut frontier,
+            LoopOn::DevicePush(&dg),
+            &dg,
+            0,
+            &mut dist,
+        )
+        .unwrap();
         assert_eq!(gpu.download(&dist).unwrap(), all, "{limit:?}");
         assert_eq!(stats.iterations, 100);
         assert_eq!(frontier.walked_levels(), walked, "{limit:?}");
     }
-    loops::graph::bfs::run_device_scan("warp", &gpu, &mut frontier, &dg, 0, &mut dist).unwrap();
+    loops::graph::bfs::run(
+        "warp",
+        &gpu,
+        &mut frontier,
+        LoopOn::DeviceScan,
+        &dg,
+        0,
+        &mut dist,
+    )
+    .unwrap();
     assert_eq!(gpu.download(&dist).unwrap(), all);
     assert_eq!(frontier.walked_levels(), 0);
     // A loop larger than the graph walks it too.
     larger.set_walk_limit(Some(u64::MAX));
     let mut big = gpu.zeros::<u32>(250).unwrap();
-    loops::graph::bfs::run_device("group64", &gpu, &mut larger, &dg, 0, &mut big).unwrap();
+    loops::graph::bfs::run(
+        "group64",
+        &gpu,
+        &mut larger,
+        LoopOn::DevicePush(&dg),
+        &dg,
+        0,
+        &mut big,
+    )
+    .unwrap();
     assert_eq!(&gpu.download(&big).unwrap()[..100], &all[..]);
     assert_eq!(larger.walked_levels(), 99);
 
@@ -802,7 +985,7 @@ fn device_loop_push_walk_and_grids() {
     let g = Graph::from_edges(hub as usize + 2, &edges).unwrap();
     let dg = gpu.upload_graph(&g).unwrap();
     let (want_dist, want_levels) = (dijkstra(&g, source), bfs_levels(&g, source));
-    let mut frontier = FrontierLoopOnDevice::new(&gpu, g.vertices()).unwrap();
+    let mut frontier = FrontierLoop::new(&gpu, g.vertices()).unwrap();
     let mut out = gpu.zeros::<u32>(g.vertices()).unwrap();
     let limits = gpu.limits();
     let wave = limits.sm_count * (limits.max_threads_per_sm / 256);
@@ -818,10 +1001,11 @@ fn device_loop_push_walk_and_grids() {
                 );
                 for schedule in ["thread", "warp", "block", "auto"] {
                     gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                    match loops::graph::sssp::run_device(
+                    match loops::graph::sssp::run(
                         schedule,
                         &gpu,
                         &mut frontier,
+                        LoopOn::DevicePush(&dg),
                         &dg,
                         source,
                         &mut out,
@@ -838,10 +1022,11 @@ fn device_loop_push_walk_and_grids() {
                         Err(e) => failures.push(format!("{what}, sssp/{schedule}: {e}")),
                     }
                     gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
-                    match loops::graph::bfs::run_device(
+                    match loops::graph::bfs::run(
                         schedule,
                         &gpu,
                         &mut frontier,
+                        LoopOn::DevicePush(&dg),
                         &dg,
                         source,
                         &mut out,

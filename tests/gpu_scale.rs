@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use loops::graph::{FrontierLoop, FrontierLoopOnDevice, Graph, UNREACHED};
+use loops::graph::{FrontierLoop, Graph, UNREACHED};
 use loops::prelude::*;
 
 /// The two big tests take most of the device and the host: one at a time.
@@ -360,8 +360,15 @@ fn sssp_with_more_than_2_31_edges() {
     for &schedule in loops::graph::sssp::SCHEDULES {
         gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
         let t = Instant::now();
-        let ran =
-            loops::graph::sssp::run(schedule, &gpu, &mut frontier, &dg, source as u32, &mut dist);
+        let ran = loops::graph::sssp::run(
+            schedule,
+            &gpu,
+            &mut frontier,
+            loops::graph::LoopOn::Host,
+            &dg,
+            source as u32,
+            &mut dist,
+        );
         if !takes_wide(loops::graph::sssp::KERNELS, schedule) {
             match ran {
                 Err(LoopsError::WideUnsupported { .. }) => {}
@@ -396,11 +403,19 @@ fn sssp_with_more_than_2_31_edges() {
     // The device loop's push run on 64-bit offsets (its compaction's `_wide` entry), walking the
     // out-edges at every level after the first.
     drop(frontier);
-    let mut device = FrontierLoopOnDevice::new(&gpu, VERTICES).unwrap();
+    let mut device = FrontierLoop::new(&gpu, VERTICES).unwrap();
     device.set_walk_limit(Some(u64::MAX));
     gpu.fill(&mut dist, 0xDEAD_BEEF).unwrap();
     let t = Instant::now();
-    match loops::graph::sssp::run_device("warp", &gpu, &mut device, &dg, source as u32, &mut dist) {
+    match loops::graph::sssp::run(
+        "warp",
+        &gpu,
+        &mut device,
+        loops::graph::LoopOn::DevicePush(&dg),
+        &dg,
+        source as u32,
+        &mut dist,
+    ) {
         Ok(stats) => {
             let got = gpu.download(&dist).unwrap();
             if let Err(e) = certify(&offsets, &got, source) {

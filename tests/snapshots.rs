@@ -496,7 +496,7 @@ fn this_files_kernel_compiles_for_sm90() {
     }
 }
 
-/// The device frontier loop (`loops::graph::FrontierLoopOnDevice`) runs a frontier kernel under the
+/// The device frontier loop (`loops::graph::FrontierLoop` on the device) runs a frontier kernel under the
 /// schedules whose tile loop is grid-stride (their list kernels take `loops_list_len`), and under
 /// `auto` through one of its thread and group candidates, chosen from the graph's degrees alone;
 /// it refuses the others with an error that names the schedule. Decided on the host: no GPU.

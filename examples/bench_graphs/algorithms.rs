@@ -82,6 +82,7 @@ impl Bench<'_> {
     /// symmetric view, from its vertex of largest degree.
     fn bfs_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
         use loops::graph::bfs_do::{push, run, DoBfs, Switch, FAST_PULL};
+        use loops::graph::Strategy;
         let gpu = self.gpu;
         let t = Instant::now();
         let s = g.symmetric();
@@ -115,6 +116,7 @@ impl Bench<'_> {
             for (algorithm, switch, pull, kernel) in runs {
                 let timing = time_runs(self.args.reps, gpu, || {
                     run(
+                        Strategy::Host,
                         schedule,
                         pull,
                         switch,
@@ -153,6 +155,7 @@ impl Bench<'_> {
     /// PageRank in f32, `--pagerank-iterations` of them, against the f64 reference.
     fn pagerank_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
         use loops::graph::pagerank::{pull, run, PageRank};
+        use loops::graph::Strategy;
         let gpu = self.gpu;
         let iterations = self.args.pagerank_iterations;
         let want = loops::graph::reference::pagerank(g, DAMPING, iterations as usize);
@@ -161,7 +164,16 @@ impl Bench<'_> {
         let tolerance = f32::UNIT_ROUNDOFF * 64.0 * iterations.max(1) as f64 * 30.0;
         for schedule in pull::SCHEDULES {
             let timing = time_runs(self.args.reps, gpu, || {
-                run(schedule, gpu, &mut pr, DAMPING, iterations, None).map(|stats| LoopStats {
+                run(
+                    Strategy::Host,
+                    schedule,
+                    gpu,
+                    &mut pr,
+                    DAMPING,
+                    iterations,
+                    None,
+                )
+                .map(|stats| LoopStats {
                     iterations: stats.iterations,
                     ..LoopStats::default()
                 })

@@ -6,7 +6,7 @@
 //!
 //! Timing: each call between two CUDA events after one warm-up call, the median of `--reps`; the
 //! calls allocate their outputs and loops, as a user's do (PageRank: the module drivers
-//! `pagerank::run_device` and `pagerank::run` on a state made once, since the call transposes and
+//! `pagerank::run` on a state made once, since the call transposes and
 //! uploads the host graph).
 //! `us/iter`: the median over the levels or iterations run. Every result is checked against the
 //! CPU reference (BFS levels, and a valid BFS tree for the direction-optimizing one; Dijkstra;
@@ -444,17 +444,9 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                 &gpu,
                 args.reps,
                 || {
-                    let (ran_in, ran) = match strategy {
-                        Strategy::Host => (
-                            Strategy::Host,
-                            pagerank::run("auto", &gpu, &mut state, 0.85, iterations, None)?,
-                        ),
-                        Strategy::DeviceQueue => (
-                            Strategy::DeviceQueue,
-                            pagerank::run_device("auto", &gpu, &mut state, 0.85, iterations, None)?,
-                        ),
-                        _ => pagerank::run_auto("auto", &gpu, &mut state, 0.85, iterations, None)?,
-                    };
+                    let ran =
+                        pagerank::run(strategy, "auto", &gpu, &mut state, 0.85, iterations, None)?;
+                    let ran_in = ran.strategy;
                     if ranks_after_warmup.borrow().is_empty() {
                         *ranks_after_warmup.borrow_mut() = gpu.download(state.ranks())?;
                     }

@@ -10,15 +10,15 @@
 //! (rounds and bucket advances without the host, `--hops` and `--hop-degree` for its multi-hop
 //! rounds), its relaxed edges counted by the CPU model (`near_far_model_hops`), its levels, delta
 //! and hops printed; `--sweep-deltas` times it over deltas and hops per graph.
-//! Every kernel runs through the same `loops::graph::FrontierLoop` (the same
+//! Every kernel runs through the same `loops::graph::FrontierLoop` in its host loop (the same
 //! flag compaction and 4-byte count read per iteration), so the difference is the step kernel.
 //!
-//! `--loop device` (or `both`, the default) also runs every schedule that can through
-//! `loops::graph::FrontierLoopOnDevice`, the loop that stays on the GPU (levels recorded as a CUDA
-//! graph and replayed, the frontier's size never read by the host between levels): rows name their
-//! loop, and `us/level` (the median over the levels run) shows what a level costs in each. BFS
-//! also runs there with the step that appends its next frontier itself (`loops::graph::bfs::queue`,
-//! `FrontierLoopOnDevice::run_queue`: one launch a level, no compaction), loop `device-queue`.
+//! `--loop device` (or `both`, the default) also runs every schedule that can in the same loop on
+//! the GPU (`LoopOn::DevicePush`: levels recorded as a CUDA graph and replayed, the frontier's
+//! size never read by the host between levels): rows name their loop, and `us/level` (the median
+//! over the levels run) shows what a level costs in each. BFS also runs there with the step that
+//! appends its next frontier itself (`loops::graph::bfs::queue`, `LoopOn::DeviceQueue`: one
+//! launch a level, no compaction), loop `device-queue`.
 //!
 //!     cargo run --release --example bench_graphs
 //!     cargo run --release --example bench_graphs -- --scale 20 --grid 1024 --reps 3
@@ -197,7 +197,7 @@ pub struct Args {
     /// pull measured, `loops::graph::bfs_do::FAST_PULL`).
     #[arg(long, value_delimiter = ',')]
     pub pull: Vec<String>,
-    /// The device loop's walk limit (`FrontierLoopOnDevice::set_walk_limit`: a level's compaction
+    /// The device loop's walk limit (`FrontierLoop::set_walk_limit`: a level's compaction
     /// walks the frontier's edges while their lanes stay within it; 0 always scans the flags).
     #[arg(long)]
     pub walk_limit: Option<u64>,
@@ -242,8 +242,8 @@ pub struct Args {
     /// Where `graphs.csv` goes.
     #[arg(long, default_value = "target/bench")]
     pub out: PathBuf,
-    /// The frontier loop(s): `host` (FrontierLoop, a count read back per level), `device`
-    /// (FrontierLoopOnDevice, for the schedules that run there), or `both`. The naive kernel and
+    /// The frontier loop(s): `host` (`LoopOn::Host`, a count read back per level), `device`
+    /// (`LoopOn::DevicePush` and `DeviceQueue`, for the schedules that run there), or `both`. The naive kernel and
     /// the world set's summary use the host loop.
     #[arg(long = "loop", value_enum, default_value_t = Loops::Both)]
     pub loops: Loops,

@@ -13,7 +13,7 @@ pub enum LoopKind {
     Host,
     Device,
     /// The device loop with a step that appends its next frontier itself
-    /// (`FrontierLoopOnDevice::run_queue`): BFS only.
+    /// (`LoopOn::DeviceQueue`): BFS only.
     QueueOnDevice,
 }
 

@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use loops::graph::{
-    near_far_model_hops, traversed_edges, DeviceGraph, FrontierLoop, FrontierLoopOnDevice, Graph,
-    Hops, LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
+    near_far_model_hops, traversed_edges, DeviceGraph, FrontierLoop, Graph, Hops, LoopOn,
+    LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
 };
 use loops::launch::KernelArgs;
 use loops::prelude::*;
@@ -90,7 +90,9 @@ fn run_naive(
         Algorithm::Sssp | Algorithm::SsspDelta => "naive_sssp",
         Algorithm::Bfs => "naive_bfs",
     };
-    frontier.run(gpu, &[source], |gpu, current, next, depth| {
+    frontier.run(gpu, LoopOn::Host, &[source], |gpu, current, next, level| {
+        let next = next.flags()?;
+        let depth = level.number.expect("the host loop numbers its levels");
         let mut args = KernelArgs::new();
         args.slice(current)
             .slice(g.offsets().offsets())
@@ -134,7 +136,7 @@ fn relaxed_edges(
             near_far.reset_edge_count(gpu)?;
             gpu.fill(dist, UNREACHED)?;
             gpu.write_at(dist, source as usize, &[0])?;
-            frontier.run(gpu, &[source], |gpu, current, next, _| {
+            frontier.run(gpu, LoopOn::Host, &[source], |gpu, current, next, _| {
                 near_far.count_frontier_edges(gpu, g, current)?;
                 loops::graph::sssp::launch(
                     kernel,
@@ -144,7 +146,7 @@ fn relaxed_edges(
                     g.weights(),
                     current,
                     dist,
-                    next,
+                    next.flags()?,
                 )
             })?;
             Ok(Some(near_far.edge_count(gpu)?))
@@ -160,7 +162,8 @@ impl Bench<'_> {
         let source = g.max_degree_vertex().ok_or("a graph with no vertices")?;
         let dg = gpu.upload_graph(g)?;
         let mut frontier = FrontierLoop::new(gpu, g.vertices())?;
-        let mut device_frontier = FrontierLoopOnDevice::new(gpu, g.vertices())?;
+        // One loop for every strategy: the device options apply to its device runs only.
+        let device_frontier = &mut frontier;
         let a = &self.args;
         if let Some(limit) = a.walk_limit {
             device_frontier.set_walk_limit(Some(limit));
@@ -249,9 +252,15 @@ impl Bench<'_> {
                         )
                         .map(LoopStats::from)
                     }
-                    (_, LoopKind::Host) => {
-                        algorithm.run(kernel, gpu, &mut frontier, &dg, source, &mut out)
-                    }
+                    (_, LoopKind::Host) => algorithm.run(
+                        kernel,
+                        gpu,
+                        &mut frontier,
+                        LoopOn::Host,
+                        &dg,
+                        source,
+                        &mut out,
+                    ),
                     (_, LoopKind::Device) if algorithm == Algorithm::SsspDelta => {
                         loops::graph::sssp_near_far::run_device(
                             kernel,
@@ -266,18 +275,20 @@ impl Bench<'_> {
                             LoopStats::from(s)
                         })
                     }
-                    (_, LoopKind::QueueOnDevice) => loops::graph::bfs::run_device_queue(
+                    (_, LoopKind::QueueOnDevice) => algorithm.run(
                         kernel,
                         gpu,
-                        &mut device_frontier,
+                        &mut frontier,
+                        LoopOn::DeviceQueue,
                         &dg,
                         source,
                         &mut out,
                     ),
-                    (_, LoopKind::Device) => algorithm.run_device(
+                    (_, LoopKind::Device) => algorithm.run(
                         kernel,
                         gpu,
-                        &mut device_frontier,
+                        &mut frontier,
+                        LoopOn::DevicePush(&dg),
                         &dg,
                         source,
                         &mut out,
@@ -325,7 +336,7 @@ impl Bench<'_> {
                         "  {} {kernel} device loop: {} levels walked (the rest scanned), {} \
                          frontier vertices",
                         algorithm.name(),
-                        device_frontier.walked_levels(),
+                        frontier.walked_levels(),
                         timing.stats.frontier_vertices
                     );
                 }

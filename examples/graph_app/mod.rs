@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use loops::graph::{
-    traversed_edges, DeviceGraph, FrontierLoop, FrontierLoopOnDevice, Graph, LoopStats, UNREACHED,
+    traversed_edges, DeviceGraph, FrontierLoop, Graph, LoopOn, LoopStats, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -69,44 +69,29 @@ impl Algorithm {
             .collect()
     }
 
-    /// One traversal from `source` into `out` under `schedule`, in the device frontier loop.
-    pub fn run_device(
-        self,
-        schedule: &str,
-        gpu: &Gpu,
-        frontier: &mut FrontierLoopOnDevice,
-        g: &DeviceGraph,
-        source: u32,
-        out: &mut DeviceBuffer<u32>,
-    ) -> loops::Result<LoopStats> {
-        match self {
-            Algorithm::Sssp => {
-                loops::graph::sssp::run_device(schedule, gpu, frontier, g, source, out)
-            }
-            Algorithm::Bfs => {
-                loops::graph::bfs::run_device(schedule, gpu, frontier, g, source, out)
-            }
-            Algorithm::SsspDelta => Err(loops::LoopsError::LoopOnDevice {
-                kernel: "sssp_near_far".into(),
-                detail: "the near-far SSSP runs its own host loop".into(),
-            }),
-        }
-    }
-
-    /// One traversal from `source` into `out` under `schedule`. `SsspDelta` makes its own
-    /// `NearFarLoop` here (buffers and all: the benchmark keeps one per graph instead).
+    /// One traversal from `source` into `out` under `schedule`, in the loop `on` of `frontier`.
+    /// `SsspDelta` makes its own `NearFarLoop` here, on the host only (buffers and all: the
+    /// benchmark keeps one per graph instead).
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         self,
         schedule: &str,
         gpu: &Gpu,
         frontier: &mut FrontierLoop,
+        on: LoopOn<'_>,
         g: &DeviceGraph,
         source: u32,
         out: &mut DeviceBuffer<u32>,
     ) -> loops::Result<LoopStats> {
         match self {
-            Algorithm::Sssp => loops::graph::sssp::run(schedule, gpu, frontier, g, source, out),
-            Algorithm::Bfs => loops::graph::bfs::run(schedule, gpu, frontier, g, source, out),
+            Algorithm::Sssp => loops::graph::sssp::run(schedule, gpu, frontier, on, g, source, out),
+            Algorithm::Bfs => loops::graph::bfs::run(schedule, gpu, frontier, on, g, source, out),
+            Algorithm::SsspDelta if !matches!(on, LoopOn::Host) => {
+                Err(loops::LoopsError::LoopOnDevice {
+                    kernel: "sssp_near_far".into(),
+                    detail: "the near-far SSSP runs its own loops".into(),
+                })
+            }
             Algorithm::SsspDelta => {
                 let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
                 loops::graph::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
@@ -235,7 +220,15 @@ fn run(algorithm: Algorithm, args: &Args) -> Result<usize, Box<dyn std::error::E
         let mut out = gpu.zeros::<u32>(g.vertices())?;
         for schedule in &schedules {
             let timing = time_runs(args.reps, &gpu, || {
-                algorithm.run(schedule, &gpu, &mut frontier, &dg, source, &mut out)
+                algorithm.run(
+                    schedule,
+                    &gpu,
+                    &mut frontier,
+                    LoopOn::Host,
+                    &dg,
+                    source,
+                    &mut out,
+                )
             })?;
             let got = gpu.download(&out)?;
             let check =

@@ -267,7 +267,7 @@ pub enum LoopsError {
         frontier: usize,
     },
 
-    /// A kernel launched over the frontier of a `graph::FrontierLoopOnDevice` cannot run there: its
+    /// A kernel launched over the frontier of a `graph::FrontierLoop` on the device cannot run there: its
     /// schedule sizes its launches on the host from the frontier, whose size only the device
     /// knows, or checked mode asks to wait for every launch.
     #[error("kernel `{kernel}` cannot run in the device frontier loop: {detail}")]

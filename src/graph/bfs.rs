@@ -3,10 +3,10 @@
 //! from "unvisited" (`u32::MAX`) flags it for the next frontier, so each vertex enters a frontier
 //! once. The level comes from the vertex, not from the host: every vertex of the frontier of
 //! level `d` holds `d` (a step writes only `d + 1`, into vertices above it), so the same kernel runs
-//! in the host loop (`loops::graph::FrontierLoop`, [`run`]) and in the loop that stays on the
-//! device (`loops::graph::FrontierLoopOnDevice`, [`run_device`]).
+//! in every loop of `loops::graph::FrontierLoop` ([`run`]: the host's, the device's flags), and
+//! its queue form (`queue::bfs_queue`, which appends the next frontier itself) in the device queue.
 
-use loops_runtime::graph::{DeviceGraph, FrontierLoop, FrontierLoopOnDevice, LoopStats, Traversal};
+use loops_runtime::graph::{DeviceGraph, FrontierLoop, LoopOn, LoopStats, Next};
 
 use super::bfs_do::{self, DoBfs, Switch};
 use super::driver::{self, check_source, timed, unsupported, GraphStats, Strategy};
@@ -29,7 +29,7 @@ pub fn bfs(g: Offsets, adj: &[u32], frontier: &[u32], levels: &mut [u32], next: 
     }
 }
 
-/// The step that appends its next frontier ([`run_device_queue`]), under the schedules whose tile
+/// The step that appends its next frontier ([`run`] in the device queue), under the schedules whose tile
 /// loop takes the frontier's size from the device.
 pub mod queue {
     use super::*;
@@ -63,13 +63,13 @@ pub mod queue {
     }
 }
 
-/// The schedules of `queue::bfs_queue` that [`run_device_queue`] takes: those whose tile loop
+/// The schedules of `queue::bfs_queue` that [`run`] takes in the device queue: those whose tile loop
 /// takes the frontier's size from the device ([`queue::SCHEDULES`] less `merge_path`, which only
 /// the first level of a hub runs, see [`HUB_DEGREE`]).
 pub const DEVICE_QUEUE_SCHEDULES: &[&str] =
     &["thread", "group2", "warp", "group64", "block", "auto"];
 
-/// The largest out-degree above which [`run_device_queue`] runs its first level (the source alone,
+/// The largest out-degree above which [`run`] in the device queue runs its first level (the source alone,
 /// whose size the host knows) under `merge_path`, spread over the whole grid, instead of the
 /// device loop's schedule, which gives a vertex at most a block (`block`) or a warp: the source of
 /// a power-law graph's BFS is often a hub of 10^4 to 10^5 edges, which a group of lanes walks in
@@ -78,132 +78,78 @@ pub const DEVICE_QUEUE_SCHEDULES: &[&str] =
 /// wait for.
 pub const HUB_DEGREE: u64 = 4096;
 
-/// [`run_device`] with one launch a level: the step appends the next frontier itself
-/// (`FrontierLoopOnDevice::run_queue`), no compaction. `schedule` is one of
-/// [`DEVICE_QUEUE_SCHEDULES`]. On a graph whose largest out-degree is above [`HUB_DEGREE`] the
-/// first level runs under `merge_path` over the source alone (the loop launches it directly, not
-/// recorded), the rest under `schedule`.
-pub fn run_device_queue(
-    schedule: &str,
-    gpu: &Gpu,
-    frontier: &mut FrontierLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    driver::start(gpu, source, levels)?;
-    // The source as a list the host knows the length of, for the first level of a hub.
-    let hub_first =
-        if g.offsets().stats().max_tile_atoms > HUB_DEGREE && (source as usize) < g.vertices() {
-            Some(gpu.upload(&[source])?)
-        } else {
-            None
-        };
-    let mut first = true;
-    // Large frontiers of the first levels run alone, sized on the host, unless the caller set
-    // the loop's own limit (`FrontierLoopOnDevice::set_host_sized_from`).
-    let asked = frontier.host_sized_from();
-    if asked.is_none() {
-        frontier.set_host_sized_from(Some(frontier.resident_warps()));
-    }
-    let ran = frontier.run_queue(
-        gpu,
-        &[source],
-        |loop_gpu, current, next, next_size, _level| {
-            // The first call is level 0, launched directly (`run_queue` records none of it): the
-            // handle captured here, outside the loop's context, sizes the launch on the host.
-            if let (true, Some(list)) = (std::mem::take(&mut first), &hub_first) {
-                return queue::launch(
-                    "merge_path",
-                    gpu,
-                    g.offsets(),
-                    g.adj(),
-                    list,
-                    levels,
-                    next,
-                    next_size,
-                );
-            }
-            queue::launch(
-                schedule,
-                loop_gpu,
-                g.offsets(),
-                g.adj(),
-                current,
-                levels,
-                next,
-                next_size,
-            )
-        },
-    );
-    if asked.is_none() {
-        frontier.set_host_sized_from(None);
-    }
-    ran
-}
-
-/// BFS levels from `source` into `levels` (one element per vertex, initialized here), the `bfs`
-/// step under `schedule` run in `traversal` level by level.
-pub fn run_in(
-    schedule: &str,
-    gpu: &Gpu,
-    traversal: Traversal<'_>,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    driver::traverse(
-        gpu,
-        traversal,
-        source,
-        levels,
-        |gpu, current, levels, next| {
-            launch(schedule, gpu, g.offsets(), g.adj(), current, levels, next)
-        },
-    )
-}
-
-/// [`run_in`] the host loop (`FrontierLoop`).
+/// BFS levels from `source` into `levels` (one element per vertex, initialized here) in the loop
+/// `on` of `frontier` (`loops::graph::FrontierLoop`, the one driver): the `bfs` step under
+/// `schedule` where the loop takes flags (`LoopOn::{Host, DeviceScan, DevicePush}`), the
+/// `queue::bfs_queue` step that appends the next frontier itself in `LoopOn::DeviceQueue`. On
+/// the device `schedule` must take its frontier's size from the device
+/// ([`DEVICE_QUEUE_SCHEDULES`]; the others are refused with `LoopsError::LoopOnDevice`). In the
+/// device queue, on a graph whose largest out-degree is above [`HUB_DEGREE`] the first level runs
+/// under `merge_path` over the source alone (the loop launches it directly, not recorded), and
+/// large frontiers of the first levels run alone, sized on the host, unless the caller set the
+/// loop's own limit (`FrontierLoop::set_host_sized_from`).
 pub fn run(
     schedule: &str,
     gpu: &Gpu,
     frontier: &mut FrontierLoop,
+    on: LoopOn<'_>,
     g: &DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
 ) -> crate::Result<LoopStats> {
-    run_in(schedule, gpu, Traversal::Host(frontier), g, source, levels)
-}
-
-/// [`run_in`] the loop that stays on the device, as a push traversal
-/// (`FrontierLoopOnDevice::run_push`: the step flags only out-neighbours of its frontier, so the
-/// compaction may walk the frontier's out-edges instead of scanning every flag). `schedule` must
-/// take its frontier's size from the device (thread, the groups, auto); the others are refused
-/// with `LoopsError::LoopOnDevice`.
-pub fn run_device(
-    schedule: &str,
-    gpu: &Gpu,
-    frontier: &mut FrontierLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let traversal = Traversal::PushOnDevice(frontier, g);
-    run_in(schedule, gpu, traversal, g, source, levels)
-}
-
-/// [`run_device`] with the compaction that scans every flag at every level
-/// (`FrontierLoopOnDevice::run`, which makes no assumption about the step).
-pub fn run_device_scan(
-    schedule: &str,
-    gpu: &Gpu,
-    frontier: &mut FrontierLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let traversal = Traversal::ScanOnDevice(frontier);
-    run_in(schedule, gpu, traversal, g, source, levels)
+    let queue_run = matches!(on, LoopOn::DeviceQueue);
+    // The source as a list the host knows the length of, for the first level of a hub.
+    let hub_first = if queue_run
+        && g.offsets().stats().max_tile_atoms > HUB_DEGREE
+        && (source as usize) < g.vertices()
+    {
+        Some(gpu.upload(&[source])?)
+    } else {
+        None
+    };
+    let mut first = true;
+    let asked = frontier.host_sized_from();
+    if queue_run && asked.is_none() {
+        frontier.set_host_sized_from(Some(frontier.resident_warps()));
+    }
+    let (offsets, adj) = (g.offsets(), g.adj());
+    let ran = driver::traverse(
+        gpu,
+        frontier,
+        on,
+        source,
+        levels,
+        |loop_gpu, current, levels, next| {
+            match next {
+                Next::Flags(flags) => {
+                    launch(schedule, loop_gpu, offsets, adj, current, levels, flags)
+                }
+                Next::Queue { next, size } => {
+                    // The first call is level 0, launched directly (never recorded): the handle
+                    // captured here, outside the loop's context, sizes the launch on the host.
+                    if let (true, Some(list)) = (std::mem::take(&mut first), &hub_first) {
+                        return queue::launch(
+                            "merge_path",
+                            gpu,
+                            offsets,
+                            adj,
+                            list,
+                            levels,
+                            next,
+                            size,
+                        );
+                    }
+                    queue::launch(
+                        schedule, loop_gpu, offsets, adj, current, levels, next, size,
+                    )
+                }
+            }
+        },
+    );
+    if queue_run && asked.is_none() {
+        frontier.set_host_sized_from(None);
+    }
+    ran
 }
 
 /// What [`bfs`](fn@super::bfs) is asked.
@@ -217,7 +163,7 @@ pub struct BfsOptions {
     pub strategy: Strategy,
     /// Direction optimization: `Some(switch)` turns to pull steps by `switch`
     /// ([`Switch::BEAMER`] is the paper's), chosen on the device in the device queue loop
-    /// ([`bfs_do::run_device`]; `Auto` where the schedule allows it) or on the host in the host
+    /// ([`bfs_do::run`]; `Auto` where the schedule allows it) or on the host in the host
     /// loop; `None` (the default) pushes only.
     /// The graph must then be undirected (symmetric).
     pub direction: Option<Switch>,
@@ -297,35 +243,15 @@ pub fn bfs(
             }
         };
         let mut parents = gpu.zeros(n)?;
-        if strategy == Strategy::DeviceQueue {
-            let mut lp = FrontierLoopOnDevice::new(gpu, n)?;
-            let pull = bfs_do::device_pull_schedule_for(schedule);
-            let ((ran, pulls), time) = timed(gpu, || {
-                bfs_do::run_device(
-                    schedule,
-                    pull,
-                    switch,
-                    gpu,
-                    &mut lp,
-                    graph,
-                    source,
-                    &mut levels,
-                    &mut parents,
-                )
-            })?;
-            let mut stats = GraphStats::new("bfs-do", schedule, strategy).with_loop(ran);
-            stats.pull_levels = pulls;
-            stats.time = time;
-            return Ok(BfsResult {
-                levels,
-                parents: Some(parents),
-                stats,
-            });
-        }
+        let pull = if strategy == Strategy::DeviceQueue {
+            bfs_do::device_pull_schedule_for(schedule)
+        } else {
+            bfs_do::pull_schedule_for(schedule)
+        };
         let mut state = DoBfs::new(gpu, n)?;
-        let pull = bfs_do::pull_schedule_for(schedule);
         let (ran, time) = timed(gpu, || {
             bfs_do::run(
+                strategy,
                 schedule,
                 pull,
                 switch,
@@ -337,8 +263,7 @@ pub fn bfs(
                 &mut parents,
             )
         })?;
-        let mut stats = GraphStats::new("bfs-do", schedule, Strategy::Host).with_loop(ran);
-        stats.pull_levels = state.pull_levels() as u32;
+        let mut stats = GraphStats::new("bfs-do", schedule, strategy).with_loop(ran);
         stats.time = time;
         return Ok(BfsResult {
             levels,
@@ -353,27 +278,11 @@ pub fn bfs(
         Strategy::Auto => Strategy::Host,
         s => s,
     };
-    let (ran, time) = match strategy {
-        Strategy::Host => {
-            let mut frontier = FrontierLoop::new(gpu, n)?;
-            timed(gpu, || {
-                run(schedule, gpu, &mut frontier, graph, source, &mut levels)
-            })?
-        }
-        device => {
-            let mut frontier = FrontierLoopOnDevice::new(gpu, n)?;
-            let f = &mut frontier;
-            timed(gpu, || match device {
-                Strategy::DeviceQueue => {
-                    run_device_queue(schedule, gpu, f, graph, source, &mut levels)
-                }
-                Strategy::DeviceScan => {
-                    run_device_scan(schedule, gpu, f, graph, source, &mut levels)
-                }
-                _ => run_device(schedule, gpu, f, graph, source, &mut levels),
-            })?
-        }
-    };
+    let on = strategy.loop_on(graph).expect("a strategy, not Auto");
+    let mut frontier = FrontierLoop::new(gpu, n)?;
+    let (ran, time) = timed(gpu, || {
+        run(schedule, gpu, &mut frontier, on, graph, source, &mut levels)
+    })?;
     let mut stats = GraphStats::new("bfs", schedule, strategy).with_loop(ran);
     stats.time = time;
     Ok(BfsResult {

@@ -14,7 +14,7 @@
 //! a separate flag array, which is race-free because a step only changes levels from
 //! [`UNREACHED`] to `depth + 1`, neither of them `depth`.
 //!
-//! The host loop ([`run`]): after each step the flags of the newly reached vertices are compacted
+//! The host loop ([`run`] with `Strategy::Host`): after each step the flags of the newly reached vertices are compacted
 //! into the next frontier on the GPU ([`Compaction`]), and one 8-byte read-back brings the next
 //! frontier's size and, after a push step, its out-edges (summed by the push step, one atomic per
 //! frontier vertex that reached any); [`next_direction`] then chooses the next step.
@@ -23,7 +23,9 @@
 #![allow(clippy::too_many_arguments)]
 
 use loops_runtime::graph::{compaction_walks, default_walk_limit};
-use loops_runtime::graph::{Compaction, DeviceGraph, FrontierLoopOnDevice, LoopStats, UNREACHED};
+use loops_runtime::graph::{Compaction, DeviceGraph, FrontierLoop, LoopStats, UNREACHED};
+
+use super::driver::{unsupported, Strategy};
 
 use crate::prelude::*;
 
@@ -180,7 +182,7 @@ pub mod pull {
     }
 }
 
-/// The push step of the loop on the device ([`run_device`]), which appends its next frontier itself
+/// The push step of the loop on the device ([`run`] in the device queue), which appends its next frontier itself
 /// (the language's warp-aggregated `push`), over a frontier whose size is on the device.
 pub mod push_queue {
     use super::*;
@@ -234,7 +236,7 @@ pub mod ids {
     }
 }
 
-/// The pull step of the loop on the device ([`run_device`]), over a list of every vertex whose
+/// The pull step of the loop on the device ([`run`] in the device queue), over a list of every vertex whose
 /// length is on the device (0 at the levels that push).
 pub mod pull_queue {
     use super::*;
@@ -287,30 +289,30 @@ pub fn device_pull_schedule_for(push_schedule: &str) -> &'static str {
         .unwrap_or(FAST_PULL)
 }
 
-/// The push schedules [`run_device`] takes: those of [`push_queue::SCHEDULES`] whose tile loop
+/// The push schedules [`run`] takes in the device queue: those of [`push_queue::SCHEDULES`] whose tile loop
 /// takes the frontier's size from the device (all but `merge_path`, which only the first level of
-/// a hub runs, as in `bfs::run_device_queue`).
+/// a hub runs, as in `bfs::run`).
 pub const DEVICE_PUSH_SCHEDULES: &[&str] =
     &["thread", "group2", "warp", "group64", "block", "auto"];
 
-/// [`run`] in the loop on the device (`FrontierLoopOnDevice::run_queue_directed`): each level's
+/// [`run`] in the loop on the device (`FrontierLoop::run_directed`): each level's
 /// direction chosen on the device by `switch` from the device's counters (the frontier's size,
 /// the out-edges push steps reached), the levels recorded as a CUDA graph and replayed, the host
 /// reading the state back once per replay. `push_schedule` must be one of
 /// [`DEVICE_PUSH_SCHEDULES`] and `pull_schedule` one of
 /// [`pull_queue::SCHEDULES`] (the others cannot take a frontier whose size is on the
 /// device: `LoopsError::LoopOnDevice`). Returns the run's statistics and its pull levels.
-pub fn run_device(
+fn run_on_device(
     push_schedule: &str,
     pull_schedule: &str,
     switch: Switch,
     gpu: &Gpu,
-    lp: &mut FrontierLoopOnDevice,
+    lp: &mut FrontierLoop,
     g: &DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
     parents: &mut DeviceBuffer<u32>,
-) -> crate::Result<(LoopStats, u32)> {
+) -> crate::Result<LoopStats> {
     let n = g.vertices();
     if levels.len() < n || parents.len() < n || source as usize >= n {
         return Err(LoopsError::InvalidGraph {
@@ -339,7 +341,7 @@ pub fn run_device(
         std::cell::RefCell::new(levels),
         std::cell::RefCell::new(parents),
     );
-    let ran = lp.run_queue_directed(
+    let ran = lp.run_directed(
         gpu,
         &vertices,
         g.edges(),
@@ -380,7 +382,7 @@ pub fn run_device(
             )
         },
     )?;
-    Ok((ran.stats, ran.pull_levels))
+    Ok(ran)
 }
 
 /// The pull step's schedule for timed runs: a thread per vertex. A pull level is an early-exit scan
@@ -425,7 +427,9 @@ pub struct DoBfs {
     flags: DeviceBuffer<u32>,
     counts: DeviceBuffer<u32>,
     compaction: Compaction,
-    /// The last run's levels: each one's direction, the size of the frontier it expanded (for a
+    /// The loop of the device runs, made by the first one.
+    device: Option<FrontierLoop>,
+    /// The last host run's levels: each one's direction, the size of the frontier it expanded (for a
     /// pull level, the vertices at `depth`), and its wall time in microseconds on the host (the
     /// step, the compaction and the read-back that ends the level: each level waits for the GPU).
     pub trace: Vec<(Direction, u32, f64)>,
@@ -441,11 +445,20 @@ impl DoBfs {
             counts: gpu.zeros(3)?,
             small_push: Some(SMALL_PUSH),
             compaction: Compaction::new(gpu)?,
+            device: None,
             trace: Vec::new(),
         })
     }
 
-    /// The levels that pulled in the last run.
+    /// The loop of the device runs (made by the first), to set its options.
+    pub fn device_loop(&mut self, gpu: &Gpu) -> crate::Result<&mut FrontierLoop> {
+        if self.device.is_none() {
+            self.device = Some(FrontierLoop::new(gpu, self.vertices)?);
+        }
+        Ok(self.device.as_mut().expect("made above"))
+    }
+
+    /// The levels that pulled in the last host run.
     pub fn pull_levels(&self) -> usize {
         self.trace
             .iter()
@@ -455,11 +468,72 @@ impl DoBfs {
 }
 
 /// BFS levels and parents from `source` on the undirected graph `g` (at most `state`'s vertices),
-/// push steps under `push_schedule` and pull steps under `pull_schedule`, switched by `switch`.
-/// `levels` and `parents` (one element per vertex) are initialized here. Errors if `source` is
-/// not a vertex or the graph does not fit `state` or has `u32::MAX` edges or more (the device
-/// counts frontier edges in 32 bits).
+/// push steps under `push_schedule` and pull steps under `pull_schedule`, switched by `switch`,
+/// in the loop of `strategy`: [`Strategy::Host`] (the host chooses each level's direction from
+/// the counts it reads back; [`DoBfs::trace`] keeps the levels) or [`Strategy::DeviceQueue`]
+/// (the device chooses, `FrontierLoop::run_directed` on the state's loop; `push_schedule` one of
+/// [`DEVICE_PUSH_SCHEDULES`], `pull_schedule` one of [`pull_queue::SCHEDULES`]). `levels` and
+/// `parents` (one element per vertex) are initialized here. Returns the run's statistics, its
+/// pull levels among them. Errors if `source` is not a vertex or the graph does not fit `state` or has
+/// `u32::MAX` edges or more (the device counts frontier edges in 32 bits), or for another
+/// strategy.
 pub fn run(
+    strategy: Strategy,
+    push_schedule: &str,
+    pull_schedule: &str,
+    switch: Switch,
+    gpu: &Gpu,
+    state: &mut DoBfs,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    match strategy {
+        Strategy::Host => {
+            let stats = run_host(
+                push_schedule,
+                pull_schedule,
+                switch,
+                gpu,
+                state,
+                g,
+                source,
+                levels,
+                parents,
+            )?;
+            Ok(LoopStats {
+                pull_levels: state.pull_levels() as u32,
+                ..stats
+            })
+        }
+        Strategy::DeviceQueue => {
+            if state.device.is_none() {
+                state.device = Some(FrontierLoop::new(gpu, state.vertices)?);
+            }
+            let lp = state.device.as_mut().expect("made above");
+            run_on_device(
+                push_schedule,
+                pull_schedule,
+                switch,
+                gpu,
+                lp,
+                g,
+                source,
+                levels,
+                parents,
+            )
+        }
+        other => Err(unsupported(
+            "direction-optimizing bfs",
+            other,
+            "the host loop and the device queue",
+        )),
+    }
+}
+
+/// The host loop of [`run`].
+fn run_host(
     push_schedule: &str,
     pull_schedule: &str,
     switch: Switch,

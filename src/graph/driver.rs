@@ -4,12 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use loops_runtime::graph::{LoopStats, Traversal, UNREACHED};
+use loops_runtime::graph::{DeviceGraph, FrontierLoop, LoopOn, LoopStats, Next, UNREACHED};
 
 use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 
-/// The loop that drives an iterative graph algorithm (the runtime's loops: `FrontierLoop`,
-/// `FrontierLoopOnDevice`, `NearFarLoop`, `NearFarLoopOnDevice`).
+/// The loop that drives an iterative graph algorithm: for the frontier algorithms the strategy of
+/// the runtime's one driver, `FrontierLoop` ([`Strategy::loop_on`]); near-far's host and device
+/// loops; PageRank's, components' and k-core's host loops and `IterationsOnDevice`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
     /// The fastest loop the algorithm and the schedule allow, measured on the first call for a
@@ -24,16 +25,16 @@ pub enum Strategy {
     Host,
     /// The loop on the device, its frontier compacted from flags on the device and its levels
     /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoopOnDevice::run_push`, the
-    /// compaction walking the frontier's out-edges while they are few), near-far SSSP
+    /// compaction walking the frontier's out-edges while they are few: `LoopOn::DevicePush`), near-far SSSP
     /// (`NearFarLoopOnDevice`).
     DeviceFlags,
     /// [`Strategy::DeviceFlags`] whose compaction scans every flag at every level
-    /// (`FrontierLoopOnDevice::run`): BFS and Bellman-Ford.
+    /// (`LoopOn::DeviceScan`): BFS and Bellman-Ford.
     DeviceScan,
     /// The loop on the device whose step appends the next frontier itself, one launch a level
-    /// (`FrontierLoopOnDevice::run_queue`): BFS; direction-optimizing BFS, whose levels are
-    /// three launches, the choice of the direction on the device and a pull and a push step
-    /// (`FrontierLoopOnDevice::run_queue_directed`). PageRank, components and k-core: their
+    /// (`LoopOn::DeviceQueue`): BFS; direction-optimizing BFS (`FrontierLoop::run_directed`),
+    /// whose levels are the push step alone in batches far from the switch, else three launches:
+    /// the choice of the direction on the device, a pull and a push step. PageRank, components and k-core: their
     /// iterations on the device (`IterationsOnDevice`), k-core's peel over a queue of the
     /// vertices removed.
     DeviceQueue,
@@ -49,6 +50,18 @@ impl Strategy {
             Strategy::DeviceScan => "device-scan",
             Strategy::DeviceQueue => "device-queue",
         }
+    }
+
+    /// The strategy of the runtime's frontier loop this one is for a traversal of `graph`
+    /// (`DeviceFlags` a push run along its edges); `None` for `Auto`, which chooses one.
+    pub fn loop_on(self, graph: &DeviceGraph) -> Option<LoopOn<'_>> {
+        Some(match self {
+            Strategy::Auto => return None,
+            Strategy::Host => LoopOn::Host,
+            Strategy::DeviceFlags => LoopOn::DevicePush(graph),
+            Strategy::DeviceScan => LoopOn::DeviceScan,
+            Strategy::DeviceQueue => LoopOn::DeviceQueue,
+        })
     }
 
     /// The strategy of that [`name`](Self::name), or `None`.
@@ -119,6 +132,7 @@ impl GraphStats {
         self.iterations = stats.iterations;
         self.frontier_vertices = stats.frontier_vertices;
         self.max_frontier = stats.max_frontier;
+        self.pull_levels = stats.pull_levels;
         self
     }
 }
@@ -172,25 +186,21 @@ pub(crate) fn start(gpu: &Gpu, source: u32, values: &mut DeviceBuffer<u32>) -> R
 }
 
 /// A single-source traversal: `values` (levels, distances) set to [`UNREACHED`] but the source's,
-/// 0, then `step(gpu, frontier, values, next_flags)` run from the source in `traversal` until a
-/// frontier is empty. What BFS and Bellman-Ford SSSP run, each with its step.
+/// 0, then `step(gpu, frontier, values, next)` run from the source in the loop `on` of `frontier`
+/// until a frontier is empty. What BFS and Bellman-Ford SSSP run, each with its step.
 pub fn traverse<F>(
     gpu: &Gpu,
-    traversal: Traversal<'_>,
+    frontier: &mut FrontierLoop,
+    on: LoopOn<'_>,
     source: u32,
     values: &mut DeviceBuffer<u32>,
     mut step: F,
 ) -> Result<LoopStats>
 where
-    F: FnMut(
-        &Gpu,
-        &DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-    ) -> Result<()>,
+    F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, Next<'_>) -> Result<()>,
 {
     start(gpu, source, values)?;
-    traversal.run(gpu, &[source], |gpu, current, next| {
+    frontier.run(gpu, on, &[source], |gpu, current, next, _| {
         step(gpu, current, values, next)
     })
 }

@@ -35,10 +35,11 @@
 //!
 //! Each algorithm's module holds its kernels, written in the kernel language and stamped under
 //! the schedules they take (`bfs::launch(schedule, ..)`, `bfs::SOURCES`), and its driver for
-//! callers who bring their own loop or buffers (`bfs::run`, `bfs::run_device`, `DoBfs`,
-//! `PageRank`, ...). A user's own step runs in the same loops: [`FrontierLoop`],
-//! [`FrontierLoopOnDevice`], [`NearFarLoop`], [`NearFarLoopOnDevice`], or [`traverse`] for a
-//! single-source traversal.
+//! callers who bring their own loop or buffers (`bfs::run`, `sssp::run`, `bfs_do::run`,
+//! `pagerank::run`, ...), each taking the loop strategy as a parameter. A user's own step runs
+//! in the same driver: [`FrontierLoop::run`] with a [`LoopOn`] (host, device flags scanned or
+//! walked, device queue), or [`traverse`] for a single-source traversal; near-far SSSP in
+//! [`NearFarLoop`] and [`NearFarLoopOnDevice`].
 //!
 //! From the runtime, re-exported here: the graph on the host and the device ([`Graph`],
 //! [`DeviceGraph`]), the loops, the flag compaction ([`Compaction`]), near-far ([`near_far`]),

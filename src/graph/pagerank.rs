@@ -10,7 +10,7 @@
 //! runs of 2,048 vertices ([`update`], `block`: one atomic per run) that sums the L1 change and the
 //! dangling rank on the device and computes the next iteration's contributions. The dangling sum
 //! stays on the device (the pull reads it), so a fixed iteration count reads nothing back until the
-//! end, and the L1 stop reads 8 or 16 bytes per iteration. The loop on the device ([`run_device`])
+//! end, and the L1 stop reads 8 or 16 bytes per iteration. The loop on the device ([`run`] in the device queue)
 //! adds the convergence test as a third launch and replays its iterations as a CUDA graph.
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
@@ -18,7 +18,7 @@
 
 use loops_runtime::graph::{DeviceGraph, Graph, IterationsOnDevice};
 
-use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
+use super::driver::{chunk_offsets, GraphStats, Strategy};
 use crate::prelude::*;
 
 /// The pull step, under every schedule.
@@ -79,7 +79,7 @@ pub mod update {
     }
 }
 
-/// The update of the loop on the device ([`run_device`]), a reduction over runs of vertices: one
+/// The update of the loop on the device ([`run`] in the device queue), a reduction over runs of vertices: one
 /// block per run.
 pub mod update_loop {
     use super::*;
@@ -184,9 +184,9 @@ pub struct PageRank<T: Float> {
     shape: crate::schedule::auto::TileStats,
 }
 
-/// What a [`run`] did.
+/// What a loop of [`run`] did (which [`run`] returns as a [`GraphStats`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PageRankStats {
+struct PageRankStats {
     /// Iterations run.
     pub iterations: u32,
     /// The L1 change of the last iteration (read back only with a tolerance; NaN without).
@@ -248,10 +248,9 @@ impl<T: Float> PageRank<T> {
     }
 }
 
-/// PageRank with `damping`: `max_iterations` pulls under `schedule`, or fewer where, with a
-/// `tolerance`, the L1 change of an iteration falls below it (read back once per iteration). The
-/// ranks are in [`PageRank::ranks`].
-pub fn run<T: Float>(
+/// The host loop of [`run`]: `max_iterations` pulls under `schedule`, or fewer where, with a
+/// `tolerance`, the L1 change of an iteration falls below it (read back once per iteration).
+fn run_host<T: Float>(
     schedule: &str,
     gpu: &Gpu,
     pr: &mut PageRank<T>,
@@ -323,7 +322,7 @@ pub fn run<T: Float>(
     Ok(stats)
 }
 
-/// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): each
+/// The loop on the device of [`run`] ([`IterationsOnDevice`], kept with the state): each
 /// iteration is the pull under `schedule` (any: it runs over every vertex, sized on the host, as
 /// in [`run`]) and the update (`update_loop`); with a tolerance also the convergence test
 /// (`advance::pagerank_advance`, one thread), which counts the iterations and sets the loop's
@@ -331,9 +330,9 @@ pub fn run<T: Float>(
 /// on the same state with the same arguments) and replayed: without a tolerance exactly
 /// `max_iterations` of them, the host reading nothing back; with one, four a replay, `done` read
 /// back after each, the iterations after the one that converged restoring its ranks (as
-/// [`run`], the run stops after the first iteration whose L1 change falls below it;
+/// the host loop, the run stops after the first iteration whose L1 change falls below it;
 /// `last_change` is then read once at the end).
-pub fn run_device<T: Float>(
+fn run_on_device<T: Float>(
     schedule: &str,
     gpu: &Gpu,
     pr: &mut PageRank<T>,
@@ -480,18 +479,24 @@ pub(crate) fn schedule_key(schedule: &str) -> u64 {
     h.finish()
 }
 
-/// [`run`] or [`run_device`], whichever is the faster for a graph of this shape with these
-/// arguments: measured on the first call (`loops::graph` module docs: each run on this very
-/// state, the winner's run last), kept for later calls; the loop that ran and its stats. Where
-/// nothing is measured (`LOOPS_TUNE=off`), the device loop.
-pub fn run_auto<T: Float>(
+/// PageRank with `damping` on the state `pr`: `max_iterations` pulls under `schedule`, or fewer
+/// where, with a `tolerance`, the L1 change of an iteration falls below it; the ranks are in
+/// [`PageRank::ranks`]. In the loop of `strategy`: [`Strategy::Host`] (with a tolerance, the
+/// change read back once per iteration), [`Strategy::DeviceQueue`] (the iterations on the device,
+/// recorded once and replayed, the convergence test on the device), or [`Strategy::Auto`]: the
+/// faster of the two for a graph of this shape with these arguments, measured on the first call
+/// (`loops::graph` module docs: each run on this very state, the winner's run last) and kept for
+/// later calls (where nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns what ran
+/// (its `time` the wall time of the call). Errors for another strategy.
+pub fn run<T: Float>(
+    strategy: Strategy,
     schedule: &str,
     gpu: &Gpu,
     pr: &mut PageRank<T>,
     damping: f64,
     max_iterations: u32,
     tolerance: Option<f64>,
-) -> crate::Result<(Strategy, PageRankStats)> {
+) -> crate::Result<GraphStats> {
     let choice = super::auto::Choice {
         algorithm: "pagerank",
         schedule,
@@ -499,19 +504,38 @@ pub fn run_auto<T: Float>(
         shape: pr.shape,
         extra: vec![max_iterations as u64, tolerance.is_some() as u64],
     };
+    let start = std::time::Instant::now();
     let mut once = |strategy: Strategy| -> crate::Result<(Strategy, PageRankStats)> {
         let ran = if strategy == Strategy::DeviceQueue {
-            run_device(schedule, gpu, pr, damping, max_iterations, tolerance)?
+            run_on_device(schedule, gpu, pr, damping, max_iterations, tolerance)?
         } else {
-            run(schedule, gpu, pr, damping, max_iterations, tolerance)?
+            run_host(schedule, gpu, pr, damping, max_iterations, tolerance)?
         };
         Ok((strategy, ran))
     };
-    let candidates = [Strategy::DeviceQueue, Strategy::Host];
-    match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
-        Some(r) => Ok(r),
-        None => once(Strategy::DeviceQueue),
-    }
+    let (ran_in, ran) = match strategy {
+        Strategy::Auto => {
+            let candidates = [Strategy::DeviceQueue, Strategy::Host];
+            match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
+                Some(r) => r,
+                None => once(Strategy::DeviceQueue)?,
+            }
+        }
+        Strategy::Host | Strategy::DeviceQueue => once(strategy)?,
+        s => {
+            return Err(super::driver::unsupported(
+                "pagerank",
+                s,
+                "the host loop and the device queue",
+            ))
+        }
+    };
+    gpu.synchronize()?;
+    let mut stats = GraphStats::new("pagerank", schedule, ran_in);
+    stats.iterations = ran.iterations;
+    stats.last_change = tolerance.map(|_| ran.last_change);
+    stats.time = start.elapsed();
+    Ok(stats)
 }
 
 /// What [`pagerank`](fn@super::pagerank) is asked.
@@ -526,8 +550,8 @@ pub struct PageRankOptions {
     /// Stop once an iteration's L1 change of the ranks falls below this (read back once per
     /// iteration); `None` (the default): `max_iterations` iterations, nothing read back.
     pub tolerance: Option<f64>,
-    /// The loop: [`Strategy::Host`] ([`run`]) or [`Strategy::DeviceQueue`] (the loop on the
-    /// device, [`run_device`]); [`Strategy::Auto`] (the default) measures both on the first call
+    /// The loop: [`Strategy::Host`] or [`Strategy::DeviceQueue`] (the loop on the device; see
+    /// [`run`]); [`Strategy::Auto`] (the default) measures both on the first call
     /// for a graph of this shape and keeps the faster (`loops::graph` module docs); no other.
     pub strategy: Strategy,
 }
@@ -557,8 +581,8 @@ pub struct PageRankResult<T: Float> {
 /// `options.schedule`. The CPU reference is `loops::graph::reference::pagerank`.
 ///
 /// Each call makes its state, so its device loop records its replay anew; a caller who runs the
-/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
-/// `run_auto` (what `bench_graphs --library` times).
+/// algorithm again on the same graph keeps the state and calls the module's [`run`] (what
+/// `bench_graphs --library` times).
 ///
 /// ```no_run
 /// use loops::graph::{pagerank, Graph, PageRankOptions};
@@ -579,30 +603,15 @@ pub fn pagerank<T: Float>(
     let mut pr = PageRank::<T>::new(gpu, graph)?;
     let schedule = options.schedule.as_str();
     let (damping, max, tolerance) = (options.damping, options.max_iterations, options.tolerance);
-    let pr_ = &mut pr;
-    let ((strategy, ran), time) = match options.strategy {
-        Strategy::Auto => timed(gpu, || {
-            run_auto(schedule, gpu, pr_, damping, max, tolerance)
-        })?,
-        Strategy::DeviceQueue => timed(gpu, || {
-            run_device(schedule, gpu, pr_, damping, max, tolerance)
-                .map(|r| (Strategy::DeviceQueue, r))
-        })?,
-        Strategy::Host => timed(gpu, || {
-            run(schedule, gpu, pr_, damping, max, tolerance).map(|r| (Strategy::Host, r))
-        })?,
-        s => {
-            return Err(super::driver::unsupported(
-                "pagerank",
-                s,
-                "the host loop and the device queue",
-            ))
-        }
-    };
-    let mut stats = GraphStats::new("pagerank", schedule, strategy);
-    stats.iterations = ran.iterations;
-    stats.last_change = tolerance.map(|_| ran.last_change);
-    stats.time = time;
+    let stats = run(
+        options.strategy,
+        schedule,
+        gpu,
+        &mut pr,
+        damping,
+        max,
+        tolerance,
+    )?;
     Ok(PageRankResult {
         ranks: pr.into_ranks(),
         stats,

@@ -7,8 +7,7 @@
 //! ([`super::sssp_near_far`]), by options.
 
 use loops_runtime::graph::{
-    DeviceGraph, FrontierLoop, FrontierLoopOnDevice, LoopStats, NearFarLoop, NearFarLoopOnDevice,
-    NearFarStats, Traversal,
+    DeviceGraph, FrontierLoop, LoopOn, LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats,
 };
 
 use super::driver::{self, check_source, timed, unsupported, GraphStats, Strategy};
@@ -42,62 +41,47 @@ pub fn sssp(
 }
 
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialized here),
-/// the `sssp` step under `schedule` run in `traversal` until no distance changes.
-pub fn run_in(
-    schedule: &str,
-    gpu: &Gpu,
-    traversal: Traversal<'_>,
-    g: &DeviceGraph,
-    source: u32,
-    dist: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    driver::traverse(gpu, traversal, source, dist, |gpu, current, dist, next| {
-        let (offsets, adj, weights) = (g.offsets(), g.adj(), g.weights());
-        launch(schedule, gpu, offsets, adj, weights, current, dist, next)
-    })
-}
-
-/// [`run_in`] the host loop (`FrontierLoop`).
+/// the `sssp` step (Bellman-Ford over the frontier) under `schedule` run in the loop `on` of
+/// `frontier` (`loops::graph::FrontierLoop`, the one driver) until no distance changes. On the
+/// device `schedule` must take its frontier's size from the device (thread, the groups, auto; the
+/// others are refused with `LoopsError::LoopOnDevice`). Not in `LoopOn::DeviceQueue`: a vertex
+/// may be lowered twice a level, so it needs flags.
 pub fn run(
     schedule: &str,
     gpu: &Gpu,
     frontier: &mut FrontierLoop,
+    on: LoopOn<'_>,
     g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> crate::Result<LoopStats> {
-    run_in(schedule, gpu, Traversal::Host(frontier), g, source, dist)
-}
-
-/// [`run_in`] the loop that stays on the device, as a push traversal
-/// (`FrontierLoopOnDevice::run_push`: the step flags only out-neighbours of its frontier, so the
-/// compaction may walk the frontier's out-edges instead of scanning every flag). `schedule` must
-/// take its frontier's size from the device (thread, the groups, auto); the others are refused
-/// with `LoopsError::LoopOnDevice`.
-pub fn run_device(
-    schedule: &str,
-    gpu: &Gpu,
-    frontier: &mut FrontierLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    dist: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let traversal = Traversal::PushOnDevice(frontier, g);
-    run_in(schedule, gpu, traversal, g, source, dist)
-}
-
-/// [`run_device`] with the compaction that scans every flag at every level
-/// (`FrontierLoopOnDevice::run`, which makes no assumption about the step).
-pub fn run_device_scan(
-    schedule: &str,
-    gpu: &Gpu,
-    frontier: &mut FrontierLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    dist: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let traversal = Traversal::ScanOnDevice(frontier);
-    run_in(schedule, gpu, traversal, g, source, dist)
+    if matches!(on, LoopOn::DeviceQueue) {
+        return Err(unsupported(
+            "sssp",
+            Strategy::DeviceQueue,
+            "the loops of flags",
+        ));
+    }
+    driver::traverse(
+        gpu,
+        frontier,
+        on,
+        source,
+        dist,
+        |gpu, current, dist, next| {
+            let (offsets, adj, weights) = (g.offsets(), g.adj(), g.weights());
+            launch(
+                schedule,
+                gpu,
+                offsets,
+                adj,
+                weights,
+                current,
+                dist,
+                next.flags()?,
+            )
+        },
+    )
 }
 
 /// How [`sssp`](fn@super::sssp) relaxes.
@@ -189,32 +173,15 @@ pub fn sssp(
     };
     let stats = match options.method {
         SsspMethod::BellmanFord => {
-            let (ran, time) = match strategy {
-                Strategy::Host => {
-                    let mut frontier = FrontierLoop::new(gpu, n)?;
-                    timed(gpu, || {
-                        run(schedule, gpu, &mut frontier, graph, source, &mut dist)
-                    })?
-                }
-                Strategy::DeviceFlags | Strategy::DeviceScan => {
-                    let mut frontier = FrontierLoopOnDevice::new(gpu, n)?;
-                    let f = &mut frontier;
-                    timed(gpu, || {
-                        if strategy == Strategy::DeviceScan {
-                            run_device_scan(schedule, gpu, f, graph, source, &mut dist)
-                        } else {
-                            run_device(schedule, gpu, f, graph, source, &mut dist)
-                        }
-                    })?
-                }
-                other => {
-                    return Err(unsupported(
-                        "sssp",
-                        other,
-                        "host, device-flags, device-scan",
-                    ))
-                }
-            };
+            if strategy == Strategy::DeviceQueue {
+                let runs_in = "host, device-flags, device-scan";
+                return Err(unsupported("sssp", strategy, runs_in));
+            }
+            let on = strategy.loop_on(graph).expect("a strategy, not Auto");
+            let mut frontier = FrontierLoop::new(gpu, n)?;
+            let (ran, time) = timed(gpu, || {
+                run(schedule, gpu, &mut frontier, on, graph, source, &mut dist)
+            })?;
             let mut stats = GraphStats::new("sssp", schedule, strategy).with_loop(ran);
             stats.time = time;
             stats

@@ -165,7 +165,7 @@ impl Lane {
 
 /// The context of a launch inside a device frontier loop's level ([`Gpu::in_device_loop`]): a tile
 /// list whose length only the device knows (the frontier of a
-/// [`crate::graph::FrontierLoopOnDevice`]; 0 where the launch is over none): a kernel launched over
+/// [`crate::graph::FrontierLoop`]; 0 where the launch is over none): a kernel launched over
 /// `list` reads its length from `len` (`loops_list_len`, [`kernels_gen::abi::Hidden::ListLen`]); `capturing`: the
 /// handle's stream is being captured into a CUDA graph, so nothing may wait for it;
 /// `blocks`: the grid of such a launch where the loop sets one (else one wave of resident blocks).

@@ -3,7 +3,7 @@
 //! the step keeps itself), recorded as a CUDA graph of several iterations and replayed until the
 //! step says on the device that it is done.
 //!
-//! Unlike [`super::FrontierLoopOnDevice`] the loop keeps no frontier: the step launches over
+//! Unlike [`super::FrontierLoop`] the loop keeps no frontier: the step launches over
 //! whatever it likes (every vertex under any schedule, or a list of its own whose length is on the
 //! device, [`Iteration::over_list`]) and sets the loop's `done[0]` when it has finished. The host
 //! reads `done` back once per replay (4 bytes), or, where the caller knows how many iterations
@@ -17,7 +17,7 @@
 
 use cudarc::driver::CudaGraph;
 
-use super::device_loop::capture;
+use super::frontier::replay::capture;
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 

@@ -1,11 +1,13 @@
 //! Graph traversal on frontiers: a weighted directed graph on the host and the device, the loops
 //! frontier algorithms are driven by, and CPU references to check them against.
 //!
-//! - Loops (frontier in, frontier out, until it is empty): [`FrontierLoop`], which reads each
-//!   frontier's size back to the host; [`FrontierLoopOnDevice`], which keeps it on the device and
-//!   replays its levels as a CUDA graph (no host round trip per level; the grid-stride schedules
-//!   only); [`Compaction`], the flag compaction alone, for host loops of their own (the
-//!   direction-optimizing BFS of `src/graph/bfs_do.rs`); [`IterationsOnDevice`], the loop of an
+//! - Loops: [`FrontierLoop`], the one driver of the frontier algorithms (frontier in, frontier
+//!   out, until it is empty), its loop strategy a parameter of the run ([`LoopOn`]: the host, the
+//!   device's flags scanned or walked, the device queue), its step one closure for all of them
+//!   ([`FrontierStep`]: given the [`Next`] frontier as flags or a queue, and the [`Level`]); it
+//!   also runs direction-optimizing BFS on the device ([`FrontierLoop::run_directed`]).
+//!   [`Compaction`], the flag compaction alone, for host loops of their own (the
+//!   direction-optimizing BFS's host loop); [`IterationsOnDevice`], the loop of an
 //!   algorithm without a frontier (PageRank, components, k-core's own queue), its iterations
 //!   recorded once as a CUDA graph, kept for the next run, and replayed until the step sets a
 //!   flag on the device.
@@ -30,20 +32,18 @@
 //! is refused by `Graph::check_distances_fit` (called by [`Gpu::upload_graph`]), so a kernel's
 //! `dist[v] + w` cannot wrap.
 
-mod device_loop;
+mod frontier;
 mod iterate;
-pub(crate) use device_loop::walk_plan;
-pub use device_loop::{
-    compaction_walks, default_walk_limit, directed_run_model, direction_model, DirectedStats,
-    DirectionState, FrontierLoopOnDevice, DEFAULT_LEVELS_PER_REPLAY,
+pub use frontier::{
+    compaction_walks, default_walk_limit, directed_run_model, direction_model, Compaction,
+    DirectedPull, DirectedPush, DirectionState, FrontierLoop, FrontierStep, Level, LoopOn,
+    LoopStats, Next, DEFAULT_LEVELS_PER_REPLAY,
 };
 pub use iterate::{exact_replay, Iteration, IterationsOnDevice, DEFAULT_ITERATIONS_PER_REPLAY};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use cudarc::driver::CudaFunction;
-use kernels_gen::schedule::LaunchDims;
 use rand::{Rng, SeedableRng};
 
 use crate::device::{DeviceBuffer, Gpu};
@@ -445,7 +445,7 @@ entries! {
         graph_vertices: u32, walk_limit: u64,
     );
     /// Direction-optimizing BFS's choice of a level's direction and its launches' lengths
-    /// (`FrontierLoopOnDevice::run_queue_directed`).
+    /// (`FrontierLoop::run_directed`).
     fn loops_do_decide(
         count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32,
         graph_vertices: u32, alpha: u64, beta: u64,
@@ -455,372 +455,6 @@ entries! {
         flags: *mut u32, r#in: *const u32, size: u32, offsets: *const i32, adj: *const u32,
         graph_vertices: u32, max_degree: u32, out: *mut u32, counters: *mut u32,
     );
-}
-
-/// The blocks of one compaction launch: enough for the device to be full, each then strides.
-fn compact_dims(gpu: &Gpu, n: usize) -> LaunchDims {
-    let limits = gpu.limits();
-    let full = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
-    let grid = n.div_ceil(256).clamp(1, full * 4) as u32;
-    LaunchDims {
-        grid,
-        block: 256,
-        shared_bytes: 0,
-    }
-}
-
-/// The frontier compaction on its own, for host loops other than [`FrontierLoop`] (the
-/// direction-optimizing BFS of `src/graph/bfs_do.rs` switches kernels per level and reads
-/// more than the count back): the set flags of `flags` become vertex ids in `out` (in no given
-/// order), the flags are cleared, and their number is added to `count[0]`.
-pub struct Compaction {
-    function: CudaFunction,
-    with_degrees: CudaFunction,
-    walk: CudaFunction,
-}
-
-impl Compaction {
-    /// Compiles the compaction kernel (once per process, or reads it from the disk cache).
-    pub fn new(gpu: &Gpu) -> Result<Compaction> {
-        Ok(Compaction {
-            function: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
-            with_degrees: gpu.function(
-                "loops_compact_flags_degrees",
-                COMPACT_SOURCE,
-                "loops_compact_flags_degrees",
-            )?,
-            walk: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_walk")?,
-        })
-    }
-
-    /// Compacts `flags` (one per vertex) into `out` (at least as long) and adds the count to
-    /// `count[0]`; `out`'s length is left as it is. Errors if `out` or `count` is too short.
-    pub fn run(
-        &self,
-        gpu: &Gpu,
-        flags: &mut DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
-        count: &mut DeviceBuffer<u32>,
-    ) -> Result<()> {
-        self.launch(gpu, flags, out, count, None)
-    }
-
-    /// [`Compaction::run`] over `counters` (at least 3): the count is added to `counters[0]`, and
-    /// the largest out-degree in `graph` of the vertices appended is max-ed into `counters[2]`
-    /// (zero it before; `u32::MAX` marks a vertex outside the graph); `counters[1]` is left to the
-    /// caller. One read of `counters` then gives both. The degrees are read only while the
-    /// frontier is below `degrees_below` vertices: for a larger one `counters[2]` is the largest
-    /// degree of some of its vertices, a lower bound (a caller that compares it only for frontiers
-    /// below the bound loses nothing, and a frontier of millions is not charged a read per
-    /// vertex). Over a graph of 64-bit offsets the degrees are not read and `counters[2]` becomes
-    /// `u32::MAX`. Errors as `run` does, or if `counters` has fewer than 3 slots or there are more flags
-    /// than the graph's vertices.
-    pub fn run_with_degrees(
-        &self,
-        gpu: &Gpu,
-        flags: &mut DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
-        counters: &mut DeviceBuffer<u32>,
-        graph: &DeviceGraph,
-        degrees_below: u32,
-    ) -> Result<()> {
-        if counters.len() < 3 || flags.len() > graph.vertices() {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!(
-                    "{} counters (3 wanted) and {} flags for a graph of {} vertices",
-                    counters.len(),
-                    flags.len(),
-                    graph.vertices()
-                ),
-            });
-        }
-        if graph.offsets().wide_offsets().is_some() {
-            gpu.write_at(counters, 2, &[u32::MAX])?;
-            return self.run(gpu, flags, out, counters);
-        }
-        self.launch(gpu, flags, out, counters, Some((graph, degrees_below)))
-    }
-
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        flags: &mut DeviceBuffer<u32>,
-        out: &mut DeviceBuffer<u32>,
-        count: &mut DeviceBuffer<u32>,
-        degrees_of: Option<(&DeviceGraph, u32)>,
-    ) -> Result<()> {
-        let n = flags.len();
-        if out.len() < n || count.is_empty() {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!(
-                    "compaction of {n} flags into {} ids and {} counters",
-                    out.len(),
-                    count.len()
-                ),
-            });
-        }
-        if n == 0 {
-            return Ok(());
-        }
-        let (name, function, args) = match degrees_of {
-            None => (
-                "loops_compact_flags",
-                &self.function,
-                loops_compact_flags::args(flags, n as u32, out, count),
-            ),
-            Some((graph, degrees_below)) => (
-                "loops_compact_flags_degrees",
-                &self.with_degrees,
-                loops_compact_flags_degrees::args(
-                    flags,
-                    n as u32,
-                    out,
-                    count,
-                    graph.offsets().offsets(),
-                    graph.vertices() as u32,
-                    degrees_below,
-                ),
-            ),
-        };
-        let programmatic = gpu.programmatic_launch();
-        gpu.launch_function_with(name, function, compact_dims(gpu, n), args, programmatic)
-    }
-
-    /// [`Compaction::run_with_degrees`] for a push step's flags, walking the out-edges of
-    /// `frontier` (its whole length) instead of scanning every flag: work in proportion to the
-    /// frontier's edges, not to the graph. The contract, as for
-    /// [`FrontierLoopOnDevice::run_push`], is the caller's: every flag set is on the head of an
-    /// out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the largest
-    /// out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The count
-    /// is added to `counters[0]` and the largest out-degree of the vertices appended is max-ed
-    /// into `counters[2]`, whatever the frontier's size. Errors as `run_with_degrees` does, or
-    /// for a graph of 64-bit offsets (use `run_with_degrees`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_walk(
-        &self,
-        gpu: &Gpu,
-        flags: &mut DeviceBuffer<u32>,
-        frontier: &DeviceBuffer<u32>,
-        max_degree: u32,
-        out: &mut DeviceBuffer<u32>,
-        counters: &mut DeviceBuffer<u32>,
-        graph: &DeviceGraph,
-    ) -> Result<()> {
-        let n = flags.len();
-        if counters.len() < 3 || n > graph.vertices() || out.len() < n {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!(
-                    "a walk over {n} flags into {} ids and {} counters (3 wanted) on a graph of {} vertices",
-                    out.len(),
-                    counters.len(),
-                    graph.vertices()
-                ),
-            });
-        }
-        if graph.offsets().wide_offsets().is_some() {
-            return Err(LoopsError::InvalidGraph {
-                detail: "the walk reads 32-bit offsets: a graph of 64-bit offsets scans".into(),
-            });
-        }
-        if frontier.is_empty() || n == 0 {
-            return Ok(());
-        }
-        let (lanes, chunks) = walk_plan(max_degree);
-        let items = frontier.len() as u64 * chunks as u64;
-        // A warp takes 32 / lanes items per round; a block 8 warps. One wave at most: the loop
-        // strides.
-        let warps = items.div_ceil((32 / lanes) as u64);
-        let limits = gpu.limits();
-        let wave = (limits.sm_count as u64 * (limits.max_threads_per_sm as u64 / 256)).max(1);
-        let dims = LaunchDims {
-            grid: warps.div_ceil(8).clamp(1, wave) as u32,
-            block: 256,
-            shared_bytes: 0,
-        };
-        let args = loops_compact_walk::args(
-            flags,
-            frontier,
-            frontier.len() as u32,
-            graph.offsets().offsets(),
-            graph.adj(),
-            graph.vertices() as u32,
-            max_degree,
-            out,
-            counters,
-        );
-        let programmatic = gpu.programmatic_launch();
-        gpu.launch_function_with("loops_compact_walk", &self.walk, dims, args, programmatic)
-    }
-}
-
-/// The loop a traversal whose step does not read its level runs in: one step function, driven by
-/// the host loop or the device loop (pushing along a graph's edges, or scanning every flag).
-pub enum Traversal<'a> {
-    /// [`FrontierLoop::run`]: a count read back per level; every schedule.
-    Host(&'a mut FrontierLoop),
-    /// [`FrontierLoopOnDevice::run_push`] along the graph's edges (the step flags only out-neighbours
-    /// of its frontier in that graph).
-    PushOnDevice(&'a mut FrontierLoopOnDevice, &'a DeviceGraph),
-    /// [`FrontierLoopOnDevice::run`]: every level's compaction scans every flag.
-    ScanOnDevice(&'a mut FrontierLoopOnDevice),
-}
-
-impl Traversal<'_> {
-    /// Runs `step(gpu, frontier, next_flags)` from `sources` in this loop, as the loop's own `run`
-    /// does.
-    pub fn run<F>(self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
-    where
-        F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<()>,
-    {
-        match self {
-            Traversal::Host(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
-            Traversal::PushOnDevice(l, g) => {
-                l.run_push(gpu, g, sources, |gpu, f, next, _| step(gpu, f, next))
-            }
-            Traversal::ScanOnDevice(l) => l.run(gpu, sources, |gpu, f, next, _| step(gpu, f, next)),
-        }
-    }
-}
-
-/// Errors unless every source is a vertex of a graph of `n` vertices and there are at most `n` of
-/// them (a frontier holds at most one slot per vertex): what the frontier loops check first.
-pub(crate) fn check_sources(sources: &[u32], n: usize) -> Result<()> {
-    if let Some(&s) = sources.iter().find(|&&s| s as usize >= n) {
-        return Err(LoopsError::InvalidGraph {
-            detail: format!("source {s} of a graph of {n} vertices"),
-        });
-    }
-    if sources.len() > n {
-        return Err(LoopsError::InvalidGraph {
-            detail: format!("{} sources for {n} vertices", sources.len()),
-        });
-    }
-    Ok(())
-}
-
-/// What a [`FrontierLoop::run`] did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LoopStats {
-    /// Steps run (frontiers processed).
-    pub iterations: u32,
-    /// The frontiers' sizes added up: vertices processed, a vertex counted once per frontier it is in.
-    pub frontier_vertices: u64,
-    /// The largest frontier.
-    pub max_frontier: usize,
-}
-
-/// The host loop of a frontier algorithm, reusable across runs on graphs of up to `vertices`
-/// vertices: it owns the two frontier buffers (current and next, one slot per vertex each), the
-/// flag array the step kernel marks the next frontier in, and the device counter of the compaction.
-///
-/// ```ignore
-/// let mut frontier = FrontierLoop::new(&gpu, g.vertices())?;
-/// let stats = frontier.run(&gpu, &[source], |gpu, current, next_flags, _iteration| {
-///     sssp(gpu, g.offsets(), g.adj(), g.weights(), current, &mut dist, next_flags)
-/// })?;
-/// ```
-///
-/// Each iteration: the step (given the current frontier, whose `len()` is its size, and the flags,
-/// all 0), the compaction of the flags into the next frontier on the GPU (clearing them), and a
-/// 4-byte read of its size, which waits for the GPU; the frontiers themselves stay on the device.
-/// The loop ends when a frontier is empty, or with [`LoopsError::NoConvergence`] after
-/// `max_iterations` (default: a step per vertex plus one, more than any monotone relaxation needs
-/// unless a distance can decrease forever, e.g. a negative cycle).
-pub struct FrontierLoop {
-    vertices: usize,
-    current: DeviceBuffer<u32>,
-    next: DeviceBuffer<u32>,
-    flags: DeviceBuffer<u32>,
-    count: DeviceBuffer<u32>,
-    compact: CudaFunction,
-    max_iterations: Option<u64>,
-}
-
-impl FrontierLoop {
-    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
-    /// disk cache) the compaction kernel.
-    pub fn new(gpu: &Gpu, vertices: usize) -> Result<FrontierLoop> {
-        if vertices > i32::MAX as usize {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
-            });
-        }
-        Ok(FrontierLoop {
-            vertices,
-            current: gpu.zeros(vertices)?,
-            next: gpu.zeros(vertices)?,
-            flags: gpu.zeros(vertices)?,
-            count: gpu.zeros(1)?,
-            compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
-            max_iterations: None,
-        })
-    }
-
-    /// The vertices this loop was made for.
-    pub fn vertices(&self) -> usize {
-        self.vertices
-    }
-
-    /// Stops a run with [`LoopsError::NoConvergence`] after `max` iterations (`None`: the default, a
-    /// step per vertex plus one).
-    pub fn set_max_iterations(&mut self, max: Option<u64>) {
-        self.max_iterations = max;
-    }
-
-    /// Runs `step` from the frontier `sources` until a frontier is empty. `step(gpu, frontier,
-    /// next_flags, iteration)` must set `next_flags[u]` to a non-zero value for each vertex `u` of
-    /// the next frontier (a vertex flagged several times enters it once) and touch no other
-    /// element of the flags; `iteration` counts from 0. The sources are taken as given (a repeated
-    /// one is processed twice in the first step). Errors if a source is not a vertex.
-    pub fn run<F>(&mut self, gpu: &Gpu, sources: &[u32], mut step: F) -> Result<LoopStats>
-    where
-        F: FnMut(&Gpu, &DeviceBuffer<u32>, &mut DeviceBuffer<u32>, u32) -> Result<()>,
-    {
-        let n = self.vertices;
-        check_sources(sources, n)?;
-        // A run that failed half-way may have left flags set.
-        self.flags.set_len(n);
-        gpu.fill(&mut self.flags, 0)?;
-        self.current.set_len(sources.len());
-        gpu.write_at(&mut self.current, 0, sources)?;
-        let max = self.max_iterations.unwrap_or(n as u64 + 1);
-        let dims = compact_dims(gpu, n);
-        let mut stats = LoopStats::default();
-        let mut iteration = 0u64;
-        while !self.current.is_empty() {
-            if iteration >= max {
-                return Err(LoopsError::NoConvergence {
-                    iterations: iteration,
-                    frontier: self.current.len(),
-                });
-            }
-            stats.frontier_vertices += self.current.len() as u64;
-            stats.max_frontier = stats.max_frontier.max(self.current.len());
-            step(gpu, &self.current, &mut self.flags, iteration as u32)?;
-            gpu.fill(&mut self.count, 0)?;
-            self.next.set_len(n);
-            let args = loops_compact_flags::args(&self.flags, n as u32, &self.next, &self.count);
-            let programmatic = gpu.programmatic_launch();
-            gpu.launch_function_with(
-                "loops_compact_flags",
-                &self.compact,
-                dims,
-                args,
-                programmatic,
-            )?;
-            let size = gpu.download(&self.count)?[0] as usize;
-            if size > n {
-                return Err(LoopsError::InvalidGraph {
-                    detail: format!("the compaction counted {size} vertices of {n}"),
-                });
-            }
-            std::mem::swap(&mut self.current, &mut self.next);
-            self.current.set_len(size);
-            iteration += 1;
-        }
-        stats.iterations = iteration as u32;
-        Ok(stats)
-    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub struct KernelArgs<'a> {
     /// The call's per-tile state (`loops_tile_state`), for a kernel that takes it.
     pub(crate) tile_state: Option<cudarc::driver::sys::CUdeviceptr>,
     /// Where the device holds the length of the call's tile list (`loops_list_len`; null when
-    /// `None`): a frontier of [`crate::graph::FrontierLoopOnDevice`].
+    /// `None`): a frontier of [`crate::graph::FrontierLoop`].
     pub(crate) list_len: Option<cudarc::driver::sys::CUdeviceptr>,
 }
 

@@ -314,7 +314,7 @@ impl Gpu {
             // grid-stride schedule for up to four waves of blocks; a small frontier would leave
             // them all to start and return at once, every level. One wave of resident blocks
             // strides over any length, unless the loop asks for a grid of its own
-            // (`FrontierLoopOnDevice::set_step_blocks`; blocks past the list return at once).
+            // (`FrontierLoop::set_step_blocks`; blocks past the list return at once).
             let limits = self.limits();
             let per_sm = (limits.max_threads_per_sm / dims.block.max(1)).max(1);
             dims.grid = match self.device_loop().and_then(|d| d.blocks) {

@@ -94,7 +94,7 @@ fn one_step_lanes(stats: &TileStats) -> u32 {
 
 impl KernelDesc {
     /// The variant that runs a call over a tile list whose length lives on the device (the
-    /// frontier of a [`crate::graph::FrontierLoopOnDevice`]), over a tile set with these statistics
+    /// frontier of a [`crate::graph::FrontierLoop`]), over a tile set with these statistics
     /// (`wide`: of more than `i32::MAX` atoms): `None` for the kernel's own plan, where its schedule
     /// takes the length from the device ([`abi::takes_device_list_len`]: one grid-stride launch);
     /// under `auto`, the candidate of those that its model ranks first for the whole set's

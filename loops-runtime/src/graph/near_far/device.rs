@@ -6,10 +6,9 @@ use cudarc::driver::CudaFunction;
 use super::{check_capacity, check_run, loops_near_far_level, Hops, NearFarStats, NEAR_FAR_SOURCE};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::graph::device_loop::{
-    replay_levels, wave_dims, FrontierLoopOnDevice, LevelsOnDevice, DEFAULT_LEVELS_PER_REPLAY,
-};
+use crate::graph::frontier::replay::{replay_levels, wave_dims, LevelsOnDevice};
 use crate::graph::{DeviceGraph, UNREACHED};
+use crate::graph::{FrontierLoop, Level, LoopOn, Next, DEFAULT_LEVELS_PER_REPLAY};
 
 /// The slots of the device loop's state (`loops_near_far_level` in `near_far.cuh`): three
 /// rotating slots each of the near frontier's size, the far vertices an advance left, their
@@ -73,7 +72,7 @@ pub(crate) fn default_device_delta(vertices: usize, edges: usize, weight_sum: u6
 
 /// The mean out-degree from which [`default_device_delta`] is [`UNREACHED`]: one bucket that holds
 /// every distance, so the run is Bellman-Ford's rounds and no advance (the level kernel ends the
-/// run at the first empty frontier, as [`crate::graph::FrontierLoopOnDevice`] does). On the dense
+/// run at the first empty frontier, as [`crate::graph::FrontierLoop`] does). On the dense
 /// graphs of the fit (Kronecker scale 20, degree 32 with repeats) a bucket of 64 mean weights
 /// already took Bellman-Ford's rounds plus an advance, and narrower ones cost more rounds than
 /// their edges save.
@@ -87,7 +86,7 @@ pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
 /// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
 /// [`NearFarLoop`](super::NearFarLoop) without a host round trip between them, recorded as CUDA
-/// graphs and replayed as [`crate::graph::FrontierLoopOnDevice`]'s levels are (the first 30
+/// graphs and replayed as [`crate::graph::FrontierLoop`]'s levels are (the first 30
 /// launched directly in batches of 6, then [`NearFarLoopOnDevice::set_levels_per_replay`] at a
 /// time, the state read back after each).
 ///
@@ -99,7 +98,7 @@ pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 /// ```
 ///
 /// Every level is two launches: the step over the near frontier (its size on the device, as in
-/// [`crate::graph::FrontierLoopOnDevice`]: the schedules whose tile loop is grid-stride) under the
+/// [`crate::graph::FrontierLoop`]: the schedules whose tile loop is grid-stride) under the
 /// threshold in a one-element device buffer, then `loops_near_far_level`, which compacts the near
 /// flags into the next frontier, or, when the frontier it was given is empty (so the step did
 /// nothing), does the bucket advance: it appends the far vertices of the next bucket to the next
@@ -110,7 +109,7 @@ pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 /// documentation); [`Hops`] lets a round relax further than the frontier's out-edges, which keeps
 /// them true.
 ///
-/// The step must follow [`crate::graph::FrontierLoopOnDevice::run`]'s rules (stream-ordered work on
+/// The step must follow [`crate::graph::FrontierLoop`]'s rules on the device (stream-ordered work on
 /// `gpu` only, the same work every call); it is given the near frontier with its length set to the
 /// loop's vertices, the distances, the near and far flags, the threshold buffer of its level and
 /// the loop's [`Hops`].
@@ -131,7 +130,7 @@ pub struct NearFarLoopOnDevice {
     compact_blocks: Option<u32>,
     wide_scan: bool,
     /// The frontier loop that runs a one-bucket run (delta [`UNREACHED`]), made at the first.
-    one_bucket: Option<FrontierLoopOnDevice>,
+    one_bucket: Option<FrontierLoop>,
     /// The threshold of a one-bucket run's rounds: [`UNREACHED`], written once.
     unbounded: DeviceBuffer<u32>,
 }
@@ -171,7 +170,7 @@ impl NearFarLoopOnDevice {
     }
 
     /// Whether a round's compaction reads four near flags per thread at a time (the default) or
-    /// one, as [`crate::graph::FrontierLoopOnDevice`]'s scan does: a scan of a graph's flags then
+    /// one, as [`crate::graph::FrontierLoop`]'s scan does: a scan of a graph's flags then
     /// takes a quarter of the rounds (each a load and two block barriers).
     pub fn set_wide_scan(&mut self, wide: bool) {
         self.wide_scan = wide;
@@ -209,19 +208,19 @@ impl NearFarLoopOnDevice {
     }
 
     /// The levels recorded in one replay but the first: `levels` rounded up to a multiple of 6
-    /// (see [`crate::graph::FrontierLoopOnDevice::set_levels_per_replay`]).
+    /// (see [`crate::graph::FrontierLoop::set_levels_per_replay`]).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(6) * 6;
     }
 
     /// The blocks of each step launch (see
-    /// [`crate::graph::FrontierLoopOnDevice::set_step_blocks`]).
+    /// [`crate::graph::FrontierLoop::set_step_blocks`]).
     pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
         self.step_blocks = blocks.map(|b| b.max(1));
     }
 
     /// The blocks of each level kernel (see
-    /// [`crate::graph::FrontierLoopOnDevice::set_compact_blocks`]).
+    /// [`crate::graph::FrontierLoop::set_compact_blocks`]).
     pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
         self.compact_blocks = blocks.map(|b| b.max(1));
     }
@@ -234,7 +233,7 @@ impl NearFarLoopOnDevice {
     /// loop, `dist` has fewer than the graph, or `source` is not a vertex.
     ///
     /// With delta [`UNREACHED`] (one bucket, the default on dense graphs) the run is Bellman-Ford
-    /// and a [`FrontierLoopOnDevice`] (made at the first such run) runs it: the step gets that
+    /// and a [`FrontierLoop`] (made at the first such run) runs it: the step gets that
     /// loop's frontier and flags as `frontier` and `near_flags` (its compaction, which walks small
     /// frontiers' out-edges with one hop), `threshold[0]` is [`UNREACHED`], no far flag may be set,
     /// and the statistics count no advance.
@@ -297,7 +296,7 @@ impl NearFarLoopOnDevice {
 impl NearFarLoopOnDevice {
     /// A run whose one bucket holds every distance (delta [`UNREACHED`]): no round flags a vertex
     /// far and no advance is due, so near-far is Bellman-Ford, and the frontier loop runs it
-    /// ([`FrontierLoopOnDevice`], `max` levels at most): its compaction is the near flags', and with
+    /// ([`FrontierLoop`], `max` levels at most): its compaction is the near flags', and with
     /// one hop (every flagged vertex the head of an out-edge of the frontier) a push run's, which
     /// walks small frontiers' out-edges instead of scanning every flag. `dist` is initialised.
     #[allow(clippy::too_many_arguments)]
@@ -312,7 +311,7 @@ impl NearFarLoopOnDevice {
         max: u64,
     ) -> Result<NearFarStats> {
         if self.one_bucket.is_none() {
-            self.one_bucket = Some(FrontierLoopOnDevice::new(gpu, self.vertices)?);
+            self.one_bucket = Some(FrontierLoop::new(gpu, self.vertices)?);
         }
         let NearFarLoopOnDevice {
             one_bucket: Some(bf),
@@ -328,17 +327,23 @@ impl NearFarLoopOnDevice {
         bf.set_step_blocks(self.step_blocks);
         bf.set_compact_blocks(self.compact_blocks);
         let threshold = &*unbounded;
-        let relax = |gpu: &Gpu,
-                     frontier: &DeviceBuffer<u32>,
-                     near: &mut DeviceBuffer<u32>,
-                     _level: &DeviceBuffer<u32>| {
-            step(gpu, frontier, dist, near, far_flags, threshold, hops)
+        let relax = |gpu: &Gpu, frontier: &DeviceBuffer<u32>, near: Next<'_>, _: Level<'_>| {
+            step(
+                gpu,
+                frontier,
+                dist,
+                near.flags()?,
+                far_flags,
+                threshold,
+                hops,
+            )
         };
-        let s = if hops.hops <= 1 {
-            bf.run_push(gpu, g, &[source], relax)?
+        let on = if hops.hops <= 1 {
+            LoopOn::DevicePush(g)
         } else {
-            bf.run(gpu, &[source], relax)?
+            LoopOn::DeviceScan
         };
+        let s = bf.run(gpu, on, &[source], relax)?;
         Ok(NearFarStats {
             rounds: s.iterations,
             advances: 0,
@@ -394,7 +399,7 @@ impl<F: NearFarStepOnDevice> LevelsOnDevice for NearFarLevels<'_, F> {
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
         let slot = |k: u64| ((level + k) % 3) as u32;
         // The step and the level kernel launch on the handle in the level's context (see
-        // `FrontierLoopOnDevice::level`).
+        // `FrontierLoop::level`).
         let gpu = &gpu.in_device_loop(DeviceList {
             list: lp.frontiers[current].device_ptr(),
             len: lp.state.device_ptr() + 4 * slot(0) as u64,

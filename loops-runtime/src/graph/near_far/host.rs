@@ -9,7 +9,8 @@ use super::{
 };
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
-use crate::graph::{compact_dims, DeviceGraph, COMPACT_SOURCE, UNREACHED};
+use crate::graph::frontier::compact_dims;
+use crate::graph::{DeviceGraph, COMPACT_SOURCE, UNREACHED};
 
 /// The host loop of near-far SSSP, reusable across runs on graphs of up to `vertices` vertices: it
 /// owns the near frontier (current and next), the near and far flags (a slot per vertex each), the

@@ -28,7 +28,7 @@
 //! Where one bucket holds every distance (delta [`UNREACHED`](crate::graph::UNREACHED), the device
 //! loop's default on dense graphs, `default_device_delta`), no vertex is ever far and near-far is
 //! Bellman-Ford: the loops end at the first empty frontier without an advance, and
-//! [`NearFarLoopOnDevice`] runs such a run as [`super::FrontierLoopOnDevice`] (its walk of small
+//! [`NearFarLoopOnDevice`] runs such a run as [`super::FrontierLoop`] (its walk of small
 //! frontiers' out-edges included).
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
@@ -174,6 +174,7 @@ impl From<NearFarStats> for super::LoopStats {
             iterations: s.rounds,
             frontier_vertices: s.frontier_vertices,
             max_frontier: s.max_frontier,
+            pull_levels: 0,
         }
     }
 }

@@ -5,7 +5,7 @@ use cudarc::driver::CudaFunction;
 use super::{loops_near_far_relax, loops_near_far_relax_wide, Hops, NEAR_FAR_SOURCE};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
-use crate::graph::device_loop::wave_dims;
+use crate::graph::frontier::replay::wave_dims;
 use crate::graph::DeviceGraph;
 use crate::launch::entry::Ptr;
 
