@@ -182,6 +182,14 @@ fn graph_kernels_compile_for_sm90() {
             "bfs_push_queue",
             loops::graph::bfs_do::push_queue::CHECKED_SOURCES,
         ),
+        (
+            "bfs_push_parents",
+            loops::graph::bfs_do::push_parents::SOURCES,
+        ),
+        (
+            "bfs_push_parents",
+            loops::graph::bfs_do::push_parents::CHECKED_SOURCES,
+        ),
         ("bfs_pull_queue", loops::graph::bfs_do::pull_queue::SOURCES),
         (
             "bfs_pull_queue",

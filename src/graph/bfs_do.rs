@@ -223,6 +223,40 @@ pub mod push_queue {
     }
 }
 
+/// The push step of the device loop's push-only levels ([`run`] in the device queue, far from
+/// the switch): [`push_queue::bfs_push_queue`] without the count of the edges it reaches, the
+/// loads and the atomic of which cost a road network's small levels as much as the rest.
+pub mod push_parents {
+    use super::*;
+
+    /// One push level over `frontier`: each unreached neighbour gets the next level, its parent,
+    /// and is appended to `next` at `next_size[0]`.
+    #[for_schedules(thread, group2, warp, group64, block, merge_path, auto)]
+    pub fn bfs_push_parents(
+        g: Offsets,
+        adj: &[u32],
+        frontier: &[u32],
+        levels: &mut [u32],
+        parents: &mut [u32],
+        next: &mut [u32],
+        next_size: &mut [u32],
+    ) {
+        for v in g.tiles_in(frontier) {
+            let reached = levels[v] + 1;
+            for e in g.atoms(v) {
+                let u = adj[e] as usize;
+                if levels[u] > reached {
+                    let old = atomic_min(&mut levels[u], reached);
+                    if old > reached {
+                        parents[u] = v as u32;
+                        push(&mut next, &mut next_size[0], u as u32);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The ids of a graph's vertices, in order: the list the device loop's pull step goes over.
 pub mod ids {
     use super::*;
@@ -354,18 +388,16 @@ fn run_on_device(
                 (true, Some(list)) => ("merge_path", gpu, list),
                 _ => (push_schedule, loop_gpu, frontier),
             };
-            push_queue::launch(
-                schedule,
-                gpu,
-                g.offsets(),
-                g.adj(),
-                frontier,
-                &mut levels.borrow_mut(),
-                &mut parents.borrow_mut(),
-                next,
-                next_size,
-                edges,
-            )
+            let (offsets, adj) = (g.offsets(), g.adj());
+            let (levels, parents) = (&mut levels.borrow_mut(), &mut parents.borrow_mut());
+            match edges {
+                Some(edges) => push_queue::launch(
+                    schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size, edges,
+                ),
+                None => push_parents::launch(
+                    schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size,
+                ),
+            }
         },
         |gpu, vertices, next, next_size, level| {
             pull_queue::launch(

@@ -385,43 +385,44 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_decide(
     lens[1] = pull ? graph_vertices : 0u;
 }
 
-// Direction-optimizing BFS's push-only batches (`FrontierLoopOnDevice::run_queue_directed`): a
-// batch whose levels the host expects to push (far from Beamer's switch by the last read-back)
-// runs each level as one launch, the push step over the frontier of `counts[i]` vertices adding
-// the out-edges it reaches to `level_edges[i]`, with no decision before it. After the batch, one
-// thread folds those counters into the state as `loops_do_decide` would have before each level
-// (same `state` and `edges` layout): the unexplored edges less each level's found edges, the last
-// frontier, and in `state[3]` the levels that pushed where the rule would have pulled (the host
-// then runs the next batch with a decision per level). `edges[0]` gets the last level's found
-// edges, for the decision of the level after the batch; every `level_edges[i]` is zeroed. With
-// `fold` 0, only that zeroing (the start of a run).
+// Direction-optimizing BFS's push-only batches (`FrontierLoop::run_directed`): a batch whose
+// levels the host expects to push (far from Beamer's switch by the last read-back) runs each level
+// as the push step alone over the frontier of `counts[i]` vertices, with no decision before it and
+// no count of the edges it reaches (a plain push level: on a road network the count's loads and
+// atomics cost as much as the rest of the level). After the batch, one thread folds the batch into
+// the state as `loops_do_decide` would have before each level (same `state` and `edges` layout),
+// each frontier's out-edges estimated from its size at the graph's mean degree
+// (`size * graph_edges / graph_vertices`; the first level's are the carried `edges[0]`): the
+// unexplored edges less each level's, the last frontier, and in `state[3]` the levels that pushed
+// where the rule would have pulled (the host then runs the next batch with a decision per level).
+// `edges[0]` gets the estimate of the next frontier's out-edges, for the decision after the batch.
 extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
-    unsigned int* const* __restrict__ counts, unsigned int* const* __restrict__ level_edges,
-    const unsigned int batch, unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
-    const unsigned long long alpha, const unsigned int fold)
+    unsigned int* const* __restrict__ counts, const unsigned int batch,
+    unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
+    const unsigned long long alpha, const unsigned int graph_vertices,
+    const unsigned long long graph_edges)
 {
     loops_grid_dependency();
     if (blockIdx.x != 0u || threadIdx.x != 0u) return;
-    if (fold != 0u) {
-        unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
-        unsigned long long found = edges[0];
-        unsigned int missed = state[3];
-        unsigned int last_frontier = state[4];
-        for (unsigned int i = 0u; i < batch; ++i) {
-            const unsigned int frontier = *counts[i];
-            if (frontier == 0u) break;
-            // The decision before level `i`, after a push level that found `found` edges.
-            unexplored = unexplored > found ? unexplored - found : 0ull;
-            if (alpha > 0ull && found > 0ull && found > unexplored / alpha) missed += 1u;
-            last_frontier = frontier;
-            found = *level_edges[i];
-        }
-        state[0] = 0u;
-        state[1] = (unsigned int)unexplored;
-        state[2] = (unsigned int)(unexplored >> 32);
-        state[3] = missed;
-        state[4] = last_frontier;
-        edges[0] = (unsigned int)found;
+    const unsigned long long n = graph_vertices > 0u ? graph_vertices : 1ull;
+    unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
+    unsigned long long found = edges[0];
+    unsigned int missed = state[3];
+    unsigned int last_frontier = state[4];
+    for (unsigned int i = 0u; i < batch; ++i) {
+        const unsigned int frontier = *counts[i];
+        if (frontier == 0u) break;
+        if (i > 0u) found = (unsigned long long)frontier * graph_edges / n;
+        // The decision before level `i`, after a push level that found `found` edges.
+        unexplored = unexplored > found ? unexplored - found : 0ull;
+        if (alpha > 0ull && found > 0ull && found > unexplored / alpha) missed += 1u;
+        last_frontier = frontier;
     }
-    for (unsigned int i = 0u; i < batch; ++i) *level_edges[i] = 0u;
+    const unsigned long long next = (unsigned long long)*counts[batch] * graph_edges / n;
+    state[0] = 0u;
+    state[1] = (unsigned int)unexplored;
+    state[2] = (unsigned int)(unexplored >> 32);
+    state[3] = missed;
+    state[4] = last_frontier;
+    edges[0] = next < 0xffffffffull ? (unsigned int)next : 0xffffffffu;
 }

@@ -16,7 +16,9 @@ use crate::graph::COMPACT_SOURCE;
 use crate::launch::{KernelArgs, Param};
 
 /// The push step of [`FrontierLoop::run_directed`]: `push(gpu, frontier, next, next_size, level,
-/// edges)`, a queue step that also adds the out-degrees of the vertices it appends to `edges[0]`.
+/// edges)`, a queue step that, given `Some(edges)`, also adds the out-degrees of the vertices it
+/// appends to `edges[0]` (a level that decides), and with `None` counts nothing (a level of a
+/// push-only batch: a plain push level).
 pub trait DirectedPush:
     FnMut(
     &Gpu,
@@ -24,7 +26,7 @@ pub trait DirectedPush:
     &mut DeviceBuffer<u32>,
     &mut DeviceBuffer<u32>,
     &DeviceBuffer<u32>,
-    &mut DeviceBuffer<u32>,
+    Option<&mut DeviceBuffer<u32>>,
 ) -> Result<()>
 {
 }
@@ -35,7 +37,7 @@ impl<T> DirectedPush for T where
         &mut DeviceBuffer<u32>,
         &mut DeviceBuffer<u32>,
         &DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
+        Option<&mut DeviceBuffer<u32>>,
     ) -> Result<()>
 {
 }
@@ -125,9 +127,10 @@ pub fn direction_model(
 /// none empty) and their out-edges (`frontier_edges[d]`), on a graph of `graph_vertices` vertices
 /// and `graph_edges` edges, by Beamer's rule with `alpha` and `beta`, in a loop of `per_replay`
 /// levels a replay that stops at `max` levels: [`direction_model`] at every level of a batch
-/// that decides per level; at a push-only batch's levels (see `loops_do_fold`), a push, the rule
-/// still run to fold the state. A level's found edges are its frontier's out-edges when the level
-/// before it pushed, 0 after a pull and at the first level.
+/// that decides per level, its found edges those of the frontier the last level reached (counted
+/// by its push step; 0 after a pull and at the first level); at a push-only batch's levels
+/// (`loops_do_fold`), a push, the rule still run to fold the state, the found edges estimated
+/// from the frontier's size at the graph's mean degree (but the first level's, carried in).
 #[allow(clippy::too_many_arguments)]
 pub fn directed_run_model(
     frontiers: &[u32],
@@ -140,14 +143,12 @@ pub fn directed_run_model(
 ) -> DirectionState {
     let mut state = DirectionState::start(graph_edges);
     let depth = frontiers.len() as u64;
-    let (mut issued, mut push_only, mut missed, mut pulled) = (0u64, alpha == 0, 0u32, false);
-    let found = |d: u64, pulled: bool| {
-        if d == 0 || pulled {
-            0
-        } else {
-            frontier_edges[d as usize]
-        }
-    };
+    let size = |d: u64| frontiers.get(d as usize).copied().unwrap_or(0) as u64;
+    let estimate =
+        |d: u64| (size(d) * graph_edges / (graph_vertices.max(1) as u64)).min(u32::MAX as u64);
+    let (mut issued, mut push_only, mut missed) = (0u64, alpha == 0, 0u32);
+    // The device's `edges[0]`: what the decision of the next level reads as found.
+    let mut carry = 0u64;
     while issued < depth.min(max) {
         let count = if issued < DIRECT_LEVELS || max - issued < per_replay {
             DIRECT_BATCH.min(max - issued)
@@ -156,25 +157,32 @@ pub fn directed_run_model(
         };
         let missed_before = missed;
         for d in issued..(issued + count).min(depth) {
-            let f = found(d, pulled);
             if push_only {
+                let f = if d == issued { carry } else { estimate(d) };
                 state.unexplored = state.unexplored.saturating_sub(f);
                 missed += (alpha > 0 && f > 0 && f > state.unexplored / alpha) as u32;
-                (state.last_pull, state.last_frontier, pulled) =
-                    (false, frontiers[d as usize], false);
+                (state.last_pull, state.last_frontier) = (false, size(d) as u32);
             } else {
-                pulled = direction_model(
+                let pulled = direction_model(
                     &mut state,
-                    frontiers[d as usize],
-                    f,
+                    size(d) as u32,
+                    carry,
                     graph_vertices,
                     alpha,
                     beta,
                 )
                 .expect("a level of vertices");
+                carry = if pulled {
+                    0
+                } else {
+                    frontier_edges.get(d as usize + 1).copied().unwrap_or(0)
+                };
             }
         }
         issued += count;
+        if push_only {
+            carry = estimate(issued);
+        }
         if issued >= depth {
             break;
         }
@@ -183,37 +191,21 @@ pub fn directed_run_model(
             state.unexplored as u32,
             (state.unexplored >> 32) as u32,
         ];
-        let f = found(issued, pulled).min(u32::MAX as u64) as u32;
-        push_only = push_only_next(&unexplored, f, missed != missed_before, issued, alpha);
+        let found = carry.min(u32::MAX as u64) as u32;
+        push_only = push_only_next(&unexplored, found, missed != missed_before, issued, alpha);
     }
     state
 }
 
 /// The device side of a direction-optimizing run: the decision's state (see `loops_do_decide`),
-/// the push steps' edge count, the two launches' lengths; the per-level edge counts of push-only
-/// batches and their addresses (`loops_do_fold`).
+/// the push steps' edge count, the two launches' lengths, and the fold of push-only batches
+/// (`loops_do_fold`).
 pub(super) struct DirectedBuffers {
     state: DeviceBuffer<u32>,
     edges: DeviceBuffer<u32>,
     lens: DeviceBuffer<u32>,
     decide: CudaFunction,
     fold: CudaFunction,
-    level_edges: Vec<DeviceBuffer<u32>>,
-    level_edge_ptrs: DeviceBuffer<u64>,
-}
-
-impl DirectedBuffers {
-    /// Grows the per-level edge counts to batches of `levels` levels (zeroed).
-    fn reserve(&mut self, gpu: &Gpu, levels: usize) -> Result<()> {
-        if self.level_edges.len() < levels {
-            self.level_edges = (0..levels)
-                .map(|_| gpu.zeros(1))
-                .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
-            let ptrs: Vec<u64> = self.level_edges.iter().map(|b| b.device_ptr()).collect();
-            self.level_edge_ptrs = gpu.upload(&ptrs)?;
-        }
-        Ok(())
-    }
 }
 
 /// How far from Beamer's switch the last read-back must be for the next batch to push without a
@@ -243,10 +235,12 @@ fn push_only_next(state: &[u32], found: u32, missed: bool, issued: u64, alpha: u
     (found as u128) * (alpha as u128) * (PUSH_ONLY_MARGIN as u128) <= unexplored as u128
 }
 
-/// The choice of a direction-optimizing run: the graph's vertices, Beamer's `alpha` and `beta`.
+/// The choice of a direction-optimizing run: the graph's vertices and edges, Beamer's `alpha`
+/// and `beta`.
 #[derive(Clone, Copy)]
 struct Rule {
     vertices: u32,
+    edges: u64,
     alpha: u64,
     beta: u64,
 }
@@ -268,14 +262,12 @@ struct DirectedLevels<'a, P, Q> {
     missed: u32,
 }
 
-/// Launches `loops_do_fold` over a push-only batch of `count` levels (`fold` false: only zeroes
-/// the per-level counts).
+/// Launches `loops_do_fold` after a push-only batch of `count` levels.
 fn fold_kernel(
     lp: &FrontierLoop,
     gpu: &Gpu,
     count: u64,
-    alpha: u64,
-    fold: bool,
+    rule: Rule,
     capturing: bool,
 ) -> Result<()> {
     let gpu = &gpu.in_device_loop(DeviceList {
@@ -290,12 +282,12 @@ fn fold_kernel(
     let write = |ty| Param::Ptr { ty, mutable: true };
     let mut args = KernelArgs::new();
     args.push_buffer(&q.count_ptrs, read("unsigned int*"));
-    args.push_buffer(&d.level_edge_ptrs, read("unsigned int*"));
     args.scalar(count as u32);
     args.push_buffer(&d.state, write("unsigned int"));
     args.push_buffer(&d.edges, write("unsigned int"));
-    args.scalar(alpha);
-    args.scalar(fold as u32);
+    args.scalar(rule.alpha);
+    args.scalar(rule.vertices);
+    args.scalar(rule.edges);
     let dims = LaunchDims {
         grid: 1,
         block: 32,
@@ -390,20 +382,13 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             next,
             &mut appended[0],
             &q.levels[i],
-            &mut d.edges,
+            Some(&mut d.edges),
         )
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
         if self.push_only {
-            fold_kernel(
-                self.lp,
-                gpu,
-                self.batch_count,
-                self.rule.alpha,
-                true,
-                capturing,
-            )?;
+            fold_kernel(self.lp, gpu, self.batch_count, self.rule, capturing)?;
         }
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
@@ -413,9 +398,7 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
     }
 
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
-        self.lp.reserve_queue(gpu, levels)?;
-        let d = self.lp.directed.as_mut().expect("made by run_directed");
-        d.reserve(gpu, levels as usize)
+        self.lp.reserve_queue(gpu, levels)
     }
 
     fn variant(&self) -> usize {
@@ -441,19 +424,17 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
 
 impl<P: DirectedPush, Q> DirectedLevels<'_, P, Q> {
     /// A level of a push-only batch: the push step alone over the frontier, its size on the
-    /// device, as a queue run's level, its found edges counted in the level's own counter
-    /// (`loops_do_fold` folds them after the batch).
+    /// device, as a queue run's level, counting no edges (`loops_do_fold` estimates them after
+    /// the batch).
     fn push_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
         let i = (level - self.batch_first) as usize;
         let FrontierLoop {
             frontiers,
             queue,
-            directed,
             step_blocks,
             ..
         } = &mut *self.lp;
         let q = queue.as_mut().expect("made by run_directed");
-        let d = directed.as_mut().expect("made by run_directed");
         let [even, odd] = frontiers;
         let (current, next) = if level.is_multiple_of(2) {
             (&*even, odd)
@@ -467,32 +448,30 @@ impl<P: DirectedPush, Q> DirectedLevels<'_, P, Q> {
             capturing,
             blocks: *step_blocks,
         });
-        (self.push)(
-            gpu,
-            current,
-            next,
-            &mut appended[0],
-            &q.levels[i],
-            &mut d.level_edges[i],
-        )
+        (self.push)(gpu, current, next, &mut appended[0], &q.levels[i], None)
     }
 }
 
 impl FrontierLoop {
     /// A direction-optimizing BFS from `source` on a graph of `vertices.len()` vertices (at most
-    /// the loop's) and `graph_edges` edges, as a [`LoopOn::DeviceQueue`](super::LoopOn::DeviceQueue) run runs its levels (recorded,
-    /// replayed, the state read back once per replay), each level three launches: the choice of
-    /// its direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
+    /// the loop's) and `graph_edges` edges, its levels run as a
+    /// [`LoopOn::DeviceQueue`](super::LoopOn::DeviceQueue) run's (recorded, replayed, the state
+    /// read back once per replay). A level that decides is three launches: the choice of its
+    /// direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
     /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
-    /// next_size, level, edges)`, of which one goes over its list and the other over a list the
-    /// device says is empty. `push` is a queue step ([`DirectedPush`]) that also
-    /// adds the out-degrees of the vertices it appends to `edges[0]`; `pull` goes over
-    /// `vertices`, which must hold the ids `0..vertices.len()` (given to the step with their
-    /// number on the device), and appends each
-    /// unreached vertex it reaches, as a queue step does. Both launch over their list with
+    /// next_size, level, Some(edges))`, of which one goes over its list and the other over a list
+    /// the device says is empty. Past the first 30 levels, a batch the last read-back finds far
+    /// from the switch (or every batch, for `alpha` 0) is push-only: each level `push(..., None)`
+    /// alone, one launch, as a plain queue level, and `loops_do_fold` after the batch brings the
+    /// rule's state up to date ([`directed_run_model`] is the whole run's choice on the CPU).
+    /// `push` is a queue step ([`DirectedPush`]) that, given the edges, adds the out-degrees of
+    /// the vertices it appends to `edges[0]`; `pull` goes over `vertices`, which must hold the
+    /// ids `0..vertices.len()` (given to the step with their number on the device), and appends
+    /// each unreached vertex it reaches, as a queue step does. Both launch over their list with
     /// `g.tiles_in(list)` under a schedule that takes its length from the device. The first
-    /// level pushes. Errors if `source` is not a vertex, the graph is larger than the loop or has
-    /// `u32::MAX` edges or more (the device counts a level's edges in 32 bits).
+    /// level pushes. Returns the run's statistics, its pull levels among them. Errors if
+    /// `source` is not a vertex, the graph is larger than the loop or has `u32::MAX` edges or
+    /// more (the device counts a level's edges in 32 bits).
     pub fn run_directed<P: DirectedPush, Q: DirectedPull>(
         &mut self,
         gpu: &Gpu,
@@ -523,17 +502,13 @@ impl FrontierLoop {
         }
         if self.directed.is_none() {
             let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
-            let mut d = DirectedBuffers {
+            self.directed = Some(DirectedBuffers {
                 state: gpu.zeros(6)?,
                 edges: gpu.zeros(1)?,
                 lens: gpu.zeros(2)?,
                 decide: compile("loops_do_decide")?,
                 fold: compile("loops_do_fold")?,
-                level_edges: Vec::new(),
-                level_edge_ptrs: gpu.zeros(1)?,
-            };
-            d.reserve(gpu, DIRECT_BATCH as usize)?;
-            self.directed = Some(d);
+            });
         }
         let d = self.directed.as_mut().expect("made above");
         let start = DirectionState::start(graph_edges as u64);
@@ -546,14 +521,6 @@ impl FrontierLoop {
         gpu.write_at(&mut d.edges, 0, &[0])?;
         gpu.write_at(&mut d.lens, 0, &[0, 0])?;
         self.prepare_queue(gpu, &[source])?;
-        // A run that failed half-way may have left per-level edge counts set.
-        let batch = self
-            .directed
-            .as_ref()
-            .expect("made above")
-            .level_edges
-            .len();
-        fold_kernel(self, gpu, batch as u64, alpha, false, false)?;
         let per_replay = self.levels_per_replay as u64;
         let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
         let mut levels = DirectedLevels {
@@ -563,6 +530,7 @@ impl FrontierLoop {
             pull: &mut pull,
             rule: Rule {
                 vertices: graph_vertices as u32,
+                edges: graph_edges as u64,
                 alpha,
                 beta,
             },
