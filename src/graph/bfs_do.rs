@@ -454,11 +454,9 @@ pub struct DoBfs {
     /// The push schedule of small push levels (see [`SMALL_PUSH`]), or `None`: every push level
     /// under the schedule [`run`] is given.
     pub small_push: Option<&'static str>,
-    current: DeviceBuffer<u32>,
-    next: DeviceBuffer<u32>,
-    flags: DeviceBuffer<u32>,
-    counts: DeviceBuffer<u32>,
-    compaction: Compaction,
+    /// The host loop's buffers, made by its first run (a device run needs none of them: on a
+    /// graph of 2M vertices their allocation cost a `bfs` call on the device 0.1 ms).
+    host: Option<HostBuffers>,
     /// The loop of the device runs, made by the first one.
     device: Option<FrontierLoop>,
     /// The last host run's levels: each one's direction, the size of the frontier it expanded (for a
@@ -467,16 +465,23 @@ pub struct DoBfs {
     pub trace: Vec<(Direction, u32, f64)>,
 }
 
+/// The buffers of [`DoBfs`]'s host loop.
+struct HostBuffers {
+    current: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    flags: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    compaction: Compaction,
+}
+
 impl DoBfs {
-    pub fn new(gpu: &Gpu, vertices: usize) -> crate::Result<DoBfs> {
+    /// The state of runs on graphs of up to `vertices` vertices; the buffers of each loop are
+    /// made by its first run.
+    pub fn new(_gpu: &Gpu, vertices: usize) -> crate::Result<DoBfs> {
         Ok(DoBfs {
             vertices,
-            current: gpu.zeros(vertices.max(1))?,
-            next: gpu.zeros(vertices.max(1))?,
-            flags: gpu.zeros(vertices)?,
-            counts: gpu.zeros(3)?,
             small_push: Some(SMALL_PUSH),
-            compaction: Compaction::new(gpu)?,
+            host: None,
             device: None,
             trace: Vec::new(),
         })
@@ -604,12 +609,28 @@ fn run_host(
     gpu.fill(parents, UNREACHED)?;
     gpu.write_at(levels, source as usize, &[0])?;
     gpu.write_at(parents, source as usize, &[source])?;
+    if state.host.is_none() {
+        state.host = Some(HostBuffers {
+            current: gpu.zeros(state.vertices.max(1))?,
+            next: gpu.zeros(state.vertices.max(1))?,
+            flags: gpu.zeros(state.vertices)?,
+            counts: gpu.zeros(3)?,
+            compaction: Compaction::new(gpu)?,
+        });
+    }
+    let DoBfs {
+        small_push,
+        host,
+        trace,
+        ..
+    } = state;
+    let h = host.as_mut().expect("made above");
     // A run that failed half-way may have left flags set.
-    state.flags.set_len(n);
-    gpu.fill(&mut state.flags, 0)?;
-    state.current.set_len(1);
-    gpu.write_at(&mut state.current, 0, &[source])?;
-    state.trace.clear();
+    h.flags.set_len(n);
+    gpu.fill(&mut h.flags, 0)?;
+    h.current.set_len(1);
+    gpu.write_at(&mut h.current, 0, &[source])?;
+    trace.clear();
     let mut stats = LoopStats::default();
     let mut direction = Direction::Push;
     let mut frontier = 1u64;
@@ -629,10 +650,10 @@ fn run_host(
         stats.frontier_vertices += frontier;
         stats.max_frontier = stats.max_frontier.max(frontier as usize);
         let level_start = std::time::Instant::now();
-        gpu.fill(&mut state.counts, 0)?;
+        gpu.fill(&mut h.counts, 0)?;
         match direction {
             Direction::Push => push::launch(
-                match state.small_push {
+                match *small_push {
                     Some(small)
                         if frontier <= resident_warps && max_degree <= SMALL_PUSH_DEGREE =>
                     {
@@ -643,11 +664,11 @@ fn run_host(
                 gpu,
                 g.offsets(),
                 g.adj(),
-                &state.current,
+                &h.current,
                 levels,
                 parents,
-                &mut state.flags,
-                &mut state.counts,
+                &mut h.flags,
+                &mut h.counts,
                 depth,
             )?,
             Direction::Pull => pull::launch(
@@ -657,11 +678,11 @@ fn run_host(
                 g.adj(),
                 levels,
                 parents,
-                &mut state.flags,
+                &mut h.flags,
                 depth,
             )?,
         }
-        state.next.set_len(n);
+        h.next.set_len(n);
         // A push level's flags are heads of its frontier's out-edges: while those are few, the
         // compaction walks them instead of scanning every vertex's flag. It needs the frontier's
         // largest degree, which the last compaction read in full for a frontier this small.
@@ -670,29 +691,29 @@ fn run_host(
             && g.offsets().wide_offsets().is_none()
             && compaction_walks(frontier as u32, max_degree, default_walk_limit(n));
         if walk {
-            state.compaction.run_walk(
+            h.compaction.run_walk(
                 gpu,
-                &mut state.flags,
-                &state.current,
+                &mut h.flags,
+                &h.current,
                 max_degree,
-                &mut state.next,
-                &mut state.counts,
+                &mut h.next,
+                &mut h.counts,
                 g,
             )?;
         } else {
-            state.compaction.run_with_degrees(
+            h.compaction.run_with_degrees(
                 gpu,
-                &mut state.flags,
-                &mut state.next,
-                &mut state.counts,
+                &mut h.flags,
+                &mut h.next,
+                &mut h.counts,
                 g,
                 // Only a frontier that small may be a small push level, or walk.
                 resident_warps.min(u32::MAX as u64) as u32 + 1,
             )?;
         }
-        let counts = gpu.download(&state.counts)?;
+        let counts = gpu.download(&h.counts)?;
         let level_us = level_start.elapsed().as_secs_f64() * 1e6;
-        state.trace.push((direction, frontier as u32, level_us));
+        trace.push((direction, frontier as u32, level_us));
         let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
         max_degree = counts[2];
         if next_frontier > n as u64 {
@@ -711,8 +732,8 @@ fn run_host(
             unexplored_edges,
         };
         direction = next_direction(switch, direction, level);
-        std::mem::swap(&mut state.current, &mut state.next);
-        state.current.set_len(next_frontier as usize);
+        std::mem::swap(&mut h.current, &mut h.next);
+        h.current.set_len(next_frontier as usize);
         frontier = next_frontier;
         depth += 1;
     }
