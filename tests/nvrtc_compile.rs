@@ -325,12 +325,13 @@ fn graph_kernels_compile_for_sm90() {
         failures.join("\n\n")
     );
     // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
-    // bfs_queue and bfs_push_queue under the 6 of the device loop and `merge_path` (a hub's first
-    // level), bfs_pull under the 8 that take its selection, bfs_pull_queue under its 4, cc_start,
-    // triangles_total and k_core_mark under `block`, vertex_ids under `thread`; cc_count and
-    // k_core_advance under `thread`, k_core_peel_queue under the 6 of the device loop,
-    // k_core_least and k_core_scan under `block`; plain and checked.
-    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 3 + 7 + 4 + 1 + 2 + 6 + 2));
+    // bfs_queue, bfs_push_queue and bfs_push_parents under the 6 of the device loop and
+    // `merge_path` (a hub's first level), bfs_pull under the 8 that take its selection,
+    // bfs_pull_queue under its 4, cc_start, triangles_total and k_core_mark under `block`,
+    // vertex_ids under `thread`; cc_count and k_core_advance under `thread`, k_core_peel_queue
+    // under the 6 of the device loop, k_core_least and k_core_scan under `block`; plain and
+    // checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 3 + 7 + 7 + 4 + 1 + 2 + 6 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

@@ -472,6 +472,7 @@ impl FrontierLoop {
     /// level pushes. Returns the run's statistics, its pull levels among them. Errors if
     /// `source` is not a vertex, the graph is larger than the loop or has `u32::MAX` edges or
     /// more (the device counts a level's edges in 32 bits).
+    #[allow(clippy::too_many_arguments)]
     pub fn run_directed<P: DirectedPush, Q: DirectedPull>(
         &mut self,
         gpu: &Gpu,

@@ -439,9 +439,6 @@ impl FrontierLoop {
         self.compact_blocks = blocks.map(|b| b.max(1));
     }
 
-    /// Runs `step` from the frontier `sources` until a frontier is empty. `step(gpu, frontier,
-    /// next_flags, level)` must set `next_flags[u]` to a non-zero value for each vertex `u` of the
-
     /// The iteration limit of a run: as set, or a step per vertex plus one.
     fn max_levels(&self) -> u64 {
         self.max_iterations.unwrap_or(self.vertices as u64 + 1)
