@@ -11,6 +11,7 @@
 //!     cargo run --release --example bench_spmm -- --quick --f64 --k 8,32
 //!     cargo run --release --example bench_spmm -- --corpus ../shared/data/matrices
 //!     cargo run --release --example bench_spmm -- --op sddmm --quick
+//!     cargo run --release --example bench_spmm -- --powerlaw --relabel --k 32 --quick
 //!
 //! Writes to `--out` (default `target/bench`): `<op>_<set>_<prec>.csv` (one line per matrix, k and
 //! kernel), `<op>_summary_<set>_<prec>.txt`, `<op>_runtime_vs_nnz_<set>_<prec>.svg` and
