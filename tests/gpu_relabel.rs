@@ -2,9 +2,10 @@
 //! (`io::host::relabel_by_degree` with `Degree::In`): the relabelled matrix array for array
 //! (offsets, sorted columns, values) and both permutations, f32 and f64, on fresh random
 //! matrices (skewed, symmetric Graph500, a banded and an arrow one, rows and columns left empty,
-//! one vertex, none). The op poisons the buffers its kernels write (-1) and the device's free
-//! memory is poisoned before each call (a large buffer filled with 0xFF bytes and freed), so an
-//! entry nobody wrote shows. Also: the relabelled product is the permuted product, and a matrix
+//! one vertex, none). The op poisons the buffers its kernels write (-1), and before each call a
+//! 64 MB buffer is filled with 0xFF bytes and freed, so that the allocations the op leaves
+//! uninitialised (the transposes' results) are likely to start poisoned: an entry nobody wrote
+//! shows. Also: the relabelled product is the permuted product, and a matrix
 //! that is not square is refused.
 #![cfg(feature = "gpu")]
 
