@@ -11,6 +11,7 @@
 //!     cargo run --release --example bench_spmm -- --quick --f64 --k 8,32
 //!     cargo run --release --example bench_spmm -- --corpus ../shared/data/matrices
 //!     cargo run --release --example bench_spmm -- --op sddmm --quick
+//!     cargo run --release --example bench_spmm -- --powerlaw --relabel --k 32 --quick
 //!
 //! Writes to `--out` (default `target/bench`): `<op>_<set>_<prec>.csv` (one line per matrix, k and
 //! kernel), `<op>_summary_<set>_<prec>.txt`, `<op>_runtime_vs_nnz_<set>_<prec>.svg` and
@@ -65,8 +66,24 @@ struct Args {
     #[arg(long, default_value = "spmm")]
     op: String,
     /// A folder of Matrix Market files instead of the generated set.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "powerlaw")]
     corpus: Option<PathBuf>,
+    /// The large power-law set of `bench_spmv --powerlaw` (issue 42: SNAP-like 4M, power-law 4M,
+    /// R-MAT 22, Kronecker 21 and 22, a banded and a grid control) instead of the generated set;
+    /// run it with `--k 32` (k = 128 does not fit B and C of Kronecker 22 twice).
+    #[arg(long)]
+    powerlaw: bool,
+    /// Also count each case's traffic (`check::spmm_traffic`: the stream plus B's rows through an
+    /// LRU model of L2), time a device copy of that many bytes, and print the share of the copy's
+    /// bandwidth the op and the best cuSPARSE algorithm reach (on by default with --powerlaw).
+    #[arg(long)]
+    traffic: bool,
+    /// Also run each square matrix relabelled by decreasing in-degree on the GPU
+    /// (`ops::relabel`, named `<matrix>@deg`; checked against the host's in `tests/gpu_relabel.rs`
+    /// and `bench_spmv --relabel`), and print the relabelling's cost and the products that repay
+    /// it.
+    #[arg(long)]
+    relabel: bool,
     /// The dense widths.
     #[arg(long, value_delimiter = ',', default_values_t = vec![1usize, 4, 8, 16, 32, 64, 128])]
     k: Vec<usize>,
@@ -209,15 +226,33 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     }
     let mut entries = match &args.corpus {
         Some(dir) => corpus::from_dir(dir)?,
+        None if args.powerlaw => corpus::powerlaw_set(),
         None => generated_set(),
     };
     if let Some(only) = &args.only {
         entries.retain(|e| e.name.contains(only.as_str()));
     }
+    if args.relabel {
+        entries = entries
+            .into_iter()
+            .flat_map(|e| {
+                let copy = Entry {
+                    name: format!("{}{RELABELLED}", e.name),
+                    spec: e.spec.clone(),
+                };
+                [e, copy]
+            })
+            .collect();
+    }
     if entries.is_empty() {
         return Err("no matrices".into());
     }
-    let set = corpus::set_name(args.corpus.as_deref());
+    let set = if args.powerlaw {
+        "powerlaw".to_string()
+    } else {
+        corpus::set_name(args.corpus.as_deref())
+    };
+    let traffic = !sddmm && (args.traffic || args.powerlaw);
     let schedules: Vec<&'static str> = if sddmm {
         Vec::new()
     } else {
@@ -326,11 +361,19 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     pb.enable_steady_tick(Duration::from_millis(250));
 
     let mut results: Vec<(usize, MatrixResult)> = Vec::new();
+    // The GPU relabelling's cost of each `@deg` matrix, in ms.
+    let mut relabelled: Vec<(String, f64)> = Vec::new();
+    let mut kept: Option<(String, sprs::CsMat<T>)> = None;
     let mut broken = 0;
     let began = Instant::now();
     for entry in &entries {
         pb.set_message(format!("{}: building", entry.name));
-        let a = match entry.load::<T>(args.seed) {
+        // Under --relabel a matrix is kept for its `@deg` copy, which comes next: built once.
+        let loaded = match kept.take() {
+            Some((name, a)) if format!("{name}{RELABELLED}") == entry.name => Ok(a),
+            _ => entry.load::<T>(args.seed),
+        };
+        let a = match loaded {
             Ok(a) => a,
             Err(e) => {
                 broken += 1;
@@ -338,8 +381,36 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                 continue;
             }
         };
+        if args.relabel && !entry.name.ends_with(RELABELLED) {
+            kept = Some((entry.name.clone(), a.clone()));
+        }
+        let (a, da) = if entry.name.ends_with(RELABELLED) {
+            pb.set_message(format!("{}: relabelling on the GPU", entry.name));
+            let original = gpu.upload_csr(&a)?;
+            drop(a);
+            match bench::relabel::relabel_timed(&gpu, &original) {
+                Ok((b, _, ms)) => {
+                    let line = format!(
+                        "{:<22} relabelled on the GPU in {ms:.1} ms (median of {})",
+                        entry.name,
+                        bench::relabel::TIMED_CALLS
+                    );
+                    pb.suspend(|| println!("{line}"));
+                    let _ = writeln!(log, "{line}");
+                    relabelled.push((entry.name.clone(), ms));
+                    (gpu.download_csr(&b)?, b)
+                }
+                Err(e) => {
+                    broken += 1;
+                    pb.suspend(|| println!("{:<22} could not be relabelled: {e}", entry.name));
+                    continue;
+                }
+            }
+        } else {
+            let da = gpu.upload_csr(&a)?;
+            (a, da)
+        };
         let rows = sample_rows(&a, Some(args.check_rows));
-        let da = gpu.upload_csr(&a)?;
         for &k in &args.k {
             let on = Case {
                 gpu: &gpu,
@@ -356,6 +427,15 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                 on.sddmm(cusparse.as_ref())
             } else {
                 on.spmm(cusparse.as_ref(), &schedules, &lanes, args.quick, variants)
+            };
+            let r = match r {
+                Ok(mut r) if traffic => {
+                    let line = traffic_of(&gpu, &a, k, &plan, &mut r);
+                    pb.suspend(|| println!("{line}"));
+                    let _ = writeln!(log, "{line}");
+                    Ok(r)
+                }
+                r => r,
             };
             match r {
                 Ok(r) => {
@@ -410,10 +490,168 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         });
     }
     pb.finish_and_clear();
-    let summary = summary(&results, &args.k);
+    let mut summary = summary(&results, &args.k);
+    summary.push_str(&relabel_summary(&results, &relabelled));
     println!("\n{summary}");
+    if !relabelled.is_empty() {
+        let _ = write_outputs(
+            &args.out,
+            what,
+            &set,
+            T::RUST_NAME,
+            &results,
+            &log,
+            &summary,
+        );
+    }
     let bad: usize = results.iter().map(|(_, r)| r.failures().count()).sum();
     Ok(bad + broken)
+}
+
+/// The suffix of a relabelled copy's name (as `bench_spmv --relabel`'s).
+const RELABELLED: &str = "@deg";
+
+/// For each matrix and k run as is and relabelled (`--relabel`): the op's, the best cuSPARSE
+/// algorithm's and ALG1's times on both, the relabelling's GPU cost, and the products that repay
+/// it (where the op is faster relabelled).
+fn relabel_summary(results: &[(usize, MatrixResult)], costs: &[(String, f64)]) -> String {
+    if costs.is_empty() {
+        return String::new();
+    }
+    let base_name = |r: &MatrixResult| r.name.split(" k=").next().unwrap_or(&r.name).to_string();
+    let mut s = String::from(
+        "\nrelabelled by in-degree on the GPU (ops::relabel; ms, ratio = as is / relabelled):\n",
+    );
+    let _ = writeln!(
+        s,
+        "{:<22} {:>4} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8} {:>9}",
+        "matrix",
+        "k",
+        "op",
+        "op rel",
+        "ratio",
+        "best cs",
+        "cs rel",
+        "ratio",
+        "alg1",
+        "alg1 rel",
+        "ratio",
+        "GPU ms",
+        "repaid by"
+    );
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.4}"));
+    let x = |a: Option<f64>, b: Option<f64>| {
+        a.zip(b)
+            .map_or("-".to_string(), |(a, b)| format!("{:.2}x", a / b))
+    };
+    for (k, rel) in results {
+        let name = base_name(rel);
+        let Some(base) = name.strip_suffix(RELABELLED) else {
+            continue;
+        };
+        let Some(cost) = costs.iter().find(|c| c.0 == name).map(|c| c.1) else {
+            continue;
+        };
+        let Some((_, orig)) = results
+            .iter()
+            .find(|(kk, o)| kk == k && base_name(o) == base)
+        else {
+            continue;
+        };
+        let alg1 = SpMmAlg::CsrAlg1.kernel_name();
+        let (o0, o1) = (orig.ms(OP), rel.ms(OP));
+        let (c0, c1) = (
+            best_cusparse(orig).map(|b| b.1),
+            best_cusparse(rel).map(|b| b.1),
+        );
+        let repaid = o0
+            .zip(o1)
+            .filter(|(a, b)| a > b)
+            .map_or("never".to_string(), |(a, b)| {
+                format!("{:.0}", (cost / (a - b)).ceil())
+            });
+        let _ = writeln!(
+            s,
+            "{:<22} {k:>4} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>8.1} {:>9}",
+            base,
+            ms(o0),
+            ms(o1),
+            x(o0, o1),
+            ms(c0),
+            ms(c1),
+            x(c0, c1),
+            ms(orig.ms(alg1)),
+            ms(rel.ms(alg1)),
+            x(orig.ms(alg1), rel.ms(alg1)),
+            cost,
+            repaid
+        );
+    }
+    s
+}
+
+/// The copy a traffic line is timed on: at most this many bytes moved (read + written), the
+/// time scaled to the model's bytes beyond.
+const TRAFFIC_COPY_MAX: u64 = 8 << 30;
+
+/// `--traffic`: the case's traffic model (`check::spmm_traffic`), a device copy of its DRAM bytes
+/// timed (added to `r` as the `copy` line, at the model's bytes), and a line saying what share of
+/// the copy's bandwidth the op and the best cuSPARSE algorithm reach at those bytes, how many
+/// sectors of B each nonzero asks L2 for, and the rate L2 serves them at under the op.
+fn traffic_of<T: Float>(
+    gpu: &Gpu,
+    a: &sprs::CsMat<T>,
+    k: usize,
+    plan: &Plan,
+    r: &mut MatrixResult,
+) -> String {
+    let name = r.name.split(" k=").next().unwrap_or(&r.name).to_string();
+    let started = Instant::now();
+    let t = loops::check::spmm_traffic::<T>(
+        &a.indptr().to_proper(),
+        a.indices(),
+        a.cols(),
+        k,
+        gpu.limits().l2_bytes,
+    );
+    let modelled = started.elapsed();
+    let dram = t.dram_bytes();
+    let moved = dram.min(TRAFFIC_COPY_MAX);
+    let copy = match bench::timing::measure_copy(gpu, plan, moved, 0.0) {
+        Ok((mut m, _)) => {
+            let scale = dram as f64 / moved as f64;
+            m.median_ms = m.median_ms.map(|ms| ms * scale);
+            m.per_launch_ms = m.per_launch_ms.map(|ms| ms * scale);
+            m
+        }
+        Err(e) => Measurement::failed(bench::COPY, Kind::Copy, chain(e.as_ref())),
+    };
+    let copy_ms = copy.median_ms;
+    r.kernels.push(copy);
+    r.traffic = Some(t);
+    let share = |ms: Option<f64>| match (copy_ms, ms) {
+        (Some(c), Some(ms)) => format!("{:.0}%", 100.0 * c / ms),
+        _ => "-".to_string(),
+    };
+    let op = r.ms(OP);
+    format!(
+        "{name:<22} {k:>4} traffic: DRAM {:.0} MB by the model (stream {:.0} MB, B {:.0} MB of \
+         {:.0} MB touched), {:.2} sectors of B per nonzero asked of L2; copy of it {} ms; share \
+         of the copy: op {}, best cuSPARSE {}; L2 served {} GB/s under the op (model {:.1?})",
+        dram as f64 / 1e6,
+        t.stream_bytes as f64 / 1e6,
+        t.x_dram_bytes as f64 / 1e6,
+        t.x_touched_bytes as f64 / 1e6,
+        t.sectors_per_nonzero(a.nnz()),
+        copy_ms.map_or("-".to_string(), |c| format!("{c:.4}")),
+        share(op),
+        share(best_cusparse(r).map(|b| b.1)),
+        op.map_or("-".to_string(), |ms| format!(
+            "{:.0}",
+            t.l2_bytes_served() as f64 / (ms * 1e6)
+        )),
+        modelled
+    )
 }
 
 /// How many variants [`plan_variants`] names.

@@ -92,7 +92,8 @@ struct Args {
     #[arg(long)]
     only: Option<String>,
     /// Also run each square matrix relabelled by decreasing in-degree (`io::host::relabel_by_degree`,
-    /// named `<matrix>@deg`), and print the relabelling's cost and the products that repay it.
+    /// named `<matrix>@deg`), relabelled on the GPU too (`ops::relabel`, checked equal), and print
+    /// both relabellings' costs and the products that repay them.
     #[arg(long)]
     relabel: bool,
 }
@@ -497,7 +498,7 @@ fn bench_matrix<T: Float>(
         a,
         x,
         reference,
-    } = upload_matrix::<T>(gpu, entry, args.seed, pb)?;
+    } = upload_matrix::<T>(gpu, entry, args.seed, pb, args.relabel)?;
 
     // The ceiling first: its time decides how the small matrices are timed.
     pb.set_message(format!("{name}: copy"));
@@ -534,6 +535,12 @@ fn bench_matrix<T: Float>(
     Ok(result)
 }
 
+thread_local! {
+    /// The last matrix built, kept for its relabelled copy (`--relabel`): `(name, CsMat<T>)`.
+    static KEPT: std::cell::RefCell<Option<Box<dyn std::any::Any>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// One matrix on the device with its CPU reference, and its result with no kernel yet.
 struct Uploaded<T: Float> {
     result: MatrixResult,
@@ -549,19 +556,50 @@ fn upload_matrix<T: Float>(
     entry: &Entry,
     seed: u64,
     pb: &ProgressBar,
+    relabel: bool,
 ) -> Result<Uploaded<T>, BoxError> {
     let name = entry.name.as_str();
     pb.set_message(format!("{name}: building {}", entry.spec));
     let t = Instant::now();
-    let mut a = entry.load::<T>(seed)?;
+    // Under --relabel a matrix is kept for its `@deg` copy, which comes next: built once.
+    let kept = KEPT.with(|k| k.borrow_mut().take());
+    let mut a = match kept.and_then(|k| k.downcast::<(String, sprs::CsMat<T>)>().ok()) {
+        Some(k) if format!("{}{RELABELLED}", k.0) == name => k.1,
+        _ => entry.load::<T>(seed)?,
+    };
+    if relabel && !name.ends_with(RELABELLED) {
+        let copy: Box<dyn std::any::Any> = Box::new((name.to_string(), a.clone()));
+        KEPT.with(|k| *k.borrow_mut() = Some(copy));
+    }
     let built = t.elapsed();
     let mut relabel_ms = None;
+    let mut relabel_device_ms = None;
     if name.ends_with(RELABELLED) {
-        pb.set_message(format!("{name}: relabelling"));
+        pb.set_message(format!("{name}: relabelling on the GPU"));
+        let original = gpu.upload_csr(&a)?;
+        let (on_device, _, device_ms) = bench::relabel::relabel_timed(gpu, &original)?;
+        drop(original);
+        relabel_device_ms = Some(device_ms);
+        pb.set_message(format!("{name}: relabelling on the host"));
         let t = Instant::now();
         let (b, _) = loops::io::host::relabel_by_degree(&a, loops::io::host::Degree::In)
             .ok_or_else(|| format!("{name}: only a square matrix can be relabelled"))?;
         relabel_ms = Some(t.elapsed().as_secs_f64() * 1e3);
+        if gpu.download_csr(&on_device)? != b {
+            return Err(format!(
+                "{name}: the GPU's relabelling (ops::relabel) differs from the host's"
+            )
+            .into());
+        }
+        drop(on_device);
+        pb.suspend(|| {
+            eprintln!(
+                "{name}: relabelled on the GPU in {device_ms:.1} ms (median of {}; equal to the \
+                 host's, {:.0} ms)",
+                bench::relabel::TIMED_CALLS,
+                relabel_ms.unwrap_or(0.0)
+            )
+        });
         a = b;
     }
     let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ 0x5eed);
@@ -578,6 +616,7 @@ fn upload_matrix<T: Float>(
     let mut result = MatrixResult::new::<T>(name, a.rows(), a.cols(), a.nnz());
     result.world = entry.world_tag();
     result.relabel_ms = relabel_ms;
+    result.relabel_device_ms = relabel_device_ms;
     let t = Instant::now();
     result.traffic = Some(check::spmv_traffic::<T>(
         &a.indptr().to_proper(),

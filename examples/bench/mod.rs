@@ -10,6 +10,7 @@ pub mod cusparse;
 pub mod dense_check;
 pub mod handwritten;
 pub mod plot;
+pub mod relabel;
 pub mod report;
 pub mod timing;
 pub mod world;
@@ -130,6 +131,8 @@ pub struct MatrixResult {
     pub traffic: Option<check::SpmvTraffic>,
     /// For a copy relabelled by degree (`<matrix>@deg`): the relabelling's host time in ms.
     pub relabel_ms: Option<f64>,
+    /// The same relabelling on the GPU (`loops::ops::relabel`, median wall time), in ms.
+    pub relabel_device_ms: Option<f64>,
 }
 
 impl MatrixResult {
@@ -145,6 +148,7 @@ impl MatrixResult {
             world: None,
             traffic: None,
             relabel_ms: None,
+            relabel_device_ms: None,
         }
     }
 

@@ -160,8 +160,9 @@ pub fn traffic_summary(results: &[MatrixResult]) -> String {
 }
 
 /// For each matrix run as is and relabelled by degree (`<name>@deg`, `bench_spmv --relabel`): the
-/// best schedule's and ALG1's time on both, the relabelling's host cost, and the products that
-/// repay it (where the relabelled best is faster).
+/// best schedule's and ALG1's time on both, the relabelling's host cost and its cost on the GPU
+/// (`loops::ops::relabel`), and the products that repay each (where the relabelled best is
+/// faster).
 pub fn relabel_summary(results: &[MatrixResult]) -> String {
     let pairs: Vec<(&MatrixResult, &MatrixResult, f64)> = results
         .iter()
@@ -176,10 +177,10 @@ pub fn relabel_summary(results: &[MatrixResult]) -> String {
         return String::new();
     }
     let mut s =
-        String::from("\nrelabelled by in-degree (io::host::relabel_by_degree, on the host):\n");
+        String::from("\nrelabelled by in-degree (io::host::relabel_by_degree on the host, ops::relabel on the GPU):\n");
     let _ = writeln!(
         s,
-        "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10}",
+        "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10} {:>10} {:>9} {:>10}",
         "matrix",
         "best as is",
         "best relabelled",
@@ -188,6 +189,8 @@ pub fn relabel_summary(results: &[MatrixResult]) -> String {
         "alg1 rel",
         "ratio",
         "cost ms",
+        "repaid by",
+        "GPU ms",
         "repaid by"
     );
     let mut ratios = Vec::new();
@@ -196,16 +199,19 @@ pub fn relabel_summary(results: &[MatrixResult]) -> String {
         let ratio = b0.zip(b1).map(|(a, b)| a.1 / b.1);
         ratios.extend(ratio);
         let alg = orig.alg1_ms().zip(rel.alg1_ms()).map(|(a, b)| a / b);
-        let repaid = b0
-            .zip(b1)
-            .filter(|(a, b)| a.1 > b.1)
-            .map(|(a, b)| format!("{:.0}", (cost / (a.1 - b.1)).ceil()));
+        let repaid = |cost: f64| {
+            b0.zip(b1)
+                .filter(|(a, b)| a.1 > b.1)
+                .map_or("never".to_string(), |(a, b)| {
+                    format!("{:.0}", (cost / (a.1 - b.1)).ceil())
+                })
+        };
         let best =
             |b: Option<(&str, f64)>| b.map_or("-".to_string(), |b| format!("{} {:.4}", b.0, b.1));
         let x = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}x"));
         let _ = writeln!(
             s,
-            "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10.0} {:>10}",
+            "{:<28} {:>22} {:>22} {:>8} {:>9} {:>9} {:>8} {:>10.0} {:>10} {:>9} {:>10}",
             orig.name.chars().take(28).collect::<String>(),
             best(b0),
             best(b1),
@@ -214,7 +220,10 @@ pub fn relabel_summary(results: &[MatrixResult]) -> String {
             ms_text(rel.alg1_ms()),
             x(alg),
             cost,
-            repaid.unwrap_or_else(|| "never".to_string()),
+            repaid(cost),
+            rel.relabel_device_ms
+                .map_or("-".to_string(), |c| format!("{c:.1}")),
+            rel.relabel_device_ms.map_or("-".to_string(), repaid),
         );
     }
     let _ = writeln!(

@@ -4,7 +4,7 @@
 use std::fmt;
 
 mod traffic;
-pub use traffic::{spmv_traffic, SpmvTraffic, SECTOR_BYTES};
+pub use traffic::{spmm_traffic, spmv_traffic, SpmvTraffic, SECTOR_BYTES};
 
 use crate::host::{expected_error_bound, spmv_reference};
 use crate::Float;

@@ -8,12 +8,15 @@
 //! language does not yet express (`spmm` and `sddmm`: the dense dimension spread over a group's
 //! lanes with wide loads; `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's
 //! `ops` room, re-exported here: [`spmm`], [`sddmm`], [`sort`], [`transpose`](mod@transpose).
-//! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language.
+//! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language;
+//! [`relabel`] a matrix's relabelling by in-degree on the GPU (language passes, the runtime's
+//! transpose as its sort).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
 pub mod frontier;
 mod reduce;
+pub mod relabel;
 mod segreduce;
 mod spmv;
 
@@ -29,6 +32,7 @@ pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static st
         .iter()
         .chain(reduce::SOURCES)
         .chain(frontier::SOURCES)
+        .chain(relabel::SOURCES)
         .copied()
         .collect()
 }

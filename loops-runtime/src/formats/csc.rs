@@ -152,6 +152,22 @@ impl<T> DeviceCsc<T> {
     }
 }
 
+impl<T> DeviceCsc<T> {
+    /// The same arrays read as the CSR matrix of the transpose (`cols x rows`: a CSC matrix is
+    /// the CSR of its transpose), with no copy: what [`crate::ops::transpose`] returns for `A` is
+    /// then the CSR of `Aᵀ`, rows sorted by column.
+    pub fn into_csr_of_transpose(self) -> super::DeviceCsr<T> {
+        super::DeviceCsr {
+            core: self.core,
+            cols: self.rows,
+            offsets: self.col_offsets,
+            wide_offsets: None,
+            indices: self.row_indices,
+            values: self.values,
+        }
+    }
+}
+
 impl<T: Float> TileSet for DeviceCsc<T> {
     fn core(&self) -> &TileCore {
         &self.core

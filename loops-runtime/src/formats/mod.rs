@@ -44,6 +44,7 @@ mod csr;
 /// [`crate::host`], below the errors, here at its old path.
 pub use crate::host;
 mod offsets;
+mod rebuild;
 pub mod wide;
 
 pub use coo::{Coo32, CooSource, DeviceCoo};

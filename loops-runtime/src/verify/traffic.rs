@@ -72,23 +72,71 @@ pub fn spmv_traffic<T: Float>(
     l2_bytes: u64,
 ) -> SpmvTraffic {
     let t = std::mem::size_of::<T>() as u64;
+    gather_traffic(row_offsets, col_indices, cols, t, t, l2_bytes)
+}
+
+/// [`spmv_traffic`] for an SpMM `C = A B` with `B` and `C` row-major of `k` columns: each nonzero
+/// gathers a row of `B` (`k` elements) instead of one entry of `x`, and the stream writes `C`'s
+/// rows. The counts keep [`SpmvTraffic`]'s names (`x` is `B`). A row of `B` of 32 bytes or more
+/// is modelled as whole sectors (the row's, `ceil(k · size / 32)`, rows aligned to them, as the op
+/// reads them) cached in L2 as one unit; narrower rows share sectors as `x`'s entries do.
+pub fn spmm_traffic<T: Float>(
+    row_offsets: &[usize],
+    col_indices: &[usize],
+    cols: usize,
+    k: usize,
+    l2_bytes: u64,
+) -> SpmvTraffic {
+    let t = std::mem::size_of::<T>() as u64;
+    gather_traffic(row_offsets, col_indices, cols, k as u64 * t, t, l2_bytes)
+}
+
+/// The counts of [`spmv_traffic`] for entries of `x` (or rows of `B`) of `entry` bytes and
+/// matrix values of `value` bytes; the output's rows are `entry` bytes too.
+fn gather_traffic(
+    row_offsets: &[usize],
+    col_indices: &[usize],
+    cols: usize,
+    entry: u64,
+    value: u64,
+    l2_bytes: u64,
+) -> SpmvTraffic {
+    let entry = entry.max(1);
     let rows = row_offsets.len().saturating_sub(1);
     let nnz = col_indices.len() as u64;
     let index = std::mem::size_of::<u32>() as u64;
-    let stream_bytes = (rows as u64 + 1) * index + nnz * (index + t) + rows as u64 * t;
+    let stream_bytes = (rows as u64 + 1) * index + nnz * (index + value) + rows as u64 * entry;
 
-    let sectors = ((cols as u64 * t).div_ceil(SECTOR_BYTES)).max(1) as usize;
-    // The row that last requested each sector (u32::MAX: none yet), so a sector counts once a row.
-    let mut last_row = vec![u32::MAX; sectors];
+    // The unit the model tracks: a sector, or a whole row of B when one spans sectors.
+    let unit_sectors = if entry > SECTOR_BYTES {
+        entry.div_ceil(SECTOR_BYTES)
+    } else {
+        1
+    };
+    let unit_bytes = unit_sectors * SECTOR_BYTES;
+    let unit_of = |c: u64| {
+        if unit_sectors > 1 {
+            c
+        } else {
+            (c * entry) / SECTOR_BYTES
+        }
+    };
+    let units = if unit_sectors > 1 {
+        (cols as u64).max(1)
+    } else {
+        ((cols as u64 * entry).div_ceil(SECTOR_BYTES)).max(1)
+    } as usize;
+    // The row that last requested each unit (u32::MAX: none yet), so a unit counts once a row.
+    let mut last_row = vec![u32::MAX; units];
     let mut touched = 0u64;
     let mut requests = 0u64;
-    let mut l2 = Lru::new(l2_bytes);
+    let mut l2 = Lru::new(l2_bytes / unit_sectors);
     let mut misses = 0u64;
     for row in 0..rows {
         let (begin, end) = (row_offsets[row], row_offsets[row + 1]);
         let begin = begin.min(col_indices.len());
         for &c in &col_indices[begin..end.clamp(begin, col_indices.len())] {
-            let s = ((c as u64 * t) / SECTOR_BYTES).min(sectors as u64 - 1) as usize;
+            let s = unit_of(c as u64).min(units as u64 - 1) as usize;
             if last_row[s] == row as u32 {
                 continue;
             }
@@ -104,9 +152,9 @@ pub fn spmv_traffic<T: Float>(
     }
     SpmvTraffic {
         stream_bytes,
-        gathered_bytes: requests * SECTOR_BYTES,
-        x_touched_bytes: touched * SECTOR_BYTES,
-        x_dram_bytes: misses * SECTOR_BYTES,
+        gathered_bytes: requests * unit_bytes,
+        x_touched_bytes: touched * unit_bytes,
+        x_dram_bytes: misses * unit_bytes,
         l2_bytes,
     }
 }
@@ -240,5 +288,23 @@ mod tests {
         assert_eq!(t.gathered_bytes, 32, "offsets past the indices are clipped");
         let t = spmv_traffic::<f32>(&[2, 1], &[0, 1], 8, MB);
         assert_eq!(t.gathered_bytes, 0, "decreasing offsets are an empty row");
+    }
+    #[test]
+    fn spmm_rows_of_b_are_whole_sectors() {
+        // k = 32 in f32: each nonzero gathers a 128-byte row of B (4 sectors).
+        let (o, c) = csr(100, 10, |r, j| (r * 10 + j) % 50);
+        let t = spmm_traffic::<f32>(&o, &c, 50, 32, 4 * MB);
+        assert_eq!(t.gathered_bytes, 1000 * 128);
+        assert_eq!(t.x_touched_bytes, 50 * 128, "B's 50 rows");
+        assert_eq!(t.x_dram_bytes, 50 * 128, "B fits in L2");
+        assert_eq!(t.stream_bytes, 101 * 4 + 1000 * 8 + 100 * 128);
+        // k = 1 is the SpMV model.
+        assert_eq!(
+            spmm_traffic::<f64>(&o, &c, 50, 1, MB),
+            spmv_traffic::<f64>(&o, &c, 50, MB)
+        );
+        // B larger than L2 (no L2 at all): every request from DRAM.
+        let t = spmm_traffic::<f32>(&o, &c, 50, 32, 0);
+        assert_eq!(t.x_dram_bytes, t.gathered_bytes);
     }
 }
