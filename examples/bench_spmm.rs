@@ -2,7 +2,8 @@
 //! variants of its plan: `plan_variants`), every
 //! schedule of the language's `spmm` kernel (`examples/kernels/spmm.rs`, the paper's Listing 4) and
 //! cuSPARSE (`cusparseSpMM`, CSR ALG1/ALG2/ALG3, row-major B and C; the fastest of the three per
-//! case is the baseline), for each k and matrix; `--op sddmm`: the `sddmm` op against
+//! case is the baseline), for each k and matrix; `--op sddmm`: the `sddmm` op (hand-written CUDA)
+//! and the language's SDDMM (`loops::ops::sddmm_lang`, `lang_<schedule>` lines) against
 //! `cusparseSDDMM`. Every result is checked against an f64 CPU reference before it is timed
 //! (outputs poisoned first; the reference covers a sample of rows: the first and last 64, the
 //! longest, and an even stride, about `--check-rows` in all).
@@ -58,6 +59,13 @@ const OP_ROWS: &str = "op_rows";
 /// The prefix of the `lanes` SpMM's lines (`lanes_warp`).
 const LANES: &str = "lanes_";
 const OP_SPLIT: &str = "op_split";
+/// The hand-written SDDMM called directly (`loops::ops::sddmm::sddmm`, the op's kernel: the same
+/// run's noise against the `op` line), under `--op sddmm`.
+const SDDMM_CUDA: &str = "sddmm_cuda";
+/// The prefix of the language SDDMM's lines (`lang_warp`), under `--op sddmm`.
+const SDDMM_LANG: &str = "lang_";
+/// The schedules of the language SDDMM timed under `--op sddmm`.
+const SDDMM_LANGUAGE: &[&str] = &["warp", "group8", "group16", "lrb", "auto"];
 
 #[derive(Parser)]
 #[command(about = "SpMM (and SDDMM): the loops op and schedules against cuSPARSE")]
@@ -345,7 +353,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
 
     // The reference, the op, then cuSPARSE's one or three, the schedules and the mappings.
     let steps_per_k = 2 + if sddmm {
-        1
+        2 + SDDMM_LANGUAGE.len()
     } else {
         4 + schedules.len()
             + lanes.len()
@@ -713,7 +721,10 @@ fn kernel_list(
     lanes: &[&str],
 ) -> Vec<String> {
     if sddmm {
-        return vec![OP.into(), SDDMM_KERNEL.into()];
+        let mut k = vec![OP.to_string(), SDDMM_CUDA.to_string()];
+        k.extend(SDDMM_LANGUAGE.iter().map(|s| format!("{SDDMM_LANG}{s}")));
+        k.push(SDDMM_KERNEL.into());
+        return k;
     }
     let mut k = vec![OP.to_string(), OP_FIRST_CALL.to_string()];
     if !quick {
@@ -1275,6 +1286,47 @@ impl<T: Float> Case<'_, T> {
             &mut || Ok(gpu.download(&out.borrow())?),
         );
         result.kernels.push(m);
+        // The language's SDDMM (`loops::ops::sddmm`, a `lanes` loop in the atom loop) under the
+        // schedules that spread `k` over lanes, and the hand-written CUDA it is measured against.
+        let cuda = self.measure(
+            SDDMM_CUDA,
+            Kind::Schedule,
+            &reference,
+            &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
+            &mut || {
+                Ok(loops::ops::sddmm::sddmm(
+                    gpu,
+                    self.da,
+                    &dx,
+                    &dy,
+                    k,
+                    &mut out.borrow_mut(),
+                )?)
+            },
+            &mut || Ok(gpu.download(&out.borrow())?),
+        );
+        result.kernels.push(cuda);
+        for &s in SDDMM_LANGUAGE {
+            let m = self.measure(
+                &format!("{SDDMM_LANG}{s}"),
+                Kind::Schedule,
+                &reference,
+                &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
+                &mut || {
+                    Ok(loops::ops::sddmm_lang::dot::launch(
+                        s,
+                        gpu,
+                        self.da,
+                        &dx,
+                        &dy,
+                        k,
+                        &mut out.borrow_mut(),
+                    )?)
+                },
+                &mut || Ok(gpu.download(&out.borrow())?),
+            );
+            result.kernels.push(m);
+        }
         drop(out);
         let Some(cs) = cusparse else {
             self.pb.inc(1);

@@ -22,6 +22,9 @@ use loops::prelude::*;
 use loops::tune::TuneCache;
 
 const KS: [usize; 12] = [1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 128];
+/// The ks at which the language SDDMM runs under every schedule: one value per lane (3, 33), four
+/// (4, 32), eight (64 at a warp) and sixteen (128 at a warp).
+const SDDMM_LANGUAGE_KS: [usize; 6] = [1, 3, 4, 32, 33, 128];
 
 /// Every matrix: generated (with the real ones' seed) then real.
 fn matrices<T: Float>(seed: u64) -> Vec<(String, sprs::CsMat<T>)> {
@@ -130,21 +133,41 @@ fn sddmm_all<T: Float>() {
             let dx = gpu.upload(&x).expect("upload x");
             let dy = gpu.upload(&y).expect("upload y");
             let mut out = gpu.zeros::<T>(a.nnz()).expect("out");
+            let mut line = Vec::new();
+            let mut record = |what: &str, r: Result<(), String>| match r {
+                Ok(()) => line.push("ok"),
+                Err(e) => {
+                    line.push("FAIL");
+                    failures.push(format!("{name} k={k} {} {what}: {e}", T::RUST_NAME));
+                }
+            };
             let r = checked(&gpu, &mut out, &reference, "sddmm", |g, o| {
                 da.sddmm(g, &dx, &dy, k, o)
             });
+            record("op", r);
+            let r = checked(&gpu, &mut out, &reference, "sddmm_cuda", |g, o| {
+                loops::ops::sddmm::sddmm(g, &da, &dx, &dy, k, o)
+            });
+            record("cuda", r);
+            // The language's kernel under every schedule it is stamped with (the ks that take
+            // each of its paths: one value per lane, 4, 8 and 16, more than a warp's lanes).
+            if SDDMM_LANGUAGE_KS.contains(&k) {
+                for s in loops::ops::sddmm_lang::dot::SCHEDULES {
+                    let r = checked(&gpu, &mut out, &reference, s, |g, o| {
+                        loops::ops::sddmm_lang::dot::launch(s, g, &da, &dx, &dy, k, o)
+                    });
+                    record(s, r);
+                }
+            }
             cases += 1;
             println!(
-                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: {}",
+                "{name:<36} {:>8} x {:<8} nnz {:>9} k {k:>3} {}: op/cuda/schedules {}",
                 a.rows(),
                 a.cols(),
                 a.nnz(),
                 T::RUST_NAME,
-                if r.is_ok() { "ok" } else { "FAIL" }
+                line.join("/")
             );
-            if let Err(e) = r {
-                failures.push(format!("{name} k={k} {}: {e}", T::RUST_NAME));
-            }
         }
     }
     assert!(

@@ -28,3 +28,14 @@ fn sage_mean_under_warp_and_thread() {
         insta::assert_snapshot!(format!("sage_mean__{schedule}"), src);
     }
 }
+
+/// A `lanes` loop inside an atom loop (`loops::ops::sddmm_lang`): a serial loop per atom under
+/// `thread`, the split of a group's lanes between atoms and values with the xor butterfly under
+/// `group4` and `warp`, the same capped at a warp's lanes under `block`.
+#[test]
+fn sddmm_lanes_reduction_under_each_lowering() {
+    for schedule in ["thread", "group4", "warp", "block"] {
+        let src = source(loops::ops::sddmm_lang::dot::SOURCES, schedule);
+        insta::assert_snapshot!(format!("sddmm_lanes_reduce__{schedule}"), src);
+    }
+}

@@ -148,12 +148,17 @@ fn selections_and_several_accumulators_reduce_per_value() {
 
 #[test]
 fn misuse_is_refused_with_what_to_write() {
+    // Inside an atom loop (a sum per atom, `schedule::lanes_reduce`) it must stand in the atom
+    // loop's own body under a group.
     let e = err(
         WARP,
         SPMM,
-        "for nz in a.atoms(row) { for j in lanes(0..k) { c[j] = a.values[nz]; } }",
+        "for nz in a.atoms(row) { let mut d = 0.0; if nz > 0 { for j in lanes(0..k) { d += b[j]; } } c[row] = d; }",
     );
-    assert!(e.contains("cannot be inside an atom loop"), "{e}");
+    assert!(
+        e.contains("under `warp` a `lanes` loop inside an atom loop must stand in the atom loop's own body"),
+        "{e}"
+    );
     let e = err(
         WARP,
         SPMM,
@@ -323,4 +328,23 @@ fn the_fused_path_is_left_out_where_it_would_change_the_result() {
     assert!(src.contains("loops_c1_sum"), "{src}");
     assert!(!src.contains("loops_load4"), "{src}");
     assert!(src.contains("b[(loops_c3_c0 + loops_c3_j)]"), "{src}");
+}
+
+/// A `lanes` loop inside an atom loop sums over its values per atom: under a group the xor
+/// butterfly over the value lanes, under `thread` a serial loop (`schedule::lanes_reduce`).
+#[test]
+fn a_lanes_loop_inside_an_atom_loop_is_a_sum_per_atom() {
+    let body = "for nz in a.atoms(row) { let cl = a.col_indices[nz] as usize; let mut d = 0.0; \
+                for j in lanes(0..k) { d += b[row * k + j] * b[cl * k + j]; } c[nz] = d; }";
+    for attr in [WARP, GROUP4, GROUP64, BLOCK] {
+        let src = code(attr, SPMM, body);
+        assert!(src.contains("__shfl_xor_sync"), "{attr}: {src}");
+        assert!(src.contains("loops_load4"), "{attr}: {src}");
+        assert!(
+            src.contains("if (loops_rat && loops_rl == 0u) c["),
+            "{attr}: {src}"
+        );
+    }
+    let src = code(THREAD, SPMM, body);
+    assert!(!src.contains("__shfl_xor_sync"), "{src}");
 }

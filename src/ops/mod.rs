@@ -5,9 +5,11 @@
 //! loops language, written once in this module's files like a user's: `spmv` and `spmv_transpose`
 //! with `#[load_balanced(schedule = "auto")]`, the row reductions with
 //! [`transform_segreduce!`](crate::transform_segreduce). The ones whose speed needs code the
-//! language does not yet express (`spmm` and `sddmm`: the dense dimension spread over a group's
-//! lanes with wide loads; `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's
-//! `ops` room, re-exported here: [`spmm`], [`sddmm`], [`sort`], [`transpose`](mod@transpose).
+//! language does not yet express (`spmm`: its plans of lanes over `k` and pieces of long rows;
+//! `segmented_sort`, `transpose`) are hand-written CUDA in the runtime's `ops` room, re-exported
+//! here: [`spmm`], [`sddmm`], [`sort`], [`transpose`](mod@transpose). [`sddmm_lang`] is SDDMM in
+//! the language (a `lanes` loop summed inside the atom loop), faster than the hand-written
+//! [`sddmm`] on matrices of short rows but not yet on long ones, so the op keeps the latter.
 //! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language;
 //! [`relabel`] a matrix's relabelling by in-degree on the GPU (language passes, the runtime's
 //! transpose as its sort).
@@ -17,6 +19,7 @@ use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 pub mod frontier;
 mod reduce;
 pub mod relabel;
+pub mod sddmm_lang;
 mod segreduce;
 mod spmv;
 
@@ -33,6 +36,7 @@ pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static st
         .chain(reduce::SOURCES)
         .chain(frontier::SOURCES)
         .chain(relabel::SOURCES)
+        .chain(sddmm_lang::SOURCES)
         .copied()
         .collect()
 }

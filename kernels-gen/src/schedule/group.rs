@@ -254,6 +254,8 @@ mod lowering {
             check_tile_scope(&kernel.body.body, kernel.config.name())?;
             // An atom loop in a `lanes` loop is reached by every lane of its value.
             crate::schedule::lanes::check_group(kernel)?;
+            // A `lanes` loop in an atom loop: its atom lanes all reach its sum.
+            crate::schedule::lanes_reduce::check_group(kernel)?;
             // Each atom loop's accumulators are reduced across the group: the same analysis as
             // the emission's, so that `auto` and `lrb` leave out a group they cannot lower.
             let name = kernel.config.name();
@@ -307,6 +309,9 @@ mod lowering {
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
             if let Some(split) = cx.lanes.clone() {
                 return crate::schedule::lanes::group_atom_loop(self, cx, atoms, &split);
+            }
+            if crate::schedule::lanes_reduce::atom_loop_holds_lanes(atoms.body) {
+                return crate::schedule::lanes_reduce::group_atom_loop_with_lanes(self, cx, atoms);
             }
             let g = self.group_size;
             let name = cx.kernel.config.name();

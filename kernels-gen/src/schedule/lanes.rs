@@ -42,6 +42,8 @@
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
+//! - A `lanes` loop *inside* an atom loop (a sum over its values per atom, SDDMM's dot product)
+//!   is [`super::lanes_reduce`]'s.
 //! - `hierarchical`: refused around an atom loop (it keeps one atom loop's state between passes),
 //!   with an error naming `lanes` and the schedules that take it ([`refuse_around_atoms`]).
 
@@ -216,6 +218,9 @@ pub fn model_reduce(group_size: u32, width: u32, partials: &[u64]) -> Vec<u64> {
 
 #[cfg(feature = "frontend")]
 pub use lowering::{check_group, group_atom_loop, group_lanes_loop, refuse_around_atoms};
+
+#[cfg(feature = "frontend")]
+pub(crate) use lowering::{copy_name, Fusion};
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -441,7 +446,7 @@ mod lowering {
     }
 
     /// The name of variable `name` in copy `c` of a fused lanes body.
-    fn copy_name(name: &str, c: u32) -> String {
+    pub(crate) fn copy_name(name: &str, c: u32) -> String {
         format!("loops_c{c}_{name}")
     }
 
@@ -456,7 +461,7 @@ mod lowering {
     pub struct Fusion {
         /// Values per lane: a multiple of [`super::VECTOR`], one vector access per
         /// [`super::VECTOR`] of them.
-        v: u32,
+        pub(crate) v: u32,
         /// The lanes variable.
         var: String,
         /// The names the body declares (renamed per copy; the atom variables stay).
@@ -468,6 +473,13 @@ mod lowering {
     impl Fusion {
         /// The fusion of `body` (a lanes loop's over `var`), or `None` where it cannot be fused.
         pub fn of(body: &[Stmt], var: &str) -> Option<Fusion> {
+            Self::reducing(body, var, &[])
+        }
+
+        /// [`Fusion::of`] where the body may also update `reduced` (declared outside it): the
+        /// accumulators of a lanes reduction ([`crate::schedule::lanes_reduce`]), whose updates
+        /// commute, so the copies' order between statements does not matter.
+        pub(crate) fn reducing(body: &[Stmt], var: &str, reduced: &[String]) -> Option<Fusion> {
             let mut declared = Vec::new();
             let mut written = Vec::new();
             let mut ok = true;
@@ -510,7 +522,7 @@ mod lowering {
             let _ = visit_stmts(body, &mut |s| {
                 if let StmtKind::Assign { place, .. } = &s.kind {
                     if let ExprKind::Var(name) = &place.kind {
-                        ok &= declared.contains(name);
+                        ok &= declared.contains(name) || reduced.contains(name);
                     }
                 }
                 Ok(())
@@ -524,7 +536,7 @@ mod lowering {
         }
 
         /// Emits the copies of `body`.
-        fn emit(&self, cx: &mut Cx<'_>, body: &[Stmt]) -> DResult<()> {
+        pub(crate) fn emit(&self, cx: &mut Cx<'_>, body: &[Stmt]) -> DResult<()> {
             for s in body {
                 for fused in self.statement(cx, s) {
                     cx.stmt(&fused)?;

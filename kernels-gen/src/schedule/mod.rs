@@ -20,6 +20,7 @@ pub mod hierarchical;
 #[cfg(feature = "frontend")]
 mod kernel;
 pub mod lanes;
+pub mod lanes_reduce;
 pub mod lrb;
 pub mod mean_group;
 pub mod merge_path;

@@ -73,6 +73,23 @@ pub fn sddmm_plan(
     }
 }
 
+/// The checks of [`sddmm`] (shared with the language version, `loops::ops::sddmm`): `k`, 32-bit
+/// offsets, and the buffers' lengths.
+pub fn check_sddmm<T: Float>(
+    a: &DeviceCsr<T>,
+    x: &DeviceBuffer<T>,
+    y: &DeviceBuffer<T>,
+    k: usize,
+    out: &DeviceBuffer<T>,
+) -> Result<()> {
+    const OP: &str = "sddmm";
+    check_k(OP, k, a.rows(), a.cols())?;
+    narrow_offsets(OP, a)?;
+    check_buffer(OP, "x", x.len(), a.rows() * k, "rows x k, row-major")?;
+    check_buffer(OP, "y", y.len(), a.cols() * k, "cols x k, row-major")?;
+    check_buffer(OP, "out", out.len(), a.nnz(), "one per stored entry")
+}
+
 /// The sampled dense-dense product (see `loops::ops::CsrOps::sddmm`): `x` holds at least
 /// `rows · k` elements, `y` at least `cols · k`, `out` at least `nnz` (entries past them are left
 /// alone).
@@ -85,11 +102,8 @@ pub fn sddmm<T: Float>(
     out: &mut DeviceBuffer<T>,
 ) -> Result<()> {
     const OP: &str = "sddmm";
-    check_k(OP, k, a.rows(), a.cols())?;
+    check_sddmm(a, x, y, k, out)?;
     let offsets = narrow_offsets(OP, a)?;
-    check_buffer(OP, "x", x.len(), a.rows() * k, "rows x k, row-major")?;
-    check_buffer(OP, "y", y.len(), a.cols() * k, "cols x k, row-major")?;
-    check_buffer(OP, "out", out.len(), a.nnz(), "one per stored entry")?;
     if a.nnz() == 0 {
         return Ok(());
     }

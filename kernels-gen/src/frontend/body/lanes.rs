@@ -2,8 +2,9 @@
 //! independent, so that a schedule which runs a tile on a group of lanes may spread them over its
 //! lanes (`group`, `warp`, `block`, and the group variants of `mean_group`, `lrb` and `auto`);
 //! every other schedule runs it as the range loop it reads as. The rules the front end keeps for
-//! every schedule: it stands in the tile body (not in an atom loop, not in a helper), does not
-//! nest in another `lanes` loop, runs over a half-open range, and no `break` or `continue` leaves
+//! every schedule: it stands in the tile body (around atom loops, or inside one as a reduction over
+//! its values per atom: `crate::schedule::lanes_reduce`; not in a helper), does not nest in another
+//! `lanes` loop, runs over a half-open range, and no `break` or `continue` leaves
 //! it (its iterations may run at once).
 
 use syn::spanned::Spanned;
@@ -38,21 +39,15 @@ impl Lowerer<'_> {
                 "`lanes` takes a half-open range `start..end`: write `lanes(a..b + 1)`"
             );
         }
-        let Some((set, tile)) = self.tile.clone() else {
+        if self.tile.is_none() {
             bail!(
                 call.func.span(),
                 "a `lanes` loop spreads a tile's work over the lanes that run the tile: it must be inside the tile \
                  loop's body (`for row in a.tiles() {{ for j in lanes(0..k) {{ .. }} }}`), not in a helper"
             );
-        };
-        if let Some(atom) = &self.atom_var {
-            bail!(
-                call.func.span(),
-                "a `lanes` loop cannot be inside an atom loop (over `{atom}`): under `group` the lanes already split \
-                 the atoms there. Put the atom loop inside the lanes loop: \
-                 `for j in lanes(0..k) {{ for nz in {set}.atoms({tile}) {{ .. }} }}`"
-            );
         }
+        // Inside an atom loop it is a reduction over the values for each atom
+        // (`crate::schedule::lanes_reduce`); around atom loops, the values split the tile's lanes.
         let kind = self.range_for(f, var, range, true)?;
         let StmtKind::ForRange { body, .. } = &kind else {
             unreachable!("range_for makes a range loop")

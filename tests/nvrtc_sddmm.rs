@@ -1,0 +1,53 @@
+//! NVRTC compiles the SDDMM of `loops::ops::sddmm` (a `lanes` loop inside an atom loop: kernels-gen's
+//! `schedule::lanes_reduce`) under every schedule it is stamped with, plain and bounds-checked, to
+//! a cubin for sm_90, on a machine with no GPU (see `nvrtc_compile.rs`).
+
+#[path = "common/nvrtc.rs"]
+mod nvrtc;
+
+use loops::ops::sddmm_lang::dot;
+use nvrtc::{cubins, nvrtc_or_skip};
+
+#[test]
+fn sddmm_compiles_for_sm90_under_every_schedule() {
+    let Some(info) = nvrtc_or_skip() else {
+        return;
+    };
+    let jobs: Vec<(&str, &str)> = dot::SOURCES
+        .iter()
+        .chain(dot::CHECKED_SOURCES)
+        .map(|&(schedule, src)| (schedule, src))
+        .collect();
+    assert_eq!(jobs.len(), 2 * dot::SCHEDULES.len());
+    let images = cubins(&jobs);
+    let failures: Vec<String> = jobs
+        .iter()
+        .zip(images)
+        .filter_map(|((schedule, _), r)| r.err().map(|e| format!("{schedule}: {e}")))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "NVRTC {:?} failed:\n{}",
+        info.version,
+        failures.join("\n\n")
+    );
+}
+
+/// Under a group the dot product is the lanes reduction (a butterfly of xor shuffles over the
+/// value lanes, 16-byte loads on the fused paths); under `thread` a serial loop.
+#[test]
+fn sddmm_lowers_by_schedule() {
+    let source = |s: &str| {
+        dot::SOURCES
+            .iter()
+            .find(|(n, _)| *n == s)
+            .unwrap_or_else(|| panic!("no `{s}` stamp"))
+            .1
+    };
+    for group in ["warp", "group4", "block"] {
+        let src = source(group);
+        assert!(src.contains("__shfl_xor_sync"), "{group}");
+        assert!(src.contains("loops_load4"), "{group}");
+    }
+    assert!(!source("thread").contains("__shfl_xor_sync"));
+}
