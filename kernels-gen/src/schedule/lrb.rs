@@ -137,6 +137,21 @@ impl ScheduleUnit for Lrb {
                 schedule: launch.schedule,
                 block_size,
             };
+            // The longest tiles of a `lanes` loop around a reducing atom loop: pieces of a warp
+            // each ([`super::pieces`]), instead of the merge path's rounds of the whole grid.
+            if launch.name == "long" {
+                let pieces = ScheduleConfig {
+                    schedule: Schedule::Pieces {
+                        piece_atoms: super::pieces::PIECE_ATOMS,
+                    },
+                    block_size,
+                };
+                let mut kp = k.clone();
+                kp.config = pieces;
+                if super::pieces::takes(&kp) {
+                    k = kp;
+                }
+            }
             // A body the carry fix-up cannot take runs its longest tiles a block each; one the
             // groups cannot reduce (a non-associative update) runs every bin a thread per tile.
             for fallback in [
