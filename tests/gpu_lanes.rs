@@ -309,7 +309,10 @@ fn long_rows_all<T: Float>() {
                 &format!("spmm lanes k={k:<3} lrb twice, same bits"),
                 twice()
                     .map(|r| {
-                        let same = r[0].iter().zip(&r[1]).all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits());
+                        let same = r[0]
+                            .iter()
+                            .zip(&r[1])
+                            .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits());
                         (same, if same { "same".into() } else { "differ".into() })
                     })
                     .map_err(|e| e.to_string()),

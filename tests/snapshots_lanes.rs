@@ -16,7 +16,15 @@ fn source(sources: &[(&str, &'static str)], schedule: &str) -> &'static str {
 
 #[test]
 fn spmm_lanes_under_each_lowering() {
-    for schedule in ["thread", "merge_path", "group4", "warp", "group64", "block", "lrb"] {
+    for schedule in [
+        "thread",
+        "merge_path",
+        "group4",
+        "warp",
+        "group64",
+        "block",
+        "lrb",
+    ] {
         let src = source(kernels::spmm::lanes::SOURCES, schedule);
         insta::assert_snapshot!(format!("spmm_lanes__{schedule}"), src);
     }

@@ -42,6 +42,9 @@
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
+//! - `lrb`'s longest bin (more than 4096 atoms): pieces of a warp each, the lanes split as under
+//!   `warp` over the piece's atoms; the last piece of a tile combines the partials and runs the
+//!   statements after the atom loop once per value ([`super::pieces`]).
 //! - `hierarchical`: refused around an atom loop (it keeps one atom loop's state between passes),
 //!   with an error naming `lanes` and the schedules that take it ([`refuse_around_atoms`]).
 
@@ -296,7 +299,9 @@ mod lowering {
         cx: &mut Cx<'_>,
         range: RangeLoop<'_>,
     ) -> DResult<()> {
-        lanes_paths(g, cx, &range, &mut |cx, fusion| strides(g, cx, &range, fusion))
+        lanes_paths(g, cx, &range, &mut |cx, fusion| {
+            strides(g, cx, &range, fusion)
+        })
     }
 
     /// The paths of a lanes loop under a group, as [`group_lanes_loop`] chooses them at run time

@@ -26,9 +26,10 @@
 //! three steps), reads back the 33 bin offsets, and launches each mapping with non-empty bins on
 //! its range of the tile order, as a list of tile ids (the body is the same as under `tiles_in`,
 //! see `TileLoop::over_id_list`). Each mapping runs under an existing schedule
-//! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles the merge path
-//! over the list (its carry fix-up is the "last piece runs the epilogue" of [`Mapping::Split`]; a
-//! body the carry cannot take runs them under block instead).
+//! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles pieces of a
+//! warp each where the body is a `lanes` loop around a reducing atom loop ([`super::pieces`]), else
+//! the merge path over the list (its carry fix-up is the "last piece runs the epilogue" of
+//! [`Mapping::Split`]; a body the carry cannot take runs them under block instead).
 
 use super::carry::ModelRun;
 use super::{group, split};
@@ -73,13 +74,36 @@ impl ScheduleUnit for Lrb {
     fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
         let starts = run.bin()?;
         let small = starts[BINS] < SMALL_SET_TILES;
+        let launches = launches(config.block_size);
+        // A `lanes` body (its long bin in pieces: one more variant, a group per short tile over
+        // the values) of more than `LANES_SHORT_MIN_VALUES` values: its short bins under that
+        // group instead of a thread (or 2 or 4 lanes) walking the values one after another.
+        let lanes_short =
+            run.variants().len() > launches.len() && run.rounds() >= LANES_SHORT_MIN_VALUES;
         let mut planned = Vec::new();
-        for (variant, launch) in launches(config.block_size).into_iter().enumerate() {
-            let bins = match (small, launch.small_set_bins) {
+        if lanes_short {
+            let range = starts[0] as usize..starts[LANES_SHORT_MAX_BIN + 1] as usize;
+            if !range.is_empty() {
+                planned.push(super::Launch {
+                    variant: launches.len(),
+                    tiles: Tiles::Binned(range),
+                    pass: None,
+                    piece_atoms: None,
+                });
+            }
+        }
+        for (variant, launch) in launches.into_iter().enumerate() {
+            let mut bins = match (small, launch.small_set_bins) {
                 (false, _) => launch.bins,
                 (true, Some(bins)) => bins,
                 (true, None) => continue,
             };
+            if lanes_short {
+                if *bins.end() <= LANES_SHORT_MAX_BIN {
+                    continue;
+                }
+                bins = (*bins.start()).max(LANES_SHORT_MAX_BIN + 1)..=*bins.end();
+            }
             let range = starts[*bins.start()] as usize..starts[*bins.end() + 1] as usize;
             if !range.is_empty() {
                 planned.push(super::Launch {
@@ -167,7 +191,7 @@ impl ScheduleUnit for Lrb {
             }
             kernels.push(k);
         }
-        let describe = format!(
+        let mut describe = format!(
             "lrb: {}",
             kernels
                 .iter()
@@ -176,6 +200,36 @@ impl ScheduleUnit for Lrb {
                 .collect::<Vec<_>>()
                 .join("; ")
         );
+        // With its long bin in pieces (a `lanes` loop around the atom loop), a group of
+        // `LANES_SHORT_GROUP` per short tile, over the values: the plan takes it for bins
+        // `0..=LANES_SHORT_MAX_BIN` where the loop has `LANES_SHORT_MIN_VALUES` values or more.
+        let pieces = kernels
+            .last()
+            .is_some_and(|k| matches!(k.config.schedule, Schedule::Pieces { .. }));
+        if pieces {
+            let mut k = kernel.clone();
+            k.name = format!("{}_lrb_lanes", kernel.name);
+            k.body = kernel.body.over_id_list(BIN_LIST);
+            k.params.push(Param {
+                name: BIN_LIST.to_string(),
+                kind: ParamKind::Slice {
+                    elem: Ty::U32,
+                    mutable: false,
+                },
+                span: kernel.body.span,
+            });
+            k.config = ScheduleConfig {
+                schedule: Schedule::Group {
+                    group_size: LANES_SHORT_GROUP,
+                },
+                block_size,
+            };
+            describe.push_str(&format!(
+                "; with {LANES_SHORT_MIN_VALUES} values or more, bins 0..={LANES_SHORT_MAX_BIN} as {}",
+                k.config.describe()
+            ));
+            kernels.push(k);
+        }
         Some(super::Variants {
             kernels,
             describe,
@@ -183,6 +237,19 @@ impl ScheduleUnit for Lrb {
         })
     }
 }
+
+/// A kernel whose long bin runs in pieces ([`super::pieces`]: a `lanes` loop around a reducing
+/// atom loop) has its short tiles, bins `0..=LANES_SHORT_MAX_BIN` (up to 32 atoms), run by a
+/// group of `LANES_SHORT_GROUP` lanes each where the loop has at least `LANES_SHORT_MIN_VALUES`
+/// values: the group's lanes split between the values (vector loads of `B`, coalesced) and the
+/// atoms, as under `group16`, instead of a thread walking the values one after another and
+/// reading a sector of `B` per value (on `arrow_500K`, 500K rows of 2 at k = 128, that was most
+/// of the time). Below it, a thread's values share a sector of `B`.
+pub const LANES_SHORT_MAX_BIN: usize = 5;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_GROUP: u32 = 16;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_MIN_VALUES: u64 = 16;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
 pub const BINS: usize = 32;
@@ -310,7 +377,7 @@ pub const SMALL_SET_TILES: u32 = 1 << 16;
 /// | 5 | 17-32 | a group of 4 | Warp |
 /// | 6..=8 | 33-256 | a warp | Warp |
 /// | 9..=12 | 257-4096 | a block | Block |
-/// | 13.. | > 4096 | the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (the model's Split); where the body cannot take the carry, a block per tile |
+/// | 13.. | > 4096 | where the tile body is a `lanes` loop around a reducing atom loop ([`super::pieces::check`]): pieces of [`super::pieces::PIECE_ATOMS`] atoms, a warp each, the last piece of a tile combining the partials and running the epilogue ([`super::pieces`]); else the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (both the model's Split); where the body cannot take the carry, a block per tile |
 pub fn launches(block_size: u32) -> Vec<Launch> {
     let launch = |name, bins, small_set_bins, schedule| Launch {
         name,

@@ -275,7 +275,8 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
     use crate::ir::StmtKind;
     use crate::schedule::Lowering;
     let name = kernel.config.name();
-    let what = "its longest tiles (more than 4096 atoms) are cut into pieces, one warp each, whose \
+    let what =
+        "its longest tiles (more than 4096 atoms) are cut into pieces, one warp each, whose \
                 partials the last piece to finish combines";
     let body = carry_body(kernel, kernel.body.user_body(), name)?;
     if let Some((first, _)) = body.earlier.first() {
@@ -305,7 +306,10 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
             );
         }
     }
-    let StmtKind::ForAtoms { var, body: atoms, .. } = &body.atoms.kind else {
+    let StmtKind::ForAtoms {
+        var, body: atoms, ..
+    } = &body.atoms.kind
+    else {
         unreachable!("carry_body returns an atom loop")
     };
     visit_stmts(atoms, &mut |s| match &s.kind {
@@ -390,7 +394,9 @@ mod lowering {
             let fields = self.fields.get();
             cx.open("");
             cx.line("const long long loops_tp = (long long)loops_pieces[loops_pp + 1] - (long long)loops_pieces[loops_pp];");
-            cx.line(format!("const long long loops_nc = (loops_tp + {CHUNK}ll - 1ll) / {CHUNK}ll;"));
+            cx.line(format!(
+                "const long long loops_nc = (loops_tp + {CHUNK}ll - 1ll) / {CHUNK}ll;"
+            ));
             cx.line(format!(
                 "const long long loops_cf = (long long)loops_pieces[loops_pp] + loops_pk / {CHUNK}ll * {CHUNK}ll;"
             ));
@@ -456,7 +462,9 @@ mod lowering {
         cx.line("__syncwarp();");
         cx.open("if (loops_lane == 0u)");
         cx.line(format!("unsigned long long* const loops_tk = {at};"));
-        cx.line("unsigned long long loops_old = *(volatile unsigned long long*)loops_tk, loops_was;");
+        cx.line(
+            "unsigned long long loops_old = *(volatile unsigned long long*)loops_tk, loops_was;",
+        );
         cx.line("unsigned int loops_n;");
         cx.open("for (;;)");
         cx.line("loops_was = loops_old;");
@@ -464,7 +472,9 @@ mod lowering {
         cx.line("loops_old = atomicCAS(loops_tk, loops_was, ((unsigned long long)loops_stamp << 32) | loops_n);");
         cx.line("if (loops_old == loops_was) break;");
         cx.close();
-        cx.line(format!("loops_last = (long long)loops_n == (long long)({count}) ? 1u : 0u;"));
+        cx.line(format!(
+            "loops_last = (long long)loops_n == (long long)({count}) ? 1u : 0u;"
+        ));
         cx.close();
         cx.line("loops_last = __shfl_sync(0xffffffffu, loops_last, 0);");
     }
@@ -493,11 +503,15 @@ mod lowering {
             cx.line("loops_ticket = loops_t;");
             cx.close();
             cx.line("__syncthreads();");
-            cx.line("const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);");
+            cx.line(
+                "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
+            );
             cx.line(format!(
                 "const long long loops_pv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {GROUP};"
             ));
-            cx.line(format!("const long long loops_np = loops_pieces[{set}_rows];"));
+            cx.line(format!(
+                "const long long loops_np = loops_pieces[{set}_rows];"
+            ));
             cx.open("if (loops_pv < loops_np)");
             // The piece's list position: the last whose first piece is at or before it.
             cx.line(format!("int loops_lo = 0, loops_hi = (int){set}_rows;"));
@@ -587,7 +601,11 @@ mod lowering {
                     let chunk = self.phase.get() == Phase::Chunk;
                     // Atom lane 0 of the tile's combination carries the value from before the
                     // loop; a chunk's starts from the identity.
-                    let not_first = if chunk { "true".to_string() } else { format!("{al} != 0u") };
+                    let not_first = if chunk {
+                        "true".to_string()
+                    } else {
+                        format!("{al} != 0u")
+                    };
                     start_from_identity(cx, accs, sels, &not_first);
                     // The slots combined: the chunk's pieces, or the heads of the tile's chunks
                     // (its pieces where it has one chunk), in order, strided over the atom lanes.
@@ -768,8 +786,8 @@ mod tests {
                 "fn spmm<T: Float>(a: Csr<T>, b: &[T], bias: &[T], c: &mut [T], k: usize) {{ {SAGE} }}"
             ))
             .unwrap();
-            let src = crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmm.rs")
-                .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmm.rs").unwrap();
             assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
             assert!(src.contains("spmm_lrb_long__f32(") && src.contains("loops_pieces"));
             // A body the pieces cannot take: the merge path, as before.
@@ -779,8 +797,8 @@ mod tests {
                  y[row] = sum; } }",
             )
             .unwrap();
-            let src = crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmv.rs")
-                .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmv.rs").unwrap();
             assert!(src.contains("bins 13..=31 as merge_path"), "{src}");
         }
 
@@ -791,12 +809,18 @@ mod tests {
                  for nz in a.atoms(row) { if a.values[nz] > 1.0 { break; } sum += a.values[nz]; } \
                  c[row * k + j] = sum; } }",
             );
-            assert!(e.contains("under `lrb`") && e.contains("no atom can stop the loop"), "{e}");
+            assert!(
+                e.contains("under `lrb`") && e.contains("no atom can stop the loop"),
+                "{e}"
+            );
             let e = error(
                 "for row in a.tiles() { let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz]; } \
                  c[row] = sum; }",
             );
-            assert!(e.contains("`lanes` loop") && e.contains("for j in lanes(0..n)"), "{e}");
+            assert!(
+                e.contains("`lanes` loop") && e.contains("for j in lanes(0..n)"),
+                "{e}"
+            );
             let e = error(
                 "for row in a.tiles() { for j in 0..k { let mut sum = 0.0; \
                  for nz in a.atoms(row) { sum += a.values[nz]; } c[row * k + j] = sum; } }",
