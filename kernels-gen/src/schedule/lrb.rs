@@ -710,6 +710,104 @@ mod tests {
         }
     }
 
+    /// A launcher that records the plan's launches over given bin starts.
+    struct Recorder {
+        variants: Vec<super::super::Variant>,
+        rounds: u64,
+        starts: [u32; BINS + 1],
+        launched: Vec<(usize, Range<usize>)>,
+    }
+
+    impl super::super::Launcher for Recorder {
+        fn variants(&self) -> &[super::super::Variant] {
+            &self.variants
+        }
+        fn stats(&self) -> super::super::auto::TileStats {
+            Default::default()
+        }
+        fn call_stats(&mut self) -> Result<super::super::auto::TileStats, Stop> {
+            Ok(Default::default())
+        }
+        fn is_wide(&self) -> bool {
+            false
+        }
+        fn limits(&self) -> DeviceLimits {
+            DeviceLimits {
+                sm_count: 132,
+                max_threads_per_sm: 2048,
+                l2_bytes: 50 << 20,
+            }
+        }
+        fn tile_set_mdt(&self) -> u64 {
+            1
+        }
+        fn rounds(&self) -> u64 {
+            self.rounds
+        }
+        fn bin(&mut self) -> Result<[u32; BINS + 1], Stop> {
+            Ok(self.starts)
+        }
+        fn launch(&mut self, launch: super::super::Launch) -> Result<(), Stop> {
+            match launch.tiles {
+                Tiles::Binned(range) => self.launched.push((launch.variant, range)),
+                Tiles::Call => panic!("lrb launches bins"),
+            }
+            Ok(())
+        }
+    }
+
+    /// With the short bins' group over the values (a kernel whose long bin runs in pieces: one
+    /// more variant), a loop of 16 values or more runs bins `0..=5` under it and the others as
+    /// before; fewer values, or no such variant, leave the plan as it was. Every binned tile is
+    /// launched once either way.
+    #[test]
+    fn a_lanes_body_runs_its_short_bins_over_the_values() {
+        let variant = super::super::Variant {
+            config: ScheduleConfig::new(Schedule::Thread),
+            name: "k",
+            scratch_slots_per_block: 0,
+            state_slots_per_tile: 0,
+            dynamic_shared_bytes: 0,
+            scans: false,
+            wide: false,
+            user_params: 0,
+            over_list: true,
+            atomics: false,
+            passes: 1,
+            pass_levels: false,
+        };
+        // 100 tiles in every bin: a large set (the groups of 2 and 4 launch on their own).
+        let mut starts = [0u32; BINS + 1];
+        for (b, s) in starts.iter_mut().enumerate() {
+            *s = b as u32 * (SMALL_SET_TILES / 16);
+        }
+        let total = starts[BINS] as usize;
+        let n = launches(256).len();
+        for (extra, rounds, lanes) in [(1, 16, true), (1, 128, true), (1, 8, false), (0, 128, false)]
+        {
+            let mut run = Recorder {
+                variants: vec![variant; n + extra],
+                rounds,
+                starts,
+                launched: Vec::new(),
+            };
+            Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run).unwrap();
+            let mut covered = vec![0; total];
+            for (_, r) in &run.launched {
+                r.clone().for_each(|i| covered[i] += 1);
+            }
+            assert!(covered.iter().all(|&c| c == 1), "rounds {rounds}");
+            let short = starts[LANES_SHORT_MAX_BIN + 1] as usize;
+            assert_eq!(
+                run.launched.contains(&(n, 0..short)),
+                lanes,
+                "rounds {rounds}: {:?}",
+                run.launched
+            );
+            assert_eq!(run.launched.iter().any(|(v, _)| *v == 0), !lanes);
+        }
+    }
+
     #[test]
     fn default_mappings() {
         let t = Thresholds::DEFAULT;
