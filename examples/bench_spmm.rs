@@ -123,9 +123,9 @@ struct Args {
     /// Rows of each matrix the CPU reference checks (about; all rows of smaller matrices).
     #[arg(long, default_value_t = 4000)]
     check_rows: usize,
-    /// Only the matrices whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Only the matrices whose name contains one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Option<Vec<String>>,
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
     #[arg(long, default_value_t = 2024)]
@@ -238,7 +238,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         None => generated_set(),
     };
     if let Some(only) = &args.only {
-        entries.retain(|e| e.name.contains(only.as_str()));
+        entries.retain(|e| only.iter().any(|o| e.name.contains(o.as_str())));
     }
     if args.relabel {
         entries = entries

@@ -232,6 +232,128 @@ fn sage_mean_real_f64() {
     sage_all(common::real_matrices::<f64>());
 }
 
+/// Long rows, which `lrb` runs in pieces of a warp each (kernels-gen's `schedule::pieces`: bins
+/// of more than 4096 nonzeros, pieces of 256, combined by chunks of 32 pieces): an arrow of
+/// 100000 (one row of 391 pieces, 13 chunks), a power-law with a long tail, and rows at the
+/// pieces' and chunks' edges (4097, 8192 = one full chunk, 8193, 24577 = three chunks and one
+/// piece of one nonzero), next to short and empty rows. `spmm::lanes` under `lrb`, and
+/// `max(A B + bias, 0)` under `lrb` and `warp` (a value before the atom loop, which the pieces'
+/// combination must count once; and an epilogue), at k in {1, 3, 8, 32, 128}.
+const LONG_KS: [usize; 5] = [1, 3, 8, 32, 128];
+
+fn long_rows<T: Float>() -> Vec<(String, CsMat<T>)> {
+    let seed = common::fresh_seed();
+    let cols = 30_000;
+    let lengths = [4097usize, 0, 8192, 3, 8193, 24577, 1, 0, 5000];
+    let mut indptr = vec![0usize];
+    let mut indices = Vec::new();
+    for &l in &lengths {
+        indices.extend(0..l);
+        indptr.push(indices.len());
+    }
+    let data = loops::io::generate::random_vector::<T>(indices.len(), seed + 21);
+    let edges = CsMat::new((lengths.len(), cols), indptr, indices, data);
+    vec![
+        (
+            "arrow 100000".into(),
+            loops::io::generate::arrow(100_000, seed + 11),
+        ),
+        (
+            "power-law 60000 mean 16 a=1.3".into(),
+            loops::io::generate::power_law(60_000, 60_000, 16.0, 1.3, false, seed + 12),
+        ),
+        ("rows at the pieces' edges".into(), edges),
+    ]
+}
+
+fn long_rows_all<T: Float>() {
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!(
+        "seed {seed} (replay with LOOPS_SEED={seed}); {}; {}",
+        gpu.name(),
+        T::RUST_NAME
+    );
+    let matrices = long_rows::<T>();
+    let mut tally = common::Tally::default();
+    for (m, (name, a)) in matrices.iter().enumerate() {
+        let da = gpu.upload_csr(a).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for k in LONG_KS {
+            let s = seed.wrapping_add((m * 131 + k) as u64);
+            let b: Vec<T> = loops::io::generate::random_vector(a.cols() * k, s);
+            let bias: Vec<T> = loops::io::generate::random_vector(k, s ^ 0x5eed);
+            let (db, dbias) = (gpu.upload(&b).expect("b"), gpu.upload(&bias).expect("bias"));
+            let (want, bound, _) = gathered(a, &b, k, |v| v.to_f64());
+            spmm_lanes(
+                &gpu,
+                &da,
+                &["lrb"],
+                &(want.clone(), bound.clone()),
+                &db,
+                k,
+                a.rows(),
+                |s, outcome| tally.record(name, &format!("spmm lanes k={k:<3} {s}"), outcome),
+            );
+            // The pieces combine in a fixed order: two runs give the same bits.
+            let twice = || -> loops::Result<Vec<Vec<T>>> {
+                (0..2)
+                    .map(|_| {
+                        let mut dc = poisoned::<T>(&gpu, a.rows() * k)?;
+                        kernels::spmm::lanes::launch("lrb", &gpu, &da, &db, &mut dc, k)?;
+                        gpu.download(&dc)
+                    })
+                    .collect()
+            };
+            tally.record(
+                name,
+                &format!("spmm lanes k={k:<3} lrb twice, same bits"),
+                twice()
+                    .map(|r| {
+                        let same = r[0]
+                            .iter()
+                            .zip(&r[1])
+                            .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits());
+                        (same, if same { "same".into() } else { "differ".into() })
+                    })
+                    .map_err(|e| e.to_string()),
+            );
+            // The bias joins the sum (one more term, its size in the bound); ReLU is 1-Lipschitz.
+            let u = T::UNIT_ROUNDOFF;
+            let (mut relu, mut relu_bound) = (want, bound);
+            for (i, (w, e)) in relu.iter_mut().zip(&mut relu_bound).enumerate() {
+                let y = *w + bias[i % k].to_f64();
+                *e += 4.0 * u * (w.abs() + bias[i % k].to_f64().abs());
+                *w = y.max(0.0);
+            }
+            for sched in kernels::spmm::long_rows::SCHEDULES {
+                let run = || -> loops::Result<RowCheck> {
+                    let mut dc = poisoned::<T>(&gpu, a.rows() * k)?;
+                    kernels::spmm::long_rows::launch(sched, &gpu, &da, &db, &dbias, &mut dc, k)?;
+                    Ok(check_rows(&gpu.download(&dc)?, &relu, &relu_bound))
+                };
+                tally.record(
+                    name,
+                    &format!("bias relu k={k:<3} {sched}"),
+                    run()
+                        .map(|c| (c.passed(), c.to_string()))
+                        .map_err(|e| e.to_string()),
+                );
+            }
+        }
+    }
+    tally.finish(matrices.len());
+}
+
+#[test]
+fn spmm_lanes_long_rows_f32() {
+    long_rows_all::<f32>();
+}
+
+#[test]
+fn spmm_lanes_long_rows_f64() {
+    long_rows_all::<f64>();
+}
+
 /// `lanes(s..e)` over `i32` ranges ending at `i32::MAX` (lengths 7, 8, 96, 100: the last stride
 /// would step past it) and ordinary ones (128, 160: the wider fused paths), with unaligned offsets (`off`, `w` odd: the four-value path's
 /// scalar side) and aligned ones, on a small generated matrix under every schedule, f32 and f64.

@@ -11,13 +11,15 @@ mod nvrtc;
 use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
 
 /// The entry-point stems of `kernel` under `schedule`: one, or under `auto` and `mean_group` two
-/// of the candidates, under `lrb` one per mapping.
+/// of the candidates, under `lrb` one per mapping (and the short tiles over the values: `lanes`).
 fn entry_stems(kernel: &str, schedule: &str) -> Vec<String> {
     match schedule {
         "auto" | "mean_group" => vec![format!("{kernel}_thread"), format!("{kernel}_group32")],
-        "lrb" => ["thread", "group2", "group4", "warp", "block", "long"]
-            .map(|m| format!("{kernel}_lrb_{m}"))
-            .to_vec(),
+        "lrb" => [
+            "thread", "group2", "group4", "warp", "block", "long", "lanes",
+        ]
+        .map(|m| format!("{kernel}_lrb_{m}"))
+        .to_vec(),
         _ => vec![kernel.to_string()],
     }
 }

@@ -1,6 +1,7 @@
 //! The generated CUDA of the kernels written with a `lanes` loop, under the lowerings that differ:
 //! a serial loop (`thread`), rounds of the carry fix-up (`merge_path`), the group split up to a
-//! warp (`group4`, `warp`) and past it (`group64`, `block`). Reviewed as diffs like `snapshots.rs`.
+//! warp (`group4`, `warp`) and past it (`group64`, `block`), and `lrb`, whose longest bin runs in
+//! pieces of a warp each (`kernels_gen::schedule::pieces`). Reviewed as diffs like `snapshots.rs`.
 
 #[path = "../examples/kernels/mod.rs"]
 mod kernels;
@@ -15,7 +16,15 @@ fn source(sources: &[(&str, &'static str)], schedule: &str) -> &'static str {
 
 #[test]
 fn spmm_lanes_under_each_lowering() {
-    for schedule in ["thread", "merge_path", "group4", "warp", "group64", "block"] {
+    for schedule in [
+        "thread",
+        "merge_path",
+        "group4",
+        "warp",
+        "group64",
+        "block",
+        "lrb",
+    ] {
         let src = source(kernels::spmm::lanes::SOURCES, schedule);
         insta::assert_snapshot!(format!("spmm_lanes__{schedule}"), src);
     }

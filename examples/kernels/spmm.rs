@@ -70,3 +70,23 @@ pub mod shifted {
         }
     }
 }
+
+/// `C = max(A B + bias, 0)` with the bias as the accumulator's value before the atom loop: under
+/// `lrb` a long row's pieces start from zero and the last one combines them from the bias
+/// (kernels-gen's `schedule::pieces`), so the value before the loop counts once.
+pub mod long_rows {
+    use loops::prelude::*;
+
+    #[for_schedules(lrb, warp)]
+    pub fn spmm_bias_relu<T: Float>(a: Csr<T>, b: &[T], bias: &[T], c: &mut [T], k: usize) {
+        for row in a.tiles() {
+            for j in lanes(0..k) {
+                let mut sum = bias[j];
+                for nz in a.atoms(row) {
+                    sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j];
+                }
+                c[row * k + j] = max(sum, 0.0);
+            }
+        }
+    }
+}

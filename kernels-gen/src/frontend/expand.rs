@@ -486,7 +486,11 @@ fn extent_of(index: &Expr, tl: &SetView<'_>, atom_vars: &[String]) -> Option<Ext
 /// For a carry schedule whose atom loop sits in a tile-invariant `for` loop: the number of rounds the
 /// kernel runs, computed on the host from the same bounds, so the runtime gives each its scratch.
 fn carry_rounds(kernel: &Kernel, emitted: &crate::emit::Emitted) -> TokenStream {
-    if !emitted.variants.iter().any(|v| v.config.schedule.carries()) {
+    if !emitted
+        .variants
+        .iter()
+        .any(|v| v.config.schedule.unit().scratch_per_round())
+    {
         return TokenStream::new();
     }
     let Ok(crate::analysis::CarryBody {

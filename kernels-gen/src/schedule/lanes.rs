@@ -42,6 +42,9 @@
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
+//! - `lrb`'s longest bin (more than 4096 atoms): pieces of a warp each, the lanes split as under
+//!   `warp` over the piece's atoms; the last piece of a tile combines the partials and runs the
+//!   statements after the atom loop once per value ([`super::pieces`]).
 //! - A `lanes` loop *inside* an atom loop (a sum over its values per atom, SDDMM's dot product)
 //!   is [`super::lanes_reduce`]'s.
 //! - `hierarchical`: refused around an atom loop (it keeps one atom loop's state between passes),
@@ -218,9 +221,8 @@ pub fn model_reduce(group_size: u32, width: u32, partials: &[u64]) -> Vec<u64> {
 
 #[cfg(feature = "frontend")]
 pub use lowering::{check_group, group_atom_loop, group_lanes_loop, refuse_around_atoms};
-
 #[cfg(feature = "frontend")]
-pub(crate) use lowering::{copy_name, Fusion};
+pub(crate) use lowering::{copy_name, lanes_paths, reduce_values, strides, Fusion};
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -299,6 +301,20 @@ mod lowering {
         cx: &mut Cx<'_>,
         range: RangeLoop<'_>,
     ) -> DResult<()> {
+        lanes_paths(g, cx, &range, &mut |cx, fusion| {
+            strides(g, cx, &range, fusion)
+        })
+    }
+
+    /// The paths of a lanes loop under a group, as [`group_lanes_loop`] chooses them at run time
+    /// (one value per lane, or a fused path of [`super::VECTORS`] values per lane), each emitted
+    /// by `path` (in scope: `loops_js`, `loops_je`, `loops_jn`).
+    pub(crate) fn lanes_paths(
+        g: &GroupLowering,
+        cx: &mut Cx<'_>,
+        range: &RangeLoop<'_>,
+        path: &mut dyn FnMut(&mut Cx<'_>, Option<&Fusion>) -> DResult<()>,
+    ) -> DResult<()> {
         let t = range.ty.cuda_name();
         let (start, end) = (cx.expr(range.start), cx.expr(range.end));
         cx.open("");
@@ -327,7 +343,7 @@ mod lowering {
             let vectors = super::vectors(g.group_size);
             if vectors.len() == 1 {
                 cx.open(format!("if (loops_jn % {}ull == 0ull)", super::VECTOR));
-                strides(g, cx, &range, Some(&fusion))?;
+                path(cx, Some(&fusion))?;
                 cx.close();
             } else {
                 // The values per lane, as `super::vector_for`: each wider path where it divides
@@ -348,15 +364,15 @@ mod lowering {
                     let kw = if i == 0 { "if" } else { "else if" };
                     cx.open(format!("{kw} (loops_jv == {v}u)"));
                     fusion.v = v;
-                    strides(g, cx, &range, Some(&fusion))?;
+                    path(cx, Some(&fusion))?;
                     cx.close();
                 }
             }
             cx.open("else");
-            strides(g, cx, &range, None)?;
+            path(cx, None)?;
             cx.close();
         } else {
-            strides(g, cx, &range, None)?;
+            path(cx, None)?;
         }
         cx.close();
         Ok(())
@@ -364,7 +380,7 @@ mod lowering {
 
     /// The strides of a lanes loop, each lane taking one value (`fusion` none) or
     /// [`super::VECTOR`] consecutive ones.
-    fn strides(
+    pub(crate) fn strides(
         g: &GroupLowering,
         cx: &mut Cx<'_>,
         range: &RangeLoop<'_>,
@@ -865,16 +881,14 @@ mod lowering {
         atoms: AtomLoop<'_>,
         split: &LanesSplit,
     ) -> DResult<()> {
-        let size = g.group_size;
         let name = cx.kernel.config.name();
         let red = reductions(atoms.body, atoms.var, name, &mut |s| cx.fresh(s))?;
         let (accs, sels) = (&red.accumulators, &red.selections);
         let LanesSplit {
-            width,
-            offset,
             atom_lane,
             atom_lanes,
             in_range,
+            ..
         } = split;
         // Atom lane 0 carries the value from before the loop; the others start from the identity.
         crate::schedule::group::start_from_identity(cx, accs, sels, &format!("{atom_lane} != 0u"));
@@ -892,8 +906,23 @@ mod lowering {
         cx.guard = outer;
         result?;
         cx.close();
+        reduce_values(g, cx, accs, sels, split);
+        Ok(())
+    }
+
+    /// The reduction after an atom loop in a `lanes` loop under a group: each lane's partials in,
+    /// each lane's value's totals out ([`super::model_reduce`]).
+    pub(crate) fn reduce_values(
+        g: &GroupLowering,
+        cx: &mut Cx<'_>,
+        accs: &[crate::analysis::Accumulator],
+        sels: &[crate::analysis::Selection],
+        split: &LanesSplit,
+    ) {
+        let size = g.group_size;
+        let LanesSplit { width, offset, .. } = split;
         if accs.is_empty() && sels.is_empty() {
-            return Ok(());
+            return;
         }
         use crate::schedule::group::{combine_all, reduced_vars_typed};
         if size <= 32 {
@@ -909,7 +938,7 @@ mod lowering {
                     "{v} = __shfl_sync(loops_mask, {v}, {offset}, {size});"
                 ));
             }
-            return Ok(());
+            return;
         }
         // Above a warp: within each warp, then every lane combines its value's slots in order.
         cx.open(format!(
@@ -953,6 +982,5 @@ mod lowering {
         cx.close();
         // The slots are reused by the next stride: nobody writes them before everyone has read.
         cx.line(g.barrier());
-        Ok(())
     }
 }

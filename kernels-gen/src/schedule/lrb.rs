@@ -26,9 +26,10 @@
 //! three steps), reads back the 33 bin offsets, and launches each mapping with non-empty bins on
 //! its range of the tile order, as a list of tile ids (the body is the same as under `tiles_in`,
 //! see `TileLoop::over_id_list`). Each mapping runs under an existing schedule
-//! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles the merge path
-//! over the list (its carry fix-up is the "last piece runs the epilogue" of [`Mapping::Split`]; a
-//! body the carry cannot take runs them under block instead).
+//! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles pieces of a
+//! warp each where the body is a `lanes` loop around a reducing atom loop ([`super::pieces`]), else
+//! the merge path over the list (its carry fix-up is the "last piece runs the epilogue" of
+//! [`Mapping::Split`]; a body the carry cannot take runs them under block instead).
 
 use super::carry::ModelRun;
 use super::{group, split};
@@ -73,13 +74,36 @@ impl ScheduleUnit for Lrb {
     fn plan(&self, config: ScheduleConfig, run: &mut dyn Launcher) -> Result<(), Stop> {
         let starts = run.bin()?;
         let small = starts[BINS] < SMALL_SET_TILES;
+        let launches = launches(config.block_size);
+        // A `lanes` body (its long bin in pieces: one more variant, a group per short tile over
+        // the values) of more than `LANES_SHORT_MIN_VALUES` values: its short bins under that
+        // group instead of a thread (or 2 or 4 lanes) walking the values one after another.
+        let lanes_short =
+            run.variants().len() > launches.len() && run.rounds() >= LANES_SHORT_MIN_VALUES;
         let mut planned = Vec::new();
-        for (variant, launch) in launches(config.block_size).into_iter().enumerate() {
-            let bins = match (small, launch.small_set_bins) {
+        if lanes_short {
+            let range = starts[0] as usize..starts[LANES_SHORT_MAX_BIN + 1] as usize;
+            if !range.is_empty() {
+                planned.push(super::Launch {
+                    variant: launches.len(),
+                    tiles: Tiles::Binned(range),
+                    pass: None,
+                    piece_atoms: None,
+                });
+            }
+        }
+        for (variant, launch) in launches.into_iter().enumerate() {
+            let mut bins = match (small, launch.small_set_bins) {
                 (false, _) => launch.bins,
                 (true, Some(bins)) => bins,
                 (true, None) => continue,
             };
+            if lanes_short {
+                if *bins.end() <= LANES_SHORT_MAX_BIN {
+                    continue;
+                }
+                bins = (*bins.start()).max(LANES_SHORT_MAX_BIN + 1)..=*bins.end();
+            }
             let range = starts[*bins.start()] as usize..starts[*bins.end() + 1] as usize;
             if !range.is_empty() {
                 planned.push(super::Launch {
@@ -137,6 +161,21 @@ impl ScheduleUnit for Lrb {
                 schedule: launch.schedule,
                 block_size,
             };
+            // The longest tiles of a `lanes` loop around a reducing atom loop: pieces of a warp
+            // each ([`super::pieces`]), instead of the merge path's rounds of the whole grid.
+            if launch.name == "long" {
+                let pieces = ScheduleConfig {
+                    schedule: Schedule::Pieces {
+                        piece_atoms: super::pieces::PIECE_ATOMS,
+                    },
+                    block_size,
+                };
+                let mut kp = k.clone();
+                kp.config = pieces;
+                if super::pieces::takes(&kp) {
+                    k = kp;
+                }
+            }
             // A body the carry fix-up cannot take runs its longest tiles a block each; one the
             // groups cannot reduce (a non-associative update) runs every bin a thread per tile.
             for fallback in [
@@ -152,7 +191,7 @@ impl ScheduleUnit for Lrb {
             }
             kernels.push(k);
         }
-        let describe = format!(
+        let mut describe = format!(
             "lrb: {}",
             kernels
                 .iter()
@@ -161,6 +200,36 @@ impl ScheduleUnit for Lrb {
                 .collect::<Vec<_>>()
                 .join("; ")
         );
+        // With its long bin in pieces (a `lanes` loop around the atom loop), a group of
+        // `LANES_SHORT_GROUP` per short tile, over the values: the plan takes it for bins
+        // `0..=LANES_SHORT_MAX_BIN` where the loop has `LANES_SHORT_MIN_VALUES` values or more.
+        let pieces = kernels
+            .last()
+            .is_some_and(|k| matches!(k.config.schedule, Schedule::Pieces { .. }));
+        if pieces {
+            let mut k = kernel.clone();
+            k.name = format!("{}_lrb_lanes", kernel.name);
+            k.body = kernel.body.over_id_list(BIN_LIST);
+            k.params.push(Param {
+                name: BIN_LIST.to_string(),
+                kind: ParamKind::Slice {
+                    elem: Ty::U32,
+                    mutable: false,
+                },
+                span: kernel.body.span,
+            });
+            k.config = ScheduleConfig {
+                schedule: Schedule::Group {
+                    group_size: LANES_SHORT_GROUP,
+                },
+                block_size,
+            };
+            describe.push_str(&format!(
+                "; with {LANES_SHORT_MIN_VALUES} values or more, bins 0..={LANES_SHORT_MAX_BIN} as {}",
+                k.config.describe()
+            ));
+            kernels.push(k);
+        }
         Some(super::Variants {
             kernels,
             describe,
@@ -168,6 +237,19 @@ impl ScheduleUnit for Lrb {
         })
     }
 }
+
+/// A kernel whose long bin runs in pieces ([`super::pieces`]: a `lanes` loop around a reducing
+/// atom loop) has its short tiles, bins `0..=LANES_SHORT_MAX_BIN` (up to 32 atoms), run by a
+/// group of `LANES_SHORT_GROUP` lanes each where the loop has at least `LANES_SHORT_MIN_VALUES`
+/// values: the group's lanes split between the values (vector loads of `B`, coalesced) and the
+/// atoms, as under `group16`, instead of a thread walking the values one after another and
+/// reading a sector of `B` per value (on `arrow_500K`, 500K rows of 2 at k = 128, that was most
+/// of the time). Below it, a thread's values share a sector of `B`.
+pub const LANES_SHORT_MAX_BIN: usize = 5;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_GROUP: u32 = 16;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_MIN_VALUES: u64 = 16;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
 pub const BINS: usize = 32;
@@ -295,7 +377,7 @@ pub const SMALL_SET_TILES: u32 = 1 << 16;
 /// | 5 | 17-32 | a group of 4 | Warp |
 /// | 6..=8 | 33-256 | a warp | Warp |
 /// | 9..=12 | 257-4096 | a block | Block |
-/// | 13.. | > 4096 | the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (the model's Split); where the body cannot take the carry, a block per tile |
+/// | 13.. | > 4096 | where the tile body is a `lanes` loop around a reducing atom loop ([`super::pieces::check`]): pieces of [`super::pieces::PIECE_ATOMS`] atoms, a warp each, the last piece of a tile combining the partials and running the epilogue ([`super::pieces`]); else the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (both the model's Split); where the body cannot take the carry, a block per tile |
 pub fn launches(block_size: u32) -> Vec<Launch> {
     let launch = |name, bins, small_set_bins, schedule| Launch {
         name,
@@ -625,6 +707,104 @@ mod tests {
                 ]
                 .map(|m| (m, m))
             );
+        }
+    }
+
+    /// A launcher that records the plan's launches over given bin starts.
+    struct Recorder {
+        variants: Vec<super::super::Variant>,
+        rounds: u64,
+        starts: [u32; BINS + 1],
+        launched: Vec<(usize, Range<usize>)>,
+    }
+
+    impl super::super::Launcher for Recorder {
+        fn variants(&self) -> &[super::super::Variant] {
+            &self.variants
+        }
+        fn stats(&self) -> super::super::auto::TileStats {
+            Default::default()
+        }
+        fn call_stats(&mut self) -> Result<super::super::auto::TileStats, Stop> {
+            Ok(Default::default())
+        }
+        fn is_wide(&self) -> bool {
+            false
+        }
+        fn limits(&self) -> DeviceLimits {
+            DeviceLimits {
+                sm_count: 132,
+                max_threads_per_sm: 2048,
+                l2_bytes: 50 << 20,
+            }
+        }
+        fn tile_set_mdt(&self) -> u64 {
+            1
+        }
+        fn rounds(&self) -> u64 {
+            self.rounds
+        }
+        fn bin(&mut self) -> Result<[u32; BINS + 1], Stop> {
+            Ok(self.starts)
+        }
+        fn launch(&mut self, launch: super::super::Launch) -> Result<(), Stop> {
+            match launch.tiles {
+                Tiles::Binned(range) => self.launched.push((launch.variant, range)),
+                Tiles::Call => panic!("lrb launches bins"),
+            }
+            Ok(())
+        }
+    }
+
+    /// With the short bins' group over the values (a kernel whose long bin runs in pieces: one
+    /// more variant), a loop of 16 values or more runs bins `0..=5` under it and the others as
+    /// before; fewer values, or no such variant, leave the plan as it was. Every binned tile is
+    /// launched once either way.
+    #[test]
+    fn a_lanes_body_runs_its_short_bins_over_the_values() {
+        let variant = super::super::Variant {
+            config: ScheduleConfig::new(Schedule::Thread),
+            name: "k",
+            scratch_slots_per_block: 0,
+            state_slots_per_tile: 0,
+            dynamic_shared_bytes: 0,
+            scans: false,
+            wide: false,
+            user_params: 0,
+            over_list: true,
+            atomics: false,
+            passes: 1,
+            pass_levels: false,
+        };
+        // 100 tiles in every bin: a large set (the groups of 2 and 4 launch on their own).
+        let mut starts = [0u32; BINS + 1];
+        for (b, s) in starts.iter_mut().enumerate() {
+            *s = b as u32 * (SMALL_SET_TILES / 16);
+        }
+        let total = starts[BINS] as usize;
+        let n = launches(256).len();
+        for (extra, rounds, lanes) in [(1, 16, true), (1, 128, true), (1, 8, false), (0, 128, false)]
+        {
+            let mut run = Recorder {
+                variants: vec![variant; n + extra],
+                rounds,
+                starts,
+                launched: Vec::new(),
+            };
+            Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run).unwrap();
+            let mut covered = vec![0; total];
+            for (_, r) in &run.launched {
+                r.clone().for_each(|i| covered[i] += 1);
+            }
+            assert!(covered.iter().all(|&c| c == 1), "rounds {rounds}");
+            let short = starts[LANES_SHORT_MAX_BIN + 1] as usize;
+            assert_eq!(
+                run.launched.contains(&(n, 0..short)),
+                lanes,
+                "rounds {rounds}: {:?}",
+                run.launched
+            );
+            assert_eq!(run.launched.iter().any(|(v, _)| *v == 0), !lanes);
         }
     }
 

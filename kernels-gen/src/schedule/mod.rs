@@ -24,6 +24,7 @@ pub mod lanes_reduce;
 pub mod lrb;
 pub mod mean_group;
 pub mod merge_path;
+pub mod pieces;
 mod plan;
 pub mod split;
 pub mod thread;
@@ -226,6 +227,10 @@ registry!(
     /// runs every bin's tiles under the mapping fit for their size ([`lrb::Mapping`]), one launch
     /// per mapping.
     Lrb => lrb::Lrb,
+    /// `lrb`'s longest tiles where the body is a `lanes` loop around a reducing atom loop: cut into
+    /// pieces of `piece_atoms` atoms, a warp each; the last piece of a tile combines the partials
+    /// and runs the epilogue ([`pieces`]). No name of its own.
+    Pieces { piece_atoms } => pieces::Pieces,
     /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
     Auto => auto::Auto,
 );
@@ -437,6 +442,13 @@ pub trait ScheduleUnit: Sync {
     /// last one's results kept in the tile state): the carry schedules, a launch per loop, and
     /// `hierarchical`, in passes of its own ([`Kernel::atom_passes`]).
     fn splits_atom_loops(&self) -> bool {
+        self.carries()
+    }
+
+    /// Whether the runtime sizes its scratch per round of a tile-invariant loop around the atom
+    /// loop (the wrapper's `carry_rounds`, computed on the host from the loop's bounds): the carry
+    /// schedules, and [`pieces`] (a partial per piece and value).
+    fn scratch_per_round(&self) -> bool {
         self.carries()
     }
 
@@ -669,6 +681,12 @@ mod tests {
         assert_eq!(SCHEDULES.len(), NAMED_BY_UNIT.iter().map(|n| n.len()).sum());
         assert_eq!(UNITS.len(), NAMED_BY_UNIT.len());
         for (unit, named) in UNITS.iter().zip(NAMED_BY_UNIT) {
+            if unit.names().is_empty() {
+                // A unit only another schedule launches (`pieces`, `lrb`'s long tiles): no name,
+                // nothing to stamp.
+                assert!(named.is_empty());
+                continue;
+            }
             assert!(!named.is_empty(), "{} names no schedule", unit.names()[0]);
             // `#[for_schedules(core)]` stamps a kernel under every unit.
             assert!(

@@ -116,6 +116,12 @@ pub trait Launcher {
     /// The piece size chosen for the tile set from its size histogram when it was uploaded
     /// ([`super::split::choose_mdt`]).
     fn tile_set_mdt(&self) -> u64;
+    /// The rounds of the call: the trip count of a loop with tile-invariant bounds around the
+    /// atom loop (a `lanes` loop's length: SpMM's `k`), where a variant's scratch is sized by it
+    /// ([`super::ScheduleUnit::scratch_per_round`]); 1 where none is.
+    fn rounds(&self) -> u64 {
+        1
+    }
     /// Sorts the call's tiles by `ceil(log2(atoms))` on the GPU (`lrb`'s binning pass; kept with a
     /// whole tile set) and returns where each bin starts in that order (`BINS + 1` entries).
     fn bin(&mut self) -> Result<[u32; super::lrb::BINS + 1], Stop>;

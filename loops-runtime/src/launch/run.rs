@@ -718,6 +718,10 @@ impl Launcher for Plan<'_, '_> {
         self.call.set.split_mdt()
     }
 
+    fn rounds(&self) -> u64 {
+        self.args.carry_rounds.max(1)
+    }
+
     fn bin(&mut self) -> std::result::Result<[u32; BINS + 1], Stop> {
         if self.bins.is_none() {
             if let Err(e) = self.bin_tiles() {

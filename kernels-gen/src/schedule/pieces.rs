@@ -1,0 +1,831 @@
+//! `pieces`: how `lrb` runs its longest tiles (bins above [`super::lrb::BLOCK_MAX_BIN`], more than
+//! 4096 atoms) where the tile body is a `for j in lanes(..)` loop around a reducing atom loop (the
+//! language's SpMM, a GNN aggregation): each tile is cut into pieces of [`PIECE_ATOMS`] atoms and a
+//! warp takes one (tile, piece). The merge path (`lrb`'s mapping of such tiles otherwise) runs a
+//! loop around the atom loop as rounds of the whole grid, one per value, each walking every atom
+//! again; here one warp walks its piece once per stride of values, its lanes split between the
+//! values and the atoms as under `warp` ([`super::lanes`]).
+//!
+//! The steps, for one piece (`loops_pv`, of list position `loops_pp`, the `loops_pk`-th of its
+//! tile; the pieces are numbered by the prefix sum of the tiles' piece counts, `loops_pieces`,
+//! which the runtime computes as for `split`, and a warp finds its position by a binary search):
+//! 1. *partials*: the lanes loop runs with its body cut after the atom loop (the `let`s before it
+//!    and the atom loop, over the piece's atoms only, every lane starting from the identity); each
+//!    value's reduced accumulators go to global scratch, `[piece][accumulator][value]` (so the
+//!    lanes of consecutive values write consecutive words);
+//! 2. *ticket*: the warp counts its piece done on its tile's ticket (a word stamped with the
+//!    launch's epoch, so the scratch needs no reset: the epoch is the carry schedules' counter in
+//!    scratch slot 0, which every block takes a ticket of);
+//! 3. *epilogue*: the piece that completes the count runs the lanes loop again, whole: the `let`s,
+//!    then instead of the atom loop the tile's partials, each value's atom lanes striding over the
+//!    pieces in order from the value before the loop, reduced over the lanes as after an atom
+//!    loop (a fixed order: the result does not depend on which piece finished last), then the
+//!    statements after the atom loop (the store, a bias, a ReLU) once per (tile, value).
+//!
+//! The scratch is sized by the runtime per round of the loop around the atom loop
+//! ([`super::ScheduleUnit::scratch_per_round`]): `1 + rounds * grid * slots` words with
+//! `slots = warps per block * (fields + 2)`: the partials of `pieces <= grid * warps` pieces, then
+//! a ticket per piece (those of the chunks' first pieces are used) and one per listed tile. [`model_run`] is the pure-Rust model of what a launch computes.
+//!
+//! It has no name of its own: `lrb` emits its longest bin under it where [`check`]'s rules hold
+//! (else under the merge path, as before).
+
+use super::{DeviceLimits, Hidden, Schedule, ScheduleConfig, ScheduleUnit, TileSetShape};
+
+/// No named schedule: only `lrb` launches it.
+pub const NAMED: &[super::NamedSchedule] = &[];
+
+/// Atoms per piece: a warp of `k = 128` values (32 value lanes, four strides) reads its piece's
+/// indices and values four times and gathers 128 bytes a value lane per atom.
+pub const PIECE_ATOMS: u32 = 256;
+
+/// Lanes per piece: a warp.
+pub const GROUP: u32 = 32;
+
+/// Pieces per chunk: the last piece of a chunk combines its partials, the last chunk of a tile
+/// the chunks', so no warp combines more than `CHUNK` slots per value, or a tile's chunks
+/// (a row of 500K atoms: 1954 pieces, 62 chunks).
+pub const CHUNK: u64 = 32;
+
+/// A tile of `atoms` atoms cut into pieces of `piece` atoms: at least one (an empty tile's
+/// epilogue still runs).
+pub fn pieces_of(atoms: u64, piece: u64) -> u64 {
+    super::split::pieces(atoms, piece)
+}
+
+/// The internal unit behind `lrb`'s long tiles.
+pub struct Pieces;
+
+fn piece_atoms(schedule: Schedule) -> u32 {
+    match schedule {
+        Schedule::Pieces { piece_atoms } => piece_atoms,
+        other => unreachable!("the pieces unit asked about {other:?}"),
+    }
+}
+
+impl ScheduleUnit for Pieces {
+    fn names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Errors name the schedule the user wrote: only `lrb` runs it.
+    fn name_as_written(&self, _config: ScheduleConfig) -> &'static str {
+        "lrb"
+    }
+
+    fn describe(&self, schedule: Schedule) -> String {
+        format!("pieces of {} atoms, a warp each", piece_atoms(schedule))
+    }
+
+    fn short_name(&self, _schedule: Schedule) -> String {
+        "pieces".into()
+    }
+
+    /// The prefix sum of the listed tiles' piece counts is taken over the list's own offsets
+    /// (after the subset's prefix sum, as `split`'s), and the piece size.
+    fn hidden_params(&self, _schedule: Schedule, over_subset: bool) -> &'static [Hidden] {
+        if over_subset {
+            &[Hidden::SubsetOffsets, Hidden::SplitPieces, Hidden::Mdt]
+        } else {
+            &[Hidden::SplitPieces, Hidden::Mdt]
+        }
+    }
+
+    fn piece_atoms(&self, schedule: Schedule) -> Option<u32> {
+        Some(piece_atoms(schedule))
+    }
+
+    fn scratch_per_round(&self) -> bool {
+        true
+    }
+
+    fn why_not_in_device_loop(&self) -> &'static str {
+        "it sizes each launch by a prefix sum of the listed tiles' piece counts, read back on the host"
+    }
+
+    /// A warp per piece: the runtime passes the pieces as the shape's atoms.
+    fn blocks_wanted(
+        &self,
+        config: ScheduleConfig,
+        shape: TileSetShape,
+        _limits: DeviceLimits,
+    ) -> u64 {
+        shape
+            .atoms
+            .div_ceil((config.block_size / GROUP).max(1) as u64)
+    }
+
+    #[cfg(feature = "frontend")]
+    fn parse(&self, args: &super::AttrArgs) -> crate::diag::DResult<Schedule> {
+        crate::diag::bail!(
+            args.name_span,
+            "`pieces` is `lrb`'s mapping of its longest tiles, not a schedule of its own: write `schedule = \"lrb\"`"
+        )
+    }
+
+    #[cfg(feature = "frontend")]
+    fn lowering(&self, config: ScheduleConfig) -> Box<dyn super::Lowering> {
+        Box::new(lowering::PiecesLowering::new(config.block_size))
+    }
+}
+
+/// What one launch computes, as the model sees it: for each listed tile (`list`, ids into
+/// `offsets`) and value `j < values`, how many times its epilogue ran and with what total; and how
+/// many times each (atom, value) was read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PiecesRun {
+    /// `[atom * values + j]`.
+    pub atom_visits: Vec<u32>,
+    /// `[tile * values + j]`.
+    pub epilogues: Vec<u32>,
+    /// `[tile * values + j]`: the total the epilogue saw.
+    pub totals: Vec<f64>,
+}
+
+/// Replays a launch over the tiles `list` of `offsets`, with pieces of `piece` atoms, a warp
+/// (`GROUP` lanes, `width` of them over the values: [`super::lanes::width`]) each, the pieces
+/// finishing in the order `finish` (a permutation of the pieces; the ticket's count decides which
+/// one runs the epilogue). `initial` is each value's accumulator before the atom loop, `value(atom,
+/// j)` an atom's term. The steps are the emitted ones: each piece's atom lanes stride over its
+/// atoms and reduce ([`super::lanes::model_reduce`]'s order is a fixed tree: here its sum);
+/// the last piece combines the tile's partials, each value's atom lanes striding over the pieces
+/// in order from `initial` (atom lane 0) or 0, then reduces over the atom lanes in the same
+/// fixed order.
+pub fn model_run(
+    offsets: &[u64],
+    list: &[u64],
+    piece: u64,
+    values: u64,
+    width: u32,
+    finish: &[u64],
+    initial: f64,
+    value: impl Fn(u64, u64) -> f64,
+) -> PiecesRun {
+    let tiles = offsets.len() - 1;
+    let atoms = offsets[tiles] as usize;
+    let v = values as usize;
+    let mut run = PiecesRun {
+        atom_visits: vec![0; atoms * v],
+        epilogues: vec![0; tiles * v],
+        totals: vec![0.0; tiles * v],
+    };
+    // The prefix sum of the piece counts over the list (the runtime's `loops_pieces`).
+    let mut first = vec![0u64];
+    for &t in list {
+        let t = t as usize;
+        first.push(first.last().unwrap() + pieces_of(offsets[t + 1] - offsets[t], piece));
+    }
+    let total = *first.last().unwrap();
+    assert_eq!(finish.len() as u64, total, "finish orders every piece");
+    let atom_lanes = (GROUP / width) as u64;
+    // Reduces one value's lanes' partials: the shuffles' fixed tree over the atom lanes.
+    let reduce = |parts: &[f64]| -> f64 {
+        let mut p = parts.to_vec();
+        let mut o = p.len() / 2;
+        while o >= 1 {
+            for l in 0..o {
+                p[l] += p[l + o];
+            }
+            o /= 2;
+        }
+        p[0]
+    };
+    let mut partial = vec![0.0f64; total as usize * v];
+    let mut chunk_done = vec![0u64; total as usize];
+    let mut chunks_done = vec![0u64; list.len()];
+    // One value's combination of the slots `first, first + step, ..` below `end`, atom lane 0
+    // starting from `from`: as emitted, strided over the atom lanes, then the fixed tree.
+    let combine = |partial: &[f64], j: usize, first: u64, end: u64, step: u64, from: f64| {
+        let parts: Vec<f64> = (0..atom_lanes)
+            .map(|al| {
+                let mut acc = if al == 0 { from } else { 0.0 };
+                let mut q = first + al * step;
+                while q < end {
+                    acc += partial[q as usize * v + j];
+                    q += atom_lanes * step;
+                }
+                acc
+            })
+            .collect();
+        reduce(&parts)
+    };
+    for &pv in finish {
+        // The warp's list position: the last whose first piece is at or before it.
+        let pos = first.partition_point(|&f| f <= pv) - 1;
+        let t = list[pos] as usize;
+        let pk = pv - first[pos];
+        let begin = offsets[t] + pk * piece;
+        let end = (begin + piece).min(offsets[t + 1]);
+        for j in 0..values {
+            let parts: Vec<f64> = (0..atom_lanes)
+                .map(|al| {
+                    (begin + al..end)
+                        .step_by(atom_lanes as usize)
+                        .map(|a| {
+                            run.atom_visits[a as usize * v + j as usize] += 1;
+                            value(a, j)
+                        })
+                        .sum()
+                })
+                .collect();
+            partial[pv as usize * v + j as usize] = reduce(&parts);
+        }
+        // The chunk's ticket, then (several chunks) the chunk's combination and the tile's.
+        let tp = first[pos + 1] - first[pos];
+        let nc = tp.div_ceil(CHUNK);
+        let cf = first[pos] + pk / CHUNK * CHUNK;
+        let cn = CHUNK.min(tp - pk / CHUNK * CHUNK);
+        chunk_done[cf as usize] += 1;
+        if chunk_done[cf as usize] != cn {
+            continue;
+        }
+        if nc > 1 {
+            for j in 0..v {
+                partial[cf as usize * v + j] = combine(&partial, j, cf, cf + cn, 1, 0.0);
+            }
+            chunks_done[pos] += 1;
+            if chunks_done[pos] != nc {
+                continue;
+            }
+        }
+        let step = if nc > 1 { CHUNK } else { 1 };
+        for j in 0..v {
+            run.epilogues[t * v + j] += 1;
+            run.totals[t * v + j] = combine(&partial, j, first[pos], first[pos + 1], step, initial);
+        }
+    }
+    run
+}
+
+/// Whether `kernel` can run its long tiles in pieces (the lowering's check): see [`check`].
+#[cfg(feature = "frontend")]
+pub fn takes(kernel: &crate::schedule::Kernel) -> bool {
+    check(kernel).is_ok()
+}
+
+/// The body `pieces` takes, with a spanned error naming what stands in the way: the carry
+/// schedules' shape ([`crate::analysis::carry_body`]: `let`s free of side effects, one loop with
+/// tile-invariant bounds ending the tile body, in it `let`s, the one atom loop and the epilogue),
+/// the loop a `lanes` loop, an atom loop without `break`, `continue` or `return` whose state is
+/// plain accumulators (no argmin/argmax selection), and what `warp` takes.
+#[cfg(feature = "frontend")]
+pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
+    use crate::analysis::{carry_body, reductions, visit_stmts};
+    use crate::diag::bail;
+    use crate::ir::StmtKind;
+    use crate::schedule::Lowering;
+    let name = kernel.config.name();
+    let what =
+        "its longest tiles (more than 4096 atoms) are cut into pieces, one warp each, whose \
+                partials the last piece to finish combines";
+    let body = carry_body(kernel, kernel.body.user_body(), name)?;
+    if let Some((first, _)) = body.earlier.first() {
+        bail!(
+            first.span,
+            "under `{name}` {what}, so the tile body holds one atom loop: write one loop (or use `thread`, `warp` or `block`)"
+        );
+    }
+    let Some(rounds) = &body.rounds else {
+        bail!(
+            body.atoms.span,
+            "under `{name}` {what}: for a `lanes` loop's values. This atom loop is in none: write \
+             `for j in lanes(0..n) {{ .. }}` around it, or use `thread`, `warp` or `block`"
+        );
+    };
+    let lanes_loop = kernel
+        .body
+        .user_body()
+        .iter()
+        .find(|s| matches!(&s.kind, StmtKind::ForRange { var, .. } if var == rounds.var));
+    if let Some(s) = lanes_loop {
+        if !matches!(s.kind, StmtKind::ForRange { lanes: true, .. }) {
+            bail!(
+                s.span,
+                "under `{name}` {what}: for a `lanes` loop's values. Write this loop `for {} in lanes(..)`",
+                rounds.var
+            );
+        }
+    }
+    let StmtKind::ForAtoms {
+        var, body: atoms, ..
+    } = &body.atoms.kind
+    else {
+        unreachable!("carry_body returns an atom loop")
+    };
+    visit_stmts(atoms, &mut |s| match &s.kind {
+        StmtKind::Break | StmtKind::Continue | StmtKind::Return(_) => bail!(
+            s.span,
+            "under `{name}` {what}: all pieces run at once, so no atom can stop the loop. Test the \
+             condition inside the atom loop instead of leaving it (`if cond {{ sum += .. }}`), or \
+             use `thread`, `warp` or `block`"
+        ),
+        _ => Ok(()),
+    })?;
+    let red = reductions(atoms, var, name, &mut |s| s.to_string())?;
+    if !red.selections.is_empty() {
+        bail!(
+            body.atoms.span,
+            "under `{name}` {what}, which add up plain accumulators: this atom loop selects an \
+             atom (argmin/argmax). Use `thread`, `warp` or `block`"
+        );
+    }
+    group::GroupLowering {
+        group_size: GROUP,
+        block_size: kernel.config.block_size,
+    }
+    .check(kernel)
+}
+
+#[cfg(feature = "frontend")]
+use super::group;
+
+#[cfg(feature = "frontend")]
+mod lowering {
+    use super::{CHUNK, GROUP};
+    use crate::analysis::reductions;
+    use crate::diag::{bail, DResult};
+    use crate::emit::{AtomLoop, Cx, RangeLoop};
+    use crate::ir::{Block, StmtKind, TileLoop};
+    use crate::schedule::group::{
+        combine_all, reduced_vars_typed, start_from_identity, GroupLowering,
+    };
+    use crate::schedule::lanes::{lanes_paths, reduce_values, strides, Fusion};
+    use crate::schedule::{Kernel, Lowering};
+    use std::cell::Cell;
+
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Phase {
+        /// The piece's partials.
+        Partial,
+        /// The last piece of a chunk of [`CHUNK`]: the chunk's partials combined into its first
+        /// piece's slot.
+        Chunk,
+        /// The last chunk of a tile: the chunks' partials (or the pieces' where the tile has
+        /// one chunk) combined, then the epilogue.
+        Combine,
+    }
+
+    pub struct PiecesLowering {
+        group: GroupLowering,
+        phase: Cell<Phase>,
+        /// Values the atom loop reduces (accumulators), set by its lowering.
+        fields: Cell<usize>,
+    }
+
+    impl PiecesLowering {
+        /// One path of the lanes loop: the partials, the tickets, the combinations.
+        fn steps(
+            &self,
+            cx: &mut Cx<'_>,
+            range: &RangeLoop<'_>,
+            partial: &Block,
+            fusion: Option<&Fusion>,
+        ) -> DResult<()> {
+            let cut = RangeLoop {
+                body: partial,
+                ..*range
+            };
+            self.phase.set(Phase::Partial);
+            strides(&self.group, cx, &cut, fusion)?;
+            // The piece is done: its partials are visible before its count. Then the chunk of
+            // [`CHUNK`] pieces it belongs to: the last of a chunk combines the chunk's partials
+            // into its first piece's slot (where the tile has more than one chunk), and the last
+            // chunk of the tile runs the epilogue.
+            let fields = self.fields.get();
+            cx.open("");
+            cx.line("const long long loops_tp = (long long)loops_pieces[loops_pp + 1] - (long long)loops_pieces[loops_pp];");
+            cx.line(format!(
+                "const long long loops_nc = (loops_tp + {CHUNK}ll - 1ll) / {CHUNK}ll;"
+            ));
+            cx.line(format!(
+                "const long long loops_cf = (long long)loops_pieces[loops_pp] + loops_pk / {CHUNK}ll * {CHUNK}ll;"
+            ));
+            cx.line(format!(
+                "const long long loops_cn = min({CHUNK}ll, loops_tp - loops_pk / {CHUNK}ll * {CHUNK}ll);"
+            ));
+            cx.line(format!(
+                "unsigned long long* const loops_tickets = loops_scratch + 1ull + (unsigned long long)loops_np * {fields}ull * loops_jn;"
+            ));
+            cx.line("unsigned int loops_last = 0u;");
+            ticket(cx, "loops_tickets + loops_cf", "loops_cn");
+            cx.open("if (loops_last)");
+            cx.open("if (loops_nc > 1ll)");
+            cx.line("__threadfence();");
+            self.phase.set(Phase::Chunk);
+            let result = strides(&self.group, cx, &cut, fusion);
+            self.phase.set(Phase::Partial);
+            result?;
+            ticket(
+                cx,
+                "loops_tickets + (unsigned long long)loops_np + (unsigned long long)loops_pp",
+                "loops_nc",
+            );
+            cx.close();
+            cx.open("if (loops_last)");
+            cx.line("__threadfence();");
+            self.phase.set(Phase::Combine);
+            let result = strides(&self.group, cx, range, fusion);
+            self.phase.set(Phase::Partial);
+            result?;
+            cx.close();
+            cx.close();
+            cx.close();
+            Ok(())
+        }
+
+        pub fn new(block_size: u32) -> Self {
+            PiecesLowering {
+                group: GroupLowering {
+                    group_size: GROUP,
+                    block_size,
+                },
+                phase: Cell::new(Phase::Partial),
+                fields: Cell::new(0),
+            }
+        }
+    }
+
+    /// The scratch word of accumulator `field` (of `fields`) of piece `piece` for the value this
+    /// lane holds in the stride (`loops_jo + loops_jl`, of `loops_jn`).
+    fn slot(piece: &str, field: usize, fields: usize) -> String {
+        format!(
+            "(loops_scratch + 1ull + ((unsigned long long)({piece}) * {fields}ull + {field}ull) * loops_jn + loops_jo + (unsigned long long)loops_jl)"
+        )
+    }
+
+    /// Counts one more done on the epoch-stamped ticket at `at` (a word of a zeroed or earlier
+    /// launch's scratch: a stamp other than this launch's counts as 0); `loops_last` (declared
+    /// before) becomes whether this made `count`, on every lane of the warp. The warp's partials
+    /// are made visible first.
+    fn ticket(cx: &mut Cx<'_>, at: &str, count: &str) {
+        cx.line("__threadfence();");
+        cx.line("__syncwarp();");
+        cx.open("if (loops_lane == 0u)");
+        cx.line(format!("unsigned long long* const loops_tk = {at};"));
+        cx.line(
+            "unsigned long long loops_old = *(volatile unsigned long long*)loops_tk, loops_was;",
+        );
+        cx.line("unsigned int loops_n;");
+        cx.open("for (;;)");
+        cx.line("loops_was = loops_old;");
+        cx.line("loops_n = ((unsigned int)(loops_was >> 32) == loops_stamp ? (unsigned int)loops_was : 0u) + 1u;");
+        cx.line("loops_old = atomicCAS(loops_tk, loops_was, ((unsigned long long)loops_stamp << 32) | loops_n);");
+        cx.line("if (loops_old == loops_was) break;");
+        cx.close();
+        cx.line(format!(
+            "loops_last = (long long)loops_n == (long long)({count}) ? 1u : 0u;"
+        ));
+        cx.close();
+        cx.line("loops_last = __shfl_sync(0xffffffffu, loops_last, 0);");
+    }
+
+    impl Lowering for PiecesLowering {
+        fn check(&self, kernel: &Kernel) -> DResult<()> {
+            super::check(kernel)
+        }
+
+        fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
+            let set = &tiles.set;
+            cx.line_directive(tiles.line);
+            cx.line(format!(
+                "const unsigned int loops_lane = threadIdx.x & {}u;",
+                GROUP - 1
+            ));
+            cx.line("const unsigned int loops_mask = 0xffffffffu;");
+            // Every block takes a ticket of the scratch's counter (`carry/ticket.cuh`'s
+            // protocol): the launch's epoch stamps the tiles' tickets.
+            cx.shared("unsigned long long", "loops_ticket", None, false);
+            cx.open("if (threadIdx.x == 0)");
+            cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
+            cx.line(
+                "if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);",
+            );
+            cx.line("loops_ticket = loops_t;");
+            cx.close();
+            cx.line("__syncthreads();");
+            cx.line(
+                "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
+            );
+            cx.line(format!(
+                "const long long loops_pv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {GROUP};"
+            ));
+            cx.line(format!(
+                "const long long loops_np = loops_pieces[{set}_rows];"
+            ));
+            cx.open("if (loops_pv < loops_np)");
+            // The piece's list position: the last whose first piece is at or before it.
+            cx.line(format!("int loops_lo = 0, loops_hi = (int){set}_rows;"));
+            cx.open("while (loops_hi - loops_lo > 1)");
+            cx.line("const int loops_mid = loops_lo + (loops_hi - loops_lo) / 2;");
+            cx.line("if ((long long)loops_pieces[loops_mid] <= loops_pv) loops_lo = loops_mid; else loops_hi = loops_mid;");
+            cx.close();
+            cx.line("const int loops_pp = loops_lo;");
+            cx.line("const long long loops_pk = loops_pv - (long long)loops_pieces[loops_pp];");
+            cx.line(format!("const int {} = loops_pp;", tiles.tile));
+            let outer = cx.guard.replace("loops_lane == 0u".into());
+            let result = cx.block(&tiles.body);
+            cx.guard = outer;
+            result?;
+            cx.close();
+            Ok(())
+        }
+
+        /// The partials, the ticket, and on the last piece the lanes loop again, whole.
+        fn lanes_loop(&self, cx: &mut Cx<'_>, range: RangeLoop<'_>) -> DResult<()> {
+            let Some(at) = range
+                .body
+                .iter()
+                .position(|s| matches!(s.kind, StmtKind::ForAtoms { .. }))
+            else {
+                // A `lanes` loop without an atom loop (check allows one only where none holds an
+                // atom loop elsewhere: it does not reach here).
+                return crate::schedule::lanes::group_lanes_loop(&self.group, cx, range);
+            };
+            // Each path of the lanes loop (one value per lane, or fused values: as under `warp`)
+            // runs the three steps with its own layout of partials.
+            let partial: Block = range.body[..=at].to_vec();
+            lanes_paths(&self.group, cx, &range, &mut |cx, fusion| {
+                self.steps(cx, &range, &partial, fusion)
+            })
+        }
+
+        fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            let Some(split) = cx.lanes.clone() else {
+                bail!(
+                    atoms.body.first().map_or(cx.kernel.body.span, |s| s.span),
+                    "under `lrb` the pieces of a long tile need its atom loop inside a `lanes` loop"
+                );
+            };
+            let name = cx.kernel.config.name();
+            let red = reductions(atoms.body, atoms.var, name, &mut |s| cx.fresh(s))?;
+            let (accs, sels) = (&red.accumulators, &red.selections);
+            let fields = reduced_vars_typed(accs, sels);
+            self.fields.set(fields.len());
+            // The widest path's fields size the scratch.
+            cx.scratch_slots_per_block = cx
+                .scratch_slots_per_block
+                .max((self.group.block_size / GROUP).max(1) * (fields.len() as u32 + 2));
+            let (al, als, jin) = (&split.atom_lane, &split.atom_lanes, &split.in_range);
+            match self.phase.get() {
+                Phase::Partial => {
+                    start_from_identity(cx, accs, sels, "true");
+                    let (set, var) = (atoms.set, atoms.var);
+                    let tile = cx.expr(atoms.tile);
+                    let off = cx.offset_type();
+                    cx.line(format!(
+                        "const {off} loops_pb = {set}_offsets[{tile}] + ({off})(loops_pk * (long long)loops_mdt);"
+                    ));
+                    cx.line(format!(
+                        "const {off} loops_pe = min(loops_pb + ({off})loops_mdt, {set}_offsets[{tile} + 1]);"
+                    ));
+                    let end = cx.fresh("end");
+                    cx.open(format!(
+                        "for ({off} {var} = loops_pb + ({off}){al}, {end} = {jin} ? loops_pe : loops_pb; {var} < {end}; {var} += ({off}){als})"
+                    ));
+                    let outer = cx.guard.take();
+                    let result = cx.block(&red.body);
+                    cx.guard = outer;
+                    result?;
+                    cx.close();
+                    reduce_values(&self.group, cx, accs, sels, &split);
+                    cx.open(format!("if ({al} == 0u && {jin})"));
+                    for (i, (v, ty)) in fields.iter().enumerate() {
+                        cx.line(format!(
+                            "*({ty}*){} = {v};",
+                            slot("loops_pv", i, fields.len())
+                        ));
+                    }
+                    cx.close();
+                }
+                Phase::Chunk | Phase::Combine => {
+                    let chunk = self.phase.get() == Phase::Chunk;
+                    // Atom lane 0 of the tile's combination carries the value from before the
+                    // loop; a chunk's starts from the identity.
+                    let not_first = if chunk {
+                        "true".to_string()
+                    } else {
+                        format!("{al} != 0u")
+                    };
+                    start_from_identity(cx, accs, sels, &not_first);
+                    // The slots combined: the chunk's pieces, or the heads of the tile's chunks
+                    // (its pieces where it has one chunk), in order, strided over the atom lanes.
+                    let (first, end, step) = if chunk {
+                        ("loops_cf", "loops_cf + loops_cn", "1ll")
+                    } else {
+                        (
+                            "(long long)loops_pieces[loops_pp]",
+                            "(long long)loops_pieces[loops_pp + 1]",
+                            "loops_hs",
+                        )
+                    };
+                    cx.open(format!("if ({jin})"));
+                    if !chunk {
+                        cx.line(format!(
+                            "const long long loops_hs = loops_nc > 1ll ? {CHUNK}ll : 1ll;"
+                        ));
+                    }
+                    cx.open(format!(
+                        "for (long long loops_q = {first} + (long long){al} * {step}; loops_q < {end}; loops_q += (long long){als} * {step})"
+                    ));
+                    let n = fields.len();
+                    let other = |v: &str| {
+                        let (i, (_, ty)) = fields
+                            .iter()
+                            .enumerate()
+                            .find(|(_, (f, _))| f == v)
+                            .expect("a slot per reduced variable");
+                        format!("__ldcg(({ty}*){})", slot("loops_q", i, n))
+                    };
+                    combine_all(cx, accs, sels, &other);
+                    cx.close();
+                    cx.close();
+                    reduce_values(&self.group, cx, accs, sels, &split);
+                    if chunk {
+                        cx.open(format!("if ({al} == 0u && {jin})"));
+                        for (i, (v, ty)) in fields.iter().enumerate() {
+                            cx.line(format!(
+                                "*({ty}*){} = {v};",
+                                slot("loops_cf", i, fields.len())
+                            ));
+                        }
+                        cx.close();
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The pieces' reading of the lanes split: `lanes::width` of a warp over `values`.
+    fn width_of(values: u64) -> u32 {
+        super::super::lanes::width(values, GROUP, true)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// Every (atom, value) of a listed tile is read once, every (listed tile, value) gets
+        /// one epilogue with its whole total, unlisted tiles nothing; and the totals are the
+        /// same bits whatever order the pieces finish in (the combination's order is fixed).
+        #[test]
+        fn every_value_of_every_listed_tile_is_finished_once(
+            sizes in prop::collection::vec(
+                prop_oneof![2 => Just(0u64), 4 => 1u64..40, 2 => 40u64..400, 1 => 400u64..3000],
+                1..12,
+            ),
+            keep in prop::collection::vec(any::<bool>(), 12),
+            piece in prop::sample::select(vec![1u64, 3, 8, 64]),
+            values in 0u64..6,
+            seed in any::<u64>(),
+        ) {
+            let mut offsets = vec![0u64];
+            for s in &sizes {
+                offsets.push(offsets.last().unwrap() + s);
+            }
+            let list: Vec<u64> = (0..sizes.len() as u64).filter(|&t| keep[t as usize]).collect();
+            let total: u64 = list
+                .iter()
+                .map(|&t| pieces_of(sizes[t as usize], piece))
+                .sum();
+            // Two finishing orders: in order, and shuffled by the seed.
+            let in_order: Vec<u64> = (0..total).collect();
+            let mut shuffled = in_order.clone();
+            let mut x = seed | 1;
+            for i in (1..shuffled.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                shuffled.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let term = |a: u64, j: u64| 1.0 / (1.0 + a as f64) + j as f64 * 0.125;
+            let w = width_of(values);
+            let a = model_run(&offsets, &list, piece, values, w, &in_order, 0.5, term);
+            let b = model_run(&offsets, &list, piece, values, w, &shuffled, 0.5, term);
+            prop_assert_eq!(&a.epilogues, &b.epilogues);
+            prop_assert!(a.totals.iter().zip(&b.totals).all(|(x, y)| x.to_bits() == y.to_bits()));
+            let v = values as usize;
+            for t in 0..sizes.len() {
+                let listed = list.contains(&(t as u64));
+                for j in 0..v {
+                    prop_assert_eq!(a.epilogues[t * v + j], listed as u32, "tile {} value {}", t, j);
+                    if listed {
+                        let want: f64 = 0.5
+                            + (offsets[t]..offsets[t + 1]).map(|at| term(at, j as u64)).sum::<f64>();
+                        prop_assert!((a.totals[t * v + j] - want).abs() <= 1e-9 * want.abs().max(1.0));
+                    }
+                }
+                for at in offsets[t]..offsets[t + 1] {
+                    for j in 0..v {
+                        prop_assert_eq!(a.atom_visits[at as usize * v + j], listed as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A row of more than [`CHUNK`] pieces combines in two levels; the model's counts agree with
+    /// the emitted slots: partials of every piece, chunk heads every `CHUNK` pieces.
+    #[test]
+    fn a_long_row_combines_by_chunks() {
+        let offsets = [0u64, 5, 5 + 100 * CHUNK + 7];
+        let list = [1u64, 0];
+        let pieces = pieces_of(100 * CHUNK + 7, 1) + pieces_of(5, 1);
+        let finish: Vec<u64> = (0..pieces).rev().collect();
+        let run = model_run(&offsets, &list, 1, 3, width_of(3), &finish, 0.0, |_, _| 1.0);
+        assert_eq!(run.epilogues, [1, 1, 1, 1, 1, 1]);
+        assert_eq!(run.totals, [5.0, 5.0, 5.0, 3207.0, 3207.0, 3207.0]);
+    }
+
+    #[cfg(feature = "frontend")]
+    mod frontend {
+        use crate::schedule::{Schedule, ScheduleConfig};
+
+        fn kernel(body: &str) -> crate::schedule::Kernel {
+            let item: syn::ItemFn = syn::parse_str(&format!(
+                "fn spmm<T: Float>(a: Csr<T>, b: &[T], bias: &[T], c: &mut [T], k: usize) {{ {body} }}"
+            ))
+            .unwrap();
+            let mut kernel = crate::frontend::lower_kernel(
+                &item,
+                &[],
+                crate::frontend::parse_attr(r#"schedule = "lrb""#.parse().unwrap()).unwrap(),
+                "spmm.rs",
+            )
+            .unwrap();
+            kernel.config = ScheduleConfig {
+                schedule: Schedule::Pieces {
+                    piece_atoms: super::PIECE_ATOMS,
+                },
+                block_size: kernel.config.block_size,
+            };
+            kernel
+        }
+
+        fn error(body: &str) -> String {
+            super::super::check(&kernel(body)).unwrap_err().message
+        }
+
+        const SAGE: &str = "for row in a.tiles() { for j in lanes(0..k) { let mut sum = bias[j]; \
+             for nz in a.atoms(row) { sum += a.values[nz] * b[(a.col_indices[nz] as usize) * k + j]; } \
+             c[row * k + j] = if sum > 0.0 { sum } else { 0.0 }; } }";
+
+        #[test]
+        fn a_lanes_loop_around_a_reducing_atom_loop_is_taken() {
+            assert!(super::super::check(&kernel(SAGE)).is_ok());
+        }
+
+        #[test]
+        fn lrb_emits_its_long_bin_in_pieces_where_the_body_takes_them() {
+            let item: syn::ItemFn = syn::parse_str(&format!(
+                "fn spmm<T: Float>(a: Csr<T>, b: &[T], bias: &[T], c: &mut [T], k: usize) {{ {SAGE} }}"
+            ))
+            .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmm.rs").unwrap();
+            assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
+            assert!(src.contains("spmm_lrb_long__f32(") && src.contains("loops_pieces"));
+            // A body the pieces cannot take: the merge path, as before.
+            let item: syn::ItemFn = syn::parse_str(
+                "fn spmv<T: Float>(a: Csr<T>, x: &[T], y: &mut [T]) { for row in a.tiles() { \
+                 let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz] * x[a.col_indices[nz] as usize]; } \
+                 y[row] = sum; } }",
+            )
+            .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmv.rs").unwrap();
+            assert!(src.contains("bins 13..=31 as merge_path"), "{src}");
+        }
+
+        #[test]
+        fn bodies_it_cannot_take_are_named() {
+            let e = error(
+                "for row in a.tiles() { for j in lanes(0..k) { let mut sum = 0.0; \
+                 for nz in a.atoms(row) { if a.values[nz] > 1.0 { break; } sum += a.values[nz]; } \
+                 c[row * k + j] = sum; } }",
+            );
+            assert!(
+                e.contains("under `lrb`") && e.contains("no atom can stop the loop"),
+                "{e}"
+            );
+            let e = error(
+                "for row in a.tiles() { let mut sum = 0.0; for nz in a.atoms(row) { sum += a.values[nz]; } \
+                 c[row] = sum; }",
+            );
+            assert!(
+                e.contains("`lanes` loop") && e.contains("for j in lanes(0..n)"),
+                "{e}"
+            );
+            let e = error(
+                "for row in a.tiles() { for j in 0..k { let mut sum = 0.0; \
+                 for nz in a.atoms(row) { sum += a.values[nz]; } c[row * k + j] = sum; } }",
+            );
+            assert!(e.contains("Write this loop `for j in lanes(..)`"), "{e}");
+        }
+    }
+}
