@@ -783,15 +783,20 @@ mod tests {
         }
         let total = starts[BINS] as usize;
         let n = launches(256).len();
-        for (extra, rounds, lanes) in [(1, 16, true), (1, 128, true), (1, 8, false), (0, 128, false)]
-        {
+        for (extra, rounds, lanes) in [
+            (1, 16, true),
+            (1, 128, true),
+            (1, 8, false),
+            (0, 128, false),
+        ] {
             let mut run = Recorder {
                 variants: vec![variant; n + extra],
                 rounds,
                 starts,
                 launched: Vec::new(),
             };
-            Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run).unwrap();
+            Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run)
+                .unwrap();
             let mut covered = vec![0; total];
             for (_, r) in &run.launched {
                 r.clone().for_each(|i| covered[i] += 1);

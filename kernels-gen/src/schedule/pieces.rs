@@ -142,6 +142,15 @@ pub struct PiecesRun {
     pub totals: Vec<f64>,
 }
 
+/// The shape of a launch the model replays: atoms per piece, the lanes loop's values, and the
+/// lanes over the values in a warp ([`super::lanes::width`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ModelShape {
+    pub piece: u64,
+    pub values: u64,
+    pub width: u32,
+}
+
 /// Replays a launch over the tiles `list` of `offsets`, with pieces of `piece` atoms, a warp
 /// (`GROUP` lanes, `width` of them over the values: [`super::lanes::width`]) each, the pieces
 /// finishing in the order `finish` (a permutation of the pieces; the ticket's count decides which
@@ -154,9 +163,11 @@ pub struct PiecesRun {
 pub fn model_run(
     offsets: &[u64],
     list: &[u64],
-    piece: u64,
-    values: u64,
-    width: u32,
+    ModelShape {
+        piece,
+        values,
+        width,
+    }: ModelShape,
     finish: &[u64],
     initial: f64,
     value: impl Fn(u64, u64) -> f64,
@@ -705,8 +716,9 @@ mod tests {
             }
             let term = |a: u64, j: u64| 1.0 / (1.0 + a as f64) + j as f64 * 0.125;
             let w = width_of(values);
-            let a = model_run(&offsets, &list, piece, values, w, &in_order, 0.5, term);
-            let b = model_run(&offsets, &list, piece, values, w, &shuffled, 0.5, term);
+            let shape = ModelShape { piece, values, width: w };
+            let a = model_run(&offsets, &list, shape, &in_order, 0.5, term);
+            let b = model_run(&offsets, &list, shape, &shuffled, 0.5, term);
             prop_assert_eq!(&a.epilogues, &b.epilogues);
             prop_assert!(a.totals.iter().zip(&b.totals).all(|(x, y)| x.to_bits() == y.to_bits()));
             let v = values as usize;
@@ -737,7 +749,12 @@ mod tests {
         let list = [1u64, 0];
         let pieces = pieces_of(100 * CHUNK + 7, 1) + pieces_of(5, 1);
         let finish: Vec<u64> = (0..pieces).rev().collect();
-        let run = model_run(&offsets, &list, 1, 3, width_of(3), &finish, 0.0, |_, _| 1.0);
+        let shape = ModelShape {
+            piece: 1,
+            values: 3,
+            width: width_of(3),
+        };
+        let run = model_run(&offsets, &list, shape, &finish, 0.0, |_, _| 1.0);
         assert_eq!(run.epilogues, [1, 1, 1, 1, 1, 1]);
         assert_eq!(run.totals, [5.0, 5.0, 5.0, 3207.0, 3207.0, 3207.0]);
     }
