@@ -331,7 +331,10 @@ fn graph_kernels_compile_for_sm90() {
     // vertex_ids under `thread`; cc_count and k_core_advance under `thread`, k_core_peel_queue
     // under the 6 of the device loop, k_core_least and k_core_scan under `block`; plain and
     // checked.
-    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 3 + 7 + 7 + 4 + 1 + 2 + 6 + 2));
+    assert_eq!(
+        compiled,
+        2 * (6 * 12 + 7 + 8 + 3 + 7 + 7 + 4 + 1 + 2 + 6 + 2)
+    );
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32
