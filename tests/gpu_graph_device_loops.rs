@@ -165,7 +165,7 @@ fn hub_graph(seed: u64) -> Graph {
     g
 }
 
-/// Plain BFS in the device queue (`bfs::run_device_queue`, and `bfs` asked for the device queue)
+/// Plain BFS in the device queue (`bfs::run` with `LoopOn::DeviceQueue`, and `bfs` asked for the device queue)
 /// against the CPU, under every schedule it takes, levels poisoned, from the hub (whose first
 /// level runs under `merge_path`) and from other vertices, on a hub graph and graphs with and
 /// without hubs, one loop for all of them; with the loop's default (large frontiers of the first

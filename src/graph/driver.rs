@@ -24,9 +24,9 @@ pub enum Strategy {
     /// Every schedule. The only loop of triangles.
     Host,
     /// The loop on the device, its frontier compacted from flags on the device and its levels
-    /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoopOnDevice::run_push`, the
-    /// compaction walking the frontier's out-edges while they are few: `LoopOn::DevicePush`), near-far SSSP
-    /// (`NearFarLoopOnDevice`).
+    /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoop::run` with
+    /// `LoopOn::DevicePush`, the compaction walking the frontier's out-edges while they are few),
+    /// near-far SSSP (`NearFarLoopOnDevice`).
     DeviceFlags,
     /// [`Strategy::DeviceFlags`] whose compaction scans every flag at every level
     /// (`LoopOn::DeviceScan`): BFS and Bellman-Ford.

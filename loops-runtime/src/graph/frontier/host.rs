@@ -217,11 +217,11 @@ impl Compaction {
     /// [`Compaction::run_with_degrees`] for a push step's flags, walking the out-edges of
     /// `frontier` (its whole length) instead of scanning every flag: work in proportion to the
     /// frontier's edges, not to the graph. The contract, as for
-    /// [`FrontierLoopOnDevice::run_push`], is the caller's: every flag set is on the head of an
-    /// out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the largest
-    /// out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The count
-    /// is added to `counters[0]` and the largest out-degree of the vertices appended is max-ed
-    /// into `counters[2]`, whatever the frontier's size. Errors as `run_with_degrees` does, or
+    /// [`LoopOn::DevicePush`](super::LoopOn::DevicePush), is the caller's: every flag set is on the
+    /// head of an out-edge of a vertex of `frontier` in `graph`, and `max_degree` is at least the
+    /// largest out-degree of `frontier`'s vertices (a flag the walk does not reach stays set). The
+    /// count is added to `counters[0]` and the largest out-degree of the vertices appended is
+    /// max-ed into `counters[2]`, whatever the frontier's size. Errors as `run_with_degrees` does, or
     /// for a graph of 64-bit offsets (use `run_with_degrees`).
     #[allow(clippy::too_many_arguments)]
     pub fn run_walk(

@@ -352,7 +352,7 @@ impl FrontierLoop {
     /// context, so that its launches are sized on the host as in the host loop (`auto` choosing
     /// its variant from that frontier), and its next frontier's size is read back after it.
     /// `None` (the default): never (a step over all vertices, PageRank's or components', would
-    /// run alone every time). BFS (`loops::graph::bfs::run_device_queue`) asks for
+    /// run alone every time). BFS (`loops::graph::bfs::run` with `LoopOn::DeviceQueue`) asks for
     /// [`Self::resident_warps`] (about 8,000 on an H100 or H200): a power-law graph's middle
     /// levels, whose one step takes hundreds of microseconds under the one schedule of the
     /// device-sized levels (a block or a group per vertex for the whole run) and a fraction of
