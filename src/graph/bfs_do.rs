@@ -224,7 +224,7 @@ pub mod push_queue {
 }
 
 /// The push step of the device loop's push-only levels ([`run`] in the device queue, far from
-/// the switch): [`push_queue::bfs_push_queue`] without the count of the edges it reaches, the
+/// the switch): [`push_queue`]'s kernel without the count of the edges it reaches, the
 /// loads and the atomic of which cost a road network's small levels as much as the rest.
 pub mod push_parents {
     use super::*;

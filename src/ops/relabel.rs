@@ -115,7 +115,7 @@ pub struct DeviceRelabelling {
 /// [`relabel_by_degree`](crate::io::host::relabel_by_degree) with [`Degree::In`] on the CPU (see
 /// the module's documentation). `a` is left as it was. A matrix that is not square is
 /// [`LoopsError::InvalidArgument`]; one of more than `i32::MAX` nonzeros is
-/// [`LoopsError::TooLarge`](crate::LoopsError::TooLarge) (the transpose's limit).
+/// [`LoopsError::TooLarge`] (the transpose's limit).
 ///
 /// ```no_run
 /// use loops::prelude::*;
