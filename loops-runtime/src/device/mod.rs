@@ -177,6 +177,19 @@ pub(crate) struct DeviceList {
     pub blocks: Option<u32>,
 }
 
+impl DeviceList {
+    /// The loop's context over no list (a launch of the loop's own kernels, which only must not
+    /// wait for a stream being recorded), the grid left to the launch.
+    pub fn none(capturing: bool) -> DeviceList {
+        DeviceList {
+            list: 0,
+            len: 0,
+            capturing,
+            blocks: None,
+        }
+    }
+}
+
 /// What the handles of one device context share: the context, the device's facts and the compiled
 /// kernels. Dropped after every [`Lane`] of its handles (each [`Gpu`] drops its lane first), each of
 /// which waited for its own stream, so no kernel of its modules is still queued when they unload.

@@ -134,12 +134,7 @@ impl IterationsOnDevice {
             return Ok(0);
         }
         let iteration = |parity: usize, capturing: bool| Iteration {
-            gpu: gpu.in_device_loop(DeviceList {
-                list: 0,
-                len: 0,
-                capturing,
-                blocks: None,
-            }),
+            gpu: gpu.in_device_loop(DeviceList::none(capturing)),
             parity,
             capturing,
         };

@@ -270,12 +270,7 @@ fn fold_kernel(
     rule: Rule,
     capturing: bool,
 ) -> Result<()> {
-    let gpu = &gpu.in_device_loop(DeviceList {
-        list: 0,
-        len: 0,
-        capturing,
-        blocks: None,
-    });
+    let gpu = &gpu.in_device_loop(DeviceList::none(capturing));
     let q = lp.queue.as_ref().expect("made by run_directed");
     let d = lp.directed.as_ref().expect("made by run_directed");
     let read = |ty| Param::Ptr { ty, mutable: false };
@@ -346,12 +341,7 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             self.rule.alpha,
             self.rule.beta,
         );
-        let plain = gpu.in_device_loop(DeviceList {
-            list: 0,
-            len: 0,
-            capturing,
-            blocks: None,
-        });
+        let plain = gpu.in_device_loop(DeviceList::none(capturing));
         let dims = LaunchDims {
             grid: 1,
             block: 32,

@@ -181,12 +181,7 @@ pub(super) fn queue_batch_kernel(
 ) -> Result<()> {
     // In the loop's context with no list: only so that the launch does not wait for a stream
     // being recorded.
-    let gpu = &gpu.in_device_loop(DeviceList {
-        list: 0,
-        len: 0,
-        capturing,
-        blocks: None,
-    });
+    let gpu = &gpu.in_device_loop(DeviceList::none(capturing));
     let q = lp.queue.as_ref().expect("made by run_queue");
     let read = |ty| Param::Ptr { ty, mutable: false };
     let mut args = KernelArgs::new();
