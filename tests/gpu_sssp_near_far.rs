@@ -1,5 +1,5 @@
 //! Near-far SSSP on the GPU (`src/graph/sssp_near_far.rs` driven by
-//! `loops::graph::NearFarLoop`, and by `NearFarLoopOnDevice` under every schedule that runs there,
+//! `loops::graph::NearFarLoop` on the host, and on the device under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
 //! unreachable vertices; weights 1..=64 and 1..=1000; the default delta and one other per graph
@@ -21,8 +21,8 @@ mod common;
 use std::time::Instant;
 
 use loops::graph::{
-    compare, dijkstra, near_far_model, near_far_model_hops, Graph, Hops, NearFarLoop,
-    NearFarLoopOnDevice, UNREACHED,
+    compare, dijkstra, near_far_model, near_far_model_hops, Graph, Hops, NearFarLoop, NearFarOn,
+    UNREACHED,
 };
 use loops::prelude::*;
 
@@ -84,7 +84,7 @@ fn check_graph(
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
         for &delta in &all_deltas {
             near_far.set_delta(delta);
-            let used = near_far.delta_for(&dg);
+            let used = near_far.delta_for(NearFarOn::Host, &dg);
             // The CPU model of the same buckets: its relaxed edges are what a run must at least do
             // (each reached vertex's edges once).
             let (model, _) = near_far_model(g, source, used);
@@ -101,6 +101,7 @@ fn check_graph(
                     schedule,
                     gpu,
                     &mut near_far,
+                    NearFarOn::Host,
                     &dg,
                     source,
                     &mut dist,
@@ -174,7 +175,7 @@ fn check_graph_device(
     schedules.extend(["lanes", "lanes1", "lanes32"]);
     let mut failures = Vec::new();
     let dg = gpu.upload_graph(g).expect("upload");
-    let mut near_far = NearFarLoopOnDevice::new(gpu, g.vertices()).expect("device near-far loop");
+    let mut near_far = NearFarLoop::new(gpu, g.vertices()).expect("near-far loop");
     let mut dist = gpu.zeros::<u32>(g.vertices()).expect("alloc");
     let mut all_deltas = vec![None];
     all_deltas.extend(deltas.iter().map(|&d| Some(d)));
@@ -197,7 +198,7 @@ fn check_graph_device(
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
         for &delta in &all_deltas {
             near_far.set_delta(delta);
-            let used = near_far.delta_for(&dg);
+            let used = near_far.delta_for(NearFarOn::Device, &dg);
             for (k, schedule) in schedules.iter().enumerate() {
                 // Each schedule with every hop count on some source, in turn.
                 let hop = hops[(k + source as usize) % hops.len()];
@@ -211,10 +212,11 @@ fn check_graph_device(
                     );
                     gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
                     runs += 1;
-                    match loops::graph::sssp_near_far::run_device(
+                    match loops::graph::sssp_near_far::run(
                         schedule,
                         gpu,
                         &mut near_far,
+                        NearFarOn::Device,
                         &dg,
                         source,
                         &mut dist,
@@ -402,30 +404,42 @@ fn near_far_loop_errors_and_reuse() {
         Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
     let dg = gpu.upload_graph(&path).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
+    let run = |near_far: &mut NearFarLoop, on, source, dist: &mut DeviceBuffer<u32>| {
+        loops::graph::sssp_near_far::run("warp", &gpu, near_far, on, &dg, source, dist)
+    };
     let mut small = NearFarLoop::new(&gpu, 50).unwrap();
-    let e =
-        loops::graph::sssp_near_far::run("warp", &gpu, &mut small, &dg, 0, &mut dist).unwrap_err();
+    let e = run(&mut small, NearFarOn::Host, 0, &mut dist).unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
     let mut near_far = NearFarLoop::new(&gpu, 200).unwrap();
-    let e = loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 100, &mut dist)
-        .unwrap_err();
+    let e = run(&mut near_far, NearFarOn::Host, 100, &mut dist).unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
     near_far.set_max_iterations(Some(3));
-    let e = loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist)
-        .unwrap_err();
+    let e = run(&mut near_far, NearFarOn::Host, 0, &mut dist).unwrap_err();
     assert!(matches!(e, LoopsError::NoConvergence { .. }), "{e}");
     near_far.set_max_iterations(None);
     near_far.set_delta(Some(10));
     near_far.set_count_edges(true);
-    let stats =
-        loops::graph::sssp_near_far::run("warp", &gpu, &mut near_far, &dg, 0, &mut dist).unwrap();
-    assert_eq!(
-        gpu.download(&dist).unwrap(),
-        (0..100u32).collect::<Vec<_>>()
-    );
-    // One vertex per round, 99 edges: the same counts as the CPU model's.
+    near_far.set_hops(Some(Hops::ONE));
+    // One loop on both sides in turn (host, device, host): the same distances and counts, one
+    // vertex per round and 99 edges, as the CPU model's (the device does not count edges).
     let (_, model) = near_far_model(&path, 0, 10);
-    assert_eq!(stats, model);
+    for on in [NearFarOn::Host, NearFarOn::Device, NearFarOn::Host] {
+        gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
+        let stats = run(&mut near_far, on, 0, &mut dist).unwrap();
+        assert_eq!(
+            gpu.download(&dist).unwrap(),
+            (0..100u32).collect::<Vec<_>>(),
+            "{on:?}"
+        );
+        let want = match on {
+            NearFarOn::Host => model,
+            NearFarOn::Device => loops::graph::NearFarStats {
+                relaxed_edges: 0,
+                ..model
+            },
+        };
+        assert_eq!(stats, want, "{on:?}");
+    }
 }
 
 /// The device loop's errors, its iteration limit, its reuse on a smaller graph, and its counts
@@ -437,13 +451,14 @@ fn device_near_far_loop_errors_and_reuse() {
         Graph::from_edges(100, &(0..99u32).map(|v| (v, v + 1, 1)).collect::<Vec<_>>()).unwrap();
     let dg = gpu.upload_graph(&path).unwrap();
     let mut dist = gpu.zeros::<u32>(100).unwrap();
-    let run = |near_far: &mut NearFarLoopOnDevice, source, dist: &mut DeviceBuffer<u32>| {
-        loops::graph::sssp_near_far::run_device("warp", &gpu, near_far, &dg, source, dist)
+    let run = |near_far: &mut NearFarLoop, source, dist: &mut DeviceBuffer<u32>| {
+        let on = NearFarOn::Device;
+        loops::graph::sssp_near_far::run("warp", &gpu, near_far, on, &dg, source, dist)
     };
-    let mut small = NearFarLoopOnDevice::new(&gpu, 50).unwrap();
+    let mut small = NearFarLoop::new(&gpu, 50).unwrap();
     let e = run(&mut small, 0, &mut dist).unwrap_err();
     assert!(e.to_string().contains("made for 50"), "{e}");
-    let mut near_far = NearFarLoopOnDevice::new(&gpu, 200).unwrap();
+    let mut near_far = NearFarLoop::new(&gpu, 200).unwrap();
     let e = run(&mut near_far, 100, &mut dist).unwrap_err();
     assert!(e.to_string().contains("source 100"), "{e}");
     near_far.set_hops(Some(Hops::ONE));
@@ -504,10 +519,11 @@ fn device_near_far_loop_errors_and_reuse() {
     ] {
         near_far.set_hops(Some(hops));
         gpu.fill(&mut dist, 0x5a5a_5a5a).unwrap();
-        let stats = loops::graph::sssp_near_far::run_device(
+        let stats = loops::graph::sssp_near_far::run(
             "lanes",
             &gpu,
             &mut near_far,
+            NearFarOn::Device,
             &dg,
             0,
             &mut dist,
@@ -553,7 +569,7 @@ fn device_near_far_loop_errors_and_reuse() {
         .upload_graph(&Graph::from_edges(3, &[(0, 1, 5)]).unwrap())
         .unwrap();
     let mut d3 = gpu.zeros::<u32>(3).unwrap();
-    loops::graph::sssp_near_far::run_device("thread", &gpu, &mut near_far, &tiny, 2, &mut d3)
-        .unwrap();
+    let on = NearFarOn::Device;
+    loops::graph::sssp_near_far::run("thread", &gpu, &mut near_far, on, &tiny, 2, &mut d3).unwrap();
     assert_eq!(gpu.download(&d3).unwrap(), [UNREACHED, UNREACHED, 0]);
 }

@@ -6,7 +6,7 @@
 //! `sssp-delta` rows: near-far delta-stepping (`src/graph/sssp_near_far.rs`,
 //! `loops::graph::NearFarLoop`, `--delta` to override the bucket width) beside `sssp` (the
 //! Bellman-Ford frontier), both with the edges they relax (counted in one more, untimed run).
-//! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::NearFarLoopOnDevice`
+//! Under `--loop device` (or `both`), `sssp-delta` also runs in `loops::graph::NearFarLoop` on the device
 //! (rounds and bucket advances without the host, `--hops` and `--hop-degree` for its multi-hop
 //! rounds), its relaxed edges counted by the CPU model (`near_far_model_hops`), its levels, delta
 //! and hops printed; `--sweep-deltas` times it over deltas and hops per graph.
@@ -128,7 +128,7 @@ pub struct Args {
     #[arg(long, default_value_t = 8)]
     pub hop_degree: u32,
     /// The device `sssp-delta`'s round compaction reads one near flag per thread at a time, not
-    /// four (`NearFarLoopOnDevice::set_wide_scan`).
+    /// four (`NearFarLoop::set_wide_scan`).
     #[arg(long)]
     pub narrow_scan: bool,
     /// After each graph's rows: the device `sssp-delta` under each of `--sweep-schedules` with

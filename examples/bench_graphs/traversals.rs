@@ -1,5 +1,5 @@
 //! The SSSP and BFS rows: every schedule in the host and the device frontier loop (near-far SSSP in
-//! `NearFarLoop` and `NearFarLoopOnDevice`, with `--sweep-deltas` over deltas and hops), the naive
+//! `NearFarLoop` on the host and the device, with `--sweep-deltas` over deltas and hops), the naive
 //! vertex-per-thread kernels beside them, the edges each SSSP relaxes, the best schedule per
 //! graph, and on the world set auto against the best fixed schedule.
 
@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use loops::graph::{
     near_far_model_hops, traversed_edges, DeviceGraph, FrontierLoop, Graph, Hops, LoopOn,
-    LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
+    LoopStats, NearFarLoop, NearFarOn, NearFarStats, UNREACHED,
 };
 use loops::launch::KernelArgs;
 use loops::prelude::*;
@@ -128,7 +128,9 @@ fn relaxed_edges(
         _ if kernel == "naive" => Ok(None),
         Algorithm::SsspDelta => {
             near_far.set_count_edges(true);
-            let stats = loops::graph::sssp_near_far::run(kernel, gpu, near_far, g, source, dist);
+            let on = NearFarOn::Host;
+            let stats =
+                loops::graph::sssp_near_far::run(kernel, gpu, near_far, on, g, source, dist);
             near_far.set_count_edges(false);
             Ok(Some(stats?.relaxed_edges))
         }
@@ -175,7 +177,8 @@ impl Bench<'_> {
         }
         let mut near_far = NearFarLoop::new(gpu, g.vertices())?;
         near_far.set_delta(self.args.delta);
-        let mut device_near_far = NearFarLoopOnDevice::new(gpu, g.vertices())?;
+        // The device rows' loop: the device options (hops, blocks, scan) are its alone.
+        let mut device_near_far = NearFarLoop::new(gpu, g.vertices())?;
         device_near_far.set_delta(a.delta);
         device_near_far.set_hops(a.hops.map(|h| self.hops(h)));
         device_near_far.set_step_blocks(a.step_blocks);
@@ -246,6 +249,7 @@ impl Bench<'_> {
                             kernel,
                             gpu,
                             &mut near_far,
+                            NearFarOn::Host,
                             &dg,
                             source,
                             &mut out,
@@ -262,10 +266,11 @@ impl Bench<'_> {
                         &mut out,
                     ),
                     (_, LoopKind::Device) if algorithm == Algorithm::SsspDelta => {
-                        loops::graph::sssp_near_far::run_device(
+                        loops::graph::sssp_near_far::run(
                             kernel,
                             gpu,
                             &mut device_near_far,
+                            NearFarOn::Device,
                             &dg,
                             source,
                             &mut out,
@@ -315,8 +320,8 @@ impl Bench<'_> {
                     loop_kind == LoopKind::Device && algorithm == Algorithm::SsspDelta;
                 if device_near_far_row {
                     let (delta, hops) = (
-                        device_near_far.delta_for(&dg),
-                        device_near_far.hops_for(&dg),
+                        device_near_far.delta_for(NearFarOn::Device, &dg),
+                        device_near_far.hops_for(NearFarOn::Device, &dg),
                     );
                     let s = last_near_far;
                     let levels = s.rounds + s.advances + 1;
@@ -358,8 +363,8 @@ impl Bench<'_> {
                 let relaxed_edges = if counted.is_some() {
                     counted
                 } else if device_near_far_row {
-                    let delta = device_near_far.delta_for(&dg);
-                    let hops = device_near_far.hops_for(&dg);
+                    let delta = device_near_far.delta_for(NearFarOn::Device, &dg);
+                    let hops = device_near_far.hops_for(NearFarOn::Device, &dg);
                     Some(*model_edges.get_or_insert_with(|| {
                         near_far_model_hops(g, source, delta, hops).1.relaxed_edges
                     }))
@@ -423,7 +428,7 @@ impl Bench<'_> {
         g: &Graph,
         dg: &DeviceGraph,
         source: u32,
-        near_far: &mut NearFarLoopOnDevice,
+        near_far: &mut NearFarLoop,
         out: &mut DeviceBuffer<u32>,
     ) -> Result<(), BoxError> {
         let gpu = self.gpu;
@@ -453,11 +458,13 @@ impl Bench<'_> {
             near_far.set_delta(Some(delta));
             let mut last = NearFarStats::default();
             let mut once = || {
-                loops::graph::sssp_near_far::run_device(schedule, gpu, near_far, dg, source, out)
-                    .map(|s| {
+                let on = NearFarOn::Device;
+                loops::graph::sssp_near_far::run(schedule, gpu, near_far, on, dg, source, out).map(
+                    |s| {
                         last = s;
                         LoopStats::from(s)
-                    })
+                    },
+                )
             };
             once()?;
             let timing = time_runs(args.reps.clamp(MIN_REPS, 5), gpu, &mut once)?;

@@ -94,7 +94,8 @@ impl Algorithm {
             }
             Algorithm::SsspDelta => {
                 let mut near_far = loops::graph::NearFarLoop::new(gpu, g.vertices())?;
-                loops::graph::sssp_near_far::run(schedule, gpu, &mut near_far, g, source, out)
+                let on = loops::graph::NearFarOn::Host;
+                loops::graph::sssp_near_far::run(schedule, gpu, &mut near_far, on, g, source, out)
                     .map(LoopStats::from)
             }
         }

@@ -26,7 +26,7 @@ pub enum Strategy {
     /// The loop on the device, its frontier compacted from flags on the device and its levels
     /// replayed as a CUDA graph: BFS and Bellman-Ford (`FrontierLoop::run` with
     /// `LoopOn::DevicePush`, the compaction walking the frontier's out-edges while they are few),
-    /// near-far SSSP (`NearFarLoopOnDevice`).
+    /// near-far SSSP (`NearFarLoop::run` with `NearFarOn::Device`).
     DeviceFlags,
     /// [`Strategy::DeviceFlags`] whose compaction scans every flag at every level
     /// (`LoopOn::DeviceScan`): BFS and Bellman-Ford.

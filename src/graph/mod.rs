@@ -39,7 +39,7 @@
 //! `pagerank::run`, ...), each taking the loop strategy as a parameter. A user's own step runs
 //! in the same driver: [`FrontierLoop::run`] with a [`LoopOn`] (host, device flags scanned or
 //! walked, device queue), or [`traverse`] for a single-source traversal; near-far SSSP in
-//! [`NearFarLoop`] and [`NearFarLoopOnDevice`].
+//! [`NearFarLoop::run`] with a [`NearFarOn`] (host or device).
 //!
 //! From the runtime, re-exported here: the graph on the host and the device ([`Graph`],
 //! [`DeviceGraph`]), the loops, the flag compaction ([`Compaction`]), near-far ([`near_far`]),

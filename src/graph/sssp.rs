@@ -7,7 +7,7 @@
 //! ([`super::sssp_near_far`]), by options.
 
 use loops_runtime::graph::{
-    DeviceGraph, FrontierLoop, LoopOn, LoopStats, NearFarLoop, NearFarLoopOnDevice, NearFarStats,
+    DeviceGraph, FrontierLoop, LoopOn, LoopStats, NearFarLoop, NearFarOn, NearFarStats,
 };
 
 use super::driver::{self, check_source, timed, unsupported, GraphStats, Strategy};
@@ -187,25 +187,17 @@ pub fn sssp(
             stats
         }
         SsspMethod::NearFar => {
-            let (ran, time) = match strategy {
-                Strategy::Host => {
-                    let mut near_far = NearFarLoop::new(gpu, n)?;
-                    near_far.set_delta(options.delta);
-                    let nf = &mut near_far;
-                    timed(gpu, || {
-                        sssp_near_far::run(schedule, gpu, nf, graph, source, &mut dist)
-                    })?
-                }
-                Strategy::DeviceFlags => {
-                    let mut near_far = NearFarLoopOnDevice::new(gpu, n)?;
-                    near_far.set_delta(options.delta);
-                    let nf = &mut near_far;
-                    timed(gpu, || {
-                        sssp_near_far::run_device(schedule, gpu, nf, graph, source, &mut dist)
-                    })?
-                }
+            let on = match strategy {
+                Strategy::Host => NearFarOn::Host,
+                Strategy::DeviceFlags => NearFarOn::Device,
                 other => return Err(unsupported("sssp", other, "host, device-flags")),
             };
+            let mut near_far = NearFarLoop::new(gpu, n)?;
+            near_far.set_delta(options.delta);
+            let nf = &mut near_far;
+            let (ran, time) = timed(gpu, || {
+                sssp_near_far::run(schedule, gpu, nf, on, graph, source, &mut dist)
+            })?;
             near_far_stats(schedule, strategy, ran, time)
         }
     };

@@ -8,16 +8,14 @@
 //! the same thread (and theirs, with 3), the heads of the last hop flagged as usual; fewer rounds
 //! on a graph of long shortest paths (`loops::graph::Hops`). [`LANES`] names the runtime's
 //! built-in round instead (`NearFarRelax`: each hop's edges spread over
-//! a warp's lanes, any number of hops), which [`run`] and [`run_device`] take as a schedule. The loops: `NearFarLoop` (on the host) and
-//! `NearFarLoopOnDevice` (on the device); why the distances come out exact is in
-//! their module documentation.
+//! a warp's lanes, any number of hops), which [`run`] takes as a schedule. The loop:
+//! `NearFarLoop`, on the host or the device (`NearFarOn`); why the distances come out exact is in
+//! its module documentation.
 // The launch wrappers take the kernels' 8 and 10 parameters and the GPU.
 #![allow(clippy::too_many_arguments)]
 
 use loops_runtime::graph::near_far::NearFarRelax;
-use loops_runtime::graph::{
-    DeviceGraph, Hops, NearFarLoop, NearFarLoopOnDevice, NearFarStats, UNREACHED,
-};
+use loops_runtime::graph::{DeviceGraph, NearFarLoop, NearFarOn, NearFarStats, UNREACHED};
 
 use crate::prelude::*;
 
@@ -126,7 +124,7 @@ pub mod hops {
 }
 
 /// The built-in round of `NearFarRelax` (a head's edges spread over a
-/// warp's lanes at every hop), run by [`run`] and [`run_device`] in place of a schedule: `lanes`
+/// warp's lanes at every hop), run by [`run`] in place of a schedule: `lanes`
 /// (its default vertices per warp) or `lanes<k>`, `k` frontier vertices per warp (1 to 32).
 pub const LANES: &[&str] = &["lanes", "lanes2", "lanes4", "lanes8", "lanes16"];
 
@@ -145,73 +143,32 @@ fn lanes(gpu: &Gpu, schedule: &str) -> Option<crate::Result<NearFarRelax>> {
 }
 
 /// Shortest-path distances from `source` into `dist` (one element per vertex, initialised by the
-/// loop), the `sssp_near_far` round under `schedule` (one hop; or the built-in round, [`LANES`]) run by `near_far` until both
-/// buckets are empty. The bucket width is the loop's (`NearFarLoop::set_delta`; by default from
-/// the graph's weights and degree).
+/// loop), run by `near_far` in the loop `on` until both buckets are empty, with the loop's hops
+/// (`NearFarLoop::set_hops`; one on the host by default): the `sssp_near_far` round under
+/// `schedule` for one hop, `hops::sssp_near_far_hops` for more, or the built-in round
+/// ([`LANES`]). The bucket width is the loop's (`NearFarLoop::set_delta`; by default from the
+/// graph's weights and degree and where the loop runs). On the device `schedule` must take its
+/// frontier's size from the device (thread, the groups, warp, block, auto, the lanes); the others
+/// are refused with `LoopsError::LoopOnDevice`.
 pub fn run(
     schedule: &str,
     gpu: &Gpu,
     near_far: &mut NearFarLoop,
+    on: NearFarOn,
     g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> crate::Result<NearFarStats> {
     if let Some(relax) = lanes(gpu, schedule) {
-        let relax = relax?;
-        return near_far.run(
-            gpu,
-            g,
-            source,
-            dist,
-            |gpu, frontier, dist, near, far, threshold| {
-                relax.launch(gpu, g, frontier, dist, near, far, threshold, Hops::ONE)
-            },
-        );
+        return run_lanes(&relax?, gpu, near_far, on, g, source, dist);
     }
+    // One bucket that holds every distance (the default on dense graphs): the device loop runs
+    // near-far as Bellman-Ford, whose step (`sssp.rs`) is this round without the threshold to
+    // test (every lowered head is flagged near).
+    let one_bucket = on == NearFarOn::Device && near_far.delta_for(on, g) == UNREACHED;
     near_far.run(
         gpu,
-        g,
-        source,
-        dist,
-        |gpu, frontier, dist, near, far, threshold| {
-            launch(
-                schedule,
-                gpu,
-                g.offsets(),
-                g.adj(),
-                g.weights(),
-                frontier,
-                dist,
-                near,
-                far,
-                threshold,
-            )
-        },
-    )
-}
-
-/// [`run`] in the loop that stays on the device (`NearFarLoopOnDevice`: no host round trip per
-/// round or bucket advance), with the loop's hops (`NearFarLoopOnDevice::set_hops`): the
-/// `sssp_near_far` round for one hop, `hops::sssp_near_far_hops` for more, or the built-in round
-/// ([`LANES`]). `schedule` must take its frontier's size from the device (thread, the groups,
-/// warp, block, auto, the lanes); the others are refused with `LoopsError::LoopOnDevice`.
-pub fn run_device(
-    schedule: &str,
-    gpu: &Gpu,
-    near_far: &mut NearFarLoopOnDevice,
-    g: &DeviceGraph,
-    source: u32,
-    dist: &mut DeviceBuffer<u32>,
-) -> crate::Result<NearFarStats> {
-    if let Some(relax) = lanes(gpu, schedule) {
-        return run_lanes(&relax?, gpu, near_far, g, source, dist);
-    }
-    // One bucket that holds every distance (the default on dense graphs): near-far is
-    // Bellman-Ford, whose step (`sssp.rs`) is this round without the threshold to test (every
-    // lowered head is flagged near), and the loop runs it as Bellman-Ford's.
-    let one_bucket = near_far.delta_for(g) == UNREACHED;
-    near_far.run(
-        gpu,
+        on,
         g,
         source,
         dist,
@@ -247,17 +204,19 @@ pub fn run_device(
     )
 }
 
-/// [`run_device`] with the built-in round `relax`.
+/// [`run`] with the built-in round `relax`.
 fn run_lanes(
     relax: &NearFarRelax,
     gpu: &Gpu,
-    near_far: &mut NearFarLoopOnDevice,
+    near_far: &mut NearFarLoop,
+    on: NearFarOn,
     g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
 ) -> crate::Result<NearFarStats> {
     near_far.run(
         gpu,
+        on,
         g,
         source,
         dist,
@@ -267,13 +226,13 @@ fn run_lanes(
     )
 }
 
-/// The edges [`run_device`] under `schedule` relaxes (every hop's), counted on the GPU in one more
-/// run: under the built-in round ([`LANES`]) only; `None` under the generated rounds, whose hops
+/// The edges [`run`] on the device under `schedule` relaxes (every hop's), counted on the GPU in
+/// one more run: under the built-in round ([`LANES`]) only; `None` under the generated rounds, whose hops
 /// are not counted on the device (`loops::graph::near_far_model_hops` models them).
 pub fn device_relaxed_edges(
     schedule: &str,
     gpu: &Gpu,
-    near_far: &mut NearFarLoopOnDevice,
+    near_far: &mut NearFarLoop,
     g: &DeviceGraph,
     source: u32,
     dist: &mut DeviceBuffer<u32>,
@@ -284,6 +243,6 @@ pub fn device_relaxed_edges(
     let mut relax = relax?;
     relax.set_count_edges(true);
     relax.reset_edge_count(gpu)?;
-    run_lanes(&relax, gpu, near_far, g, source, dist)?;
+    run_lanes(&relax, gpu, near_far, NearFarOn::Device, g, source, dist)?;
     Ok(Some(relax.edge_count(gpu)?))
 }

@@ -11,9 +11,9 @@
 //!   algorithm without a frontier (PageRank, components, k-core's own queue), its iterations
 //!   recorded once as a CUDA graph, kept for the next run, and replayed until the step sets a
 //!   flag on the device.
-//! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], its host loop of relaxation
-//!   rounds and bucket advances, `default_delta`, and [`near_far_model`], the same buckets on the
-//!   CPU.
+//! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], relaxation rounds and bucket
+//!   advances in a loop on the host or the device ([`NearFarOn`]), and [`near_far_model`], the
+//!   same buckets on the CPU.
 //! - CPU references: [`dijkstra`], [`bfs_levels`], [`pagerank`], [`components`], [`triangles`],
 //!   [`check_bfs_parents`] (and [`check_bfs_tree`]); the views kernels run on
 //!   ([`Graph::symmetric`], [`Graph::transpose`]); the edge counts of MTEPS ([`traversed_edges`],
@@ -55,7 +55,7 @@ pub mod near_far;
 mod reference;
 
 pub use near_far::{
-    near_far_model, near_far_model_hops, Hops, NearFarLoop, NearFarLoopOnDevice, NearFarStats,
+    near_far_model, near_far_model_hops, Hops, NearFarLoop, NearFarOn, NearFarStats, NearFarStep,
 };
 pub use reference::{check_bfs_parents, check_bfs_tree, components, pagerank, triangles};
 

@@ -68,7 +68,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_frontier_degrees_wide(
     loops_add_frontier_degrees(frontier, len, offsets, total);
 }
 
-// The device loop's state (`NearFarLoopOnDevice` in near_far.rs, where the slots are mirrored):
+// The device loop's state (`device.rs` of the near_far room, where the slots are mirrored):
 // three rotating slots each (a level's `current`, `next`, `after`, as in `loops_compact_level`)
 // of the near frontier's size, and of what an advance at the previous level left: the far vertices
 // still beyond its range, their smallest distance, and whether that level was an advance; then

@@ -30,7 +30,7 @@ pub(crate) const DIRECT_LEVELS: u64 = 30;
 pub(crate) const DIRECT_BATCH: u64 = LEVEL_PERIOD as u64;
 
 /// A loop whose levels run on the device without the host, as [`replay_levels`] drives it (the
-/// device near-far loop, [`crate::graph::NearFarLoopOnDevice`]): each level's launches, queued the same way
+/// device near-far loop, [`crate::graph::NearFarLoop`] on the device): each level's launches, queued the same way
 /// whether the stream is recorded or not, and what the host reads back between replays.
 pub(crate) trait LevelsOnDevice {
     /// Queues what comes before a batch of `count` levels from level `first`: a recorded replay

@@ -1,14 +1,13 @@
-//! [`NearFarLoopOnDevice`], the loop that stays on the device (levels recorded and replayed), and
-//! its defaults (delta, hops).
+//! The loop that stays on the device (levels recorded and replayed) and its defaults (delta, hops).
 
 use cudarc::driver::CudaFunction;
 
-use super::{check_capacity, check_run, loops_near_far_level, Hops, NearFarStats, NEAR_FAR_SOURCE};
+use super::{loops_near_far_level, Hops, NearFarStats, NearFarStep, Settings, NEAR_FAR_SOURCE};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::frontier::replay::{replay_levels, wave_dims, LevelsOnDevice};
 use crate::graph::{DeviceGraph, UNREACHED};
-use crate::graph::{FrontierLoop, Level, LoopOn, Next, DEFAULT_LEVELS_PER_REPLAY};
+use crate::graph::{FrontierLoop, Level, LoopOn, Next};
 
 /// The slots of the device loop's state (`loops_near_far_level` in `near_far.cuh`): three
 /// rotating slots each of the near frontier's size, the far vertices an advance left, their
@@ -23,7 +22,7 @@ const NF_MAX_FRONTIER: usize = 16;
 const NF_DONE: usize = 17;
 const NF_STATE_SLOTS: usize = 20;
 
-/// The default hops of [`NearFarLoopOnDevice`] for a graph of `vertices` vertices and `edges` edges:
+/// The default hops of the device loop for a graph of `vertices` vertices and `edges` edges:
 /// eight through heads of at most 8 out-edges where the mean out-degree is below 8 (road networks
 /// and meshes: the hop depth of their shortest paths sets the rounds, a sixth of them with eight
 /// hops; the generated rounds stop at three, a third), else one (on a power-law graph a few rounds
@@ -42,7 +41,7 @@ pub(crate) fn default_hops(vertices: usize, edges: usize) -> Hops {
     }
 }
 
-/// The default delta of [`NearFarLoopOnDevice`]: [`UNREACHED`] (one bucket: Bellman-Ford) from a
+/// The default delta of the device loop: [`UNREACHED`] (one bucket: Bellman-Ford) from a
 /// mean out-degree of [`DEVICE_ONE_BUCKET_DEGREE`], else `DEVICE_DELTA_SCALE * mean weight / mean
 /// out-degree^2` ([`default_delta`]'s rule with a scale 16 times larger), at least
 /// [`DEVICE_DELTA_MIN_WEIGHTS`] mean weights. A device round costs some microseconds whatever it
@@ -52,7 +51,7 @@ pub(crate) fn default_hops(vertices: usize, edges: usize) -> Hops {
 /// few rounds each relax much of the graph, and a round more costs about what a narrower bucket
 /// saves (Kronecker scale 20: within 7% from 0.5 to 1024 mean weights, every bucket from 64 on
 /// taking Bellman-Ford's rounds and an advance), so it gets one bucket: Bellman-Ford's rounds
-/// without the advance, run as Bellman-Ford ([`NearFarLoopOnDevice::run`]). Fitted on an H100
+/// without the advance, run as Bellman-Ford ([`NearFarLoop::run`](super::NearFarLoop::run)). Fitted on an H100
 /// (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid and a
 /// Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and road
 /// networks of 10^5 and 3 x 10^5 vertices.
@@ -84,18 +83,10 @@ pub(crate) const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
 /// See [`default_device_delta`].
 pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
-/// Near-far SSSP in the loop that stays on the device: the rounds and the bucket advances of
-/// [`NearFarLoop`](super::NearFarLoop) without a host round trip between them, recorded as CUDA
-/// graphs and replayed as [`crate::graph::FrontierLoop`]'s levels are (the first 30
-/// launched directly in batches of 6, then [`NearFarLoopOnDevice::set_levels_per_replay`] at a
-/// time, the state read back after each).
-///
-/// ```ignore
-/// let mut near_far = NearFarLoopOnDevice::new(&gpu, g.vertices())?;
-/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold, hops| {
-///     sssp_near_far(gpu, g.offsets(), g.adj(), g.weights(), frontier, dist, near, far, threshold, hops.hops, hops.max_degree)
-/// })?;
-/// ```
+/// The loop that stays on the device ([`NearFarOn::Device`](super::NearFarOn::Device)): the rounds and the bucket advances
+/// of the host loop without a host round trip between them, recorded as CUDA graphs and replayed
+/// as [`crate::graph::FrontierLoop`]'s levels are (the first 30 launched directly in batches of 6,
+/// then [`NearFarLoop::set_levels_per_replay`](super::NearFarLoop::set_levels_per_replay) at a time, the state read back after each).
 ///
 /// Every level is two launches: the step over the near frontier (its size on the device, as in
 /// [`crate::graph::FrontierLoop`]: the schedules whose tile loop is grid-stride) under the
@@ -104,16 +95,8 @@ pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 /// nothing), does the bucket advance: it appends the far vertices of the next bucket to the next
 /// frontier itself and raises the threshold on the device (the jump past empty buckets, and the
 /// end, are decided by the level after, from what the advance counted). A level is therefore the
-/// same two launches whatever it does, and a run takes `rounds + advances + 1` levels. The bucket
-/// logic and the drop rule are [`NearFarLoop`](super::NearFarLoop)'s (see the module
-/// documentation); [`Hops`] lets a round relax further than the frontier's out-edges, which keeps
-/// them true.
-///
-/// The step must follow [`crate::graph::FrontierLoop`]'s rules on the device (stream-ordered work on
-/// `gpu` only, the same work every call); it is given the near frontier with its length set to the
-/// loop's vertices, the distances, the near and far flags, the threshold buffer of its level and
-/// the loop's [`Hops`].
-pub struct NearFarLoopOnDevice {
+/// same two launches whatever it does, and a run takes `rounds + advances + 1` levels.
+pub(crate) struct DeviceNearFar {
     vertices: usize,
     frontiers: [DeviceBuffer<u32>; 2],
     near_flags: DeviceBuffer<u32>,
@@ -122,25 +105,17 @@ pub struct NearFarLoopOnDevice {
     thresholds: [DeviceBuffer<u32>; 2],
     state: DeviceBuffer<u32>,
     level_kernel: CudaFunction,
-    delta: Option<u32>,
-    hops: Option<Hops>,
-    max_iterations: Option<u64>,
-    levels_per_replay: usize,
-    step_blocks: Option<u32>,
-    compact_blocks: Option<u32>,
-    wide_scan: bool,
     /// The frontier loop that runs a one-bucket run (delta [`UNREACHED`]), made at the first.
     one_bucket: Option<FrontierLoop>,
     /// The threshold of a one-bucket run's rounds: [`UNREACHED`], written once.
     unbounded: DeviceBuffer<u32>,
 }
 
-impl NearFarLoopOnDevice {
+impl DeviceNearFar {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
     /// the disk cache) the level kernel.
-    pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoopOnDevice> {
-        check_capacity(vertices)?;
-        Ok(NearFarLoopOnDevice {
+    pub(crate) fn new(gpu: &Gpu, vertices: usize) -> Result<DeviceNearFar> {
+        Ok(DeviceNearFar {
             vertices,
             frontiers: [gpu.zeros(vertices.max(1))?, gpu.zeros(vertices.max(1))?],
             near_flags: gpu.zeros(vertices.max(1))?,
@@ -152,104 +127,31 @@ impl NearFarLoopOnDevice {
                 NEAR_FAR_SOURCE,
                 "loops_near_far_level",
             )?,
-            delta: None,
-            hops: None,
-            max_iterations: None,
-            levels_per_replay: DEFAULT_LEVELS_PER_REPLAY,
-            step_blocks: None,
-            compact_blocks: None,
-            wide_scan: true,
             one_bucket: None,
             unbounded: gpu.upload(&[UNREACHED])?,
         })
     }
 
-    /// The vertices this loop was made for.
-    pub fn vertices(&self) -> usize {
-        self.vertices
-    }
-
-    /// Whether a round's compaction reads four near flags per thread at a time (the default) or
-    /// one, as [`crate::graph::FrontierLoop`]'s scan does: a scan of a graph's flags then
-    /// takes a quarter of the rounds (each a load and two block barriers).
-    pub fn set_wide_scan(&mut self, wide: bool) {
-        self.wide_scan = wide;
-    }
-
-    /// The bucket width; `None` (the default): `default_device_delta` of each run's graph.
-    pub fn set_delta(&mut self, delta: Option<u32>) {
-        self.delta = delta;
-    }
-
-    /// The delta a run on `g` uses.
-    pub fn delta_for(&self, g: &DeviceGraph) -> u32 {
-        self.delta
-            .unwrap_or_else(|| default_device_delta(g.vertices(), g.edges(), g.weight_sum()))
-            .max(1)
-    }
-
-    /// How far a round reaches; `None` (the default): `default_hops` of each run's graph.
-    pub fn set_hops(&mut self, hops: Option<Hops>) {
-        self.hops = hops;
-    }
-
-    /// The hops a run on `g` uses.
-    pub fn hops_for(&self, g: &DeviceGraph) -> Hops {
-        self.hops
-            .unwrap_or_else(|| default_hops(g.vertices(), g.edges()))
-    }
-
-    /// Stops a run with [`LoopsError::NoConvergence`] after `max` levels. `None`, the default: `4 *
-    /// (vertices + 1) + 2`, the host loop's bound on rounds and advances (see
-    /// [`NearFarLoop::set_max_iterations`](super::NearFarLoop::set_max_iterations)) and the level
-    /// that finds the piles empty.
-    pub fn set_max_iterations(&mut self, max: Option<u64>) {
-        self.max_iterations = max;
-    }
-
-    /// The levels recorded in one replay but the first: `levels` rounded up to a multiple of 6
-    /// (see [`crate::graph::FrontierLoop::set_levels_per_replay`]).
-    pub fn set_levels_per_replay(&mut self, levels: usize) {
-        self.levels_per_replay = levels.max(1).div_ceil(6) * 6;
-    }
-
-    /// The blocks of each step launch (see
-    /// [`crate::graph::FrontierLoop::set_step_blocks`]).
-    pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
-        self.step_blocks = blocks.map(|b| b.max(1));
-    }
-
-    /// The blocks of each level kernel (see
-    /// [`crate::graph::FrontierLoop::set_compact_blocks`]).
-    pub fn set_compact_blocks(&mut self, blocks: Option<u32>) {
-        self.compact_blocks = blocks.map(|b| b.max(1));
-    }
-
-    /// Shortest distances from `source` into `dist` (initialised here: [`UNREACHED`], 0 at the
-    /// source), relaxing with `step(gpu, frontier, dist, near_flags, far_flags, threshold, hops)`,
-    /// which must do what [`NearFarLoop::run`](super::NearFarLoop::run)'s step does with the
-    /// threshold `threshold[0]`, relaxing `hops` deep ([`Hops`]; heads of the last hop, or of more
-    /// than `hops.max_degree` out-edges, flagged). Errors if the graph has more vertices than this
-    /// loop, `dist` has fewer than the graph, or `source` is not a vertex.
+    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the device, with `delta` and `hops` decided and the
+    /// run checked.
     ///
     /// With delta [`UNREACHED`] (one bucket, the default on dense graphs) the run is Bellman-Ford
     /// and a [`FrontierLoop`] (made at the first such run) runs it: the step gets that
     /// loop's frontier and flags as `frontier` and `near_flags` (its compaction, which walks small
     /// frontiers' out-edges with one hop), `threshold[0]` is [`UNREACHED`], no far flag may be set,
     /// and the statistics count no advance.
-    pub fn run<F>(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run<F: NearFarStep>(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,
         source: u32,
         dist: &mut DeviceBuffer<u32>,
         step: F,
-    ) -> Result<NearFarStats>
-    where
-        F: NearFarStepOnDevice,
-    {
+        (delta, hops): (u32, Hops),
+        settings: &Settings,
+    ) -> Result<NearFarStats> {
         let n = g.vertices();
-        check_run("device near-far", self.vertices, g, source, dist)?;
         // A capture records this handle's stream only: another stream's buffers would have to be
         // waited for.
         if self
@@ -261,13 +163,11 @@ impl NearFarLoopOnDevice {
                 detail: "a device near-far loop runs on the Gpu handle that made it".into(),
             });
         }
-        let delta = self.delta_for(g);
-        let hops = self.hops_for(g);
         gpu.fill(dist, UNREACHED)?;
         gpu.write_at(dist, source as usize, &[0])?;
-        let max = self.max_iterations.unwrap_or(4 * (n as u64 + 1) + 2);
+        let max = settings.max_iterations.unwrap_or(4 * (n as u64 + 1) + 2);
         if delta == UNREACHED {
-            return self.run_one_bucket(gpu, g, source, dist, step, hops, max);
+            return self.run_one_bucket(gpu, g, source, dist, step, hops, max, settings);
         }
         // A run that failed half-way may have left flags set.
         gpu.fill(&mut self.near_flags, 0)?;
@@ -278,12 +178,13 @@ impl NearFarLoopOnDevice {
         state[0] = 1;
         state[NF_MIN..NF_MIN + 3].fill(UNREACHED);
         gpu.write_at(&mut self.state, 0, &state)?;
-        let per_replay = self.levels_per_replay as u64;
+        let per_replay = settings.levels_per_replay as u64;
         let mut levels = NearFarLevels {
             lp: self,
             n,
             delta,
             hops,
+            settings,
             dist,
             step,
             stats: NearFarStats::default(),
@@ -293,14 +194,14 @@ impl NearFarLoopOnDevice {
     }
 }
 
-impl NearFarLoopOnDevice {
+impl DeviceNearFar {
     /// A run whose one bucket holds every distance (delta [`UNREACHED`]): no round flags a vertex
     /// far and no advance is due, so near-far is Bellman-Ford, and the frontier loop runs it
     /// ([`FrontierLoop`], `max` levels at most): its compaction is the near flags', and with
     /// one hop (every flagged vertex the head of an out-edge of the frontier) a push run's, which
     /// walks small frontiers' out-edges instead of scanning every flag. `dist` is initialised.
     #[allow(clippy::too_many_arguments)]
-    fn run_one_bucket<F: NearFarStepOnDevice>(
+    fn run_one_bucket<F: NearFarStep>(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,
@@ -309,11 +210,12 @@ impl NearFarLoopOnDevice {
         mut step: F,
         hops: Hops,
         max: u64,
+        settings: &Settings,
     ) -> Result<NearFarStats> {
         if self.one_bucket.is_none() {
             self.one_bucket = Some(FrontierLoop::new(gpu, self.vertices)?);
         }
-        let NearFarLoopOnDevice {
+        let DeviceNearFar {
             one_bucket: Some(bf),
             far_flags,
             unbounded,
@@ -323,9 +225,9 @@ impl NearFarLoopOnDevice {
             unreachable!("made above");
         };
         bf.set_max_iterations(Some(max));
-        bf.set_levels_per_replay(self.levels_per_replay);
-        bf.set_step_blocks(self.step_blocks);
-        bf.set_compact_blocks(self.compact_blocks);
+        bf.set_levels_per_replay(settings.levels_per_replay);
+        bf.set_step_blocks(settings.step_blocks);
+        bf.set_compact_blocks(settings.compact_blocks);
         let threshold = &*unbounded;
         let relax = |gpu: &Gpu, frontier: &DeviceBuffer<u32>, near: Next<'_>, _: Level<'_>| {
             step(
@@ -354,46 +256,19 @@ impl NearFarLoopOnDevice {
     }
 }
 
-/// The step of [`NearFarLoopOnDevice::run`]: `step(gpu, frontier, dist, near_flags, far_flags,
-/// threshold, hops)`, one relaxation round (see there). Every closure of that signature is one.
-pub trait NearFarStepOnDevice:
-    FnMut(
-    &Gpu,
-    &DeviceBuffer<u32>,
-    &mut DeviceBuffer<u32>,
-    &mut DeviceBuffer<u32>,
-    &mut DeviceBuffer<u32>,
-    &DeviceBuffer<u32>,
-    Hops,
-) -> Result<()>
-{
-}
-
-impl<F> NearFarStepOnDevice for F where
-    F: FnMut(
-        &Gpu,
-        &DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &mut DeviceBuffer<u32>,
-        &DeviceBuffer<u32>,
-        Hops,
-    ) -> Result<()>
-{
-}
-
-/// One run of a [`NearFarLoopOnDevice`], as [`replay_levels`] drives it.
+/// One run of a [`DeviceNearFar`], as [`replay_levels`] drives it.
 struct NearFarLevels<'a, F> {
-    lp: &'a mut NearFarLoopOnDevice,
+    lp: &'a mut DeviceNearFar,
     n: usize,
     delta: u32,
     hops: Hops,
+    settings: &'a Settings,
     dist: &'a mut DeviceBuffer<u32>,
     step: F,
     stats: NearFarStats,
 }
 
-impl<F: NearFarStepOnDevice> LevelsOnDevice for NearFarLevels<'_, F> {
+impl<F: NearFarStep> LevelsOnDevice for NearFarLevels<'_, F> {
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
         let lp = &mut *self.lp;
         let (current, next) = ((level % 2) as usize, ((level + 1) % 2) as usize);
@@ -404,7 +279,7 @@ impl<F: NearFarStepOnDevice> LevelsOnDevice for NearFarLevels<'_, F> {
             list: lp.frontiers[current].device_ptr(),
             len: lp.state.device_ptr() + 4 * slot(0) as u64,
             capturing,
-            blocks: lp.step_blocks,
+            blocks: self.settings.step_blocks,
         });
         (self.step)(
             gpu,
@@ -428,13 +303,13 @@ impl<F: NearFarStepOnDevice> LevelsOnDevice for NearFarLevels<'_, F> {
             &lp.thresholds[current],
             &lp.thresholds[next],
             self.delta,
-            lp.wide_scan as u32,
+            self.settings.wide_scan as u32,
         );
         // The level kernel begins with `loops_grid_dependency`, as the generated kernels do.
         gpu.launch_function_with(
             "loops_near_far_level",
             &lp.level_kernel,
-            wave_dims(gpu, self.n, lp.compact_blocks),
+            wave_dims(gpu, self.n, self.settings.compact_blocks),
             args,
             gpu.programmatic_launch(),
         )

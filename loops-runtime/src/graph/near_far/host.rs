@@ -1,36 +1,27 @@
-//! [`NearFarLoop`], the host loop: a count read back after every round and bucket advance.
+//! The host loop of [`NearFarLoop`](super::NearFarLoop): a count read back after every round and bucket advance.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::{
-    check_capacity, check_run, default_delta, loops_frontier_degrees, loops_frontier_degrees_wide,
-    loops_near_far_split, NearFarStats, NEAR_FAR_SOURCE,
+    loops_frontier_degrees, loops_frontier_degrees_wide, loops_near_far_split, Hops, NearFarStats,
+    NearFarStep, Settings, NEAR_FAR_SOURCE,
 };
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::frontier::compact_dims;
 use crate::graph::{DeviceGraph, COMPACT_SOURCE, UNREACHED};
 
-/// The host loop of near-far SSSP, reusable across runs on graphs of up to `vertices` vertices: it
-/// owns the near frontier (current and next), the near and far flags (a slot per vertex each), the
-/// counters, and the compaction, bucket-advance and edge-count kernels. The step kernel (a
-/// relaxation round) is the caller's, as with [`crate::graph::FrontierLoop`]:
-///
-/// ```ignore
-/// let mut near_far = NearFarLoop::new(&gpu, g.vertices())?;
-/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold| {
-///     sssp_near_far(gpu, g.offsets(), g.adj(), g.weights(), frontier, dist, near, far, threshold)
-/// })?;
-/// ```
+/// The host loop ([`NearFarOn::Host`](super::NearFarOn::Host)): it owns the near frontier (current and next), the near
+/// and far flags (a slot per vertex each), the counters, and the compaction, bucket-advance and
+/// edge-count kernels.
 ///
 /// A round: the step, then the near flags compacted into the next near frontier and its 4-byte
 /// count read back. A bucket advance (when the near frontier is empty): the split kernel over the
 /// far flags, the compaction, and a 12-byte read-back (the near count, the far vertices left and
 /// their smallest distance; when nothing moved but far vertices are left, a second advance jumps
 /// the threshold to the nearest of them). The distances and frontiers stay on the device.
-pub struct NearFarLoop {
-    vertices: usize,
+pub(crate) struct HostNearFar {
     current: DeviceBuffer<u32>,
     next: DeviceBuffer<u32>,
     near_flags: DeviceBuffer<u32>,
@@ -46,19 +37,14 @@ pub struct NearFarLoop {
     split: CudaFunction,
     degrees: CudaFunction,
     degrees_wide: CudaFunction,
-    delta: Option<u32>,
-    count_edges: bool,
-    max_steps: Option<u64>,
 }
 
-impl NearFarLoop {
+impl HostNearFar {
     /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
     /// disk cache) the compaction and the near-far kernels.
-    pub fn new(gpu: &Gpu, vertices: usize) -> Result<NearFarLoop> {
-        check_capacity(vertices)?;
+    pub(crate) fn new(gpu: &Gpu, vertices: usize) -> Result<HostNearFar> {
         let near_far = |entry: &str| gpu.function("loops_near_far", NEAR_FAR_SOURCE, entry);
-        Ok(NearFarLoop {
-            vertices,
+        Ok(HostNearFar {
             current: gpu.zeros(vertices.max(1))?,
             next: gpu.zeros(vertices.max(1))?,
             near_flags: gpu.zeros(vertices)?,
@@ -71,74 +57,23 @@ impl NearFarLoop {
             split: near_far("loops_near_far_split")?,
             degrees: near_far("loops_frontier_degrees")?,
             degrees_wide: near_far("loops_frontier_degrees_wide")?,
-            delta: None,
-            count_edges: false,
-            max_steps: None,
         })
     }
 
-    /// The vertices this loop was made for.
-    pub fn vertices(&self) -> usize {
-        self.vertices
-    }
-
-    /// The bucket width; `None` (the default): `default_delta` of each run's graph.
-    pub fn set_delta(&mut self, delta: Option<u32>) {
-        self.delta = delta;
-    }
-
-    /// The delta a run on `g` uses.
-    pub fn delta_for(&self, g: &DeviceGraph) -> u32 {
-        self.delta
-            .unwrap_or_else(|| default_delta(g.vertices(), g.edges(), g.weight_sum()))
-            .max(1)
-    }
-
-    /// Whether runs count the relaxed edges ([`NearFarStats::relaxed_edges`]): one more small
-    /// kernel per round (off by default, so that timings leave it out).
-    pub fn set_count_edges(&mut self, count: bool) {
-        self.count_edges = count;
-    }
-
-    /// Stops a run with [`LoopsError::NoConvergence`] after `max` steps (rounds and advances
-    /// together). `None`, the default: `4 * (vertices + 1) + 1`, more than a run can take: a bucket
-    /// that settles `k` vertices takes at most `k + 1` rounds (a shortest path inside it has at most
-    /// `k` hops) and at most two advances (the advance, and the jump past empty buckets), and every
-    /// bucket the loop visits settles at least one vertex, so a run takes at most
-    /// `vertices + 3 * vertices` steps. (It was `2 * (vertices + 1) + 1`, which runs with a bucket
-    /// per vertex, delta 1, outgrew on the GPU.)
-    pub fn set_max_iterations(&mut self, max: Option<u64>) {
-        self.max_steps = max;
-    }
-
-    /// Shortest distances from `source` into `dist` (initialised here: [`UNREACHED`], 0 at the
-    /// source), relaxing with `step(gpu, frontier, dist, near_flags, far_flags, threshold)`, which
-    /// must, for each edge `v -> u` of each frontier vertex `v`, lower `dist[u]` to `dist[v] + w`
-    /// where that is smaller (atomically) and flag `u` (a non-zero value) in `near_flags` if the
-    /// new distance is below `threshold[0]`, else in `far_flags`, touching no other flag. Errors if
-    /// the graph has more vertices than this loop, `dist` has fewer than the graph, or `source`
-    /// is not a vertex.
-    pub fn run<F>(
+    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the host, with `delta` and `hops` decided and the run
+    /// checked.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run<F: NearFarStep>(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,
         source: u32,
         dist: &mut DeviceBuffer<u32>,
         mut step: F,
-    ) -> Result<NearFarStats>
-    where
-        F: FnMut(
-            &Gpu,
-            &DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &mut DeviceBuffer<u32>,
-            &DeviceBuffer<u32>,
-        ) -> Result<()>,
-    {
+        (delta, hops): (u32, Hops),
+        settings: &Settings,
+    ) -> Result<NearFarStats> {
         let n = g.vertices();
-        check_run("near-far", self.vertices, g, source, dist)?;
-        let delta = self.delta_for(g);
         gpu.fill(dist, UNREACHED)?;
         gpu.write_at(dist, source as usize, &[0])?;
         // A run that failed half-way may have left flags set.
@@ -146,12 +81,12 @@ impl NearFarLoop {
         self.far_flags.set_len(n);
         gpu.fill(&mut self.near_flags, 0)?;
         gpu.fill(&mut self.far_flags, 0)?;
-        if self.count_edges {
+        if settings.count_edges {
             gpu.fill(&mut self.relaxed_edges, 0)?;
         }
         self.current.set_len(1);
         gpu.write_at(&mut self.current, 0, &[source])?;
-        let max = self.max_steps.unwrap_or(4 * (n as u64 + 1) + 1);
+        let max = settings.max_iterations.unwrap_or(4 * (n as u64 + 1) + 1);
         let mut stats = NearFarStats::default();
         let mut threshold = delta;
         gpu.write_at(&mut self.threshold, 0, &[threshold])?;
@@ -172,7 +107,7 @@ impl NearFarLoop {
                 stats.rounds += 1;
                 stats.frontier_vertices += self.current.len() as u64;
                 stats.max_frontier = stats.max_frontier.max(self.current.len());
-                if self.count_edges {
+                if settings.count_edges {
                     self.add_frontier_degrees(gpu, g)?;
                 }
                 step(
@@ -182,6 +117,7 @@ impl NearFarLoop {
                     &mut self.near_flags,
                     &mut self.far_flags,
                     &self.threshold,
+                    hops,
                 )?;
                 gpu.fill(&mut self.count, 0)?;
                 self.compact_near(gpu, n, false)?;
@@ -210,7 +146,7 @@ impl NearFarLoop {
             }
             gpu.write_at(&mut self.threshold, 0, &[threshold])?;
         }
-        if self.count_edges {
+        if settings.count_edges {
             stats.relaxed_edges = gpu.download(&self.relaxed_edges)?[0];
         }
         Ok(stats)
@@ -292,19 +228,18 @@ impl NearFarLoop {
     }
 
     /// Sets the relaxed-edge count to 0 (a run that counts does it itself).
-    pub fn reset_edge_count(&mut self, gpu: &Gpu) -> Result<()> {
+    pub(crate) fn reset_edge_count(&mut self, gpu: &Gpu) -> Result<()> {
         gpu.fill(&mut self.relaxed_edges, 0)
     }
 
     /// The relaxed-edge count so far.
-    pub fn edge_count(&self, gpu: &Gpu) -> Result<u64> {
+    pub(crate) fn edge_count(&self, gpu: &Gpu) -> Result<u64> {
         Ok(gpu.download(&self.relaxed_edges)?[0])
     }
 
     /// Adds the out-degrees of `frontier`'s vertices in `g` to the relaxed-edge count, on the
-    /// device: how another frontier algorithm (the Bellman-Ford step of
-    /// [`crate::graph::FrontierLoop`]) is counted the same way.
-    pub fn count_frontier_edges(
+    /// device.
+    pub(crate) fn count_frontier_edges(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,

@@ -1,6 +1,6 @@
 //! Delta-stepping SSSP with two buckets, "near" and "far" (the near-far variant of Davidson et
-//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], the host loop,
-//! [`NearFarLoopOnDevice`], the loop that stays on the device, and [`near_far_model`] /
+//! al.'s work-efficient GPU SSSP, as in Gunrock and cuGraph): [`NearFarLoop`], one driver whose
+//! loop runs on the host or stays on the device ([`NearFarOn`]), and [`near_far_model`] /
 //! [`near_far_model_hops`], the same bucket logic on the CPU.
 //!
 //! Distances below a moving threshold are settled first. A *round* relaxes the out-edges of the
@@ -12,8 +12,8 @@
 //! dropped (they were relaxed from their final distance already, see below), those at or above
 //! the new one stay far. When an advance moves nothing but far vertices are left, the next one
 //! jumps the threshold to the nearest of them plus delta. The run ends when both are empty.
-//! [`NearFarLoop`] reads a count back after every round and advance (`loops_near_far_split` is its
-//! advance); [`NearFarLoopOnDevice`] does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
+//! The host loop reads a count back after every round and advance (`loops_near_far_split` is its
+//! advance); the device loop does both in `loops_near_far_level` ([`NEAR_FAR_SOURCE`]), every
 //! level two launches, and reads its state back once per replay of many levels.
 //!
 //! A round may reach further than the frontier's out-edges ([`Hops`]): a vertex it lowered to a
@@ -28,7 +28,7 @@
 //! Where one bucket holds every distance (delta [`UNREACHED`](crate::graph::UNREACHED), the device
 //! loop's default on dense graphs, `default_device_delta`), no vertex is ever far and near-far is
 //! Bellman-Ford: the loops end at the first empty frontier without an advance, and
-//! [`NearFarLoopOnDevice`] runs such a run as [`super::FrontierLoop`] (its walk of small
+//! the device loop runs such a run as [`super::FrontierLoop`] (its walk of small
 //! frontiers' out-edges included).
 //!
 //! Why the far vertices below the old threshold can be dropped: a far flag is set only by a
@@ -49,25 +49,24 @@
 //! one is Bellman-Ford. The host loop's default (`default_delta`) and the device loop's
 //! (`default_device_delta`, `default_hops`) differ because their rounds cost differently.
 //!
-//! Rooms: `host` (the host loop), `device` (the device loop and its defaults), `relax` (the
-//! built-in round), `model` (the CPU model and [`Hops`]), `tests`.
+//! Rooms: `driver` ([`NearFarLoop`], its settings and step), `host` (the host loop), `device`
+//! (the device loop and its defaults), `relax` (the built-in round), `model` (the CPU model and
+//! [`Hops`]), `tests`.
 
-use super::DeviceGraph;
 #[cfg(test)]
 use super::{Graph, COMPACT_SOURCE};
-use crate::device::DeviceBuffer;
-use crate::error::{LoopsError, Result};
 use crate::launch::entry::entries;
 
 mod device;
+mod driver;
 mod host;
 mod model;
 mod relax;
 #[cfg(test)]
 mod tests;
 
-pub use device::{NearFarLoopOnDevice, NearFarStepOnDevice};
-pub use host::NearFarLoop;
+use driver::Settings;
+pub use driver::{NearFarLoop, NearFarOn, NearFarStep};
 pub use model::{near_far_model, near_far_model_hops, Hops};
 pub use relax::NearFarRelax;
 
@@ -119,38 +118,6 @@ entries! {
     );
 }
 
-/// What both near-far loops check when they are made: a frontier's positions are `i32`s.
-fn check_capacity(vertices: usize) -> Result<()> {
-    if vertices > i32::MAX as usize {
-        return Err(LoopsError::InvalidGraph {
-            detail: format!("{vertices} vertices: a frontier holds at most i32::MAX"),
-        });
-    }
-    Ok(())
-}
-
-/// What both near-far loops check before a run: the graph fits the loop (`what`, made for
-/// `capacity` vertices), the source is one of its vertices, `dist` holds a distance per vertex.
-fn check_run(
-    what: &str,
-    capacity: usize,
-    g: &DeviceGraph,
-    source: u32,
-    dist: &DeviceBuffer<u32>,
-) -> Result<()> {
-    let n = g.vertices();
-    let detail = if n > capacity {
-        format!("a graph of {n} vertices in a {what} loop made for {capacity}")
-    } else if source as usize >= n {
-        format!("source {source} of a graph of {n} vertices")
-    } else if dist.len() < n {
-        format!("{} distances for {n} vertices", dist.len())
-    } else {
-        return Ok(());
-    };
-    Err(LoopsError::InvalidGraph { detail })
-}
-
 /// What a near-far run, or its model, did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NearFarStats {
@@ -163,7 +130,7 @@ pub struct NearFarStats {
     /// The largest near frontier.
     pub max_frontier: usize,
     /// The out-edges of the near frontiers added up: the edges relaxed (examined). Counted on the
-    /// device only when asked ([`NearFarLoop::set_count_edges`]), else 0.
+    /// device only when asked ([`NearFarLoop::set_count_edges`], host runs), else 0.
     pub relaxed_edges: u64,
 }
 
@@ -192,7 +159,8 @@ impl From<NearFarStats> for super::LoopStats {
 /// graph (degree 2.5: delta about 16 times the mean weight, 1.2x Bellman-Ford's rounds, a
 /// fifteenth of its relaxed edges) and a Kronecker graph (degree 29: delta about a tenth of the
 /// mean weight, half Bellman-Ford's relaxed edges). Override it with
-/// [`NearFarLoop::set_delta`] where the per-round cost differs (the device-resident loop).
+/// [`NearFarLoop::set_delta`] where the per-round cost differs (the device loop has its own,
+/// `default_device_delta`).
 pub(crate) fn default_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;

@@ -36,8 +36,8 @@ impl Hops {
     }
 }
 
-/// The near-far algorithm on the CPU, as [`NearFarLoop`](super::NearFarLoop) and
-/// [`NearFarLoopOnDevice`](super::NearFarLoopOnDevice) run it on the GPU with one-hop rounds, but
+/// The near-far algorithm on the CPU, as [`NearFarLoop`](super::NearFarLoop) runs it on the GPU
+/// (host or device loop) with one-hop rounds, but
 /// with the relaxations of a round in order (each sees the ones before it, as an atomic would) and
 /// each frontier in vertex order: the distances from `source` and the counts ([`NearFarStats`],
 /// edges counted). Distances equal [`crate::graph::dijkstra`]'s for any `delta >= 1`.
@@ -46,8 +46,8 @@ pub fn near_far_model(g: &Graph, source: u32, delta: u32) -> (Vec<u32>, NearFarS
 }
 
 /// [`near_far_model`] with rounds that reach `hops` ([`Hops`]); the relaxed edges count every
-/// hop's. The bucket logic is the device loop's
-/// ([`NearFarLoopOnDevice`](super::NearFarLoopOnDevice)) as well as the host loop's: the device
+/// hop's. The bucket logic is the device loop's as well as the host loop's
+/// ([`NearFarLoop`](super::NearFarLoop)): the device
 /// runs each advance as a level of its own, and one more level to find both piles empty, so its
 /// levels are `rounds + advances + 1`.
 pub fn near_far_model_hops(

@@ -10,8 +10,8 @@ use crate::graph::DeviceGraph;
 use crate::launch::entry::Ptr;
 
 /// The built-in near-far round (`loops_near_far_relax` in `near_far.cuh`), a step for either loop
-/// ([`NearFarLoopOnDevice::run`](super::NearFarLoopOnDevice::run),
-/// [`NearFarLoop::run`](super::NearFarLoop::run) with [`Hops::ONE`]): what the generated
+/// ([`NearFarLoop::run`](super::NearFarLoop::run) on the device, or on the host with
+/// [`Hops::ONE`]): what the generated
 /// `sssp_near_far_hops` round does, with a head's out-edges spread over the lanes of a warp at
 /// every hop instead of walked by one lane. A warp takes a few frontier vertices at a time
 /// ([`NearFarRelax::set_per_warp`]); each hop spreads all its heads' edges over the 32 lanes (a
@@ -77,8 +77,7 @@ impl NearFarRelax {
     }
 
     /// One round over `frontier` (a device loop's frontier, whose size is on the device, or a host
-    /// loop's, of its length), as [`NearFarLoopOnDevice::run`](super::NearFarLoopOnDevice::run)'s
-    /// step: lowers `dist` along the frontier's out-edges and `hops` deep, flags near below
+    /// loop's, of its length), as [`NearFarLoop::run`](super::NearFarLoop::run)'s step: lowers `dist` along the frontier's out-edges and `hops` deep, flags near below
     /// `threshold[0]`, far at or above it.
     #[allow(clippy::too_many_arguments)]
     pub fn launch(
