@@ -22,6 +22,9 @@
 #   LOOPS_SANITIZE_GPUS     GPUs to spread the runs over, e.g. "0 1 2 3": each binary-and-tool run
 #                           gets the next one in turn as CUDA_VISIBLE_DEVICES (default: unset, every
 #                           run sees every GPU)
+#   LOOPS_SANITIZE_SPLIT    1: one run per test of each binary (its `--list`), all side by side, so a
+#                           binary's tests under racecheck take the time of its slowest, not their
+#                           sum (default 0: one run per binary, its tests one after another)
 # Tests skipped under every tool, because they provoke a failing CUDA API call on purpose and the
 # sanitizers count it as an error: out_of_memory_* (an allocation too large for the device),
 # compile_and_load_errors_name_the_kernel (a missing entry point) and launch_errors_name_the_kernel
@@ -69,12 +72,13 @@ for arg in "${args[@]}"; do
 done
 [ ${#bins[@]} -gt 0 ] || { echo "sanitize.sh: no test binaries (run ../shared/tools/device-pack first)" >&2; exit 2; }
 
-# One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS);
-# writes the log and a one-line summary file.
+# One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS;
+# `test`: one test of it, or all); writes the log and a one-line summary file.
 run_tool() {
-  local bin=$1 tool=$2 slot=$3 name filters=() log start rc status
+  local bin=$1 tool=$2 slot=$3 test=${4:-} name filters=() log start rc status
   name=$(basename "$bin")
-  log="$out/$name-$tool.log"
+  log="$out/$name${test:+.$test}-$tool.log"
+  [ -n "$test" ] && filters+=(--exact "$test")
   [ ${#gpus[@]} -gt 0 ] && export CUDA_VISIBLE_DEVICES=${gpus[$((slot % ${#gpus[@]}))]}
   [ "$name" = gpu_kernels ] && filters=(generated_f32 real_matrices_f32)
   # racecheck looks for shared-memory hazards inside a block, which launching from many host
@@ -98,7 +102,7 @@ run_tool() {
     9) status=ERRORS ;;
     *) status="FAILED(rc=$rc)" ;;
   esac
-  printf '%-14s %-10s %-14s %4ss  %s\n' "$name" "$tool" "$status" "$(( $(date +%s) - start ))" \
+  printf '%-14s %-10s %-14s %4ss  %s\n' "$name${test:+ $test}" "$tool" "$status" "$(( $(date +%s) - start ))" \
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^test result' "$log" | tr -s ' \n' ' ' | cut -c1-160)" \
     >"$log.summary"
   [ $rc -eq 0 ]
@@ -107,10 +111,10 @@ run_tool() {
 # One binary (the `index`-th): its tools side by side (at most `jobs` at once); exit status 0 if
 # all passed.
 run_binary() {
-  local bin=$1 index=$2 pids=() running=0 rc=0 tool slot
+  local bin=$1 index=$2 test=${3:-} pids=() running=0 rc=0 tool slot
   slot=$((index * $(wc -w <<<"$tools")))
   for tool in $tools; do
-    run_tool "$bin" "$tool" "$slot" &
+    run_tool "$bin" "$tool" "$slot" "$test" &
     slot=$((slot + 1))
     pids+=($!)
     running=$((running + 1))
@@ -126,11 +130,24 @@ run_binary() {
 
 # Binaries run `binaries_at_once` at a time (the GPU and the machine's cores hold them all: the
 # slowest binary, gpu_kernels under racecheck, then sets the wall time, about 5 minutes on an H100).
+# The runs: a binary each, or with LOOPS_SANITIZE_SPLIT=1 a test each ("BINARY<TAB>TEST").
+units=()
+for bin in "${bins[@]}"; do
+  if [ "${LOOPS_SANITIZE_SPLIT:-0}" = 1 ]; then
+    while IFS= read -r test; do units+=("$bin"$'\t'"$test"); done \
+      < <("$bin" --list 2>/dev/null | sed -n 's/: test$//p')
+  else
+    units+=("$bin")
+  fi
+done
 status=0
 pids=()
 index=0
-for bin in "${bins[@]}"; do
-  run_binary "$bin" "$index" &
+for unit in "${units[@]}"; do
+  bin=${unit%%$'\t'*}
+  test=${unit#"$bin"}
+  test=${test#$'\t'}
+  run_binary "$bin" "$index" "$test" &
   index=$((index + 1))
   pids+=($!)
   if [ "${#pids[@]}" -ge "$binaries_at_once" ]; then
@@ -139,8 +156,11 @@ for bin in "${bins[@]}"; do
   fi
 done
 for p in "${pids[@]}"; do wait "$p" || status=1; done
-for bin in "${bins[@]}"; do
-  for tool in $tools; do cat "$out/$(basename "$bin")-$tool.log.summary"; done
+for unit in "${units[@]}"; do
+  bin=${unit%%$'\t'*}
+  test=${unit#"$bin"}
+  test=${test#$'\t'}
+  for tool in $tools; do cat "$out/$(basename "$bin")${test:+.$test}-$tool.log.summary"; done
 done
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
 exit $status
