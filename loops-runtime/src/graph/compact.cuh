@@ -406,23 +406,47 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
     const unsigned long long alpha, const unsigned long long beta,
     const unsigned int graph_vertices, const unsigned long long graph_edges)
 {
+    // One warp, a lane per level (32 at a time): the levels' counts read at once and the rule's
+    // divisions done side by side. One thread going through a replay's 48 levels in turn (two
+    // dependent loads and two 64-bit divisions each) cost tens of microseconds a batch, about
+    // 1 us a level of a road network's BFS.
     loops_grid_dependency();
-    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    if (blockIdx.x != 0u) return;
+    const unsigned int lane = threadIdx.x;
+    const unsigned int all = 0xffffffffu;
     const unsigned long long n = graph_vertices > 0u ? graph_vertices : 1ull;
     unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
-    unsigned long long found = edges[0];
+    const unsigned long long carried = edges[0];
     unsigned int missed = state[3];
     unsigned int last_frontier = state[4];
-    for (unsigned int i = 0u; i < batch; ++i) {
-        const unsigned int frontier = *counts[i];
-        if (frontier == 0u) break;
-        if (i > 0u) found = (unsigned long long)frontier * graph_edges / n;
-        // The decision before level `i`, after a push level that found `found` edges.
-        unexplored = unexplored > found ? unexplored - found : 0ull;
+    for (unsigned int base = 0u; base < batch; base += 32u) {
+        const unsigned int i = base + lane;
+        const unsigned int frontier = i < batch ? *counts[i] : 0u;
+        // The batch's levels end at its first empty frontier: lanes below it ran.
+        const unsigned int empty = __ballot_sync(all, frontier == 0u);
+        const unsigned int ran = empty == 0u ? 32u : (unsigned int)__ffs(empty) - 1u;
+        const bool runs = lane < ran;
+        // The found edges before level `i`: carried in for the batch's first, else estimated.
+        unsigned long long found = 0ull;
+        if (runs) found = i == 0u ? carried : (unsigned long long)frontier * graph_edges / n;
+        // The unexplored edges after each level's: less the found edges up to it (a running
+        // subtraction that stops at 0 is the total's, stopped at 0).
+        unsigned long long sum = found;
+        for (unsigned int d = 1u; d < 32u; d <<= 1) {
+            const unsigned long long below = __shfl_up_sync(all, sum, d);
+            if (lane >= d) sum += below;
+        }
+        const unsigned long long left = unexplored > sum ? unexplored - sum : 0ull;
         const bool large = beta > 0ull && (unsigned long long)frontier > graph_vertices / beta;
-        if (alpha > 0ull && found > 0ull && found > unexplored / alpha && large) missed += 1u;
-        last_frontier = frontier;
+        const bool miss = runs && alpha > 0ull && found > 0ull && found > left / alpha && large;
+        missed += (unsigned int)__popc(__ballot_sync(all, miss));
+        if (ran > 0u) {
+            unexplored = __shfl_sync(all, left, ran - 1u);
+            last_frontier = __shfl_sync(all, frontier, ran - 1u);
+        }
+        if (ran < 32u) break;
     }
+    if (lane != 0u) return;
     const unsigned long long next = (unsigned long long)*counts[batch] * graph_edges / n;
     state[0] = 0u;
     state[1] = (unsigned int)unexplored;
