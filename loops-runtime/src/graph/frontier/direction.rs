@@ -247,15 +247,14 @@ fn large(frontier: u64, vertices: u32, beta: u64) -> bool {
 
 /// Whether the next batch of a direction-optimizing run pushes without a decision per level, by
 /// the report after the last batch (`loops_do_report`) and whether the next frontier is large
-/// ([`large`]): never in the first [`DIRECT_LEVELS`] levels (`issued`; a power-law graph
+/// ([`large`]): never in the first batch ([`DIRECT_BATCH`] levels, `issued`: a power-law graph
 /// switches there, level by level), nor after a level that pulled, nor after a batch that pushed
 /// where the rule would have pulled on a large frontier (`missed`); always where the rule never
 /// pulls (`alpha` 0); else while the rule is far from its switch (the last push level's found
 /// edges times `alpha` at most the unexplored edges), or near it with a small next frontier.
 ///
 /// A level of a push-only batch that the rule would have pulled pushes instead, which costs time,
-/// never correctness. A long traversal (roads, grids: the only runs of more than 30 levels) nears
-/// the switch only at its end, where the unexplored edges run out under frontiers of a few
+/// never correctness. A long traversal (roads, grids) nears the switch only at its end, where the unexplored edges run out under frontiers of a few
 /// hundred vertices: one pull level there (over every vertex, then back to push, the frontier
 /// being small and shrinking) saves nothing, while each batch deciding per level costs three
 /// launches a level and a second recording. Measured on an H100 before this test: road 10^6
@@ -264,7 +263,7 @@ fn push_only_next(report: Report, large_next: bool, issued: u64, alpha: u64) -> 
     if alpha == 0 {
         return true;
     }
-    if issued < DIRECT_LEVELS || report.missed || report.last_pull {
+    if issued < DIRECT_BATCH || report.missed || report.last_pull {
         return false;
     }
     !report.near || !large_next
@@ -506,8 +505,9 @@ impl FrontierLoop {
     /// direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
     /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
     /// next_size, level, Some(edges))`, of which one goes over its list and the other over a list
-    /// the device says is empty. Past the first 30 levels, a batch the last read-back finds far
-    /// from the switch (or every batch, for `alpha` 0) is push-only: each level `push(..., None)`
+    /// the device says is empty. Past the first batch (6 levels), a batch, direct or replayed,
+    /// that the last read-back finds far from the switch or on a small frontier
+    /// (`push_only_next`; every batch, for `alpha` 0) is push-only: each level `push(..., None)`
     /// alone, one launch, as a plain queue level, and `loops_do_fold` after the batch brings the
     /// rule's state up to date ([`directed_run_model`] is the whole run's choice on the CPU);
     /// after every batch `loops_do_report` leaves the rule's report in the loop's state, read
@@ -643,7 +643,7 @@ mod tests {
         let run = |f: &[u32], e: &[u64], per_replay| {
             directed_run_model(f, e, 500_000, 1_000_000, (14, 24), per_replay, u64::MAX)
         };
-        // Level by level (under 30 levels, every level decides): the burst pulls.
+        // Level by level (as the first batch decides): the burst pulls.
         let mut state = DirectionState::start(1_000_000);
         for d in 0..frontiers.len() {
             let found = if d == 0 || state.last_pull {
@@ -657,9 +657,10 @@ mod tests {
         // In batches: the burst comes inside a push-only replay and pushes (the rule's pull is
         // missed), so no level pulls; with replays of 6 levels the batch boundary falls nearer.
         assert_eq!(run(&frontiers, &edges, 48).pull_levels, 0);
-        assert_eq!(run(&frontiers[..30], &edges[..30], 48), {
+        // The first batch (6 levels) decides level by level.
+        assert_eq!(run(&frontiers[..6], &edges[..6], 48), {
             let mut s = DirectionState::start(1_000_000);
-            for d in 0..30 {
+            for d in 0..6 {
                 direction_model(&mut s, 100, if d == 0 { 0 } else { 300 }, 500_000, 14, 24);
             }
             s
@@ -678,7 +679,8 @@ mod tests {
         );
         // Not in the first levels, not after a pull or a miss, not near the switch on a large
         // frontier.
-        assert!(!push_only_next(report(false, false, false), false, 6, 14));
+        assert!(!push_only_next(report(false, false, false), false, 0, 14));
+        assert!(push_only_next(report(false, false, false), false, 6, 14));
         assert!(push_only_next(report(false, false, false), false, 30, 14));
         assert!(push_only_next(report(false, false, false), true, 30, 14));
         assert!(!push_only_next(report(true, false, false), false, 30, 14));
