@@ -440,14 +440,8 @@ fn run_on_device(
         },
     )?;
     if plain.get() {
-        parents::launch(
-            "thread",
-            gpu,
-            g.offsets(),
-            g.adj(),
-            &*levels.borrow(),
-            &mut parents.borrow_mut(),
-        )?;
+        let (levels, parents) = (levels.into_inner(), parents.into_inner());
+        parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
     }
     Ok(ran)
 }
