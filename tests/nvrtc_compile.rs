@@ -182,21 +182,21 @@ fn graph_kernels_compile_for_sm90() {
             "bfs_push_queue",
             loops::graph::bfs_do::push_queue::CHECKED_SOURCES,
         ),
-        (
-            "bfs_push_parents",
-            loops::graph::bfs_do::push_parents::SOURCES,
-        ),
-        (
-            "bfs_push_parents",
-            loops::graph::bfs_do::push_parents::CHECKED_SOURCES,
-        ),
         ("bfs_pull_queue", loops::graph::bfs_do::pull_queue::SOURCES),
         (
             "bfs_pull_queue",
             loops::graph::bfs_do::pull_queue::CHECKED_SOURCES,
         ),
-        ("vertex_ids", loops::graph::bfs_do::ids::SOURCES),
-        ("vertex_ids", loops::graph::bfs_do::ids::CHECKED_SOURCES),
+        ("bfs_do_start", loops::graph::bfs_do::start::SOURCES),
+        ("bfs_do_start", loops::graph::bfs_do::start::CHECKED_SOURCES),
+        (
+            "bfs_parents_from_levels",
+            loops::graph::bfs_do::parents::SOURCES,
+        ),
+        (
+            "bfs_parents_from_levels",
+            loops::graph::bfs_do::parents::CHECKED_SOURCES,
+        ),
         ("cc_hook", loops::graph::cc::hook::SOURCES),
         ("cc_hook", loops::graph::cc::hook::CHECKED_SOURCES),
         ("cc_start", loops::graph::cc::start::SOURCES),
@@ -262,6 +262,8 @@ fn graph_kernels_compile_for_sm90() {
             assert!(ptx.contains(".entry loops_queue_end("));
             // Direction-optimizing BFS's choice of each level's direction on the device.
             assert!(ptx.contains(".entry loops_do_decide("));
+            assert!(ptx.contains(".entry loops_do_start("));
+            assert!(ptx.contains(".entry loops_do_report("));
             // Launched programmatically, each waits for the kernel before it.
             assert!(
                 ptx.contains("griddepcontrol.wait"),
@@ -325,16 +327,13 @@ fn graph_kernels_compile_for_sm90() {
         failures.join("\n\n")
     );
     // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
-    // bfs_queue, bfs_push_queue and bfs_push_parents under the 6 of the device loop and
-    // `merge_path` (a hub's first level), bfs_pull under the 8 that take its selection,
-    // bfs_pull_queue under its 4, cc_start, triangles_total and k_core_mark under `block`,
-    // vertex_ids under `thread`; cc_count and k_core_advance under `thread`, k_core_peel_queue
-    // under the 6 of the device loop, k_core_least and k_core_scan under `block`; plain and
-    // checked.
-    assert_eq!(
-        compiled,
-        2 * (6 * 12 + 7 + 8 + 3 + 7 + 7 + 4 + 1 + 2 + 6 + 2)
-    );
+    // bfs_queue and bfs_push_queue under the 6 of the device loop and `merge_path` (a hub's
+    // first level), bfs_pull under the 8 that take its selection, bfs_pull_queue under its 4,
+    // cc_start, triangles_total and k_core_mark under `block`, bfs_do_start and
+    // bfs_parents_from_levels under `thread`; cc_count and k_core_advance under `thread`,
+    // k_core_peel_queue under the 6 of the device loop, k_core_least and k_core_scan under
+    // `block`; plain and checked.
+    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 3 + 7 + 4 + 2 + 2 + 6 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

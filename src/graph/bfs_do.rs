@@ -223,49 +223,64 @@ pub mod push_queue {
     }
 }
 
-/// The push step of the device loop's push-only levels ([`run`] in the device queue, far from
-/// the switch): [`push_queue`]'s kernel without the count of the edges it reaches, the
-/// loads and the atomic of which cost a road network's small levels as much as the rest.
-pub mod push_parents {
+/// The start of a run on the device ([`run`] in the device queue): one launch for what was
+/// two fills, two copies from the host and a launch.
+pub mod start {
     use super::*;
 
-    /// One push level over `frontier`: each unreached neighbour gets the next level, its parent,
-    /// and is appended to `next` at `next_size[0]`.
-    #[for_schedules(thread, group2, warp, group64, block, merge_path, auto)]
-    pub fn bfs_push_parents(
+    /// Every vertex unreached and without a parent but `source` (level 0, its own parent), and
+    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over).
+    #[for_schedules(thread)]
+    pub fn bfs_do_start(
         g: Offsets,
-        adj: &[u32],
-        frontier: &[u32],
         levels: &mut [u32],
         parents: &mut [u32],
-        next: &mut [u32],
-        next_size: &mut [u32],
+        ids: &mut [u32],
+        source: u32,
     ) {
-        for v in g.tiles_in(frontier) {
-            let reached = levels[v] + 1;
-            for e in g.atoms(v) {
-                let u = adj[e] as usize;
-                if levels[u] > reached {
-                    let old = atomic_min(&mut levels[u], reached);
-                    if old > reached {
-                        parents[u] = v as u32;
-                        push(&mut next, &mut next_size[0], u as u32);
-                    }
-                }
+        for v in g.tiles() {
+            let mut level = u32::MAX;
+            let mut parent = u32::MAX;
+            if v as u32 == source {
+                level = 0;
+                parent = source;
             }
+            levels[v] = level;
+            parents[v] = parent;
+            ids[v] = v as u32;
         }
     }
 }
 
-/// The ids of a graph's vertices, in order: the list the device loop's pull step goes over.
-pub mod ids {
+/// The parents of the vertices that the push-only levels of a run on the device reached: those
+/// levels run `bfs::queue::bfs_queue`, the plain BFS's step, which writes no parent (so that a
+/// road network's hundreds of push-only levels cost what a plain BFS's do), and this pass gives
+/// each such vertex one after the run.
+pub mod parents {
     use super::*;
 
-    /// `ids[v] = v` for every vertex `v`.
+    /// Each vertex with a level and no parent takes its first neighbour one level above as its
+    /// parent (one exists: the vertex that reached it). Vertices with a parent, and unreached
+    /// ones, stop at once.
     #[for_schedules(thread)]
-    pub fn vertex_ids(g: Offsets, ids: &mut [u32]) {
+    pub fn bfs_parents_from_levels(g: Offsets, adj: &[u32], levels: &[u32], parents: &mut [u32]) {
         for v in g.tiles() {
-            ids[v] = v as u32;
+            let level = levels[v];
+            let done = level == u32::MAX || parents[v] != u32::MAX;
+            let mut parent = u32::MAX;
+            for e in g.atoms(v) {
+                if done {
+                    break;
+                }
+                let u = adj[e];
+                if levels[u as usize] == level - 1 {
+                    parent = u;
+                    break;
+                }
+            }
+            if parent != u32::MAX {
+                parents[v] = parent;
+            }
         }
     }
 }
@@ -342,6 +357,7 @@ fn run_on_device(
     switch: Switch,
     gpu: &Gpu,
     lp: &mut FrontierLoop,
+    vertices: &mut DeviceBuffer<u32>,
     g: &DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -357,12 +373,16 @@ fn run_on_device(
             ),
         });
     }
-    gpu.fill(levels, UNREACHED)?;
-    gpu.fill(parents, UNREACHED)?;
-    gpu.write_at(levels, source as usize, &[0])?;
-    gpu.write_at(parents, source as usize, &[source])?;
-    let mut vertices = gpu.zeros(n)?;
-    ids::launch("thread", gpu, g.offsets(), &mut vertices)?;
+    vertices.set_len(n);
+    start::launch(
+        "thread",
+        gpu,
+        g.offsets(),
+        levels,
+        parents,
+        vertices,
+        source,
+    )?;
     // The source as a list the host knows the length of, for the first level of a hub
     // (`super::bfs::HUB_DEGREE`): level 0 always pushes.
     let hub_first = if g.offsets().stats().max_tile_atoms > super::bfs::HUB_DEGREE {
@@ -371,13 +391,15 @@ fn run_on_device(
         None
     };
     let mut first = true;
+    // Whether a push-only level ran (its vertices need the parents pass after the run).
+    let plain = std::cell::Cell::new(false);
     let (levels, parents) = (
         std::cell::RefCell::new(levels),
         std::cell::RefCell::new(parents),
     );
     let ran = lp.run_directed(
         gpu,
-        &vertices,
+        vertices,
         g.edges(),
         source,
         (switch.alpha, switch.beta),
@@ -394,9 +416,12 @@ fn run_on_device(
                 Some(edges) => push_queue::launch(
                     schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size, edges,
                 ),
-                None => push_parents::launch(
-                    schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size,
-                ),
+                None => {
+                    plain.set(true);
+                    super::bfs::queue::launch(
+                        schedule, gpu, offsets, adj, frontier, levels, next, next_size,
+                    )
+                }
             }
         },
         |gpu, vertices, next, next_size, level| {
@@ -414,6 +439,10 @@ fn run_on_device(
             )
         },
     )?;
+    if plain.get() {
+        let (levels, parents) = (levels.into_inner(), parents.into_inner());
+        parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
+    }
     Ok(ran)
 }
 
@@ -457,8 +486,9 @@ pub struct DoBfs {
     /// The host loop's buffers, made by its first run (a device run needs none of them: on a
     /// graph of 2M vertices their allocation cost a `bfs` call on the device 0.1 ms).
     host: Option<HostBuffers>,
-    /// The loop of the device runs, made by the first one.
-    device: Option<FrontierLoop>,
+    /// The loop of the device runs and the ids of the vertices (the pull step's list), made by
+    /// the first one.
+    device: Option<(FrontierLoop, DeviceBuffer<u32>)>,
     /// The last host run's levels: each one's direction, the size of the frontier it expanded (for a
     /// pull level, the vertices at `depth`), and its wall time in microseconds on the host (the
     /// step, the compaction and the read-back that ends the level: each level waits for the GPU).
@@ -489,8 +519,14 @@ impl DoBfs {
 
     /// The loop of the device runs (made by the first), to set its options.
     pub fn device_loop(&mut self, gpu: &Gpu) -> crate::Result<&mut FrontierLoop> {
+        Ok(&mut self.device_state(gpu)?.0)
+    }
+
+    /// The loop of the device runs and the buffer of the vertices' ids, made by the first call.
+    fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut (FrontierLoop, DeviceBuffer<u32>)> {
         if self.device.is_none() {
-            self.device = Some(FrontierLoop::new(gpu, self.vertices)?);
+            let ids = gpu.zeros(self.vertices.max(1))?;
+            self.device = Some((FrontierLoop::new(gpu, self.vertices)?, ids));
         }
         Ok(self.device.as_mut().expect("made above"))
     }
@@ -545,16 +581,23 @@ pub fn run(
             })
         }
         Strategy::DeviceQueue => {
-            if state.device.is_none() {
-                state.device = Some(FrontierLoop::new(gpu, state.vertices)?);
+            if g.vertices() > state.vertices {
+                return Err(LoopsError::InvalidGraph {
+                    detail: format!(
+                        "a graph of {} vertices for a BFS of {}",
+                        g.vertices(),
+                        state.vertices
+                    ),
+                });
             }
-            let lp = state.device.as_mut().expect("made above");
+            let (lp, vertices) = state.device_state(gpu)?;
             run_on_device(
                 push_schedule,
                 pull_schedule,
                 switch,
                 gpu,
                 lp,
+                vertices,
                 g,
                 source,
                 levels,

@@ -394,30 +394,59 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_decide(
 // each frontier's out-edges estimated from its size at the graph's mean degree
 // (`size * graph_edges / graph_vertices`; the first level's are the carried `edges[0]`): the
 // unexplored edges less each level's, the last frontier, and in `state[3]` the levels that pushed
-// where the rule would have pulled (the host then runs the next batch with a decision per level).
+// where the rule would have pulled and a pull level would have stayed pulling (a frontier of more
+// than `graph_vertices / beta` vertices, the rule's own test for staying in pull: the host then
+// runs the next batch with a decision per level). A small frontier near the end of a long
+// traversal, where the unexplored edges run out, counts no miss: one pull level over every vertex
+// would turn back to push at once, and costs more on the device than the push of that frontier.
 // `edges[0]` gets the estimate of the next frontier's out-edges, for the decision after the batch.
 extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
     unsigned int* const* __restrict__ counts, const unsigned int batch,
     unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
-    const unsigned long long alpha, const unsigned int graph_vertices,
-    const unsigned long long graph_edges)
+    const unsigned long long alpha, const unsigned long long beta,
+    const unsigned int graph_vertices, const unsigned long long graph_edges)
 {
+    // One warp, a lane per level (32 at a time): the levels' counts read at once and the rule's
+    // divisions done side by side. One thread going through a replay's 48 levels in turn (two
+    // dependent loads and two 64-bit divisions each) cost a 1024 x 1024 grid's BFS 0.8 ms of
+    // 9.4 (measured on an H200, examples/bench/results/h200/graphs_do).
     loops_grid_dependency();
-    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    if (blockIdx.x != 0u) return;
+    const unsigned int lane = threadIdx.x;
+    const unsigned int all = 0xffffffffu;
     const unsigned long long n = graph_vertices > 0u ? graph_vertices : 1ull;
     unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
-    unsigned long long found = edges[0];
+    const unsigned long long carried = edges[0];
     unsigned int missed = state[3];
     unsigned int last_frontier = state[4];
-    for (unsigned int i = 0u; i < batch; ++i) {
-        const unsigned int frontier = *counts[i];
-        if (frontier == 0u) break;
-        if (i > 0u) found = (unsigned long long)frontier * graph_edges / n;
-        // The decision before level `i`, after a push level that found `found` edges.
-        unexplored = unexplored > found ? unexplored - found : 0ull;
-        if (alpha > 0ull && found > 0ull && found > unexplored / alpha) missed += 1u;
-        last_frontier = frontier;
+    for (unsigned int base = 0u; base < batch; base += 32u) {
+        const unsigned int i = base + lane;
+        const unsigned int frontier = i < batch ? *counts[i] : 0u;
+        // The batch's levels end at its first empty frontier: lanes below it ran.
+        const unsigned int empty = __ballot_sync(all, frontier == 0u);
+        const unsigned int ran = empty == 0u ? 32u : (unsigned int)__ffs(empty) - 1u;
+        const bool runs = lane < ran;
+        // The found edges before level `i`: carried in for the batch's first, else estimated.
+        unsigned long long found = 0ull;
+        if (runs) found = i == 0u ? carried : (unsigned long long)frontier * graph_edges / n;
+        // The unexplored edges after each level's: less the found edges up to it (a running
+        // subtraction that stops at 0 is the total's, stopped at 0).
+        unsigned long long sum = found;
+        for (unsigned int d = 1u; d < 32u; d <<= 1) {
+            const unsigned long long below = __shfl_up_sync(all, sum, d);
+            if (lane >= d) sum += below;
+        }
+        const unsigned long long left = unexplored > sum ? unexplored - sum : 0ull;
+        const bool large = beta > 0ull && (unsigned long long)frontier > graph_vertices / beta;
+        const bool miss = runs && alpha > 0ull && found > 0ull && found > left / alpha && large;
+        missed += (unsigned int)__popc(__ballot_sync(all, miss));
+        if (ran > 0u) {
+            unexplored = __shfl_sync(all, left, ran - 1u);
+            last_frontier = __shfl_sync(all, frontier, ran - 1u);
+        }
+        if (ran < 32u) break;
     }
+    if (lane != 0u) return;
     const unsigned long long next = (unsigned long long)*counts[batch] * graph_edges / n;
     state[0] = 0u;
     state[1] = (unsigned int)unexplored;
@@ -425,4 +454,46 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
     state[3] = missed;
     state[4] = last_frontier;
     edges[0] = next < 0xffffffffull ? (unsigned int)next : 0xffffffffu;
+}
+
+// The start of a direction-optimizing run (`FrontierLoop::run_directed`), by one thread: the
+// decision's state (`loops_do_decide`'s layout: the source's level pushes, all `unexplored` edges
+// unexplored), no edges found, both launches' lengths 0. One launch instead of three copies from
+// the host.
+extern "C" __global__ void __launch_bounds__(32) loops_do_start(
+    unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
+    unsigned int* __restrict__ lens, const unsigned long long unexplored)
+{
+    loops_grid_dependency();
+    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    state[0] = 0u;
+    state[1] = (unsigned int)unexplored;
+    state[2] = (unsigned int)(unexplored >> 32);
+    state[3] = 0u;
+    state[4] = 0u;
+    state[5] = 0u;
+    edges[0] = 0u;
+    lens[0] = 0u;
+    lens[1] = 0u;
+}
+
+// After every batch of a direction-optimizing run, by one thread: what the host needs to choose
+// the next batch, copied into slots 8 to 10 of the loop's state (`loop_state`, which a queue run
+// does not use otherwise and the host reads back after every batch anyway): `[8]` the last
+// level's direction (bit 0: pulled) and whether the rule is near its switch (bit 1: the last push
+// level found edges of which `alpha` times exceed the unexplored edges), `[9]` the levels that
+// pushed where the rule would have pulled (`loops_do_fold`), `[10]` the pull levels. It spares the
+// host two read-backs per batch.
+extern "C" __global__ void __launch_bounds__(32) loops_do_report(
+    const unsigned int* __restrict__ state, const unsigned int* __restrict__ edges,
+    unsigned int* __restrict__ loop_state, const unsigned long long alpha)
+{
+    loops_grid_dependency();
+    if (blockIdx.x != 0u || threadIdx.x != 0u) return;
+    const unsigned long long unexplored = (unsigned long long)state[2] << 32 | state[1];
+    const unsigned long long found = edges[0];
+    const unsigned int near = alpha > 0ull && found > 0ull && found > unexplored / alpha;
+    loop_state[8] = (state[0] != 0u ? 1u : 0u) | near << 1;
+    loop_state[9] = state[3];
+    loop_state[10] = state[5];
 }

@@ -450,6 +450,11 @@ entries! {
         count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32,
         graph_vertices: u32, alpha: u64, beta: u64,
     );
+    /// The start of a direction-optimizing run: its decision's state, found edges and lengths.
+    fn loops_do_start(state: *mut u32, edges: *mut u32, lens: *mut u32, unexplored: u64);
+    /// After each batch of a direction-optimizing run: what the host reads back to choose the
+    /// next, copied into the loop's state.
+    fn loops_do_report(state: *const u32, edges: *const u32, loop_state: *mut u32, alpha: u64);
     /// A push step's flags compacted by walking the out-edges of `in`.
     fn loops_compact_walk(
         flags: *mut u32, r#in: *const u32, size: u32, offsets: *const i32, adj: *const u32,

@@ -2,12 +2,14 @@
 //! direction chosen on the device by Beamer's rule (`loops_do_decide` in `compact.cuh`;
 //! [`direction_model`] is that kernel on the CPU), but in push-only batches far from the switch,
 //! whose levels are the push step's one launch (`loops_do_fold`; [`directed_run_model`] is the
-//! whole run's choice on the CPU).
+//! whole run's choice on the CPU). After every batch `loops_do_report` copies what the host needs
+//! to choose the next batch into the loop's state, so that a batch costs the one read-back a
+//! plain queue run's does.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
-use super::queue::{queue_batch_kernel, queue_read_back};
+use super::queue::{queue_batch_kernel, queue_read_back_state};
 use super::replay::{replay_levels, LevelsOnDevice, DIRECT_BATCH, DIRECT_LEVELS};
 use super::{FrontierLoop, LoopStats};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
@@ -130,7 +132,9 @@ pub fn direction_model(
 /// that decides per level, its found edges those of the frontier the last level reached (counted
 /// by its push step; 0 after a pull and at the first level); at a push-only batch's levels
 /// (`loops_do_fold`), a push, the rule still run to fold the state, the found edges estimated
-/// from the frontier's size at the graph's mean degree (but the first level's, carried in).
+/// from the frontier's size at the graph's mean degree (but the first level's, carried in), a
+/// level the rule would have pulled a miss only where its frontier is large (more than
+/// `graph_vertices / beta`); the next batch by [`push_only_next`].
 #[allow(clippy::too_many_arguments)]
 pub fn directed_run_model(
     frontiers: &[u32],
@@ -160,7 +164,8 @@ pub fn directed_run_model(
             if push_only {
                 let f = if d == issued { carry } else { estimate(d) };
                 state.unexplored = state.unexplored.saturating_sub(f);
-                missed += (alpha > 0 && f > 0 && f > state.unexplored / alpha) as u32;
+                let near = alpha > 0 && f > 0 && f > state.unexplored / alpha;
+                missed += (near && large(size(d), graph_vertices, beta)) as u32;
                 (state.last_pull, state.last_frontier) = (false, size(d) as u32);
             } else {
                 let pulled = direction_model(
@@ -186,53 +191,83 @@ pub fn directed_run_model(
         if issued >= depth {
             break;
         }
-        let unexplored = [
-            state.last_pull as u32,
-            state.unexplored as u32,
-            (state.unexplored >> 32) as u32,
-        ];
-        let found = carry.min(u32::MAX as u64) as u32;
-        push_only = push_only_next(&unexplored, found, missed != missed_before, issued, alpha);
+        // `loops_do_report`'s test, on the found edges in 32 bits as the device counts them.
+        let found = carry.min(u32::MAX as u64);
+        let near = alpha > 0 && found > 0 && found > state.unexplored / alpha;
+        push_only = push_only_next(
+            Report {
+                last_pull: state.last_pull,
+                near,
+                missed: missed != missed_before,
+            },
+            large(size(issued), graph_vertices, beta),
+            issued,
+            alpha,
+        );
     }
     state
 }
 
 /// The device side of a direction-optimizing run: the decision's state (see `loops_do_decide`),
-/// the push steps' edge count, the two launches' lengths, and the fold of push-only batches
-/// (`loops_do_fold`).
+/// the push steps' edge count, the two launches' lengths, their start (`loops_do_start`), the
+/// fold of push-only batches (`loops_do_fold`) and the report after every batch
+/// (`loops_do_report`).
 pub(super) struct DirectedBuffers {
     state: DeviceBuffer<u32>,
     edges: DeviceBuffer<u32>,
     lens: DeviceBuffer<u32>,
+    start: CudaFunction,
     decide: CudaFunction,
     fold: CudaFunction,
+    report: CudaFunction,
 }
 
-/// How far from Beamer's switch the last read-back must be for the next batch to push without a
-/// decision per level: its last level's found edges times `alpha` times this at most the
-/// unexplored edges. A level of a push-only batch that the rule would have pulled pushes instead,
-/// which costs time, never correctness (the batch after it decides per level); a long traversal's
-/// frontiers (roads, grids: the only runs of more than 30 levels) grow slowly, and its pulls near
-/// the end, where the unexplored edges run out, save little: measured on an H100, a margin of 4
-/// left most of a 256 x 256 grid's levels deciding (4.22 ms against 2.21 for push-only BFS).
-const PUSH_ONLY_MARGIN: u64 = 1;
+/// Where `loops_do_report` leaves its report in the loop's state (slots a queue run does not
+/// use): the last direction and the rule's nearness, the misses, the pull levels.
+const REPORT_SLOTS: usize = 8;
+
+/// What `loops_do_report` says after a batch of a direction-optimizing run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Report {
+    /// The last level pulled.
+    last_pull: bool,
+    /// The last push level found edges of which `alpha` times exceed the unexplored edges: the
+    /// rule pulls next, or would (the found edges of a push-only batch's last level estimated).
+    near: bool,
+    /// The batch pushed a level where the rule would have pulled, on a large frontier
+    /// (`loops_do_fold`'s misses grew).
+    missed: bool,
+}
+
+/// Whether a frontier of `frontier` vertices is large by `beta` on a graph of `vertices`: more than
+/// `vertices / beta` (Beamer's test for staying in pull; `beta` 0: never).
+fn large(frontier: u64, vertices: u32, beta: u64) -> bool {
+    beta > 0 && frontier > vertices as u64 / beta
+}
 
 /// Whether the next batch of a direction-optimizing run pushes without a decision per level, by
-/// the device state read back (`state`, `loops_do_decide`'s layout, and `found`, the last push
-/// level's found edges): never in the first [`DIRECT_LEVELS`] levels (`issued`; a
-/// power-law graph switches there, level by level), nor after a level that pulled, nor after a
-/// batch that pushed where the rule would have pulled (`missed`: `state[3]` grew); always where
-/// the rule never pulls (`alpha` 0); else while `found * alpha * PUSH_ONLY_MARGIN` is at most
-/// the unexplored edges.
-fn push_only_next(state: &[u32], found: u32, missed: bool, issued: u64, alpha: u64) -> bool {
+/// the report after the last batch (`loops_do_report`) and whether the next frontier is large
+/// ([`large`]): never in the first batch ([`DIRECT_BATCH`] levels, `issued`: a power-law graph
+/// switches there, level by level), nor after a level that pulled, nor after a batch that pushed
+/// where the rule would have pulled on a large frontier (`missed`); always where the rule never
+/// pulls (`alpha` 0); else while the rule is far from its switch (the last push level's found
+/// edges times `alpha` at most the unexplored edges), or near it with a small next frontier.
+///
+/// A level of a push-only batch that the rule would have pulled pushes instead, which costs time,
+/// never correctness. A long traversal (roads, grids) nears the switch only at its end, where the unexplored edges run out under frontiers of a few
+/// hundred vertices: one pull level there (over every vertex, then back to push, the frontier
+/// being small and shrinking) saves nothing, while each batch deciding per level costs three
+/// launches a level and a second recording (with this test and the others of
+/// examples/bench/results/h200/graphs_do, on an H200, DO-BFS of road 10^6 went 10.37 -> 8.56 ms,
+/// against 8.16 for push-only BFS in the same loop).
+fn push_only_next(report: Report, large_next: bool, issued: u64, alpha: u64) -> bool {
     if alpha == 0 {
         return true;
     }
-    if issued < DIRECT_LEVELS || missed || state[0] != 0 {
+    if issued < DIRECT_BATCH || report.missed || report.last_pull {
         return false;
     }
-    let unexplored = (state[2] as u64) << 32 | state[1] as u64;
-    (found as u128) * (alpha as u128) * (PUSH_ONLY_MARGIN as u128) <= unexplored as u128
+    !report.near || !large_next
 }
 
 /// The choice of a direction-optimizing run: the graph's vertices and edges, Beamer's `alpha`
@@ -260,6 +295,31 @@ struct DirectedLevels<'a, P, Q> {
     push_only: bool,
     /// The levels that pushed where the rule would have pulled, by the last read-back.
     missed: u32,
+    /// The pull levels, by the last read-back.
+    pulls: u32,
+}
+
+/// The launch of the one-thread kernels of a direction-optimizing run (a warp, one thread of which
+/// works).
+const ONE_THREAD: LaunchDims = LaunchDims {
+    grid: 1,
+    block: 32,
+    shared_bytes: 0,
+};
+
+/// Launches `loops_do_report` after a batch: the rule's state in the loop's state, read back with
+/// it.
+fn report_kernel(lp: &FrontierLoop, gpu: &Gpu, alpha: u64, capturing: bool) -> Result<()> {
+    let gpu = &gpu.in_device_loop(DeviceList::none(capturing));
+    let d = lp.directed.as_ref().expect("made by run_directed");
+    let args = crate::graph::loops_do_report::args(&d.state, &d.edges, &lp.state, alpha);
+    gpu.launch_function_with(
+        "loops_do_report",
+        &d.report,
+        ONE_THREAD,
+        args,
+        gpu.programmatic_launch(),
+    )
 }
 
 /// Launches `loops_do_fold` after a push-only batch of `count` levels.
@@ -281,17 +341,13 @@ fn fold_kernel(
     args.push_buffer(&d.state, write("unsigned int"));
     args.push_buffer(&d.edges, write("unsigned int"));
     args.scalar(rule.alpha);
+    args.scalar(rule.beta);
     args.scalar(rule.vertices);
     args.scalar(rule.edges);
-    let dims = LaunchDims {
-        grid: 1,
-        block: 32,
-        shared_bytes: 0,
-    };
     gpu.launch_function_with(
         "loops_do_fold",
         &d.fold,
-        dims,
+        ONE_THREAD,
         args,
         gpu.programmatic_launch(),
     )
@@ -342,15 +398,10 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             self.rule.beta,
         );
         let plain = gpu.in_device_loop(DeviceList::none(capturing));
-        let dims = LaunchDims {
-            grid: 1,
-            block: 32,
-            shared_bytes: 0,
-        };
         plain.launch_function_with(
             "loops_do_decide",
             &d.decide,
-            dims,
+            ONE_THREAD,
             args,
             plain.programmatic_launch(),
         )?;
@@ -380,6 +431,7 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
         if self.push_only {
             fold_kernel(self.lp, gpu, self.batch_count, self.rule, capturing)?;
         }
+        report_kernel(self.lp, gpu, self.rule.alpha, capturing)?;
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
@@ -396,17 +448,21 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
     }
 
     fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>> {
-        let (stats, size) = queue_read_back(self.lp, gpu)?;
+        // The loop's state, `loops_do_report`'s slots among them: one read-back a batch, as a
+        // plain queue run's.
+        let (stats, size, state) = queue_read_back_state(self.lp, gpu)?;
         self.stats = stats;
-        // Only where the rule may choose push-only batches (never in the direct levels; always
-        // for push only): a read-back less per batch of a power-law graph's few levels.
-        if size.is_some() && self.rule.alpha != 0 && issued >= DIRECT_LEVELS {
-            let d = self.lp.directed.as_ref().expect("made by run_directed");
-            let state = gpu.download(&d.state)?;
-            let found = gpu.download(&d.edges)?[0];
-            let missed = state[3] != self.missed;
-            self.missed = state[3];
-            self.push_only = push_only_next(&state, found, missed, issued, self.rule.alpha);
+        let slots = &state[REPORT_SLOTS..REPORT_SLOTS + 3];
+        let report = Report {
+            last_pull: slots[0] & 1 != 0,
+            near: slots[0] & 2 != 0,
+            missed: slots[1] != self.missed,
+        };
+        (self.missed, self.pulls) = (slots[1], slots[2]);
+        if let Some(next) = size {
+            let rule = self.rule;
+            let large_next = large(next as u64, rule.vertices, rule.beta);
+            self.push_only = push_only_next(report, large_next, issued, rule.alpha);
         }
         Ok(size)
     }
@@ -450,10 +506,13 @@ impl FrontierLoop {
     /// direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
     /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
     /// next_size, level, Some(edges))`, of which one goes over its list and the other over a list
-    /// the device says is empty. Past the first 30 levels, a batch the last read-back finds far
-    /// from the switch (or every batch, for `alpha` 0) is push-only: each level `push(..., None)`
+    /// the device says is empty. Past the first batch (6 levels), a batch, direct or replayed,
+    /// that the last read-back finds far from the switch or on a small frontier
+    /// (`push_only_next`; every batch, for `alpha` 0) is push-only: each level `push(..., None)`
     /// alone, one launch, as a plain queue level, and `loops_do_fold` after the batch brings the
-    /// rule's state up to date ([`directed_run_model`] is the whole run's choice on the CPU).
+    /// rule's state up to date ([`directed_run_model`] is the whole run's choice on the CPU);
+    /// after every batch `loops_do_report` leaves the rule's report in the loop's state, read
+    /// back with it (one read-back a batch, as a plain queue run's).
     /// `push` is a queue step ([`DirectedPush`]) that, given the edges, adds the out-degrees of
     /// the vertices it appends to `edges[0]`; `pull` goes over `vertices`, which must hold the
     /// ids `0..vertices.len()` (given to the step with their number on the device), and appends
@@ -493,24 +552,27 @@ impl FrontierLoop {
         }
         if self.directed.is_none() {
             let compile = |entry| gpu.function("loops_compact_flags", COMPACT_SOURCE, entry);
+            // Not zeroed: `loops_do_start` writes them all before each run.
             self.directed = Some(DirectedBuffers {
-                state: gpu.zeros(6)?,
-                edges: gpu.zeros(1)?,
-                lens: gpu.zeros(2)?,
+                state: gpu.uninit(6)?,
+                edges: gpu.uninit(1)?,
+                lens: gpu.uninit(2)?,
+                start: compile("loops_do_start")?,
                 decide: compile("loops_do_decide")?,
                 fold: compile("loops_do_fold")?,
+                report: compile("loops_do_report")?,
             });
         }
-        let d = self.directed.as_mut().expect("made above");
-        let start = DirectionState::start(graph_edges as u64);
-        let unexplored = start.unexplored;
-        gpu.write_at(
-            &mut d.state,
-            0,
-            &[0, unexplored as u32, (unexplored >> 32) as u32, 0, 0, 0],
+        let d = self.directed.as_ref().expect("made above");
+        let unexplored = DirectionState::start(graph_edges as u64).unexplored;
+        let args = crate::graph::loops_do_start::args(&d.state, &d.edges, &d.lens, unexplored);
+        gpu.launch_function_with(
+            "loops_do_start",
+            &d.start,
+            ONE_THREAD,
+            args,
+            gpu.programmatic_launch(),
         )?;
-        gpu.write_at(&mut d.edges, 0, &[0])?;
-        gpu.write_at(&mut d.lens, 0, &[0, 0])?;
         self.prepare_queue(gpu, &[source])?;
         let per_replay = self.levels_per_replay as u64;
         let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
@@ -528,8 +590,9 @@ impl FrontierLoop {
             batch_first: 0,
             batch_count: 0,
             stats: LoopStats::default(),
-            push_only: push_only_next(&[0, 0, 0], 0, false, 0, alpha),
+            push_only: push_only_next(Report::default(), false, 0, alpha),
             missed: 0,
+            pulls: 0,
         };
         replay_levels(
             gpu,
@@ -538,12 +601,9 @@ impl FrontierLoop {
             max,
             "direction-optimizing BFS",
         )?;
-        let stats = levels.stats;
-        let d = self.directed.as_ref().expect("made above");
-        let state = gpu.download(&d.state)?;
         Ok(LoopStats {
-            pull_levels: state[5],
-            ..stats
+            pull_levels: levels.pulls,
+            ..levels.stats
         })
     }
 }
@@ -584,7 +644,7 @@ mod tests {
         let run = |f: &[u32], e: &[u64], per_replay| {
             directed_run_model(f, e, 500_000, 1_000_000, (14, 24), per_replay, u64::MAX)
         };
-        // Level by level (under 30 levels, every level decides): the burst pulls.
+        // Level by level (as the first batch decides): the burst pulls.
         let mut state = DirectionState::start(1_000_000);
         for d in 0..frontiers.len() {
             let found = if d == 0 || state.last_pull {
@@ -598,27 +658,55 @@ mod tests {
         // In batches: the burst comes inside a push-only replay and pushes (the rule's pull is
         // missed), so no level pulls; with replays of 6 levels the batch boundary falls nearer.
         assert_eq!(run(&frontiers, &edges, 48).pull_levels, 0);
-        assert_eq!(run(&frontiers[..30], &edges[..30], 48), {
+        // The first batch (6 levels) decides level by level.
+        assert_eq!(run(&frontiers[..6], &edges[..6], 48), {
             let mut s = DirectionState::start(1_000_000);
-            for d in 0..30 {
+            for d in 0..6 {
                 direction_model(&mut s, 100, if d == 0 { 0 } else { 300 }, 500_000, 14, 24);
             }
             s
         });
         // Push only never pulls and runs every batch push-only.
-        assert!(push_only_next(&[0, 0, 0], u32::MAX, true, 0, 0));
+        let report = |last_pull, near, missed| Report {
+            last_pull,
+            near,
+            missed,
+        };
+        assert!(push_only_next(report(true, true, true), true, 0, 0));
         assert_eq!(
             directed_run_model(&frontiers, &edges, 500_000, 1_000_000, (0, 0), 6, u64::MAX)
                 .pull_levels,
             0
         );
-        // Not in the first levels, not after a pull or a miss, not near the switch.
-        assert!(!push_only_next(&[0, 1_000_000, 0], 10, false, 6, 14));
-        assert!(push_only_next(&[0, 1_000_000, 0], 10, false, 30, 14));
-        assert!(!push_only_next(&[1, 1_000_000, 0], 10, false, 30, 14));
-        assert!(!push_only_next(&[0, 1_000_000, 0], 10, true, 30, 14));
-        assert!(!push_only_next(&[0, 1_000_000, 0], 100_000, false, 30, 14));
-        assert!(push_only_next(&[0, 0, 1], 20_000, false, 30, 14));
+        // Not in the first levels, not after a pull or a miss, not near the switch on a large
+        // frontier.
+        assert!(!push_only_next(report(false, false, false), false, 0, 14));
+        assert!(push_only_next(report(false, false, false), false, 6, 14));
+        assert!(push_only_next(report(false, false, false), false, 30, 14));
+        assert!(push_only_next(report(false, false, false), true, 30, 14));
+        assert!(!push_only_next(report(true, false, false), false, 30, 14));
+        assert!(!push_only_next(report(false, false, true), false, 30, 14));
+        assert!(!push_only_next(report(false, true, false), true, 30, 14));
+        // Near the switch on a small frontier (the end of a long traversal): push-only.
+        assert!(push_only_next(report(false, true, false), false, 30, 14));
+        // The end of a road-like run, where the unexplored edges run out under small frontiers:
+        // the push-only batch that nears the switch there counts no miss, so no batch decides
+        // and none pulls; were those frontiers large (beta 1000), the next batch would decide and
+        // pull.
+        let (tail_sizes, tail_edges) = (vec![100u32; 420], vec![300u64; 420]);
+        let tail = |beta| {
+            directed_run_model(
+                &tail_sizes,
+                &tail_edges,
+                42_000,
+                126_000,
+                (14, beta),
+                48,
+                u64::MAX,
+            )
+        };
+        assert_eq!(tail(24).pull_levels, 0);
+        assert!(tail(1000).pull_levels > 0);
     }
 
     #[test]

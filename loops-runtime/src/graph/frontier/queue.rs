@@ -302,19 +302,27 @@ pub(super) fn runs_alone(
 /// After a batch of a queue run: the run's statistics, and the size of the next frontier (`None`:
 /// empty, the run is over). Errors if a step appended past a frontier's capacity.
 pub(super) fn queue_read_back(lp: &FrontierLoop, gpu: &Gpu) -> Result<(LoopStats, Option<usize>)> {
-    {
-        let n = lp.vertices;
-        let state = gpu.download(&lp.state)?;
-        if state[OVERFLOW_SLOT] != 0 {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!(
-                    "a queue step appended {} vertices to a frontier of {n}: it must append each \
-                     vertex at most once a level, and only below the next frontier's length",
-                    state[OVERFLOW_SLOT]
-                ),
-            });
-        }
-        let size = state[0] as usize;
-        Ok((stats_of(&state), (size != 0).then_some(size)))
+    let (stats, size, _) = queue_read_back_state(lp, gpu)?;
+    Ok((stats, size))
+}
+
+/// [`queue_read_back`], and the whole state read back (a direction-optimizing run's report is in
+/// its unused slots).
+pub(super) fn queue_read_back_state(
+    lp: &FrontierLoop,
+    gpu: &Gpu,
+) -> Result<(LoopStats, Option<usize>, Vec<u32>)> {
+    let n = lp.vertices;
+    let state = gpu.download(&lp.state)?;
+    if state[OVERFLOW_SLOT] != 0 {
+        return Err(LoopsError::InvalidGraph {
+            detail: format!(
+                "a queue step appended {} vertices to a frontier of {n}: it must append each \
+                 vertex at most once a level, and only below the next frontier's length",
+                state[OVERFLOW_SLOT]
+            ),
+        });
     }
+    let size = state[0] as usize;
+    Ok((stats_of(&state), (size != 0).then_some(size), state))
 }
