@@ -1,5 +1,5 @@
-//! `pieces`: how `lrb` runs its longest tiles (bins above [`super::lrb::BLOCK_MAX_BIN`], more than
-//! 4096 atoms) where the tile body is a `for j in lanes(..)` loop around a reducing atom loop (the
+//! `pieces`: how `lrb` runs its long tiles (bins above [`super::lrb::WARP_MAX_BIN`], more than
+//! 256 atoms) where the tile body is a `for j in lanes(..)` loop around a reducing atom loop (the
 //! language's SpMM, a GNN aggregation): each tile is cut into pieces of [`PIECE_ATOMS`] atoms and a
 //! warp takes one (tile, piece). The merge path (`lrb`'s mapping of such tiles otherwise) runs a
 //! loop around the atom loop as rounds of the whole grid, one per value, each walking every atom
@@ -286,8 +286,7 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
     use crate::ir::StmtKind;
     use crate::schedule::Lowering;
     let name = kernel.config.name();
-    let what =
-        "its longest tiles (more than 4096 atoms) are cut into pieces, one warp each, whose \
+    let what = "its long tiles (more than 256 atoms) are cut into pieces, one warp each, whose \
                 partials the last piece to finish combines";
     let body = carry_body(kernel, kernel.body.user_body(), name)?;
     if let Some((first, _)) = body.earlier.first() {
@@ -687,11 +686,18 @@ mod tests {
         #[test]
         fn every_value_of_every_listed_tile_is_finished_once(
             sizes in prop::collection::vec(
-                prop_oneof![2 => Just(0u64), 4 => 1u64..40, 2 => 40u64..400, 1 => 400u64..3000],
+                prop_oneof![
+                    2 => Just(0u64),
+                    4 => 1u64..40,
+                    2 => 40u64..400,
+                    1 => 400u64..3000,
+                    // `lrb`'s bins 9..=12 (257-4096 atoms), which it runs in pieces too.
+                    1 => 257u64..=4096,
+                ],
                 1..12,
             ),
             keep in prop::collection::vec(any::<bool>(), 12),
-            piece in prop::sample::select(vec![1u64, 3, 8, 64]),
+            piece in prop::sample::select(vec![1u64, 3, 8, 64, PIECE_ATOMS as u64]),
             values in 0u64..6,
             seed in any::<u64>(),
         ) {
@@ -806,6 +812,8 @@ mod tests {
             let src =
                 crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmm.rs").unwrap();
             assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
+            assert!(src.contains("; bins 9..=31 as pieces"), "{src}");
+            assert!(src.contains("spmm_lrb_lanes8__f32(") && src.contains("spmm_lrb_lanes__f32("));
             assert!(src.contains("spmm_lrb_long__f32(") && src.contains("loops_pieces"));
             // A body the pieces cannot take: the merge path, as before.
             let item: syn::ItemFn = syn::parse_str(
