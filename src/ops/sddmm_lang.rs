@@ -36,17 +36,34 @@ pub mod dot {
     }
 }
 
-/// The schedule [`sddmm`] runs: `auto` (a thread or a warp per row, picked by a first-call timing).
+/// The schedule [`sddmm`] runs on a matrix whose rows are at most [`LONG_ROW`] nonzeros: `auto`
+/// (a thread or a group per row, picked by a first-call timing).
 pub const SCHEDULE: &str = "auto";
 
-pub(super) const SOURCES: &[(&str, &str, &str)] = &[(
-    "sddmm",
-    dot::auto::sddmm::CUDA_SOURCE,
-    dot::auto::sddmm::CUDA_SOURCE_CHECKED,
-)];
+/// The schedule [`sddmm`] runs on a matrix with a row of more than [`LONG_ROW`] nonzeros: `lrb`,
+/// whose bins above 256 nonzeros run in pieces of 256 nonzeros, a warp each, independent of one
+/// another (kernels-gen's `schedule::pieces`, `atoms_alone`), its short rows a group of 8.
+pub const LONG_SCHEDULE: &str = "lrb";
+
+/// See [`LONG_SCHEDULE`]: a group per row leaves a row longer than this on one group.
+pub const LONG_ROW: u64 = 256;
+
+pub(super) const SOURCES: &[(&str, &str, &str)] = &[
+    (
+        "sddmm",
+        dot::auto::sddmm::CUDA_SOURCE,
+        dot::auto::sddmm::CUDA_SOURCE_CHECKED,
+    ),
+    (
+        "sddmm_lrb",
+        dot::lrb::sddmm::CUDA_SOURCE,
+        dot::lrb::sddmm::CUDA_SOURCE_CHECKED,
+    ),
+];
 
 /// The sampled dense-dense product of `CsrOps::sddmm`, in the language: the same checks and
-/// result, the kernel above under [`SCHEDULE`].
+/// result, the kernel above under [`SCHEDULE`], or [`LONG_SCHEDULE`] where a row is longer than
+/// [`LONG_ROW`].
 pub fn sddmm<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -59,5 +76,9 @@ pub fn sddmm<T: Float>(
     if a.nnz() == 0 {
         return Ok(());
     }
-    dot::auto::sddmm(gpu, a, x, y, k, out)
+    if crate::TileSet::stats(a).max_tile_atoms > LONG_ROW {
+        dot::lrb::sddmm(gpu, a, x, y, k, out)
+    } else {
+        dot::auto::sddmm(gpu, a, x, y, k, out)
+    }
 }

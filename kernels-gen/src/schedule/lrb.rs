@@ -81,11 +81,14 @@ impl ScheduleUnit for Lrb {
         // `LANES_SHORT_GROUP` and `LANES_SHORT_GROUP_SMALL` per short tile over the values): its
         // bins above `WARP_MAX_BIN` all in pieces (no block per tile of 257-4096 atoms), and
         // its short bins under the group that fits the values ([`lanes_short_variant`]).
-        let pieces = run.variants().len() >= launches.len() + LANES_SHORT_VARIANTS;
-        let lanes_short = if pieces {
-            lanes_short_variant(launches.len(), run.rounds())
-        } else {
-            None
+        let extra = run.variants().len().saturating_sub(launches.len());
+        let pieces = extra > 0;
+        let lanes_short = match extra {
+            0 => None,
+            // A `lanes` loop inside the atom loop (SDDMM): one short group, whose lanes split
+            // between the atoms and the values by the loop's length, per atom.
+            1 => Some(launches.len()),
+            _ => lanes_short_variant(launches.len(), run.rounds()),
         };
         let mut planned = Vec::new();
         if let Some(variant) = lanes_short {
@@ -222,10 +225,19 @@ impl ScheduleUnit for Lrb {
             .last()
             .is_some_and(|k| matches!(k.config.schedule, Schedule::Pieces { .. }));
         if pieces {
-            for (group, min_values) in [
-                (LANES_SHORT_GROUP, LANES_SHORT_MIN_VALUES),
-                (LANES_SHORT_GROUP_SMALL, LANES_SHORT_SMALL_MIN_VALUES),
-            ] {
+            // A `lanes` loop summed inside the atom loop ([`super::pieces::atoms_alone`]): its
+            // length is not the call's rounds, and a group splits its lanes between the atoms
+            // and the values by it: one short group, of `LANES_SHORT_GROUP_SMALL`, for every
+            // length (SDDMM, H100: a thread per nonzero walks `k` with loads no lane shares).
+            let shorts: &[(u32, u64)] = if super::pieces::atoms_alone(kernel) {
+                &[(LANES_SHORT_GROUP_SMALL, 1)]
+            } else {
+                &[
+                    (LANES_SHORT_GROUP, LANES_SHORT_MIN_VALUES),
+                    (LANES_SHORT_GROUP_SMALL, LANES_SHORT_SMALL_MIN_VALUES),
+                ]
+            };
+            for &(group, min_values) in shorts {
                 let mut k = kernel.clone();
                 k.name = if group == LANES_SHORT_GROUP {
                     format!("{}_lrb_lanes", kernel.name)
@@ -284,9 +296,6 @@ pub const LANES_SHORT_MIN_VALUES: u64 = 16;
 pub const LANES_SHORT_GROUP_SMALL: u32 = 8;
 /// See [`LANES_SHORT_MAX_BIN`].
 pub const LANES_SHORT_SMALL_MIN_VALUES: u64 = 4;
-/// The variants a kernel whose long bins run in pieces has after [`launches`]': the short
-/// bins' groups, `LANES_SHORT_GROUP` then `LANES_SHORT_GROUP_SMALL`.
-pub const LANES_SHORT_VARIANTS: usize = 2;
 
 /// The variant that runs the short bins of a kernel whose long bins run in pieces (`launches`
 /// launches before it), for a loop of `values` values: none below
@@ -846,6 +855,9 @@ mod tests {
                 (2, 1, None),
                 (0, 128, None),
                 (0, 8, None),
+                // A `lanes` loop inside the atom loop: its one short group, whatever the rounds.
+                (1, 1, Some(n)),
+                (1, 128, Some(n)),
             ] {
                 let mut run = Recorder {
                     variants: vec![variant; n + extra],

@@ -288,6 +288,15 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
     let name = kernel.config.name();
     let what = "its long tiles (more than 256 atoms) are cut into pieces, one warp each, whose \
                 partials the last piece to finish combines";
+    if atoms_alone(kernel) {
+        // Each atom's result is its own (a `lanes` loop summed inside the atom loop): the
+        // pieces share nothing, the group's rules are the whole check.
+        return group::GroupLowering {
+            group_size: GROUP,
+            block_size: kernel.config.block_size,
+        }
+        .check(kernel);
+    }
     let body = carry_body(kernel, kernel.body.user_body(), name)?;
     if let Some((first, _)) = body.earlier.first() {
         bail!(
@@ -348,6 +357,20 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
 
 #[cfg(feature = "frontend")]
 use super::group;
+
+/// Whether the tile body is one atom loop alone whose body holds a `lanes` loop
+/// ([`super::lanes_reduce`], SDDMM's dot product per nonzero): then the pieces of a long tile
+/// are independent (no partials, no tickets), a warp runs its piece's atoms as `warp` runs a
+/// tile's, its lanes split between the atoms and the values.
+#[cfg(feature = "frontend")]
+pub fn atoms_alone(kernel: &crate::schedule::Kernel) -> bool {
+    use crate::ir::StmtKind;
+    match kernel.body.user_body() {
+        [s] => matches!(&s.kind, StmtKind::ForAtoms { body, .. }
+            if super::lanes_reduce::atom_loop_holds_lanes(body)),
+        _ => false,
+    }
+}
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -503,19 +526,22 @@ mod lowering {
             ));
             cx.line("const unsigned int loops_mask = 0xffffffffu;");
             // Every block takes a ticket of the scratch's counter (`carry/ticket.cuh`'s
-            // protocol): the launch's epoch stamps the tiles' tickets.
-            cx.shared("unsigned long long", "loops_ticket", None, false);
-            cx.open("if (threadIdx.x == 0)");
-            cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
-            cx.line(
-                "if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);",
-            );
-            cx.line("loops_ticket = loops_t;");
-            cx.close();
-            cx.line("__syncthreads();");
-            cx.line(
-                "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
-            );
+            // protocol): the launch's epoch stamps the tiles' tickets. Independent pieces
+            // ([`super::atoms_alone`]) take none.
+            if !super::atoms_alone(cx.kernel) {
+                cx.shared("unsigned long long", "loops_ticket", None, false);
+                cx.open("if (threadIdx.x == 0)");
+                cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
+                cx.line(
+                    "if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);",
+                );
+                cx.line("loops_ticket = loops_t;");
+                cx.close();
+                cx.line("__syncthreads();");
+                cx.line(
+                    "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
+                );
+            }
             cx.line(format!(
                 "const long long loops_pv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {GROUP};"
             ));
@@ -560,6 +586,26 @@ mod lowering {
         }
 
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            if cx.lanes.is_none()
+                && crate::schedule::lanes_reduce::atom_loop_holds_lanes(atoms.body)
+            {
+                // An independent piece: its atoms as `warp` runs a tile's.
+                let set = atoms.set;
+                let tile = cx.expr(atoms.tile);
+                let off = cx.offset_type();
+                cx.line(format!(
+                    "const {off} loops_pb = {set}_offsets[{tile}] + ({off})(loops_pk * (long long)loops_mdt);"
+                ));
+                cx.line(format!(
+                    "const {off} loops_pe = min(loops_pb + ({off})loops_mdt, {set}_offsets[{tile} + 1]);"
+                ));
+                return crate::schedule::lanes_reduce::group_atom_loop_with_lanes_in(
+                    &self.group,
+                    cx,
+                    atoms,
+                    Some(("loops_pb", "loops_pe")),
+                );
+            }
             let Some(split) = cx.lanes.clone() else {
                 bail!(
                     atoms.body.first().map_or(cx.kernel.body.span, |s| s.span),
@@ -825,6 +871,34 @@ mod tests {
             let src =
                 crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmv.rs").unwrap();
             assert!(src.contains("bins 13..=31 as merge_path"), "{src}");
+        }
+
+        /// A `lanes` loop summed inside the atom loop (SDDMM): the pieces are independent, a
+        /// warp runs its piece's atoms (no tickets, no partials), bins 9..=31 in pieces.
+        #[test]
+        fn lrb_runs_an_sddmm_body_in_independent_pieces() {
+            let item: syn::ItemFn = syn::parse_str(
+                "fn sddmm<T: Float>(a: Csr<T>, x: &[T], y: &[T], k: usize, out: &mut [T]) { \
+                 for row in a.tiles() { for nz in a.atoms(row) { let c = a.col_indices[nz] as usize; \
+                 let mut d = 0.0; for j in lanes(0..k) { d += x[row * k + j] * y[c * k + j]; } \
+                 out[nz] = d; } } }",
+            )
+            .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "sddmm.rs").unwrap();
+            assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
+            assert!(src.contains("; bins 9..=31 as pieces"), "{src}");
+            let long = &src[src.find("sddmm_lrb_long_body").unwrap()..];
+            let long = &long[..long.find("extern \"C\"").unwrap()];
+            assert!(
+                long.contains("loops_pb") && long.contains("loops_pieces"),
+                "{long}"
+            );
+            assert!(!long.contains("loops_ticket"), "{long}");
+            // One short group (of 8), whatever `k`.
+            assert!(
+                src.contains("sddmm_lrb_lanes8__f32(") && !src.contains("sddmm_lrb_lanes__f32(")
+            );
         }
 
         #[test]
