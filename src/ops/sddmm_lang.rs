@@ -6,13 +6,13 @@
 //! `thread` and the carry schedules each nonzero's dot product is a serial loop.
 //!
 //! Stamped under every named schedule (checked on the GPU under each one, `tests/gpu_spmm.rs`);
-//! [`sddmm`] runs [`SCHEDULE`]. Not yet the op: `CsrOps::sddmm` runs the hand-written
-//! [`crate::ops::sddmm`], because a group per row cannot split a long row's nonzeros between
-//! groups (the hand-written kernel gives each warp an even piece of the nonzeros). Measured on an
-//! H100 in one run (`examples/bench/results/h100/sddmm_transpose/`), time of the hand-written over
-//! this one under `auto`, geomean over k in 1..128: 1.39x on the 23 real matrices in f32 (1.64x in
-//! f64; cuSPARSE 1.06x), but 0.18x on a matrix with one very long row (`arrow`, `Groebner`), and
-//! 0.55x on the generated set (power-law and R-MAT rows of thousands of nonzeros).
+//! [`sddmm`] runs [`SCHEDULE`], or [`LONG_SCHEDULE`] on a matrix with a row of more than
+//! [`LONG_ROW`] nonzeros (`lrb` cuts such rows in pieces of a warp each). Not yet the op:
+//! `CsrOps::sddmm` runs the hand-written [`crate::ops::sddmm`]. Measured on two H200 in one run
+//! (`examples/bench/results/h200/lanes_bins/`), time of the hand-written over [`sddmm`]: 1.38x
+//! geomean on the 23 real matrices (k 1..128, f32), but 0.13-0.56x on `Groebner` and `arrow`, and
+//! 0.81x on the generated set (0.45x under `auto` alone): issue 39's bar for replacing the op
+//! (0.97x on both sets, no matrix below 0.9) is not met.
 
 use crate::{DeviceBuffer, DeviceCsr, Float, Gpu, Result};
 
