@@ -245,9 +245,11 @@ fn long_rows<T: Float>() -> Vec<(String, CsMat<T>)> {
     let seed = common::fresh_seed();
     let cols = 30_000;
     // Bins 9..=12 too (257-4096 nonzeros), which `lrb` also runs in pieces of 256 for these
-    // bodies, and the short bins' group (17, 32).
+    // bodies, the short bins' group (17, 32), the warps' (64, 65, 128, 129); on this small set
+    // the pieces are of 64 nonzeros (2048 = one full chunk of them, 2049 two chunks).
     let lengths = [
-        4097usize, 0, 8192, 3, 8193, 24577, 1, 0, 5000, 257, 17, 300, 511, 512, 32, 2048, 4096,
+        4097usize, 0, 8192, 3, 8193, 24577, 1, 0, 5000, 257, 17, 300, 511, 512, 32, 2048, 4096, 64,
+        65, 128, 129, 2049,
     ];
     let mut indptr = vec![0usize];
     let mut indices = Vec::new();

@@ -108,10 +108,15 @@ impl ScheduleUnit for Lrb {
                 (true, Some(bins)) => bins,
                 (true, None) => continue,
             };
+            let mut piece_atoms = None;
             if pieces {
+                // On a small set, pieces of `SMALL_SET_PIECE_ATOMS`.
                 match launch.name {
                     "block" => continue,
-                    "long" => bins = WARP_MAX_BIN + 1..=*bins.end(),
+                    "long" => {
+                        bins = WARP_MAX_BIN + 1..=*bins.end();
+                        piece_atoms = small.then_some(SMALL_SET_PIECE_ATOMS);
+                    }
                     _ => {}
                 }
             }
@@ -127,7 +132,7 @@ impl ScheduleUnit for Lrb {
                     variant,
                     tiles: Tiles::Binned(range),
                     pass: None,
-                    piece_atoms: None,
+                    piece_atoms,
                 });
             }
         }
@@ -309,6 +314,16 @@ pub fn lanes_short_variant(launches: usize, values: u64) -> Option<usize> {
         None
     }
 }
+
+/// On a set of fewer than [`SMALL_SET_TILES`] tiles, a kernel whose long tiles run in pieces
+/// runs them (more than 256 atoms) in pieces of `SMALL_SET_PIECE_ATOMS`: such a set has too few
+/// tiles to hide a warp's walk of 256 atoms one after another. Measured on an H100
+/// (`examples/bench/results/h200/lanes_bins/`, pieces of 64 from 65 atoms): `arrow` (46500 rows
+/// of 2 and one of 46500) at k = 128, `lrb` 0.58x the SpMM op with pieces of 256, 1.00x with
+/// pieces of 64 (SDDMM 0.27x, 0.65x); `Groebner` (up to 829 atoms) 0.22x, 0.46x. Taken from 65
+/// atoms, rows of 65-256 atoms lost to a warp each (`bcsstk13`, `ca-GrQc` at k = 32: 0.38x,
+/// 0.24x), so the warps keep those.
+pub const SMALL_SET_PIECE_ATOMS: u64 = 64;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
 pub const BINS: usize = 32;
@@ -775,6 +790,8 @@ mod tests {
         rounds: u64,
         starts: [u32; BINS + 1],
         launched: Vec<(usize, Range<usize>)>,
+        /// The long launch's piece size.
+        piece_atoms: Option<u64>,
     }
 
     impl super::super::Launcher for Recorder {
@@ -807,6 +824,9 @@ mod tests {
             Ok(self.starts)
         }
         fn launch(&mut self, launch: super::super::Launch) -> Result<(), Stop> {
+            if launch.piece_atoms.is_some() || launch.variant == launches(256).len() - 1 {
+                self.piece_atoms = launch.piece_atoms;
+            }
             match launch.tiles {
                 Tiles::Binned(range) => self.launched.push((launch.variant, range)),
                 Tiles::Call => panic!("lrb launches bins"),
@@ -864,6 +884,7 @@ mod tests {
                     rounds,
                     starts,
                     launched: Vec::new(),
+                    piece_atoms: None,
                 };
                 Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run)
                     .unwrap();
@@ -880,27 +901,45 @@ mod tests {
                 } else {
                     assert!(run.launched.iter().all(|(v, _)| *v < n), "{case}");
                 }
+                let small = starts[BINS] < SMALL_SET_TILES;
                 let pieces_from = starts[WARP_MAX_BIN + 1] as usize;
                 let blocks = run.launched.iter().any(|(v, _)| *v == block);
                 let in_pieces = run.launched.contains(&(long, pieces_from..total));
                 assert_eq!((blocks, in_pieces), (extra == 0, extra > 0), "{case}");
+                // The plan's piece size: its own on a small set, else the variant's.
+                let want = (extra > 0 && small).then_some(SMALL_SET_PIECE_ATOMS);
+                assert_eq!(run.piece_atoms, want, "{case}");
             }
         }
     }
 
-    /// The model of the plan a `lanes` body gets (no block mapping: bins above `WARP_MAX_BIN`
-    /// split in pieces of [`super::super::pieces::PIECE_ATOMS`]) reads every atom once and
-    /// finishes every tile once with its whole sum, on tiles of every bin up to 12 and beyond.
+    /// The model of the plans a `lanes` body gets (no block mapping: bins above `WARP_MAX_BIN`
+    /// split in pieces of [`super::super::pieces::PIECE_ATOMS`], on a small set of
+    /// `SMALL_SET_PIECE_ATOMS`) reads every atom once
+    /// and finishes every tile once with its whole sum, on tiles of every bin up to 12 and beyond.
     #[test]
     fn the_lanes_plan_finishes_every_tile_once() {
-        let t = Thresholds {
+        let large = Thresholds {
             block_max_bin: WARP_MAX_BIN,
             split_piece_atoms: super::super::pieces::PIECE_ATOMS as u64,
             ..Thresholds::DEFAULT
         };
-        assert_eq!(t.mapping_of_bin(WARP_MAX_BIN + 1), Mapping::Split);
+        let small = Thresholds {
+            block_max_bin: WARP_MAX_BIN,
+            split_piece_atoms: SMALL_SET_PIECE_ATOMS,
+            ..Thresholds::DEFAULT
+        };
+        assert_eq!(large.mapping_of_bin(WARP_MAX_BIN + 1), Mapping::Split);
+        assert_eq!(small.mapping_of_bin(WARP_MAX_BIN + 1), Mapping::Split);
+        for t in [large, small] {
+            the_plan_finishes_every_tile_once(t);
+        }
+    }
+
+    fn the_plan_finishes_every_tile_once(t: Thresholds) {
         let sizes = [
-            0u64, 1, 2, 17, 33, 256, 257, 300, 511, 512, 513, 1000, 2048, 4095, 4096, 4097, 9000,
+            0u64, 1, 2, 17, 33, 64, 65, 128, 129, 256, 257, 300, 511, 512, 513, 1000, 2048, 2049,
+            4095, 4096, 4097, 9000,
         ];
         let mut offsets = vec![0u64];
         for s in sizes {
