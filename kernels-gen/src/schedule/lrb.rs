@@ -321,8 +321,8 @@ pub fn lanes_short_variant(launches: usize, values: u64) -> Option<usize> {
 /// (`examples/bench/results/h200/lanes_bins/`, pieces of 64 from 65 atoms): `arrow` (46500 rows
 /// of 2 and one of 46500) at k = 128, `lrb` 0.58x the SpMM op with pieces of 256, 1.00x with
 /// pieces of 64 (SDDMM 0.27x, 0.65x); `Groebner` (up to 829 atoms) 0.22x, 0.46x. Taken from 65
-/// atoms, rows of 65-256 atoms lost to a warp each (`bcsstk13`, `ca-GrQc` at k = 32: 0.38x,
-/// 0.24x), so the warps keep those.
+/// atoms, rows of 65-256 atoms lost to a warp each (k = 32: `bcsstk13` 0.38x to 0.24x, `ca-GrQc`
+/// 0.47x to 0.30x), so the warps keep those.
 pub const SMALL_SET_PIECE_ATOMS: u64 = 64;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
