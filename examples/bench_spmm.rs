@@ -62,6 +62,8 @@ const OP_SPLIT: &str = "op_split";
 /// The hand-written SDDMM called directly (`loops::ops::sddmm::sddmm`, the op's kernel: the same
 /// run's noise against the `op` line), under `--op sddmm`.
 const SDDMM_CUDA: &str = "sddmm_cuda";
+/// The language SDDMM as the op would run it (`loops::ops::sddmm_lang::sddmm`), under `--op sddmm`.
+const SDDMM_LANG_OP: &str = "lang_op";
 /// The prefix of the language SDDMM's lines (`lang_warp`), under `--op sddmm`.
 const SDDMM_LANG: &str = "lang_";
 /// The schedules of the language SDDMM timed under `--op sddmm`.
@@ -112,6 +114,8 @@ struct Args {
     schedules: Option<Vec<String>>,
     /// Schedules of the language's `lanes` SpMM (`spmm::lanes`, the columns a `lanes` loop) to
     /// time, comma-separated (`lanes_<schedule>` lines); `all` for every one. Default: none.
+    /// Under `--op sddmm`: the language SDDMM's (`lang_<schedule>` lines; default `warp, group8,
+    /// group16, lrb, auto`).
     #[arg(long, value_delimiter = ',')]
     lanes: Option<Vec<String>>,
     /// Timed samples per kernel (median reported); 20 under --quick.
@@ -280,7 +284,15 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             .copied()
             .filter(|s| list.iter().any(|l| l == s || l == "all"))
             .collect(),
-        _ => Vec::new(),
+        // Under `--op sddmm`: the language SDDMM's schedules timed (default all of
+        // `SDDMM_LANGUAGE`).
+        (Some(list), true) => SDDMM_LANGUAGE
+            .iter()
+            .copied()
+            .filter(|s| list.iter().any(|l| l == s || l == "all"))
+            .collect(),
+        (None, true) => SDDMM_LANGUAGE.to_vec(),
+        (None, false) => Vec::new(),
     };
     let variants = !sddmm && (args.variants || !args.quick);
     let gpu = Gpu::new(0)?;
@@ -353,7 +365,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
 
     // The reference, the op, then cuSPARSE's one or three, the schedules and the mappings.
     let steps_per_k = 2 + if sddmm {
-        2 + SDDMM_LANGUAGE.len()
+        3 + lanes.len()
     } else {
         4 + schedules.len()
             + lanes.len()
@@ -432,7 +444,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                 seed: args.seed,
             };
             let r = if sddmm {
-                on.sddmm(cusparse.as_ref())
+                on.sddmm(cusparse.as_ref(), &lanes)
             } else {
                 on.spmm(cusparse.as_ref(), &schedules, &lanes, args.quick, variants)
             };
@@ -721,8 +733,12 @@ fn kernel_list(
     lanes: &[&str],
 ) -> Vec<String> {
     if sddmm {
-        let mut k = vec![OP.to_string(), SDDMM_CUDA.to_string()];
-        k.extend(SDDMM_LANGUAGE.iter().map(|s| format!("{SDDMM_LANG}{s}")));
+        let mut k = vec![
+            OP.to_string(),
+            SDDMM_CUDA.to_string(),
+            SDDMM_LANG_OP.to_string(),
+        ];
+        k.extend(lanes.iter().map(|s| format!("{SDDMM_LANG}{s}")));
         k.push(SDDMM_KERNEL.into());
         return k;
     }
@@ -1262,7 +1278,11 @@ impl<T: Float> Case<'_, T> {
         Ok(result)
     }
 
-    fn sddmm(&self, cusparse: Option<&Cusparse>) -> Result<MatrixResult, BoxError> {
+    fn sddmm(
+        &self,
+        cusparse: Option<&Cusparse>,
+        sddmm_language: &[&'static str],
+    ) -> Result<MatrixResult, BoxError> {
         let (gpu, k) = (self.gpu, self.k);
         self.pb
             .set_message(format!("{} k={k}: x, y and the reference", self.name));
@@ -1306,7 +1326,27 @@ impl<T: Float> Case<'_, T> {
             &mut || Ok(gpu.download(&out.borrow())?),
         );
         result.kernels.push(cuda);
-        for &s in SDDMM_LANGUAGE {
+        // The language's SDDMM as the op would run it (`sddmm_lang::sddmm`: `auto`, or `lrb`
+        // where a row is long).
+        let lang = self.measure(
+            SDDMM_LANG_OP,
+            Kind::Schedule,
+            &reference,
+            &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
+            &mut || {
+                Ok(loops::ops::sddmm_lang::sddmm(
+                    gpu,
+                    self.da,
+                    &dx,
+                    &dy,
+                    k,
+                    &mut out.borrow_mut(),
+                )?)
+            },
+            &mut || Ok(gpu.download(&out.borrow())?),
+        );
+        result.kernels.push(lang);
+        for &s in sddmm_language {
             let m = self.measure(
                 &format!("{SDDMM_LANG}{s}"),
                 Kind::Schedule,

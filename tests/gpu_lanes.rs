@@ -233,10 +233,10 @@ fn sage_mean_real_f64() {
 }
 
 /// Long rows, which `lrb` runs in pieces of a warp each (kernels-gen's `schedule::pieces`: bins
-/// of more than 4096 nonzeros, pieces of 256, combined by chunks of 32 pieces): an arrow of
+/// of more than 256 nonzeros, pieces of 256, combined by chunks of 32 pieces): an arrow of
 /// 100000 (one row of 391 pieces, 13 chunks), a power-law with a long tail, and rows at the
-/// pieces' and chunks' edges (4097, 8192 = one full chunk, 8193, 24577 = three chunks and one
-/// piece of one nonzero), next to short and empty rows. `spmm::lanes` under `lrb`, and
+/// pieces' and chunks' edges (257, 512, 4096, 4097, 8192 = one full chunk, 8193, 24577 = three
+/// chunks and one piece of one nonzero), next to short and empty rows. `spmm::lanes` under `lrb`, and
 /// `max(A B + bias, 0)` under `lrb` and `warp` (a value before the atom loop, which the pieces'
 /// combination must count once; and an epilogue), at k in {1, 3, 8, 32, 128}.
 const LONG_KS: [usize; 5] = [1, 3, 8, 32, 128];
@@ -244,7 +244,13 @@ const LONG_KS: [usize; 5] = [1, 3, 8, 32, 128];
 fn long_rows<T: Float>() -> Vec<(String, CsMat<T>)> {
     let seed = common::fresh_seed();
     let cols = 30_000;
-    let lengths = [4097usize, 0, 8192, 3, 8193, 24577, 1, 0, 5000];
+    // Bins 9..=12 too (257-4096 nonzeros), which `lrb` also runs in pieces of 256 for these
+    // bodies, the short bins' group (17, 32), the warps' (64, 65, 128, 129); on this small set
+    // the pieces are of 64 nonzeros (2048 = one full chunk of them, 2049 two chunks).
+    let lengths = [
+        4097usize, 0, 8192, 3, 8193, 24577, 1, 0, 5000, 257, 17, 300, 511, 512, 32, 2048, 4096, 64,
+        65, 128, 129, 2049,
+    ];
     let mut indptr = vec![0usize];
     let mut indices = Vec::new();
     for &l in &lengths {

@@ -152,6 +152,11 @@ fn sddmm_all<T: Float>() {
             // The language's kernel under every schedule it is stamped with (the ks that take
             // each of its paths: one value per lane, 4, 8 and 16, more than a warp's lanes).
             if SDDMM_LANGUAGE_KS.contains(&k) {
+                // As the op would run it: `auto`, or `lrb` (long rows in pieces) on long rows.
+                let r = checked(&gpu, &mut out, &reference, "sddmm_lang", |g, o| {
+                    loops::ops::sddmm_lang::sddmm(g, &da, &dx, &dy, k, o)
+                });
+                record("lang", r);
                 for s in loops::ops::sddmm_lang::dot::SCHEDULES {
                     let r = checked(&gpu, &mut out, &reference, s, |g, o| {
                         loops::ops::sddmm_lang::dot::launch(s, g, &da, &dx, &dy, k, o)

@@ -42,7 +42,7 @@
 //! - `thread`, `merge_path`, `work_oriented`, `split` (and their variants): a serial loop in the
 //!   thread, as written; the carry schedules run a `lanes` loop around the atom loop as rounds of
 //!   the whole grid, one per value, as any loop around it ([`crate::analysis::carry_body`]).
-//! - `lrb`'s longest bin (more than 4096 atoms): pieces of a warp each, the lanes split as under
+//! - `lrb`'s long bins (more than 256 atoms): pieces of a warp each, the lanes split as under
 //!   `warp` over the piece's atoms; the last piece of a tile combines the partials and runs the
 //!   statements after the atom loop once per value ([`super::pieces`]).
 //! - A `lanes` loop *inside* an atom loop (a sum over its values per atom, SDDMM's dot product)

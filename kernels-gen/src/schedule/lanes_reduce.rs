@@ -102,7 +102,9 @@ pub fn model_butterfly<T: Copy>(width: u32, partials: &[T], combine: impl Fn(T, 
 }
 
 #[cfg(feature = "frontend")]
-pub use lowering::{atom_loop_holds_lanes, check_group, group_atom_loop_with_lanes};
+pub use lowering::{
+    atom_loop_holds_lanes, check_group, group_atom_loop_with_lanes, group_atom_loop_with_lanes_in,
+};
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -258,6 +260,17 @@ mod lowering {
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
     ) -> DResult<()> {
+        group_atom_loop_with_lanes_in(g, cx, atoms, None)
+    }
+
+    /// [`group_atom_loop_with_lanes`] over the atoms `begin..end` (CUDA expressions of the offset
+    /// type: a piece of the tile, `lrb`'s pieces of a long tile) instead of the tile's.
+    pub fn group_atom_loop_with_lanes_in(
+        g: &GroupLowering,
+        cx: &mut Cx<'_>,
+        atoms: AtomLoop<'_>,
+        range: Option<(&str, &str)>,
+    ) -> DResult<()> {
         let at = atoms
             .body
             .iter()
@@ -297,6 +310,7 @@ mod lowering {
             j,
             t,
             red: &red,
+            range,
         };
         match fusion {
             Some(mut f) => {
@@ -334,6 +348,8 @@ mod lowering {
         j: &'a str,
         t: &'a str,
         red: &'a crate::analysis::Reductions,
+        /// The atoms run, where not the tile's: `begin..end`.
+        range: Option<(&'a str, &'a str)>,
     }
 
     /// One path: `fusion`'s values per lane (or one).
@@ -368,8 +384,15 @@ mod lowering {
         let end = cx.fresh("end");
         // The same trip count on every lane of the group: the butterfly's shuffles see them all.
         // The step is clamped at the end: `loops_rb + loops_rm` never passes the offset type.
+        let (first, last) = match p.range {
+            Some((b, e)) => (b.to_string(), e.to_string()),
+            None => (
+                format!("{set}_offsets[{tile}]"),
+                format!("{set}_offsets[{tile} + 1]"),
+            ),
+        };
         cx.open(format!(
-            "for ({off} loops_rb = {set}_offsets[{tile}], {end} = {set}_offsets[{tile} + 1]; loops_rb < {end}; \
+            "for ({off} loops_rb = {first}, {end} = {last}; loops_rb < {end}; \
              loops_rb = {end} - loops_rb > loops_rm ? loops_rb + loops_rm : {end})"
         ));
         cx.line(format!(

@@ -27,7 +27,9 @@
 //! its range of the tile order, as a list of tile ids (the body is the same as under `tiles_in`,
 //! see `TileLoop::over_id_list`). Each mapping runs under an existing schedule
 //! ([`launches`]): thread, groups of 2 and 4, warp, block, and for the longest tiles pieces of a
-//! warp each where the body is a `lanes` loop around a reducing atom loop ([`super::pieces`]), else
+//! warp each where the body is a `lanes` loop around a reducing atom loop ([`super::pieces`]: then
+//! every tile of more than 256 atoms, the block's bins too, and the short tiles a group of 8 or 16
+//! over the values, by the loop's length: [`lanes_short_variant`]), else
 //! the merge path over the list (its carry fix-up is the "last piece runs the epilogue" of
 //! [`Mapping::Split`]; a body the carry cannot take runs them under block instead).
 
@@ -75,17 +77,25 @@ impl ScheduleUnit for Lrb {
         let starts = run.bin()?;
         let small = starts[BINS] < SMALL_SET_TILES;
         let launches = launches(config.block_size);
-        // A `lanes` body (its long bin in pieces: one more variant, a group per short tile over
-        // the values) of more than `LANES_SHORT_MIN_VALUES` values: its short bins under that
-        // group instead of a thread (or 2 or 4 lanes) walking the values one after another.
-        let lanes_short =
-            run.variants().len() > launches.len() && run.rounds() >= LANES_SHORT_MIN_VALUES;
+        // A `lanes` body (its long bins in pieces: two more variants, groups of
+        // `LANES_SHORT_GROUP` and `LANES_SHORT_GROUP_SMALL` per short tile over the values): its
+        // bins above `WARP_MAX_BIN` all in pieces (no block per tile of 257-4096 atoms), and
+        // its short bins under the group that fits the values ([`lanes_short_variant`]).
+        let extra = run.variants().len().saturating_sub(launches.len());
+        let pieces = extra > 0;
+        let lanes_short = match extra {
+            0 => None,
+            // A `lanes` loop inside the atom loop (SDDMM): one short group, whose lanes split
+            // between the atoms and the values by the loop's length, per atom.
+            1 => Some(launches.len()),
+            _ => lanes_short_variant(launches.len(), run.rounds()),
+        };
         let mut planned = Vec::new();
-        if lanes_short {
+        if let Some(variant) = lanes_short {
             let range = starts[0] as usize..starts[LANES_SHORT_MAX_BIN + 1] as usize;
             if !range.is_empty() {
                 planned.push(super::Launch {
-                    variant: launches.len(),
+                    variant,
                     tiles: Tiles::Binned(range),
                     pass: None,
                     piece_atoms: None,
@@ -98,7 +108,19 @@ impl ScheduleUnit for Lrb {
                 (true, Some(bins)) => bins,
                 (true, None) => continue,
             };
-            if lanes_short {
+            let mut piece_atoms = None;
+            if pieces {
+                // On a small set, pieces of `SMALL_SET_PIECE_ATOMS`.
+                match launch.name {
+                    "block" => continue,
+                    "long" => {
+                        bins = WARP_MAX_BIN + 1..=*bins.end();
+                        piece_atoms = small.then_some(SMALL_SET_PIECE_ATOMS);
+                    }
+                    _ => {}
+                }
+            }
+            if lanes_short.is_some() {
                 if *bins.end() <= LANES_SHORT_MAX_BIN {
                     continue;
                 }
@@ -110,7 +132,7 @@ impl ScheduleUnit for Lrb {
                     variant,
                     tiles: Tiles::Binned(range),
                     pass: None,
-                    piece_atoms: None,
+                    piece_atoms,
                 });
             }
         }
@@ -200,35 +222,57 @@ impl ScheduleUnit for Lrb {
                 .collect::<Vec<_>>()
                 .join("; ")
         );
-        // With its long bin in pieces (a `lanes` loop around the atom loop), a group of
-        // `LANES_SHORT_GROUP` per short tile, over the values: the plan takes it for bins
-        // `0..=LANES_SHORT_MAX_BIN` where the loop has `LANES_SHORT_MIN_VALUES` values or more.
+        // With its long bin in pieces (a `lanes` loop around the atom loop), its bins above
+        // `WARP_MAX_BIN` all run in pieces, and two groups per short tile, over the values: the
+        // plan takes one for bins `0..=LANES_SHORT_MAX_BIN` by the loop's values
+        // ([`lanes_short_variant`]).
         let pieces = kernels
             .last()
             .is_some_and(|k| matches!(k.config.schedule, Schedule::Pieces { .. }));
         if pieces {
-            let mut k = kernel.clone();
-            k.name = format!("{}_lrb_lanes", kernel.name);
-            k.body = kernel.body.over_id_list(BIN_LIST);
-            k.params.push(Param {
-                name: BIN_LIST.to_string(),
-                kind: ParamKind::Slice {
-                    elem: Ty::U32,
-                    mutable: false,
-                },
-                span: kernel.body.span,
-            });
-            k.config = ScheduleConfig {
-                schedule: Schedule::Group {
-                    group_size: LANES_SHORT_GROUP,
-                },
-                block_size,
+            // A `lanes` loop summed inside the atom loop ([`super::pieces::atoms_alone`]): its
+            // length is not the call's rounds, and a group splits its lanes between the atoms
+            // and the values by it: one short group, of `LANES_SHORT_GROUP_SMALL`, for every
+            // length (SDDMM, H100: a thread per nonzero walks `k` with loads no lane shares).
+            let shorts: &[(u32, u64)] = if super::pieces::atoms_alone(kernel) {
+                &[(LANES_SHORT_GROUP_SMALL, 1)]
+            } else {
+                &[
+                    (LANES_SHORT_GROUP, LANES_SHORT_MIN_VALUES),
+                    (LANES_SHORT_GROUP_SMALL, LANES_SHORT_SMALL_MIN_VALUES),
+                ]
             };
+            for &(group, min_values) in shorts {
+                let mut k = kernel.clone();
+                k.name = if group == LANES_SHORT_GROUP {
+                    format!("{}_lrb_lanes", kernel.name)
+                } else {
+                    format!("{}_lrb_lanes{group}", kernel.name)
+                };
+                k.body = kernel.body.over_id_list(BIN_LIST);
+                k.params.push(Param {
+                    name: BIN_LIST.to_string(),
+                    kind: ParamKind::Slice {
+                        elem: Ty::U32,
+                        mutable: false,
+                    },
+                    span: kernel.body.span,
+                });
+                k.config = ScheduleConfig {
+                    schedule: Schedule::Group { group_size: group },
+                    block_size,
+                };
+                describe.push_str(&format!(
+                    "; with {min_values} values or more, bins 0..={LANES_SHORT_MAX_BIN} as {}",
+                    k.config.describe()
+                ));
+                kernels.push(k);
+            }
             describe.push_str(&format!(
-                "; with {LANES_SHORT_MIN_VALUES} values or more, bins 0..={LANES_SHORT_MAX_BIN} as {}",
-                k.config.describe()
+                "; bins {}..={} as pieces",
+                WARP_MAX_BIN + 1,
+                BINS - 1
             ));
-            kernels.push(k);
         }
         Some(super::Variants {
             kernels,
@@ -238,18 +282,48 @@ impl ScheduleUnit for Lrb {
     }
 }
 
-/// A kernel whose long bin runs in pieces ([`super::pieces`]: a `lanes` loop around a reducing
+/// A kernel whose long bins run in pieces ([`super::pieces`]: a `lanes` loop around a reducing
 /// atom loop) has its short tiles, bins `0..=LANES_SHORT_MAX_BIN` (up to 32 atoms), run by a
-/// group of `LANES_SHORT_GROUP` lanes each where the loop has at least `LANES_SHORT_MIN_VALUES`
-/// values: the group's lanes split between the values (vector loads of `B`, coalesced) and the
-/// atoms, as under `group16`, instead of a thread walking the values one after another and
+/// group per tile, its lanes split between the values (vector loads of `B`, coalesced) and the
+/// atoms as under `group16`, instead of a thread walking the values one after another and
 /// reading a sector of `B` per value (on `arrow_500K`, 500K rows of 2 at k = 128, that was most
-/// of the time). Below it, a thread's values share a sector of `B`.
+/// of the time): a group of `LANES_SHORT_GROUP` where the loop has at least
+/// `LANES_SHORT_MIN_VALUES` values, of `LANES_SHORT_GROUP_SMALL` from
+/// `LANES_SHORT_SMALL_MIN_VALUES` (k = 8 on the generated and real sets, H100: `group8` beat
+/// `group16` on every matrix, and a thread per row lost 0.50x to the op on power-law rows, which
+/// runs 8 lanes over the nonzeros there). Below that, a thread's values share a sector of `B`.
 pub const LANES_SHORT_MAX_BIN: usize = 5;
 /// See [`LANES_SHORT_MAX_BIN`].
 pub const LANES_SHORT_GROUP: u32 = 16;
 /// See [`LANES_SHORT_MAX_BIN`].
 pub const LANES_SHORT_MIN_VALUES: u64 = 16;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_GROUP_SMALL: u32 = 8;
+/// See [`LANES_SHORT_MAX_BIN`].
+pub const LANES_SHORT_SMALL_MIN_VALUES: u64 = 4;
+
+/// The variant that runs the short bins of a kernel whose long bins run in pieces (`launches`
+/// launches before it), for a loop of `values` values: none below
+/// [`LANES_SHORT_SMALL_MIN_VALUES`] (the plan's thread and small groups).
+pub fn lanes_short_variant(launches: usize, values: u64) -> Option<usize> {
+    if values >= LANES_SHORT_MIN_VALUES {
+        Some(launches)
+    } else if values >= LANES_SHORT_SMALL_MIN_VALUES {
+        Some(launches + 1)
+    } else {
+        None
+    }
+}
+
+/// On a set of fewer than [`SMALL_SET_TILES`] tiles, a kernel whose long tiles run in pieces
+/// runs them (more than 256 atoms) in pieces of `SMALL_SET_PIECE_ATOMS`: such a set has too few
+/// tiles to hide a warp's walk of 256 atoms one after another. Measured on an H100
+/// (`examples/bench/results/h200/lanes_bins/`, pieces of 64 from 65 atoms): `arrow` (46500 rows
+/// of 2 and one of 46500) at k = 128, `lrb` 0.58x the SpMM op with pieces of 256, 1.00x with
+/// pieces of 64 (SDDMM 0.27x, 0.65x); `Groebner` (up to 829 atoms) 0.22x, 0.46x. Taken from 65
+/// atoms, rows of 65-256 atoms lost to a warp each (k = 32: `bcsstk13` 0.38x to 0.24x, `ca-GrQc`
+/// 0.47x to 0.30x), so the warps keep those.
+pub const SMALL_SET_PIECE_ATOMS: u64 = 64;
 
 /// Number of bins. Tile sizes are 32-bit (at most `i32::MAX` atoms), so `ceil(log2(size)) <= 31`.
 pub const BINS: usize = 32;
@@ -376,7 +450,7 @@ pub const SMALL_SET_TILES: u32 = 1 << 16;
 /// | 4 | 9-16 | a group of 2 per tile (banded, 16 per row: 0.42 ms, thread 0.56) | Thread |
 /// | 5 | 17-32 | a group of 4 | Warp |
 /// | 6..=8 | 33-256 | a warp | Warp |
-/// | 9..=12 | 257-4096 | a block | Block |
+/// | 9..=12 | 257-4096 | a block; where the body runs its long tiles in pieces (below), pieces too (Groebner at k = 128, rows of 257-4096 atoms a block each: 0.24x the SpMM op, which cuts them) | Block |
 /// | 13.. | > 4096 | where the tile body is a `lanes` loop around a reducing atom loop ([`super::pieces::check`]): pieces of [`super::pieces::PIECE_ATOMS`] atoms, a warp each, the last piece of a tile combining the partials and running the epilogue ([`super::pieces`]); else the merge path over the tiles' ids: a tile cut across threads and blocks, its pieces combined by the carry fix-up (both the model's Split); where the body cannot take the carry, a block per tile |
 pub fn launches(block_size: u32) -> Vec<Launch> {
     let launch = |name, bins, small_set_bins, schedule| Launch {
@@ -716,6 +790,8 @@ mod tests {
         rounds: u64,
         starts: [u32; BINS + 1],
         launched: Vec<(usize, Range<usize>)>,
+        /// The long launch's piece size.
+        piece_atoms: Option<u64>,
     }
 
     impl super::super::Launcher for Recorder {
@@ -748,6 +824,9 @@ mod tests {
             Ok(self.starts)
         }
         fn launch(&mut self, launch: super::super::Launch) -> Result<(), Stop> {
+            if launch.piece_atoms.is_some() || launch.variant == launches(256).len() - 1 {
+                self.piece_atoms = launch.piece_atoms;
+            }
             match launch.tiles {
                 Tiles::Binned(range) => self.launched.push((launch.variant, range)),
                 Tiles::Call => panic!("lrb launches bins"),
@@ -756,12 +835,13 @@ mod tests {
         }
     }
 
-    /// With the short bins' group over the values (a kernel whose long bin runs in pieces: one
-    /// more variant), a loop of 16 values or more runs bins `0..=5` under it and the others as
-    /// before; fewer values, or no such variant, leave the plan as it was. Every binned tile is
-    /// launched once either way.
+    /// With its long bins in pieces (a kernel with the short bins' two groups as variants), a
+    /// loop of 16 values or more runs bins `0..=5` under the group of 16, of 4 to 15 under the
+    /// group of 8, fewer under the thread and small groups; and every bin above 8 (257 atoms and
+    /// up) runs in pieces, none a block per tile. Without those variants the plan is as it was.
+    /// Every binned tile is launched once either way, on large sets and small ones.
     #[test]
-    fn a_lanes_body_runs_its_short_bins_over_the_values() {
+    fn a_lanes_body_runs_its_short_bins_over_the_values_and_its_long_bins_in_pieces() {
         let variant = super::super::Variant {
             config: ScheduleConfig::new(Schedule::Thread),
             name: "k",
@@ -776,40 +856,104 @@ mod tests {
             passes: 1,
             pass_levels: false,
         };
-        // 100 tiles in every bin: a large set (the groups of 2 and 4 launch on their own).
-        let mut starts = [0u32; BINS + 1];
-        for (b, s) in starts.iter_mut().enumerate() {
-            *s = b as u32 * (SMALL_SET_TILES / 16);
-        }
-        let total = starts[BINS] as usize;
         let n = launches(256).len();
-        for (extra, rounds, lanes) in [
-            (1, 16, true),
-            (1, 128, true),
-            (1, 8, false),
-            (0, 128, false),
-        ] {
-            let mut run = Recorder {
-                variants: vec![variant; n + extra],
-                rounds,
-                starts,
-                launched: Vec::new(),
-            };
-            Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run)
-                .unwrap();
-            let mut covered = vec![0; total];
-            for (_, r) in &run.launched {
-                r.clone().for_each(|i| covered[i] += 1);
+        let (block, long) = (n - 2, n - 1);
+        for per_bin in [SMALL_SET_TILES / 16, 3] {
+            // `per_bin` tiles in every bin: a large set (the groups of 2 and 4 launch on their
+            // own) and a small one (the paper's four mappings).
+            let mut starts = [0u32; BINS + 1];
+            for (b, s) in starts.iter_mut().enumerate() {
+                *s = b as u32 * per_bin;
             }
-            assert!(covered.iter().all(|&c| c == 1), "rounds {rounds}");
-            let short = starts[LANES_SHORT_MAX_BIN + 1] as usize;
-            assert_eq!(
-                run.launched.contains(&(n, 0..short)),
-                lanes,
-                "rounds {rounds}: {:?}",
-                run.launched
-            );
-            assert_eq!(run.launched.iter().any(|(v, _)| *v == 0), !lanes);
+            let total = starts[BINS] as usize;
+            for (extra, rounds, short) in [
+                (2, 16, Some(n)),
+                (2, 128, Some(n)),
+                (2, 8, Some(n + 1)),
+                (2, 4, Some(n + 1)),
+                (2, 3, None),
+                (2, 1, None),
+                (0, 128, None),
+                (0, 8, None),
+                // A `lanes` loop inside the atom loop: its one short group, whatever the rounds.
+                (1, 1, Some(n)),
+                (1, 128, Some(n)),
+            ] {
+                let mut run = Recorder {
+                    variants: vec![variant; n + extra],
+                    rounds,
+                    starts,
+                    launched: Vec::new(),
+                    piece_atoms: None,
+                };
+                Lrb.plan(ScheduleConfig::new(Schedule::Lrb), &mut run)
+                    .unwrap();
+                let mut covered = vec![0; total];
+                for (_, r) in &run.launched {
+                    r.clone().for_each(|i| covered[i] += 1);
+                }
+                let case = format!("rounds {rounds}, extra {extra}: {:?}", run.launched);
+                assert!(covered.iter().all(|&c| c == 1), "{case}");
+                let short_end = starts[LANES_SHORT_MAX_BIN + 1] as usize;
+                if let Some(v) = short {
+                    assert!(run.launched.contains(&(v, 0..short_end)), "{case}");
+                    assert!(!run.launched.iter().any(|(v, _)| *v == 0), "{case}");
+                } else {
+                    assert!(run.launched.iter().all(|(v, _)| *v < n), "{case}");
+                }
+                let small = starts[BINS] < SMALL_SET_TILES;
+                let pieces_from = starts[WARP_MAX_BIN + 1] as usize;
+                let blocks = run.launched.iter().any(|(v, _)| *v == block);
+                let in_pieces = run.launched.contains(&(long, pieces_from..total));
+                assert_eq!((blocks, in_pieces), (extra == 0, extra > 0), "{case}");
+                // The plan's piece size: its own on a small set, else the variant's.
+                let want = (extra > 0 && small).then_some(SMALL_SET_PIECE_ATOMS);
+                assert_eq!(run.piece_atoms, want, "{case}");
+            }
+        }
+    }
+
+    /// The model of the plans a `lanes` body gets (no block mapping: bins above `WARP_MAX_BIN`
+    /// split in pieces of [`super::super::pieces::PIECE_ATOMS`], on a small set of
+    /// `SMALL_SET_PIECE_ATOMS`) reads every atom once
+    /// and finishes every tile once with its whole sum, on tiles of every bin up to 12 and beyond.
+    #[test]
+    fn the_lanes_plan_finishes_every_tile_once() {
+        let large = Thresholds {
+            block_max_bin: WARP_MAX_BIN,
+            split_piece_atoms: super::super::pieces::PIECE_ATOMS as u64,
+            ..Thresholds::DEFAULT
+        };
+        let small = Thresholds {
+            block_max_bin: WARP_MAX_BIN,
+            split_piece_atoms: SMALL_SET_PIECE_ATOMS,
+            ..Thresholds::DEFAULT
+        };
+        assert_eq!(large.mapping_of_bin(WARP_MAX_BIN + 1), Mapping::Split);
+        assert_eq!(small.mapping_of_bin(WARP_MAX_BIN + 1), Mapping::Split);
+        for t in [large, small] {
+            the_plan_finishes_every_tile_once(t);
+        }
+    }
+
+    fn the_plan_finishes_every_tile_once(t: Thresholds) {
+        let sizes = [
+            0u64, 1, 2, 17, 33, 64, 65, 128, 129, 256, 257, 300, 511, 512, 513, 1000, 2048, 2049,
+            4095, 4096, 4097, 9000,
+        ];
+        let mut offsets = vec![0u64];
+        for s in sizes {
+            offsets.push(offsets.last().unwrap() + s);
+        }
+        for workers in [1, 3, 7] {
+            let plan = LrbPlan::new(&offsets, workers, t);
+            let run = model_run(&offsets, &plan, 1000, 256, |a| a + 1);
+            assert!(run.atom_visits.iter().all(|&v| v == 1));
+            assert!(run.epilogues.iter().all(|&e| e == 1));
+            for (i, sum) in run.epilogue_sums.iter().enumerate() {
+                let want: u64 = (offsets[i]..offsets[i + 1]).map(|a| a + 1).sum();
+                assert_eq!(*sum, want, "tile {i}");
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-//! `pieces`: how `lrb` runs its longest tiles (bins above [`super::lrb::BLOCK_MAX_BIN`], more than
-//! 4096 atoms) where the tile body is a `for j in lanes(..)` loop around a reducing atom loop (the
+//! `pieces`: how `lrb` runs its long tiles (bins above [`super::lrb::WARP_MAX_BIN`], more than
+//! 256 atoms) where the tile body is a `for j in lanes(..)` loop around a reducing atom loop (the
 //! language's SpMM, a GNN aggregation): each tile is cut into pieces of [`PIECE_ATOMS`] atoms and a
 //! warp takes one (tile, piece). The merge path (`lrb`'s mapping of such tiles otherwise) runs a
 //! loop around the atom loop as rounds of the whole grid, one per value, each walking every atom
@@ -286,9 +286,17 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
     use crate::ir::StmtKind;
     use crate::schedule::Lowering;
     let name = kernel.config.name();
-    let what =
-        "its longest tiles (more than 4096 atoms) are cut into pieces, one warp each, whose \
+    let what = "its long tiles (more than 256 atoms) are cut into pieces, one warp each, whose \
                 partials the last piece to finish combines";
+    if atoms_alone(kernel) {
+        // Each atom's result is its own (a `lanes` loop summed inside the atom loop): the
+        // pieces share nothing, the group's rules are the whole check.
+        return group::GroupLowering {
+            group_size: GROUP,
+            block_size: kernel.config.block_size,
+        }
+        .check(kernel);
+    }
     let body = carry_body(kernel, kernel.body.user_body(), name)?;
     if let Some((first, _)) = body.earlier.first() {
         bail!(
@@ -349,6 +357,20 @@ pub fn check(kernel: &crate::schedule::Kernel) -> crate::diag::DResult<()> {
 
 #[cfg(feature = "frontend")]
 use super::group;
+
+/// Whether the tile body is one atom loop alone whose body holds a `lanes` loop
+/// ([`super::lanes_reduce`], SDDMM's dot product per nonzero): then the pieces of a long tile
+/// are independent (no partials, no tickets), a warp runs its piece's atoms as `warp` runs a
+/// tile's, its lanes split between the atoms and the values.
+#[cfg(feature = "frontend")]
+pub fn atoms_alone(kernel: &crate::schedule::Kernel) -> bool {
+    use crate::ir::StmtKind;
+    match kernel.body.user_body() {
+        [s] => matches!(&s.kind, StmtKind::ForAtoms { body, .. }
+            if super::lanes_reduce::atom_loop_holds_lanes(body)),
+        _ => false,
+    }
+}
 
 #[cfg(feature = "frontend")]
 mod lowering {
@@ -504,19 +526,22 @@ mod lowering {
             ));
             cx.line("const unsigned int loops_mask = 0xffffffffu;");
             // Every block takes a ticket of the scratch's counter (`carry/ticket.cuh`'s
-            // protocol): the launch's epoch stamps the tiles' tickets.
-            cx.shared("unsigned long long", "loops_ticket", None, false);
-            cx.open("if (threadIdx.x == 0)");
-            cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
-            cx.line(
-                "if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);",
-            );
-            cx.line("loops_ticket = loops_t;");
-            cx.close();
-            cx.line("__syncthreads();");
-            cx.line(
-                "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
-            );
+            // protocol): the launch's epoch stamps the tiles' tickets. Independent pieces
+            // ([`super::atoms_alone`]) take none.
+            if !super::atoms_alone(cx.kernel) {
+                cx.shared("unsigned long long", "loops_ticket", None, false);
+                cx.open("if (threadIdx.x == 0)");
+                cx.line("const unsigned long long loops_t = atomicAdd(loops_scratch, 1ull);");
+                cx.line(
+                    "if ((unsigned int)loops_t == gridDim.x - 1u) atomicAdd(loops_scratch, (1ull << 32) - gridDim.x);",
+                );
+                cx.line("loops_ticket = loops_t;");
+                cx.close();
+                cx.line("__syncthreads();");
+                cx.line(
+                    "const unsigned int loops_stamp = (unsigned int)((loops_ticket >> 32) + 1ull);",
+                );
+            }
             cx.line(format!(
                 "const long long loops_pv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {GROUP};"
             ));
@@ -561,6 +586,26 @@ mod lowering {
         }
 
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            if cx.lanes.is_none()
+                && crate::schedule::lanes_reduce::atom_loop_holds_lanes(atoms.body)
+            {
+                // An independent piece: its atoms as `warp` runs a tile's.
+                let set = atoms.set;
+                let tile = cx.expr(atoms.tile);
+                let off = cx.offset_type();
+                cx.line(format!(
+                    "const {off} loops_pb = {set}_offsets[{tile}] + ({off})(loops_pk * (long long)loops_mdt);"
+                ));
+                cx.line(format!(
+                    "const {off} loops_pe = min(loops_pb + ({off})loops_mdt, {set}_offsets[{tile} + 1]);"
+                ));
+                return crate::schedule::lanes_reduce::group_atom_loop_with_lanes_in(
+                    &self.group,
+                    cx,
+                    atoms,
+                    Some(("loops_pb", "loops_pe")),
+                );
+            }
             let Some(split) = cx.lanes.clone() else {
                 bail!(
                     atoms.body.first().map_or(cx.kernel.body.span, |s| s.span),
@@ -687,11 +732,18 @@ mod tests {
         #[test]
         fn every_value_of_every_listed_tile_is_finished_once(
             sizes in prop::collection::vec(
-                prop_oneof![2 => Just(0u64), 4 => 1u64..40, 2 => 40u64..400, 1 => 400u64..3000],
+                prop_oneof![
+                    2 => Just(0u64),
+                    4 => 1u64..40,
+                    2 => 40u64..400,
+                    1 => 400u64..3000,
+                    // `lrb`'s bins 9..=12 (257-4096 atoms), which it runs in pieces too.
+                    1 => 257u64..=4096,
+                ],
                 1..12,
             ),
             keep in prop::collection::vec(any::<bool>(), 12),
-            piece in prop::sample::select(vec![1u64, 3, 8, 64]),
+            piece in prop::sample::select(vec![1u64, 3, 8, 64, PIECE_ATOMS as u64]),
             values in 0u64..6,
             seed in any::<u64>(),
         ) {
@@ -806,6 +858,8 @@ mod tests {
             let src =
                 crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmm.rs").unwrap();
             assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
+            assert!(src.contains("; bins 9..=31 as pieces"), "{src}");
+            assert!(src.contains("spmm_lrb_lanes8__f32(") && src.contains("spmm_lrb_lanes__f32("));
             assert!(src.contains("spmm_lrb_long__f32(") && src.contains("loops_pieces"));
             // A body the pieces cannot take: the merge path, as before.
             let item: syn::ItemFn = syn::parse_str(
@@ -817,6 +871,34 @@ mod tests {
             let src =
                 crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "spmv.rs").unwrap();
             assert!(src.contains("bins 13..=31 as merge_path"), "{src}");
+        }
+
+        /// A `lanes` loop summed inside the atom loop (SDDMM): the pieces are independent, a
+        /// warp runs its piece's atoms (no tickets, no partials), bins 9..=31 in pieces.
+        #[test]
+        fn lrb_runs_an_sddmm_body_in_independent_pieces() {
+            let item: syn::ItemFn = syn::parse_str(
+                "fn sddmm<T: Float>(a: Csr<T>, x: &[T], y: &[T], k: usize, out: &mut [T]) { \
+                 for row in a.tiles() { for nz in a.atoms(row) { let c = a.col_indices[nz] as usize; \
+                 let mut d = 0.0; for j in lanes(0..k) { d += x[row * k + j] * y[c * k + j]; } \
+                 out[nz] = d; } } }",
+            )
+            .unwrap();
+            let src =
+                crate::cuda_for(r#"schedule = "lrb""#.parse().unwrap(), &item, "sddmm.rs").unwrap();
+            assert!(src.contains("bins 13..=31 as pieces of 256 atoms"), "{src}");
+            assert!(src.contains("; bins 9..=31 as pieces"), "{src}");
+            let long = &src[src.find("sddmm_lrb_long_body").unwrap()..];
+            let long = &long[..long.find("extern \"C\"").unwrap()];
+            assert!(
+                long.contains("loops_pb") && long.contains("loops_pieces"),
+                "{long}"
+            );
+            assert!(!long.contains("loops_ticket"), "{long}");
+            // One short group (of 8), whatever `k`.
+            assert!(
+                src.contains("sddmm_lrb_lanes8__f32(") && !src.contains("sddmm_lrb_lanes__f32(")
+            );
         }
 
         #[test]

@@ -609,7 +609,9 @@ impl Plan<'_, '_> {
             }
         }
         if takes(Hidden::SplitPieces) {
-            args.split_pieces(offsets, self.mdt_of(&variant));
+            // The plan's piece size where it chooses one (`lrb`'s pieces on a small set).
+            let mdt = launch.piece_atoms.unwrap_or_else(|| self.mdt_of(&variant));
+            args.split_pieces(offsets, mdt);
             if whole_set {
                 // The piece counts of a whole tile set do not change: the first launch keeps them.
                 args.preprocessed(set.preprocessed());
