@@ -615,12 +615,46 @@ fn hierarchical_levels_one_hub() {
     assert_eq!(lengths, [6, 3, 2]);
     assert!(run.atom_visits.iter().all(|&v| v == 1));
     assert_eq!(run.epilogues, [1; 6]);
-    assert_eq!(hierarchical::level_mdt(None, 2), 16);
-    assert_eq!(hierarchical::level_mdt(Some(3), 2), 3);
+    assert_eq!(hierarchical::level_mdt(None, 2, 1), 16);
+    assert_eq!(hierarchical::level_mdt(None, 2, 4), 64);
+    assert_eq!(hierarchical::level_mdt(None, 100, 4), 100);
+    assert_eq!(hierarchical::level_mdt(Some(3), 2, 4), 3);
     assert_eq!(
-        hierarchical::level_range(2, 100, 100, 16, 256),
+        hierarchical::level_range(2, 100, 100, 16, 4, 256),
         (100, 100, 256)
     );
+    assert_eq!(
+        hierarchical::level_range(0, 10, 100, 16, 4, 256),
+        (10, 26, 4)
+    );
+}
+
+/// The first pass's group: on a large set about 4 atoms of the mean tile per lane (rows of 5 on a
+/// thread, of 16 on 4 lanes, of 30 on 4), on a small one the mean tile's lanes; at most a warp.
+#[test]
+fn hierarchical_first_pass_lanes() {
+    let big = hierarchical::SMALL_SET_TILES;
+    assert_eq!(hierarchical::thread_pass_lanes(big, big * 5), 1);
+    assert_eq!(hierarchical::thread_pass_lanes(big, big * 16), 4);
+    assert_eq!(hierarchical::thread_pass_lanes(big, big * 30), 4);
+    assert_eq!(hierarchical::thread_pass_lanes(big, big * 1000), 32);
+    assert_eq!(hierarchical::thread_pass_lanes(big, 0), 1);
+    assert_eq!(hierarchical::thread_pass_lanes(1000, 3600), 4);
+    assert_eq!(hierarchical::thread_pass_lanes(1000, 35_000), 32);
+    assert_eq!(hierarchical::thread_pass_lanes(1000, 500), 1);
+    assert_eq!(hierarchical::thread_pass_lanes(0, 0), 1);
+    // Every group size, each lane over its strided share of a tile: the model's sums are whole.
+    for mean in [1u64, 2, 3, 5, 9, 17, 33, 100] {
+        let sizes: Vec<u64> = (0..40)
+            .map(|t| (t * 7 % 11) * mean / 5 + mean / 2)
+            .collect();
+        let offsets = offsets_of(&sizes);
+        let (run, _) = hierarchical::model_levels_run(&offsets, None, 16, 64, value);
+        assert!(run.atom_visits.iter().all(|&v| v == 1), "mean {mean}");
+        for (t, w) in offsets.windows(2).enumerate() {
+            assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());
+        }
+    }
 }
 
 /// The selections under `group` (`kernels_gen::analysis::Selection`): each lane runs its strided
