@@ -22,6 +22,7 @@ pub mod relabel;
 pub mod sddmm_lang;
 mod segreduce;
 mod spmv;
+pub mod transpose_lang;
 
 pub use loops_runtime::ops::{sddmm, sort, spmm, transpose};
 pub use reduce::RowReduction;
@@ -37,6 +38,7 @@ pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static st
         .chain(frontier::SOURCES)
         .chain(relabel::SOURCES)
         .chain(sddmm_lang::SOURCES)
+        .chain(transpose_lang::SOURCES)
         .copied()
         .collect()
 }
