@@ -84,6 +84,10 @@ struct Args {
     /// and cuSPARSE's `csr2csc` in this process (`cusparse_csr2csc`), no sort.
     #[arg(long)]
     transpose_only: bool,
+    /// With `--transpose-only`: also each pass alone (count, scatter, statistics), hand-written
+    /// and in the language under its default schedule (`transpose_<pass>` rows).
+    #[arg(long)]
+    passes: bool,
     /// The schedules of the `loops_lang_<schedule>` transposes (comma-separated).
     #[arg(long, default_value = "thread,warp,merge_path,work_oriented,auto")]
     lang_schedules: String,
@@ -274,13 +278,15 @@ fn time_transpose<T: Float>(
     warmup: usize,
     reps: usize,
 ) -> Result<f64, String> {
-    time_transpose_by(gpu, m, warmup, reps, |gpu, a| a.transpose(gpu))
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    time_transpose_by(gpu, m, &want, warmup, reps, |gpu, a| a.transpose(gpu))
 }
 
 /// A transpose (`by`) checked once against the CPU's, exactly, then timed (median ms).
 fn time_transpose_by<T: Float>(
     gpu: &Gpu,
     m: &Csr32<T>,
+    want: &loops::io::host::Csc32<T>,
     warmup: usize,
     reps: usize,
     by: impl Fn(&Gpu, &DeviceCsr<T>) -> loops::Result<loops::DeviceCsc<T>>,
@@ -288,7 +294,6 @@ fn time_transpose_by<T: Float>(
     let err = |e: loops::LoopsError| e.to_string();
     let a = upload(gpu, m).map_err(err)?;
     let t = by(gpu, &a).map_err(err)?;
-    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
     if gpu.download(t.col_offsets()).map_err(err)? != want.col_offsets
         || gpu.download(t.row_indices()).map_err(err)? != want.row_indices
         || !same_bits(&gpu.download(t.values()).map_err(err)?, &want.values)
@@ -317,6 +322,7 @@ fn time_transpose_by<T: Float>(
 fn time_cusparse_csr2csc<T: Float>(
     gpu: &Gpu,
     m: &Csr32<T>,
+    want: &loops::io::host::Csc32<T>,
     warmup: usize,
     reps: usize,
 ) -> (Result<f64, String>, String) {
@@ -326,7 +332,6 @@ fn time_cusparse_csr2csc<T: Float>(
         let a = upload(gpu, m).map_err(|e| err(&e))?;
         let mut plan = bench::cusparse::Csr2Csc::new(&cs, gpu, &a).map_err(|e| err(&e))?;
         plan.run().map_err(|e| err(&e))?;
-        let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
         let (o, r, v) = plan.parts();
         let nnz = m.nnz();
         let got_r = gpu.download(r).map_err(|e| err(&e))?;
@@ -358,6 +363,60 @@ fn time_cusparse_csr2csc<T: Float>(
     }
 }
 
+/// Each pass of the transpose alone, hand-written (`loops_handwritten`) and in the language
+/// under its default schedule (`loops_lang`): median ms of `reps` calls after `warmup`, its
+/// inputs reset (untimed) before each call.
+fn pass_rows<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    warmup: usize,
+    reps: usize,
+) -> Result<Vec<(&'static str, String, f64)>, String> {
+    use loops::ops::transpose::{HandWritten, TransposePasses};
+    use loops::ops::transpose_lang::LanguagePasses;
+    let err = |e: loops::LoopsError| e.to_string();
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let a = upload(gpu, m).map_err(err)?;
+    let starts = &want.col_offsets[..m.cols];
+    let offsets: Vec<usize> = want.col_offsets.iter().map(|&o| o as usize).collect();
+    let columns = gpu.upload_offsets(&offsets).map_err(err)?;
+    let mut keys = gpu.zeros::<u64>(m.nnz()).map_err(err)?;
+    let timer = gpu.timer().map_err(err)?;
+    let lang = LanguagePasses::default();
+    let passes: [(&str, &dyn TransposePasses<T>); 2] =
+        [("loops_handwritten", &HandWritten), ("loops_lang", &lang)];
+    let mut out = Vec::new();
+    for (name, p) in passes {
+        for pass in ["count", "scatter", "stats"] {
+            let mut samples = Vec::with_capacity(reps);
+            for i in 0..warmup + reps {
+                let mut counts = gpu.zeros::<i32>(m.cols).map_err(err)?;
+                let mut cursors = gpu.upload(starts).map_err(err)?;
+                let mut state = gpu.zeros::<u32>(36).map_err(err)?;
+                timer.start().map_err(err)?;
+                match pass {
+                    "count" => p.count(gpu, &a, &mut counts),
+                    "scatter" => p.scatter(gpu, &a, &mut cursors, &mut keys),
+                    _ => p.stats(gpu, &columns, &mut state),
+                }
+                .map_err(err)?;
+                timer.stop().map_err(err)?;
+                let ms = timer.elapsed_ms().map_err(err)? as f64;
+                if i >= warmup {
+                    samples.push(ms);
+                }
+            }
+            let op = match pass {
+                "count" => "transpose_count",
+                "scatter" => "transpose_scatter",
+                _ => "transpose_stats",
+            };
+            out.push((op, name.to_string(), median(samples)));
+        }
+    }
+    Ok(out)
+}
+
 /// The transpose-only rows of one matrix: the op, the language's passes (default schedules,
 /// then each of `schedules` for the count and the scatter), cuSPARSE.
 fn transpose_rows<T: Float>(
@@ -368,21 +427,23 @@ fn transpose_rows<T: Float>(
     schedules: &[&'static str],
 ) -> Vec<(String, Result<f64, String>, Option<String>)> {
     use loops::ops::transpose_lang::{self as lang, LanguagePasses};
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let want = &want;
     let mut out = vec![(
         "loops".to_string(),
-        time_transpose(gpu, m, warmup, reps),
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| a.transpose(g)),
         None,
     )];
     out.push((
         "loops_handwritten".to_string(),
-        time_transpose_by(gpu, m, warmup, reps, |g, a| {
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| {
             loops::ops::transpose::transpose(g, a)
         }),
         None,
     ));
     out.push((
         "loops_lang".to_string(),
-        time_transpose_by(gpu, m, warmup, reps, |g, a| lang::transpose(g, a)),
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| lang::transpose(g, a)),
         None,
     ));
     for &s in schedules {
@@ -393,13 +454,13 @@ fn transpose_rows<T: Float>(
         };
         out.push((
             format!("loops_lang_{s}"),
-            time_transpose_by(gpu, m, warmup, reps, |g, a| {
+            time_transpose_by(gpu, m, want, warmup, reps, |g, a| {
                 lang::transpose_under(g, a, passes)
             }),
             None,
         ));
     }
-    let (r, status) = time_cusparse_csr2csc(gpu, m, warmup, reps);
+    let (r, status) = time_cusparse_csr2csc(gpu, m, want, warmup, reps);
     out.push(("cusparse_csr2csc".to_string(), r, Some(status)));
     out
 }
@@ -563,6 +624,20 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                     }
                     x
                 })
+                .chain(
+                    match args
+                        .passes
+                        .then(|| pass_rows(&gpu, &m, warmup, reps))
+                        .transpose()
+                    {
+                        Ok(found) => found
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(op, name, ms)| row(op, &name, Ok(ms)))
+                            .collect::<Vec<_>>(),
+                        Err(e) => vec![row("transpose_count", "passes", Err(e))],
+                    },
+                )
                 .collect()
         } else {
             let sorted = time_sort(&gpu, &m, warmup, reps);
