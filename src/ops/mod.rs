@@ -13,6 +13,9 @@
 //! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language;
 //! [`relabel`] a matrix's relabelling by in-degree on the GPU (language passes, the runtime's
 //! transpose as its sort).
+//! [`transpose_lang`] is the transpose's count, scatter and column statistics in the language
+//! (the scan and the sort stay the runtime's); not yet the op: measured slower than the
+//! hand-written passes (`examples/bench/results/h200/transpose_lang/`).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
