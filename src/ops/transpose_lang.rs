@@ -14,10 +14,11 @@
 //!
 //! Not yet the op: `CsrOps::transpose` runs the hand-written passes. Measured on an H200 in one run
 //! (`examples/bench/results/h200/transpose_lang/`): count and scatter as fast as the hand-written
-//! kernels on large matrices (3 to 5 µs slower on small ones), the statistics slower (a
-//! shared-memory histogram per block, which the language cannot say, against atomics on global
-//! counters): the whole transpose 0.86x of the hand-written one on the generated set and 0.95x on
-//! the real matrices, below issue 39's bar (0.97x, no matrix below 0.9x).
+//! kernels on large matrices (3 to 5 µs slower on small ones), the statistics slower (the
+//! hand-written kernel keeps a histogram per block in shared memory, which the language cannot
+//! say; this one adds to global counters): the whole transpose 0.93x of the hand-written one on
+//! the full generated set, 0.92x on the real matrices in f32 (0.89x in f64), below issue 39's
+//! bar (0.97x, no matrix below 0.9x).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, DeviceOffsets, Float, Gpu, Result};
 use loops_runtime::ops::transpose::{transpose_with, TransposePasses};
@@ -72,6 +73,8 @@ pub mod stats {
     /// the end; the other threads have nothing to do. An atomic per tile on the same few
     /// counters took longer than the rest of the transpose (0.8 ms for 2 million columns on an
     /// H200), and so did one thread in 32 counting 32 neighbouring tiles (a warp's lanes idle).
+    /// Still slower than a block's histogram in shared memory: tiles `q` apart rarely share a
+    /// bin (see `examples/bench/results/h200/transpose_lang/`).
     #[for_schedules(all)]
     pub fn tile_stats(cols: Offsets, state: &mut [u32]) {
         for t in cols.tiles() {
