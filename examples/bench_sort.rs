@@ -23,6 +23,10 @@
 //! Writes `sort_<prec>.csv` and `sort_summary_<prec>.txt` to `--out` (default `target/bench`).
 //! Exits non-zero if any result was wrong or any run failed.
 
+// The cuSPARSE wrapper (csr2csc); the rest of the folder is the SpMV benchmark's.
+#[allow(unused_imports)]
+mod bench;
+
 use std::error::Error;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -75,6 +79,18 @@ struct Args {
     /// Only the matrices whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// Only the transpose: the op, its passes in the loops language (`loops_lang`, and
+    /// `loops_lang_<schedule>` with the count and the scatter under each of `--lang-schedules`)
+    /// and cuSPARSE's `csr2csc` in this process (`cusparse_csr2csc`), no sort.
+    #[arg(long)]
+    transpose_only: bool,
+    /// With `--transpose-only`: also each pass alone (count, scatter, statistics), hand-written
+    /// and in the language under its default schedule (`transpose_<pass>` rows).
+    #[arg(long)]
+    passes: bool,
+    /// The schedules of the `loops_lang_<schedule>` transposes (comma-separated).
+    #[arg(long, default_value = "thread,warp,merge_path,work_oriented,auto")]
+    lang_schedules: String,
 }
 
 /// One timed figure.
@@ -262,10 +278,22 @@ fn time_transpose<T: Float>(
     warmup: usize,
     reps: usize,
 ) -> Result<f64, String> {
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    time_transpose_by(gpu, m, &want, warmup, reps, |gpu, a| a.transpose(gpu))
+}
+
+/// A transpose (`by`) checked once against the CPU's, exactly, then timed (median ms).
+fn time_transpose_by<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    want: &loops::io::host::Csc32<T>,
+    warmup: usize,
+    reps: usize,
+    by: impl Fn(&Gpu, &DeviceCsr<T>) -> loops::Result<loops::DeviceCsc<T>>,
+) -> Result<f64, String> {
     let err = |e: loops::LoopsError| e.to_string();
     let a = upload(gpu, m).map_err(err)?;
-    let t = a.transpose(gpu).map_err(err)?;
-    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let t = by(gpu, &a).map_err(err)?;
     if gpu.download(t.col_offsets()).map_err(err)? != want.col_offsets
         || gpu.download(t.row_indices()).map_err(err)? != want.row_indices
         || !same_bits(&gpu.download(t.values()).map_err(err)?, &want.values)
@@ -277,7 +305,7 @@ fn time_transpose<T: Float>(
     let mut samples = Vec::with_capacity(reps);
     for i in 0..warmup + reps {
         timer.start().map_err(err)?;
-        let t = a.transpose(gpu).map_err(err)?;
+        let t = by(gpu, &a).map_err(err)?;
         timer.stop().map_err(err)?;
         let ms = timer.elapsed_ms().map_err(err)? as f64;
         drop(t);
@@ -286,6 +314,155 @@ fn time_transpose<T: Float>(
         }
     }
     Ok(median(samples))
+}
+
+/// cuSPARSE's `csr2csc` in this process, its scratch allocated before the timed calls: checked
+/// once against the CPU's CSC (the status says where it differs; it is timed all the same), then
+/// timed (median ms).
+fn time_cusparse_csr2csc<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    want: &loops::io::host::Csc32<T>,
+    warmup: usize,
+    reps: usize,
+) -> (Result<f64, String>, String) {
+    let run = || -> Result<(f64, String), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let cs = bench::cusparse::Cusparse::new(gpu).map_err(|e| err(&e))?;
+        let a = upload(gpu, m).map_err(|e| err(&e))?;
+        let mut plan = bench::cusparse::Csr2Csc::new(&cs, gpu, &a).map_err(|e| err(&e))?;
+        plan.run().map_err(|e| err(&e))?;
+        let (o, r, v) = plan.parts();
+        let nnz = m.nnz();
+        let got_r = gpu.download(r).map_err(|e| err(&e))?;
+        let got_v = gpu.download(v).map_err(|e| err(&e))?;
+        let status = if gpu.download(o).map_err(|e| err(&e))? != want.col_offsets
+            || got_r[..nnz] != want.row_indices[..]
+            || !same_bits(&got_v[..nnz], &want.values)
+        {
+            "ok (timed; its result differs from the CPU's CSC)".to_string()
+        } else {
+            "ok".to_string()
+        };
+        let timer = gpu.timer().map_err(|e| err(&e))?;
+        let mut samples = Vec::with_capacity(reps);
+        for i in 0..warmup + reps {
+            timer.start().map_err(|e| err(&e))?;
+            plan.run().map_err(|e| err(&e))?;
+            timer.stop().map_err(|e| err(&e))?;
+            let ms = timer.elapsed_ms().map_err(|e| err(&e))? as f64;
+            if i >= warmup {
+                samples.push(ms);
+            }
+        }
+        Ok((median(samples), status))
+    };
+    match run() {
+        Ok((ms, status)) => (Ok(ms), status),
+        Err(e) => (Err(e.clone()), e),
+    }
+}
+
+/// Each pass of the transpose alone, hand-written (`loops_handwritten`) and in the language
+/// under its default schedule (`loops_lang`): median ms of `reps` calls after `warmup`, its
+/// inputs reset (untimed) before each call.
+fn pass_rows<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    warmup: usize,
+    reps: usize,
+) -> Result<Vec<(&'static str, String, f64)>, String> {
+    use loops::ops::transpose::{HandWritten, TransposePasses};
+    use loops::ops::transpose_lang::LanguagePasses;
+    let err = |e: loops::LoopsError| e.to_string();
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let a = upload(gpu, m).map_err(err)?;
+    let starts = &want.col_offsets[..m.cols];
+    let offsets: Vec<usize> = want.col_offsets.iter().map(|&o| o as usize).collect();
+    let columns = gpu.upload_offsets(&offsets).map_err(err)?;
+    let mut keys = gpu.zeros::<u64>(m.nnz()).map_err(err)?;
+    let timer = gpu.timer().map_err(err)?;
+    let lang = LanguagePasses::default();
+    let passes: [(&str, &dyn TransposePasses<T>); 2] =
+        [("loops_handwritten", &HandWritten), ("loops_lang", &lang)];
+    let mut out = Vec::new();
+    for (name, p) in passes {
+        for pass in ["count", "scatter", "stats"] {
+            let mut samples = Vec::with_capacity(reps);
+            for i in 0..warmup + reps {
+                let mut counts = gpu.zeros::<i32>(m.cols).map_err(err)?;
+                let mut cursors = gpu.upload(starts).map_err(err)?;
+                let mut state = gpu.zeros::<u32>(36).map_err(err)?;
+                timer.start().map_err(err)?;
+                match pass {
+                    "count" => p.count(gpu, &a, &mut counts),
+                    "scatter" => p.scatter(gpu, &a, &mut cursors, &mut keys),
+                    _ => p.stats(gpu, &columns, &mut state),
+                }
+                .map_err(err)?;
+                timer.stop().map_err(err)?;
+                let ms = timer.elapsed_ms().map_err(err)? as f64;
+                if i >= warmup {
+                    samples.push(ms);
+                }
+            }
+            let op = match pass {
+                "count" => "transpose_count",
+                "scatter" => "transpose_scatter",
+                _ => "transpose_stats",
+            };
+            out.push((op, name.to_string(), median(samples)));
+        }
+    }
+    Ok(out)
+}
+
+/// The transpose-only rows of one matrix: the op, the language's passes (default schedules,
+/// then each of `schedules` for the count and the scatter), cuSPARSE.
+fn transpose_rows<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    warmup: usize,
+    reps: usize,
+    schedules: &[&'static str],
+) -> Vec<(String, Result<f64, String>, Option<String>)> {
+    use loops::ops::transpose_lang::{self as lang, LanguagePasses};
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let want = &want;
+    let mut out = vec![(
+        "loops".to_string(),
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| a.transpose(g)),
+        None,
+    )];
+    out.push((
+        "loops_handwritten".to_string(),
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| {
+            loops::ops::transpose::transpose(g, a)
+        }),
+        None,
+    ));
+    out.push((
+        "loops_lang".to_string(),
+        time_transpose_by(gpu, m, want, warmup, reps, |g, a| lang::transpose(g, a)),
+        None,
+    ));
+    for &s in schedules {
+        let passes = LanguagePasses {
+            count: s,
+            scatter: s,
+            stats: "thread",
+        };
+        out.push((
+            format!("loops_lang_{s}"),
+            time_transpose_by(gpu, m, want, warmup, reps, |g, a| {
+                lang::transpose_under(g, a, passes)
+            }),
+            None,
+        ));
+    }
+    let (r, status) = time_cusparse_csr2csc(gpu, m, want, warmup, reps);
+    out.push(("cusparse_csr2csc".to_string(), r, Some(status)));
+    out
 }
 
 /// Writes the helper's input (see `examples/bench/cub/segsort.cu`).
@@ -395,6 +572,18 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     if let Some(only) = &args.only {
         set.retain(|(name, _)| name.contains(only.as_str()));
     }
+    let schedules: Vec<&'static str> = args
+        .lang_schedules
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            loops::ops::transpose_lang::count::SCHEDULES
+                .iter()
+                .copied()
+                .find(|n| *n == s)
+                .ok_or_else(|| format!("--lang-schedules: {s} is not a schedule"))
+        })
+        .collect::<Result<_, _>>()?;
     let started = Instant::now();
     let mut rows: Vec<Row> = Vec::new();
     let mut failures = 0;
@@ -425,12 +614,39 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             median_ms: r.as_ref().ok().copied(),
             status: r.err().unwrap_or_else(|| "ok".to_string()),
         };
-        let sorted = time_sort(&gpu, &m, warmup, reps);
-        let mut these = vec![
-            row("segmented_sort", "loops", sorted.clone().map(|t| t.0)),
-            row("segmented_sort", "loops_first_call", sorted.map(|t| t.1)),
-            row("transpose", "loops", time_transpose(&gpu, &m, warmup, reps)),
-        ];
+        let mut these = if args.transpose_only {
+            transpose_rows(&gpu, &m, warmup, reps, &schedules)
+                .into_iter()
+                .map(|(name, r, status)| {
+                    let mut x = row("transpose", &name, r);
+                    if let (Some(st), Some(_)) = (status, x.median_ms) {
+                        x.status = st;
+                    }
+                    x
+                })
+                .chain(
+                    match args
+                        .passes
+                        .then(|| pass_rows(&gpu, &m, warmup, reps))
+                        .transpose()
+                    {
+                        Ok(found) => found
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(op, name, ms)| row(op, &name, Ok(ms)))
+                            .collect::<Vec<_>>(),
+                        Err(e) => vec![row("transpose_count", "passes", Err(e))],
+                    },
+                )
+                .collect()
+        } else {
+            let sorted = time_sort(&gpu, &m, warmup, reps);
+            vec![
+                row("segmented_sort", "loops", sorted.clone().map(|t| t.0)),
+                row("segmented_sort", "loops_first_call", sorted.map(|t| t.1)),
+                row("transpose", "loops", time_transpose(&gpu, &m, warmup, reps)),
+            ]
+        };
         if let Some(helper) = &args.cub {
             match run_helper(helper, &m, warmup, reps) {
                 Ok(found) => {

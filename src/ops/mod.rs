@@ -13,6 +13,9 @@
 //! [`frontier`] holds a traversal's frontier operations (degrees, flag compaction) in the language;
 //! [`relabel`] a matrix's relabelling by in-degree on the GPU (language passes, the runtime's
 //! transpose as its sort).
+//! [`transpose_lang`] is the transpose's count, scatter and column statistics in the language
+//! (the scan and the sort stay the runtime's); not yet the op: measured slower than the
+//! hand-written passes (`examples/bench/results/h200/transpose_lang/`).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 
@@ -22,6 +25,7 @@ pub mod relabel;
 pub mod sddmm_lang;
 mod segreduce;
 mod spmv;
+pub mod transpose_lang;
 
 pub use loops_runtime::ops::{sddmm, sort, spmm, transpose};
 pub use reduce::RowReduction;
@@ -37,6 +41,7 @@ pub fn language_kernel_sources() -> Vec<(&'static str, &'static str, &'static st
         .chain(frontier::SOURCES)
         .chain(relabel::SOURCES)
         .chain(sddmm_lang::SOURCES)
+        .chain(transpose_lang::SOURCES)
         .copied()
         .collect()
 }

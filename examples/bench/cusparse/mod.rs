@@ -61,7 +61,10 @@ impl From<LoopsError> for CusparseError {
 
 pub type Result<T, E = CusparseError> = std::result::Result<T, E>;
 
+mod csc;
 mod dense;
+#[allow(unused_imports)] // only bench_sort uses it
+pub use csc::Csr2Csc;
 #[allow(unused_imports)] // bench_spmv builds this module too, and uses none of them
 pub use dense::{Sddmm, SpMm, SpMmAlg, SDDMM_KERNEL};
 

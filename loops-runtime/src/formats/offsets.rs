@@ -78,6 +78,29 @@ impl DeviceOffsets {
     pub fn wide_offsets(&self) -> Option<&DeviceBuffer<i64>> {
         self.wide_offsets.as_ref()
     }
+
+    /// A 32-bit layout from offsets already on the device (`tiles + 1` of them, `atoms` the
+    /// last), for the operations that build one on the GPU (`ops::transpose`'s columns): the
+    /// caller answers for the offsets, and for `sizes` (what [`tile_sizes`] counts of them, or,
+    /// before they are known, sizes that only a tile-only kernel, one thread per tile, may be
+    /// launched with).
+    pub(crate) fn from_device_parts(
+        offsets: DeviceBuffer<i32>,
+        tiles: usize,
+        atoms: usize,
+        sizes: super::TileSizes,
+    ) -> Self {
+        DeviceOffsets {
+            core: TileCore::new(tiles, atoms, sizes),
+            offsets,
+            wide_offsets: None,
+        }
+    }
+
+    /// The 32-bit offsets, given back (empty for a wide layout).
+    pub(crate) fn into_offsets(self) -> DeviceBuffer<i32> {
+        self.offsets
+    }
 }
 
 impl TileSet for DeviceOffsets {

@@ -21,7 +21,9 @@ use super::sort::{has_long, plan, SegmentedSort};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Float;
 use crate::error::Result;
-use crate::formats::{check_fits_32, tile_sizes, Csc32, DeviceCsc, DeviceCsr, TileSizes};
+use crate::formats::{
+    check_fits_32, tile_sizes, Csc32, DeviceCsc, DeviceCsr, DeviceOffsets, TileSet, TileSizes,
+};
 use crate::launch::entry::entries;
 use crate::launch::KernelArgs;
 
@@ -45,7 +47,7 @@ const KERNEL: &str = "loops_transpose";
 /// Slots of the statistics kernel's state (`LOOPS_TRANSPOSE_STATS_LEN`): the histogram of the
 /// [`BINS`] log2 bins, then the empty columns, the columns of one entry, the longest column and the
 /// longest run of empty columns.
-const STATS_LEN: usize = BINS + 4;
+pub const STATS_LEN: usize = BINS + 4;
 
 /// The tile sizes an upload would count from the column offsets ([`tile_sizes`]), from what
 /// `loops_transpose_stats` counted of them (`state`, [`STATS_LEN`] slots).
@@ -121,9 +123,111 @@ fn launch(gpu: &Gpu, entry: &str, grid: usize, block: u32, args: KernelArgs<'_>)
     gpu.launch_function(entry, &f, dims, args)
 }
 
+/// The three passes of the transpose that read or write per entry or per column: the rest (the
+/// scan of the counts, the bins, the sort of each column) is [`transpose_with`]'s own.
+/// [`HandWritten`] is `transpose.cuh`'s; `loops::ops::transpose_lang` has them in the loops
+/// language.
+pub trait TransposePasses<T: Float> {
+    /// `counts[c] += 1` for every entry's column `c` (`counts`: `cols` zeros).
+    fn count(&self, gpu: &Gpu, a: &DeviceCsr<T>, counts: &mut DeviceBuffer<i32>) -> Result<()>;
+    /// Every entry `e` of row `r` takes a slot of its column `c`, `slot = cursors[c]++` (an
+    /// atomic: which slot is arbitrary), and writes there its key `(r << 32) | (e - offsets[r])`.
+    fn scatter(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceCsr<T>,
+        cursors: &mut DeviceBuffer<i32>,
+        keys: &mut DeviceBuffer<u64>,
+    ) -> Result<()>;
+    /// The columns' tile-size statistics into `state` ([`STATS_LEN`] zeros): the log2 histogram
+    /// (LRB bins), the empty columns, the columns of one entry, the longest column, the longest
+    /// run of empty columns. `columns` is the CSC's column layout, whose own sizes are not known
+    /// yet: a placeholder, fit only for a tile-only launch (one thread per column).
+    fn stats(
+        &self,
+        gpu: &Gpu,
+        columns: &DeviceOffsets,
+        state: &mut DeviceBuffer<u32>,
+    ) -> Result<()>;
+}
+
+/// `transpose.cuh`'s count, scatter and statistics kernels.
+pub struct HandWritten;
+
+impl<T: Float> TransposePasses<T> for HandWritten {
+    fn count(&self, gpu: &Gpu, a: &DeviceCsr<T>, counts: &mut DeviceBuffer<i32>) -> Result<()> {
+        let nnz = a.nnz();
+        let args = loops_transpose_count::args(&a.indices, nnz as u32, counts);
+        launch(
+            gpu,
+            "loops_transpose_count",
+            stride_grid(gpu, nnz),
+            BLOCK,
+            args,
+        )
+    }
+
+    fn scatter(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceCsr<T>,
+        cursors: &mut DeviceBuffer<i32>,
+        keys: &mut DeviceBuffer<u64>,
+    ) -> Result<()> {
+        let (rows, nnz) = (a.rows(), a.nnz());
+        let args = loops_transpose_scatter::args(
+            &a.offsets,
+            rows as u32,
+            &a.indices,
+            nnz as u32,
+            cursors,
+            keys,
+        );
+        // Each thread of the scatter takes a run of consecutive entries (ITEMS of them).
+        let scatter_grid = nnz
+            .div_ceil(TILE)
+            .min(gpu.limits().sm_count.max(1) as usize * 8);
+        launch(gpu, "loops_transpose_scatter", scatter_grid, BLOCK, args)
+    }
+
+    fn stats(
+        &self,
+        gpu: &Gpu,
+        columns: &DeviceOffsets,
+        state: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let cols = columns.num_tiles();
+        let args = loops_transpose_stats::args(columns.offsets(), cols as u32, state);
+        launch(
+            gpu,
+            "loops_transpose_stats",
+            stride_grid(gpu, cols),
+            BLOCK,
+            args,
+        )
+    }
+}
+
+/// Grid-stride kernels over `n` items: enough blocks to fill the device.
+fn stride_grid(gpu: &Gpu, n: usize) -> usize {
+    n.div_ceil(BLOCK as usize)
+        .min(gpu.limits().sm_count.max(1) as usize * 8)
+}
+
 /// The CSC of `a` (see the module docs). A matrix of more than `i32::MAX` nonzeros (64-bit
 /// offsets) is [`LoopsError::TooLarge`](crate::LoopsError::TooLarge): CSC indices are 32-bit.
 pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> {
+    transpose_with(gpu, a, &HandWritten)
+}
+
+/// [`transpose`] with the given count, scatter and statistics passes; the scan of the counts (a
+/// grid-wide prefix sum, which the loops language cannot say: its kernels have no grid-wide
+/// step) and the columns' sort (`sort.cuh`'s shared-memory sorts) are `transpose.cuh`'s.
+pub fn transpose_with<T: Float, P: TransposePasses<T> + ?Sized>(
+    gpu: &Gpu,
+    a: &DeviceCsr<T>,
+    passes: &P,
+) -> Result<DeviceCsc<T>> {
     let (rows, cols, nnz) = (a.rows(), a.cols(), a.nnz());
     check_fits_32("Csc", rows, cols, nnz)?;
     // A wide matrix has more nonzeros than i32::MAX: refused by the check above.
@@ -137,14 +241,8 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
             DeviceBuffer::empty(),
         ));
     }
-    // Grid-stride kernels over the entries: enough blocks to fill the device.
-    let stride_grid = nnz
-        .div_ceil(BLOCK as usize)
-        .min(gpu.limits().sm_count.max(1) as usize * 8);
-
-    let counts = gpu.zeros::<i32>(cols)?;
-    let args = loops_transpose_count::args(&a.indices, nnz as u32, &counts);
-    launch(gpu, "loops_transpose_count", stride_grid, BLOCK, args)?;
+    let mut counts = gpu.zeros::<i32>(cols)?;
+    passes.count(gpu, a, &mut counts)?;
 
     let tiles = cols.div_ceil(TILE);
     let tile_sums = gpu.uninit::<i32>(tiles)?;
@@ -153,34 +251,31 @@ pub fn transpose<T: Float>(gpu: &Gpu, a: &DeviceCsr<T>) -> Result<DeviceCsc<T>> 
     let args = loops_transpose_scan_sums::args(&tile_sums, tiles as u32);
     launch(gpu, "loops_transpose_scan_sums", 1, SUMS_BLOCK, args)?;
     let col_offsets = gpu.uninit::<i32>(cols + 1)?;
-    let cursors = gpu.uninit::<i32>(cols)?;
+    let mut cursors = gpu.uninit::<i32>(cols)?;
     let args =
         loops_transpose_scan_apply::args(&counts, cols as u32, &tile_sums, &col_offsets, &cursors);
     launch(gpu, "loops_transpose_scan_apply", tiles, BLOCK, args)?;
 
-    let keys = gpu.uninit::<u64>(nnz)?;
-    let args = loops_transpose_scatter::args(
-        &a.offsets,
-        rows as u32,
-        &a.indices,
-        nnz as u32,
-        &cursors,
-        &keys,
-    );
-    // Each thread of the scatter takes a run of consecutive entries (ITEMS of them).
-    let scatter_grid = nnz
-        .div_ceil(TILE)
-        .min(gpu.limits().sm_count.max(1) as usize * 8);
-    launch(gpu, "loops_transpose_scatter", scatter_grid, BLOCK, args)?;
+    let mut keys = gpu.uninit::<u64>(nnz)?;
+    passes.scatter(gpu, a, &mut cursors, &mut keys)?;
 
     // The CSC's tile sizes, counted on the GPU: reading the column offsets back and counting them
     // on the host took longer than all the kernels (about 15 ms for a million columns).
-    let state = gpu.zeros::<u32>(STATS_LEN)?;
-    let args = loops_transpose_stats::args(&col_offsets, cols as u32, &state);
-    let stats_grid = cols
-        .div_ceil(BLOCK as usize)
-        .min(gpu.limits().sm_count.max(1) as usize * 8);
-    launch(gpu, "loops_transpose_stats", stats_grid, BLOCK, args)?;
+    let mut state = gpu.zeros::<u32>(STATS_LEN)?;
+    let placeholder = TileSizes {
+        stats: TileStats {
+            tiles: cols as u64,
+            atoms: nnz as u64,
+            max_tile_atoms: nnz as u64,
+            longest_empty_run: 0,
+            empty_tiles: 0,
+            histogram: [0; BINS],
+        },
+        split_mdt: 1,
+    };
+    let columns = DeviceOffsets::from_device_parts(col_offsets, cols, nnz, placeholder);
+    passes.stats(gpu, &columns, &mut state)?;
+    let col_offsets = columns.into_offsets();
     // Binning the columns reads their bin starts back, which waits for every kernel so far: the
     // statistics are then read without a second wait. (The bins are not kept with the CSC: its
     // cache is made with it, after the sizes; an `lrb` launch on it bins it again.)
