@@ -51,10 +51,10 @@ pub(crate) fn default_hops(vertices: usize, edges: usize) -> Hops {
 /// few rounds each relax much of the graph, and a round more costs about what a narrower bucket
 /// saves (Kronecker scale 20: within 7% from 0.5 to 1024 mean weights, every bucket from 64 on
 /// taking Bellman-Ford's rounds and an advance), so it gets one bucket: Bellman-Ford's rounds
-/// without the advance, run as Bellman-Ford ([`NearFarLoop::run`](super::NearFarLoop::run)). Fitted on an H100
-/// (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid and a
-/// Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and road
-/// networks of 10^5 and 3 x 10^5 vertices.
+/// without the advance, run as Bellman-Ford ([`NearFarLoop::run`](super::NearFarLoop::run)). Fitted
+/// on an H100 (`bench_graphs --sweep-deltas`) on a road network of 10^6 vertices, the 2048^2 grid
+/// and a Kronecker graph of scale 20; held out: the class of power-law graphs of random heads, and
+/// road networks of 10^5 and 3 x 10^5 vertices.
 pub(crate) fn default_device_delta(vertices: usize, edges: usize, weight_sum: u64) -> u32 {
     if vertices == 0 || edges == 0 {
         return 1;
@@ -83,10 +83,12 @@ pub(crate) const DEVICE_DELTA_MIN_WEIGHTS: f64 = 64.0;
 /// See [`default_device_delta`].
 pub(crate) const DEVICE_DELTA_SCALE: f64 = 1600.0;
 
-/// The loop that stays on the device ([`NearFarOn::Device`](super::NearFarOn::Device)): the rounds and the bucket advances
-/// of the host loop without a host round trip between them, recorded as CUDA graphs and replayed
-/// as [`crate::graph::FrontierLoop`]'s levels are (the first 30 launched directly in batches of 6,
-/// then [`NearFarLoop::set_levels_per_replay`](super::NearFarLoop::set_levels_per_replay) at a time, the state read back after each).
+/// The loop that stays on the device ([`NearFarOn::Device`](super::NearFarOn::Device)): the rounds
+/// and the bucket advances of the host loop without a host round trip between them, recorded as
+/// CUDA graphs and replayed as [`crate::graph::FrontierLoop`]'s levels are (the first 30 launched
+/// directly in batches of 6, then
+/// [`NearFarLoop::set_levels_per_replay`](super::NearFarLoop::set_levels_per_replay) at a time, the
+/// state read back after each).
 ///
 /// Every level is two launches: the step over the near frontier (its size on the device, as in
 /// [`crate::graph::FrontierLoop`]: the schedules whose tile loop is grid-stride) under the
@@ -132,8 +134,8 @@ impl DeviceNearFar {
         })
     }
 
-    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the device, with `delta` and `hops` decided and the
-    /// run checked.
+    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the device, with `delta` and
+    /// `hops` decided and the run checked.
     ///
     /// With delta [`UNREACHED`] (one bucket, the default on dense graphs) the run is Bellman-Ford
     /// and a [`FrontierLoop`] (made at the first such run) runs it: the step gets that

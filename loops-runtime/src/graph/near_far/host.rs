@@ -1,4 +1,5 @@
-//! The host loop of [`NearFarLoop`](super::NearFarLoop): a count read back after every round and bucket advance.
+//! The host loop of [`NearFarLoop`](super::NearFarLoop): a count read back after every round and
+//! bucket advance.
 
 use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
@@ -12,9 +13,9 @@ use crate::error::{LoopsError, Result};
 use crate::graph::frontier::compact_dims;
 use crate::graph::{DeviceGraph, COMPACT_SOURCE, UNREACHED};
 
-/// The host loop ([`NearFarOn::Host`](super::NearFarOn::Host)): it owns the near frontier (current and next), the near
-/// and far flags (a slot per vertex each), the counters, and the compaction, bucket-advance and
-/// edge-count kernels.
+/// The host loop ([`NearFarOn::Host`](super::NearFarOn::Host)): it owns the near frontier (current
+/// and next), the near and far flags (a slot per vertex each), the counters, and the compaction,
+/// bucket-advance and edge-count kernels.
 ///
 /// A round: the step, then the near flags compacted into the next near frontier and its 4-byte
 /// count read back. A bucket advance (when the near frontier is empty): the split kernel over the
@@ -40,8 +41,8 @@ pub(crate) struct HostNearFar {
 }
 
 impl HostNearFar {
-    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from the
-    /// disk cache) the compaction and the near-far kernels.
+    /// Buffers for graphs of up to `vertices` vertices; compiles (once per process, or reads from
+    /// the disk cache) the compaction and the near-far kernels.
     pub(crate) fn new(gpu: &Gpu, vertices: usize) -> Result<HostNearFar> {
         let near_far = |entry: &str| gpu.function("loops_near_far", NEAR_FAR_SOURCE, entry);
         Ok(HostNearFar {
@@ -60,8 +61,8 @@ impl HostNearFar {
         })
     }
 
-    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the host, with `delta` and `hops` decided and the run
-    /// checked.
+    /// A run of [`NearFarLoop::run`](super::NearFarLoop::run) on the host, with `delta` and `hops`
+    /// decided and the run checked.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run<F: NearFarStep>(
         &mut self,

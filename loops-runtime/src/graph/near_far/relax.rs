@@ -22,9 +22,8 @@ use crate::launch::entry::Ptr;
 ///
 /// ```ignore
 /// let relax = NearFarRelax::new(&gpu)?;
-/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far, threshold, hops| {
-///     relax.launch(gpu, &g, frontier, dist, near, far, threshold, hops)
-/// })?;
+/// let stats = near_far.run(&gpu, &g, source, &mut dist, |gpu, frontier, dist, near, far,
+/// threshold, hops| { relax.launch(gpu, &g, frontier, dist, near, far, threshold, hops) })?;
 /// ```
 pub struct NearFarRelax {
     relax: CudaFunction,
@@ -77,8 +76,9 @@ impl NearFarRelax {
     }
 
     /// One round over `frontier` (a device loop's frontier, whose size is on the device, or a host
-    /// loop's, of its length), as [`NearFarLoop::run`](super::NearFarLoop::run)'s step: lowers `dist` along the frontier's out-edges and `hops` deep, flags near below
-    /// `threshold[0]`, far at or above it.
+    /// loop's, of its length), as [`NearFarLoop::run`](super::NearFarLoop::run)'s step: lowers
+    /// `dist` along the frontier's out-edges and `hops` deep, flags near below `threshold[0]`, far
+    /// at or above it.
     #[allow(clippy::too_many_arguments)]
     pub fn launch(
         &self,
