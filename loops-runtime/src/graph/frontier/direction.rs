@@ -134,7 +134,7 @@ pub fn direction_model(
 /// (`loops_do_fold`), a push, the rule still run to fold the state, the found edges estimated
 /// from the frontier's size at the graph's mean degree (but the first level's, carried in), a
 /// level the rule would have pulled a miss only where its frontier is large (more than
-/// `graph_vertices / beta`); the next batch by [`push_only_next`].
+/// `graph_vertices / beta`); the next batch by `push_only_next`.
 #[allow(clippy::too_many_arguments)]
 pub fn directed_run_model(
     frontiers: &[u32],
