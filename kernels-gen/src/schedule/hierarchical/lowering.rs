@@ -200,18 +200,8 @@ impl Lowering for HierarchicalLowering {
         // lists and counters rotate with the call's pass.
         let several = parts.loops.len() > 1;
         let k = if several { "loops_k" } else { "loops_pass" };
-        let (set, pos) = (&tiles.set, &tiles.tile);
-        cx.line_directive(tiles.line);
-        cx.line(format!("const long long loops_n = {set}_rows;"));
-        cx.line("unsigned int* const loops_counts = (unsigned int*)loops_tile_state;");
-        cx.line(format!(
-            "unsigned int* const loops_lists = (unsigned int*)(loops_tile_state + {STATE_HEADER_SLOTS});"
-        ));
-        cx.line(format!(
-            "unsigned long long* const loops_state = loops_tile_state + {STATE_HEADER_SLOTS} + loops_n;"
-        ));
-        cx.line("const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;");
-        cx.line("unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;");
+        let pos = &tiles.tile;
+        state_header(cx, tiles);
         if several {
             cx.line(format!(
                 "const int loops_chunks = loops_passes / {};",
@@ -265,18 +255,8 @@ impl HierarchicalLowering {
         tiles: &TileLoop,
         parts: &Parts<'_>,
     ) -> DResult<()> {
-        let (set, pos) = (&tiles.set, &tiles.tile);
-        cx.line_directive(tiles.line);
-        cx.line(format!("const long long loops_n = {set}_rows;"));
-        cx.line("unsigned int* const loops_counts = (unsigned int*)loops_tile_state;");
-        cx.line(format!(
-            "unsigned int* const loops_lists = (unsigned int*)(loops_tile_state + {STATE_HEADER_SLOTS});"
-        ));
-        cx.line(format!(
-            "unsigned long long* const loops_state = loops_tile_state + {STATE_HEADER_SLOTS} + loops_n;"
-        ));
-        cx.line("const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;");
-        cx.line("unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;");
+        let pos = &tiles.tile;
+        state_header(cx, tiles);
         cx.line(
             "const long long loops_count = loops_pass == 0 ? loops_n : (long long)loops_counts[loops_pass % 3];",
         );
@@ -634,4 +614,22 @@ impl HierarchicalLowering {
         }
         Ok(())
     }
+}
+
+/// What both tile loops of a call begin with: the set's tiles (`loops_n`), the pass counters, the
+/// two lists of tiles and the per-tile state after them in `loops_tile_state`, and this pass's
+/// list (`loops_in`) and the next's (`loops_out`).
+fn state_header(cx: &mut Cx<'_>, tiles: &TileLoop) {
+    let set = &tiles.set;
+    cx.line_directive(tiles.line);
+    cx.line(format!("const long long loops_n = {set}_rows;"));
+    cx.line("unsigned int* const loops_counts = (unsigned int*)loops_tile_state;");
+    cx.line(format!(
+        "unsigned int* const loops_lists = (unsigned int*)(loops_tile_state + {STATE_HEADER_SLOTS});"
+    ));
+    cx.line(format!(
+        "unsigned long long* const loops_state = loops_tile_state + {STATE_HEADER_SLOTS} + loops_n;"
+    ));
+    cx.line("const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;");
+    cx.line("unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;");
 }
