@@ -14,6 +14,15 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// Emits a block of user statements whose stores and atomics outside the atom loops run only
+    /// where `guard` holds (a group's lane 0: [`Cx::guard`]), the outer guard restored after.
+    pub fn guarded_block(&mut self, guard: &str, block: &[Stmt]) -> DResult<()> {
+        let outer = self.guard.replace(guard.into());
+        let result = self.block(block);
+        self.guard = outer;
+        result
+    }
+
     /// Emits a user statement: its lines map to its Rust line ([`Cx::line`]).
     pub fn stmt(&mut self, stmt: &Stmt) -> DResult<()> {
         self.line = stmt.line;

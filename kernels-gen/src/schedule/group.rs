@@ -293,10 +293,7 @@ mod lowering {
                  loops_t += (long long)gridDim.x * (blockDim.x / {g}))"
             ));
             cx.line(format!("const int {} = (int)loops_t;", tiles.tile));
-            let outer = cx.guard.replace("loops_lane == 0u".into());
-            let result = cx.block(&tiles.body);
-            cx.guard = outer;
-            result?;
+            cx.guarded_block("loops_lane == 0u", &tiles.body)?;
             cx.close();
             Ok(())
         }

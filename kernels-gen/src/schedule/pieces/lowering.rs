@@ -178,10 +178,7 @@ impl Lowering for PiecesLowering {
         cx.line("const int loops_pp = loops_lo;");
         cx.line("const long long loops_pk = loops_pv - (long long)loops_pieces[loops_pp];");
         cx.line(format!("const int {} = loops_pp;", tiles.tile));
-        let outer = cx.guard.replace("loops_lane == 0u".into());
-        let result = cx.block(&tiles.body);
-        cx.guard = outer;
-        result?;
+        cx.guarded_block("loops_lane == 0u", &tiles.body)?;
         cx.close();
         Ok(())
     }
