@@ -128,6 +128,8 @@ fn check_bfs(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph, sources: &[u32
     let mut levels = gpu.zeros::<u32>(n).expect("alloc");
     let mut parents = gpu.zeros::<u32>(n).expect("alloc");
     for &source in sources {
+        // Progress, for runs under a sanitizer (`--nocapture`).
+        println!("{name}: source {source}");
         let want = bfs_levels(s, source);
         let depth = want.iter().filter(|&&l| l != UNREACHED).max().copied();
         let mut runs: Vec<(&str, Switch, &str)> = Vec::new();
@@ -302,30 +304,53 @@ fn rmat_scale_14_symmetrised() {
     tally.finish(1);
 }
 
-#[test]
-fn grids_and_a_road_network() {
+/// [`check_graph`] on one generated graph from source 0 and `far` (a test each, so a sanitizer
+/// run takes each as its own process).
+fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, far: u32) {
     let gpu = common::gpu();
+    let mut tally = Tally::default();
+    let g = Graph::from_pattern(&m, 1, seed).unwrap();
+    check_graph(&gpu, &mut tally, name, &g, &[0, far]);
+    tally.finish(1);
+}
+
+/// A grid of `full` (or with small inputs, `common::small_graphs`, `small`) from a corner and
+/// its middle.
+fn grid(full: (usize, usize), small: (usize, usize)) {
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let mut tally = Tally::default();
-    let mut graphs = Vec::new();
-    for (w, h) in common::sized([(120usize, 90usize), (1, 400)], [(24, 14), (1, 45)]) {
-        let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
-        graphs.push((format!("grid {w}x{h}"), m, (w * h / 2 + w / 2) as u32));
-    }
+    let (w, h) = common::sized(full, small);
+    let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
+    one_generated(
+        &format!("grid {w}x{h}"),
+        m,
+        seed,
+        (w * h / 2 + w / 2) as u32,
+    );
+}
+
+#[test]
+fn grids_and_a_road_network() {
+    grid((120, 90), (24, 14));
+}
+
+#[test]
+fn grids_and_a_road_network_path() {
+    grid((1, 400), (1, 45));
+}
+
+#[test]
+fn grids_and_a_road_network_road() {
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
     let road_n = common::sized(20_000, 1_500);
     let road: sprs::CsMat<f32> = loops::io::generate::road_network(road_n, seed);
-    graphs.push((
-        format!("road network {road_n}"),
+    one_generated(
+        &format!("road network {road_n}"),
         road,
+        seed,
         road_n as u32 / 2 - 1,
-    ));
-    let count = graphs.len();
-    for (name, m, far) in graphs {
-        let g = Graph::from_pattern(&m, 1, seed).unwrap();
-        check_graph(&gpu, &mut tally, &name, &g, &[0, far]);
-    }
-    tally.finish(count);
+    );
 }
 
 #[test]

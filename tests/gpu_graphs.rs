@@ -100,6 +100,8 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
     let on_device_sssp = device_schedules(loops::graph::sssp::KERNELS);
     let on_device_bfs = device_schedules(loops::graph::bfs::KERNELS);
     for &source in sources {
+        // Progress, for runs under a sanitizer (`--nocapture`).
+        println!("{name}: source {source}");
         let want_dist = dijkstra(g, source);
         let want_levels = bfs_levels(g, source);
         let reached = want_levels.iter().filter(|&&l| l != UNREACHED).count() as u64;
@@ -482,30 +484,39 @@ fn rmat_scale_16() {
     assert_none(check_graph(&gpu, &format!("rmat {scale}"), &g, &s));
 }
 
-#[test]
-fn grids_road_like() {
+/// One grid of [`grids_road_like_grid`]'s tests from source 0 and a vertex in its middle; with small
+/// inputs (`common::small_graphs`) `small` (grids of some 40 levels: past the levels launched
+/// directly), else `full`. One test per grid, so a sanitizer run takes each as its own process.
+fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let mut failures = Vec::new();
-    // With small inputs, grids of some 40 levels (past the levels launched directly).
-    let grids = common::sized(
-        [(300usize, 200usize, 100u32), (1, 500, 7), (64, 64, 1)],
-        [(24, 14, 100), (1, 45, 7), (8, 8, 1)],
-    );
-    for (w, h, max_w) in grids {
-        let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
-        let g = Graph::from_pattern(&m, max_w, seed).unwrap();
-        let far = (w * h / 2 + w / 2) as u32;
-        failures.extend(check_graph(
-            &gpu,
-            &format!("grid {w}x{h} weights 1..={max_w}"),
-            &g,
-            &[0, far],
-        ));
-    }
-    assert_none(failures);
+    let (w, h, max_w) = common::sized(full, small);
+    let m: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
+    let g = Graph::from_pattern(&m, max_w, seed).unwrap();
+    let far = (w * h / 2 + w / 2) as u32;
+    assert_none(check_graph(
+        &gpu,
+        &format!("grid {w}x{h} weights 1..={max_w}"),
+        &g,
+        &[0, far],
+    ));
+}
+
+#[test]
+fn grids_road_like() {
+    grids_road_like_grid((300, 200, 100), (24, 14, 100));
+}
+
+#[test]
+fn grids_road_like_path() {
+    grids_road_like_grid((1, 500, 7), (1, 45, 7));
+}
+
+#[test]
+fn grids_road_like_unit_weights() {
+    grids_road_like_grid((64, 64, 1), (8, 8, 1));
 }
 
 #[test]

@@ -80,6 +80,8 @@ fn check_graph(
     let mut all_deltas = vec![None];
     all_deltas.extend(deltas.iter().map(|&d| Some(d)));
     for &source in sources {
+        // Progress, for runs under a sanitizer (`--nocapture`).
+        println!("{name}: source {source}");
         let want = dijkstra(g, source);
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
         for &delta in &all_deltas {
@@ -194,6 +196,8 @@ fn check_graph_device(
     ];
     let mut runs = 0;
     for &source in sources {
+        // Progress, for runs under a sanitizer (`--nocapture`).
+        println!("{name}: source {source}");
         let want = dijkstra(g, source);
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
         for &delta in &all_deltas {
@@ -305,45 +309,60 @@ fn every_real_matrix() {
     assert_none(failures);
 }
 
-#[test]
-fn road_kronecker_and_grid() {
+/// One generated graph under every schedule, weights up to 64 and up to 1000, from the sources
+/// `common::graph_sources` names and one more; one delta besides the default: small (as many
+/// buckets as the budget allows), or with `bellman_ford` Bellman-Ford's one bucket. A test each,
+/// so a sanitizer run takes each as its own process.
+fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, bellman_ford: bool) {
     let gpu = common::gpu();
-    let seed = common::fresh_seed();
-    println!("seed {seed}");
     let mut failures = Vec::new();
-    let (road_n, kron_scale, (w, h)) =
-        common::sized((50_000, 14, (200, 150)), (2_000, 9, (24, 14)));
-    let road: sprs::CsMat<f32> = loops::io::generate::road(road_n, seed);
-    let kron: sprs::CsMat<f32> = loops::io::generate::kronecker(kron_scale, 16, seed);
-    let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
-    // One delta besides the default per graph: small (as many buckets as the budget allows) on
-    // the road graph and the Kronecker graph, Bellman-Ford's one bucket on the grid.
-    for (name, m, bellman_ford) in [
-        (format!("road {road_n}"), road, false),
-        (format!("kronecker {kron_scale}"), kron, false),
-        (format!("grid {w}x{h}"), grid, true),
-    ] {
-        for max_w in [64, 1000] {
-            let g = Graph::from_pattern(&m, max_w, seed).unwrap();
-            let far = (seed % g.vertices() as u64) as u32;
-            let mut s = common::graph_sources(&g);
-            s.push(far);
-            let delta = if bellman_ford {
-                u32::MAX / 2
-            } else {
-                small_delta(&g, &s)
-            };
-            failures.extend(check_graph(
-                &gpu,
-                &format!("{name} weights 1..={max_w}"),
-                &g,
-                &s,
-                &[delta],
-                every_schedule(),
-            ));
-        }
+    for max_w in [64, 1000] {
+        let g = Graph::from_pattern(&m, max_w, seed).unwrap();
+        let far = (seed % g.vertices() as u64) as u32;
+        let mut s = common::graph_sources(&g);
+        s.push(far);
+        let delta = if bellman_ford {
+            u32::MAX / 2
+        } else {
+            small_delta(&g, &s)
+        };
+        failures.extend(check_graph(
+            &gpu,
+            &format!("{name} weights 1..={max_w}"),
+            &g,
+            &s,
+            &[delta],
+            every_schedule(),
+        ));
     }
     assert_none(failures);
+}
+
+#[test]
+fn road_kronecker_and_grid() {
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let road_n = common::sized(50_000, 2_000);
+    let road: sprs::CsMat<f32> = loops::io::generate::road(road_n, seed);
+    one_generated(&format!("road {road_n}"), road, seed, false);
+}
+
+#[test]
+fn road_kronecker_and_grid_kronecker() {
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let scale = common::sized(14, 9);
+    let kron: sprs::CsMat<f32> = loops::io::generate::kronecker(scale, 16, seed);
+    one_generated(&format!("kronecker {scale}"), kron, seed, false);
+}
+
+#[test]
+fn road_kronecker_and_grid_grid() {
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let (w, h) = common::sized((200, 150), (24, 14));
+    let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
+    one_generated(&format!("grid {w}x{h}"), grid, seed, true);
 }
 
 #[test]

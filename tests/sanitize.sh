@@ -24,7 +24,8 @@
 #                           run sees every GPU)
 #   LOOPS_SANITIZE_SPLIT    1: one run per test of each binary (its `--list`), all side by side, so a
 #                           binary's tests under racecheck take the time of its slowest, not their
-#                           sum (default 0: one run per binary, its tests one after another)
+#                           sum, and tests named every_real_matrix one run per real matrix the
+#                           filter keeps (default 0: one run per binary, its tests one after another)
 # Tests skipped under every tool, because they provoke a failing CUDA API call on purpose and the
 # sanitizers count it as an error: out_of_memory_* (an allocation too large for the device),
 # compile_and_load_errors_name_the_kernel (a missing entry point) and launch_errors_name_the_kernel
@@ -75,24 +76,27 @@ done
 # One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS;
 # `test`: one test of it, or all); writes the log and a one-line summary file.
 run_tool() {
-  local bin=$1 tool=$2 slot=$3 test=${4:-} name filters=() log start rc status
-  name=$(basename "$bin")
-  log="$out/$name${test:+.$test}-$tool.log"
+  local bin=$1 tool=$2 slot=$3 test=${4:-} matrix=${5:-} name filters=() log start rc status
+  name=$(basename "$bin")${test:+.$test}${matrix:+.$matrix}
+  log="$out/$name-$tool.log"
   [ -n "$test" ] && filters+=(--exact "$test")
   [ ${#gpus[@]} -gt 0 ] && export CUDA_VISIBLE_DEVICES=${gpus[$((slot % ${#gpus[@]}))]}
-  [ "$name" = gpu_kernels ] && filters=(generated_f32 real_matrices_f32)
+  [ -n "$matrix" ] && export LOOPS_MATRIX_FILTER=$matrix
+  [ "$(basename "$bin")" = gpu_kernels ] && filters=(generated_f32 real_matrices_f32)
   # racecheck looks for shared-memory hazards inside a block, which launching from many host
   # threads cannot add; on those tests it reports "Internal Sanitizer Error: Detected a failure to
   # track a kernel launch" (gpu_runtime) or runs past any limit (gpu_streams, H100, 480 s). memcheck
   # and synccheck still run them; racecheck sees the same kernels in the single-threaded tests.
   if [ "$tool" = racecheck ]; then
-    [ "$name" = gpu_streams ] && { echo "gpu_streams    racecheck  skipped (host threads only)" >"$log.summary"; return 0; }
-    [ "$name" = gpu_runtime ] && filters+=(--skip one_handle_from_many_threads)
+    [ "$(basename "$bin")" = gpu_streams ] && { echo "gpu_streams    racecheck  skipped (host threads only)" >"$log.summary"; return 0; }
+    [ "$(basename "$bin")" = gpu_runtime ] && filters+=(--skip one_handle_from_many_threads)
   fi
   start=$(date +%s)
+  # --nocapture: the tests' progress lines reach the log as they run, so a run cut off by the
+  # limit still says how far it got.
   timeout "$limit" "$cs" --tool "$tool" --error-exitcode 9 "$bin" "${filters[@]}" \
     --skip out_of_memory --skip compile_and_load_errors_name_the_kernel \
-    --skip launch_errors_name_the_kernel --test-threads=1 >"$log" 2>&1
+    --skip launch_errors_name_the_kernel --test-threads=1 --nocapture >"$log" 2>&1
   rc=$?
   # A failed test whose exit status the tool did not pass on still fails.
   [ $rc -eq 0 ] && grep -q '^test result: FAILED' "$log" && rc=101
@@ -102,7 +106,7 @@ run_tool() {
     9) status=ERRORS ;;
     *) status="FAILED(rc=$rc)" ;;
   esac
-  printf '%-14s %-10s %-14s %4ss  %s\n' "$name${test:+ $test}" "$tool" "$status" "$(( $(date +%s) - start ))" \
+  printf '%-14s %-10s %-14s %4ss  %s\n' "$name" "$tool" "$status" "$(( $(date +%s) - start ))" \
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^test result' "$log" | tr -s ' \n' ' ' | cut -c1-160)" \
     >"$log.summary"
   [ $rc -eq 0 ]
@@ -111,10 +115,10 @@ run_tool() {
 # One binary (the `index`-th): its tools side by side (at most `jobs` at once); exit status 0 if
 # all passed.
 run_binary() {
-  local bin=$1 index=$2 test=${3:-} pids=() running=0 rc=0 tool slot
+  local bin=$1 index=$2 test=${3:-} matrix=${4:-} pids=() running=0 rc=0 tool slot
   slot=$((index * $(wc -w <<<"$tools")))
   for tool in $tools; do
-    run_tool "$bin" "$tool" "$slot" "$test" &
+    run_tool "$bin" "$tool" "$slot" "$test" "$matrix" &
     slot=$((slot + 1))
     pids+=($!)
     running=$((running + 1))
@@ -130,12 +134,21 @@ run_binary() {
 
 # Binaries run `binaries_at_once` at a time (the GPU and the machine's cores hold them all: the
 # slowest binary, gpu_kernels under racecheck, then sets the wall time, about 5 minutes on an H100).
-# The runs: a binary each, or with LOOPS_SANITIZE_SPLIT=1 a test each ("BINARY<TAB>TEST").
+# The runs: a binary each, or with LOOPS_SANITIZE_SPLIT=1 a test each ("BINARY<TAB>TEST"), and an
+# every_real_matrix test a run per real matrix the filter keeps ("BINARY<TAB>TEST<TAB>MATRIX").
+IFS=, read -r -a filter_parts <<<"$LOOPS_MATRIX_FILTER"
 units=()
 for bin in "${bins[@]}"; do
   if [ "${LOOPS_SANITIZE_SPLIT:-0}" = 1 ]; then
-    while IFS= read -r test; do units+=("$bin"$'\t'"$test"); done \
-      < <("$bin" --list 2>/dev/null | sed -n 's/: test$//p')
+    while IFS= read -r test; do
+      if [ "$test" = every_real_matrix ]; then
+        for part in "${filter_parts[@]}"; do
+          compgen -G "$LOOPS_DATA_DIR/*$part*.mtx" >/dev/null && units+=("$bin"$'\t'"$test"$'\t'"$part")
+        done
+      else
+        units+=("$bin"$'\t'"$test")
+      fi
+    done < <("$bin" --list 2>/dev/null | sed -n 's/: test$//p')
   else
     units+=("$bin")
   fi
@@ -143,11 +156,13 @@ done
 status=0
 pids=()
 index=0
+# "BINARY[<TAB>TEST[<TAB>MATRIX]]" into bin, test and matrix.
+split_unit() {
+  IFS=$'\t' read -r bin test matrix <<<"$1"
+}
 for unit in "${units[@]}"; do
-  bin=${unit%%$'\t'*}
-  test=${unit#"$bin"}
-  test=${test#$'\t'}
-  run_binary "$bin" "$index" "$test" &
+  split_unit "$unit"
+  run_binary "$bin" "$index" "$test" "$matrix" &
   index=$((index + 1))
   pids+=($!)
   if [ "${#pids[@]}" -ge "$binaries_at_once" ]; then
@@ -157,10 +172,8 @@ for unit in "${units[@]}"; do
 done
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 for unit in "${units[@]}"; do
-  bin=${unit%%$'\t'*}
-  test=${unit#"$bin"}
-  test=${test#$'\t'}
-  for tool in $tools; do cat "$out/$(basename "$bin")${test:+.$test}-$tool.log.summary"; done
+  split_unit "$unit"
+  for tool in $tools; do cat "$out/$(basename "$bin")${test:+.$test}${matrix:+.$matrix}-$tool.log.summary"; done
 done
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
 exit $status
