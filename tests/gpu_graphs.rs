@@ -485,7 +485,7 @@ fn rmat_scale_16() {
 }
 
 /// One grid of [`grids_road_like_grid`]'s tests from source 0 and a vertex in its middle; with small
-/// inputs (`common::small_graphs`) `small` (grids of some 40 levels: past the levels launched
+/// inputs (`common::small_graphs`) `small` (grids of 20-45 levels: past the levels launched
 /// directly), else `full`. One test per grid, so a sanitizer run takes each as its own process.
 fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
     let gpu = common::gpu();
@@ -506,12 +506,12 @@ fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
 
 #[test]
 fn grids_road_like() {
-    grids_road_like_grid((300, 200, 100), (24, 14, 100));
+    grids_road_like_grid((300, 200, 100), (16, 10, 16));
 }
 
 #[test]
 fn grids_road_like_path() {
-    grids_road_like_grid((1, 500, 7), (1, 45, 7));
+    grids_road_like_grid((1, 500, 7), (1, 30, 7));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! `loops::graph::NearFarLoop` on the host, and on the device under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
-//! unreachable vertices; weights 1..=64 and 1..=1000; the default delta and one other per graph
+//! unreachable vertices; weights 1..=64 and 1..=1000 (1..=1000 only with small inputs); the default delta and one other per graph
 //! (small: Dijkstra-like, many buckets; huge: Bellman-Ford). Every schedule runs on the generated
 //! graphs and on a few real matrices, two schedules in turn on each other real matrix. Outputs are
 //! poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
@@ -290,7 +290,7 @@ fn every_real_matrix() {
                 .map(|i| all[i % all.len()])
                 .collect()
         };
-        for max_w in [64, 1000] {
+        for &max_w in max_weights() {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
             let s = common::graph_sources(&g);
             let what = format!("{name} weights 1..={max_w}");
@@ -309,18 +309,27 @@ fn every_real_matrix() {
     assert_none(failures);
 }
 
-/// One generated graph under every schedule, weights up to 64 and up to 1000, from the sources
+/// The largest weights the graph tests draw: 64 and 1000, or with small inputs
+/// (`common::small_graphs`, a sanitizer run) 1000 only (more buckets).
+fn max_weights() -> &'static [u32] {
+    common::sized(&[64, 1000], &[1000])
+}
+
+/// One generated graph under every schedule, weights up to [`max_weights`], from the sources
 /// `common::graph_sources` names and one more; one delta besides the default: small (as many
 /// buckets as the budget allows), or with `bellman_ford` Bellman-Ford's one bucket. A test each,
 /// so a sanitizer run takes each as its own process.
 fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, bellman_ford: bool) {
     let gpu = common::gpu();
     let mut failures = Vec::new();
-    for max_w in [64, 1000] {
+    for &max_w in max_weights() {
         let g = Graph::from_pattern(&m, max_w, seed).unwrap();
         let far = (seed % g.vertices() as u64) as u32;
         let mut s = common::graph_sources(&g);
-        s.push(far);
+        // With small inputs (a sanitizer run), the two sources of `graph_sources` only.
+        if !common::small_graphs() {
+            s.push(far);
+        }
         let delta = if bellman_ford {
             u32::MAX / 2
         } else {
