@@ -2,8 +2,8 @@
 //! `loops::graph::NearFarLoop` on the host, and on the device under every schedule that runs there,
 //! with one, two and three hops), checked exactly against Dijkstra: every file of
 //! ../shared/data/matrices, a road graph, a Kronecker graph of scale 14, a grid, a graph with
-//! unreachable vertices; weights 1..=64 and 1..=1000 (1..=1000 only with small inputs); the default delta and one other per graph
-//! (small: Dijkstra-like, many buckets; huge: Bellman-Ford). Every schedule runs on the generated
+//! unreachable vertices; weights 1..=64 and 1..=1000 (1..=1000 only with small inputs); the
+//! default delta and one other per graph (small: Dijkstra-like, many buckets; huge: Bellman-Ford). Every schedule runs on the generated
 //! graphs and on a few real matrices, two schedules in turn on each other real matrix. Outputs are
 //! poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
 //!
