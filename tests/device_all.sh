@@ -15,7 +15,8 @@
 #   LOOPS_GRAPHS_ARGS for its options), `spmm` (bench_spmm, LOOPS_SPMM_ARGS, default --quick),
 #   `gnn` (examples/gnn, the fused GraphSAGE layer against the op chain, LOOPS_GNN_ARGS, default --quick),
 #   `sort` (builds the CUB helper with nvcc, then bench_sort, LOOPS_SORT_ARGS, default --quick),
-#   `multi` (bench_multi over every GPU, LOOPS_MULTI_ARGS), `sanitize` (tests/sanitize.sh).
+#   `multi` (bench_multi over every GPU, LOOPS_MULTI_ARGS), `sanitize` (tests/sanitize.sh),
+#   `sanitize:graphs` (the three graph binaries under memcheck and racecheck, a process per test).
 #   Default: tests bench.
 # Environment: LOOPS_BUDGET (seconds for all steps, default 560: a step is cut off where the budget
 # ends, and later steps are skipped), LOOPS_STEP_TIMEOUT (most seconds per step, default 300; 540
@@ -157,6 +158,14 @@ for w in "${steps[@]}"; do
     sanitize)
       # Every binary at once under the three tools: about 5 minutes on an H100.
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;
+    sanitize:graphs)
+      # The graph tests under memcheck and racecheck, a process per test (and per real matrix),
+      # spread over the GPUs: each binary's runs end within the step's limit (issue 40).
+      LOOPS_SANITIZE_OUT="$logs/sanitize" LOOPS_SANITIZE_SPLIT=1 LOOPS_SANITIZE_BINARIES=64 \
+        LOOPS_SANITIZE_TOOLS="memcheck racecheck" LOOPS_SANITIZE_TIMEOUT=${LOOPS_SANITIZE_TIMEOUT:-290} \
+        LOOPS_SANITIZE_GPUS="$(nvidia-smi --query-gpu=index --format=csv,noheader | tr '\n' ' ')" \
+        step_limit=${LOOPS_STEP_TIMEOUT:-300} step sanitize bash tests/sanitize.sh \
+        .device/tests/gpu_graphs .device/tests/gpu_sssp_near_far .device/tests/gpu_graph_algos ;;
     *)
       step "$w" ".device/tests/$w" --test-threads=1 ;;
   esac
