@@ -2,38 +2,30 @@
 //! reduction, tile set and schedule of `tests/segreduce/kernels.rs`, and so do the language
 //! kernels of `loops::ops`; the kernels' wrappers take the outputs last.
 
+#[path = "common/cubin_check.rs"]
+mod cubin_check;
 #[path = "segreduce/kernels.rs"]
 mod kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 
-use loops::compile::guarded_entries;
-use nvrtc::{cubin_has_entry, cubins, nvrtc_or_skip};
+use cubin_check::compile_and_check;
+use nvrtc::nvrtc_or_skip;
 
-/// Compiles each kernel's plain and checked source to a cubin for sm_90 (ptxas included).
+/// Compiles each kernel's plain and checked source to a cubin for sm_90 (ptxas included); the
+/// number compiled.
 fn compile_all(all: &[(&str, &str, &str)]) -> usize {
-    let mut failures = Vec::new();
-    let mut compiled = 0;
-    let jobs: Vec<(&str, &str, &str)> = all
+    let jobs: Vec<(String, &str)> = all
         .iter()
-        .flat_map(|&(name, plain, checked)| [(name, "plain", plain), (name, "checked", checked)])
+        .flat_map(|&(name, plain, checked)| {
+            [
+                (format!("{name} (plain)"), plain),
+                (format!("{name} (checked)"), checked),
+            ]
+        })
         .collect();
-    let images = cubins(&jobs.iter().map(|&(n, _, src)| (n, src)).collect::<Vec<_>>());
-    for (&(name, how, source), image) in jobs.iter().zip(images) {
-        match image {
-            Ok(cubin) => {
-                let entries = guarded_entries(source);
-                assert!(!entries.is_empty(), "{name} ({how}): no entry point");
-                for e in entries {
-                    assert!(cubin_has_entry(&cubin, &e), "{name} ({how}): no `{e}`");
-                }
-                compiled += 1;
-            }
-            Err(e) => failures.push(format!("{name} ({how}): {e}")),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    compiled
+    compile_and_check(&jobs);
+    jobs.len()
 }
 
 #[test]
