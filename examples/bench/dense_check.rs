@@ -1,6 +1,6 @@
 //! CPU references of SpMM (`C = A B`) and SDDMM (`out[nz] = x[row] · y[col]`) in f64 over chosen
 //! rows of `A`, with an error bound per output, and the check of a GPU result against them. Used by
-//! `examples/bench_spmm.rs` (a sample of rows, so that a 100M-nonzero matrix at k = 128 is checked
+//! `examples/bench_spmm/` (a sample of rows, so that a 100M-nonzero matrix at k = 128 is checked
 //! in seconds) and `tests/gpu_spmm.rs` (every row). Needs only `loops` and `sprs`.
 
 use std::fmt;
