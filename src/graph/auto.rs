@@ -43,7 +43,9 @@
 //! the longest run of isolated vertices) with anything else the caller adds (a source's degree,
 //! the iteration count).
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -57,7 +59,7 @@ use crate::schedule::auto::TileStats;
 use crate::{Gpu, Result};
 
 /// One candidate of graph `auto`: the step's schedule (SSSP: its relax round) and the loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pick<'a> {
     /// The schedule (a name of `loops::SCHEDULES`, `auto`, or near-far's `lanes` round).
     pub schedule: &'a str,
@@ -79,7 +81,7 @@ impl Pick<'_> {
 }
 
 /// What a candidate is named by in the tuner's key and cache.
-pub(crate) trait Candidate: Copy + PartialEq {
+pub(crate) trait Candidate: Copy + PartialEq + Hash {
     fn label(&self) -> String;
 }
 
@@ -179,6 +181,37 @@ pub(crate) struct Choice<'a> {
 fn kept() -> &'static Mutex<HashMap<String, String>> {
     static KEPT: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
     KEPT.get_or_init(Default::default)
+}
+
+/// The winners of this process by [`quick_key`]: the winner's index among the candidates. A
+/// call that finds its winner here builds no tuner key (two SHA-256 digests and some formatting,
+/// some microseconds: a tenth of a small graph's call).
+fn quick() -> &'static Mutex<HashMap<u64, usize>> {
+    static QUICK: OnceLock<Mutex<HashMap<u64, usize>>> = OnceLock::new();
+    QUICK.get_or_init(Default::default)
+}
+
+/// A hash of everything the tuner's key holds but the device's name, arch and driver (one
+/// process, one ordinal: the same device): the algorithm, schedule, element, candidates, shape
+/// and extras.
+fn quick_key<C: Candidate>(ordinal: usize, choice: &Choice<'_>, candidates: &[C]) -> u64 {
+    let mut h = DefaultHasher::new();
+    ordinal.hash(&mut h);
+    choice.algorithm.hash(&mut h);
+    choice.schedule.hash(&mut h);
+    choice.element.hash(&mut h);
+    candidates.hash(&mut h);
+    choice.shape.hash(&mut h);
+    choice.extra.hash(&mut h);
+    h.finish()
+}
+
+/// Keeps `winner` (index `index` of the candidates) by the quick key.
+fn keep_quick(quick_key: u64, index: usize) {
+    quick()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(quick_key, index);
 }
 
 /// Whether measuring is on (`LOOPS_TUNE` not off).
@@ -281,7 +314,19 @@ pub(crate) fn measured<C: Candidate, R>(
     if candidates.len() < 2 || !enabled() {
         return Ok(None);
     }
+    let quick_key = quick_key(gpu.ordinal(), choice, candidates);
+    let quick_hit = quick()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&quick_key)
+        .copied();
+    if let Some(i) = quick_hit.filter(|&i| i < candidates.len()) {
+        return run(candidates[i]).map(Some);
+    }
     if let Some(c) = known(gpu, choice, candidates) {
+        if let Some(i) = candidates.iter().position(|&x| x == c) {
+            keep_quick(quick_key, i);
+        }
         return run(c).map(Some);
     }
     let mut time = |c: C| -> Result<f64> {
@@ -332,6 +377,7 @@ pub(crate) fn measured<C: Candidate, R>(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(key.text().to_string(), winner.label());
+    keep_quick(quick_key, best);
     run(winner).map(Some)
 }
 
@@ -560,6 +606,55 @@ mod tests {
     }
 
     #[test]
+    fn quick_keys_differ_where_the_tuner_keys_do() {
+        let shape = shape_of_degrees([1, 2, 3]);
+        let other = shape_of_degrees([1, 2, 4]);
+        let choice = |algorithm, schedule, shape: TileStats, extra: Vec<u64>| Choice {
+            algorithm,
+            schedule,
+            element: "u32",
+            shape,
+            extra,
+        };
+        let bfs = picks(Algorithm::Bfs, "auto");
+        let cc = picks(Algorithm::Components, "auto");
+        let base = quick_key(0, &choice("bfs", "auto", shape, vec![]), &bfs);
+        assert_eq!(
+            base,
+            quick_key(0, &choice("bfs", "auto", shape, vec![]), &bfs)
+        );
+        assert_ne!(
+            base,
+            quick_key(1, &choice("bfs", "auto", shape, vec![]), &bfs)
+        );
+        assert_ne!(
+            base,
+            quick_key(0, &choice("bfs", "auto", other, vec![]), &bfs)
+        );
+        assert_ne!(
+            base,
+            quick_key(0, &choice("bfs", "auto", shape, vec![7]), &bfs)
+        );
+        assert_ne!(
+            base,
+            quick_key(0, &choice("bfs", "warp", shape, vec![]), &bfs)
+        );
+        assert_ne!(
+            base,
+            quick_key(0, &choice("bfs", "auto", shape, vec![]), &bfs[1..])
+        );
+        assert_ne!(
+            base,
+            quick_key(0, &choice("components", "auto", shape, vec![]), &cc)
+        );
+        let loops = [Strategy::DeviceQueue, Strategy::Host];
+        assert_ne!(
+            quick_key(0, &choice("k-core", "auto", shape, vec![]), &loops[..]),
+            quick_key(0, &choice("k-core", "auto", shape, vec![]), &loops[..1])
+        );
+    }
+
+    #[test]
     fn labels_name_the_kept_winner() {
         let list = picks(Algorithm::SsspNearFar, "lanes");
         for p in &list {
@@ -583,7 +678,7 @@ mod tests {
             algorithm,
             schedule,
             element: "u32",
-            shape: shape.clone(),
+            shape: *shape,
             extra: Vec::new(),
         };
         let labels = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();

@@ -11,7 +11,7 @@ use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 /// The loop that drives an iterative graph algorithm: for the frontier algorithms the strategy of
 /// the runtime's one driver, `FrontierLoop` ([`Strategy::loop_on`]); near-far's host and device
 /// loops; PageRank's, components' and k-core's host loops and `IterationsOnDevice`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// The fastest loop the algorithm and the schedule allow (with schedule `auto`, the
     /// fastest schedule and loop of a short list, `loops::graph::auto`), measured on the first
