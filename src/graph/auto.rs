@@ -37,7 +37,7 @@
 //! more, so its result and stats are the winner's. Later calls of the same shape run the
 //! winner, found first by a per-process hash of the choice (building the tuner's key, two SHA-256
 //! digests and some formatting, cost 10-15 us a call, a tenth of a small graph's call). With `LOOPS_TUNE=off`, or a single candidate, nothing is measured: the caller's rule
-//! decides ([`measured`] returns `None`).
+//! decides (`measured` returns `None`).
 //!
 //! The key: the algorithm and its candidates (as the kernel name), the device, the element type,
 //! and the graph's shape (vertices, edges, the log2 histogram of degrees, the largest degree,
