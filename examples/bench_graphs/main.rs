@@ -57,6 +57,9 @@
 //! `--library` instead times the library calls per loop strategy, with Gunrock v2.1.0 beside them
 //! (`--gunrock-bin`), into `library.csv` (`library.rs`).
 //!
+//! `--graphs-auto` instead measures graph `auto` against each fixed choice it measures between,
+//! on graphs of five classes in two halves (`auto_set.rs`; `--auto-summary` sums the CSVs up).
+//!
 //! The code: `main.rs` (options, the run), `cases.rs` (the graphs), `traversals.rs` (the SSSP and
 //! BFS rows, the naive kernels, the world summary), `algorithms.rs` (the rows of issue 26's
 //! algorithms), `output.rs` (the rows, the table, the CSV), `gunrock.rs` (Gunrock's published
@@ -71,6 +74,7 @@ mod bench;
 mod graph_app;
 
 mod algorithms;
+mod auto_set;
 mod cases;
 mod gunrock;
 mod library;
@@ -239,6 +243,24 @@ pub struct Args {
     /// a road network of 100,000 vertices, a 256 x 256 grid).
     #[arg(long)]
     pub library_small: bool,
+    /// Instead of the rows above: graph `auto` against every fixed choice it measures between,
+    /// per algorithm, on road, social, citation, web and Kronecker graphs in two halves
+    /// (`auto_set.rs`), into `graphs_auto.csv`.
+    #[arg(long)]
+    pub graphs_auto: bool,
+    /// With `--graphs-auto`: run every k-th graph from the i-th (`i/k`; one process per GPU).
+    #[arg(long)]
+    pub part: Option<String>,
+    /// With `--graphs-auto`: start no graph after this many seconds.
+    #[arg(long, default_value_t = f64::INFINITY)]
+    pub deadline_s: f64,
+    /// With `--graphs-auto`: the folder of luxembourg, USPowerGrid and ca-GrQc (`.mtx`).
+    #[arg(long, default_value = "../shared/data/matrices")]
+    pub auto_matrices: PathBuf,
+    /// Instead of a run: the summary of `--graphs-auto` CSVs (`auto` over the best fixed choice
+    /// per algorithm, class and half) into `summary_graphs_auto.txt` in `--out`.
+    #[arg(long, value_delimiter = ',')]
+    pub auto_summary: Vec<PathBuf>,
     /// Where `graphs.csv` goes.
     #[arg(long, default_value = "target/bench")]
     pub out: PathBuf,
@@ -264,7 +286,18 @@ pub const MIN_REPS: usize = 3;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let result = if args.library {
+    let result = if !args.auto_summary.is_empty() {
+        std::fs::create_dir_all(&args.out)
+            .map_err(BoxError::from)
+            .and_then(|()| {
+                auto_set::summary(
+                    &args.auto_summary,
+                    &args.out.join("summary_graphs_auto.txt"),
+                )
+            })
+    } else if args.graphs_auto {
+        auto_set::run(&args)
+    } else if args.library {
         library::run(&args)
     } else {
         run(&args)

@@ -209,7 +209,7 @@ pub fn run_device(
 }
 
 /// [`run`] or [`run_device`], whichever is the faster for a graph of this shape under
-/// `schedule`: measured on the first call (`loops::graph` module docs: each run on this very
+/// `schedule` (under `auto`, with the hooking schedule too: `loops::graph::auto::picks`): measured on the first call (`loops::graph` module docs: each run on this very
 /// state, the winner's run last), kept for later calls; the loop that ran and the iterations.
 /// Where nothing is measured (`LOOPS_TUNE=off`), the device loop.
 pub fn run_auto(
@@ -226,7 +226,8 @@ pub fn run_auto(
         shape: crate::TileSet::stats(g.offsets()),
         extra: Vec::new(),
     };
-    let mut once = |strategy: Strategy| -> crate::Result<(Strategy, u32)> {
+    let mut once = |pick: super::auto::Pick<'_>| -> crate::Result<(Strategy, u32)> {
+        let (schedule, strategy) = (pick.schedule, pick.strategy);
         let iterations = if strategy == Strategy::DeviceQueue {
             run_device(schedule, gpu, state, g, labels)?
         } else {
@@ -234,10 +235,14 @@ pub fn run_auto(
         };
         Ok((strategy, iterations))
     };
-    let candidates = [Strategy::DeviceQueue, Strategy::Host];
+    let candidates = super::auto::picks(super::auto::Algorithm::Components, schedule);
     match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
         Some(r) => Ok(r),
-        None => once(Strategy::DeviceQueue),
+        None => once(super::auto::Pick {
+            schedule,
+            strategy: Strategy::DeviceQueue,
+            one_bucket: false,
+        }),
     }
 }
 

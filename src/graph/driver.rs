@@ -11,10 +11,11 @@ use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 /// The loop that drives an iterative graph algorithm: for the frontier algorithms the strategy of
 /// the runtime's one driver, `FrontierLoop` ([`Strategy::loop_on`]); near-far's host and device
 /// loops; PageRank's, components' and k-core's host loops and `IterationsOnDevice`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Strategy {
-    /// The fastest loop the algorithm and the schedule allow, measured on the first call for a
-    /// graph of that shape and kept (in the process and the tuner's cache on disk; see the
+    /// The fastest loop the algorithm and the schedule allow (with schedule `auto`, the
+    /// fastest schedule and loop of a short list, `loops::graph::auto`), measured on the first
+    /// call for a graph of that shape and kept (in the process and the tuner's cache on disk; see the
     /// `loops::graph` module docs); with `LOOPS_TUNE=off`, a fixed rule: for BFS (direction-optimizing
     /// too) the device queue, for SSSP the device flags, for PageRank, components and k-core the
     /// device loop, where the schedule can run there; else the host loop.
@@ -84,8 +85,9 @@ pub struct GraphStats {
     /// The algorithm: `bfs`, `bfs-do`, `sssp`, `sssp-near-far`, `pagerank`, `components`,
     /// `triangles`, `k-core`.
     pub algorithm: &'static str,
-    /// The schedule its main step ran under (as asked: `auto` stays `auto`, which chooses per
-    /// launch).
+    /// The schedule its main step ran under: as asked, or what graph `auto` chose where it
+    /// chose one (`loops::graph::auto`: BFS, SSSP, triangles; `auto` where it kept the
+    /// schedule that chooses per launch, and for the others).
     pub schedule: String,
     /// The loop that ran it (never [`Strategy::Auto`]: what `Auto` chose).
     pub strategy: Strategy,

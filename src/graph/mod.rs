@@ -14,9 +14,10 @@
 //! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host, device queue (a queue of removed vertices) |
 //!
 //! [`Strategy::Auto`] (the default) is measured, not a rule: the first call of an algorithm on a
-//! graph of a shape times the loops its schedule can run in on that call's own work and keeps the
-//! fastest, in the process and in the tuner's cache on disk (`loops::tune`, as `auto` does for a
-//! schedule); later calls run it. `LOOPS_TUNE=off` measures nothing: a fixed rule decides. The
+//! graph of a shape times the loops its schedule can run in (with schedule `auto`, a short list
+//! of schedules, SSSP's relax rounds, and loops: [`auto`](mod@auto)) on that call's own work and
+//! keeps the fastest, in the process and in the tuner's cache on disk (`loops::tune`, as `auto`
+//! does for a schedule); later calls run it. `LOOPS_TUNE=off` measures nothing: a fixed rule decides. The
 //! loops of PageRank, components and k-core on the device ([`IterationsOnDevice`]) record their
 //! iterations once as a CUDA graph, kept with the algorithm's state for its next run.
 //!
@@ -46,7 +47,7 @@
 //! and the CPU references ([`reference`](mod@reference); those the runtime has also at this level but
 //! `pagerank`, `components` and `triangles`, whose names are the GPU calls').
 
-mod auto;
+pub mod auto;
 mod driver;
 
 pub mod bfs;

@@ -117,10 +117,38 @@ pub fn run(schedule: &str, gpu: &Gpu, tc: &mut Triangles) -> crate::Result<u64> 
     Ok(gpu.download(&tc.total)?[0])
 }
 
+/// [`run`] under `schedule`, or under `auto` the fastest of
+/// [`auto::TRIANGLE_SCHEDULES`](super::auto::TRIANGLE_SCHEDULES) for a graph of this shape:
+/// measured on the first call on this very state (`loops::graph::auto`), kept for later calls;
+/// the schedule that ran and the count. Where nothing is measured (`LOOPS_TUNE=off`), `auto`,
+/// which picks a schedule per launch.
+pub fn run_auto<'s>(
+    schedule: &'s str,
+    gpu: &Gpu,
+    tc: &mut Triangles,
+) -> crate::Result<(&'s str, u64)> {
+    let candidates = super::auto::picks(super::auto::Algorithm::Triangles, schedule);
+    let choice = super::auto::Choice {
+        algorithm: "triangles",
+        schedule,
+        element: "u64",
+        shape: crate::TileSet::stats(tc.oriented.offsets()),
+        extra: Vec::new(),
+    };
+    let measured = super::auto::measured(gpu, &choice, &candidates, |pick| {
+        run(pick.schedule, gpu, tc).map(|count| (pick.schedule, count))
+    })?;
+    match measured {
+        Some(r) => Ok(r),
+        None => run(schedule, gpu, tc).map(|count| (schedule, count)),
+    }
+}
+
 /// What [`triangles`](fn@super::triangles) is asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrianglesOptions {
-    /// The counting step's schedule, a name of `loops::SCHEDULES` (default `auto`).
+    /// The counting step's schedule, a name of `loops::SCHEDULES` (default `auto`: measured
+    /// among [`auto::TRIANGLE_SCHEDULES`](super::auto::TRIANGLE_SCHEDULES), [`run_auto`]).
     pub schedule: String,
 }
 
@@ -142,7 +170,7 @@ pub struct TrianglesResult {
 }
 
 /// The triangles of the simple undirected view of `graph` (no self-loops, each edge once),
-/// counted on the GPU under `options.schedule` after orienting the graph by degree on the host
+/// counted on the GPU under `options.schedule` ([`run_auto`]) after orienting the graph by degree on the host
 /// ([`oriented_by_degree`]). The CPU reference is `loops::graph::reference::triangles`.
 ///
 /// ```no_run
@@ -161,8 +189,8 @@ pub fn triangles(
 ) -> crate::Result<TrianglesResult> {
     let mut tc = Triangles::new(gpu, graph)?;
     let schedule = options.schedule.as_str();
-    let (count, time) = timed(gpu, || run(schedule, gpu, &mut tc))?;
-    let mut stats = GraphStats::new("triangles", schedule, Strategy::Host);
+    let ((ran, count), time) = timed(gpu, || run_auto(schedule, gpu, &mut tc))?;
+    let mut stats = GraphStats::new("triangles", ran, Strategy::Host);
     stats.iterations = 1;
     stats.time = time;
     Ok(TrianglesResult { count, stats })
