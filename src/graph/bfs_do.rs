@@ -18,6 +18,15 @@
 //! into the next frontier on the GPU ([`Compaction`]), and one 8-byte read-back brings the next
 //! frontier's size and, after a push step, its out-edges (summed by the push step, one atomic per
 //! frontier vertex that reached any); [`next_direction`] then chooses the next step.
+//!
+//! The device queue ([`run`] with `Strategy::DeviceQueue`, `FrontierLoop::run_directed_kept`):
+//! the first level pushes alone, then batches of 6 levels, each level the decision on the device
+//! and a pull or a push step, or past the switch's reach a push-only batch (the plain step), then
+//! recorded replays of 48 levels. A run of the same key (graph, buffers, schedules, switch) as
+//! the last one replays what that one recorded, and records each batch of 6 levels the second
+//! time it comes: from the third run on, a Kronecker graph's BFS is the start, the first level and
+//! one CUDA graph launch. [`bfs`](fn@super::bfs) keeps that state, and the levels and parents the
+//! runs write, per thread and handle ([`run_kept`]), and copies them out after each run.
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
@@ -224,19 +233,23 @@ pub mod push_queue {
 }
 
 /// The start of a run on the device ([`run`] in the device queue): one launch for what was
-/// two fills, two copies from the host and a launch.
+/// two fills, three copies from the host and a launch.
 pub mod start {
     use super::*;
 
-    /// Every vertex unreached and without a parent but `source` (level 0, its own parent), and
-    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over).
+    /// Every vertex unreached and without a parent but `source` (level 0, its own parent, and
+    /// `first[0]`: the first level's list of a hub), and, where `write_ids` is not 0,
+    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over; a state kept from an
+    /// earlier run has it).
     #[for_schedules(thread)]
     pub fn bfs_do_start(
         g: Offsets,
         levels: &mut [u32],
         parents: &mut [u32],
         ids: &mut [u32],
+        first: &mut [u32],
         source: u32,
+        write_ids: u32,
     ) {
         for v in g.tiles() {
             let mut level = u32::MAX;
@@ -244,10 +257,53 @@ pub mod start {
             if v as u32 == source {
                 level = 0;
                 parent = source;
+                first[0] = source;
             }
             levels[v] = level;
             parents[v] = parent;
-            ids[v] = v as u32;
+            if write_ids != 0 {
+                ids[v] = v as u32;
+            }
+        }
+    }
+}
+
+/// The end of a run of [`bfs`](fn@super::bfs) on the device from the state it keeps: the run's
+/// levels and parents copied into the caller's buffers, the parents of push-only levels found on
+/// the way (one pass, as the copies alone would be).
+pub mod finish {
+    use super::*;
+
+    /// `out_levels[v] = levels[v]` and `out_parents[v] = parents[v]` for every vertex `v`, but
+    /// where `find_parents` is not 0 a vertex with a level and no parent (reached by a push-only
+    /// level) takes its first neighbour one level above as its parent, as
+    /// [`super::parents::bfs_parents_from_levels`] does.
+    #[for_schedules(thread)]
+    pub fn bfs_do_finish(
+        g: Offsets,
+        adj: &[u32],
+        levels: &[u32],
+        parents: &[u32],
+        out_levels: &mut [u32],
+        out_parents: &mut [u32],
+        find_parents: u32,
+    ) {
+        for v in g.tiles() {
+            let level = levels[v];
+            let mut parent = parents[v];
+            let done = find_parents == 0 || level == u32::MAX || parent != u32::MAX;
+            for e in g.atoms(v) {
+                if done {
+                    break;
+                }
+                let u = adj[e];
+                if levels[u as usize] == level - 1 {
+                    parent = u;
+                    break;
+                }
+            }
+            out_levels[v] = level;
+            out_parents[v] = parent;
         }
     }
 }
@@ -356,8 +412,7 @@ fn run_on_device(
     pull_schedule: &str,
     switch: Switch,
     gpu: &Gpu,
-    lp: &mut FrontierLoop,
-    vertices: &mut DeviceBuffer<u32>,
+    device: &mut DeviceState,
     g: &DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -373,7 +428,14 @@ fn run_on_device(
             ),
         });
     }
+    let DeviceState {
+        lp,
+        ids: vertices,
+        first: first_list,
+        ids_written,
+    } = device;
     vertices.set_len(n);
+    let write_ids = (*ids_written < n) as u32;
     start::launch(
         "thread",
         gpu,
@@ -381,33 +443,54 @@ fn run_on_device(
         levels,
         parents,
         vertices,
+        first_list,
         source,
+        write_ids,
     )?;
-    // The source as a list the host knows the length of, for the first level of a hub
-    // (`super::bfs::HUB_DEGREE`): level 0 always pushes.
-    let hub_first = if g.offsets().stats().max_tile_atoms > super::bfs::HUB_DEGREE {
-        Some(gpu.upload(&[source])?)
-    } else {
-        None
-    };
+    *ids_written = (*ids_written).max(n);
+    // The source as a list the host knows the length of (written by the start), for the first
+    // level of a hub (`super::bfs::HUB_DEGREE`): level 0 always pushes.
+    let stats = g.offsets().stats();
+    let hub_first = stats.max_tile_atoms > super::bfs::HUB_DEGREE;
     let mut first = true;
-    // Whether a push-only level ran (its vertices need the parents pass after the run).
-    let plain = std::cell::Cell::new(false);
     let (levels, parents) = (
         std::cell::RefCell::new(levels),
         std::cell::RefCell::new(parents),
     );
-    let ran = lp.run_directed(
+    // What the run's launches depend on besides the loop's own buffers: the graph, the levels
+    // and parents, the schedules (by name) and the switch (the loop adds its own).
+    let name = |s: &str| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let key = [
+        g.offsets().offsets().device_ptr(),
+        g.offsets().wide_offsets().map_or(0, |w| w.device_ptr()),
+        g.adj().device_ptr(),
+        levels.borrow().device_ptr(),
+        parents.borrow().device_ptr(),
+        name(push_schedule),
+        name(pull_schedule),
+        stats.tiles as u64,
+        stats.atoms as u64,
+        stats.max_tile_atoms,
+        stats.longest_empty_run as u64,
+        name(&format!("{:?} {}", stats.histogram, stats.empty_tiles)),
+    ];
+    let ran = lp.run_directed_kept(
         gpu,
         vertices,
         g.edges(),
         source,
         (switch.alpha, switch.beta),
+        Some(&key),
         |loop_gpu, frontier, next, next_size, _level, edges| {
             // The first call is level 0's, launched directly (never recorded): the handle
             // captured here sizes a `merge_path` launch over the source on the host.
-            let (schedule, gpu, frontier) = match (std::mem::take(&mut first), &hub_first) {
-                (true, Some(list)) => ("merge_path", gpu, list),
+            let (schedule, gpu, frontier) = match (std::mem::take(&mut first), hub_first) {
+                (true, true) => ("merge_path", gpu, &*first_list),
                 _ => (push_schedule, loop_gpu, frontier),
             };
             let (offsets, adj) = (g.offsets(), g.adj());
@@ -416,12 +499,9 @@ fn run_on_device(
                 Some(edges) => push_queue::launch(
                     schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size, edges,
                 ),
-                None => {
-                    plain.set(true);
-                    super::bfs::queue::launch(
-                        schedule, gpu, offsets, adj, frontier, levels, next, next_size,
-                    )
-                }
+                None => super::bfs::queue::launch(
+                    schedule, gpu, offsets, adj, frontier, levels, next, next_size,
+                ),
             }
         },
         |gpu, vertices, next, next_size, level| {
@@ -439,10 +519,6 @@ fn run_on_device(
             )
         },
     )?;
-    if plain.get() {
-        let (levels, parents) = (levels.into_inner(), parents.into_inner());
-        parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
-    }
     Ok(ran)
 }
 
@@ -486,13 +562,23 @@ pub struct DoBfs {
     /// The host loop's buffers, made by its first run (a device run needs none of them: on a
     /// graph of 2M vertices their allocation cost a `bfs` call on the device 0.1 ms).
     host: Option<HostBuffers>,
-    /// The loop of the device runs and the ids of the vertices (the pull step's list), made by
-    /// the first one.
-    device: Option<(FrontierLoop, DeviceBuffer<u32>)>,
+    /// The loop of the device runs, the ids of the vertices (the pull step's list) and the first
+    /// level's list, made by the first one.
+    device: Option<DeviceState>,
     /// The last host run's levels: each one's direction, the size of the frontier it expanded (for a
     /// pull level, the vertices at `depth`), and its wall time in microseconds on the host (the
     /// step, the compaction and the read-back that ends the level: each level waits for the GPU).
     pub trace: Vec<(Direction, u32, f64)>,
+}
+
+/// The buffers of [`DoBfs`]'s device runs.
+struct DeviceState {
+    lp: FrontierLoop,
+    /// `ids[v] = v` for the first `ids_written` vertices.
+    ids: DeviceBuffer<u32>,
+    ids_written: usize,
+    /// The source (one element), the first level's list of a hub.
+    first: DeviceBuffer<u32>,
 }
 
 /// The buffers of [`DoBfs`]'s host loop.
@@ -519,14 +605,18 @@ impl DoBfs {
 
     /// The loop of the device runs (made by the first), to set its options.
     pub fn device_loop(&mut self, gpu: &Gpu) -> crate::Result<&mut FrontierLoop> {
-        Ok(&mut self.device_state(gpu)?.0)
+        Ok(&mut self.device_state(gpu)?.lp)
     }
 
-    /// The loop of the device runs and the buffer of the vertices' ids, made by the first call.
-    fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut (FrontierLoop, DeviceBuffer<u32>)> {
+    /// The state of the device runs, made by the first call.
+    fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut DeviceState> {
         if self.device.is_none() {
-            let ids = gpu.zeros(self.vertices.max(1))?;
-            self.device = Some((FrontierLoop::new(gpu, self.vertices)?, ids));
+            self.device = Some(DeviceState {
+                lp: FrontierLoop::new(gpu, self.vertices)?,
+                ids: gpu.zeros(self.vertices.max(1))?,
+                ids_written: 0,
+                first: gpu.zeros(1)?,
+            });
         }
         Ok(self.device.as_mut().expect("made above"))
     }
@@ -590,19 +680,23 @@ pub fn run(
                     ),
                 });
             }
-            let (lp, vertices) = state.device_state(gpu)?;
-            run_on_device(
+            let device = state.device_state(gpu)?;
+            let ran = run_on_device(
                 push_schedule,
                 pull_schedule,
                 switch,
                 gpu,
-                lp,
-                vertices,
+                device,
                 g,
                 source,
                 levels,
                 parents,
-            )
+            )?;
+            // The push-only levels ran the plain step, which writes no parent.
+            if device.lp.directed_pushed_only() {
+                parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
+            }
+            Ok(ran)
         }
         other => Err(unsupported(
             "direction-optimizing bfs",
@@ -612,7 +706,116 @@ pub fn run(
     }
 }
 
-/// The host loop of [`run`].
+/// What [`bfs`](fn@super::bfs) keeps between its direction-optimizing calls on one `Gpu` handle
+/// (per thread): the state of the runs and, for the device queue, the levels and parents the runs
+/// write, whose addresses the recorded launches hold.
+struct Kept {
+    /// The handle's stream (the kept buffers hold it, so it outlives them).
+    stream: usize,
+    state: DoBfs,
+    work: Option<(DeviceBuffer<u32>, DeviceBuffer<u32>)>,
+}
+
+/// The handles whose state a thread keeps (the most recently used first).
+const KEPT_HANDLES: usize = 4;
+
+thread_local! {
+    static KEPT: std::cell::RefCell<Vec<Kept>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Frees what [`bfs`](fn@super::bfs) keeps on this thread between its direction-optimizing calls
+/// (the loop's buffers and recorded levels, about 6 words a vertex of the largest graph run on
+/// each handle).
+pub fn release_kept() {
+    KEPT.with(|k| k.borrow_mut().clear());
+}
+
+/// [`run`] from the state kept on this thread for `gpu` (made by the first call on a graph that
+/// large), as [`bfs`](fn@super::bfs) runs it: a second call on the same graph allocates nothing
+/// and, in the device queue, replays the levels the first recorded, then copies the levels and
+/// parents into `levels` and `parents` (one pass, which also finds the parents of push-only
+/// levels).
+pub fn run_kept(
+    strategy: Strategy,
+    push_schedule: &str,
+    pull_schedule: &str,
+    switch: Switch,
+    gpu: &Gpu,
+    g: &DeviceGraph,
+    source: u32,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+) -> crate::Result<LoopStats> {
+    let n = g.vertices();
+    let stream = std::sync::Arc::as_ptr(gpu.stream()) as usize;
+    let found = KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        let at = k.iter().position(|e| e.stream == stream)?;
+        Some(k.remove(at))
+    });
+    let mut kept = match found {
+        Some(kept) if kept.state.vertices >= n => kept,
+        _ => Kept {
+            stream,
+            state: DoBfs::new(gpu, n)?,
+            work: None,
+        },
+    };
+    let ran = match strategy {
+        Strategy::DeviceQueue => {
+            if kept.work.is_none() {
+                let v = kept.state.vertices.max(1);
+                kept.work = Some((gpu.zeros(v)?, gpu.zeros(v)?));
+            }
+            let (work_levels, work_parents) = kept.work.as_mut().expect("made above");
+            let device = kept.state.device_state(gpu)?;
+            let ran = run_on_device(
+                push_schedule,
+                pull_schedule,
+                switch,
+                gpu,
+                device,
+                g,
+                source,
+                work_levels,
+                work_parents,
+            )?;
+            let find_parents = device.lp.directed_pushed_only() as u32;
+            finish::launch(
+                "thread",
+                gpu,
+                g.offsets(),
+                g.adj(),
+                &*work_levels,
+                &*work_parents,
+                levels,
+                parents,
+                find_parents,
+            )?;
+            ran
+        }
+        _ => run(
+            strategy,
+            push_schedule,
+            pull_schedule,
+            switch,
+            gpu,
+            &mut kept.state,
+            g,
+            source,
+            levels,
+            parents,
+        )?,
+    };
+    KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        k.insert(0, kept);
+        k.truncate(KEPT_HANDLES);
+    });
+    Ok(ran)
+}
+
+/// The host loop of [`run`]./// The host loop of [`run`].
 fn run_host(
     push_schedule: &str,
     pull_schedule: &str,

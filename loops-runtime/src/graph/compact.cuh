@@ -458,11 +458,16 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
 
 // The start of a direction-optimizing run (`FrontierLoop::run_directed`), by one thread: the
 // decision's state (`loops_do_decide`'s layout: the source's level pushes, all `unexplored` edges
-// unexplored), no edges found, both launches' lengths 0. One launch instead of three copies from
-// the host.
+// unexplored), no edges found, both launches' lengths 0; and what a queue run's start writes from
+// the host (`FrontierLoop::prepare`): the source as the first frontier, the loop's state (`loop_state`,
+// `state_slots` slots: the frontier of 1 vertex, no level run, the source's degree unknown in slot
+// `degree_slot`) and the level 0. One launch instead of six copies from the host.
 extern "C" __global__ void __launch_bounds__(32) loops_do_start(
     unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
-    unsigned int* __restrict__ lens, const unsigned long long unexplored)
+    unsigned int* __restrict__ lens, const unsigned long long unexplored,
+    unsigned int* __restrict__ frontier, unsigned int* __restrict__ loop_state,
+    const unsigned int state_slots, const unsigned int degree_slot,
+    unsigned int* __restrict__ level, const unsigned int source)
 {
     loops_grid_dependency();
     if (blockIdx.x != 0u || threadIdx.x != 0u) return;
@@ -475,6 +480,10 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_start(
     edges[0] = 0u;
     lens[0] = 0u;
     lens[1] = 0u;
+    frontier[0] = source;
+    for (unsigned int i = 0u; i < state_slots; ++i)
+        loop_state[i] = i == 0u ? 1u : i == degree_slot ? 0xffffffffu : 0u;
+    level[0] = 0u;
 }
 
 // After every batch of a direction-optimizing run, by one thread: what the host needs to choose
