@@ -329,6 +329,7 @@ fn kept_direction_optimizing_runs_replay_their_recordings() {
         v.extend([n / 2, n - 1, 0, n / 3]);
         v
     };
+    let per_replay = state.device_loop(&gpu).unwrap().levels_per_replay();
     for (name, s) in &graphs {
         let dg = gpu.upload_graph(s).expect("upload");
         let n = s.vertices();
@@ -395,7 +396,10 @@ fn kept_direction_optimizing_runs_replay_their_recordings() {
             })();
             tally.record(name, &format!("bfs_do::run, run {i} of a key"), outcome(r));
         }
-        state.device_loop(&gpu).unwrap().set_levels_per_replay(48);
+        state
+            .device_loop(&gpu)
+            .unwrap()
+            .set_levels_per_replay(per_replay);
     }
     // `bfs` keeps its state between calls: the graphs in turn, twice, three sources each.
     for round in 0..2 {
@@ -434,7 +438,8 @@ fn bfs_with_a_direction_runs_on_the_device() {
     let dg = gpu.upload_graph(&s).unwrap();
     let source = s.max_degree_vertex().unwrap_or(0);
     let want = bfs_levels(&s, source);
-    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER, 48, s.vertices() as u64 + 1);
+    let per_replay = bfs_do::DEVICE_LEVELS_PER_REPLAY as u64;
+    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER, per_replay, s.vertices() as u64 + 1);
     for (schedule, strategy, ran) in [
         // `Auto` measures the device queue and the host loop (either may win).
         ("auto", Strategy::Auto, Strategy::Auto),

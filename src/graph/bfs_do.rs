@@ -571,6 +571,13 @@ pub struct DoBfs {
     pub trace: Vec<(Direction, u32, f64)>,
 }
 
+/// The levels of a replay of [`DoBfs`]'s device runs (the loop's default is 48): a run keeps its
+/// recorded replays ([`run`]), so a longer one costs no more to record after the first run, and
+/// it halves the read-backs of a long traversal (each one leaves the GPU idle while the host reads
+/// the state and launches the next replay), for up to 95 empty levels (one launch each that
+/// returns at once) at the end instead of 47.
+pub const DEVICE_LEVELS_PER_REPLAY: usize = 96;
+
 /// The buffers of [`DoBfs`]'s device runs.
 struct DeviceState {
     lp: FrontierLoop,
@@ -611,8 +618,10 @@ impl DoBfs {
     /// The state of the device runs, made by the first call.
     fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut DeviceState> {
         if self.device.is_none() {
+            let mut lp = FrontierLoop::new(gpu, self.vertices)?;
+            lp.set_levels_per_replay(DEVICE_LEVELS_PER_REPLAY);
             self.device = Some(DeviceState {
-                lp: FrontierLoop::new(gpu, self.vertices)?,
+                lp,
                 ids: gpu.zeros(self.vertices.max(1))?,
                 ids_written: 0,
                 first: gpu.zeros(1)?,

@@ -348,12 +348,14 @@ fn report_kernel(lp: &FrontierLoop, gpu: &Gpu, alpha: u64, capturing: bool) -> R
     )
 }
 
-/// Launches `loops_do_fold` after a push-only batch of `count` levels.
+/// Launches `loops_do_fold` after a push-only batch of `count` levels, and with `report` the
+/// report `loops_do_report` would write after it (in the same launch).
 fn fold_kernel(
     lp: &FrontierLoop,
     gpu: &Gpu,
     count: u64,
     rule: Rule,
+    report: bool,
     capturing: bool,
 ) -> Result<()> {
     let gpu = &gpu.in_device_loop(DeviceList::none(capturing));
@@ -370,6 +372,11 @@ fn fold_kernel(
     args.scalar(rule.beta);
     args.scalar(rule.vertices);
     args.scalar(rule.edges);
+    if report {
+        args.push_buffer(&lp.state, write("unsigned int"));
+    } else {
+        args.push_foreign_ptr(0, None, write("unsigned int"));
+    }
     gpu.launch_function_with(
         "loops_do_fold",
         &d.fold,
@@ -456,12 +463,12 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
-        if self.push_only {
-            fold_kernel(self.lp, gpu, self.batch_count, self.rule, capturing)?;
-        }
         // The first level's batch is read back only at the iteration limit.
         let end = self.batch_first + self.batch_count;
-        if self.read_back_after(end) || end >= self.max {
+        let report = self.read_back_after(end) || end >= self.max;
+        if self.push_only {
+            fold_kernel(self.lp, gpu, self.batch_count, self.rule, report, capturing)?;
+        } else if report {
             report_kernel(self.lp, gpu, self.rule.alpha, capturing)?;
         }
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
