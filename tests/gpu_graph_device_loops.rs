@@ -439,7 +439,13 @@ fn bfs_with_a_direction_runs_on_the_device() {
     let source = s.max_degree_vertex().unwrap_or(0);
     let want = bfs_levels(&s, source);
     let per_replay = bfs_do::DEVICE_LEVELS_PER_REPLAY as u64;
-    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER, per_replay, s.vertices() as u64 + 1);
+    let (want_pulls, _) = expected(
+        &s,
+        &want,
+        Switch::BEAMER,
+        per_replay,
+        s.vertices() as u64 + 1,
+    );
     for (schedule, strategy, ran) in [
         // `Auto` measures the device queue and the host loop (either may win).
         ("auto", Strategy::Auto, Strategy::Auto),

@@ -36,6 +36,12 @@ use loops_runtime::graph::{Compaction, DeviceGraph, FrontierLoop, LoopStats, UNR
 
 use super::driver::{unsupported, Strategy};
 
+mod host;
+mod kept;
+
+use host::{run_host, HostBuffers};
+pub use kept::{release_kept, run_kept};
+
 use crate::prelude::*;
 
 /// Which way a BFS level goes.
@@ -473,10 +479,10 @@ fn run_on_device(
         parents.borrow().device_ptr(),
         name(push_schedule),
         name(pull_schedule),
-        stats.tiles as u64,
-        stats.atoms as u64,
+        stats.tiles,
+        stats.atoms,
         stats.max_tile_atoms,
-        stats.longest_empty_run as u64,
+        stats.longest_empty_run,
         name(&format!("{:?} {}", stats.histogram, stats.empty_tiles)),
     ];
     let ran = lp.run_directed_kept(
@@ -586,15 +592,6 @@ struct DeviceState {
     ids_written: usize,
     /// The source (one element), the first level's list of a hub.
     first: DeviceBuffer<u32>,
-}
-
-/// The buffers of [`DoBfs`]'s host loop.
-struct HostBuffers {
-    current: DeviceBuffer<u32>,
-    next: DeviceBuffer<u32>,
-    flags: DeviceBuffer<u32>,
-    counts: DeviceBuffer<u32>,
-    compaction: Compaction,
 }
 
 impl DoBfs {
@@ -713,285 +710,4 @@ pub fn run(
             "the host loop and the device queue",
         )),
     }
-}
-
-/// What [`bfs`](fn@super::bfs) keeps between its direction-optimizing calls on one `Gpu` handle
-/// (per thread): the state of the runs and, for the device queue, the levels and parents the runs
-/// write, whose addresses the recorded launches hold.
-struct Kept {
-    /// The handle's stream (the kept buffers hold it, so it outlives them).
-    stream: usize,
-    state: DoBfs,
-    work: Option<(DeviceBuffer<u32>, DeviceBuffer<u32>)>,
-}
-
-/// The handles whose state a thread keeps (the most recently used first).
-const KEPT_HANDLES: usize = 4;
-
-thread_local! {
-    static KEPT: std::cell::RefCell<Vec<Kept>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Frees what [`bfs`](fn@super::bfs) keeps on this thread between its direction-optimizing calls
-/// (the loop's buffers and recorded levels, about 6 words a vertex of the largest graph run on
-/// each handle).
-pub fn release_kept() {
-    KEPT.with(|k| k.borrow_mut().clear());
-}
-
-/// [`run`] from the state kept on this thread for `gpu` (made by the first call on a graph that
-/// large), as [`bfs`](fn@super::bfs) runs it: a second call on the same graph allocates nothing
-/// and, in the device queue, replays the levels the first recorded, then copies the levels and
-/// parents into `levels` and `parents` (one pass, which also finds the parents of push-only
-/// levels).
-pub fn run_kept(
-    strategy: Strategy,
-    push_schedule: &str,
-    pull_schedule: &str,
-    switch: Switch,
-    gpu: &Gpu,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-    parents: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let n = g.vertices();
-    let stream = std::sync::Arc::as_ptr(gpu.stream()) as usize;
-    let found = KEPT.with(|k| {
-        let mut k = k.borrow_mut();
-        let at = k.iter().position(|e| e.stream == stream)?;
-        Some(k.remove(at))
-    });
-    let mut kept = match found {
-        Some(kept) if kept.state.vertices >= n => kept,
-        _ => Kept {
-            stream,
-            state: DoBfs::new(gpu, n)?,
-            work: None,
-        },
-    };
-    let ran = match strategy {
-        Strategy::DeviceQueue => {
-            if kept.work.is_none() {
-                let v = kept.state.vertices.max(1);
-                kept.work = Some((gpu.zeros(v)?, gpu.zeros(v)?));
-            }
-            let (work_levels, work_parents) = kept.work.as_mut().expect("made above");
-            let device = kept.state.device_state(gpu)?;
-            let ran = run_on_device(
-                push_schedule,
-                pull_schedule,
-                switch,
-                gpu,
-                device,
-                g,
-                source,
-                work_levels,
-                work_parents,
-            )?;
-            let find_parents = device.lp.directed_pushed_only() as u32;
-            finish::launch(
-                "thread",
-                gpu,
-                g.offsets(),
-                g.adj(),
-                &*work_levels,
-                &*work_parents,
-                levels,
-                parents,
-                find_parents,
-            )?;
-            ran
-        }
-        _ => run(
-            strategy,
-            push_schedule,
-            pull_schedule,
-            switch,
-            gpu,
-            &mut kept.state,
-            g,
-            source,
-            levels,
-            parents,
-        )?,
-    };
-    KEPT.with(|k| {
-        let mut k = k.borrow_mut();
-        k.insert(0, kept);
-        k.truncate(KEPT_HANDLES);
-    });
-    Ok(ran)
-}
-
-/// The host loop of [`run`]./// The host loop of [`run`].
-fn run_host(
-    push_schedule: &str,
-    pull_schedule: &str,
-    switch: Switch,
-    gpu: &Gpu,
-    state: &mut DoBfs,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-    parents: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let n = g.vertices();
-    let invalid = |detail: String| Err(LoopsError::InvalidGraph { detail });
-    if n > state.vertices {
-        return invalid(format!(
-            "a graph of {n} vertices for a BFS of {}",
-            state.vertices
-        ));
-    }
-    if levels.len() < n || parents.len() < n {
-        return invalid(format!(
-            "{} levels and {} parents for a graph of {n} vertices",
-            levels.len(),
-            parents.len()
-        ));
-    }
-    if source as usize >= n {
-        return invalid(format!("source {source} of a graph of {n} vertices"));
-    }
-    if g.edges() >= u32::MAX as usize {
-        return invalid(format!(
-            "{} edges: frontier edges are counted in 32 bits",
-            g.edges()
-        ));
-    }
-    gpu.fill(levels, UNREACHED)?;
-    gpu.fill(parents, UNREACHED)?;
-    gpu.write_at(levels, source as usize, &[0])?;
-    gpu.write_at(parents, source as usize, &[source])?;
-    if state.host.is_none() {
-        state.host = Some(HostBuffers {
-            current: gpu.zeros(state.vertices.max(1))?,
-            next: gpu.zeros(state.vertices.max(1))?,
-            flags: gpu.zeros(state.vertices)?,
-            counts: gpu.zeros(3)?,
-            compaction: Compaction::new(gpu)?,
-        });
-    }
-    let DoBfs {
-        small_push,
-        host,
-        trace,
-        ..
-    } = state;
-    let h = host.as_mut().expect("made above");
-    // A run that failed half-way may have left flags set.
-    h.flags.set_len(n);
-    gpu.fill(&mut h.flags, 0)?;
-    h.current.set_len(1);
-    gpu.write_at(&mut h.current, 0, &[source])?;
-    trace.clear();
-    let mut stats = LoopStats::default();
-    let mut direction = Direction::Push;
-    let mut frontier = 1u64;
-    let mut unexplored_edges = g.edges() as u64;
-    let mut depth = 0u32;
-    // The largest out-degree in the frontier: unknown for the sources.
-    let mut max_degree = u32::MAX;
-    let limits = gpu.limits();
-    let resident_warps = limits.sm_count as u64 * (limits.max_threads_per_sm as u64 / 32);
-    while frontier > 0 {
-        if depth as usize > n {
-            return Err(LoopsError::NoConvergence {
-                iterations: depth as u64,
-                frontier: frontier as usize,
-            });
-        }
-        stats.frontier_vertices += frontier;
-        stats.max_frontier = stats.max_frontier.max(frontier as usize);
-        let level_start = std::time::Instant::now();
-        gpu.fill(&mut h.counts, 0)?;
-        match direction {
-            Direction::Push => push::launch(
-                match *small_push {
-                    Some(small)
-                        if frontier <= resident_warps && max_degree <= SMALL_PUSH_DEGREE =>
-                    {
-                        small
-                    }
-                    _ => push_schedule,
-                },
-                gpu,
-                g.offsets(),
-                g.adj(),
-                &h.current,
-                levels,
-                parents,
-                &mut h.flags,
-                &mut h.counts,
-                depth,
-            )?,
-            Direction::Pull => pull::launch(
-                pull_schedule,
-                gpu,
-                g.offsets(),
-                g.adj(),
-                levels,
-                parents,
-                &mut h.flags,
-                depth,
-            )?,
-        }
-        h.next.set_len(n);
-        // A push level's flags are heads of its frontier's out-edges: while those are few, the
-        // compaction walks them instead of scanning every vertex's flag. It needs the frontier's
-        // largest degree, which the last compaction read in full for a frontier this small.
-        let walk = direction == Direction::Push
-            && frontier <= resident_warps
-            && g.offsets().wide_offsets().is_none()
-            && compaction_walks(frontier as u32, max_degree, default_walk_limit(n));
-        if walk {
-            h.compaction.run_walk(
-                gpu,
-                &mut h.flags,
-                &h.current,
-                max_degree,
-                &mut h.next,
-                &mut h.counts,
-                g,
-            )?;
-        } else {
-            h.compaction.run_with_degrees(
-                gpu,
-                &mut h.flags,
-                &mut h.next,
-                &mut h.counts,
-                g,
-                // Only a frontier that small may be a small push level, or walk.
-                resident_warps.min(u32::MAX as u64) as u32 + 1,
-            )?;
-        }
-        let counts = gpu.download(&h.counts)?;
-        let level_us = level_start.elapsed().as_secs_f64() * 1e6;
-        trace.push((direction, frontier as u32, level_us));
-        let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
-        max_degree = counts[2];
-        if next_frontier > n as u64 {
-            return invalid(format!(
-                "the compaction counted {next_frontier} vertices of {n}"
-            ));
-        }
-        if direction == Direction::Push {
-            unexplored_edges = unexplored_edges.saturating_sub(frontier_edges);
-        }
-        let level = LevelCounts {
-            vertices: n as u64,
-            frontier: next_frontier,
-            previous_frontier: frontier,
-            frontier_edges,
-            unexplored_edges,
-        };
-        direction = next_direction(switch, direction, level);
-        std::mem::swap(&mut h.current, &mut h.next);
-        h.current.set_len(next_frontier as usize);
-        frontier = next_frontier;
-        depth += 1;
-    }
-    stats.iterations = depth;
-    Ok(stats)
 }

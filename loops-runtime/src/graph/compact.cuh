@@ -470,9 +470,9 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
 // The start of a direction-optimizing run (`FrontierLoop::run_directed`), by one thread: the
 // decision's state (`loops_do_decide`'s layout: the source's level pushes, all `unexplored` edges
 // unexplored), no edges found, both launches' lengths 0; and what a queue run's start writes from
-// the host (`FrontierLoop::prepare`): the source as the first frontier, the loop's state (`loop_state`,
-// `state_slots` slots: the frontier of 1 vertex, no level run, the source's degree unknown in slot
-// `degree_slot`) and the level 0. One launch instead of six copies from the host.
+// the host (`FrontierLoop::prepare`): the source as the first frontier, the loop's state
+// (`loop_state`, `state_slots` slots: the frontier of 1 vertex, no level run, the source's degree
+// unknown in slot `degree_slot`) and the level 0. One launch instead of six copies from the host.
 extern "C" __global__ void __launch_bounds__(32) loops_do_start(
     unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
     unsigned int* __restrict__ lens, const unsigned long long unexplored,

@@ -209,7 +209,7 @@ pub(crate) fn replay_levels_kept<L: LevelsOnDevice>(
                 issued % LEVEL_PERIOD as u64,
                 per_replay,
             );
-            if !kept.replays.contains_key(&key) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = kept.replays.entry(key) {
                 let first = issued;
                 levels.reserve(gpu, per_replay)?;
                 let graph = capture(gpu, what, || {
@@ -218,7 +218,7 @@ pub(crate) fn replay_levels_kept<L: LevelsOnDevice>(
                         .try_for_each(|l| levels.queue_level(gpu, l, true))?;
                     levels.end_batch(gpu, true)
                 })?;
-                kept.replays.insert(key, graph);
+                slot.insert(graph);
             }
             kept.replayed += 1;
             let replay = kept.replays.get(&key).expect("recorded above");
