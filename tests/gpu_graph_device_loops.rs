@@ -304,6 +304,129 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
     tally.finish(graphs.len());
 }
 
+/// Repeated direction-optimizing runs of one key (`bfs_do::run` on the same graph and buffers,
+/// and `bfs` called again on a graph): the second run records the batches of 6 levels, later runs
+/// replay them (`FrontierLoop::directed_replays`), from other sources, the buffers poisoned
+/// before each run, levels against the CPU and parents as a BFS tree, the pull levels by the rule
+/// on the CPU; a change of graph, of buffers or of the loop's replay length between runs
+/// forgets the recordings (results still right). Then `bfs` (which keeps its state per handle)
+/// on the graphs in turn, three sources each, twice over.
+#[test]
+fn kept_direction_optimizing_runs_replay_their_recordings() {
+    loops::launch::set_checked_mode(Some(false));
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed}");
+    let mut tally = Tally::default();
+    let graphs = graphs(seed);
+    let largest = graphs.iter().map(|(_, g)| g.vertices()).max().unwrap();
+    let mut state = bfs_do::DoBfs::new(&gpu, largest).unwrap();
+    let mut levels = gpu.upload(&vec![POISON; largest + 7]).unwrap();
+    let mut parents = gpu.upload(&vec![POISON; largest + 7]).unwrap();
+    let sources = |s: &Graph| {
+        let n = s.vertices() as u32;
+        let mut v = common::graph_sources(s);
+        v.extend([n / 2, n - 1, 0, n / 3]);
+        v
+    };
+    let per_replay = state.device_loop(&gpu).unwrap().levels_per_replay();
+    for (name, s) in &graphs {
+        let dg = gpu.upload_graph(s).expect("upload");
+        let n = s.vertices();
+        for (i, &source) in sources(s).iter().enumerate() {
+            if i == 4 {
+                // A replay length of its own: the recordings are forgotten, and made again.
+                state.device_loop(&gpu).unwrap().set_levels_per_replay(12);
+            }
+            gpu.fill(&mut levels, POISON).unwrap();
+            gpu.fill(&mut parents, POISON).unwrap();
+            let r = (|| -> loops::Result<Result<(), String>> {
+                let stats = bfs_do::run(
+                    Strategy::DeviceQueue,
+                    "warp",
+                    "thread",
+                    Switch::BEAMER,
+                    &gpu,
+                    &mut state,
+                    &dg,
+                    source,
+                    &mut levels,
+                    &mut parents,
+                )?;
+                let (got, got_parents) = (gpu.download(&levels)?, gpu.download(&parents)?);
+                let want = bfs_levels(s, source);
+                let lp = state.device_loop(&gpu)?;
+                let per_replay = lp.levels_per_replay() as u64;
+                let (want_pulls, want_depth) =
+                    expected(s, &want, Switch::BEAMER, per_replay, n as u64 + 1);
+                let replays = lp.directed_replays();
+                Ok(compare("levels", &want, &got[..n])
+                    .and_then(|()| {
+                        loops::graph::check_bfs_tree(s, source, &got[..n], &got_parents[..n])
+                    })
+                    .and_then(|()| {
+                        if got[n..]
+                            .iter()
+                            .chain(&got_parents[n..])
+                            .any(|&x| x != POISON)
+                        {
+                            return Err("wrote past the graph".into());
+                        }
+                        if (stats.iterations, stats.pull_levels) != (want_depth, want_pulls) {
+                            return Err(format!(
+                                "{} levels, {} pulled; the rule on the CPU: {want_depth}, \
+                                 {want_pulls}",
+                                stats.iterations, stats.pull_levels
+                            ));
+                        }
+                        // From the third run of a key on, the batch after level 0 (which
+                        // every run launches, but on a graph of at most 6 vertices) replays.
+                        let third = i == 2 || i == 3 || i == 6;
+                        if third && n >= 6 && replays == 0 {
+                            return Err(format!(
+                                "run {i} of one key ({} levels) replayed nothing",
+                                stats.iterations
+                            ));
+                        }
+                        if i == 0 && replays > 0 && stats.iterations < 30 {
+                            return Err("a first run replayed a recording it never made".into());
+                        }
+                        Ok(())
+                    }))
+            })();
+            tally.record(name, &format!("bfs_do::run, run {i} of a key"), outcome(r));
+        }
+        state
+            .device_loop(&gpu)
+            .unwrap()
+            .set_levels_per_replay(per_replay);
+    }
+    // `bfs` keeps its state between calls: the graphs in turn, twice, three sources each.
+    for round in 0..2 {
+        for (name, s) in &graphs {
+            let dg = gpu.upload_graph(s).expect("upload");
+            for source in sources(s).into_iter().take(3) {
+                let options = BfsOptions {
+                    schedule: "warp".to_string(),
+                    strategy: Strategy::DeviceQueue,
+                    direction: Some(Switch::BEAMER),
+                };
+                let r = (|| -> loops::Result<Result<(), String>> {
+                    let run = loops::graph::bfs(&gpu, &dg, source, &options)?;
+                    let got = gpu.download(&run.levels)?;
+                    let got_parents = gpu.download(run.parents.as_ref().expect("parents"))?;
+                    let want = bfs_levels(s, source);
+                    Ok(compare("levels", &want, &got)
+                        .and_then(|()| loops::graph::check_bfs_tree(s, source, &got, &got_parents)))
+                })();
+                tally.record(name, &format!("bfs, round {round}"), outcome(r));
+            }
+        }
+    }
+    loops::graph::bfs_do::release_kept();
+    tally.finish(graphs.len());
+}
+
 #[test]
 fn bfs_with_a_direction_runs_on_the_device() {
     loops::launch::set_checked_mode(Some(false));
@@ -315,7 +438,14 @@ fn bfs_with_a_direction_runs_on_the_device() {
     let dg = gpu.upload_graph(&s).unwrap();
     let source = s.max_degree_vertex().unwrap_or(0);
     let want = bfs_levels(&s, source);
-    let (want_pulls, _) = expected(&s, &want, Switch::BEAMER, 48, s.vertices() as u64 + 1);
+    let per_replay = bfs_do::DEVICE_LEVELS_PER_REPLAY as u64;
+    let (want_pulls, _) = expected(
+        &s,
+        &want,
+        Switch::BEAMER,
+        per_replay,
+        s.vertices() as u64 + 1,
+    );
     for (schedule, strategy, ran) in [
         // `Auto` measures the device queue and the host loop (either may win).
         ("auto", Strategy::Auto, Strategy::Auto),

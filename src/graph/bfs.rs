@@ -8,7 +8,7 @@
 
 use loops_runtime::graph::{DeviceGraph, FrontierLoop, LoopOn, LoopStats, Next};
 
-use super::bfs_do::{self, DoBfs, Switch};
+use super::bfs_do::{self, Switch};
 use super::driver::{self, check_source, timed, unsupported, GraphStats, Strategy};
 use crate::prelude::*;
 
@@ -165,7 +165,10 @@ pub struct BfsOptions {
     /// ([`Switch::BEAMER`] is the paper's), chosen on the device in the device queue loop
     /// ([`bfs_do::run`]; `Auto` where the schedule allows it) or on the host in the host
     /// loop; `None` (the default) pushes only.
-    /// The graph must then be undirected (symmetric).
+    /// The graph must then be undirected (symmetric). The state of these runs is kept per thread
+    /// and `Gpu` handle ([`bfs_do::run_kept`]): a second call allocates nothing, and in the device
+    /// queue the third call on the same graph on replays the levels the second recorded
+    /// ([`bfs_do::release_kept`] frees it).
     pub direction: Option<Switch>,
 }
 
@@ -248,15 +251,13 @@ pub fn bfs(
         } else {
             bfs_do::pull_schedule_for(schedule)
         };
-        let mut state = DoBfs::new(gpu, n)?;
         let (ran, time) = timed(gpu, || {
-            bfs_do::run(
+            bfs_do::run_kept(
                 strategy,
                 schedule,
                 pull,
                 switch,
                 gpu,
-                &mut state,
                 graph,
                 source,
                 &mut levels,

@@ -18,6 +18,15 @@
 //! into the next frontier on the GPU ([`Compaction`]), and one 8-byte read-back brings the next
 //! frontier's size and, after a push step, its out-edges (summed by the push step, one atomic per
 //! frontier vertex that reached any); [`next_direction`] then chooses the next step.
+//!
+//! The device queue ([`run`] with `Strategy::DeviceQueue`, `FrontierLoop::run_directed_kept`):
+//! the first level pushes alone, then batches of 6 levels, each level the decision on the device
+//! and a pull or a push step, or past the switch's reach a push-only batch (the plain step), then
+//! recorded replays of 48 levels. A run of the same key (graph, buffers, schedules, switch) as
+//! the last one replays what that one recorded, and records each batch of 6 levels the second
+//! time it comes: from the third run on, a Kronecker graph's BFS is the start, the first level and
+//! one CUDA graph launch. [`bfs`](fn@super::bfs) keeps that state, and the levels and parents the
+//! runs write, per thread and handle ([`run_kept`]), and copies them out after each run.
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
@@ -26,6 +35,12 @@ use loops_runtime::graph::{compaction_walks, default_walk_limit};
 use loops_runtime::graph::{Compaction, DeviceGraph, FrontierLoop, LoopStats, UNREACHED};
 
 use super::driver::{unsupported, Strategy};
+
+mod host;
+mod kept;
+
+use host::{run_host, HostBuffers};
+pub use kept::{release_kept, run_kept};
 
 use crate::prelude::*;
 
@@ -224,19 +239,23 @@ pub mod push_queue {
 }
 
 /// The start of a run on the device ([`run`] in the device queue): one launch for what was
-/// two fills, two copies from the host and a launch.
+/// two fills, three copies from the host and a launch.
 pub mod start {
     use super::*;
 
-    /// Every vertex unreached and without a parent but `source` (level 0, its own parent), and
-    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over).
+    /// Every vertex unreached and without a parent but `source` (level 0, its own parent, and
+    /// `first[0]`: the first level's list of a hub), and, where `write_ids` is not 0,
+    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over; a state kept from an
+    /// earlier run has it).
     #[for_schedules(thread)]
     pub fn bfs_do_start(
         g: Offsets,
         levels: &mut [u32],
         parents: &mut [u32],
         ids: &mut [u32],
+        first: &mut [u32],
         source: u32,
+        write_ids: u32,
     ) {
         for v in g.tiles() {
             let mut level = u32::MAX;
@@ -244,10 +263,53 @@ pub mod start {
             if v as u32 == source {
                 level = 0;
                 parent = source;
+                first[0] = source;
             }
             levels[v] = level;
             parents[v] = parent;
-            ids[v] = v as u32;
+            if write_ids != 0 {
+                ids[v] = v as u32;
+            }
+        }
+    }
+}
+
+/// The end of a run of [`bfs`](fn@super::bfs) on the device from the state it keeps: the run's
+/// levels and parents copied into the caller's buffers, the parents of push-only levels found on
+/// the way (one pass, as the copies alone would be).
+pub mod finish {
+    use super::*;
+
+    /// `out_levels[v] = levels[v]` and `out_parents[v] = parents[v]` for every vertex `v`, but
+    /// where `find_parents` is not 0 a vertex with a level and no parent (reached by a push-only
+    /// level) takes its first neighbour one level above as its parent, as
+    /// [`super::parents::bfs_parents_from_levels`] does.
+    #[for_schedules(thread)]
+    pub fn bfs_do_finish(
+        g: Offsets,
+        adj: &[u32],
+        levels: &[u32],
+        parents: &[u32],
+        out_levels: &mut [u32],
+        out_parents: &mut [u32],
+        find_parents: u32,
+    ) {
+        for v in g.tiles() {
+            let level = levels[v];
+            let mut parent = parents[v];
+            let done = find_parents == 0 || level == u32::MAX || parent != u32::MAX;
+            for e in g.atoms(v) {
+                if done {
+                    break;
+                }
+                let u = adj[e];
+                if levels[u as usize] == level - 1 {
+                    parent = u;
+                    break;
+                }
+            }
+            out_levels[v] = level;
+            out_parents[v] = parent;
         }
     }
 }
@@ -356,8 +418,7 @@ fn run_on_device(
     pull_schedule: &str,
     switch: Switch,
     gpu: &Gpu,
-    lp: &mut FrontierLoop,
-    vertices: &mut DeviceBuffer<u32>,
+    device: &mut DeviceState,
     g: &DeviceGraph,
     source: u32,
     levels: &mut DeviceBuffer<u32>,
@@ -373,7 +434,14 @@ fn run_on_device(
             ),
         });
     }
+    let DeviceState {
+        lp,
+        ids: vertices,
+        first: first_list,
+        ids_written,
+    } = device;
     vertices.set_len(n);
+    let write_ids = (*ids_written < n) as u32;
     start::launch(
         "thread",
         gpu,
@@ -381,33 +449,54 @@ fn run_on_device(
         levels,
         parents,
         vertices,
+        first_list,
         source,
+        write_ids,
     )?;
-    // The source as a list the host knows the length of, for the first level of a hub
-    // (`super::bfs::HUB_DEGREE`): level 0 always pushes.
-    let hub_first = if g.offsets().stats().max_tile_atoms > super::bfs::HUB_DEGREE {
-        Some(gpu.upload(&[source])?)
-    } else {
-        None
-    };
+    *ids_written = (*ids_written).max(n);
+    // The source as a list the host knows the length of (written by the start), for the first
+    // level of a hub (`super::bfs::HUB_DEGREE`): level 0 always pushes.
+    let stats = g.offsets().stats();
+    let hub_first = stats.max_tile_atoms > super::bfs::HUB_DEGREE;
     let mut first = true;
-    // Whether a push-only level ran (its vertices need the parents pass after the run).
-    let plain = std::cell::Cell::new(false);
     let (levels, parents) = (
         std::cell::RefCell::new(levels),
         std::cell::RefCell::new(parents),
     );
-    let ran = lp.run_directed(
+    // What the run's launches depend on besides the loop's own buffers: the graph, the levels
+    // and parents, the schedules (by name) and the switch (the loop adds its own).
+    let name = |s: &str| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let key = [
+        g.offsets().offsets().device_ptr(),
+        g.offsets().wide_offsets().map_or(0, |w| w.device_ptr()),
+        g.adj().device_ptr(),
+        levels.borrow().device_ptr(),
+        parents.borrow().device_ptr(),
+        name(push_schedule),
+        name(pull_schedule),
+        stats.tiles,
+        stats.atoms,
+        stats.max_tile_atoms,
+        stats.longest_empty_run,
+        name(&format!("{:?} {}", stats.histogram, stats.empty_tiles)),
+    ];
+    let ran = lp.run_directed_kept(
         gpu,
         vertices,
         g.edges(),
         source,
         (switch.alpha, switch.beta),
+        Some(&key),
         |loop_gpu, frontier, next, next_size, _level, edges| {
             // The first call is level 0's, launched directly (never recorded): the handle
             // captured here sizes a `merge_path` launch over the source on the host.
-            let (schedule, gpu, frontier) = match (std::mem::take(&mut first), &hub_first) {
-                (true, Some(list)) => ("merge_path", gpu, list),
+            let (schedule, gpu, frontier) = match (std::mem::take(&mut first), hub_first) {
+                (true, true) => ("merge_path", gpu, &*first_list),
                 _ => (push_schedule, loop_gpu, frontier),
             };
             let (offsets, adj) = (g.offsets(), g.adj());
@@ -416,12 +505,9 @@ fn run_on_device(
                 Some(edges) => push_queue::launch(
                     schedule, gpu, offsets, adj, frontier, levels, parents, next, next_size, edges,
                 ),
-                None => {
-                    plain.set(true);
-                    super::bfs::queue::launch(
-                        schedule, gpu, offsets, adj, frontier, levels, next, next_size,
-                    )
-                }
+                None => super::bfs::queue::launch(
+                    schedule, gpu, offsets, adj, frontier, levels, next, next_size,
+                ),
             }
         },
         |gpu, vertices, next, next_size, level| {
@@ -439,10 +525,6 @@ fn run_on_device(
             )
         },
     )?;
-    if plain.get() {
-        let (levels, parents) = (levels.into_inner(), parents.into_inner());
-        parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
-    }
     Ok(ran)
 }
 
@@ -486,22 +568,30 @@ pub struct DoBfs {
     /// The host loop's buffers, made by its first run (a device run needs none of them: on a
     /// graph of 2M vertices their allocation cost a `bfs` call on the device 0.1 ms).
     host: Option<HostBuffers>,
-    /// The loop of the device runs and the ids of the vertices (the pull step's list), made by
-    /// the first one.
-    device: Option<(FrontierLoop, DeviceBuffer<u32>)>,
+    /// The loop of the device runs, the ids of the vertices (the pull step's list) and the first
+    /// level's list, made by the first one.
+    device: Option<DeviceState>,
     /// The last host run's levels: each one's direction, the size of the frontier it expanded (for a
     /// pull level, the vertices at `depth`), and its wall time in microseconds on the host (the
     /// step, the compaction and the read-back that ends the level: each level waits for the GPU).
     pub trace: Vec<(Direction, u32, f64)>,
 }
 
-/// The buffers of [`DoBfs`]'s host loop.
-struct HostBuffers {
-    current: DeviceBuffer<u32>,
-    next: DeviceBuffer<u32>,
-    flags: DeviceBuffer<u32>,
-    counts: DeviceBuffer<u32>,
-    compaction: Compaction,
+/// The levels of a replay of [`DoBfs`]'s device runs (the loop's default is 48): a run keeps its
+/// recorded replays ([`run`]), so a longer one costs no more to record after the first run, and
+/// it halves the read-backs of a long traversal (each one leaves the GPU idle while the host reads
+/// the state and launches the next replay), for up to 95 empty levels (one launch each that
+/// returns at once) at the end instead of 47.
+pub const DEVICE_LEVELS_PER_REPLAY: usize = 96;
+
+/// The buffers of [`DoBfs`]'s device runs.
+struct DeviceState {
+    lp: FrontierLoop,
+    /// `ids[v] = v` for the first `ids_written` vertices.
+    ids: DeviceBuffer<u32>,
+    ids_written: usize,
+    /// The source (one element), the first level's list of a hub.
+    first: DeviceBuffer<u32>,
 }
 
 impl DoBfs {
@@ -519,14 +609,20 @@ impl DoBfs {
 
     /// The loop of the device runs (made by the first), to set its options.
     pub fn device_loop(&mut self, gpu: &Gpu) -> crate::Result<&mut FrontierLoop> {
-        Ok(&mut self.device_state(gpu)?.0)
+        Ok(&mut self.device_state(gpu)?.lp)
     }
 
-    /// The loop of the device runs and the buffer of the vertices' ids, made by the first call.
-    fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut (FrontierLoop, DeviceBuffer<u32>)> {
+    /// The state of the device runs, made by the first call.
+    fn device_state(&mut self, gpu: &Gpu) -> crate::Result<&mut DeviceState> {
         if self.device.is_none() {
-            let ids = gpu.zeros(self.vertices.max(1))?;
-            self.device = Some((FrontierLoop::new(gpu, self.vertices)?, ids));
+            let mut lp = FrontierLoop::new(gpu, self.vertices)?;
+            lp.set_levels_per_replay(DEVICE_LEVELS_PER_REPLAY);
+            self.device = Some(DeviceState {
+                lp,
+                ids: gpu.zeros(self.vertices.max(1))?,
+                ids_written: 0,
+                first: gpu.zeros(1)?,
+            });
         }
         Ok(self.device.as_mut().expect("made above"))
     }
@@ -590,19 +686,23 @@ pub fn run(
                     ),
                 });
             }
-            let (lp, vertices) = state.device_state(gpu)?;
-            run_on_device(
+            let device = state.device_state(gpu)?;
+            let ran = run_on_device(
                 push_schedule,
                 pull_schedule,
                 switch,
                 gpu,
-                lp,
-                vertices,
+                device,
                 g,
                 source,
                 levels,
                 parents,
-            )
+            )?;
+            // The push-only levels ran the plain step, which writes no parent.
+            if device.lp.directed_pushed_only() {
+                parents::launch("thread", gpu, g.offsets(), g.adj(), &*levels, parents)?;
+            }
+            Ok(ran)
         }
         other => Err(unsupported(
             "direction-optimizing bfs",
@@ -610,176 +710,4 @@ pub fn run(
             "the host loop and the device queue",
         )),
     }
-}
-
-/// The host loop of [`run`].
-fn run_host(
-    push_schedule: &str,
-    pull_schedule: &str,
-    switch: Switch,
-    gpu: &Gpu,
-    state: &mut DoBfs,
-    g: &DeviceGraph,
-    source: u32,
-    levels: &mut DeviceBuffer<u32>,
-    parents: &mut DeviceBuffer<u32>,
-) -> crate::Result<LoopStats> {
-    let n = g.vertices();
-    let invalid = |detail: String| Err(LoopsError::InvalidGraph { detail });
-    if n > state.vertices {
-        return invalid(format!(
-            "a graph of {n} vertices for a BFS of {}",
-            state.vertices
-        ));
-    }
-    if levels.len() < n || parents.len() < n {
-        return invalid(format!(
-            "{} levels and {} parents for a graph of {n} vertices",
-            levels.len(),
-            parents.len()
-        ));
-    }
-    if source as usize >= n {
-        return invalid(format!("source {source} of a graph of {n} vertices"));
-    }
-    if g.edges() >= u32::MAX as usize {
-        return invalid(format!(
-            "{} edges: frontier edges are counted in 32 bits",
-            g.edges()
-        ));
-    }
-    gpu.fill(levels, UNREACHED)?;
-    gpu.fill(parents, UNREACHED)?;
-    gpu.write_at(levels, source as usize, &[0])?;
-    gpu.write_at(parents, source as usize, &[source])?;
-    if state.host.is_none() {
-        state.host = Some(HostBuffers {
-            current: gpu.zeros(state.vertices.max(1))?,
-            next: gpu.zeros(state.vertices.max(1))?,
-            flags: gpu.zeros(state.vertices)?,
-            counts: gpu.zeros(3)?,
-            compaction: Compaction::new(gpu)?,
-        });
-    }
-    let DoBfs {
-        small_push,
-        host,
-        trace,
-        ..
-    } = state;
-    let h = host.as_mut().expect("made above");
-    // A run that failed half-way may have left flags set.
-    h.flags.set_len(n);
-    gpu.fill(&mut h.flags, 0)?;
-    h.current.set_len(1);
-    gpu.write_at(&mut h.current, 0, &[source])?;
-    trace.clear();
-    let mut stats = LoopStats::default();
-    let mut direction = Direction::Push;
-    let mut frontier = 1u64;
-    let mut unexplored_edges = g.edges() as u64;
-    let mut depth = 0u32;
-    // The largest out-degree in the frontier: unknown for the sources.
-    let mut max_degree = u32::MAX;
-    let limits = gpu.limits();
-    let resident_warps = limits.sm_count as u64 * (limits.max_threads_per_sm as u64 / 32);
-    while frontier > 0 {
-        if depth as usize > n {
-            return Err(LoopsError::NoConvergence {
-                iterations: depth as u64,
-                frontier: frontier as usize,
-            });
-        }
-        stats.frontier_vertices += frontier;
-        stats.max_frontier = stats.max_frontier.max(frontier as usize);
-        let level_start = std::time::Instant::now();
-        gpu.fill(&mut h.counts, 0)?;
-        match direction {
-            Direction::Push => push::launch(
-                match *small_push {
-                    Some(small)
-                        if frontier <= resident_warps && max_degree <= SMALL_PUSH_DEGREE =>
-                    {
-                        small
-                    }
-                    _ => push_schedule,
-                },
-                gpu,
-                g.offsets(),
-                g.adj(),
-                &h.current,
-                levels,
-                parents,
-                &mut h.flags,
-                &mut h.counts,
-                depth,
-            )?,
-            Direction::Pull => pull::launch(
-                pull_schedule,
-                gpu,
-                g.offsets(),
-                g.adj(),
-                levels,
-                parents,
-                &mut h.flags,
-                depth,
-            )?,
-        }
-        h.next.set_len(n);
-        // A push level's flags are heads of its frontier's out-edges: while those are few, the
-        // compaction walks them instead of scanning every vertex's flag. It needs the frontier's
-        // largest degree, which the last compaction read in full for a frontier this small.
-        let walk = direction == Direction::Push
-            && frontier <= resident_warps
-            && g.offsets().wide_offsets().is_none()
-            && compaction_walks(frontier as u32, max_degree, default_walk_limit(n));
-        if walk {
-            h.compaction.run_walk(
-                gpu,
-                &mut h.flags,
-                &h.current,
-                max_degree,
-                &mut h.next,
-                &mut h.counts,
-                g,
-            )?;
-        } else {
-            h.compaction.run_with_degrees(
-                gpu,
-                &mut h.flags,
-                &mut h.next,
-                &mut h.counts,
-                g,
-                // Only a frontier that small may be a small push level, or walk.
-                resident_warps.min(u32::MAX as u64) as u32 + 1,
-            )?;
-        }
-        let counts = gpu.download(&h.counts)?;
-        let level_us = level_start.elapsed().as_secs_f64() * 1e6;
-        trace.push((direction, frontier as u32, level_us));
-        let (next_frontier, frontier_edges) = (counts[0] as u64, counts[1] as u64);
-        max_degree = counts[2];
-        if next_frontier > n as u64 {
-            return invalid(format!(
-                "the compaction counted {next_frontier} vertices of {n}"
-            ));
-        }
-        if direction == Direction::Push {
-            unexplored_edges = unexplored_edges.saturating_sub(frontier_edges);
-        }
-        let level = LevelCounts {
-            vertices: n as u64,
-            frontier: next_frontier,
-            previous_frontier: frontier,
-            frontier_edges,
-            unexplored_edges,
-        };
-        direction = next_direction(switch, direction, level);
-        std::mem::swap(&mut h.current, &mut h.next);
-        h.current.set_len(next_frontier as usize);
-        frontier = next_frontier;
-        depth += 1;
-    }
-    stats.iterations = depth;
-    Ok(stats)
 }

@@ -400,11 +400,14 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_decide(
 // traversal, where the unexplored edges run out, counts no miss: one pull level over every vertex
 // would turn back to push at once, and costs more on the device than the push of that frontier.
 // `edges[0]` gets the estimate of the next frontier's out-edges, for the decision after the batch.
+// Where `loop_state` is not null, its lane 0 then writes the report `loops_do_report` would (one
+// launch less a push-only batch).
 extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
     unsigned int* const* __restrict__ counts, const unsigned int batch,
     unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
     const unsigned long long alpha, const unsigned long long beta,
-    const unsigned int graph_vertices, const unsigned long long graph_edges)
+    const unsigned int graph_vertices, const unsigned long long graph_edges,
+    unsigned int* __restrict__ loop_state)
 {
     // One warp, a lane per level (32 at a time): the levels' counts read at once and the rule's
     // divisions done side by side. One thread going through a replay's 48 levels in turn (two
@@ -453,16 +456,29 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_fold(
     state[2] = (unsigned int)(unexplored >> 32);
     state[3] = missed;
     state[4] = last_frontier;
-    edges[0] = next < 0xffffffffull ? (unsigned int)next : 0xffffffffu;
+    const unsigned int found = next < 0xffffffffull ? (unsigned int)next : 0xffffffffu;
+    edges[0] = found;
+    if (loop_state != nullptr) {
+        // `loops_do_report` after the fold: the last level pushed.
+        const unsigned int near = alpha > 0ull && found > 0u && found > unexplored / alpha;
+        loop_state[8] = near << 1;
+        loop_state[9] = missed;
+        loop_state[10] = state[5];
+    }
 }
 
 // The start of a direction-optimizing run (`FrontierLoop::run_directed`), by one thread: the
 // decision's state (`loops_do_decide`'s layout: the source's level pushes, all `unexplored` edges
-// unexplored), no edges found, both launches' lengths 0. One launch instead of three copies from
-// the host.
+// unexplored), no edges found, both launches' lengths 0; and what a queue run's start writes from
+// the host (`FrontierLoop::prepare`): the source as the first frontier, the loop's state
+// (`loop_state`, `state_slots` slots: the frontier of 1 vertex, no level run, the source's degree
+// unknown in slot `degree_slot`) and the level 0. One launch instead of six copies from the host.
 extern "C" __global__ void __launch_bounds__(32) loops_do_start(
     unsigned int* __restrict__ state, unsigned int* __restrict__ edges,
-    unsigned int* __restrict__ lens, const unsigned long long unexplored)
+    unsigned int* __restrict__ lens, const unsigned long long unexplored,
+    unsigned int* __restrict__ frontier, unsigned int* __restrict__ loop_state,
+    const unsigned int state_slots, const unsigned int degree_slot,
+    unsigned int* __restrict__ level, const unsigned int source)
 {
     loops_grid_dependency();
     if (blockIdx.x != 0u || threadIdx.x != 0u) return;
@@ -475,6 +491,10 @@ extern "C" __global__ void __launch_bounds__(32) loops_do_start(
     edges[0] = 0u;
     lens[0] = 0u;
     lens[1] = 0u;
+    frontier[0] = source;
+    for (unsigned int i = 0u; i < state_slots; ++i)
+        loop_state[i] = i == 0u ? 1u : i == degree_slot ? 0xffffffffu : 0u;
+    level[0] = 0u;
 }
 
 // After every batch of a direction-optimizing run, by one thread: what the host needs to choose

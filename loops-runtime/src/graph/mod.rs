@@ -450,8 +450,12 @@ entries! {
         count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32,
         graph_vertices: u32, alpha: u64, beta: u64,
     );
-    /// The start of a direction-optimizing run: its decision's state, found edges and lengths.
-    fn loops_do_start(state: *mut u32, edges: *mut u32, lens: *mut u32, unexplored: u64);
+    /// The start of a direction-optimizing run: its decision's state, found edges and lengths,
+    /// and the queue run's first frontier (the source), state and level.
+    fn loops_do_start(
+        state: *mut u32, edges: *mut u32, lens: *mut u32, unexplored: u64, frontier: *mut u32,
+        loop_state: *mut u32, state_slots: u32, degree_slot: u32, level: *mut u32, source: u32,
+    );
     /// After each batch of a direction-optimizing run: what the host reads back to choose the
     /// next, copied into the loop's state.
     fn loops_do_report(state: *const u32, edges: *const u32, loop_state: *mut u32, alpha: u64);

@@ -10,8 +10,8 @@ use cudarc::driver::CudaFunction;
 use kernels_gen::schedule::LaunchDims;
 
 use super::queue::{queue_batch_kernel, queue_read_back_state};
-use super::replay::{replay_levels, LevelsOnDevice, DIRECT_BATCH, DIRECT_LEVELS};
-use super::{FrontierLoop, LoopStats};
+use super::replay::{replay_levels_kept, LevelsOnDevice, Recorded, DIRECT_BATCH, DIRECT_LEVELS};
+use super::{FrontierLoop, LoopStats, DEGREE_SLOTS, STATE_SLOTS};
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::COMPACT_SOURCE;
@@ -154,7 +154,10 @@ pub fn directed_run_model(
     // The device's `edges[0]`: what the decision of the next level reads as found.
     let mut carry = 0u64;
     while issued < depth.min(max) {
-        let count = if issued < DIRECT_LEVELS || max - issued < per_replay {
+        let count = if issued == 0 {
+            // The first level alone, not read back (but at the iteration limit).
+            1
+        } else if issued < DIRECT_LEVELS || max - issued < per_replay {
             DIRECT_BATCH.min(max - issued)
         } else {
             per_replay
@@ -191,6 +194,9 @@ pub fn directed_run_model(
         if issued >= depth {
             break;
         }
+        if issued == 1 && max > 1 {
+            continue;
+        }
         // `loops_do_report`'s test, on the found edges in 32 bits as the device counts them.
         let found = carry.min(u32::MAX as u64);
         let near = alpha > 0 && found > 0 && found > state.unexplored / alpha;
@@ -220,6 +226,22 @@ pub(super) struct DirectedBuffers {
     decide: CudaFunction,
     fold: CudaFunction,
     report: CudaFunction,
+    /// The batches recorded by the runs of `key` ([`FrontierLoop::run_directed_kept`]).
+    recorded: Recorded,
+    /// The key of the runs whose launches `recorded` holds (`None`: none kept).
+    key: Option<Vec<u64>>,
+    /// Whether the last run ran push-only batches (the plain push step, which writes no parent).
+    pushed_only: bool,
+    /// The batches the last run launched as recorded graphs.
+    replayed: u64,
+}
+
+impl DirectedBuffers {
+    /// Forgets the recorded batches (the loop's launches changed: its buffers or options).
+    pub(super) fn forget(&mut self) {
+        self.recorded.clear();
+        self.key = None;
+    }
 }
 
 /// Where `loops_do_report` leaves its report in the loop's state (slots a queue run does not
@@ -247,9 +269,9 @@ fn large(frontier: u64, vertices: u32, beta: u64) -> bool {
 
 /// Whether the next batch of a direction-optimizing run pushes without a decision per level, by
 /// the report after the last batch (`loops_do_report`) and whether the next frontier is large
-/// ([`large`]): never in the first batch ([`DIRECT_BATCH`] levels, `issued`: a power-law graph
-/// switches there, level by level), nor after a level that pulled, nor after a batch that pushed
-/// where the rule would have pulled on a large frontier (`missed`); always where the rule never
+/// ([`large`]): never in the first [`DIRECT_BATCH`] levels (`issued`; in a run, the first level
+/// and the batch after it, read back together: a power-law graph switches there, level by
+/// level), nor after a level that pulled, nor after a batch that pushed where the rule would have pulled on a large frontier (`missed`); always where the rule never
 /// pulls (`alpha` 0); else while the rule is far from its switch (the last push level's found
 /// edges times `alpha` at most the unexplored edges), or near it with a small next frontier.
 ///
@@ -297,6 +319,10 @@ struct DirectedLevels<'a, P, Q> {
     missed: u32,
     /// The pull levels, by the last read-back.
     pulls: u32,
+    /// Whether a push-only batch ran, by the last read-back.
+    pushed_only: bool,
+    /// The run's iteration limit (the first level's batch is followed by a read-back only there).
+    max: u64,
 }
 
 /// The launch of the one-thread kernels of a direction-optimizing run (a warp, one thread of which
@@ -322,12 +348,14 @@ fn report_kernel(lp: &FrontierLoop, gpu: &Gpu, alpha: u64, capturing: bool) -> R
     )
 }
 
-/// Launches `loops_do_fold` after a push-only batch of `count` levels.
+/// Launches `loops_do_fold` after a push-only batch of `count` levels, and with `report` the
+/// report `loops_do_report` would write after it (in the same launch).
 fn fold_kernel(
     lp: &FrontierLoop,
     gpu: &Gpu,
     count: u64,
     rule: Rule,
+    report: bool,
     capturing: bool,
 ) -> Result<()> {
     let gpu = &gpu.in_device_loop(DeviceList::none(capturing));
@@ -344,6 +372,11 @@ fn fold_kernel(
     args.scalar(rule.beta);
     args.scalar(rule.vertices);
     args.scalar(rule.edges);
+    if report {
+        args.push_buffer(&lp.state, write("unsigned int"));
+    } else {
+        args.push_foreign_ptr(0, None, write("unsigned int"));
+    }
     gpu.launch_function_with(
         "loops_do_fold",
         &d.fold,
@@ -360,7 +393,9 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
     }
 
     fn queue_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
-        if self.push_only {
+        if self.push_only || level == 0 {
+            // The source's level pushes: no decision (`loops_do_start` left the state as the
+            // decision would: a push, nothing found, the edges counted from 0), no pull launch.
             return self.push_level(gpu, level, capturing);
         }
         let i = (level - self.batch_first) as usize;
@@ -428,19 +463,37 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
     }
 
     fn end_batch(&mut self, gpu: &Gpu, capturing: bool) -> Result<()> {
+        // The first level's batch is read back only at the iteration limit.
+        let end = self.batch_first + self.batch_count;
+        let report = self.read_back_after(end) || end >= self.max;
         if self.push_only {
-            fold_kernel(self.lp, gpu, self.batch_count, self.rule, capturing)?;
+            fold_kernel(self.lp, gpu, self.batch_count, self.rule, report, capturing)?;
+        } else if report {
+            report_kernel(self.lp, gpu, self.rule.alpha, capturing)?;
         }
-        report_kernel(self.lp, gpu, self.rule.alpha, capturing)?;
         queue_batch_kernel(self.lp, gpu, false, self.batch_count, capturing)
     }
 
-    fn direct_batch(&mut self, _issued: u64, _frontier: usize) -> u64 {
-        DIRECT_BATCH
+    /// The first level alone (the source: no decision, no pull launch), then batches of
+    /// [`DIRECT_BATCH`] levels from level 1, which a repeated run replays from its recording
+    /// ([`FrontierLoop::run_directed_kept`]).
+    fn direct_batch(&mut self, issued: u64, _frontier: usize) -> u64 {
+        if issued == 0 {
+            1
+        } else {
+            DIRECT_BATCH
+        }
+    }
+
+    /// Not after the first level: the source's frontier never ends the run there, and the next
+    /// batch may queue behind it.
+    fn read_back_after(&self, issued: u64) -> bool {
+        issued != 1
     }
 
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
-        self.lp.reserve_queue(gpu, levels)
+        // A run that keeps its recordings reserved its replays' room first: nothing moves here.
+        self.lp.reserve_queue(gpu, levels).map(|_| ())
     }
 
     fn variant(&self) -> usize {
@@ -452,6 +505,10 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
         // plain queue run's.
         let (stats, size, state) = queue_read_back_state(self.lp, gpu)?;
         self.stats = stats;
+        // The batch just read back ran push-only (as `push_only` says until it is chosen anew
+        // below); every batch since the last read-back did the same (only the first level's
+        // batch is not read back, and it pushes only where every batch does).
+        self.pushed_only |= self.push_only;
         let slots = &state[REPORT_SLOTS..REPORT_SLOTS + 3];
         let report = Report {
             last_pull: slots[0] & 1 != 0,
@@ -471,13 +528,14 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
 impl<P: DirectedPush, Q> DirectedLevels<'_, P, Q> {
     /// A level of a push-only batch: the push step alone over the frontier, its size on the
     /// device, as a queue run's level, counting no edges (`loops_do_fold` estimates them after
-    /// the batch).
+    /// the batch); or the first level of a run that decides, which counts them.
     fn push_level(&mut self, gpu: &Gpu, level: u64, capturing: bool) -> Result<()> {
         let i = (level - self.batch_first) as usize;
         let FrontierLoop {
             frontiers,
             queue,
             step_blocks,
+            directed,
             ..
         } = &mut *self.lp;
         let q = queue.as_mut().expect("made by run_directed");
@@ -494,7 +552,12 @@ impl<P: DirectedPush, Q> DirectedLevels<'_, P, Q> {
             capturing,
             blocks: *step_blocks,
         });
-        (self.push)(gpu, current, next, &mut appended[0], &q.levels[i], None)
+        // A run that decides counts the first level's found edges for the decision after it.
+        let edges = match directed {
+            Some(d) if !self.push_only => Some(&mut d.edges),
+            _ => None,
+        };
+        (self.push)(gpu, current, next, &mut appended[0], &q.levels[i], edges)
     }
 }
 
@@ -506,7 +569,8 @@ impl FrontierLoop {
     /// direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
     /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
     /// next_size, level, Some(edges))`, of which one goes over its list and the other over a list
-    /// the device says is empty. Past the first batch (6 levels), a batch, direct or replayed,
+    /// the device says is empty; the first level pushes alone (one launch, no decision), not
+    /// read back before the next batch (6 levels). Past them, a batch, direct or replayed,
     /// that the last read-back finds far from the switch or on a small frontier
     /// (`push_only_next`; every batch, for `alpha` 0) is push-only: each level `push(..., None)`
     /// alone, one launch, as a plain queue level, and `loops_do_fold` after the batch brings the
@@ -528,7 +592,32 @@ impl FrontierLoop {
         vertices: &DeviceBuffer<u32>,
         graph_edges: usize,
         source: u32,
+        switch: (u64, u64),
+        push: P,
+        pull: Q,
+    ) -> Result<LoopStats> {
+        self.run_directed_kept(gpu, vertices, graph_edges, source, switch, None, push, pull)
+    }
+
+    /// [`Self::run_directed`], keeping what the run records for the next run of the same `key`:
+    /// the caller's promise that `push` and `pull` queue the same launches (the same kernels,
+    /// schedules and buffers) in every run of that key, whatever the source (a BFS's key holds
+    /// the addresses of its graph, levels and parents, its schedules and switch). A run whose key
+    /// is the last run's replays the batches that run recorded, and records each batch of 6
+    /// levels the second time it comes (a direct batch past the first level: the one launch of a
+    /// CUDA graph instead of up to 20 kernels'), so from the third run of a key on, a run's
+    /// levels past the first are recorded graphs. `None` keeps nothing (as `run_directed`). A
+    /// change of the loop's options ([`Self::set_step_blocks`],
+    /// [`Self::set_levels_per_replay`]) or of its queue buffers forgets the recordings.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_directed_kept<P: DirectedPush, Q: DirectedPull>(
+        &mut self,
+        gpu: &Gpu,
+        vertices: &DeviceBuffer<u32>,
+        graph_edges: usize,
+        source: u32,
         (alpha, beta): (u64, u64),
+        key: Option<&[u64]>,
         mut push: P,
         mut pull: Q,
     ) -> Result<LoopStats> {
@@ -561,11 +650,55 @@ impl FrontierLoop {
                 decide: compile("loops_do_decide")?,
                 fold: compile("loops_do_fold")?,
                 report: compile("loops_do_report")?,
+                recorded: Recorded::default(),
+                key: None,
+                pushed_only: false,
+                replayed: 0,
             });
+        }
+        self.check_handle(gpu)?;
+        let per_replay = self.levels_per_replay as u64;
+        // A run that keeps its recordings makes room for its replays first: its recordings
+        // hold the queue buffers' addresses.
+        if key.is_some() && self.reserve_queue(gpu, per_replay)? {
+            self.directed.as_mut().expect("made above").forget();
+        }
+        self.prepare_queue_buffers(gpu)?;
+        let key = key.map(|k| {
+            let mut full = k.to_vec();
+            full.extend([
+                graph_vertices as u64,
+                graph_edges as u64,
+                alpha,
+                beta,
+                per_replay,
+                vertices.device_ptr(),
+                self.step_blocks.map_or(u64::MAX, u64::from),
+            ]);
+            full
+        });
+        let d = self.directed.as_mut().expect("made above");
+        let repeat = key.is_some() && d.key == key;
+        let mut kept = std::mem::take(&mut d.recorded);
+        if !repeat {
+            kept.clear();
+            d.key = key.clone();
         }
         let d = self.directed.as_ref().expect("made above");
         let unexplored = DirectionState::start(graph_edges as u64).unexplored;
-        let args = crate::graph::loops_do_start::args(&d.state, &d.edges, &d.lens, unexplored);
+        // The decision's state and the queue run's start (the source as its first frontier).
+        let args = crate::graph::loops_do_start::args(
+            &d.state,
+            &d.edges,
+            &d.lens,
+            unexplored,
+            &self.frontiers[0],
+            &self.state,
+            STATE_SLOTS as u32,
+            DEGREE_SLOTS as u32,
+            &self.level,
+            source,
+        );
         gpu.launch_function_with(
             "loops_do_start",
             &d.start,
@@ -573,8 +706,6 @@ impl FrontierLoop {
             args,
             gpu.programmatic_launch(),
         )?;
-        self.prepare_queue(gpu, &[source])?;
-        let per_replay = self.levels_per_replay as u64;
         let max = self.max_iterations.unwrap_or(self.vertices as u64 + 1);
         let mut levels = DirectedLevels {
             lp: self,
@@ -593,172 +724,48 @@ impl FrontierLoop {
             push_only: push_only_next(Report::default(), false, 0, alpha),
             missed: 0,
             pulls: 0,
+            pushed_only: false,
+            max,
         };
-        replay_levels(
+        let ran = replay_levels_kept(
             gpu,
             &mut levels,
             per_replay,
             max,
             "direction-optimizing BFS",
-        )?;
+            &mut kept,
+            repeat,
+        );
+        let (stats, pulls, pushed_only) = (levels.stats, levels.pulls, levels.pushed_only);
+        let d = self.directed.as_mut().expect("made above");
+        (d.pushed_only, d.replayed) = (pushed_only, kept.replayed);
+        match ran {
+            // Kept for the next run of the key (none without one).
+            Ok(()) if d.key.is_some() => d.recorded = kept,
+            Ok(()) => {}
+            Err(e) => {
+                d.forget();
+                return Err(e);
+            }
+        }
         Ok(LoopStats {
-            pull_levels: levels.pulls,
-            ..levels.stats
+            pull_levels: pulls,
+            ..stats
         })
+    }
+
+    /// Whether the last direction-optimizing run ([`Self::run_directed`]) ran push-only batches:
+    /// levels of the plain push step, which (in a BFS that keeps parents) write no parent.
+    pub fn directed_pushed_only(&self) -> bool {
+        self.directed.as_ref().is_some_and(|d| d.pushed_only)
+    }
+
+    /// The batches the last direction-optimizing run launched as recorded graphs (its replays,
+    /// and with a kept key, its direct batches recorded by an earlier run).
+    pub fn directed_replays(&self) -> u64 {
+        self.directed.as_ref().map_or(0, |d| d.replayed)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-
-    /// The host's rule (`loops::graph::next_direction`, restated here: the runtime does not see
-    /// the facade) over a level sequence, in 128-bit products.
-    #[allow(clippy::too_many_arguments)]
-    fn host_rule(
-        last_pull: bool,
-        frontier: u64,
-        last_frontier: u64,
-        found: u64,
-        unexplored: u64,
-        n: u64,
-        alpha: u64,
-        beta: u64,
-    ) -> bool {
-        if !last_pull {
-            alpha > 0 && found > 0 && found as u128 * alpha as u128 > unexplored as u128
-        } else {
-            frontier > 0
-                && (frontier >= last_frontier || frontier as u128 * beta as u128 > n as u128)
-        }
-    }
-
-    #[test]
-    fn long_runs_push_without_decisions_far_from_the_switch() {
-        // A road-like run: 400 small levels on a graph of 10^6 edges, then a burst.
-        let mut frontiers = vec![100u32; 400];
-        let mut edges = vec![300u64; 400];
-        frontiers.extend([200_000, 150_000, 100]);
-        edges.extend([600_000, 400_000, 300]);
-        let run = |f: &[u32], e: &[u64], per_replay| {
-            directed_run_model(f, e, 500_000, 1_000_000, (14, 24), per_replay, u64::MAX)
-        };
-        // Level by level (as the first batch decides): the burst pulls.
-        let mut state = DirectionState::start(1_000_000);
-        for d in 0..frontiers.len() {
-            let found = if d == 0 || state.last_pull {
-                0
-            } else {
-                edges[d]
-            };
-            direction_model(&mut state, frontiers[d], found, 500_000, 14, 24);
-        }
-        assert_eq!(state.pull_levels, 2);
-        // In batches: the burst comes inside a push-only replay and pushes (the rule's pull is
-        // missed), so no level pulls; with replays of 6 levels the batch boundary falls nearer.
-        assert_eq!(run(&frontiers, &edges, 48).pull_levels, 0);
-        // The first batch (6 levels) decides level by level.
-        assert_eq!(run(&frontiers[..6], &edges[..6], 48), {
-            let mut s = DirectionState::start(1_000_000);
-            for d in 0..6 {
-                direction_model(&mut s, 100, if d == 0 { 0 } else { 300 }, 500_000, 14, 24);
-            }
-            s
-        });
-        // Push only never pulls and runs every batch push-only.
-        let report = |last_pull, near, missed| Report {
-            last_pull,
-            near,
-            missed,
-        };
-        assert!(push_only_next(report(true, true, true), true, 0, 0));
-        assert_eq!(
-            directed_run_model(&frontiers, &edges, 500_000, 1_000_000, (0, 0), 6, u64::MAX)
-                .pull_levels,
-            0
-        );
-        // Not in the first levels, not after a pull or a miss, not near the switch on a large
-        // frontier.
-        assert!(!push_only_next(report(false, false, false), false, 0, 14));
-        assert!(push_only_next(report(false, false, false), false, 6, 14));
-        assert!(push_only_next(report(false, false, false), false, 30, 14));
-        assert!(push_only_next(report(false, false, false), true, 30, 14));
-        assert!(!push_only_next(report(true, false, false), false, 30, 14));
-        assert!(!push_only_next(report(false, false, true), false, 30, 14));
-        assert!(!push_only_next(report(false, true, false), true, 30, 14));
-        // Near the switch on a small frontier (the end of a long traversal): push-only.
-        assert!(push_only_next(report(false, true, false), false, 30, 14));
-        // The end of a road-like run, where the unexplored edges run out under small frontiers:
-        // the push-only batch that nears the switch there counts no miss, so no batch decides
-        // and none pulls; were those frontiers large (beta 1000), the next batch would decide and
-        // pull.
-        let (tail_sizes, tail_edges) = (vec![100u32; 420], vec![300u64; 420]);
-        let tail = |beta| {
-            directed_run_model(
-                &tail_sizes,
-                &tail_edges,
-                42_000,
-                126_000,
-                (14, beta),
-                48,
-                u64::MAX,
-            )
-        };
-        assert_eq!(tail(24).pull_levels, 0);
-        assert!(tail(1000).pull_levels > 0);
-    }
-
-    #[test]
-    fn the_device_rule_is_beamers() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(40);
-        let rules = [(14, 24), (0, 0), (u64::MAX, u64::MAX), (1, 1), (3, 1000)];
-        for case in 0..2000 {
-            let (alpha, beta) = rules[case % rules.len()];
-            let n: u32 = rng.random_range(1..100_000);
-            let edges: u64 = rng.random_range(0..2_000_000);
-            let mut state = DirectionState::start(edges);
-            let (mut unexplored, mut last_pull, mut last_frontier) = (edges, false, 0u64);
-            let mut pulls = 0;
-            for _ in 0..30 {
-                let frontier = rng.random_range(0..=n);
-                let found = if last_pull {
-                    0
-                } else {
-                    rng.random_range(0..=edges / 4 + 1)
-                };
-                let got = direction_model(&mut state, frontier, found, n, alpha, beta);
-                if frontier == 0 {
-                    assert_eq!(got, None);
-                    continue;
-                }
-                if !last_pull {
-                    unexplored = unexplored.saturating_sub(found);
-                }
-                let want = host_rule(
-                    last_pull,
-                    frontier as u64,
-                    last_frontier,
-                    found,
-                    unexplored,
-                    n as u64,
-                    alpha,
-                    beta,
-                );
-                assert_eq!(got, Some(want), "case {case}");
-                pulls += want as u32;
-                (last_pull, last_frontier) = (want, frontier as u64);
-                assert_eq!(state.unexplored, unexplored);
-                assert_eq!(state.pull_levels, pulls);
-            }
-        }
-        // Push only never pulls; the paper's switch pulls on a frontier of many edges.
-        let mut s = DirectionState::start(1000);
-        assert_eq!(direction_model(&mut s, 5, 900, 100, 0, 0), Some(false));
-        let mut s = DirectionState::start(1000);
-        assert_eq!(direction_model(&mut s, 5, 100, 100, 14, 24), Some(true));
-        // Then back to push once the frontier shrinks to n / beta or below.
-        assert_eq!(direction_model(&mut s, 10, 0, 100, 14, 24), Some(true));
-        assert_eq!(direction_model(&mut s, 4, 0, 100, 14, 24), Some(false));
-    }
-}
+mod tests;

@@ -27,17 +27,7 @@ impl FrontierLoop {
         if sources.is_empty() {
             return Ok(());
         }
-        // A capture records this handle's stream only: another stream's buffers would have to be
-        // waited for.
-        if self
-            .flags
-            .cuda_stream()
-            .is_some_and(|s| !std::sync::Arc::ptr_eq(s, gpu.stream()))
-        {
-            return Err(LoopsError::InvalidGraph {
-                detail: "a device frontier loop runs on the Gpu handle that made it".into(),
-            });
-        }
+        self.check_handle(gpu)?;
         // A run that failed half-way may have left flags set (and a new loop's are not zeroed).
         if flags {
             gpu.fill(&mut self.flags, 0)?;
@@ -49,6 +39,21 @@ impl FrontierLoop {
         state[DEGREE_SLOTS] = UNKNOWN_DEGREE;
         gpu.write_at(&mut self.state, 0, &state)?;
         gpu.write_at(&mut self.level, 0, &[0])
+    }
+
+    /// Errors unless `gpu` is the handle that made the loop: a capture records this handle's
+    /// stream only, and another stream's buffers would have to be waited for.
+    pub(super) fn check_handle(&self, gpu: &Gpu) -> Result<()> {
+        if self
+            .flags
+            .cuda_stream()
+            .is_some_and(|s| !std::sync::Arc::ptr_eq(s, gpu.stream()))
+        {
+            return Err(LoopsError::InvalidGraph {
+                detail: "a device frontier loop runs on the Gpu handle that made it".into(),
+            });
+        }
+        Ok(())
     }
 
     /// A flag run on the device ([`LoopOn::DeviceScan`], or with `push`,

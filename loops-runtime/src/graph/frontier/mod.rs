@@ -388,6 +388,15 @@ impl FrontierLoop {
     /// rounded up to a multiple of 6 (at least 6).
     pub fn set_levels_per_replay(&mut self, levels: usize) {
         self.levels_per_replay = levels.max(1).div_ceil(LEVEL_PERIOD) * LEVEL_PERIOD;
+        self.forget_recorded();
+    }
+
+    /// Forgets the batches a direction-optimizing run kept recorded
+    /// ([`Self::run_directed_kept`]): an option that changes their launches changed.
+    fn forget_recorded(&mut self) {
+        if let Some(d) = self.directed.as_mut() {
+            d.forget();
+        }
     }
 
     /// The levels recorded in one replay.
@@ -429,6 +438,7 @@ impl FrontierLoop {
     /// measured per graph.
     pub fn set_step_blocks(&mut self, blocks: Option<u32>) {
         self.step_blocks = blocks.map(|b| b.max(1));
+        self.forget_recorded();
     }
 
     /// The blocks of each compaction launch. `None` (the default): one wave of resident blocks

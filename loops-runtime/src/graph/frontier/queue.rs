@@ -82,11 +82,18 @@ impl FrontierLoop {
     /// [`Self::prepare`] for a queue run, and its batch buffers and kernels; false for no
     /// sources (nothing to run).
     pub(super) fn prepare_queue(&mut self, gpu: &Gpu, sources: &[u32]) -> Result<bool> {
-        self.walked_levels = 0;
         self.prepare(gpu, sources, false)?;
         if sources.is_empty() {
+            self.walked_levels = 0;
             return Ok(false);
         }
+        self.prepare_queue_buffers(gpu)?;
+        Ok(true)
+    }
+
+    /// The batch buffers and kernels of a queue run (made by the first), and no level walked.
+    pub(super) fn prepare_queue_buffers(&mut self, gpu: &Gpu) -> Result<()> {
+        self.walked_levels = 0;
         // Room for the direct batches; a run that records grows it first (`reserve_queue`): 2
         // one-element buffers a level, which a run of a few levels need not allocate.
         if self.queue.is_none() {
@@ -97,19 +104,21 @@ impl FrontierLoop {
             self.queue_begin = Some(compile("loops_queue_begin")?);
             self.queue_end = Some(compile("loops_queue_end")?);
         }
-        Ok(true)
+        Ok(())
     }
 
-    /// Grows the queue run's batch buffers to batches of `levels` levels.
-    pub(super) fn reserve_queue(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
+    /// Grows the queue run's batch buffers to batches of `levels` levels; true if they moved
+    /// (made anew).
+    pub(super) fn reserve_queue(&mut self, gpu: &Gpu, levels: u64) -> Result<bool> {
         if self
             .queue
             .as_ref()
             .is_none_or(|q| (q.batch as u64) < levels)
         {
             self.queue = Some(QueueBuffers::new(gpu, levels as usize)?);
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 }
 
@@ -267,7 +276,7 @@ impl<F: FrontierStep> LevelsOnDevice for QueueLevels<'_, F> {
     }
 
     fn reserve(&mut self, gpu: &Gpu, levels: u64) -> Result<()> {
-        self.lp.reserve_queue(gpu, levels)
+        self.lp.reserve_queue(gpu, levels).map(|_| ())
     }
 
     fn read_back(&mut self, gpu: &Gpu, _issued: u64) -> Result<Option<usize>> {

@@ -85,6 +85,37 @@ pub(crate) trait LevelsOnDevice {
     /// After the first `issued` levels: reads the device state back; `None` when the loop is
     /// done, else the size of the frontier the next level runs (for [`LoopsError::NoConvergence`]).
     fn read_back(&mut self, gpu: &Gpu, issued: u64) -> Result<Option<usize>>;
+
+    /// Whether the host reads the state back after the batch that ends at `issued` levels
+    /// (below the iteration limit; at it, always). True by default; a loop whose first level
+    /// runs alone and cannot end the run (a frontier of one source) may queue the next batch
+    /// behind it without waiting.
+    fn read_back_after(&self, _issued: u64) -> bool {
+        true
+    }
+}
+
+/// The recorded batches a loop keeps from one run to the next ([`replay_levels_kept`]): each
+/// recorded once and replayed by every later run of the same launches (the caller's promise,
+/// checked by its key), keyed by the batch's variant ([`LevelsOnDevice::variant`]), its first
+/// level's phase (modulo [`LEVEL_PERIOD`]) and its levels.
+#[derive(Default)]
+pub(crate) struct Recorded {
+    replays: std::collections::HashMap<(usize, u64, u64), CudaGraph>,
+    /// The direct batches launched directly at least once (so that every kernel they launch
+    /// was compiled and every area sized before one is recorded).
+    launched: std::collections::HashSet<(usize, u64, u64)>,
+    /// The direct batches recorded.
+    direct: std::collections::HashMap<(usize, u64, u64), CudaGraph>,
+    /// The batches the last run launched as a recorded graph (direct batches and replays).
+    pub(crate) replayed: u64,
+}
+
+impl Recorded {
+    /// Forgets every recording (the launches they hold changed).
+    pub(crate) fn clear(&mut self) {
+        *self = Recorded::default();
+    }
 }
 
 /// Runs `levels` until its state says it is done, as [`FrontierLoop`](super::FrontierLoop) runs its levels: the
@@ -101,8 +132,32 @@ pub(crate) fn replay_levels<L: LevelsOnDevice>(
     max: u64,
     what: &str,
 ) -> Result<()> {
-    // One recorded replay per variant of the levels (`LevelsOnDevice::variant`).
-    let mut graphs: [Option<CudaGraph>; 2] = [None, None];
+    replay_levels_kept(
+        gpu,
+        levels,
+        per_replay,
+        max,
+        what,
+        &mut Recorded::default(),
+        false,
+    )
+}
+
+/// [`replay_levels`] with the recordings in `kept`, from earlier runs of the same launches: a
+/// replay found there is launched, not recorded again; with `record_direct`, so is a direct batch
+/// of [`DIRECT_BATCH`] levels (but the first) that was launched directly once before, recorded
+/// the second time it comes (a run that ends in a few batches then costs a few graph launches
+/// instead of every level's kernels).
+pub(crate) fn replay_levels_kept<L: LevelsOnDevice>(
+    gpu: &Gpu,
+    levels: &mut L,
+    per_replay: u64,
+    max: u64,
+    what: &str,
+    kept: &mut Recorded,
+    record_direct: bool,
+) -> Result<()> {
+    kept.replayed = 0;
     let mut issued = 0u64;
     let mut frontier = 0usize;
     loop {
@@ -120,29 +175,60 @@ pub(crate) fn replay_levels<L: LevelsOnDevice>(
                 .direct_batch(issued, frontier)
                 .clamp(1, DIRECT_BATCH)
                 .min(max - issued);
-            levels.begin_batch(gpu, issued, count, false)?;
-            (issued..issued + count).try_for_each(|l| levels.queue_level(gpu, l, false))?;
-            levels.end_batch(gpu, false)?;
+            let key = (levels.variant().min(1), issued % LEVEL_PERIOD as u64, count);
+            let recordable = record_direct && issued > 0 && count == DIRECT_BATCH;
+            if recordable && !kept.direct.contains_key(&key) && kept.launched.contains(&key) {
+                let first = issued;
+                let graph = capture(gpu, what, || {
+                    levels.begin_batch(gpu, first, count, true)?;
+                    (first..first + count).try_for_each(|l| levels.queue_level(gpu, l, true))?;
+                    levels.end_batch(gpu, true)
+                })?;
+                kept.direct.insert(key, graph);
+            }
+            match kept.direct.get(&key).filter(|_| recordable) {
+                Some(graph) => {
+                    graph.launch().map_err(LoopsError::driver(format!(
+                        "replaying {count} levels of the {what}"
+                    )))?;
+                    kept.replayed += 1;
+                }
+                None => {
+                    levels.begin_batch(gpu, issued, count, false)?;
+                    (issued..issued + count).try_for_each(|l| levels.queue_level(gpu, l, false))?;
+                    levels.end_batch(gpu, false)?;
+                    kept.launched.insert(key);
+                }
+            }
             issued += count;
         } else {
             // The replay is recorded once, from this level, and replayed every `per_replay`
             // levels after it (a multiple of the parity and the counter rotation).
-            let graph = &mut graphs[levels.variant().min(1)];
-            if graph.is_none() {
+            let key = (
+                levels.variant().min(1),
+                issued % LEVEL_PERIOD as u64,
+                per_replay,
+            );
+            if let std::collections::hash_map::Entry::Vacant(slot) = kept.replays.entry(key) {
                 let first = issued;
                 levels.reserve(gpu, per_replay)?;
-                *graph = Some(capture(gpu, what, || {
+                let graph = capture(gpu, what, || {
                     levels.begin_batch(gpu, first, per_replay, true)?;
                     (first..first + per_replay)
                         .try_for_each(|l| levels.queue_level(gpu, l, true))?;
                     levels.end_batch(gpu, true)
-                })?);
+                })?;
+                slot.insert(graph);
             }
-            let replay = graph.as_ref().expect("recorded above");
+            kept.replayed += 1;
+            let replay = kept.replays.get(&key).expect("recorded above");
             replay.launch().map_err(LoopsError::driver(format!(
                 "replaying {per_replay} levels of the {what}"
             )))?;
             issued += per_replay;
+        }
+        if issued < max && !levels.read_back_after(issued) {
+            continue;
         }
         match levels.read_back(gpu, issued)? {
             None => return Ok(()),
