@@ -18,6 +18,9 @@
 //! the flag after each. Directed inputs need no symmetrising: a vertex's out-edges hook both
 //! ways.
 
+// The hooking kernel takes the graph, the parents, the loop's counters and the parity.
+#![allow(clippy::too_many_arguments)]
+
 use loops_runtime::graph::{DeviceGraph, IterateOn, IterationLoop};
 
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};

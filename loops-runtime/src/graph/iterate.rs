@@ -73,9 +73,10 @@ impl Iteration<'_> {
         (self.index % 2) as usize
     }
 
-    /// Whether this is iteration 0, where the step starts its state. Only iteration 0 is; a
-    /// replayed iteration otherwise has the index it was recorded with, so the step may use
-    /// nothing of it but [`Self::parity`] and this.
+    /// Whether this is iteration 0, where the step starts its state. Only iteration 0 is (the
+    /// replays after the first graph are recorded from the index after its last); a replayed
+    /// iteration otherwise has the index it was recorded with, so the step may use nothing of it
+    /// but [`Self::parity`] and this.
     pub fn first(&self) -> bool {
         self.index == 0
     }
@@ -268,7 +269,9 @@ impl IterationLoop {
                 self.rest = None;
                 let done = &mut self.done;
                 let graph = capture(gpu, "device iteration loop", || {
-                    (0..rest_len).try_for_each(|i| step(&recorded(parity + i), &mut *done))
+                    // Indices from `first_len` on: the parity the replays run at, and never
+                    // iteration 0's start.
+                    (0..rest_len).try_for_each(|i| step(&recorded(first_len + i), &mut *done))
                 })?;
                 self.rest = Some(Recorded {
                     key: key.to_vec(),
