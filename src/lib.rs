@@ -78,7 +78,7 @@
 //! - [`tune`]: the persistent tuning cache ([`tune::TuneCache`]) and tuning reports.
 //!
 //! Naming: `Device*` types hold data resident in device memory (or describe a device);
-//! types whose *control* stays on the device end in `OnDevice` (`IterationsOnDevice`).
+//! types whose *control* stays on the device end in `OnDevice` (`LevelsOnDevice`).
 
 // The kernels of `ops` are written with `#[load_balanced]`, whose expansion names `::loops`.
 extern crate self as loops;

@@ -119,15 +119,8 @@ fn check_graph(gpu: &Gpu, tally: &mut Tally, name: &str, s: &Graph) {
         let r = (|| -> loops::Result<Result<(), String>> {
             gpu.fill(&mut labels, 0xDEAD_BEEF)?;
             let ran = match p {
-                None => cc::run_auto("auto", gpu, &mut state, &ds, &mut labels)?.0,
-                Some(p) if p.strategy == Strategy::DeviceQueue => {
-                    cc::run_device(p.schedule, gpu, &mut state, &ds, &mut labels)?;
-                    p.strategy
-                }
-                Some(p) => {
-                    cc::run(p.schedule, gpu, &mut state, &ds, &mut labels)?;
-                    p.strategy
-                }
+                None => cc::run(Strategy::Auto, "auto", gpu, &mut state, &ds, &mut labels)?.0,
+                Some(p) => cc::run(p.strategy, p.schedule, gpu, &mut state, &ds, &mut labels)?.0,
             };
             let got = gpu.download(&labels)?;
             Ok(compare("labels", &cc_want, &got).and_then(|()| {

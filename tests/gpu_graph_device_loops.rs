@@ -487,7 +487,7 @@ fn bfs_with_a_direction_runs_on_the_device() {
 /// with the tile set (merge path's block starts, LRB's bins), which the recorded replay bakes in.
 const FULL_SCHEDULES: &[&str] = &["thread", "warp", "block", "auto", "merge_path", "lrb"];
 
-/// Connected components in the loop on the device (`cc::run_device`, and `components` asked for
+/// Connected components in the loop on the device (`cc::run` in the device queue, and `components` asked for
 /// it, and `Auto`, which measures both loops) against the CPU's, under the schedules of
 /// [`FULL_SCHEDULES`], labels poisoned (longer than the graph, whose tail must stay poisoned), the
 /// iterations within 2 of the host loop's; each run twice on one state (the second replays the graph
@@ -518,12 +518,37 @@ fn device_components_match_the_cpu() {
             let mut labels = gpu.upload(&vec![POISON; n + 5]).unwrap();
             let host_iterations = {
                 let mut host_labels = gpu.zeros(n).unwrap();
-                cc::run(schedule, &gpu, &mut state, &dg, &mut host_labels).unwrap()
+                let host = cc::run(
+                    Strategy::Host,
+                    schedule,
+                    &gpu,
+                    &mut state,
+                    &dg,
+                    &mut host_labels,
+                )
+                .unwrap();
+                assert_eq!(host.0, Strategy::Host);
+                if compare("labels", &want, &gpu.download(&host_labels).unwrap()).is_err() {
+                    tally.record(
+                        name,
+                        &format!("cc host/{schedule}"),
+                        outcome(Ok(Err("host loop's labels".to_string()))),
+                    );
+                }
+                host.1
             };
             for round in 0..2 {
                 let r = (|| -> loops::Result<Result<(), String>> {
                     gpu.fill(&mut labels, POISON)?;
-                    let iterations = cc::run_device(schedule, &gpu, &mut state, &dg, &mut labels)?;
+                    let (ran, iterations) = cc::run(
+                        Strategy::DeviceQueue,
+                        schedule,
+                        &gpu,
+                        &mut state,
+                        &dg,
+                        &mut labels,
+                    )?;
+                    assert_eq!(ran, Strategy::DeviceQueue);
                     let got = gpu.download(&labels)?;
                     Ok(compare("labels", &want, &got[..n]).and_then(|()| {
                         if got[n..].iter().any(|&x| x != POISON) {
@@ -577,7 +602,7 @@ fn device_components_match_the_cpu() {
 
 /// PageRank in the loop on the device (`pagerank::run` in the device queue, and `pagerank` asked for it, and
 /// `Auto`) under the schedules of [`FULL_SCHEDULES`]: a fixed count of iterations (1, 2, 7, 20:
-/// replays of every length the run picks) against the CPU's ranks (f64, L1 below 1e-9; f32 below
+/// one recorded graph; 65, 70: a first graph of odd and even length and a replay of 64) against the CPU's ranks (f64, L1 below 1e-9; f32 below
 /// 1e-4), each run twice on one state (the second replays the graph the first recorded), and to a
 /// tolerance against the host loop's run (the same iterations, or one more or fewer where the
 /// change lands within rounding of the tolerance, and the same ranks within 1e-6), ranks
@@ -602,7 +627,7 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
         let mut pr = PageRank::<f64>::new(&gpu, g).unwrap();
         let mut pr32 = PageRank::<f32>::new(&gpu, g).unwrap();
         for &schedule in FULL_SCHEDULES {
-            for iterations in [20u32, 7, 1, 2] {
+            for iterations in [20u32, 7, 1, 2, 65, 70] {
                 let want = pagerank_ref(g, 0.85, iterations as usize);
                 for round in 0..2 {
                     let r = (|| -> loops::Result<Result<(), String>> {
@@ -734,7 +759,7 @@ fn device_pagerank_matches_the_cpu_and_the_host_loop() {
     tally.finish(all.len());
 }
 
-/// k-core peeling in the loop on the device (`kcore::run_device`, and `k_core` asked for it, and
+/// k-core peeling in the loop on the device (`kcore::run` in the device queue, and `k_core` asked for it, and
 /// `Auto`) under every schedule of `kcore::peel_queue` against the CPU's core numbers
 /// (`core_numbers`), its state poisoned before each run, each run twice on one state (the second
 /// replays the graph the first recorded), on the graph classes above, a directed R-MAT, and a
@@ -770,7 +795,9 @@ fn device_k_core_matches_the_cpu() {
             for round in 0..2 {
                 let r = (|| -> loops::Result<Result<(), String>> {
                     kc.poison(&gpu, POISON)?;
-                    let (iterations, max_core) = kcore::run_device(schedule, &gpu, &mut kc)?;
+                    let (ran, iterations, max_core) =
+                        kcore::run(Strategy::DeviceQueue, schedule, &gpu, &mut kc)?;
+                    assert_eq!(ran, Strategy::DeviceQueue);
                     let got = gpu.download(kc.cores())?;
                     Ok(compare("cores", &want, &got).and_then(|()| {
                         if max_core != top {

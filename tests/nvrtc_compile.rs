@@ -59,28 +59,25 @@ fn every_generated_kernel_compiles_for_sm90() {
         ("spmv_frontier", kernels::spmv_frontier::CHECKED_SOURCES),
         ("row_huber", kernels::row_huber::SOURCES),
         ("row_huber", kernels::row_huber::CHECKED_SOURCES),
-        ("pagerank_pull", loops::graph::pagerank::pull::SOURCES),
+        ("pagerank_step", loops::graph::pagerank::step::SOURCES),
         (
-            "pagerank_pull",
-            loops::graph::pagerank::pull::CHECKED_SOURCES,
+            "pagerank_step",
+            loops::graph::pagerank::step::CHECKED_SOURCES,
         ),
-        ("pagerank_update", loops::graph::pagerank::update::SOURCES),
+        ("pagerank_start", loops::graph::pagerank::start::SOURCES),
         (
-            "pagerank_update",
-            loops::graph::pagerank::update::CHECKED_SOURCES,
+            "pagerank_start",
+            loops::graph::pagerank::start::CHECKED_SOURCES,
         ),
+        ("pagerank_change", loops::graph::pagerank::change::SOURCES),
         (
-            "pagerank_update_loop",
-            loops::graph::pagerank::update_loop::SOURCES,
+            "pagerank_change",
+            loops::graph::pagerank::change::CHECKED_SOURCES,
         ),
+        ("pagerank_finish", loops::graph::pagerank::finish::SOURCES),
         (
-            "pagerank_update_loop",
-            loops::graph::pagerank::update_loop::CHECKED_SOURCES,
-        ),
-        ("pagerank_advance", loops::graph::pagerank::advance::SOURCES),
-        (
-            "pagerank_advance",
-            loops::graph::pagerank::advance::CHECKED_SOURCES,
+            "pagerank_finish",
+            loops::graph::pagerank::finish::CHECKED_SOURCES,
         ),
         ("row_argmax", kernels::row_argmax::SOURCES),
         ("row_argmax", kernels::row_argmax::CHECKED_SOURCES),
@@ -146,8 +143,7 @@ fn every_generated_kernel_compiles_for_sm90() {
     // 11 core schedules besides `hierarchical` (`auto`, `lrb`, `mean_group` included), and all but spmm (whose atom loop sits in a loop) under
     // `hierarchical`. + spmv with 12 items per thread (2 schedules), spmv and spmv_frontier with
     // pieces of 3 under `split` and `hierarchical`, spmv in groups of 4, 8 and 16. + PageRank's
-    // pull under all 12, its update under `block`, its device loop's update under `block` and
-    // convergence test under `thread`. + the argmax under `merge_path` and the two-loop
+    // step under all 12, its start, change and finish under `block`. + the argmax under `merge_path` and the two-loop
     // variance under `work_oriented`, the count of a maximum under `merge_path` (their other
     // schedules are examples/user_kernels'). + the three-loop softmax under all 19 schedules and
     // under `work_oriented` and `merge_path` with 64 items per thread (their shared arrays in
@@ -209,8 +205,10 @@ fn graph_kernels_compile_for_sm90() {
         ("k_core_mark", loops::graph::kcore::mark::CHECKED_SOURCES),
         ("k_core_peel", loops::graph::kcore::peel::SOURCES),
         ("k_core_peel", loops::graph::kcore::peel::CHECKED_SOURCES),
-        ("cc_count", loops::graph::cc::count::SOURCES),
-        ("cc_count", loops::graph::cc::count::CHECKED_SOURCES),
+        ("k_core_start", loops::graph::kcore::start::SOURCES),
+        ("k_core_start", loops::graph::kcore::start::CHECKED_SOURCES),
+        ("k_core_pass", loops::graph::kcore::pass::SOURCES),
+        ("k_core_pass", loops::graph::kcore::pass::CHECKED_SOURCES),
         (
             "k_core_peel_queue",
             loops::graph::kcore::peel_queue::SOURCES,
@@ -329,11 +327,11 @@ fn graph_kernels_compile_for_sm90() {
     // sssp, bfs, bfs_push, cc_hook, triangles and k_core_peel under the 12 core schedules,
     // bfs_queue and bfs_push_queue under the 6 of the device loop and `merge_path` (a hub's
     // first level), bfs_pull under the 8 that take its selection, bfs_pull_queue under its 4,
-    // cc_start, triangles_total and k_core_mark under `block`, bfs_do_start and
-    // bfs_parents_from_levels under `thread`; cc_count and k_core_advance under `thread`,
+    // cc_start, triangles_total, k_core_start and k_core_mark under `block`, bfs_do_start and
+    // bfs_parents_from_levels under `thread`; k_core_pass and k_core_advance under `thread`,
     // k_core_peel_queue under the 6 of the device loop, k_core_least and k_core_scan under
     // `block`; plain and checked.
-    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 3 + 7 + 4 + 2 + 2 + 6 + 2));
+    assert_eq!(compiled, 2 * (6 * 12 + 7 + 8 + 4 + 7 + 4 + 2 + 2 + 6 + 2));
 }
 
 /// The kernels that index out of range on purpose, for checked mode's GPU test (concrete f32

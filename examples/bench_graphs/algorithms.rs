@@ -154,7 +154,7 @@ impl Bench<'_> {
 
     /// PageRank in f32, `--pagerank-iterations` of them, against the f64 reference.
     fn pagerank_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
-        use loops::graph::pagerank::{pull, run, PageRank};
+        use loops::graph::pagerank::{run, step, PageRank};
         use loops::graph::Strategy;
         let gpu = self.gpu;
         let iterations = self.args.pagerank_iterations;
@@ -162,7 +162,7 @@ impl Bench<'_> {
         let mut pr = PageRank::<f32>::new(gpu, g)?;
         // A few roundoffs of f32 per iteration, more where a vertex sums many in-edges.
         let tolerance = f32::UNIT_ROUNDOFF * 64.0 * iterations.max(1) as f64 * 30.0;
-        for schedule in pull::SCHEDULES {
+        for schedule in step::SCHEDULES {
             let timing = time_runs(self.args.reps, gpu, || {
                 run(
                     Strategy::Host,
@@ -217,9 +217,12 @@ impl Bench<'_> {
         let mut labels = gpu.zeros::<u32>(g.vertices())?;
         for schedule in hook::SCHEDULES {
             let timing = time_runs(self.args.reps, gpu, || {
-                run(schedule, gpu, &mut state, &dg, &mut labels).map(|iterations| LoopStats {
-                    iterations,
-                    ..LoopStats::default()
+                let host = loops::graph::Strategy::Host;
+                run(host, schedule, gpu, &mut state, &dg, &mut labels).map(|(_, iterations)| {
+                    LoopStats {
+                        iterations,
+                        ..LoopStats::default()
+                    }
                 })
             })?;
             let outcome = Outcome {

@@ -487,17 +487,8 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                     &gpu,
                     args.reps,
                     || {
-                        let (ran_in, iterations) = match strategy {
-                            Strategy::Host => (
-                                Strategy::Host,
-                                cc::run("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                            ),
-                            Strategy::DeviceQueue => (
-                                Strategy::DeviceQueue,
-                                cc::run_device("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                            ),
-                            _ => cc::run_auto("auto", &gpu, &mut cc_state, &ds, &mut labels)?,
-                        };
+                        let (ran_in, iterations) =
+                            cc::run(strategy, "auto", &gpu, &mut cc_state, &ds, &mut labels)?;
                         if labels_cell.borrow().is_empty() {
                             *labels_cell.borrow_mut() = gpu.download(&labels)?;
                         }
@@ -522,17 +513,7 @@ pub fn run(args: &Args) -> Result<usize, BoxError> {
                     &gpu,
                     args.reps,
                     || {
-                        let (ran_in, iterations, _) = match strategy {
-                            Strategy::Host => {
-                                let (i, m) = kcore::run("auto", &gpu, &mut kc)?;
-                                (Strategy::Host, i, m)
-                            }
-                            Strategy::DeviceQueue => {
-                                let (i, m) = kcore::run_device("auto", &gpu, &mut kc)?;
-                                (Strategy::DeviceQueue, i, m)
-                            }
-                            _ => kcore::run_auto("auto", &gpu, &mut kc)?,
-                        };
+                        let (ran_in, iterations, _) = kcore::run(strategy, "auto", &gpu, &mut kc)?;
                         if cores_cell.borrow().is_empty() {
                             *cores_cell.borrow_mut() = gpu.download(kc.cores())?;
                         }

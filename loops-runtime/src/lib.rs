@@ -26,7 +26,7 @@
 //! Users reach these through the facade crate `loops`, whose modules are chosen (`loops::graph`,
 //! `loops::io`, `loops::check`, ...); items no other crate needs are `pub(crate)`. Names: `Device*`
 //! is data resident in device memory (`DeviceCsr`), `*OnDevice` is control that stays on the device
-//! (`graph::IterationsOnDevice`); see the README's "Public surface and names".
+//! (the frontier loop's `LevelsOnDevice`); see the README's "Public surface and names".
 
 #![warn(missing_docs)]
 

@@ -10,7 +10,7 @@ use crate::{DeviceBuffer, Gpu, LoopsError, Result};
 
 /// The loop that drives an iterative graph algorithm: for the frontier algorithms the strategy of
 /// the runtime's one driver, `FrontierLoop` ([`Strategy::loop_on`]); near-far's host and device
-/// loops; PageRank's, components' and k-core's host loops and `IterationsOnDevice`.
+/// loops; PageRank's, components' and k-core's, `IterationLoop` (`IterateOn::{Host, Device}`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// The fastest loop the algorithm and the schedule allow (with schedule `auto`, the
@@ -36,8 +36,8 @@ pub enum Strategy {
     /// (`LoopOn::DeviceQueue`): BFS; direction-optimizing BFS (`FrontierLoop::run_directed`),
     /// whose levels are the push step alone in batches far from the switch, else three launches:
     /// the choice of the direction on the device, a pull and a push step. PageRank, components and k-core: their
-    /// iterations on the device (`IterationsOnDevice`), k-core's peel over a queue of the
-    /// vertices removed.
+    /// iterations on the device (`IterationLoop` on `IterateOn::Device`), k-core's peel over a
+    /// queue of the vertices removed.
     DeviceQueue,
 }
 

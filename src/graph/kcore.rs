@@ -6,32 +6,73 @@
 //! number `k - 1`, and its neighbours lose it; repeated until a pass removes none, then `k` grows,
 //! until every vertex is removed.
 //!
-//! A pass is two launches and a 4-byte read: [`mark`] over runs of vertices (`block`) removes the
-//! vertices below `k` (`degrees[v] - lost[v] < k`), flags them in `removed` and counts them;
-//! [`peel`] (under every schedule) adds one to `lost[u]` for each edge `v -> u` of a removed `v`.
-//! A vertex's removal is decided in [`mark`] alone, so a schedule that cuts a vertex's edges
-//! between threads (merge path, split) reads one flag for all of them. The peel scans every edge
-//! each pass. The loop on the device ([`run_device`]) peels by a queue of the removed vertices
-//! instead, its iterations recorded and replayed.
+//! Two steps, both run by the one driver ([`IterationLoop`], see [`run`]), each starting its
+//! state on the device ([`start`]). The host loop's *pass* is three launches and a 4-byte read:
+//! [`mark`] over runs of vertices (`block`) removes the vertices below `k` (`degrees[v] -
+//! lost[v] < k`), flags them in `removed` and counts them; [`peel`] (under every schedule) adds
+//! one to `lost[u]` for each edge `v -> u` of a removed `v`; [`pass`] (one thread) raises `k`
+//! where the pass removed none and ends the run once every vertex is removed. A vertex's removal
+//! is decided in [`mark`] alone, so a schedule that cuts a vertex's edges between threads (merge
+//! path, split) reads one flag for all of them. The peel scans every edge each pass. The loop on
+//! the device peels by a queue of the removed vertices instead, its iterations recorded and
+//! replayed.
 
 // Kernels of many parameters: a graph, its arrays, the state, `k`.
 #![allow(clippy::too_many_arguments)]
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use loops_runtime::graph::{DeviceGraph, Graph, IterationsOnDevice};
+use loops_runtime::graph::{DeviceGraph, Graph, IterateOn, IterationLoop};
 
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
+pub use super::kcore_model::{core_numbers, first_queue, peel_model};
+
+/// The start of a run of either step, over runs of vertices.
+pub mod start {
+    use super::*;
+    /// Every core number unset (`u32::MAX`), every `lost` 0; the state's counters: the queues'
+    /// and the pass's counts, the vertices removed, `go` and the iterations 0, `k_now[0] = k`,
+    /// `least` unset.
+    #[for_schedules(block)]
+    pub fn k_core_start(
+        chunks: Offsets,
+        cores: &mut [u32],
+        lost: &mut [u32],
+        queue_count0: &mut [u32],
+        queue_count1: &mut [u32],
+        removed_count: &mut [u32],
+        go: &mut [u32],
+        iterations: &mut [u32],
+        counts: &mut [u32],
+        k_now: &mut [u32],
+        least: &mut [u32],
+        k: u32,
+    ) {
+        for c in chunks.tiles() {
+            if c == 0 {
+                queue_count0[0] = 0;
+                queue_count1[0] = 0;
+                removed_count[0] = 0;
+                go[0] = 0;
+                iterations[0] = 0;
+                counts[0] = 0;
+                k_now[0] = k;
+                least[0] = u32::MAX;
+            }
+            for v in chunks.atoms(c) {
+                cores[v] = u32::MAX;
+                lost[v] = 0;
+            }
+        }
+    }
+}
 use crate::prelude::*;
 
 /// The pass's removal, over runs of vertices: one block per run.
 pub mod mark {
     use super::*;
     /// Over runs of vertices (`chunks`): each vertex still in the graph (`cores[v]` unset,
-    /// `u32::MAX`) with fewer than `k` neighbours left (`degrees[v] - lost[v]`) gets core number
-    /// `k - 1` and `removed[v] = 1`, every other `removed[v] = 0`; `counts[0] +=` the vertices
-    /// removed.
+    /// `u32::MAX`) with fewer than `k = k_now[0]` neighbours left (`degrees[v] - lost[v]`) gets
+    /// core number `k - 1` and `removed[v] = 1`, every other `removed[v] = 0`; `counts[0] +=` the
+    /// vertices removed.
     #[for_schedules(block)]
     pub fn k_core_mark(
         chunks: Offsets,
@@ -40,9 +81,10 @@ pub mod mark {
         cores: &mut [u32],
         removed: &mut [u32],
         counts: &mut [u32],
-        k: u32,
+        k_now: &[u32],
     ) {
         for c in chunks.tiles() {
+            let k = k_now[0];
             let mut count = 0u32;
             for v in chunks.atoms(c) {
                 let mut now = 0u32;
@@ -78,7 +120,40 @@ pub mod peel {
     }
 }
 
-/// The peel of the loop on the device ([`run_device`]) over the queue of the vertices removed by
+/// The end of a pass, one thread.
+pub mod pass {
+    use super::*;
+    /// Over one tile, unless the run is `done`: counts the pass, adds its removed vertices
+    /// (`counts[0]`, zeroed here for the next) to `removed[0]`, raises `k_now[0]` where it removed
+    /// none, and ends the run (sets `done[0]`) once `n` are removed.
+    #[for_schedules(thread)]
+    pub fn k_core_pass(
+        one: Offsets,
+        counts: &mut [u32],
+        k_now: &mut [u32],
+        removed: &mut [u32],
+        done: &mut [u32],
+        iterations: &mut [u32],
+        n: u32,
+    ) {
+        for t in one.tiles() {
+            if done[t] == 0 {
+                iterations[0] = iterations[0] + 1;
+                let count = counts[0];
+                if count == 0 {
+                    k_now[0] = k_now[0] + 1;
+                }
+                removed[0] = removed[0] + count;
+                counts[0] = 0;
+                if removed[0] >= n {
+                    done[t] = 1;
+                }
+            }
+        }
+    }
+}
+
+/// The peel of the loop on the device ([`run`] in the device queue) over the queue of the vertices removed by
 /// the iteration before, under the schedules whose tile loop takes its list's length from the
 /// device.
 pub mod peel_queue {
@@ -240,8 +315,6 @@ pub struct KCore {
     counts: DeviceBuffer<u32>,
     cores: DeviceBuffer<u32>,
     max_degree: u32,
-    /// The degrees on the host (the device loop's first queue is made from them).
-    host_degrees: Vec<u32>,
     /// The device loop's queues and their counts, by parity.
     queues: [DeviceBuffer<u32>; 2],
     queue_counts: [DeviceBuffer<u32>; 2],
@@ -253,9 +326,12 @@ pub struct KCore {
     go: DeviceBuffer<u32>,
     iterations: DeviceBuffer<u32>,
     one: DeviceOffsets,
-    device_loop: IterationsOnDevice,
+    /// The driver of both steps, its graphs kept for the next run on this state (taken out of
+    /// the state while it runs).
+    iterate: Option<IterationLoop>,
     /// The graph's shape (its degrees), the key of `auto`'s measured choice.
     shape: crate::schedule::auto::TileStats,
+    vertices: usize,
 }
 
 impl KCore {
@@ -281,19 +357,19 @@ impl KCore {
             go: gpu.zeros(1)?,
             iterations: gpu.zeros(1)?,
             one: gpu.upload_offsets(&[0, 1])?,
-            device_loop: {
-                let mut lp = IterationsOnDevice::new(gpu)?;
+            iterate: {
+                let mut lp = IterationLoop::new(gpu)?;
                 lp.set_per_replay(PEEL_PER_REPLAY);
-                lp
+                Some(lp)
             },
             shape: super::auto::shape_of_degrees(degrees.iter().map(|&d| d as u64)),
-            host_degrees: degrees,
+            vertices: n,
         })
     }
 
     /// The vertices.
     pub fn vertices(&self) -> usize {
-        self.simple.vertices()
+        self.vertices
     }
 
     /// The core numbers of the last run.
@@ -318,23 +394,43 @@ impl KCore {
     }
 }
 
-/// Every vertex's core number into [`KCore::cores`], the peel under `schedule`; returns the
-/// passes run and the largest core number. Errors after more passes than vertices plus the
-/// largest degree plus one (more than peeling needs).
-pub fn run(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32)> {
+/// Iterations per replay of the device loop's peeling (a chain-like graph takes one iteration
+/// per pair of vertices; after the last, at most this many minus one run, with empty queues).
+pub const PEEL_PER_REPLAY: usize = 8;
+
+/// The start of either step ([`start`]), with `k_now[0] = k`.
+fn launch_start(gpu: &Gpu, kc: &mut KCore, k: u32) -> crate::Result<()> {
+    let [q0, q1] = &mut kc.queue_counts;
+    start::launch(
+        "block",
+        gpu,
+        &kc.chunks,
+        &mut kc.cores,
+        &mut kc.lost,
+        q0,
+        q1,
+        &mut kc.removed_count,
+        &mut kc.go,
+        &mut kc.iterations,
+        &mut kc.counts,
+        &mut kc.k_now,
+        &mut kc.least,
+        k,
+    )
+}
+
+/// The passes (the host loop): see the module documentation. Returns the passes and the largest
+/// core number.
+fn passes(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32)> {
     let n = kc.vertices();
-    gpu.fill(&mut kc.cores, u32::MAX)?;
-    gpu.fill(&mut kc.lost, 0)?;
     let limit = n as u64 + kc.max_degree as u64 + 1;
-    let (mut passes, mut removed, mut k) = (0u64, 0usize, 1u32);
-    while removed < n {
-        if passes >= limit {
-            return Err(LoopsError::NoConvergence {
-                iterations: passes,
-                frontier: n - removed,
-            });
+    let key = [super::pagerank::schedule_key(schedule), 0];
+    let mut iterate = kc.iterate.take().expect("the state's driver");
+    let ran = iterate.run(gpu, IterateOn::Host, &key, None, limit, |it, done| {
+        let gpu = it.gpu();
+        if it.first() {
+            launch_start(gpu, kc, 1)?;
         }
-        gpu.fill(&mut kc.counts, 0)?;
         mark::launch(
             "block",
             gpu,
@@ -344,7 +440,7 @@ pub fn run(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32
             &mut kc.cores,
             &mut kc.removed,
             &mut kc.counts,
-            k,
+            &kc.k_now,
         )?;
         peel::launch(
             schedule,
@@ -354,85 +450,58 @@ pub fn run(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32
             &kc.removed,
             &mut kc.lost,
         )?;
-        passes += 1;
-        let count = gpu.download(&kc.counts)?[0] as usize;
-        if count > n - removed {
-            return Err(LoopsError::InvalidGraph {
-                detail: format!("a pass removed {count} of {} vertices left", n - removed),
-            });
-        }
-        removed += count;
-        if count == 0 {
-            k += 1;
-        }
-    }
-    Ok((passes as u32, k.saturating_sub(1)))
+        pass::launch(
+            "thread",
+            gpu,
+            &kc.one,
+            &mut kc.counts,
+            &mut kc.k_now,
+            &mut kc.removed_count,
+            done,
+            &mut kc.iterations,
+            n as u32,
+        )
+    });
+    kc.iterate = Some(iterate);
+    ran?;
+    let k = gpu.download(&kc.k_now)?[0];
+    Ok((gpu.download(&kc.iterations)?[0], k.saturating_sub(1)))
 }
 
-/// Iterations per replay of the device loop's peeling (a chain-like graph takes one iteration
-/// per pair of vertices; after the last, at most this many minus one run, with empty queues).
-pub const PEEL_PER_REPLAY: usize = 8;
-
-/// The first queue of the loop on the device, from the degrees: `k` one past the smallest degree
-/// and the vertices of that degree (with it as their core number). `None` for no vertices.
-pub fn first_queue(degrees: &[u32]) -> Option<(u32, Vec<u32>)> {
-    let least = *degrees.iter().min()?;
-    let queue = (0..degrees.len() as u32)
-        .filter(|&v| degrees[v as usize] == least)
-        .collect();
-    Some((least + 1, queue))
-}
-
-/// [`run`] in the loop on the device ([`IterationsOnDevice`], kept with the state): peeling by a
-/// queue of removed vertices. The first queue (the vertices of least degree, `k` one past it) is
-/// made on the host; then each iteration is four launches: the peel over the queue under
-/// `schedule` (one of [`peel_queue::SCHEDULES`]), which removes the neighbours left below `k`
-/// into the next queue; where it removed none, the smallest remaining degree (`least`), `k`
-/// raised past it (`advance`), and the scan that queues every vertex left below it (`scan`),
-/// else those two return at once. The iterations are recorded once and replayed, 8 a replay,
-/// the host reading 4 bytes back per replay, until every vertex is removed. Work in proportion to
-/// the removed vertices' edges, plus two passes over the vertices per iteration that return at
-/// once but where `k` advances. Returns the iterations and the largest core number.
-pub fn run_device(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u32, u32)> {
+/// The peeling by a queue (the loop on the device): see [`run`]. Returns the iterations and the
+/// largest core number.
+fn peel_by_queue(
+    on: IterateOn,
+    schedule: &str,
+    gpu: &Gpu,
+    kc: &mut KCore,
+) -> crate::Result<(u32, u32)> {
     let n = kc.vertices();
-    let Some((k, queue)) = first_queue(&kc.host_degrees) else {
-        return Ok((0, 0));
-    };
-    let mut cores = vec![u32::MAX; n];
-    for &v in &queue {
-        cores[v as usize] = k - 1;
-    }
-    gpu.write_at(&mut kc.cores, 0, &cores)?;
-    gpu.fill(&mut kc.lost, 0)?;
-    gpu.write_at(&mut kc.queues[0], 0, &queue)?;
-    gpu.write_at(&mut kc.queue_counts[0], 0, &[queue.len() as u32])?;
-    gpu.fill(&mut kc.queue_counts[1], 0)?;
-    gpu.write_at(&mut kc.k_now, 0, &[k])?;
-    gpu.write_at(&mut kc.removed_count, 0, &[queue.len() as u32])?;
-    gpu.fill(&mut kc.least, u32::MAX)?;
-    gpu.fill(&mut kc.go, 0)?;
-    gpu.fill(&mut kc.iterations, 0)?;
-    let key = [super::pagerank::schedule_key(schedule)];
-    let KCore {
-        simple,
-        degrees,
-        chunks,
-        lost,
-        cores,
-        queues,
-        queue_counts,
-        k_now,
-        removed_count,
-        least,
-        go,
-        iterations,
-        one,
-        device_loop,
-        ..
-    } = kc;
-    // Every iteration removes a vertex but the last: `n + 1` iterations, and a replay past them.
-    let limit = n as u64 + 2 + 2 * PEEL_PER_REPLAY as u64;
-    device_loop.run(gpu, &key, None, limit, |it, done| {
+    let key = [super::pagerank::schedule_key(schedule), 1];
+    // Every iteration removes a vertex but the first and the last: `n + 2` iterations, and a
+    // replay past them.
+    let limit = n as u64 + 3 + 2 * PEEL_PER_REPLAY as u64;
+    let mut iterate = kc.iterate.take().expect("the state's driver");
+    let ran = iterate.run(gpu, on, &key, None, limit, |it, done| {
+        if it.first() {
+            launch_start(it.gpu(), kc, 0)?;
+        }
+        let KCore {
+            simple,
+            degrees,
+            chunks,
+            lost,
+            cores,
+            queues,
+            queue_counts,
+            k_now,
+            removed_count,
+            least,
+            go,
+            iterations,
+            one,
+            ..
+        } = &mut *kc;
         let p = it.parity();
         let [q0, q1] = &mut *queues;
         let (queue, next) = if p == 0 { (&*q0, q1) } else { (&*q1, q0) };
@@ -490,43 +559,86 @@ pub fn run_device(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(u
             next_count,
             &mut *removed_count,
         )
-    })?;
-    let ran = gpu.download(&kc.iterations)?[0];
+    });
+    kc.iterate = Some(iterate);
+    ran?;
     let k = gpu.download(&kc.k_now)?[0];
-    Ok((ran, k.saturating_sub(1)))
+    Ok((gpu.download(&kc.iterations)?[0], k.saturating_sub(1)))
 }
 
-/// [`run`] or [`run_device`], whichever is the faster for a graph of this shape under
-/// `schedule`: measured on the first call (`loops::graph` module docs: each run on this very
-/// state, the winner's run last), kept for later calls; the loop that ran, the iterations and
-/// the largest core number. The host loop alone where the schedule cannot run in the device loop
-/// (not one of [`peel_queue::SCHEDULES`], or checked mode); the device loop where nothing is
-/// measured (`LOOPS_TUNE=off`).
-pub fn run_auto(schedule: &str, gpu: &Gpu, kc: &mut KCore) -> crate::Result<(Strategy, u32, u32)> {
+/// Every vertex's core number into [`KCore::cores`], the peel under `schedule`, in the loop of
+/// `strategy`, both run by [`IterationLoop::run`], each starting on the device:
+/// [`Strategy::Host`]: passes over every edge (any schedule), a 4-byte flag read back after
+/// each (see the module documentation); [`Strategy::DeviceQueue`]: peeling by a queue of removed
+/// vertices on the device (a schedule of [`peel_queue::SCHEDULES`]), each iteration four
+/// launches: the peel over the queue, which removes the neighbours left below `k` into the next
+/// queue; where it removed none, the smallest remaining degree (`least`), `k` raised past it
+/// (`advance`), and the scan that queues every vertex left below it (`scan`), else those two
+/// return at once (the first iteration, over an empty queue, finds the first queue so); the
+/// iterations recorded once with the start as CUDA graphs kept with the state and replayed, 8 a
+/// replay, a 4-byte flag read back after each, until every vertex is removed; work in proportion
+/// to the removed vertices' edges, plus two passes over the vertices per iteration that return
+/// at once but where `k` advances. [`Strategy::Auto`]: the faster of the two for a graph of this
+/// shape under `schedule`, measured on the first call (`loops::graph` module docs: each run on
+/// this very state, the winner's run last) and kept for later calls; the host loop alone where
+/// the schedule cannot run in the device loop (not one of [`peel_queue::SCHEDULES`], or checked
+/// mode); the device loop where nothing is measured (`LOOPS_TUNE=off`). Returns the loop that
+/// ran, the iterations (passes) and the largest core number. Errors for another strategy, for
+/// the device queue under a schedule it cannot run, and after more passes than vertices plus the
+/// largest degree plus one (more than peeling needs).
+pub fn run(
+    strategy: Strategy,
+    schedule: &str,
+    gpu: &Gpu,
+    kc: &mut KCore,
+) -> crate::Result<(Strategy, u32, u32)> {
     let on_device = super::driver::on_device(schedule) && peel_queue::SCHEDULES.contains(&schedule);
+    if kc.vertices() == 0 {
+        let ran = match strategy {
+            Strategy::Auto | Strategy::DeviceQueue if on_device => Strategy::DeviceQueue,
+            _ => Strategy::Host,
+        };
+        return Ok((ran, 0, 0));
+    }
     let shape = kc.shape;
     let mut once = |strategy: Strategy| -> crate::Result<(Strategy, u32, u32)> {
         let (passes, max_core) = if strategy == Strategy::DeviceQueue {
-            run_device(schedule, gpu, kc)?
+            peel_by_queue(IterateOn::Device, schedule, gpu, kc)?
         } else {
-            run(schedule, gpu, kc)?
+            passes(schedule, gpu, kc)?
         };
         Ok((strategy, passes, max_core))
     };
-    if !on_device {
-        return once(Strategy::Host);
-    }
-    let choice = super::auto::Choice {
-        algorithm: "k-core",
-        schedule,
-        element: "u32",
-        shape,
-        extra: Vec::new(),
-    };
-    let candidates = [Strategy::DeviceQueue, Strategy::Host];
-    match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
-        Some(r) => Ok(r),
-        None => once(Strategy::DeviceQueue),
+    match strategy {
+        Strategy::Host => once(Strategy::Host),
+        Strategy::DeviceQueue if on_device => once(Strategy::DeviceQueue),
+        Strategy::DeviceQueue => Err(LoopsError::InvalidArgument {
+            op: "k_core",
+            detail: format!(
+                "the device queue peels under {} (and not in checked mode), not `{schedule}`",
+                peel_queue::SCHEDULES.join(", ")
+            ),
+        }),
+        Strategy::Auto if !on_device => once(Strategy::Host),
+        Strategy::Auto => {
+            let choice = super::auto::Choice {
+                algorithm: "k-core",
+                schedule,
+                element: "u32",
+                shape,
+                extra: Vec::new(),
+            };
+            let candidates = [Strategy::DeviceQueue, Strategy::Host];
+            match super::auto::measured(gpu, &choice, &candidates, &mut once)? {
+                Some(r) => Ok(r),
+                None => once(Strategy::DeviceQueue),
+            }
+        }
+        s => Err(super::driver::unsupported(
+            "k_core",
+            s,
+            "the host loop and the device queue",
+        )),
     }
 }
 
@@ -536,8 +648,8 @@ pub struct KCoreOptions {
     /// The peel's schedule, a name of `loops::SCHEDULES` (default `auto`); the device loop's
     /// are [`peel_queue::SCHEDULES`].
     pub schedule: String,
-    /// The loop: [`Strategy::Host`] ([`run`]: passes over every edge, one read-back each) or
-    /// [`Strategy::DeviceQueue`] ([`run_device`]: a queue of removed vertices on the device);
+    /// The loop: [`Strategy::Host`] (passes over every edge, one read-back each) or
+    /// [`Strategy::DeviceQueue`] (a queue of removed vertices on the device; see [`run`]);
     /// [`Strategy::Auto`] (the default) measures both on the first call for a graph of this
     /// shape and keeps the faster (the device loop alone where the schedule cannot run in it).
     pub strategy: Strategy,
@@ -566,9 +678,9 @@ pub struct KCoreResult {
 /// every vertex's core number, by peeling on the GPU, the peel under `options.schedule`. The CPU
 /// reference is [`core_numbers`] (`loops::graph::reference::core_numbers`).
 ///
-/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
-/// algorithm again on the same graph keeps the state and calls the module's `run_device` or
-/// `run_auto` (what `bench_graphs --library` times).
+/// Each call makes its state, so its device loop records its graphs anew; a caller who runs the
+/// algorithm again on the same graph keeps the state and calls the module's [`run`] (what
+/// `bench_graphs --library` times).
 ///
 /// ```no_run
 /// use loops::graph::{k_core, Graph, KCoreOptions};
@@ -585,23 +697,8 @@ pub struct KCoreResult {
 pub fn k_core(gpu: &Gpu, graph: &Graph, options: &KCoreOptions) -> crate::Result<KCoreResult> {
     let mut kc = KCore::new(gpu, graph)?;
     let schedule = options.schedule.as_str();
-    let kc_ = &mut kc;
-    let ((strategy, passes, max_core), time) = match options.strategy {
-        Strategy::Auto => timed(gpu, || run_auto(schedule, gpu, kc_))?,
-        Strategy::DeviceQueue => timed(gpu, || {
-            run_device(schedule, gpu, kc_).map(|(p, m)| (Strategy::DeviceQueue, p, m))
-        })?,
-        Strategy::Host => timed(gpu, || {
-            run(schedule, gpu, kc_).map(|(p, m)| (Strategy::Host, p, m))
-        })?,
-        s => {
-            return Err(super::driver::unsupported(
-                "k_core",
-                s,
-                "the host loop and the device queue",
-            ))
-        }
-    };
+    let ((strategy, passes, max_core), time) =
+        timed(gpu, || run(options.strategy, schedule, gpu, &mut kc))?;
     let mut stats = GraphStats::new("k-core", schedule, strategy);
     stats.iterations = passes;
     stats.time = time;
@@ -610,130 +707,4 @@ pub fn k_core(gpu: &Gpu, graph: &Graph, options: &KCoreOptions) -> crate::Result
         max_core,
         stats,
     })
-}
-
-/// The core numbers of the simple undirected view of `g` on the CPU, by removing a vertex of
-/// least remaining degree at a time (a heap of degrees, stale entries skipped): the reference of
-/// [`k_core`](fn@super::k_core).
-///
-/// ```
-/// use loops::graph::{reference::core_numbers, Graph};
-/// let g = Graph::from_edges(5, &[(0, 1, 1), (1, 2, 1), (2, 0, 1), (2, 3, 1)]).unwrap();
-/// assert_eq!(core_numbers(&g), [2, 2, 2, 1, 0]);
-/// ```
-pub fn core_numbers(g: &Graph) -> Vec<u32> {
-    let s = g.symmetric();
-    let n = s.vertices();
-    let mut degree: Vec<usize> = (0..n).map(|v| s.degree(v)).collect();
-    let mut core = vec![u32::MAX; n];
-    let mut heap: BinaryHeap<Reverse<(usize, usize)>> =
-        (0..n).map(|v| Reverse((degree[v], v))).collect();
-    let mut k = 0usize;
-    while let Some(Reverse((d, v))) = heap.pop() {
-        if core[v] != u32::MAX || d != degree[v] {
-            continue;
-        }
-        k = k.max(d);
-        core[v] = k as u32;
-        for (u, _) in s.out_edges(v) {
-            if core[u] == u32::MAX {
-                degree[u] -= 1;
-                heap.push(Reverse((degree[u], u)));
-            }
-        }
-    }
-    core
-}
-
-/// The device loop's peeling ([`run_device`]) on the CPU, each iteration's queue in the order
-/// `order` gives it (the device's threads may take a queue's edges in any order): core numbers.
-pub fn peel_model(g: &Graph, mut order: impl FnMut(&mut Vec<u32>)) -> Vec<u32> {
-    let s = g.symmetric();
-    let n = s.vertices();
-    let degrees: Vec<u32> = (0..n).map(|v| s.degree(v) as u32).collect();
-    let Some((mut k, mut queue)) = first_queue(&degrees) else {
-        return Vec::new();
-    };
-    let mut cores = vec![u32::MAX; n];
-    for &v in &queue {
-        cores[v as usize] = k - 1;
-    }
-    let mut lost = vec![0u32; n];
-    let mut removed = queue.len();
-    while removed < n || !queue.is_empty() {
-        order(&mut queue);
-        let mut next = Vec::new();
-        for &v in &queue {
-            for (u, _) in s.out_edges(v as usize) {
-                if cores[u] == u32::MAX {
-                    let old = lost[u];
-                    lost[u] += 1;
-                    if degrees[u] < k + old + 1 {
-                        cores[u] = k - 1;
-                        next.push(u as u32);
-                        removed += 1;
-                    }
-                }
-            }
-        }
-        if next.is_empty() {
-            let least = (0..n)
-                .filter(|&v| cores[v] == u32::MAX)
-                .map(|v| degrees[v] - lost[v])
-                .min();
-            if let Some(least) = least {
-                k = k.max(least + 1);
-                for v in 0..n {
-                    if cores[v] == u32::MAX && degrees[v] < k + lost[v] {
-                        cores[v] = k - 1;
-                        next.push(v as u32);
-                        removed += 1;
-                    }
-                }
-            }
-        }
-        queue = next;
-    }
-    cores
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use rand::seq::SliceRandom;
-    use rand::SeedableRng;
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-
-        /// The device loop's peeling, in any order of its queues, finds the reference's core
-        /// numbers.
-        #[test]
-        fn the_queue_peeling_finds_the_core_numbers(
-            n in 1usize..40,
-            edges in proptest::collection::vec((0u32..40, 0u32..40), 0..120),
-            seed in any::<u64>(),
-        ) {
-            let edges: Vec<(u32, u32, u32)> = edges
-                .into_iter()
-                .filter(|&(a, b)| (a as usize) < n && (b as usize) < n)
-                .map(|(a, b)| (a, b, 1))
-                .collect();
-            let g = Graph::from_edges(n, &edges).unwrap();
-            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let got = peel_model(&g, |q| q.shuffle(&mut rng));
-            prop_assert_eq!(got, core_numbers(&g));
-        }
-    }
-
-    #[test]
-    fn a_chain_peels_from_both_ends() {
-        let n = 101u32;
-        let edges: Vec<(u32, u32, u32)> = (0..n - 1).map(|v| (v, v + 1, 1)).collect();
-        let g = Graph::from_edges(n as usize, &edges).unwrap();
-        assert_eq!(peel_model(&g, |_| {}), vec![1; n as usize]);
-        assert_eq!(first_queue(&[2, 1, 3, 1]), Some((2, vec![1, 3])));
-        assert_eq!(first_queue(&[]), None);
-    }
 }

@@ -17,9 +17,11 @@
 //! graph of a shape times the loops its schedule can run in (with schedule `auto`, a short list
 //! of schedules, SSSP's relax rounds, and loops: [`auto`](mod@auto)) on that call's own work and
 //! keeps the fastest, in the process and in the tuner's cache on disk (`loops::tune`, as `auto`
-//! does for a schedule); later calls run it. `LOOPS_TUNE=off` measures nothing: a fixed rule decides. The
-//! loops of PageRank, components and k-core on the device ([`IterationsOnDevice`]) record their
-//! iterations once as a CUDA graph, kept with the algorithm's state for its next run.
+//! does for a schedule); later calls run it. `LOOPS_TUNE=off` measures nothing: a fixed rule
+//! decides. PageRank, components and k-core run in one driver, [`IterationLoop::run`] with an
+//! [`IterateOn`] (the host, or the device: the start and the iterations recorded once as CUDA
+//! graphs kept with the algorithm's state for its next run); PageRank and components take one
+//! launch an iteration.
 //!
 //! ```no_run
 //! use loops::graph::{bfs, BfsOptions, Graph, Switch};
@@ -37,10 +39,12 @@
 //! Each algorithm's module holds its kernels, written in the kernel language and stamped under
 //! the schedules they take (`bfs::launch(schedule, ..)`, `bfs::SOURCES`), and its driver for
 //! callers who bring their own loop or buffers (`bfs::run`, `sssp::run`, `bfs_do::run`,
-//! `pagerank::run`, ...), each taking the loop strategy as a parameter. A user's own step runs
+//! `pagerank::run`, `cc::run`, `kcore::run`, ...), each taking the loop strategy as a parameter. A user's own step runs
 //! in the same driver: [`FrontierLoop::run`] with a [`LoopOn`] (host, device flags scanned or
 //! walked, device queue), or [`traverse`] for a single-source traversal; near-far SSSP in
-//! [`NearFarLoop::run`] with a [`NearFarOn`] (host or device).
+//! [`NearFarLoop::run`] with a [`NearFarOn`] (host or device); an iterative step without a
+//! frontier (`pagerank::run`, `cc::run`, `kcore::run`) in [`IterationLoop::run`] with an
+//! [`IterateOn`] (host or device).
 //!
 //! From the runtime, re-exported here: the graph on the host and the device ([`Graph`],
 //! [`DeviceGraph`]), the loops, the flag compaction ([`Compaction`]), near-far ([`near_far`]),
@@ -54,6 +58,7 @@ pub mod bfs;
 pub mod bfs_do;
 pub mod cc;
 pub mod kcore;
+mod kcore_model;
 pub mod pagerank;
 pub mod sssp;
 pub mod sssp_near_far;

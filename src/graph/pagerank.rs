@@ -6,180 +6,198 @@
 //! falls below a tolerance. Edges count as stored, as in the CPU reference `loops::graph::pagerank`:
 //! a repeated edge once per copy (in the pull and in the out-degree), a self-loop as any edge.
 //!
-//! Each iteration is two launches: the pull ([`pull`], under every schedule) and an update over
-//! runs of 2,048 vertices ([`update`], `block`: one atomic per run) that sums the L1 change and the
-//! dangling rank on the device and computes the next iteration's contributions. The dangling sum
-//! stays on the device (the pull reads it), so a fixed iteration count reads nothing back until the
-//! end, and the L1 stop reads 8 or 16 bytes per iteration. The loop on the device ([`run`] in the device queue)
-//! adds the convergence test as a third launch and replays its iterations as a CUDA graph.
+//! **One launch an iteration** ([`step`], under every schedule), with nothing to reduce over the
+//! vertices before the next: the dangling rank `D`, which every vertex needs, is pulled by one
+//! more tile (vertex `n`, whose in-edges come from the dangling vertices) in the same launch,
+//! and the ranks are kept *without* its share `delta = damping * D / n`, the same for every
+//! vertex: the buffers hold `r'[v] = rank[v] - delta` and `delta` in slot `n`. A vertex's pull
+//! then adds the previous iteration's `delta` times `w[v]`, the sum of `1 / out_degree(u)` over
+//! its in-edges (made once on the host): `rank[v] = teleport + damping * (sum of r'[u] /
+//! out_degree(u) + delta * w[v]) + delta'`, where the new `delta'` is tile `n`'s result (its
+//! atoms pull `r'[u]` of the dangling `u`, plus `delta` times their count, `w[n]`). The ranks and
+//! the pulled values (`r'[v] / out_degree(v)`) are double-buffered by the iteration's parity; a
+//! last launch ([`finish`]) adds `delta` to every rank. Every step reads the iterations counted
+//! so far (`counts`, by parity, written by vertex 0) and returns at once where the run is over
+//! (the count reached, or the last change below the tolerance: it sets the loop's `done`), so a
+//! run on the device records and replays its iterations without the host. With a tolerance each
+//! iteration adds a reduction of the L1 change over runs of 2,048 vertices ([`change`], `block`),
+//! read by the next step. The host loop and the device loop run the same launches
+//! ([`IterationLoop`] with an [`IterateOn`]).
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
 
-use loops_runtime::graph::{DeviceGraph, Graph, IterationsOnDevice};
+use loops_runtime::graph::{Graph, IterateOn, IterationLoop};
 
 use super::driver::{chunk_offsets, GraphStats, Strategy};
 use crate::prelude::*;
 
-/// The pull step, under every schedule.
-pub mod pull {
+/// The start of a run, over runs of the `n + 1` slots: the ranks `1 / n` (`start`), their
+/// `delta` 0 (slot `n`), the pulled values, and the counts and sums zeroed.
+pub mod start {
     use super::*;
-    /// `next[v] = teleport + damping * (sum of contribution[u] over in-edges u -> v
-    /// + dangling_rank / n)`, where `sums[1]` holds the dangling rank.
-    #[for_schedules(core)]
-    pub fn pagerank_pull<T: Float>(
-        g: Offsets,
-        sources: &[u32],
-        contribution: &[T],
-        sums: &[T],
-        next: &mut [T],
-        teleport: T,
-        damping: T,
-        inv_n: T,
-    ) {
-        for v in g.tiles() {
-            let mut sum = 0.0;
-            for e in g.atoms(v) {
-                sum += contribution[sources[e] as usize];
-            }
-            next[v] = teleport + damping * (sum + sums[1] * inv_n);
-        }
-    }
-}
-
-/// The update, a reduction over runs of vertices: one block per run.
-pub mod update {
-    use super::*;
-    /// Over runs of vertices (`chunks`): `sums[0] +=` the L1 change from `rank` to `next`,
-    /// `sums[1] +=` the rank of the dangling vertices (`inv_out_degree` 0), and each vertex's
-    /// contribution to the next pull, `next[v] * inv_out_degree[v]`.
+    /// `rank[v] = start` for `v < n`, `rank[n] = 0`, `pulled[v] = rank[v] * inv_out_degree[v]`;
+    /// `counts` and `sums` zeroed.
     #[for_schedules(block)]
-    pub fn pagerank_update<T: Float>(
+    pub fn pagerank_start<T: Float>(
         chunks: Offsets,
-        rank: &[T],
-        next: &[T],
         inv_out_degree: &[T],
-        contribution: &mut [T],
+        rank: &mut [T],
+        pulled: &mut [T],
+        counts: &mut [u32],
         sums: &mut [T],
-    ) {
-        for c in chunks.tiles() {
-            let mut change = 0.0;
-            let mut dangling = 0.0;
-            for v in chunks.atoms(c) {
-                let r = next[v];
-                change += abs(r - rank[v]);
-                if inv_out_degree[v] == 0.0 {
-                    dangling += r;
-                }
-                contribution[v] = r * inv_out_degree[v];
-            }
-            atomic_add(&mut sums[0], change);
-            atomic_add(&mut sums[1], dangling);
-        }
-    }
-}
-
-/// The update of the loop on the device ([`run`] in the device queue), a reduction over runs of vertices: one
-/// block per run.
-pub mod update_loop {
-    use super::*;
-    /// Zeroes `previous` (the sums the iteration's pull read, which the next update adds into),
-    /// and [`update::pagerank_update`] from `old` to `fresh` while the run is not `done`; once it is
-    /// (an iteration of a replay after the last), `fresh[v] = old[v]` and nothing else, so that both
-    /// rank buffers hold the last iteration's ranks whatever the parity.
-    #[for_schedules(block)]
-    pub fn pagerank_update_loop<T: Float>(
-        chunks: Offsets,
-        old: &[T],
-        fresh: &mut [T],
-        inv_out_degree: &[T],
-        contribution: &mut [T],
-        sums: &mut [T],
-        previous: &mut [T],
-        done: &[u32],
+        start: T,
+        n: usize,
     ) {
         for c in chunks.tiles() {
             if c == 0 {
-                previous[0] = 0.0;
-                previous[1] = 0.0;
+                counts[0] = 0;
+                counts[1] = 0;
+                sums[0] = 0.0;
+                sums[1] = 0.0;
             }
-            let finished = done[0];
-            let mut change = 0.0;
-            let mut dangling = 0.0;
             for v in chunks.atoms(c) {
-                if finished == 0 {
-                    let r = fresh[v];
-                    change += abs(r - old[v]);
-                    if inv_out_degree[v] == 0.0 {
-                        dangling += r;
-                    }
-                    contribution[v] = r * inv_out_degree[v];
-                } else {
-                    fresh[v] = old[v];
-                }
-            }
-            if finished == 0 {
-                atomic_add(&mut sums[0], change);
-                atomic_add(&mut sums[1], dangling);
+                let r = if v < n { start } else { 0.0 };
+                rank[v] = r;
+                pulled[v] = r * inv_out_degree[v];
             }
         }
     }
 }
 
-/// The convergence test of the loop on the device, one thread after each iteration's update.
-pub mod advance {
+/// The iteration: the pull, its update folded into each vertex's epilogue, under every schedule.
+pub mod step {
     use super::*;
-    /// Over one tile, unless the run is `done`: counts the iteration in `iterations[0]`, keeps
-    /// its L1 change `sums[0]` in `last[0]`, zeroes `previous` (the sums the iteration's pull
-    /// read, which the next update adds into), and ends the run (sets `done[0]`) where the change
-    /// fell below `tolerance` or the iterations reached `max_iterations`.
-    #[for_schedules(thread)]
-    pub fn pagerank_advance<T: Float>(
-        one: Offsets,
-        sums: &[T],
-        previous: &mut [T],
-        last: &mut [T],
+    /// Over the `n + 1` tiles of the transpose and the dangling tile: unless the run is over
+    /// (`done[0]`, `counts[q]` at `max_iterations`, or after an iteration the change `sums[q]`
+    /// below `tolerance`: vertex 0 then sets `done[0]`), `fresh[v] = teleport + damping * (sum
+    /// of pulled[u] over in-edges + old[n] * w[v])` (tile `n`: `damping / n` times the same, the
+    /// next `delta`), `fresh_pulled[v] = fresh[v] * inv_out_degree[v]`, and vertex 0 counts the
+    /// iteration in `counts[1 - q]` and zeroes `sums[1 - q]` for the change of this iteration.
+    #[for_schedules(core)]
+    pub fn pagerank_step<T: Float>(
+        g: Offsets,
+        sources: &[u32],
+        pulled: &[T],
+        old: &[T],
+        w: &[T],
+        inv_out_degree: &[T],
+        fresh_pulled: &mut [T],
+        fresh: &mut [T],
+        counts: &mut [u32],
+        sums: &mut [T],
         done: &mut [u32],
-        iterations: &mut [u32],
+        q: usize,
+        n: usize,
+        teleport: T,
+        damping: T,
+        inv_n: T,
         tolerance: T,
         max_iterations: u32,
     ) {
-        for t in one.tiles() {
-            if done[t] == 0 {
-                let ran = iterations[0] + 1;
-                iterations[0] = ran;
-                last[0] = sums[0];
-                previous[0] = 0.0;
-                previous[1] = 0.0;
-                if sums[0] < tolerance || ran >= max_iterations {
-                    done[t] = 1;
+        for v in g.tiles() {
+            let ran = counts[q];
+            let go = done[0] == 0 && ran < max_iterations && (ran == 0 || sums[q] >= tolerance);
+            let delta = old[n];
+            let mut sum = 0.0;
+            for e in g.atoms(v) {
+                if !go {
+                    break;
                 }
+                sum += pulled[sources[e] as usize];
+            }
+            if go {
+                let total = sum + delta * w[v];
+                let r = if v < n {
+                    teleport + damping * total
+                } else {
+                    damping * inv_n * total
+                };
+                fresh[v] = r;
+                fresh_pulled[v] = r * inv_out_degree[v];
+                if v == 0 {
+                    counts[1 - q] = ran + 1;
+                    sums[1 - q] = 0.0;
+                }
+            } else if v == 0 {
+                done[0] = 1;
             }
         }
     }
 }
 
-/// Vertices per run of the update's reduction (a block of 256 threads, 8 vertices each).
+/// The L1 change of an iteration, a reduction over runs of vertices: one block per run.
+pub mod change {
+    use super::*;
+    /// Over runs of the `n` vertices (`chunks`), unless the run is `done`: `sums[slot] +=` the
+    /// sum of `|(fresh[v] + fresh[n]) - (old[v] + old[n])|`.
+    #[for_schedules(block)]
+    pub fn pagerank_change<T: Float>(
+        chunks: Offsets,
+        old: &[T],
+        fresh: &[T],
+        done: &[u32],
+        sums: &mut [T],
+        slot: usize,
+        n: usize,
+    ) {
+        for c in chunks.tiles() {
+            let live = done[0] == 0;
+            let d_old = old[n];
+            let d_fresh = fresh[n];
+            let mut change = 0.0;
+            for v in chunks.atoms(c) {
+                if live {
+                    change += abs(fresh[v] + d_fresh - (old[v] + d_old));
+                }
+            }
+            if live {
+                atomic_add(&mut sums[slot], change);
+            }
+        }
+    }
+}
+
+/// The ranks: `rank[v] = last[v] + last[n]` over runs of the `n` vertices.
+pub mod finish {
+    use super::*;
+    /// Over runs of vertices: each rank with the `delta` of its iteration added back.
+    #[for_schedules(block)]
+    pub fn pagerank_finish<T: Float>(chunks: Offsets, last: &[T], rank: &mut [T], n: usize) {
+        for c in chunks.tiles() {
+            let delta = last[n];
+            for v in chunks.atoms(c) {
+                rank[v] = last[v] + delta;
+            }
+        }
+    }
+}
+
+/// Vertices per run of the reductions and the start (a block of 256 threads, 8 vertices each).
 pub const CHUNK: usize = 2048;
 
-/// A graph ready for PageRank in `T` (f32 or f64): its transpose on the device, `1 / out_degree`
-/// per vertex (0 for a dangling one), the runs of the update, and the buffers of the iteration.
+/// A graph ready for PageRank in `T` (f32 or f64): its transpose on the device with the
+/// dangling tile, `1 / out_degree` per vertex (1 for a dangling one: its rank goes whole to the
+/// dangling tile), `w`, the runs of the reductions, and the buffers of the iteration.
 pub struct PageRank<T: Float> {
-    in_edges: DeviceGraph,
+    /// `n + 1` tiles: vertex `v`'s in-edges, then the dangling vertices.
+    pull: DeviceOffsets,
+    sources: DeviceBuffer<u32>,
+    edges: usize,
     inv_out_degree: DeviceBuffer<T>,
+    w: DeviceBuffer<T>,
+    /// Runs of the `n` vertices, and of the `n + 1` slots.
     chunks: DeviceOffsets,
+    slots: DeviceOffsets,
+    /// The ranks less `delta` (slot `n`) and the pulled values, by parity.
+    ranks: [DeviceBuffer<T>; 2],
+    pulled: [DeviceBuffer<T>; 2],
+    counts: DeviceBuffer<u32>,
+    sums: DeviceBuffer<T>,
+    /// The ranks of the last run.
     rank: DeviceBuffer<T>,
-    next: DeviceBuffer<T>,
-    contribution: DeviceBuffer<T>,
-    sums: [DeviceBuffer<T>; 2],
-    /// One tile, for the convergence test of the loop on the device.
-    one: DeviceOffsets,
-    /// The iterations the loop on the device ran (counted on the device).
-    iterations: DeviceBuffer<u32>,
-    /// The L1 change of the device loop's last iteration.
-    last: DeviceBuffer<T>,
-    /// The loop on the device, its replay kept for the next run on this state.
-    device_loop: IterationsOnDevice,
+    /// The driver, its graphs kept for the next run on this state.
+    iterate: IterationLoop,
     /// The graph's shape (its out-degrees), the key of `auto`'s measured choice.
     shape: crate::schedule::auto::TileStats,
 }
@@ -197,24 +215,41 @@ impl<T: Float> PageRank<T> {
     /// Uploads what PageRank on `g` (directed; out-edges) needs.
     pub fn new(gpu: &Gpu, g: &Graph) -> crate::Result<PageRank<T>> {
         let n = g.vertices();
-        let inv: Vec<T> = (0..n)
+        let inv: Vec<f64> = (0..n)
             .map(|v| match g.degree(v) {
-                0 => T::from_f64(0.0),
-                d => T::from_f64(1.0 / d as f64),
+                0 => 1.0,
+                d => 1.0 / d as f64,
             })
             .collect();
+        let t = g.transpose();
+        let mut offsets = t.offsets().to_vec();
+        let mut sources = t.adj().to_vec();
+        let mut w: Vec<f64> = (0..n)
+            .map(|v| t.out_edges(v).map(|(u, _)| inv[u]).sum())
+            .collect();
+        let dangling: Vec<u32> = (0..n as u32)
+            .filter(|&v| g.degree(v as usize) == 0)
+            .collect();
+        w.push(dangling.len() as f64);
+        sources.extend_from_slice(&dangling);
+        offsets.push(sources.len());
+        let mut inv: Vec<T> = inv.into_iter().map(T::from_f64).collect();
+        inv.push(T::from_f64(0.0));
+        let w: Vec<T> = w.into_iter().map(T::from_f64).collect();
         Ok(PageRank {
-            in_edges: gpu.upload_graph(&g.transpose().unit_weights())?,
+            pull: gpu.upload_offsets(&offsets)?,
+            sources: gpu.upload(&sources)?,
+            edges: g.edges(),
             inv_out_degree: gpu.upload(&inv)?,
+            w: gpu.upload(&w)?,
             chunks: gpu.upload_offsets(&chunk_offsets(n, CHUNK))?,
+            slots: gpu.upload_offsets(&chunk_offsets(n + 1, CHUNK))?,
+            ranks: [gpu.zeros(n + 1)?, gpu.zeros(n + 1)?],
+            pulled: [gpu.zeros(n + 1)?, gpu.zeros(n + 1)?],
+            counts: gpu.zeros(2)?,
+            sums: gpu.zeros(2)?,
             rank: gpu.zeros(n)?,
-            next: gpu.zeros(n)?,
-            contribution: gpu.zeros(n)?,
-            sums: [gpu.zeros(2)?, gpu.zeros(2)?],
-            one: gpu.upload_offsets(&[0, 1])?,
-            iterations: gpu.zeros(1)?,
-            last: gpu.zeros(1)?,
-            device_loop: IterationsOnDevice::new(gpu)?,
+            iterate: IterationLoop::new(gpu)?,
             shape: super::auto::shape_of_degrees((0..n).map(|v| g.degree(v) as u64)),
         })
     }
@@ -224,12 +259,14 @@ impl<T: Float> PageRank<T> {
         &self.rank
     }
 
-    /// Fills the ranks, the next ranks and the contributions with `value` (tests poison the
-    /// buffers a run writes with it).
+    /// Fills the ranks and every buffer a run writes with `value` (tests poison them with it).
     pub fn poison(&mut self, gpu: &Gpu, value: T) -> crate::Result<()> {
         gpu.fill(&mut self.rank, value)?;
-        gpu.fill(&mut self.next, value)?;
-        gpu.fill(&mut self.contribution, value)
+        for b in self.ranks.iter_mut().chain(self.pulled.iter_mut()) {
+            gpu.fill(b, value)?;
+        }
+        gpu.fill(&mut self.sums, value)?;
+        gpu.fill(&mut self.counts, u32::MAX)
     }
 
     /// The ranks of the last run, the rest dropped.
@@ -244,13 +281,13 @@ impl<T: Float> PageRank<T> {
 
     /// The edges.
     pub fn edges(&self) -> usize {
-        self.in_edges.edges()
+        self.edges
     }
 }
 
-/// The host loop of [`run`]: `max_iterations` pulls under `schedule`, or fewer where, with a
-/// `tolerance`, the L1 change of an iteration falls below it (read back once per iteration).
-fn run_host<T: Float>(
+/// One run in the loop `on`: see [`run`].
+fn run_in<T: Float>(
+    on: IterateOn,
     schedule: &str,
     gpu: &Gpu,
     pr: &mut PageRank<T>,
@@ -264,118 +301,14 @@ fn run_host<T: Float>(
         last_change: f64::NAN,
     };
     if n == 0 {
-        return Ok(stats);
-    }
-    let start = T::from_f64(1.0 / n as f64);
-    gpu.fill(&mut pr.rank, start)?;
-    // The first contributions and dangling rank, from the start ranks (no change).
-    gpu.fill(&mut pr.sums[0], T::from_f64(0.0))?;
-    update::launch(
-        "block",
-        gpu,
-        &pr.chunks,
-        &pr.rank,
-        &pr.rank,
-        &pr.inv_out_degree,
-        &mut pr.contribution,
-        &mut pr.sums[0],
-    )?;
-    let teleport = T::from_f64((1.0 - damping) / n as f64);
-    let inv_n = T::from_f64(1.0 / n as f64);
-    for _ in 0..max_iterations {
-        let [previous, current] = &mut pr.sums;
-        pull::launch(
-            schedule,
-            gpu,
-            pr.in_edges.offsets(),
-            pr.in_edges.adj(),
-            &pr.contribution,
-            previous,
-            &mut pr.next,
-            teleport,
-            T::from_f64(damping),
-            inv_n,
-        )?;
-        gpu.fill(current, T::from_f64(0.0))?;
-        update::launch(
-            "block",
-            gpu,
-            &pr.chunks,
-            &pr.rank,
-            &pr.next,
-            &pr.inv_out_degree,
-            &mut pr.contribution,
-            current,
-        )?;
-        std::mem::swap(&mut pr.rank, &mut pr.next);
-        pr.sums.swap(0, 1);
-        stats.iterations += 1;
-        if let Some(tolerance) = tolerance {
-            // After the swap the sums just written are `sums[0]`.
-            let change = gpu.download(&pr.sums[0])?[0].to_f64();
-            stats.last_change = change;
-            if change < tolerance {
-                break;
-            }
-        }
-    }
-    Ok(stats)
-}
-
-/// The loop on the device of [`run`] ([`IterationsOnDevice`], kept with the state): each
-/// iteration is the pull under `schedule` (any: it runs over every vertex, sized on the host, as
-/// in [`run`]) and the update (`update_loop`); with a tolerance also the convergence test
-/// (`advance::pagerank_advance`, one thread), which counts the iterations and sets the loop's
-/// `done` on the device. The iterations are recorded once as a CUDA graph (kept for the next run
-/// on the same state with the same arguments) and replayed: without a tolerance exactly
-/// `max_iterations` of them, the host reading nothing back; with one, four a replay, `done` read
-/// back after each, the iterations after the one that converged restoring its ranks (as
-/// the host loop, the run stops after the first iteration whose L1 change falls below it;
-/// `last_change` is then read once at the end).
-fn run_on_device<T: Float>(
-    schedule: &str,
-    gpu: &Gpu,
-    pr: &mut PageRank<T>,
-    damping: f64,
-    max_iterations: u32,
-    tolerance: Option<f64>,
-) -> crate::Result<PageRankStats> {
-    let n = pr.vertices();
-    let mut stats = PageRankStats {
-        iterations: 0,
-        last_change: f64::NAN,
-    };
-    if n == 0 {
-        return Ok(stats);
-    }
-    let start = T::from_f64(1.0 / n as f64);
-    gpu.fill(&mut pr.rank, start)?;
-    gpu.fill(&mut pr.sums[0], T::from_f64(0.0))?;
-    gpu.fill(&mut pr.sums[1], T::from_f64(0.0))?;
-    gpu.fill(&mut pr.iterations, 0)?;
-    update::launch(
-        "block",
-        gpu,
-        &pr.chunks,
-        &pr.rank,
-        &pr.rank,
-        &pr.inv_out_degree,
-        &mut pr.contribution,
-        &mut pr.sums[0],
-    )?;
-    if max_iterations == 0 {
         return Ok(stats);
     }
     let teleport = T::from_f64((1.0 - damping) / n as f64);
     let inv_n = T::from_f64(1.0 / n as f64);
     // Never below: a change is never negative.
     let tol = T::from_f64(tolerance.unwrap_or(-1.0));
-    // What the launches bake in: the buffers (the host loop swaps them) and the scalars.
+    // What the launches bake in (the buffers are the state's, fixed).
     let key = [
-        pr.rank.device_ptr(),
-        pr.next.device_ptr(),
-        pr.sums[0].device_ptr(),
-        pr.sums[1].device_ptr(),
         damping.to_bits(),
         tolerance.map_or(u64::MAX, f64::to_bits),
         max_iterations as u64,
@@ -384,91 +317,106 @@ fn run_on_device<T: Float>(
     ];
     let exact = tolerance.is_none().then_some(max_iterations as u64);
     let PageRank {
-        in_edges,
+        pull,
+        sources,
         inv_out_degree,
+        w,
         chunks,
-        rank,
-        next,
-        contribution,
+        slots,
+        ranks,
+        pulled,
+        counts,
         sums,
-        one,
-        iterations,
-        last,
-        device_loop,
+        rank,
+        iterate,
         ..
     } = pr;
-    // The loop's own limit: past the test's, which ends every run by `max_iterations`.
-    let limit = max_iterations as u64 + 2 * iterate_default_replay();
-    // Even iterations pull from `rank` into `next`, odd ones back; the sums alternate with them.
-    device_loop.run(gpu, &key, exact, limit, |it, done| {
-        let even = it.parity() == 0;
-        let (old, new) = if even {
-            (&*rank, &mut *next)
-        } else {
-            (&*next, &mut *rank)
-        };
-        let [s0, s1] = &mut *sums;
-        let (previous, current) = if even { (s0, s1) } else { (s1, s0) };
+    if max_iterations == 0 {
+        start::launch(
+            "block",
+            gpu,
+            &*slots,
+            &*inv_out_degree,
+            &mut ranks[0],
+            &mut pulled[0],
+            &mut *counts,
+            &mut *sums,
+            inv_n,
+            n,
+        )?;
+        finish::launch("block", gpu, &*chunks, &ranks[0], rank, n)?;
+        return Ok(stats);
+    }
+    // Past the last iteration the steps return at once: one more sets `done`.
+    let limit = max_iterations as u64 + 2;
+    iterate.run(gpu, on, &key, exact, limit, |it, done| {
         let gpu = it.gpu();
-        pull::launch(
+        if it.first() {
+            start::launch(
+                "block",
+                gpu,
+                &*slots,
+                &*inv_out_degree,
+                &mut ranks[0],
+                &mut pulled[0],
+                &mut *counts,
+                &mut *sums,
+                inv_n,
+                n,
+            )?;
+        }
+        let q = it.parity();
+        let [r0, r1] = &mut *ranks;
+        let (old, fresh) = if q == 0 { (r0, r1) } else { (r1, r0) };
+        let [p0, p1] = &mut *pulled;
+        let (from, to) = if q == 0 { (&*p0, p1) } else { (&*p1, p0) };
+        step::launch(
             schedule,
             gpu,
-            in_edges.offsets(),
-            in_edges.adj(),
-            &*contribution,
-            &*previous,
-            &mut *new,
+            &*pull,
+            &*sources,
+            from,
+            &*old,
+            &*w,
+            &*inv_out_degree,
+            to,
+            &mut *fresh,
+            &mut *counts,
+            &mut *sums,
+            &mut *done,
+            q,
+            n,
             teleport,
             T::from_f64(damping),
             inv_n,
+            tol,
+            max_iterations,
         )?;
-        update_loop::launch(
+        if tolerance.is_none() {
+            return Ok(());
+        }
+        change::launch(
             "block",
             gpu,
             &*chunks,
-            old,
-            new,
-            &*inv_out_degree,
-            &mut *contribution,
-            &mut *current,
-            &mut *previous,
+            &*old,
+            &*fresh,
             &*done,
-        )?;
-        // A run of known length needs no test: the host counts its iterations.
-        if exact.is_some() {
-            return Ok(());
-        }
-        advance::launch(
-            "thread",
-            gpu,
-            &*one,
-            &*current,
-            previous,
-            &mut *last,
-            done,
-            &mut *iterations,
-            tol,
-            max_iterations,
+            &mut *sums,
+            1 - q,
+            n,
         )
     })?;
     stats.iterations = match exact {
-        Some(_) => max_iterations,
-        None => gpu.download(&pr.iterations)?[0],
+        Some(t) => t as u32,
+        None => gpu.download(&*counts)?.into_iter().max().unwrap_or(0),
     };
-    // After an odd number of iterations the last ranks are in `next` (the iterations after the
-    // last, if any, copied them into both).
-    if stats.iterations % 2 == 1 {
-        std::mem::swap(&mut pr.rank, &mut pr.next);
-    }
+    let last = (stats.iterations % 2) as usize;
+    finish::launch("block", gpu, &*chunks, &ranks[last], rank, n)?;
     if tolerance.is_some() {
-        stats.last_change = gpu.download(&pr.last)?[0].to_f64();
+        stats.last_change = gpu.download(&*sums)?[last].to_f64();
     }
     Ok(stats)
-}
-
-/// The iterations of a replay of a run to a tolerance.
-fn iterate_default_replay() -> u64 {
-    loops_runtime::graph::DEFAULT_ITERATIONS_PER_REPLAY as u64
 }
 
 /// A schedule's name as a number, for the key of a kept replay.
@@ -479,15 +427,19 @@ pub(crate) fn schedule_key(schedule: &str) -> u64 {
     h.finish()
 }
 
-/// PageRank with `damping` on the state `pr`: `max_iterations` pulls under `schedule`, or fewer
-/// where, with a `tolerance`, the L1 change of an iteration falls below it; the ranks are in
-/// [`PageRank::ranks`]. In the loop of `strategy`: [`Strategy::Host`] (with a tolerance, the
-/// change read back once per iteration), [`Strategy::DeviceQueue`] (the iterations on the device,
-/// recorded once and replayed, the convergence test on the device), or [`Strategy::Auto`]: the
-/// faster of the two for a graph of this shape with these arguments, measured on the first call
-/// (`loops::graph` module docs: each run on this very state, the winner's run last) and kept for
-/// later calls (where nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns what ran
-/// (its `time` the wall time of the call). Errors for another strategy.
+/// PageRank with `damping` on the state `pr`: `max_iterations` iterations (one launch each, the
+/// pull under `schedule`), or fewer where, with a `tolerance`, the L1 change of an iteration
+/// falls below it (as the CPU reference: the run stops after the first such iteration); the
+/// ranks are in [`PageRank::ranks`]. In the loop of `strategy`, the same launches either way
+/// ([`IterationLoop::run`]): [`Strategy::Host`] (with a tolerance, a 4-byte flag read back after
+/// each iteration), [`Strategy::DeviceQueue`] (the iterations on the device, recorded once with
+/// the start as CUDA graphs kept with the state, and replayed: without a tolerance up to 64
+/// iterations are one graph launch and nothing is read back until the end; with one, 8 a
+/// replay, a flag read back after each), or [`Strategy::Auto`]: the faster of the two for a
+/// graph of this shape with these arguments, measured on the first call (`loops::graph` module
+/// docs: each run on this very state, the winner's run last) and kept for later calls (where
+/// nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns what ran (its `time` the
+/// wall time of the call). Errors for another strategy.
 pub fn run<T: Float>(
     strategy: Strategy,
     schedule: &str,
@@ -506,11 +458,12 @@ pub fn run<T: Float>(
     };
     let start = std::time::Instant::now();
     let mut once = |strategy: Strategy| -> crate::Result<(Strategy, PageRankStats)> {
-        let ran = if strategy == Strategy::DeviceQueue {
-            run_on_device(schedule, gpu, pr, damping, max_iterations, tolerance)?
+        let on = if strategy == Strategy::DeviceQueue {
+            IterateOn::Device
         } else {
-            run_host(schedule, gpu, pr, damping, max_iterations, tolerance)?
+            IterateOn::Host
         };
+        let ran = run_in(on, schedule, gpu, pr, damping, max_iterations, tolerance)?;
         Ok((strategy, ran))
     };
     let (ran_in, ran) = match strategy {
@@ -547,8 +500,9 @@ pub struct PageRankOptions {
     pub damping: f64,
     /// The most iterations (default 20).
     pub max_iterations: u32,
-    /// Stop once an iteration's L1 change of the ranks falls below this (read back once per
-    /// iteration); `None` (the default): `max_iterations` iterations, nothing read back.
+    /// Stop once an iteration's L1 change of the ranks falls below this (summed on the device,
+    /// one more launch an iteration); `None` (the default): `max_iterations` iterations, nothing
+    /// read back.
     pub tolerance: Option<f64>,
     /// The loop: [`Strategy::Host`] or [`Strategy::DeviceQueue`] (the loop on the device; see
     /// [`run`]); [`Strategy::Auto`] (the default) measures both on the first call
@@ -572,7 +526,7 @@ impl Default for PageRankOptions {
 pub struct PageRankResult<T: Float> {
     /// Each vertex's rank (they add up to 1).
     pub ranks: DeviceBuffer<T>,
-    /// What the run did (in the host loop, the only one PageRank has today).
+    /// What the run did.
     pub stats: GraphStats,
 }
 
@@ -580,7 +534,7 @@ pub struct PageRankResult<T: Float> {
 /// `T` (`f32` or `f64`), by pulling over its transpose (made and uploaded here), the pull under
 /// `options.schedule`. The CPU reference is `loops::graph::reference::pagerank`.
 ///
-/// Each call makes its state, so its device loop records its replay anew; a caller who runs the
+/// Each call makes its state, so its device loop records its graphs anew; a caller who runs the
 /// algorithm again on the same graph keeps the state and calls the module's [`run`] (what
 /// `bench_graphs --library` times).
 ///
@@ -616,4 +570,81 @@ pub fn pagerank<T: Float>(
         ranks: pr.into_ranks(),
         stats,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The launches of [`run`] on the CPU, in f64, from the arrays [`PageRank::new`] makes:
+    /// `start`, `iterations` steps (the ranks less `delta`, `delta` in slot `n`), `finish`.
+    fn model(g: &Graph, damping: f64, iterations: usize) -> Vec<f64> {
+        let n = g.vertices();
+        let inv: Vec<f64> = (0..n)
+            .map(|v| match g.degree(v) {
+                0 => 1.0,
+                d => 1.0 / d as f64,
+            })
+            .collect();
+        let t = g.transpose();
+        let mut tiles: Vec<Vec<usize>> = (0..n)
+            .map(|v| t.out_edges(v).map(|(u, _)| u).collect())
+            .collect();
+        let mut w: Vec<f64> = tiles
+            .iter()
+            .map(|s| s.iter().map(|&u| inv[u]).sum())
+            .collect();
+        tiles.push((0..n).filter(|&v| g.degree(v) == 0).collect());
+        w.push(tiles[n].len() as f64);
+        let mut rank: Vec<f64> = (0..=n)
+            .map(|v| if v < n { 1.0 / n as f64 } else { 0.0 })
+            .collect();
+        let mut pulled: Vec<f64> = (0..=n)
+            .map(|v| rank[v] * inv.get(v).unwrap_or(&0.0))
+            .collect();
+        let teleport = (1.0 - damping) / n as f64;
+        for _ in 0..iterations {
+            let delta = rank[n];
+            let fresh: Vec<f64> = (0..=n)
+                .map(|v| {
+                    let total = tiles[v].iter().map(|&u| pulled[u]).sum::<f64>() + delta * w[v];
+                    if v < n {
+                        teleport + damping * total
+                    } else {
+                        damping / n as f64 * total
+                    }
+                })
+                .collect();
+            pulled = (0..=n)
+                .map(|v| fresh[v] * inv.get(v).unwrap_or(&0.0))
+                .collect();
+            rank = fresh;
+        }
+        (0..n).map(|v| rank[v] + rank[n]).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// The ranks kept less the dangling share, with that share pulled by one more tile, are
+        /// the CPU reference's ranks, dangling vertices, repeated edges and self-loops included.
+        #[test]
+        fn the_folded_dangling_share_gives_the_reference_ranks(
+            n in 1usize..30,
+            edges in proptest::collection::vec((0u32..30, 0u32..30), 0..90),
+            iterations in 0usize..25,
+        ) {
+            let edges: Vec<(u32, u32, u32)> = edges
+                .into_iter()
+                .filter(|&(a, b)| (a as usize) < n && (b as usize) < n)
+                .map(|(a, b)| (a, b, 1))
+                .collect();
+            let g = Graph::from_edges(n, &edges).unwrap();
+            let got = model(&g, 0.85, iterations);
+            let want = loops_runtime::graph::pagerank(&g, 0.85, iterations);
+            let l1: f64 = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+            prop_assert!(l1 < 1e-12, "L1 {l1:e}");
+        }
+    }
 }

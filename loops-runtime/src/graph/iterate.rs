@@ -1,19 +1,28 @@
-//! [`IterationsOnDevice`]: the loop of an iterative algorithm whose iterations do the same work
-//! whatever the data (PageRank's pull and update, components' hooking, k-core's peel over a queue
-//! the step keeps itself), recorded as a CUDA graph of several iterations and replayed until the
-//! step says on the device that it is done.
+//! [`IterationLoop`]: the one driver of an iterative algorithm whose iterations do the same work
+//! whatever the data (PageRank, components' hooking, k-core's peel over a queue the step keeps
+//! itself), its loop strategy a parameter of the run ([`IterateOn`]): on the host (each iteration
+//! launched, a 4-byte flag read back after it) or on the device (the iterations recorded once as
+//! CUDA graphs and replayed until the step says on the device that it is done).
 //!
-//! Unlike [`super::FrontierLoop`] the loop keeps no frontier: the step launches over
-//! whatever it likes (every vertex under any schedule, or a list of its own whose length is on the
-//! device, [`Iteration::over_list`]) and sets the loop's `done[0]` when it has finished. The host
-//! reads `done` back once per replay (4 bytes), or, where the caller knows how many iterations
-//! the run takes ([`IterationsOnDevice::run`]'s `exact`), only once at the end.
+//! Unlike [`super::FrontierLoop`] the loop keeps no frontier: the step launches over whatever it
+//! likes (every vertex under any schedule, or a list of its own whose length is on the device,
+//! [`Iteration::over_list`]) and sets the loop's `done[0]` when it has finished. The step is the
+//! same closure in both loops; at iteration 0 ([`Iteration::first`]) it starts its state (its
+//! start kernel), so that on the device the start is part of the first recorded graph.
+//!
+//! On the device a run is one launch of the *first* graph (`done` zeroed, the step's iterations 0
+//! to `f - 1`) and, while `done` is unset when read back after it, launches of the *rest* graph
+//! (`r` more iterations each, one read-back each). Where the caller knows how many iterations the
+//! run takes (`exact`) the host never reads `done`: up to 64 iterations are the first graph alone
+//! (one launch, nothing read back), more are a first graph and replays of 64. Both graphs are kept
+//! for later runs with the same `key` (the caller's: the buffers and scalars its launches bake
+//! in), so a later run on the same state records nothing and costs one graph launch and one
+//! 4-byte read-back per `r` iterations. A run that records its first graph launches iteration 0
+//! directly before (it compiles the kernels and lets `auto` measure; the recorded iteration 0
+//! starts again).
 //!
 //! The iterations of a replay after the one that set `done` still run: the step must make them
-//! change nothing that is read (PageRank restores its ranks, hooking past the fixpoint changes
-//! nothing, k-core's queue is empty). A replay is recorded once and kept for later runs with the
-//! same `key` (the caller's: the buffers and scalars its launches bake in), so a second run on the
-//! same state records nothing.
+//! change nothing that is read (return at once where `done` or its own state says so).
 
 use cudarc::driver::CudaGraph;
 
@@ -21,39 +30,62 @@ use super::frontier::replay::capture;
 use crate::device::{DeviceBuffer, DeviceList, Gpu};
 use crate::error::{LoopsError, Result};
 
-/// Iterations of a replay when the run's length is not known (a fixpoint, a tolerance): after the
-/// iteration that ends the run, at most this many minus one run for nothing.
-pub const DEFAULT_ITERATIONS_PER_REPLAY: usize = 4;
+/// Iterations of a replay when the run's length is not known (a fixpoint, a tolerance), the first
+/// graph's and the rest's: after the iteration that ends the run, at most this many minus one run
+/// for nothing (each returning at once).
+pub const DEFAULT_ITERATIONS_PER_REPLAY: usize = 8;
 
-/// The most iterations recorded in one replay of a run of known length.
+/// The most iterations recorded in one graph of a run of known length.
 const MAX_EXACT_REPLAY: u64 = 64;
 
-/// One iteration of a run of [`IterationsOnDevice`], as its step sees it.
-pub struct Iteration {
-    gpu: Gpu,
-    parity: usize,
+/// Where [`IterationLoop::run`] runs its loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterateOn {
+    /// On the host: each iteration launched directly, `done` read back after each (never, for a
+    /// run of known length).
+    Host,
+    /// On the device: the iterations recorded as CUDA graphs and replayed (see the module docs).
+    /// The step's launches must not wait for the GPU.
+    Device,
+}
+
+/// One iteration of a run of [`IterationLoop`], as its step sees it.
+pub struct Iteration<'a> {
+    /// The caller's handle (the host loop's iterations launch on it) and, in the loop on the
+    /// device, the handle of the loop.
+    host: &'a Gpu,
+    looped: Option<Gpu>,
+    index: u64,
     capturing: bool,
 }
 
-impl Iteration {
-    /// The handle to launch on: the loop's, whose launches never wait for the GPU (a stream being
-    /// recorded cannot be waited for; checked mode cannot run here).
+impl Iteration<'_> {
+    /// The handle to launch on: in the loop on the device, one whose launches never wait for the
+    /// GPU (a stream being recorded cannot be waited for; checked mode cannot run there).
     pub fn gpu(&self) -> &Gpu {
-        &self.gpu
+        self.looped.as_ref().unwrap_or(self.host)
     }
 
     /// The iteration's parity (0 for the first): buffers that alternate between iterations swap
-    /// by it. A replay holds an even number of iterations, so the parity of a replayed iteration
-    /// is the one it was recorded with.
+    /// by it. A replay holds iterations of one parity pattern: a replayed iteration has the
+    /// parity it was recorded with.
     pub fn parity(&self) -> usize {
-        self.parity
+        (self.index % 2) as usize
+    }
+
+    /// Whether this is iteration 0, where the step starts its state. Only iteration 0 is (the
+    /// replays after the first graph are recorded from the index after its last); a replayed
+    /// iteration otherwise has the index it was recorded with, so the step may use nothing of it
+    /// but [`Self::parity`] and this.
+    pub fn first(&self) -> bool {
+        self.index == 0
     }
 
     /// The handle for a launch over `list` whose length is `len[0]` on the device (a queue the
     /// step keeps): a kernel launched with `g.tiles_in(list)` reads that length, under the
     /// schedules that take it from the device (thread, group, warp, block, auto).
     pub fn over_list(&self, list: &DeviceBuffer<u32>, len: &DeviceBuffer<u32>) -> Gpu {
-        self.gpu.in_device_loop(DeviceList {
+        self.gpu().in_device_loop(DeviceList {
             list: list.device_ptr(),
             len: len.device_ptr(),
             capturing: self.capturing,
@@ -62,145 +94,206 @@ impl Iteration {
     }
 }
 
+/// A recorded graph and what it was recorded for: the caller's key, its first iteration's
+/// parity, its iterations.
+struct Recorded {
+    key: Vec<u64>,
+    parity: u64,
+    iterations: u64,
+    graph: CudaGraph,
+}
+
+impl Recorded {
+    fn fits(&self, key: &[u64], parity: u64, iterations: u64) -> bool {
+        self.key == key && self.parity == parity && self.iterations == iterations
+    }
+}
+
 /// The loop: see the module documentation.
-pub struct IterationsOnDevice {
+pub struct IterationLoop {
     done: DeviceBuffer<u32>,
     per_replay: usize,
-    /// The replay recorded last: its key, its first iteration's parity, its iterations.
-    recorded: Option<(Vec<u64>, usize, u64, CudaGraph)>,
-    /// Replays launched by the last run, and whether it recorded one.
+    first: Option<Recorded>,
+    rest: Option<Recorded>,
+    /// Graph launches of the last run, and whether it recorded one.
     replays: u64,
     recorded_last_run: bool,
 }
 
-impl IterationsOnDevice {
+impl IterationLoop {
     /// A loop on `gpu` (its `done` flag).
-    pub fn new(gpu: &Gpu) -> Result<IterationsOnDevice> {
-        Ok(IterationsOnDevice {
+    pub fn new(gpu: &Gpu) -> Result<IterationLoop> {
+        Ok(IterationLoop {
             done: gpu.zeros(1)?,
             per_replay: DEFAULT_ITERATIONS_PER_REPLAY,
-            recorded: None,
+            first: None,
+            rest: None,
             replays: 0,
             recorded_last_run: false,
         })
     }
 
-    /// Iterations per replay of a run of unknown length: `n` rounded up to an even number (at
-    /// least 2). Forgets the recorded replay.
+    /// Iterations per graph of a run of unknown length on the device: `n` rounded up to an even
+    /// number (at least 2). Forgets the recorded graphs.
     pub fn set_per_replay(&mut self, n: usize) {
         self.per_replay = n.max(1).div_ceil(2) * 2;
-        self.recorded = None;
+        self.forget();
     }
 
-    /// Forgets the recorded replay (the next run records again): for a caller whose buffers moved.
+    /// Forgets the recorded graphs (the next run on the device records again): for a caller
+    /// whose buffers moved.
     pub fn forget(&mut self) {
-        self.recorded = None;
+        self.first = None;
+        self.rest = None;
     }
 
-    /// Replays launched by the last run.
+    /// Graph launches of the last run (0 on the host).
     pub fn replays(&self) -> u64 {
         self.replays
     }
 
-    /// Whether the last run recorded its replay (false: it reused the one kept).
+    /// Whether the last run recorded a graph (false: it reused those kept).
     pub fn recorded_last_run(&self) -> bool {
         self.recorded_last_run
     }
 
-    /// Runs `step(iteration, done)` until it sets `done[0]` (zeroed here first) or, with `exact`,
-    /// for exactly that many iterations (the host then never reads `done`: the step need not set
-    /// it). The first iteration is launched directly (it
-    /// compiles the kernels and lets `auto` measure); the next, where `exact` leaves an odd
-    /// count, too; the rest run as replays of a recorded graph. `key` names everything the
-    /// step's launches bake in (buffers, scalars): a kept replay is reused only for the same
-    /// key. Errors with [`LoopsError::NoConvergence`] where `done` is still unset after `max`
-    /// iterations. Returns the iterations launched (those past the step's end included).
+    /// Runs `step(iteration, done)` from iteration 0 until it sets `done[0]` (zeroed here
+    /// first) or, with `exact`, for exactly that many iterations (the host then never reads
+    /// `done`: the step need not set it), in the loop `on`. `key` names everything the step's
+    /// launches bake in (buffers, scalars): a kept graph is reused only for the same key. Errors
+    /// with [`LoopsError::NoConvergence`] where `done` is still unset after `max` iterations.
+    /// Returns the iterations launched (on the device those past the step's end included).
     pub fn run<F>(
         &mut self,
         gpu: &Gpu,
+        on: IterateOn,
         key: &[u64],
         exact: Option<u64>,
         max: u64,
         mut step: F,
     ) -> Result<u64>
     where
-        F: FnMut(&Iteration, &mut DeviceBuffer<u32>) -> Result<()>,
+        F: FnMut(&Iteration<'_>, &mut DeviceBuffer<u32>) -> Result<()>,
     {
         self.replays = 0;
         self.recorded_last_run = false;
-        gpu.fill(&mut self.done, 0)?;
         let total = exact.map(|t| t.min(max));
         if total == Some(0) || max == 0 {
             return Ok(0);
         }
-        let iteration = |parity: usize, capturing: bool| Iteration {
-            gpu: gpu.in_device_loop(DeviceList::none(capturing)),
-            parity,
-            capturing,
+        // On the device the direct iteration launches as the recorded ones do (sized on the
+        // device where the schedule can be).
+        let direct = |index: u64| Iteration {
+            host: gpu,
+            looped: (on == IterateOn::Device).then(|| gpu.in_device_loop(DeviceList::none(false))),
+            index,
+            capturing: false,
         };
-        step(&iteration(0, false), &mut self.done)?;
-        let mut issued = 1u64;
-        let per_replay = match total {
-            Some(t) => {
-                if (t - issued) % 2 == 1 {
-                    step(&iteration(1, false), &mut self.done)?;
-                    issued += 1;
-                }
-                exact_replay(t - issued)
-            }
-            None => {
-                if self.read_done(gpu)? {
+        if on == IterateOn::Host {
+            gpu.fill(&mut self.done, 0)?;
+            let mut issued = 0u64;
+            loop {
+                if total == Some(issued) {
                     return Ok(issued);
                 }
-                self.per_replay as u64
-            }
-        };
-        if per_replay == 0 {
-            return Ok(issued);
-        }
-        let parity = (issued % 2) as usize;
-        let fits = |r: &(Vec<u64>, usize, u64, CudaGraph)| {
-            r.0 == key && r.1 == parity && r.2 == per_replay
-        };
-        if !self.recorded.as_ref().is_some_and(fits) {
-            self.recorded = None;
-            let done = &mut self.done;
-            let graph = capture(gpu, "device iteration loop", || {
-                (0..per_replay)
-                    .try_for_each(|i| step(&iteration((parity + i as usize) % 2, true), &mut *done))
-            })?;
-            self.recorded = Some((key.to_vec(), parity, per_replay, graph));
-            self.recorded_last_run = true;
-        }
-        let replay = &self.recorded.as_ref().expect("recorded above").3;
-        let launch = |replays: &mut u64| {
-            *replays += 1;
-            replay.launch().map_err(LoopsError::driver(format!(
-                "replaying {per_replay} iterations of the device iteration loop"
-            )))
-        };
-        match total {
-            Some(t) => {
-                while issued < t {
-                    launch(&mut self.replays)?;
-                    issued += per_replay;
-                }
-                Ok(issued)
-            }
-            None => loop {
                 if issued >= max {
                     return Err(LoopsError::NoConvergence {
                         iterations: issued,
                         frontier: 0,
                     });
                 }
-                launch(&mut self.replays)?;
-                issued += per_replay;
-                if self.read_done(gpu)? {
+                step(&direct(issued), &mut self.done)?;
+                issued += 1;
+                if total.is_none() && self.read_done(gpu)? {
                     return Ok(issued);
                 }
-            },
+            }
         }
+        let (first_len, rest_len) = match total {
+            Some(t) => exact_split(t),
+            None => (self.per_replay as u64, self.per_replay as u64),
+        };
+        let recorded = |index: u64| Iteration {
+            host: gpu,
+            looped: Some(gpu.in_device_loop(DeviceList::none(true))),
+            index,
+            capturing: true,
+        };
+        if !self
+            .first
+            .as_ref()
+            .is_some_and(|r| r.fits(key, 0, first_len))
+        {
+            // Iteration 0 launched directly first: it compiles the kernels and lets `auto`
+            // measure, neither of which can happen while the stream is recorded.
+            self.first = None;
+            gpu.fill(&mut self.done, 0)?;
+            step(&direct(0), &mut self.done)?;
+            let done = &mut self.done;
+            let graph = capture(gpu, "device iteration loop", || {
+                gpu.fill(done, 0)?;
+                (0..first_len).try_for_each(|i| step(&recorded(i), &mut *done))
+            })?;
+            self.first = Some(Recorded {
+                key: key.to_vec(),
+                parity: 0,
+                iterations: first_len,
+                graph,
+            });
+            self.recorded_last_run = true;
+        }
+        self.launch(true, first_len)?;
+        let mut issued = first_len;
+        let parity = first_len % 2;
+        loop {
+            match total {
+                Some(t) if issued >= t => return Ok(issued),
+                Some(_) => {}
+                None => {
+                    if self.read_done(gpu)? {
+                        return Ok(issued);
+                    }
+                    if issued >= max {
+                        return Err(LoopsError::NoConvergence {
+                            iterations: issued,
+                            frontier: 0,
+                        });
+                    }
+                }
+            }
+            if !self
+                .rest
+                .as_ref()
+                .is_some_and(|r| r.fits(key, parity, rest_len))
+            {
+                self.rest = None;
+                let done = &mut self.done;
+                let graph = capture(gpu, "device iteration loop", || {
+                    // Indices from `first_len` on: the parity the replays run at, and never
+                    // iteration 0's start.
+                    (0..rest_len).try_for_each(|i| step(&recorded(first_len + i), &mut *done))
+                })?;
+                self.rest = Some(Recorded {
+                    key: key.to_vec(),
+                    parity,
+                    iterations: rest_len,
+                    graph,
+                });
+                self.recorded_last_run = true;
+            }
+            self.launch(false, rest_len)?;
+            issued += rest_len;
+        }
+    }
+
+    /// Launches the first or the rest graph.
+    fn launch(&mut self, first: bool, iterations: u64) -> Result<()> {
+        let recorded = if first { &self.first } else { &self.rest };
+        let graph = &recorded.as_ref().expect("recorded before").graph;
+        self.replays += 1;
+        graph.launch().map_err(LoopsError::driver(format!(
+            "replaying {iterations} iterations of the device iteration loop"
+        )))
     }
 
     fn read_done(&self, gpu: &Gpu) -> Result<bool> {
@@ -208,18 +301,15 @@ impl IterationsOnDevice {
     }
 }
 
-/// The iterations of a replay for `remaining` (even) iterations of a run of known length: the
-/// largest even divisor of `remaining` up to 64, so that the replays end exactly on it.
-pub fn exact_replay(remaining: u64) -> u64 {
-    if remaining == 0 {
-        return 0;
-    }
-    debug_assert!(remaining.is_multiple_of(2));
-    let half = remaining / 2;
-    (1..=MAX_EXACT_REPLAY / 2)
-        .rev()
-        .find(|d| half.is_multiple_of(*d))
-        .map_or(2, |d| 2 * d)
+/// The iterations of the first graph and of each replay after it of a device run of exactly
+/// `total` (at least 1) iterations: the first takes the remainder, so the replays of 64 end on
+/// the count.
+pub fn exact_split(total: u64) -> (u64, u64) {
+    assert!(total > 0, "a run of no iterations");
+    (
+        total - MAX_EXACT_REPLAY * ((total - 1) / MAX_EXACT_REPLAY),
+        MAX_EXACT_REPLAY,
+    )
 }
 
 #[cfg(test)]
@@ -227,17 +317,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exact_replays_end_on_the_count() {
-        assert_eq!(exact_replay(0), 0);
-        assert_eq!(exact_replay(2), 2);
-        assert_eq!(exact_replay(18), 18);
-        assert_eq!(exact_replay(64), 64);
-        assert_eq!(exact_replay(198), 22);
-        assert_eq!(exact_replay(2 * 97), 2);
-        for r in (2..2000).step_by(2) {
-            let e = exact_replay(r);
-            assert!((2..=64).contains(&e), "{r} {e}");
-            assert!(e.is_multiple_of(2) && r.is_multiple_of(e), "{r} {e}");
+    fn exact_runs_split_into_a_first_graph_and_replays_of_64() {
+        assert_eq!(exact_split(1), (1, 64));
+        assert_eq!(exact_split(20), (20, 64));
+        assert_eq!(exact_split(64), (64, 64));
+        assert_eq!(exact_split(65), (1, 64));
+        assert_eq!(exact_split(200), (8, 64));
+        for t in 1..2000u64 {
+            let (f, r) = exact_split(t);
+            assert!((1..=64).contains(&f), "{t} {f}");
+            assert!((t - f).is_multiple_of(r), "{t} {f}");
         }
     }
 }

@@ -7,10 +7,10 @@
 //!   ([`FrontierStep`]: given the [`Next`] frontier as flags or a queue, and the [`Level`]); it
 //!   also runs direction-optimizing BFS on the device ([`FrontierLoop::run_directed`]).
 //!   [`Compaction`], the flag compaction alone, for host loops of their own (the
-//!   direction-optimizing BFS's host loop); [`IterationsOnDevice`], the loop of an
-//!   algorithm without a frontier (PageRank, components, k-core's own queue), its iterations
-//!   recorded once as a CUDA graph, kept for the next run, and replayed until the step sets a
-//!   flag on the device.
+//!   direction-optimizing BFS's host loop); [`IterationLoop`], the one driver of an
+//!   algorithm without a frontier (PageRank, components, k-core's own queue), its loop strategy a
+//!   parameter of the run ([`IterateOn`]: the host, or the device, its iterations recorded once
+//!   as CUDA graphs, kept for the next run, and replayed until the step sets a flag there).
 //! - Near-far delta-stepping SSSP ([`near_far`]): [`NearFarLoop`], relaxation rounds and bucket
 //!   advances in a loop on the host or the device ([`NearFarOn`]), and [`near_far_model`], the
 //!   same buckets on the CPU.
@@ -39,7 +39,9 @@ pub use frontier::{
     DirectedPull, DirectedPush, DirectionState, FrontierLoop, FrontierStep, Level, LoopOn,
     LoopStats, Next, DEFAULT_LEVELS_PER_REPLAY,
 };
-pub use iterate::{exact_replay, Iteration, IterationsOnDevice, DEFAULT_ITERATIONS_PER_REPLAY};
+pub use iterate::{
+    exact_split, IterateOn, Iteration, IterationLoop, DEFAULT_ITERATIONS_PER_REPLAY,
+};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
