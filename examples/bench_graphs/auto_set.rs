@@ -304,17 +304,11 @@ fn graph_rows(gpu: &Gpu, args: &Args, s: &Graph) -> Result<Vec<Row>, BoxError> {
                 if first.get() {
                     gpu.fill(&mut labels, 0xDEAD_BEEF)?;
                 }
-                let ran = match p {
-                    None => cc::run_auto("auto", gpu, &mut state, &ds, &mut labels)?.0,
-                    Some(p) if p.strategy == Strategy::DeviceQueue => {
-                        cc::run_device(p.schedule, gpu, &mut state, &ds, &mut labels)?;
-                        p.strategy
-                    }
-                    Some(p) => {
-                        cc::run(p.schedule, gpu, &mut state, &ds, &mut labels)?;
-                        p.strategy
-                    }
+                let (strategy, schedule) = match p {
+                    None => (Strategy::Auto, "auto"),
+                    Some(p) => (p.strategy, p.schedule),
                 };
+                let ran = cc::run(strategy, schedule, gpu, &mut state, &ds, &mut labels)?.0;
                 let got = if first.replace(false) {
                     gpu.download(&labels)?
                 } else {
@@ -406,17 +400,7 @@ fn graph_rows(gpu: &Gpu, args: &Args, s: &Graph) -> Result<Vec<Row>, BoxError> {
             gpu,
             reps,
             || {
-                let ran = match strategy {
-                    Strategy::Host => {
-                        kcore::run("auto", gpu, &mut kc)?;
-                        Strategy::Host
-                    }
-                    Strategy::DeviceQueue => {
-                        kcore::run_device("auto", gpu, &mut kc)?;
-                        Strategy::DeviceQueue
-                    }
-                    _ => kcore::run_auto("auto", gpu, &mut kc)?.0,
-                };
+                let ran = kcore::run(strategy, "auto", gpu, &mut kc)?.0;
                 let got = if first.replace(false) {
                     gpu.download(kc.cores())?
                 } else {
