@@ -30,7 +30,8 @@ use crate::prelude::*;
 pub mod hook {
     use super::*;
     /// One iteration, unless the run is over (`done[0]`, or the iteration before, number
-    /// `counts[q]`, changed nothing: `mark[0]` below it; vertex 0 then sets `done[0]`): hooks the
+    /// `counts[q]`, changed nothing: `mark[0]` below it; vertex 0 then stores that number, the
+    /// run's iterations, in `done[0]`): hooks the
     /// larger parent of each edge's ends under the smaller, then moves `v` to its grandparent;
     /// any lowering stores the iteration's number in `mark[0]`; vertex 0 counts the iteration in
     /// `counts[1 - q]`.
@@ -72,8 +73,8 @@ pub mod hook {
                 if v == 0 {
                     counts[1 - q] = ran + 1;
                 }
-            } else if v == 0 {
-                done[0] = 1;
+            } else if v == 0 && done[0] == 0 {
+                done[0] = ran;
             }
         }
     }
@@ -171,7 +172,8 @@ fn run_in(
             q,
         )
     })?;
-    Ok(gpu.download(&state.counts)?.into_iter().max().unwrap_or(0))
+    // The step ended the run storing its iterations in `done`, which the loop read last.
+    Ok(iterate.done_value())
 }
 
 /// The component label (smallest vertex id of its component) of each vertex of `g` into

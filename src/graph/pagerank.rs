@@ -14,7 +14,11 @@
 //! then adds the previous iteration's `delta` times `w[v]`, the sum of `1 / out_degree(u)` over
 //! its in-edges (made once on the host): `rank[v] = teleport + damping * (sum of r'[u] /
 //! out_degree(u) + delta * w[v]) + delta'`, where the new `delta'` is tile `n`'s result (its
-//! atoms pull `r'[u]` of the dangling `u`, plus `delta` times their count, `w[n]`). The ranks and
+//! atoms pull `r'[u]` of the dangling `u`, plus `delta` times their count, `w[n]`). A dangling
+//! vertex without in-edges (an isolated one: most of a Kronecker graph's dangling vertices, all
+//! of a symmetric graph's) has `r'[u] = teleport` after the start's `1 / n`, so it is not an
+//! atom of tile `n`: their count times that value is added instead, and tile `n` is no longer
+//! than the dangling vertices with in-edges (none, in a symmetric graph). The ranks and
 //! the pulled values (`r'[v] / out_degree(v)`) are double-buffered by the iteration's parity; a
 //! last launch ([`finish`]) adds `delta` to every rank. Every step reads the iterations counted
 //! so far (`counts`, by parity, written by vertex 0) and returns at once where the run is over
@@ -70,9 +74,9 @@ pub mod step {
     use super::*;
     /// Over the `n + 1` tiles of the transpose and the dangling tile: unless the run is over
     /// (`done[0]`, `counts[q]` at `max_iterations`, or after an iteration the change `sums[q]`
-    /// below `tolerance`: vertex 0 then sets `done[0]`), `fresh[v] = teleport + damping * (sum
-    /// of pulled[u] over in-edges + old[n] * w[v])` (tile `n`: `damping / n` times the same, the
-    /// next `delta`), `fresh_pulled[v] = fresh[v] * inv_out_degree[v]`, and vertex 0 counts the
+    /// below `tolerance`: vertex 0 then stores the iterations run, `counts[q]`, in `done[0]`), `fresh[v] = teleport + damping * (sum
+    /// of pulled[u] over in-edges + old[n] * w[v])` (tile `n`: `damping / n` times the same plus
+    /// the `isolated` dangling vertices' rank less `delta`, the next `delta`), `fresh_pulled[v] = fresh[v] * inv_out_degree[v]`, and vertex 0 counts the
     /// iteration in `counts[1 - q]` and zeroes `sums[1 - q]` for the change of this iteration.
     #[for_schedules(core)]
     pub fn pagerank_step<T: Float>(
@@ -89,6 +93,7 @@ pub mod step {
         done: &mut [u32],
         q: usize,
         n: usize,
+        isolated: T,
         teleport: T,
         damping: T,
         inv_n: T,
@@ -107,11 +112,12 @@ pub mod step {
                 sum += pulled[sources[e] as usize];
             }
             if go {
-                let total = sum + delta * w[v];
+                // The isolated dangling vertices' rank: the start's, then teleport alone.
+                let alone = if ran == 0 { inv_n } else { teleport };
                 let r = if v < n {
-                    teleport + damping * total
+                    teleport + damping * (sum + delta * w[v])
                 } else {
-                    damping * inv_n * total
+                    damping * inv_n * (sum + delta * w[v] + isolated * alone)
                 };
                 fresh[v] = r;
                 fresh_pulled[v] = r * inv_out_degree[v];
@@ -119,8 +125,8 @@ pub mod step {
                     counts[1 - q] = ran + 1;
                     sums[1 - q] = 0.0;
                 }
-            } else if v == 0 {
-                done[0] = 1;
+            } else if v == 0 && done[0] == 0 {
+                done[0] = max(ran, 1);
             }
         }
     }
@@ -180,8 +186,10 @@ pub const CHUNK: usize = 2048;
 /// dangling tile, `1 / out_degree` per vertex (1 for a dangling one: its rank goes whole to the
 /// dangling tile), `w`, the runs of the reductions, and the buffers of the iteration.
 pub struct PageRank<T: Float> {
-    /// `n + 1` tiles: vertex `v`'s in-edges, then the dangling vertices.
+    /// `n + 1` tiles: vertex `v`'s in-edges, then the dangling vertices with in-edges.
     pull: DeviceOffsets,
+    /// The dangling vertices without in-edges.
+    isolated: usize,
     sources: DeviceBuffer<u32>,
     edges: usize,
     inv_out_degree: DeviceBuffer<T>,
@@ -227,10 +235,10 @@ impl<T: Float> PageRank<T> {
         let mut w: Vec<f64> = (0..n)
             .map(|v| t.out_edges(v).map(|(u, _)| inv[u]).sum())
             .collect();
-        let dangling: Vec<u32> = (0..n as u32)
+        let (dangling, isolated): (Vec<u32>, Vec<u32>) = (0..n as u32)
             .filter(|&v| g.degree(v as usize) == 0)
-            .collect();
-        w.push(dangling.len() as f64);
+            .partition(|&v| t.degree(v as usize) > 0);
+        w.push((dangling.len() + isolated.len()) as f64);
         sources.extend_from_slice(&dangling);
         offsets.push(sources.len());
         let mut inv: Vec<T> = inv.into_iter().map(T::from_f64).collect();
@@ -238,6 +246,7 @@ impl<T: Float> PageRank<T> {
         let w: Vec<T> = w.into_iter().map(T::from_f64).collect();
         Ok(PageRank {
             pull: gpu.upload_offsets(&offsets)?,
+            isolated: isolated.len(),
             sources: gpu.upload(&sources)?,
             edges: g.edges(),
             inv_out_degree: gpu.upload(&inv)?,
@@ -316,6 +325,7 @@ fn run_in<T: Float>(
         schedule_key(schedule),
     ];
     let exact = tolerance.is_none().then_some(max_iterations as u64);
+    let isolated = T::from_f64(pr.isolated as f64);
     let PageRank {
         pull,
         sources,
@@ -386,6 +396,7 @@ fn run_in<T: Float>(
             &mut *done,
             q,
             n,
+            isolated,
             teleport,
             T::from_f64(damping),
             inv_n,
@@ -407,9 +418,11 @@ fn run_in<T: Float>(
             n,
         )
     })?;
+    // Without a known length the step ended the run storing its iterations in `done`, which
+    // the loop read last.
     stats.iterations = match exact {
         Some(t) => t as u32,
-        None => gpu.download(&*counts)?.into_iter().max().unwrap_or(0),
+        None => iterate.done_value(),
     };
     let last = (stats.iterations % 2) as usize;
     finish::launch("block", gpu, &*chunks, &ranks[last], rank, n)?;
@@ -595,8 +608,11 @@ mod tests {
             .iter()
             .map(|s| s.iter().map(|&u| inv[u]).sum())
             .collect();
-        tiles.push((0..n).filter(|&v| g.degree(v) == 0).collect());
-        w.push(tiles[n].len() as f64);
+        let dangling: Vec<usize> = (0..n).filter(|&v| g.degree(v) == 0).collect();
+        w.push(dangling.len() as f64);
+        let (with_in, alone): (Vec<usize>, Vec<usize>) =
+            dangling.into_iter().partition(|&v| t.degree(v) > 0);
+        tiles.push(with_in);
         let mut rank: Vec<f64> = (0..=n)
             .map(|v| if v < n { 1.0 / n as f64 } else { 0.0 })
             .collect();
@@ -604,7 +620,7 @@ mod tests {
             .map(|v| rank[v] * inv.get(v).unwrap_or(&0.0))
             .collect();
         let teleport = (1.0 - damping) / n as f64;
-        for _ in 0..iterations {
+        for ran in 0..iterations {
             let delta = rank[n];
             let fresh: Vec<f64> = (0..=n)
                 .map(|v| {
@@ -612,7 +628,8 @@ mod tests {
                     if v < n {
                         teleport + damping * total
                     } else {
-                        damping / n as f64 * total
+                        let each = if ran == 0 { 1.0 / n as f64 } else { teleport };
+                        damping / n as f64 * (total + alone.len() as f64 * each)
                     }
                 })
                 .collect();

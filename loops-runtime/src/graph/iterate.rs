@@ -118,6 +118,8 @@ pub struct IterationLoop {
     /// Graph launches of the last run, and whether it recorded one.
     replays: u64,
     recorded_last_run: bool,
+    /// `done[0]` as the last read-back found it.
+    done_value: u32,
 }
 
 impl IterationLoop {
@@ -130,6 +132,7 @@ impl IterationLoop {
             rest: None,
             replays: 0,
             recorded_last_run: false,
+            done_value: 0,
         })
     }
 
@@ -157,6 +160,13 @@ impl IterationLoop {
         self.recorded_last_run
     }
 
+    /// `done[0]` as the last read-back of the last run found it (0 where it read none, as in a
+    /// run of known length): a step that ends the run by storing a count there (components: the
+    /// iterations) hands it to the host without another read-back.
+    pub fn done_value(&self) -> u32 {
+        self.done_value
+    }
+
     /// Runs `step(iteration, done)` from iteration 0 until it sets `done[0]` (zeroed here
     /// first) or, with `exact`, for exactly that many iterations (the host then never reads
     /// `done`: the step need not set it), in the loop `on`. `key` names everything the step's
@@ -177,6 +187,7 @@ impl IterationLoop {
     {
         self.replays = 0;
         self.recorded_last_run = false;
+        self.done_value = 0;
         let total = exact.map(|t| t.min(max));
         if total == Some(0) || max == 0 {
             return Ok(0);
@@ -296,8 +307,9 @@ impl IterationLoop {
         )))
     }
 
-    fn read_done(&self, gpu: &Gpu) -> Result<bool> {
-        Ok(gpu.download(&self.done)?[0] != 0)
+    fn read_done(&mut self, gpu: &Gpu) -> Result<bool> {
+        self.done_value = gpu.download(&self.done)?[0];
+        Ok(self.done_value != 0)
     }
 }
 
