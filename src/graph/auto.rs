@@ -28,16 +28,19 @@
 //! graph's) one schedule for the whole run.
 //!
 //! The first call of an algorithm on a graph of a shape (with a schedule and an element type)
-//! runs each candidate on that call's own work: once to warm it (kernels compiled or loaded,
-//! `auto`'s schedule measured, a replay recorded: first-use costs, which can be 10x a run, so the
-//! warm runs rank nothing), then twice more, timed on the host from a synchronized start to the
-//! GPU's end (what the caller waits for: launches, read-backs, recording), the faster of the two
-//! kept. The fastest is kept in the process (by the
+//! runs each candidate on that call's own work, three times back to back: once to warm it
+//! (kernels compiled or loaded, `auto`'s schedule measured, a replay recorded: first-use costs,
+//! which can be 10x a run, so the warm run ranks nothing), then twice more, timed on the host
+//! from a synchronized start to the GPU's end (what the caller waits for: launches, read-backs,
+//! recording), the faster of the two kept. Back to back, because a loop that keeps its
+//! recordings for the next run of the same key (DO-BFS's device queue) reaches its kept state
+//! only if no other candidate runs in between. The fastest is kept in the process (by the
 //! tuner's key) and in the tuning cache on disk; the call returns the winner's run, made once
 //! more, so its result and stats are the winner's. Later calls of the same shape run the
-//! winner, found first by a per-process hash of the choice (building the tuner's key, two SHA-256
-//! digests and some formatting, cost 10-15 us a call, a tenth of a small graph's call). With `LOOPS_TUNE=off`, or a single candidate, nothing is measured: the caller's rule
-//! decides (`measured` returns `None`).
+//! winner, found first by a per-process hash of the choice (building the tuner's key, two
+//! SHA-256 digests and some formatting, cost 10-15 us a call, a tenth of a small graph's call).
+//! With `LOOPS_TUNE=off`, or a single candidate, nothing is measured: the caller's rule decides
+//! (`measured` returns `None`).
 //!
 //! The key: the algorithm and its candidates (as the kernel name), the device, the element type,
 //! and the graph's shape (vertices, edges, the log2 histogram of degrees, the largest degree,
@@ -339,23 +342,21 @@ pub(crate) fn measured<C: Candidate, R>(
         drop(r);
         Ok(t)
     };
+    // Each candidate's three runs back to back: a loop that keeps its recordings for the next
+    // run of the same key (DO-BFS in the device queue records on its second run and replays
+    // from its third) reaches its kept state only if no other candidate runs in between.
     let mut first_error = None;
-    let mut warm = Vec::new();
-    for &c in candidates {
-        match time(c) {
-            Ok(_) => warm.push(true),
-            Err(e) => {
-                first_error.get_or_insert(e);
-                warm.push(false);
-            }
-        }
-    }
     let mut times = vec![None; candidates.len()];
     for (i, &c) in candidates.iter().enumerate() {
-        if warm[i] {
-            let a = time(c)?;
-            let b = time(c)?;
-            times[i] = Some(a.min(b));
+        match time(c) {
+            Ok(_) => {
+                let a = time(c)?;
+                let b = time(c)?;
+                times[i] = Some(a.min(b));
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
         }
     }
     let Some(best) = fastest(&times) else {
