@@ -160,11 +160,12 @@ for w in "${steps[@]}"; do
       LOOPS_SANITIZE_OUT="$logs/sanitize" step_limit=${LOOPS_STEP_TIMEOUT:-540} step sanitize bash tests/sanitize.sh ;;
     sanitize:graphs)
       # The graph tests under memcheck and racecheck, a process per test (and per real matrix),
-      # spread over the GPUs: each binary's runs end within the step's limit (issue 40).
-      LOOPS_SANITIZE_OUT="$logs/sanitize" LOOPS_SANITIZE_SPLIT=1 LOOPS_SANITIZE_BINARIES=64 \
+      # two at a time on each GPU (more share a GPU badly): each run ends within its limit and
+      # each binary's runs within the step's (issue 40).
+      LOOPS_SANITIZE_OUT="$logs/sanitize" LOOPS_SANITIZE_SPLIT=1 LOOPS_SANITIZE_PER_GPU=${LOOPS_SANITIZE_PER_GPU:-2} \
         LOOPS_SANITIZE_TOOLS="memcheck racecheck" LOOPS_SANITIZE_TIMEOUT=${LOOPS_SANITIZE_TIMEOUT:-290} \
         LOOPS_SANITIZE_GPUS="$(nvidia-smi --query-gpu=index --format=csv,noheader | tr '\n' ' ')" \
-        step_limit=${LOOPS_STEP_TIMEOUT:-300} step sanitize bash tests/sanitize.sh \
+        step_limit=${LOOPS_STEP_TIMEOUT:-560} step sanitize bash tests/sanitize.sh \
         .device/tests/gpu_graphs .device/tests/gpu_sssp_near_far .device/tests/gpu_graph_algos ;;
     *)
       step "$w" ".device/tests/$w" --test-threads=1 ;;

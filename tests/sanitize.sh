@@ -26,6 +26,11 @@
 #                           binary's tests under racecheck take the time of its slowest, not their
 #                           sum, and tests named every_real_matrix one run per real matrix the
 #                           filter keeps (default 0: one run per binary, its tests one after another)
+#   LOOPS_SANITIZE_PER_GPU  with LOOPS_SANITIZE_GPUS: at most this many runs at once on each GPU, each
+#                           taking its share of the (run, tool) list in turn, racecheck's first
+#                           (default: unset, LOOPS_SANITIZE_BINARIES runs at once). Runs under a
+#                           tool share a GPU badly: 60 at once on 2 GPUs took over 290 s each where
+#                           one alone takes 22-74 s (stop 51, H200), so a few per GPU end sooner
 # Tests skipped under every tool, because they provoke a failing CUDA API call on purpose and the
 # sanitizers count it as an error: out_of_memory_* (an allocation too large for the device),
 # compile_and_load_errors_name_the_kernel (a missing entry point) and launch_errors_name_the_kernel
@@ -92,6 +97,8 @@ run_tool() {
     [ "$(basename "$bin")" = gpu_runtime ] && filters+=(--skip one_handle_from_many_threads)
   fi
   start=$(date +%s)
+  # Where this run's time lies (for the per-binary span printed at the end).
+  echo "$(basename "$bin") $tool $start" >"$log.start"
   # --nocapture: the tests' progress lines reach the log as they run, so a run cut off by the
   # limit still says how far it got.
   timeout "$limit" "$cs" --tool "$tool" --error-exitcode 9 "$bin" "${filters[@]}" \
@@ -109,6 +116,7 @@ run_tool() {
   printf '%-14s %-10s %-14s %4ss  %s\n' "$name" "$tool" "$status" "$(( $(date +%s) - start ))" \
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^test result' "$log" | tr -s ' \n' ' ' | cut -c1-160)" \
     >"$log.summary"
+  echo "$(date +%s)" >>"$log.start"
   [ $rc -eq 0 ]
 }
 
@@ -160,7 +168,39 @@ index=0
 split_unit() {
   IFS=$'\t' read -r bin test matrix <<<"$1"
 }
+per_gpu=${LOOPS_SANITIZE_PER_GPU:-}
+if [ -n "$per_gpu" ] && [ ${#gpus[@]} -gt 0 ]; then
+  # Workers, `per_gpu` on each GPU; worker w takes the (run, tool) items w, w + workers, ... one
+  # after another, racecheck's (the longest) first.
+  items=()
+  for tool in racecheck $tools; do
+    # racecheck first when it is among the tools, then the others in their order, each once.
+    case " $tools " in *" $tool "*) ;; *) continue ;; esac
+    [ "$tool" = racecheck ] && [ ${#items[@]} -gt 0 ] && continue
+    for unit in "${units[@]}"; do
+      split_unit "$unit"
+      items+=("$bin|$test|$matrix|$tool")
+    done
+  done
+  workers=$((per_gpu * ${#gpus[@]}))
+  for ((w = 0; w < workers; w++)); do
+    (
+      rc=0
+      for ((i = w; i < ${#items[@]}; i += workers)); do
+        IFS='|' read -r bin test matrix tool <<<"${items[$i]}"
+        # A subshell each: run_tool exports the run's GPU and matrix filter.
+        (run_tool "$bin" "$tool" "$w" "$test" "$matrix") || rc=1
+      done
+      exit $rc
+    ) &
+    pids+=($!)
+  done
+  units_run=0
+else
+  units_run=1
+fi
 for unit in "${units[@]}"; do
+  [ "$units_run" = 1 ] || break
   split_unit "$unit"
   run_binary "$bin" "$index" "$test" "$matrix" &
   index=$((index + 1))
@@ -175,5 +215,9 @@ for unit in "${units[@]}"; do
   split_unit "$unit"
   for tool in $tools; do cat "$out/$(basename "$bin")${test:+.$test}${matrix:+.$matrix}-$tool.log.summary"; done
 done
+# Per binary and tool: from its first run's start to its last run's end, and the runs' sum.
+cat "$out"/*.log.start 2>/dev/null | paste - - | awk '
+  { k = $1 " " $2; if (!(k in a) || $3 < a[k]) a[k] = $3; if ($4 > b[k]) b[k] = $4; s[k] += $4 - $3 }
+  END { for (k in a) printf "%-34s wall %4d s, runs %5d s in all\n", k, b[k] - a[k], s[k] }' | sort
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
 exit $status
