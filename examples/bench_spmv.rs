@@ -16,7 +16,7 @@
 //! non-zero if any kernel's result is outside its error bound or any matrix could not be run.
 
 mod bench;
-mod kernels;
+use loops_kernels as kernels;
 
 use std::error::Error;
 use std::fmt::Write as _;

@@ -15,7 +15,7 @@
 
 #[allow(unused_imports)]
 mod bench;
-mod kernels;
+use loops_kernels as kernels;
 
 use std::error::Error;
 use std::fmt::Write as _;

@@ -9,7 +9,7 @@
 //!
 //! Compiles with NVRTC and `--ptxas-options=-v`; no GPU needed. Exits non-zero if a compile fails.
 
-mod kernels;
+use loops_kernels as kernels;
 
 use std::process::ExitCode;
 

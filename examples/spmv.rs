@@ -6,7 +6,7 @@
 //!
 //! Exits non-zero if any row of the result is outside its error bound.
 
-mod kernels;
+use loops_kernels as kernels;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

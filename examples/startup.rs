@@ -20,7 +20,7 @@
 //! cache read of a fresh process. The cache lives in a new temporary folder, removed at the end.
 //! Exits non-zero if any compile or launch fails.
 
-mod kernels;
+use loops_kernels as kernels;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -6,8 +6,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use kernels::out_of_range::{peek, shift_down};
 use loops::launch::set_checked_mode;

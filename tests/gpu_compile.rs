@@ -4,8 +4,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use loops::check::check_spmv;
 use loops::compile::guarded_entries;

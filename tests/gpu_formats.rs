@@ -10,8 +10,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use loops::check::{check_rows, check_spmv, RowCheck};
 use loops::io::host::expected_error_bound;

@@ -6,8 +6,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use loops::check::{check_rows, RowCheck};
 use loops::io::host::{expected_error_bound, spmv_reference};

@@ -6,8 +6,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use loops::check;
 use loops::multi::{Exchange, GpuGroup};

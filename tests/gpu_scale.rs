@@ -22,8 +22,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

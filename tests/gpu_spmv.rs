@@ -3,8 +3,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use kernels::spmv::thread::spmv;
 use loops::check;

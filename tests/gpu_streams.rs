@@ -7,8 +7,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use std::sync::{Arc, Mutex};
 

@@ -9,8 +9,7 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use std::sync::{Mutex, OnceLock};
 

@@ -3,8 +3,7 @@
 //! kernel the macro accepts must load, not only make PTX), on a machine with no GPU. Needs libnvrtc (see README); without it each test prints one `skipped` line and
 //! passes, unless LOOPS_REQUIRE_NVRTC=1 (CI), which makes it fail.
 
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 

@@ -3,8 +3,7 @@
 //! stamped with, plain and bounds-checked, to a cubin for sm_90, on a machine with no GPU (see
 //! `nvrtc_compile.rs`).
 
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 

@@ -2,8 +2,7 @@
 //! `CUDA_SOURCE` and snapshot-tested: an emitter change shows up as a reviewable diff
 //! (`cargo insta review`).
 
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 use loops::prelude::*;
 

@@ -3,8 +3,7 @@
 //! warp (`group4`, `warp`) and past it (`group64`, `block`), and `lrb`, whose longest bin runs in
 //! pieces of a warp each (`kernels_gen::schedule::pieces`). Reviewed as diffs like `snapshots.rs`.
 
-#[path = "../examples/kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 fn source(sources: &[(&str, &'static str)], schedule: &str) -> &'static str {
     sources

@@ -17,8 +17,7 @@
 //!
 //! NCCL (libnccl) must be loadable when there are several GPUs; NVLink multicast stays off.
 
-#[path = "../kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 mod huge;
 mod huge_bfs;

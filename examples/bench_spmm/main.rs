@@ -23,8 +23,7 @@
 
 #[path = "../bench/mod.rs"]
 mod bench;
-#[path = "../kernels/mod.rs"]
-mod kernels;
+use loops_kernels as kernels;
 
 mod case;
 mod report;

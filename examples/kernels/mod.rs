@@ -2,8 +2,8 @@
 //! supports with `#[for_schedules(..)]` (one module per named schedule of `loops::SCHEDULES`:
 //! `spmv::merge_path::spmv`; beside them `SCHEDULES`, `SOURCES`, `CHECKED_SOURCES`, `KERNELS` and
 //! `launch(schedule, gpu, ..)`). The examples run them; the tests snapshot, compile and check them
-//! on the GPU; the benchmarks time them. A test includes this folder with
-//! `#[path = "../examples/kernels/mod.rs"] mod kernels;`. The graph algorithms' kernels are the
+//! on the GPU; the benchmarks time them, each through this folder's crate, `loops-kernels`
+//! (`use loops_kernels as kernels;`), built once for all of them. The graph algorithms' kernels are the
 //! library's (`loops::graph::{bfs, bfs_do, sssp, sssp_near_far, pagerank, cc, tc}`).
 #![allow(dead_code)]
 pub mod column_sums;
