@@ -25,7 +25,7 @@
 
 // The cuSPARSE wrapper (csr2csc); the rest of the folder is the SpMV benchmark's.
 #[allow(unused_imports)]
-mod bench;
+use loops_bench as bench;
 
 use std::error::Error;
 use std::fmt::Write as _;

@@ -15,7 +15,7 @@
 //! after each matrix. Prints the table on stdout, progress on stderr. Exits
 //! non-zero if any kernel's result is outside its error bound or any matrix could not be run.
 
-mod bench;
+use loops_bench as bench;
 use loops_kernels as kernels;
 
 use std::error::Error;

@@ -14,7 +14,7 @@
 //! non-zero if any result was wrong.
 
 #[allow(unused_imports)]
-mod bench;
+use loops_bench as bench;
 use loops_kernels as kernels;
 
 use std::error::Error;

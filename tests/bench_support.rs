@@ -1,8 +1,7 @@
 //! The SpMV benchmark's writers without a GPU: the CSV, the SVG plots, the table and the geomeans,
 //! on made-up results; the reference check against `verify::check_spmv`; the default set.
 
-#[path = "../examples/bench/mod.rs"]
-mod bench;
+use loops_bench as bench;
 #[path = "common/nvrtc.rs"]
 mod nvrtc;
 

@@ -10,16 +10,13 @@
 #![cfg(feature = "gpu")]
 
 mod common;
-#[path = "../examples/bench/dense_check.rs"]
-mod dense_check;
-
-use dense_check::{sample_rows, DenseReference};
 use loops::ops::spmm::{
     kept_plan, shape_of, spmm_candidates, spmm_plan, spmm_tuned, spmm_with, spmm_with_plan,
     PlanSource, SpmmMapping,
 };
 use loops::prelude::*;
 use loops::tune::TuneCache;
+use loops_bench::dense_check::{sample_rows, DenseReference};
 
 const KS: [usize; 12] = [1, 2, 3, 4, 5, 8, 16, 31, 32, 33, 64, 128];
 /// The ks at which the language SDDMM runs under every schedule: one value per lane (3, 33), four

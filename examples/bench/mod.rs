@@ -1,7 +1,7 @@
 //! The SpMV benchmark's parts (`examples/bench_spmv.rs` is the binary): the matrix sets, the cuSPARSE
 //! baseline, the results and what is written from them (CSV, SVG plots, the table). Everything but
-//! `cusparse` works without a GPU; `tests/bench_support.rs` includes this folder with
-//! `#[path = "../examples/bench/mod.rs"] mod bench;`.
+//! `cusparse` works without a GPU. This folder is the crate `loops-bench`: the benchmarks and
+//! `tests/bench_support.rs` take it with `use loops_bench as bench;`.
 #![allow(dead_code)]
 
 pub mod corpus;

@@ -68,8 +68,7 @@
 // The SpMV benchmark's support folder, for its world-set summary and CSV quoting; the rest of it
 // (plots, cuSPARSE) is unused here.
 #[allow(unused_imports)]
-#[path = "../bench/mod.rs"]
-mod bench;
+use loops_bench as bench;
 #[path = "../graph_app/mod.rs"]
 mod graph_app;
 

@@ -21,8 +21,7 @@
 //! measured one), then the geomean speedup of the op over the best cuSPARSE algorithm, overall and
 //! per k, and the same for the op's first call. Exits non-zero if any result was wrong.
 
-#[path = "../bench/mod.rs"]
-mod bench;
+use loops_bench as bench;
 use loops_kernels as kernels;
 
 mod case;
