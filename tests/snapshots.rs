@@ -576,3 +576,41 @@ fn every_stamped_module_is_its_named_schedule() {
         assert_eq!(desc.config, config, "{name}");
     }
 }
+
+/// A call of one launch of `hierarchical` is not zeroed (the runtime's `tile_state`): its pass 0
+/// must read none of the counters the passes share. In every hierarchical source the only plain
+/// reads of `loops_counts` are guarded by pass 0 (`.. == 0 ? loops_n : ..`) or come in the later
+/// passes' branches; pass 0 only zeroes a counter or appends to one (never, in a call of one pass:
+/// no tile has atoms left).
+#[test]
+fn hierarchical_pass_zero_reads_no_counter() {
+    let mut checked = 0;
+    for (kernel, sources) in all_sources().into_iter().chain(format_sources()) {
+        for (schedule, source) in sources {
+            if !schedule.starts_with("hierarchical") {
+                continue;
+            }
+            let mut later_pass = false;
+            for line in source.lines() {
+                if line.contains("else if (loops_pass == 1)") {
+                    later_pass = true;
+                }
+                if line.contains("if (loops_pass == 0)") {
+                    later_pass = false;
+                }
+                let Some(at) = line.find("loops_counts[") else {
+                    continue;
+                };
+                let guarded = line.contains("== 0 ? loops_n : (long long)loops_counts[");
+                let append = line[..at].ends_with("atomicAdd(&");
+                let zeroes = line.contains("] = 0u;");
+                assert!(
+                    guarded || append || zeroes || later_pass,
+                    "{kernel} under {schedule}: a read of the pass counters pass 0 may run: {line}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} hierarchical sources");
+}

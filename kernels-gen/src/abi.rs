@@ -14,7 +14,7 @@
 //! | [`Hidden::SplitPieces`] | `const int* loops_pieces` | `split`: the prefix sum of each tile's piece count; the launch then runs a thread per piece (its shape's atoms are the pieces) |
 //! | [`Hidden::Mdt`] | `const int loops_mdt` | `split`, `hierarchical`: atoms per piece, or per pass |
 //! | [`Hidden::Pass`] | `const int loops_pass, const int loops_passes` | a schedule whose plan launches the kernel several times in a row (`hierarchical`; a carry schedule over a body of several atom loops, a launch per loop): this launch's index and the count |
-//! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: [`STATE_HEADER_SLOTS`] slots zeroed before the first launch, then `state_slots_per_tile` slots per tile of the call, kept across its launches |
+//! | [`Hidden::TileState`] | `unsigned long long* loops_tile_state` | the same: [`STATE_HEADER_SLOTS`] slots zeroed before the first launch of a call of several, then `state_slots_per_tile` slots per tile of the call, kept across its launches |
 //! | [`Hidden::Fault`] | `unsigned long long* loops_fault` | the bounds-checked variant: the fault record |
 //! | [`Hidden::Scratch`] | `unsigned long long* loops_scratch` | every entry point, last: the carry schedules' records (null when none) |
 //!
@@ -118,7 +118,8 @@ pub fn full_source(source: &str, file: &str) -> String {
 }
 
 /// Slots at the front of [`Hidden::TileState`] that the runtime zeroes before the first launch
-/// of a call (counters the launches share); the per-tile state follows them.
+/// of a call of several launches (counters the launches share; a pass 0 reads none of them, so a
+/// call of one launch is not zeroed); the per-tile state follows them.
 pub const STATE_HEADER_SLOTS: usize = 4;
 
 /// A parameter of every entry point of a kernel that the user did not write.

@@ -509,14 +509,16 @@ impl Plan<'_, '_> {
     }
 
     /// The call's per-tile state: the device's area, taken (grown where it is too small) by the
-    /// call's first launch, its header zeroed before the first pass, held until the call ends (so
-    /// the launches of one call share it, and no other call on the handle touches it meanwhile;
-    /// later calls on the stream run after this one's launches).
+    /// call's first launch, its header zeroed before the first pass of a call of several (a pass 0
+    /// reads none of it: a call of one launch needs no memset, 1-3 us of `hierarchical`'s call on
+    /// a small matrix), held until the call ends (so the launches of one call share it, and no
+    /// other call on the handle touches it meanwhile; later calls on the stream run after this
+    /// one's launches).
     fn tile_state(
         &mut self,
         variant: &Variant,
         tiles: u64,
-        first: bool,
+        zero: bool,
     ) -> Result<cudarc::driver::sys::CUdeviceptr> {
         let slots =
             abi::STATE_HEADER_SLOTS + tiles as usize * variant.state_slots_per_tile as usize;
@@ -526,7 +528,7 @@ impl Plan<'_, '_> {
             self.state = Some(self.gpu.tile_state_area(slots)?);
         }
         let ptr = self.state.as_ref().expect("allocated above").device_ptr();
-        if first {
+        if zero {
             let what = format!("zeroing the tile state of kernel `{}`", self.kernel.name);
             self.gpu.zero_slots(ptr, abi::STATE_HEADER_SLOTS, &what)?;
         }
@@ -576,8 +578,10 @@ impl Plan<'_, '_> {
                 (Tiles::Call, Some(list)) => list.len(),
                 (Tiles::Call, None) => set.num_tiles(),
             };
-            let first = launch.pass.is_none_or(|(pass, _)| pass == 0);
-            Some(self.tile_state(&variant, positions as u64, first)?)
+            let zero = launch
+                .pass
+                .is_none_or(|(pass, passes)| pass == 0 && passes > 1);
+            Some(self.tile_state(&variant, positions as u64, zero)?)
         } else {
             None
         };
