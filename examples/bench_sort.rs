@@ -413,6 +413,30 @@ fn pass_rows<T: Float>(
             };
             out.push((op, name.to_string(), median(samples)));
         }
+        // The host's cost of a launch: `HOST_CALLS` calls queued back to back, the wall time per
+        // call (the count and the statistics: each may run again on its own output; the
+        // scatter's cursors would run past their columns).
+        const HOST_CALLS: u32 = 200;
+        let mut counts = gpu.zeros::<i32>(m.cols).map_err(err)?;
+        let mut state = gpu.zeros::<u32>(36).map_err(err)?;
+        for pass in ["count", "stats"] {
+            gpu.download(&state).map_err(err)?;
+            let started = std::time::Instant::now();
+            for _ in 0..HOST_CALLS {
+                match pass {
+                    "count" => p.count(gpu, &a, &mut counts),
+                    _ => p.stats(gpu, &columns, &mut state),
+                }
+                .map_err(err)?;
+            }
+            let ms = started.elapsed().as_secs_f64() * 1e3 / HOST_CALLS as f64;
+            gpu.download(&state).map_err(err)?;
+            let op = match pass {
+                "count" => "transpose_count_host",
+                _ => "transpose_stats_host",
+            };
+            out.push((op, name.to_string(), ms));
+        }
     }
     Ok(out)
 }

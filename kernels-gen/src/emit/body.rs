@@ -255,7 +255,10 @@ impl Cx<'_> {
                 let ExprKind::Index { base, index } = &args[0].kind else {
                     unreachable!("the front end makes an atomic's target a slice element")
                 };
-                let ptr = self.checked_ptr(base, index);
+                let mut ptr = self.checked_ptr(base, index);
+                if let Some(tag) = self.block_tag(&args[0], *builtin) {
+                    ptr = tag(&ptr);
+                }
                 let value = self.expr(&args[1]);
                 // A skipped atomic returns 0 as the old value.
                 format!(
@@ -268,7 +271,10 @@ impl Cx<'_> {
                 for (i, a) in args.iter().enumerate() {
                     let text = self.expr(a);
                     parts.push(if i == 0 && builtin.is_atomic() {
-                        format!("&{text}")
+                        match self.block_tag(a, *builtin) {
+                            Some(tag) => tag(&format!("&{text}")),
+                            None => format!("&{text}"),
+                        }
                     } else if a.ty == Ty::Usize && matches!(a.kind, ExprKind::Var(_)) {
                         // A schedule may declare the tile and atom variables `int`: the prelude's
                         // overloads are per type, so the call names the `usize` one.
@@ -311,6 +317,32 @@ impl Cx<'_> {
                 format!("({c} ? {t} : {o})")
             }
         }
+    }
+
+    /// For an atomic on a `#[block_shared]` array that mixes operations, what wraps its target's
+    /// pointer to record the operation in the slot's byte (`kernels_gen::schedule::block_shared`):
+    /// `ptr` to `loops_block_tag(ptr, base, tags, op)`.
+    fn block_tag(&self, target: &Expr, builtin: Builtin) -> Option<impl Fn(&str) -> String> {
+        use crate::schedule::block_shared::{ops_of, tag_name, Combine};
+        let ExprKind::Index {
+            base: Indexed::Slice(s),
+            ..
+        } = &target.kind
+        else {
+            return None;
+        };
+        self.kernel.param(s)?.block_shared?;
+        if ops_of(self.kernel, s).len() < 2 {
+            return None;
+        }
+        let op = match builtin {
+            Builtin::AtomicAdd => Combine::Add,
+            Builtin::AtomicMax => Combine::Max,
+            Builtin::AtomicMin => Combine::Min,
+            _ => return None,
+        };
+        let (base, tags, op) = (s.clone(), tag_name(s), op.tag());
+        Some(move |ptr: &str| format!("loops_block_tag({ptr}, {base}, {tags}, {op})"))
     }
 
     /// `push(&mut list, &mut count[i], v)`: the prelude's warp-aggregated append

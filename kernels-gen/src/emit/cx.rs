@@ -309,7 +309,11 @@ impl<'a> Cx<'a> {
             }
         }
         let l = self.lowering;
+        let block_shared = crate::schedule::block_shared::emit_prologue(self);
         l.tile_loop(self, &k.body)?;
+        if block_shared {
+            crate::schedule::block_shared::emit_epilogue(self);
+        }
         self.close();
         self.line("");
         Ok(())

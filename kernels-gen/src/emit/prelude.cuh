@@ -176,6 +176,13 @@ __device__ __forceinline__ unsigned long long loops_push(T* list, unsigned long 
     if (pos < len) list[pos] = (T)v;
     return pos;
 }
+// An atomic on a `#[block_shared]` array that mixes operations records the slot's operation for
+// the flush (kernels_gen::schedule::block_shared); a skipped (out-of-range) target records none.
+template <typename T>
+__device__ __forceinline__ T* loops_block_tag(T* p, T* base, unsigned char* tags, unsigned char op) {
+    if (p != nullptr) tags[p - base] = op;
+    return p;
+}
 // Float min/max by compare-and-swap on the bits: correct for every value, NaN stays unless replaced.
 __device__ __forceinline__ float loops_atomic_min(float* p, float v) {
     int* bits = (int*)p; int old = *bits;

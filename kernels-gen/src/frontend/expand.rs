@@ -80,7 +80,8 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
     let set = format_ident!("{}", set_name(kernel));
     let set_str = set.to_string();
     let wide_checks = wide_checks(kernel);
-    let checks = length_checks(kernel);
+    let mut checks = length_checks(kernel);
+    checks.extend(block_shared_checks(kernel));
     let rounds = carry_rounds(kernel, emitted);
     let subset = match &kernel.body.subset {
         Some(sub) => {
@@ -378,6 +379,23 @@ fn length_checks(kernel: &Kernel) -> Vec<TokenStream> {
                 ),
             };
             quote!(::loops::__private::check_len(#kname, #slice, #ident.len(), #method, #why)?;)
+        })
+        .collect()
+}
+
+/// Each `#[block_shared]` array's slice holds at least its `N` elements: every block flushes
+/// its copy into them.
+fn block_shared_checks(kernel: &Kernel) -> Vec<TokenStream> {
+    let kname = &kernel.name;
+    kernel
+        .params
+        .iter()
+        .filter_map(|p| {
+            let n = p.block_shared? as usize;
+            let ident = format_ident!("{}", p.name);
+            let pname = &p.name;
+            let why = format!("it is a `#[block_shared]` array of {n} elements");
+            Some(quote!(::loops::__private::check_len(#kname, #pname, #ident.len(), #n, #why)?;))
         })
         .collect()
 }

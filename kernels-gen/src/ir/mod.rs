@@ -91,6 +91,10 @@ pub struct Param {
     pub name: String,
     pub kind: ParamKind,
     pub span: Span,
+    /// `#[block_shared] hist: &mut [u32; N]`: the length `N` of an integer array whose atomics
+    /// go to a copy in each block's shared memory, flushed into the slice once per block
+    /// ([`crate::schedule::block_shared`]); `None` for every other parameter.
+    pub block_shared: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

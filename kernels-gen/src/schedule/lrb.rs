@@ -178,6 +178,7 @@ impl ScheduleUnit for Lrb {
                     mutable: false,
                 },
                 span: kernel.body.span,
+                block_shared: None,
             });
             k.config = ScheduleConfig {
                 schedule: launch.schedule,
@@ -257,6 +258,7 @@ impl ScheduleUnit for Lrb {
                         mutable: false,
                     },
                     span: kernel.body.span,
+                    block_shared: None,
                 });
                 k.config = ScheduleConfig {
                     schedule: Schedule::Group { group_size: group },

@@ -14,6 +14,7 @@
 
 pub mod append;
 pub mod auto;
+pub mod block_shared;
 pub mod carry;
 pub mod group;
 pub mod hierarchical;

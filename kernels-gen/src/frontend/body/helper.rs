@@ -179,6 +179,7 @@ fn lower_helper(sig: &HelperSig, helper: &HelperItem, sigs: &[HelperSig]) -> DRe
             name: name.clone(),
             kind: ParamKind::Scalar(ty.clone()),
             span: *span,
+            block_shared: None,
         })
         .collect();
     let default_float = match sig.type_params.as_slice() {

@@ -68,7 +68,7 @@ fn lower_kernel_fn(
         let body = lowerer.tile_loop(&item.block);
         (body, lowerer.retry)
     })?;
-    Ok(Kernel {
+    let kernel = Kernel {
         name: sig.ident.to_string(),
         type_params,
         params,
@@ -77,7 +77,9 @@ fn lower_kernel_fn(
         body,
         file: file.to_string(),
         helpers: Vec::new(),
-    })
+    };
+    crate::schedule::block_shared::check(&kernel)?;
+    Ok(kernel)
 }
 
 /// The kernel's signature: its element type parameters and its parameters, checked.
@@ -133,11 +135,24 @@ pub(crate) fn lower_signature(sig: &syn::Signature) -> DResult<(Vec<String>, Vec
                 "`{name}` is the kernel's element type; rename the parameter"
             );
         }
-        let kind = param_kind(&pt.ty, &type_params)?;
+        let (kind, block_shared) = match block_shared_attr(pt)? {
+            Some(()) => {
+                let (elem, n) = block_shared_type(&pt.ty, &name)?;
+                (
+                    ParamKind::Slice {
+                        elem,
+                        mutable: true,
+                    },
+                    Some(n),
+                )
+            }
+            None => (param_kind(&pt.ty, &type_params)?, None),
+        };
         params.push(Param {
             name,
             kind,
             span: pi.ident.span(),
+            block_shared,
         });
     }
     // The CUDA parameters a tile set or a slice becomes (`a_rows`, `x_len`) sit beside the others.
@@ -213,6 +228,76 @@ const CUDA_NAMES: &[&str] = &[
     "atomicMax",
     "atomicExch",
 ];
+
+/// The parameter's `#[block_shared]` attribute, if it has one
+/// ([`crate::schedule::block_shared`]).
+fn block_shared_attr(pt: &syn::PatType) -> DResult<Option<()>> {
+    let Some(attr) = pt.attrs.iter().find(|a| a.path().is_ident("block_shared")) else {
+        return Ok(None);
+    };
+    if !matches!(attr.meta, syn::Meta::Path(_)) {
+        bail!(
+            attr.span(),
+            "`#[block_shared]` takes no arguments: the array's length is the `N` of `&mut [u32; N]`"
+        );
+    }
+    Ok(Some(()))
+}
+
+/// The most elements a `#[block_shared]` array may have: its copy takes shared memory in every
+/// block (32 KiB of `u64`).
+const BLOCK_SHARED_MAX: u64 = 4096;
+
+/// The element type and length of a `#[block_shared]` parameter, `&mut [U; N]` with `U` an
+/// integer type and `N` a literal.
+fn block_shared_type(ty: &syn::Type, name: &str) -> DResult<(Ty, u32)> {
+    let usage = format!("`#[block_shared] {name}: &mut [u32; 36]`");
+    let syn::Type::Reference(r) = ty else {
+        bail!(
+            ty.span(),
+            "a `#[block_shared]` parameter is a `&mut` array of integers: {usage}"
+        );
+    };
+    if r.mutability.is_none() {
+        bail!(
+            r.span(),
+            "a `#[block_shared]` array is updated with atomics: write `&mut`, as in {usage}"
+        );
+    }
+    let syn::Type::Array(a) = &*r.elem else {
+        bail!(
+            r.elem.span(),
+            "a `#[block_shared]` array has its length in its type, which sizes each block's copy: {usage}"
+        );
+    };
+    let elem = scalar_type(&a.elem, &[])?;
+    if !elem.is_integer() {
+        bail!(
+            a.elem.span(),
+            "a `#[block_shared]` array holds integers (`u32`, `i32`, `u64`, `i64`, `usize`), whose flush is \
+             exact; for float sums update a `&mut [{}]` slice with `atomic_add`",
+            elem.rust_name()
+        );
+    }
+    let n = match &a.len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if (1..=BLOCK_SHARED_MAX).contains(&n) => Ok((elem, n as u32)),
+        Some(_) => bail!(
+            a.len.span(),
+            "a `#[block_shared]` array has 1 to {BLOCK_SHARED_MAX} elements (each block keeps a copy in shared memory)"
+        ),
+        None => bail!(
+            a.len.span(),
+            "the length of a `#[block_shared]` array is an integer literal: {usage}"
+        ),
+    }
+}
 
 fn param_kind(ty: &syn::Type, type_params: &[String]) -> DResult<ParamKind> {
     match ty {
