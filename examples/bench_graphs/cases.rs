@@ -138,7 +138,7 @@ fn paths(n: usize, len: usize, seed: u64) -> sprs::CsMat<f32> {
     }
     let mut m = sprs::TriMat::new((n, n));
     for i in 1..n {
-        if i % len.max(1) != 0 {
+        if !i.is_multiple_of(len.max(1)) {
             m.add_triplet(ids[i - 1], ids[i], 1.0f32);
         }
     }
