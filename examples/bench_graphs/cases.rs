@@ -92,6 +92,20 @@ pub fn cases(args: &Args) -> Vec<Case> {
             Ok(loops::io::generate::grid2d(256, 256, seed))
         }));
     }
+    if args.library && args.paths > 0 {
+        // Components' per-iteration cost: paths over randomly numbered vertices, whose labels
+        // take many hooking rounds (about log2 of a path's length), of three lengths on the same
+        // vertices, so that the time against the iterations gives the cost of one.
+        let n = args.paths;
+        for len in [16, 1024, n] {
+            let name = if len == n {
+                format!("path_{n}")
+            } else {
+                format!("paths_{n}_{len}")
+            };
+            out.push(Case::new(name, move || Ok(paths(n, len, seed))));
+        }
+    }
     for path in &args.matrix {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
@@ -103,4 +117,30 @@ pub fn cases(args: &Args) -> Vec<Case> {
         }));
     }
     out
+}
+
+/// `n` vertices in paths of `len` (the last one shorter), each path's vertices numbered at
+/// random (a permutation drawn from `seed`), one direction of each edge stored (the library run
+/// takes the symmetric view).
+fn paths(n: usize, len: usize, seed: u64) -> sprs::CsMat<f32> {
+    let mut ids: Vec<usize> = (0..n).collect();
+    let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in (1..n).rev() {
+        ids.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    let mut m = sprs::TriMat::new((n, n));
+    for i in 1..n {
+        if !i.is_multiple_of(len.max(1)) {
+            m.add_triplet(ids[i - 1], ids[i], 1.0f32);
+        }
+    }
+    m.to_csr()
 }

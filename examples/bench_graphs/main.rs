@@ -242,6 +242,11 @@ pub struct Args {
     /// a road network of 100,000 vertices, a 256 x 256 grid).
     #[arg(long)]
     pub library_small: bool,
+    /// With `--library`: also paths of 16 and 1,024 vertices and one path, each over this many
+    /// randomly numbered vertices (`path_N`, `paths_N_LEN`): components' iterations by length,
+    /// on the same vertices; 0 leaves them out.
+    #[arg(long, default_value_t = 0)]
+    pub paths: usize,
     /// Instead of the rows above: graph `auto` against every fixed choice it measures between,
     /// per algorithm, on road, social, citation, web and Kronecker graphs in two halves
     /// (`auto_set.rs`), into `graphs_auto.csv`.

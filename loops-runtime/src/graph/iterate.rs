@@ -21,6 +21,14 @@
 //! directly before (it compiles the kernels and lets `auto` measure; the recorded iteration 0
 //! starts again).
 //!
+//! A run of unknown length has a first graph of `f` = 8 iterations until the caller tells the
+//! loop how many the last run needed ([`IterationLoop::expect`]): then `f` is that many and one
+//! more (at most 64), so that a run as long as the last (the same graph again, as a caller who
+//! keeps the state runs it) is one graph launch and one read-back, with one iteration past the
+//! end, instead of replays of 8 with up to 7 past it. `f` changes (and the first graph is
+//! recorded again) only where a run needs more than `f` or more than 2 fewer, so lengths that
+//! waver by one (the order of atomics) keep one recording.
+//!
 //! The iterations of a replay after the one that set `done` still run: the step must make them
 //! change nothing that is read (return at once where `done` or its own state says so).
 
@@ -113,6 +121,8 @@ impl Recorded {
 pub struct IterationLoop {
     done: DeviceBuffer<u32>,
     per_replay: usize,
+    /// The first graph's iterations in a run of unknown length ([`Self::expect`]).
+    first_unknown: u64,
     first: Option<Recorded>,
     rest: Option<Recorded>,
     /// Graph launches of the last run, and whether it recorded one.
@@ -128,6 +138,7 @@ impl IterationLoop {
         Ok(IterationLoop {
             done: gpu.zeros(1)?,
             per_replay: DEFAULT_ITERATIONS_PER_REPLAY,
+            first_unknown: DEFAULT_ITERATIONS_PER_REPLAY as u64,
             first: None,
             rest: None,
             replays: 0,
@@ -140,7 +151,21 @@ impl IterationLoop {
     /// number (at least 2). Forgets the recorded graphs.
     pub fn set_per_replay(&mut self, n: usize) {
         self.per_replay = n.max(1).div_ceil(2) * 2;
+        self.first_unknown = self.per_replay as u64;
         self.forget();
+    }
+
+    /// Tells the loop that the last run of unknown length needed `needed` iterations (the one
+    /// that set `done` included): later such runs on the device record their first graph for
+    /// that many and one more where `needed` is above the first graph's iterations or more than 2
+    /// below them (module docs; at most 64, at least 2).
+    pub fn expect(&mut self, needed: u64) {
+        self.first_unknown = next_first(self.first_unknown, needed);
+    }
+
+    /// The first graph's iterations of a run of unknown length on the device.
+    pub fn first_iterations(&self) -> u64 {
+        self.first_unknown
     }
 
     /// Forgets the recorded graphs (the next run on the device records again): for a caller
@@ -222,7 +247,7 @@ impl IterationLoop {
         }
         let (first_len, rest_len) = match total {
             Some(t) => exact_split(t),
-            None => (self.per_replay as u64, self.per_replay as u64),
+            None => (self.first_unknown, self.per_replay as u64),
         };
         let recorded = |index: u64| Iteration {
             host: gpu,
@@ -313,6 +338,16 @@ impl IterationLoop {
     }
 }
 
+/// The first graph's iterations for runs of unknown length after one that needed `needed`, where
+/// the first graph held `first`: see [`IterationLoop::expect`].
+fn next_first(first: u64, needed: u64) -> u64 {
+    if needed > first || needed + 2 < first {
+        (needed + 1).clamp(2, MAX_EXACT_REPLAY)
+    } else {
+        first
+    }
+}
+
 /// The iterations of the first graph and of each replay after it of a device run of exactly
 /// `total` (at least 1) iterations: the first takes the remainder, so the replays of 64 end on
 /// the count.
@@ -327,6 +362,25 @@ pub fn exact_split(total: u64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_graph_follows_the_runs_needs_with_a_margin() {
+        // Longer than held: one more than needed.
+        assert_eq!(next_first(8, 11), 12);
+        assert_eq!(next_first(8, 9), 10);
+        // Held, within 2: kept (lengths that waver keep one recording).
+        for needed in 6..=8 {
+            assert_eq!(next_first(8, needed), 8);
+        }
+        assert_eq!(next_first(12, 11), 12);
+        assert_eq!(next_first(12, 10), 12);
+        // Far shorter: shrunk to one more than needed.
+        assert_eq!(next_first(8, 4), 5);
+        assert_eq!(next_first(8, 1), 2);
+        // Bounded by a replay of known length.
+        assert_eq!(next_first(8, 500), 64);
+        assert_eq!(next_first(64, 500), 64);
+    }
 
     #[test]
     fn exact_runs_split_into_a_first_graph_and_replays_of_64() {
