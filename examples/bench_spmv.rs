@@ -7,6 +7,13 @@
 //!     cargo run --release --example bench_spmv -- --corpus ../shared/data/matrices
 //!     cargo run --release --example bench_spmv -- --f64 --reps 200 --out target/bench
 //!     cargo run --release --example bench_spmv -- --world --reps 50 --kernel-budget-ms 500
+//!     cargo run --release --example bench_spmv -- --powerlaw --relabel --reversed --carveouts l1
+//!
+//! `--carveouts` times every schedule again under each L1 / shared-memory split asked of the
+//! driver (`loops::launch::set_carveout`; `<schedule>@<split>` lines and a table of each split's
+//! best); `--reversed` adds each relabelled matrix in reversed vertex order (`<matrix>@degrev`),
+//! which separates the order rows are handed out in from the locality of `x` (issue 42;
+//! `examples/bench/results/h200/roofline2/README.md`).
 //!
 //! Writes to `--out` (default `target/bench`), named by set and precision (`generated_f32`, or the
 //! corpus folder's name): `spmv_<set>_<prec>.csv`, `runtime_vs_nnz_<..>.svg`,
