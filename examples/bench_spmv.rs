@@ -7,6 +7,13 @@
 //!     cargo run --release --example bench_spmv -- --corpus ../shared/data/matrices
 //!     cargo run --release --example bench_spmv -- --f64 --reps 200 --out target/bench
 //!     cargo run --release --example bench_spmv -- --world --reps 50 --kernel-budget-ms 500
+//!     cargo run --release --example bench_spmv -- --powerlaw --relabel --reversed --carveouts l1
+//!
+//! `--carveouts` times every schedule again under each L1 / shared-memory split asked of the
+//! driver (`loops::launch::set_carveout`; `<schedule>@<split>` lines and a table of each split's
+//! best); `--reversed` adds each relabelled matrix in reversed vertex order (`<matrix>@degrev`),
+//! which separates the order rows are handed out in from the locality of `x` (issue 42;
+//! `examples/bench/results/h200/roofline2/README.md`).
 //!
 //! Writes to `--out` (default `target/bench`), named by set and precision (`generated_f32`, or the
 //! corpus folder's name): `spmv_<set>_<prec>.csv`, `runtime_vs_nnz_<..>.svg`,
@@ -28,6 +35,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use loops::check;
+use loops::launch::{set_carveout, Carveout};
 use loops::prelude::*;
 
 use bench::corpus::{self, Entry};
@@ -88,14 +96,54 @@ struct Args {
     /// Launches per batch (see --batch-below-ms).
     #[arg(long, default_value_t = 20)]
     batch: usize,
-    /// Only the matrices whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Only the matrices whose name contains one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Option<Vec<String>>,
     /// Also run each square matrix relabelled by decreasing in-degree (`io::host::relabel_by_degree`,
     /// named `<matrix>@deg`), relabelled on the GPU too (`ops::relabel`, checked equal), and print
     /// both relabellings' costs and the products that repay them.
     #[arg(long)]
     relabel: bool,
+    /// Also time every schedule under each of these L1 / shared-memory splits
+    /// (`loops::launch::set_carveout`: `l1`, `shared`, `driver` or a percentage), named
+    /// `<schedule>@<split>` in the CSV (ablation lines, not candidates for the best schedule), and
+    /// print each split's best against the driver's choice per matrix.
+    #[arg(long, value_delimiter = ',', value_parser = parse_carveout)]
+    carveouts: Vec<Carveout>,
+    /// With --relabel: also each relabelled copy with its vertex order reversed (`<matrix>@degrev`:
+    /// the hub columns still packed together in `x`, now at its end, and the hub rows last), which
+    /// tells the order rows are handed out in from the locality of `x`.
+    #[arg(long, requires = "relabel")]
+    reversed: bool,
+}
+
+/// The suffix of a relabelled copy in reversed order (`--reversed`).
+const REVERSED: &str = "@degrev";
+
+/// `a` (square) with its vertex order reversed: row and column `v` become `n - 1 - v` (columns
+/// stay sorted within each row).
+fn reverse_order<T: Float>(a: &sprs::CsMat<T>) -> sprs::CsMat<T> {
+    let n = a.rows();
+    let offsets = a.indptr().to_proper().to_vec();
+    let (mut indptr, mut indices, mut data) = (
+        Vec::with_capacity(n + 1),
+        Vec::with_capacity(a.nnz()),
+        Vec::with_capacity(a.nnz()),
+    );
+    indptr.push(0);
+    for old in (0..n).rev() {
+        for k in (offsets[old]..offsets[old + 1]).rev() {
+            indices.push(n - 1 - a.indices()[k]);
+            data.push(a.data()[k]);
+        }
+        indptr.push(indices.len());
+    }
+    sprs::CsMat::new((n, n), indptr, indices, data)
+}
+
+fn parse_carveout(text: &str) -> Result<Carveout, String> {
+    Carveout::parse(text)
+        .ok_or_else(|| format!("`{text}`: a split is `l1`, `shared`, `driver` or 0..=100"))
 }
 
 /// The suffix of a relabelled copy's name.
@@ -137,17 +185,20 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         None => corpus::default_set(),
     };
     if let Some(only) = &args.only {
-        entries.retain(|e| e.name.contains(only.as_str()));
+        entries.retain(|e| only.iter().any(|o| e.name.contains(o.as_str())));
     }
     if args.relabel {
         entries = entries
             .into_iter()
             .flat_map(|e| {
-                let copy = Entry {
-                    name: format!("{}{RELABELLED}", e.name),
+                let copy = |suffix: &str| Entry {
+                    name: format!("{}{suffix}", e.name),
                     spec: e.spec.clone(),
                 };
-                [e, copy]
+                let (deg, rev) = (copy(RELABELLED), copy(REVERSED));
+                std::iter::once(e)
+                    .chain(std::iter::once(deg))
+                    .chain(args.reversed.then_some(rev))
             })
             .collect();
     }
@@ -240,7 +291,10 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
                 began.elapsed().as_secs_f64()
             )
         });
-        let summary = report::summary(&results);
+        let mut summary = report::summary(&results);
+        if !args.carveouts.is_empty() {
+            summary.push_str(&carveout_summary(&results, &args.carveouts));
+        }
         if let Err(e) = write_outputs(&args.out, &set, precision, &results, &log, &summary) {
             pb.suspend(|| eprintln!("writing the results to {}: {e}", args.out.display()));
             broken += 1;
@@ -248,7 +302,10 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     }
     pb.finish_and_clear();
 
-    let summary = report::summary(&results);
+    let mut summary = report::summary(&results);
+    if !args.carveouts.is_empty() {
+        summary.push_str(&carveout_summary(&results, &args.carveouts));
+    }
     println!("\n{summary}");
     let paths = output_paths(&args.out, &set, precision);
     println!(
@@ -498,7 +555,7 @@ fn bench_matrix<T: Float>(
         a,
         x,
         reference,
-    } = upload_matrix::<T>(gpu, entry, args.seed, pb, args.relabel)?;
+    } = upload_matrix::<T>(gpu, entry, args.seed, pb, args.relabel, args.reversed)?;
 
     // The ceiling first: its time decides how the small matrices are timed.
     pb.set_message(format!("{name}: copy"));
@@ -516,6 +573,7 @@ fn bench_matrix<T: Float>(
         batch,
         pb,
         kernels: args.kernels.as_deref(),
+        carveouts: &args.carveouts,
     };
     let mut y = gpu.zeros::<T>(result.rows)?;
     let firsts = on.measure_schedules(&mut y, &mut result.kernels);
@@ -557,18 +615,31 @@ fn upload_matrix<T: Float>(
     seed: u64,
     pb: &ProgressBar,
     relabel: bool,
+    reversed: bool,
 ) -> Result<Uploaded<T>, BoxError> {
     let name = entry.name.as_str();
     pb.set_message(format!("{name}: building {}", entry.spec));
     let t = Instant::now();
-    // Under --relabel a matrix is kept for its `@deg` copy, which comes next: built once.
+    // Under --relabel a matrix is kept for its `@deg` copy, which comes next: built once (and the
+    // relabelled one for its `@degrev` copy under --reversed, which comes after it). The key is
+    // the name of the copy it is kept for.
     let kept = KEPT.with(|k| k.borrow_mut().take());
-    let mut a = match kept.and_then(|k| k.downcast::<(String, sprs::CsMat<T>)>().ok()) {
-        Some(k) if format!("{}{RELABELLED}", k.0) == name => k.1,
-        _ => entry.load::<T>(seed)?,
+    let (mut a, from_kept) = match kept.and_then(|k| k.downcast::<(String, sprs::CsMat<T>)>().ok())
+    {
+        Some(k) if k.0 == name => (k.1, true),
+        _ => (entry.load::<T>(seed)?, false),
     };
-    if relabel && !name.ends_with(RELABELLED) {
-        let copy: Box<dyn std::any::Any> = Box::new((name.to_string(), a.clone()));
+    if name.ends_with(REVERSED) {
+        // `a` is the relabelled copy kept by `@deg` (or, without it, the matrix as built: then
+        // relabelled here first).
+        if !from_kept {
+            a = loops::io::host::relabel_by_degree(&a, loops::io::host::Degree::In)
+                .ok_or_else(|| format!("{name}: only a square matrix can be relabelled"))?
+                .0;
+        }
+        a = reverse_order(&a);
+    } else if relabel && !name.ends_with(RELABELLED) {
+        let copy: Box<dyn std::any::Any> = Box::new((format!("{name}{RELABELLED}"), a.clone()));
         KEPT.with(|k| *k.borrow_mut() = Some(copy));
     }
     let built = t.elapsed();
@@ -600,6 +671,11 @@ fn upload_matrix<T: Float>(
                 relabel_ms.unwrap_or(0.0)
             )
         });
+        if reversed {
+            let base = name.strip_suffix(RELABELLED).unwrap_or(name);
+            let copy: Box<dyn std::any::Any> = Box::new((format!("{base}{REVERSED}"), b.clone()));
+            KEPT.with(|k| *k.borrow_mut() = Some(copy));
+        }
         a = b;
     }
     let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ 0x5eed);
@@ -655,6 +731,8 @@ struct OnMatrix<'a, T: Float> {
     pb: &'a ProgressBar,
     /// `--kernels`: only these run.
     kernels: Option<&'a [String]>,
+    /// `--carveouts`: the splits each schedule is timed under again.
+    carveouts: &'a [Carveout],
 }
 
 impl<T: Float> OnMatrix<'_, T> {
@@ -698,6 +776,13 @@ impl<T: Float> OnMatrix<'_, T> {
             let (m, first) = self.measure(schedule, Kind::Schedule, &mut subject);
             firsts.push((schedule, first));
             out.push(m);
+            for &split in self.carveouts {
+                let name = format!("{schedule}@{}", split.name());
+                self.pb.set_message(format!("{}: {name}", self.name));
+                set_carveout(Some(split));
+                out.push(self.measure(&name, Kind::Ablation, &mut subject).0);
+                set_carveout(Some(Carveout::Driver));
+            }
             self.pb.inc(1);
         }
         firsts
@@ -760,4 +845,66 @@ impl<T: Float> OnMatrix<'_, T> {
             self.pb.inc(1);
         }
     }
+}
+
+/// Under `--carveouts`: per matrix, the best schedule under each split against the best under the
+/// driver's choice and against cuSPARSE ALG1, and the geomeans over the matrices.
+/// `auto` under a split, left out of its best (as `auto` is of the driver's).
+const AUTO_PREFIX: &str = "auto@";
+
+fn carveout_summary(results: &[MatrixResult], splits: &[Carveout]) -> String {
+    let mut text = String::from(
+        "\nL1 / shared split (--carveouts; loops::launch::set_carveout): best schedule under each split\n",
+    );
+    let _ = write!(text, "{:<28} {:>22}", "matrix", "driver best ms");
+    for split in splits {
+        let _ = write!(
+            text,
+            " {:>30}",
+            format!("{} best ms (x driver, x alg1)", split.name())
+        );
+    }
+    text.push('\n');
+    let mut ratios = vec![Vec::new(); splits.len()];
+    for r in results {
+        let Some((best, best_ms)) = r.best_schedule() else {
+            continue;
+        };
+        let _ = write!(
+            text,
+            "{:<28} {:>22}",
+            r.name,
+            format!("{best} {best_ms:.4}")
+        );
+        for (i, split) in splits.iter().enumerate() {
+            let suffix = format!("@{}", split.name());
+            let under = r
+                .kernels
+                .iter()
+                .filter(|m| m.kernel.ends_with(&suffix) && !m.kernel.starts_with(AUTO_PREFIX))
+                .filter_map(|m| Some((m.kernel.trim_end_matches(&suffix), m.median_ms?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let cell = match under {
+                Some((k, ms)) => {
+                    ratios[i].push(best_ms / ms);
+                    let alg1 = r.speedup(ms).map_or("-".to_string(), |s| format!("{s:.2}"));
+                    format!("{k} {ms:.4} ({:.2}, {alg1})", best_ms / ms)
+                }
+                None => "-".to_string(),
+            };
+            let _ = write!(text, " {cell:>30}");
+        }
+        text.push('\n');
+    }
+    for (split, r) in splits.iter().zip(&ratios) {
+        if let Some(g) = bench::geomean(r.iter().copied()) {
+            let _ = writeln!(
+                text,
+                "geomean driver best / {} best: {g:.3} over {} matrices",
+                split.name(),
+                r.len()
+            );
+        }
+    }
+    text
 }

@@ -38,6 +38,7 @@
 mod args;
 pub mod binning;
 pub mod block_ranges;
+pub mod carveout;
 pub mod entry;
 pub mod preprocess;
 pub mod run;
@@ -46,6 +47,7 @@ pub mod subset;
 pub use crate::element::ScalarArg;
 pub use args::KernelArgs;
 pub(crate) use args::Param;
+pub use carveout::{carveout, set_carveout, Carveout};
 
 use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
@@ -589,9 +591,18 @@ impl Gpu {
                 dims.grid, dims.block, dims.shared_bytes
             )
         };
+        use cudarc::driver::sys::CUfunction_attribute;
+        // The L1 / shared split asked for (`carveout`): set every launch once asked, since the
+        // function is shared by every handle and the setting may have changed since its last.
+        if let Some(split) = carveout() {
+            func.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                split.attribute_value(),
+            )
+            .map_err(LoopsError::driver(context()))?;
+        }
         // Beyond 48 KiB, dynamic shared memory must be opted into per function.
         if dims.shared_bytes > 48 * 1024 {
-            use cudarc::driver::sys::CUfunction_attribute;
             func.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 dims.shared_bytes as i32,
