@@ -27,18 +27,18 @@
 //! the frontier it is given. The joint list gives the levels' shape (the source's, the
 //! graph's) one schedule for the whole run.
 //!
-//! The first call of an algorithm on a graph of a shape (with a schedule and an element type)
-//! runs each candidate on that call's own work, four times back to back: once to warm it
-//! (kernels compiled or loaded, `auto`'s schedule measured, a replay recorded: first-use costs,
-//! which can be 10x a run, so the warm run ranks nothing), then three times more, timed on the host
-//! from a synchronized start to the GPU's end (what the caller waits for: launches, read-backs,
-//! recording), the fastest of the three kept (with two, 16 of the 26-graph set's 208
-//! choices ran over 10% slower than the best fixed row, some of them the same choice: stop 51). Back to back, because a loop that keeps its
-//! recordings for the next run of the same key (DO-BFS's device queue) reaches its kept state
-//! only if no other candidate runs in between. The fastest is kept in the process (by the
-//! tuner's key) and in the tuning cache on disk; the call returns the winner's run, made once
-//! more, so its result and stats are the winner's. Later calls of the same shape run the
-//! winner, found first by a per-process hash of the choice (building the tuner's key, two
+//! The first call of an algorithm on a graph of a shape (with a schedule and an element type) runs
+//! each candidate on that call's own work, four times back to back: once to warm it (kernels
+//! compiled or loaded, `auto`'s schedule measured, a replay recorded: first-use costs, which can be
+//! 10x a run, so the warm run ranks nothing), then three times more, timed on the host from a
+//! synchronized start to the GPU's end (what the caller waits for: launches, read-backs,
+//! recording), the fastest of the three kept (with two, 16 of the 26-graph set's 208 choices ran
+//! over 10% slower than the best fixed row, some of them the same choice: stop 51). Back to back,
+//! because a loop that keeps its recordings for the next run of the same key (DO-BFS's device
+//! queue) reaches its kept state only if no other candidate runs in between. The fastest is kept in
+//! the process (by the tuner's key) and in the tuning cache on disk; the call returns the winner's
+//! run, made once more, so its result and stats are the winner's. Later calls of the same shape run
+//! the winner, found first by a per-process hash of the choice (building the tuner's key, two
 //! SHA-256 digests and some formatting, cost 10-15 us a call, a tenth of a small graph's call).
 //! With `LOOPS_TUNE=off`, or a single candidate, nothing is measured: the caller's rule decides
 //! (`measured` returns `None`).

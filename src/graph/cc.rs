@@ -8,17 +8,17 @@
 //!
 //! **One launch an iteration** ([`hook`], under every schedule), the fixpoint test folded in: a
 //! change in iteration `i` stores `i` in `mark[0]` (every writer the same value), and each
-//! iteration reads first the count of iterations before it (`counts`, by parity, written by
-//! vertex 0) and `mark[0]`: where the iteration before changed nothing the state is a fixpoint,
-//! so this one would change nothing either and returns at once, vertex 0 setting the loop's
-//! `done`. No counter is zeroed between iterations, so nothing else is launched: in the loop on
-//! the device ([`run`] in the device queue) the start ([`start`]) and the first 8 iterations are
-//! one recorded graph, replayed with a 4-byte read-back after it (and after each 8 more), the
-//! iterations past the fixpoint returning at once; a later run on the same state records its
-//! first graph for the iterations the run before needed and one more
-//! ([`IterationLoop::expect`]: lengths that waver by one keep it), so a run as long is one graph
-//! launch and one read-back. The host loop runs the same launches, reading the flag after each. Directed inputs need no symmetrising: a vertex's out-edges hook both
-//! ways.
+//! iteration reads first the count of iterations before it (`counts`, by parity, written by vertex
+//! 0) and `mark[0]`: where the iteration before changed nothing the state is a fixpoint, so this
+//! one would change nothing either and returns at once, vertex 0 setting the loop's `done`. No
+//! counter is zeroed between iterations, so nothing else is launched: in the loop on the device
+//! ([`run`] in the device queue) the start ([`start`]) and the first 8 iterations are one recorded
+//! graph, replayed with a 4-byte read-back after it (and after each 8 more), the iterations past
+//! the fixpoint returning at once; a later run on the same state records its first graph for the
+//! iterations the run before needed and one more ([`IterationLoop::expect`]: lengths that waver by
+//! one keep it), so a run as long is one graph launch and one read-back. The host loop runs the
+//! same launches, reading the flag after each. Directed inputs need no symmetrising: a vertex's
+//! out-edges hook both ways.
 
 // The hooking kernel takes the graph, the parents, the loop's counters and the parity.
 #![allow(clippy::too_many_arguments)]
@@ -182,19 +182,19 @@ fn run_in(
     Ok(ran)
 }
 
-/// The component label (smallest vertex id of its component) of each vertex of `g` into
-/// `labels`, the step under `schedule`, in the loop of `strategy` (the same launches either way,
+/// The component label (smallest vertex id of its component) of each vertex of `g` into `labels`,
+/// the step under `schedule`, in the loop of `strategy` (the same launches either way,
 /// [`IterationLoop::run`]): [`Strategy::Host`] (a 4-byte flag read back after each iteration),
-/// [`Strategy::DeviceQueue`] (the start and the iterations recorded once as CUDA graphs, kept
-/// with the state for the same graph and labels, and replayed, 8 iterations a replay (the first
-/// as many as the last run needed and one more), the flag read back after each), or [`Strategy::Auto`]: the faster of the two for a graph of this shape
-/// under `schedule` (under `auto`, with the hooking schedule too: `loops::graph::auto::picks`),
-/// measured on the first call (`loops::graph` module docs: each run on this
-/// very state, the winner's run last) and kept for later calls (where nothing is measured,
-/// `LOOPS_TUNE=off`: the device loop). Returns the loop that ran and the iterations (the last
-/// one changed nothing). Errors if `g` does not have the vertices `state` was made for, for
-/// another strategy, or after `vertices + 2` iterations (more than hooking and jumping ever
-/// need).
+/// [`Strategy::DeviceQueue`] (the start and the iterations recorded once as CUDA graphs, kept with
+/// the state for the same graph and labels, and replayed, 8 iterations a replay (the first as many
+/// as the last run needed and one more), the flag read back after each), or [`Strategy::Auto`]: the
+/// faster of the two for a graph of this shape under `schedule` (under `auto`, with the hooking
+/// schedule too: `loops::graph::auto::picks`), measured on the first call (`loops::graph` module
+/// docs: each run on this very state, the winner's run last) and kept for later calls (where
+/// nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns the loop that ran and the
+/// iterations (the last one changed nothing). Errors if `g` does not have the vertices `state` was
+/// made for, for another strategy, or after `vertices + 2` iterations (more than hooking and
+/// jumping ever need).
 pub fn run(
     strategy: Strategy,
     schedule: &str,

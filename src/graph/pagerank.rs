@@ -7,32 +7,30 @@
 //! a repeated edge once per copy (in the pull and in the out-degree), a self-loop as any edge.
 //!
 //! **One launch an iteration** ([`step`], under every schedule), with nothing to reduce over the
-//! vertices before the next: the dangling rank `D`, which every vertex needs, is pulled by one
-//! more tile (vertex `n`, whose in-edges come from the dangling vertices) in the same launch,
-//! and the ranks are kept *without* its share `delta = damping * D / n`, the same for every
-//! vertex: the buffers hold `r'[v] = rank[v] - delta` and `delta` in slot `n`. A vertex's pull
-//! then adds the previous iteration's `delta` times `w[v]`, the sum of `1 / out_degree(u)` over
-//! its in-edges (made once on the host): `rank[v] = teleport + damping * (sum of r'[u] /
-//! out_degree(u) + delta * w[v]) + delta'`, where the new `delta'` is tile `n`'s result (its
-//! atoms pull `r'[u]` of the dangling `u`, plus `delta` times their count, `w[n]`). A dangling
-//! vertex without in-edges (an isolated one: most of a Kronecker graph's dangling vertices, all
-//! of a symmetric graph's) has `r'[u] = teleport` after the start's `1 / n`, so it is not an
-//! atom of tile `n`: their count times that value is added instead, and tile `n` is no longer
-//! than the dangling vertices with in-edges (none, in a symmetric graph). The ranks and
-//! the pulled values (`r'[v] / out_degree(v)`) are double-buffered by the iteration's parity; a
-//! last launch ([`finish`]) adds `delta` to every rank. Every step reads the iterations counted
-//! so far (`counts`, by parity, written by vertex 0) and stores nothing where the run is over
-//! (the count reached, or the last change below the tolerance: it sets the loop's `done`), so a
-//! run on the device records and replays its iterations without the host. Such a step still
-//! pulls: its atom loop has no `break`, since a loop that only sums is what the carry schedules
-//! (`merge_path`, `work_oriented`) stage through shared memory and scan, and what
-//! `hierarchical` spreads over lanes; with the `break` `auto`'s pick on Kronecker 16 (65K
-//! vertices, 1.8M edges, H200) took 21.7 us an iteration against the two launches' 15.5 before
-//! the fusion. Only a run with a tolerance in the device loop has such steps (the rest of its
-//! last replay). With a tolerance each
-//! iteration adds a reduction of the L1 change over runs of 2,048 vertices ([`change`], `block`),
-//! read by the next step. The host loop and the device loop run the same launches
-//! ([`IterationLoop`] with an [`IterateOn`]).
+//! vertices before the next: the dangling rank `D`, which every vertex needs, is pulled by one more
+//! tile (vertex `n`, whose in-edges come from the dangling vertices) in the same launch, and the
+//! ranks are kept *without* its share `delta = damping * D / n`, the same for every vertex: the
+//! buffers hold `r'[v] = rank[v] - delta` and `delta` in slot `n`. A vertex's pull then adds the
+//! previous iteration's `delta` times `w[v]`, the sum of `1 / out_degree(u)` over its in-edges
+//! (made once on the host): `rank[v] = teleport + damping * (sum of r'[u] / out_degree(u) + delta *
+//! w[v]) + delta'`, where the new `delta'` is tile `n`'s result (its atoms pull `r'[u]` of the
+//! dangling `u`, plus `delta` times their count, `w[n]`). A dangling vertex without in-edges (an
+//! isolated one: most of a Kronecker graph's dangling vertices, all of a symmetric graph's) has
+//! `r'[u] = teleport` after the start's `1 / n`, so it is not an atom of tile `n`: their count
+//! times that value is added instead, and tile `n` is no longer than the dangling vertices with
+//! in-edges (none, in a symmetric graph). The ranks and the pulled values (`r'[v] / out_degree(v)`)
+//! are double-buffered by the iteration's parity; a last launch ([`finish`]) adds `delta` to every
+//! rank. Every step reads the iterations counted so far (`counts`, by parity, written by vertex 0)
+//! and stores nothing where the run is over (the count reached, or the last change below the
+//! tolerance: it sets the loop's `done`), so a run on the device records and replays its iterations
+//! without the host. Such a step still pulls: its atom loop has no `break`, since a loop that only
+//! sums is what the carry schedules (`merge_path`, `work_oriented`) stage through shared memory and
+//! scan, and what `hierarchical` spreads over lanes; with the `break` `auto`'s pick on Kronecker 16
+//! (65K vertices, 1.8M edges, H200) took 21.7 us an iteration against the two launches' 15.5 before
+//! the fusion. Only a run with a tolerance in the device loop has such steps (the rest of its last
+//! replay). With a tolerance each iteration adds a reduction of the L1 change over runs of 2,048
+//! vertices ([`change`], `block`), read by the next step. The host loop and the device loop run the
+//! same launches ([`IterationLoop`] with an [`IterateOn`]).
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
@@ -452,19 +450,18 @@ pub(crate) fn schedule_key(schedule: &str) -> u64 {
 }
 
 /// PageRank with `damping` on the state `pr`: `max_iterations` iterations (one launch each, the
-/// pull under `schedule`), or fewer where, with a `tolerance`, the L1 change of an iteration
-/// falls below it (as the CPU reference: the run stops after the first such iteration); the
-/// ranks are in [`PageRank::ranks`]. In the loop of `strategy`, the same launches either way
+/// pull under `schedule`), or fewer where, with a `tolerance`, the L1 change of an iteration falls
+/// below it (as the CPU reference: the run stops after the first such iteration); the ranks are in
+/// [`PageRank::ranks`]. In the loop of `strategy`, the same launches either way
 /// ([`IterationLoop::run`]): [`Strategy::Host`] (with a tolerance, a 4-byte flag read back after
-/// each iteration), [`Strategy::DeviceQueue`] (the iterations on the device, recorded once with
-/// the start as CUDA graphs kept with the state, and replayed: without a tolerance up to 64
-/// iterations are one graph launch and nothing is read back until the end; with one, 8 a
-/// replay (the first as many as the last run needed and one more), a flag read back after
-/// each), or [`Strategy::Auto`]: the faster of the two for a
-/// graph of this shape with these arguments, measured on the first call (`loops::graph` module
-/// docs: each run on this very state, the winner's run last) and kept for later calls (where
-/// nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns what ran (its `time` the
-/// wall time of the call). Errors for another strategy.
+/// each iteration), [`Strategy::DeviceQueue`] (the iterations on the device, recorded once with the
+/// start as CUDA graphs kept with the state, and replayed: without a tolerance up to 64 iterations
+/// are one graph launch and nothing is read back until the end; with one, 8 a replay (the first as
+/// many as the last run needed and one more), a flag read back after each), or [`Strategy::Auto`]:
+/// the faster of the two for a graph of this shape with these arguments, measured on the first call
+/// (`loops::graph` module docs: each run on this very state, the winner's run last) and kept for
+/// later calls (where nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns what ran
+/// (its `time` the wall time of the call). Errors for another strategy.
 pub fn run<T: Float>(
     strategy: Strategy,
     schedule: &str,
