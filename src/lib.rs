@@ -138,7 +138,8 @@ pub mod check {
 
 /// Launching by hand, for hand-written CUDA beside generated kernels, and the launch settings:
 /// `KernelArgs`, `KernelDesc` and `Call` (what a generated wrapper runs), checked mode
-/// (`set_checked_mode`, `checked_mode`), the L1 / shared split (`set_carveout`), what a tile set keeps for its launches (`Preprocessed`), subset prefix sums (`subset`), lrb's GPU binning
+/// (`set_checked_mode`, `checked_mode`), the L1 / shared split (`set_carveout`), what a tile set
+/// keeps for its launches (`Preprocessed`), subset prefix sums (`subset`), lrb's GPU binning
 /// (`binning`) and block starts (`block_ranges`).
 pub mod launch {
     pub use loops_runtime::launch::preprocess::Preprocessed;
