@@ -97,8 +97,6 @@ run_tool() {
     [ "$(basename "$bin")" = gpu_runtime ] && filters+=(--skip one_handle_from_many_threads)
   fi
   start=$(date +%s)
-  # Where this run's time lies (for the per-binary span printed at the end).
-  echo "$(basename "$bin") $tool $start" >"$log.start"
   # --nocapture: the tests' progress lines reach the log as they run, so a run cut off by the
   # limit still says how far it got.
   timeout "$limit" "$cs" --tool "$tool" --error-exitcode 9 "$bin" "${filters[@]}" \
@@ -116,7 +114,8 @@ run_tool() {
   printf '%-14s %-10s %-14s %4ss  %s\n' "$name" "$tool" "$status" "$(( $(date +%s) - start ))" \
     "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^test result' "$log" | tr -s ' \n' ' ' | cut -c1-160)" \
     >"$log.summary"
-  echo "$(date +%s)" >>"$log.start"
+  # Where this run's time lay (for the per-binary span printed at the end; none if cut off).
+  echo "$(basename "$bin") $tool $start $(date +%s)" >"$log.span"
   [ $rc -eq 0 ]
 }
 
@@ -216,7 +215,7 @@ for unit in "${units[@]}"; do
   for tool in $tools; do cat "$out/$(basename "$bin")${test:+.$test}${matrix:+.$matrix}-$tool.log.summary"; done
 done
 # Per binary and tool: from its first run's start to its last run's end, and the runs' sum.
-cat "$out"/*.log.start 2>/dev/null | paste - - | awk '
+cat "$out"/*.log.span 2>/dev/null | awk '
   { k = $1 " " $2; if (!(k in a) || $3 < a[k]) a[k] = $3; if ($4 > b[k]) b[k] = $4; s[k] += $4 - $3 }
   END { for (k in a) printf "%-34s wall %4d s, runs %5d s in all\n", k, b[k] - a[k], s[k] }' | sort
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
