@@ -171,11 +171,10 @@ per_gpu=${LOOPS_SANITIZE_PER_GPU:-}
 if [ -n "$per_gpu" ] && [ ${#gpus[@]} -gt 0 ]; then
   # Workers, `per_gpu` on each GPU; worker w takes the (run, tool) items w, w + workers, ... one
   # after another, racecheck's (the longest) first.
+  # racecheck first when it is among the tools, then the others in their order.
+  ordered=$(for t in $tools; do [ "$t" = racecheck ] && echo "$t"; done; for t in $tools; do [ "$t" = racecheck ] || echo "$t"; done)
   items=()
-  for tool in racecheck $tools; do
-    # racecheck first when it is among the tools, then the others in their order, each once.
-    case " $tools " in *" $tool "*) ;; *) continue ;; esac
-    [ "$tool" = racecheck ] && [ ${#items[@]} -gt 0 ] && continue
+  for tool in $ordered; do
     for unit in "${units[@]}"; do
       split_unit "$unit"
       items+=("$bin|$test|$matrix|$tool")
