@@ -9,9 +9,15 @@
 //! slowest real matrix, luxembourg (about 1,000 BFS levels per source), takes some 23 x 2,000
 //! levels of about 40 us, 2 s on an H100. Every loop here has an iteration limit that errors:
 //! the DO-BFS and components loops stop after `vertices + 1` steps, PageRank after its count.
-//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs: R-MAT scale 9,
-//! grids of some 40 levels, a road network of 1,500 vertices, a star of 1,500 leaves and a path
-//! of 45.
+//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`: under compute-sanitizer a launch costs
+//! milliseconds) shrinks the inputs and drops repeated configurations, so that the binary runs
+//! whole under memcheck or racecheck in a few minutes: R-MAT scale 9, a 24x14 grid and a path of
+//! 24 (BFS from the middle), a road network of 400 vertices, a star of 1,500 leaves and a path
+//! of 45; one BFS source per graph (the small graphs keep theirs); PageRank
+//! [`SMALL_ITERATIONS`] iterations and the stopping run to [`SMALL_STOP`]. What it keeps: every
+//! algorithm under every schedule it is instantiated with (DO-BFS every push schedule with its
+//! pull partner, Beamer's switch and pulling always, the small-push runs; PageRank f32 and f64
+//! and its L1 stop; components, k-core, triangles) on every graph.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -26,6 +32,13 @@ use loops::prelude::*;
 const POISON: u32 = 0x5a5a_5a5a;
 const DAMPING: f64 = 0.85;
 const ITERATIONS: u32 = 20;
+
+/// [`ITERATIONS`] with small inputs (`common::small_graphs`).
+const SMALL_ITERATIONS: u32 = 3;
+
+/// The L1 stop of PageRank's stopping run with small inputs (`common::small_graphs`; else the
+/// square root of the type's roundoff, some 50 iterations in f32 and 110 in f64): some 15.
+const SMALL_STOP: f64 = 0.05;
 
 /// Every algorithm under every schedule on `g` (directed; BFS runs on its symmetric form), BFS
 /// from each of `sources`.
@@ -219,8 +232,9 @@ fn l1(want: &[f64], got: &[f64]) -> f64 {
 fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph) {
     use loops::graph::pagerank::{run, step, PageRank};
     use loops::graph::Strategy;
-    let want = pagerank(g, DAMPING, ITERATIONS as usize);
-    let tolerance = pagerank_tolerance::<T>(g, ITERATIONS);
+    let iterations = common::sized(ITERATIONS, SMALL_ITERATIONS);
+    let want = pagerank(g, DAMPING, iterations as usize);
+    let tolerance = pagerank_tolerance::<T>(g, iterations);
     let mut pr = PageRank::<T>::new(gpu, g).expect("pagerank");
     let ty = T::RUST_NAME;
     let ranks = |pr: &PageRank<T>| -> Vec<f64> {
@@ -231,10 +245,10 @@ fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph)
             .collect()
     };
     for schedule in step::SCHEDULES {
-        let outcome = run(Strategy::Host, schedule, gpu, &mut pr, DAMPING, ITERATIONS, None).map(|stats| {
+        let outcome = run(Strategy::Host, schedule, gpu, &mut pr, DAMPING, iterations, None).map(|stats| {
             let got = ranks(&pr);
             let distance = l1(&want, &got);
-            let ok = stats.iterations == ITERATIONS
+            let ok = stats.iterations == iterations
                 && got.len() == want.len()
                 && distance <= tolerance;
             (
@@ -253,7 +267,7 @@ fn check_pagerank<T: Float>(gpu: &Gpu, tally: &mut Tally, name: &str, g: &Graph)
     }
     // The L1 stop: fewer iterations than the limit where the ranks settle, the last change below
     // the stop, and the ranks those iterations give.
-    let stop = T::UNIT_ROUNDOFF.sqrt();
+    let stop = common::sized(T::UNIT_ROUNDOFF.sqrt(), SMALL_STOP);
     let outcome = run(Strategy::Host, "warp", gpu, &mut pr, DAMPING, 200, Some(stop)).map(|stats| {
         let last_change = stats.last_change.unwrap_or(f64::NAN);
         let want = pagerank(g, DAMPING, stats.iterations as usize);
@@ -284,7 +298,9 @@ fn every_real_matrix() {
     let mut count = 0;
     for (name, m) in common::real_matrices::<f32>() {
         let g = Graph::from_pattern(&m, 1, seed).unwrap();
-        check_graph(&gpu, &mut tally, &name, &g, &common::graph_sources(&g));
+        let sources = common::graph_sources(&g);
+        let sources = common::sized_sources(&sources, 1);
+        check_graph(&gpu, &mut tally, &name, &g, sources);
         count += 1;
     }
     if std::env::var_os("LOOPS_MATRIX_FILTER").is_none() && common::has_corpus() {
@@ -310,18 +326,25 @@ fn rmat_scale_14_symmetrised() {
         &mut tally,
         &format!("rmat {scale} symmetrised"),
         &g,
-        &s,
+        common::sized_sources(&s, 1),
     );
     tally.finish(1);
 }
 
-/// [`check_graph`] on one generated graph from source 0 and `far` (a test each, so a sanitizer
-/// run takes each as its own process).
+/// [`check_graph`] on one generated graph from source 0 and `far`, or with small inputs
+/// (`common::small_graphs`) `far` only (a test each, so a sanitizer run can take each as its own
+/// process).
 fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, far: u32) {
     let gpu = common::gpu();
     let mut tally = Tally::default();
     let g = Graph::from_pattern(&m, 1, seed).unwrap();
-    check_graph(&gpu, &mut tally, name, &g, &[0, far]);
+    check_graph(
+        &gpu,
+        &mut tally,
+        name,
+        &g,
+        &common::sized(vec![0, far], vec![far]),
+    );
     tally.finish(1);
 }
 
@@ -347,14 +370,14 @@ fn grids_and_a_road_network() {
 
 #[test]
 fn grids_and_a_road_network_path() {
-    grid((1, 400), (1, 45));
+    grid((1, 400), (1, 24));
 }
 
 #[test]
 fn grids_and_a_road_network_road() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let road_n = common::sized(20_000, 1_500);
+    let road_n = common::sized(20_000, 400);
     let road: sprs::CsMat<f32> = loops::io::generate::road_network(road_n, seed);
     one_generated(
         &format!("road network {road_n}"),

@@ -6,8 +6,15 @@
 //! ../shared/data/matrices (pattern, seeded random weights 1..=64), R-MAT scale 16, 2-D grids
 //! (road-like), a graph with unreachable vertices, a single vertex, self-loops and duplicate edges.
 //! Outputs are poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
-//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs: R-MAT scale 10,
-//! grids of some 40 levels, a star of 1,500 leaves and a path of 45, a hub of 2,000 edges.
+//! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`: under compute-sanitizer a launch costs
+//! milliseconds) shrinks the inputs and drops repeated configurations, so that the binary runs whole
+//! under memcheck or racecheck in a few minutes: R-MAT scale 10, grids of 8-12 levels, a star of
+//! 1,500 leaves and a path of 45, a hub of 2,000 edges; one source per graph (the two-component graph: a reaching one and an isolated one); no host
+//! SSSP on unit weights and no second device BFS per schedule; the hub's 27 walk and grid
+//! configurations each under one of its four schedules in turn. What it keeps: every schedule in
+//! the host loop and in each device loop (push, walking, scanning, queue), on every graph; replays
+//! (`levels_per_replay` 1 to 1000, the walk limits) on the path of 100 of the device-loop tests;
+//! checked mode and its refusal.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -138,7 +145,11 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 }
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
-            // SSSP with unit weights is BFS: the same kernel against the other reference.
+            // SSSP with unit weights is BFS: the same kernel against the other reference (not with
+            // small inputs: the same kernel and loop again; the device loop's run below keeps it).
+            if common::small_graphs() {
+                continue;
+            }
             let what = format!("{name}, source {source}, sssp unit weights/{schedule}");
             gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
             match loops::graph::sssp::run(
@@ -350,8 +361,9 @@ fn check_graph_in(gpu: &Gpu, name: &str, g: &Graph, sources: &[u32], checked: bo
                 &mut failures,
             );
             let what = format!("{name}, source {source}, bfs/{schedule} in the device loop");
-            // The largest frontier is one of the levels' sizes, and reached vertices.
-            if !checked {
+            // The largest frontier is one of the levels' sizes, and reached vertices (not with small
+            // inputs: the run above again).
+            if !checked && !common::small_graphs() {
                 let stats = loops::graph::bfs::run(
                     schedule,
                     gpu,
@@ -458,7 +470,13 @@ fn every_real_matrix() {
     let mut count = 0;
     for (name, m) in common::real_matrices::<f32>() {
         let g = Graph::from_pattern(&m, 64, seed).unwrap();
-        failures.extend(check_graph(&gpu, &name, &g, &common::graph_sources(&g)));
+        let sources = common::graph_sources(&g);
+        failures.extend(check_graph(
+            &gpu,
+            &name,
+            &g,
+            common::sized_sources(&sources, 1),
+        ));
         count += 1;
     }
     // The whole corpus, unless a sanitizer run (`tests/sanitize.sh`) keeps a few on purpose.
@@ -481,12 +499,16 @@ fn rmat_scale_16() {
     // Vertex 0 is the hub of an unpermuted R-MAT; a random vertex may reach little.
     let mut s = common::graph_sources(&g);
     s.push((seed % g.vertices() as u64) as u32);
-    assert_none(check_graph(&gpu, &format!("rmat {scale}"), &g, &s));
+    // With small inputs the hub only.
+    let s = common::sized_sources(&s, 1);
+    assert_none(check_graph(&gpu, &format!("rmat {scale}"), &g, s));
 }
 
 /// One grid of [`grids_road_like_grid`]'s tests from source 0 and a vertex in its middle; with small
-/// inputs (`common::small_graphs`) `small` (grids of 20-45 levels: past the levels launched
-/// directly), else `full`. One test per grid, so a sanitizer run takes each as its own process.
+/// inputs (`common::small_graphs`) `small` from the middle only (grids of 8-12 levels: the levels
+/// the device loops replay are `device_loop_errors_limits_and_refusals`' and
+/// `device_loop_push_walk_and_grids`' path of 100), else `full`. One test per grid, so a
+/// sanitizer run can take each as its own process.
 fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
     let gpu = common::gpu();
     let _mode = checked_mode_unchanged();
@@ -500,18 +522,18 @@ fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
         &gpu,
         &format!("grid {w}x{h} weights 1..={max_w}"),
         &g,
-        &[0, far],
+        &common::sized(vec![0, far], vec![far]),
     ));
 }
 
 #[test]
 fn grids_road_like() {
-    grids_road_like_grid((300, 200, 100), (16, 10, 16));
+    grids_road_like_grid((300, 200, 100), (12, 8, 16));
 }
 
 #[test]
 fn grids_road_like_path() {
-    grids_road_like_grid((1, 500, 7), (1, 30, 7));
+    grids_road_like_grid((1, 500, 7), (1, 24, 7));
 }
 
 #[test]
@@ -540,7 +562,9 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
         ],
     )
     .unwrap();
-    failures.extend(check_graph(&gpu, "two components", &two, &[0, 5, 8, 9]));
+    // With small inputs a reaching source and an isolated one.
+    let sources = common::sized(vec![0, 5, 8, 9], vec![0, 8]);
+    failures.extend(check_graph(&gpu, "two components", &two, &sources));
     failures.extend(check_graph(
         &gpu,
         "single vertex",
@@ -570,7 +594,7 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
         &gpu,
         "self-loops and duplicates",
         &Graph::from_edges(200, &edges).unwrap(),
-        &[0, 199],
+        common::sized_sources(&[0, 199], 1),
     ));
     // A star: one vertex with 100000 out-edges (longer than any group), then a path.
     let (leaves, star) = common::star_and_path(100_000, |u| u % 13 + 1, |_| 1);
@@ -1001,16 +1025,25 @@ fn device_loop_push_walk_and_grids() {
     let limits = gpu.limits();
     let wave = limits.sm_count * (limits.max_threads_per_sm / 256);
     let mut failures = Vec::new();
+    // With small inputs each configuration under one of the schedules in turn (each schedule
+    // under 6 or 7 of the 27), not under every one.
+    let mut configuration = 0;
     for limit in [None, Some(0), Some(u64::MAX)] {
         for step_blocks in [None, Some(1), Some(4 * wave)] {
             for compact_blocks in [None, Some(1), Some(3 * wave)] {
+                configuration += 1;
                 frontier.set_walk_limit(limit);
                 frontier.set_step_blocks(step_blocks);
                 frontier.set_compact_blocks(compact_blocks);
                 let what = format!(
                     "hub, walk limit {limit:?}, step blocks {step_blocks:?}, compaction blocks {compact_blocks:?}"
                 );
-                for schedule in ["thread", "warp", "block", "auto"] {
+                let schedules = ["thread", "warp", "block", "auto"];
+                let schedules = match common::small_graphs() {
+                    true => &schedules[configuration % 4..][..1],
+                    false => &schedules[..],
+                };
+                for &schedule in schedules {
                     gpu.fill(&mut out, 0x5a5a_5a5a).unwrap();
                     match loops::graph::sssp::run(
                         schedule,

@@ -11,9 +11,17 @@
 //! costs its buckets: delta 1 on a road network of 10^5 vertices and weights up to 1000 takes
 //! some 500,000 of them (20 s). The small delta is therefore the smallest power of two that
 //! leaves at most [`MAX_BUCKETS`] buckets per source ([`small_delta`]), and each graph prints its
-//! time. `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`) shrinks the generated graphs (a road graph
-//! of 2,000 vertices, Kronecker scale 9, a grid of some 40 levels, a star of 1,500 leaves and a
-//! path of 45) and the small delta's bucket budget to [`SMALL_MAX_BUCKETS`].
+//! time. `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`: under compute-sanitizer a launch costs
+//! milliseconds) shrinks the inputs and drops repeated configurations, so that the binary runs
+//! whole under memcheck or racecheck in a few minutes: a road graph of 200 vertices, Kronecker
+//! scale 9, a 12x8 grid, a star of 1,500 leaves and a path of 45; weights 1..=1000 only; one
+//! source per graph (the two-component graph: a reaching one and an isolated one, deltas 1 and
+//! 1000 besides the default); the small delta's bucket budget [`SMALL_MAX_BUCKETS`]; in the
+//! device loop one hop count per schedule and run, not two. What it keeps: every schedule in the
+//! host loop and in the device loop (with `lanes`, `lanes1`, `lanes32`), each with the edge count
+//! on and off, both compactions, every hop count (1, 2, 3, 8) on some schedule, the default delta
+//! and a small or Bellman-Ford one on every graph; replays and the iteration limit on the path of
+//! 100 of `device_near_far_loop_errors_and_reuse`.
 #![cfg(feature = "gpu")]
 
 mod common;
@@ -31,7 +39,7 @@ use loops::prelude::*;
 const MAX_BUCKETS: usize = 1000;
 
 /// [`MAX_BUCKETS`] with small inputs (`common::small_graphs`).
-const SMALL_MAX_BUCKETS: usize = 40;
+const SMALL_MAX_BUCKETS: usize = 10;
 
 /// The real matrices that run under every schedule: a huge row (`arrow`), a power-law graph
 /// (`ca-GrQc`), a directed graph with unreachable vertices (`ldbc-directed-example`).
@@ -84,7 +92,7 @@ fn check_graph(
         println!("{name}: source {source}");
         let want = dijkstra(g, source);
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
-        for &delta in &all_deltas {
+        for (d, &delta) in all_deltas.iter().enumerate() {
             near_far.set_delta(delta);
             let used = near_far.delta_for(NearFarOn::Host, &dg);
             // The CPU model of the same buckets: its relaxed edges are what a run must at least do
@@ -93,8 +101,10 @@ fn check_graph(
             assert_eq!(model, want, "{name}: the CPU model");
             // The built-in round too (`NearFarRelax`, one hop in this loop).
             for (k, schedule) in schedules.iter().chain(&["lanes"]).enumerate() {
-                // The edge count on for some runs, so both paths run under every schedule.
-                let count = (k + source as usize).is_multiple_of(2);
+                // The edge count on for some runs, so both paths run under every schedule (with
+                // small inputs, one source a graph: on for one delta, off for the next).
+                let turn = k + source as usize + common::sized(0, d);
+                let count = turn.is_multiple_of(2);
                 near_far.set_count_edges(count);
                 let what =
                     format!("{name}, source {source}, delta {used}, sssp_near_far/{schedule}");
@@ -200,13 +210,16 @@ fn check_graph_device(
         println!("{name}: source {source}");
         let want = dijkstra(g, source);
         let reached = want.iter().filter(|&&d| d != UNREACHED).count() as u64;
-        for &delta in &all_deltas {
+        for (d, &delta) in all_deltas.iter().enumerate() {
             near_far.set_delta(delta);
             let used = near_far.delta_for(NearFarOn::Device, &dg);
             for (k, schedule) in schedules.iter().enumerate() {
-                // Each schedule with every hop count on some source, in turn.
+                // Each schedule with every hop count on some source, in turn: two a delta, or
+                // with small inputs one a delta, the same two over the first two deltas.
                 let hop = hops[(k + source as usize) % hops.len()];
-                for hop in [hop, hops[(k + source as usize + 1) % hops.len()]] {
+                let next = hops[(k + source as usize + 1) % hops.len()];
+                let both = [hop, next];
+                for &hop in common::sized(&both[..], &both[d % 2..][..1]) {
                     near_far.set_hops(Some(hop));
                     // Both compactions of a round, in turn.
                     let wide = runs % 2 == 0;
@@ -293,9 +306,10 @@ fn every_real_matrix() {
         for &max_w in max_weights() {
             let g = Graph::from_pattern(&m, max_w, seed).unwrap();
             let s = common::graph_sources(&g);
+            let s = common::sized_sources(&s, 1);
             let what = format!("{name} weights 1..={max_w}");
-            let delta = small_delta(&g, &s);
-            failures.extend(check_graph(&gpu, &what, &g, &s, &[delta], &schedules));
+            let delta = small_delta(&g, s);
+            failures.extend(check_graph(&gpu, &what, &g, s, &[delta], &schedules));
         }
         count += 1;
     }
@@ -326,20 +340,21 @@ fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, bellman_ford: bool)
         let g = Graph::from_pattern(&m, max_w, seed).unwrap();
         let far = (seed % g.vertices() as u64) as u32;
         let mut s = common::graph_sources(&g);
-        // With small inputs (a sanitizer run), the two sources of `graph_sources` only.
+        // With small inputs (a sanitizer run), the first source of `graph_sources` only.
         if !common::small_graphs() {
             s.push(far);
         }
+        let s = common::sized_sources(&s, 1);
         let delta = if bellman_ford {
             u32::MAX / 2
         } else {
-            small_delta(&g, &s)
+            small_delta(&g, s)
         };
         failures.extend(check_graph(
             &gpu,
             &format!("{name} weights 1..={max_w}"),
             &g,
-            &s,
+            s,
             &[delta],
             every_schedule(),
         ));
@@ -351,7 +366,7 @@ fn one_generated(name: &str, m: sprs::CsMat<f32>, seed: u64, bellman_ford: bool)
 fn road_kronecker_and_grid() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let road_n = common::sized(50_000, 2_000);
+    let road_n = common::sized(50_000, 200);
     let road: sprs::CsMat<f32> = loops::io::generate::road(road_n, seed);
     one_generated(&format!("road {road_n}"), road, seed, false);
 }
@@ -369,7 +384,7 @@ fn road_kronecker_and_grid_kronecker() {
 fn road_kronecker_and_grid_grid() {
     let seed = common::fresh_seed();
     println!("seed {seed}");
-    let (w, h) = common::sized((200, 150), (24, 14));
+    let (w, h) = common::sized((200, 150), (12, 8));
     let grid: sprs::CsMat<f32> = loops::io::generate::grid2d(w, h, seed);
     one_generated(&format!("grid {w}x{h}"), grid, seed, true);
 }
@@ -395,12 +410,14 @@ fn unreachable_vertices_gaps_zero_weights_and_a_single_vertex() {
         ],
     )
     .unwrap();
+    // With small inputs a reaching source and an isolated one, the smallest delta and one
+    // past the gap.
     failures.extend(check_graph(
         &gpu,
         "two components",
         &two,
-        &[0, 5, 8, 9],
-        &[1, 2, 5, 1000],
+        &common::sized(vec![0, 5, 8, 9], vec![0, 8]),
+        common::sized(&[1, 2, 5, 1000][..], &[1, 1000][..]),
         every_schedule(),
     ));
     failures.extend(check_graph(

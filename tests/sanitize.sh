@@ -12,7 +12,9 @@
 #   LOOPS_SANITIZE_TOOLS    the tools (default "memcheck racecheck synccheck")
 #   LOOPS_SANITIZE_JOBS     tools run at once per binary (default 3: all three side by side)
 #   LOOPS_SANITIZE_BINARIES binaries run at once (default 8: every default one)
-#   LOOPS_SANITIZE_OUT      the log folder (default /tmp/sanitize): OUT/BINARY-TOOL.log
+#   LOOPS_SANITIZE_OUT      the log folder (default /tmp/sanitize): OUT/BINARY-TOOL.log, and
+#                           OUT/BINARY-TOOL.log.t the same lines each after the seconds since the
+#                           run began (the per-test times printed at the end come from it)
 #   LOOPS_MATRIX_FILTER     the matrices of the tests that take many (default: a small set that still
 #                           has empty rows, a row across blocks and sizes at group boundaries)
 #   LOOPS_STREAM_ROUNDS     rounds per thread of gpu_streams (default here 1)
@@ -78,6 +80,12 @@ for arg in "${args[@]}"; do
 done
 [ ${#bins[@]} -gt 0 ] || { echo "sanitize.sh: no test binaries (run ../shared/tools/device-pack first)" >&2; exit 2; }
 
+# Copies its input, each line after the seconds since it began.
+stamp() {
+  local t0=$SECONDS line
+  while IFS= read -r line; do printf '%4d %s\n' "$((SECONDS - t0))" "$line"; done
+}
+
 # One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS;
 # `test`: one test of it, or all); writes the log and a one-line summary file.
 run_tool() {
@@ -98,11 +106,14 @@ run_tool() {
   fi
   start=$(date +%s)
   # --nocapture: the tests' progress lines reach the log as they run, so a run cut off by the
-  # limit still says how far it got.
+  # limit still says how far it got; the .t copy says when (timeout signals the tool's whole
+  # process group, so the pipe closes when the limit cuts it off).
   timeout "$limit" "$cs" --tool "$tool" --error-exitcode 9 "$bin" "${filters[@]}" \
     --skip out_of_memory --skip compile_and_load_errors_name_the_kernel \
-    --skip launch_errors_name_the_kernel --test-threads=1 --nocapture >"$log" 2>&1
-  rc=$?
+    --skip launch_errors_name_the_kernel --test-threads=1 --nocapture 2>&1 \
+    | tee "$log" | stamp >"$log.t"
+  rc=${PIPESTATUS[0]}
+  printf '%4d (end: exit %s)\n' "$(($(date +%s) - start))" "$rc" >>"$log.t"
   # A failed test whose exit status the tool did not pass on still fails.
   [ $rc -eq 0 ] && grep -q '^test result: FAILED' "$log" && rc=101
   case $rc in
@@ -217,5 +228,37 @@ done
 cat "$out"/*.log.span 2>/dev/null | awk '
   { k = $1 " " $2; if (!(k in a) || $3 < a[k]) a[k] = $3; if ($4 > b[k]) b[k] = $4; s[k] += $4 - $3 }
   END { for (k in a) printf "%-34s wall %4d s, runs %5d s in all\n", k, b[k] - a[k], s[k] }' | sort
+# Per run of a whole binary: each test's seconds, from the last test's end (its `ok` or `FAILED`,
+# which ends its line) to its own, slowest first; a test cut off by the limit ends at the log's
+# last line and is marked "+" (one that printed nothing yet is "(next)").
+if [ "${LOOPS_SANITIZE_SPLIT:-0}" != 1 ]; then
+  for unit in "${units[@]}"; do
+    split_unit "$unit"
+    for tool in $tools; do
+      t="$out/$(basename "$bin")-$tool.log.t"
+      [ -f "$t" ] || continue
+      awk -v run="$(basename "$bin") $tool" '
+        function ended(word) { return word == "ok" || word == "FAILED" || word == "ignored" }
+        function close_test(at) { times[name] = at - prev; prev = at; name = "" }
+        NR == 1 { prev = $1 }
+        / running [0-9]+ tests?$/ { prev = $1 }
+        $2 == "test" && $4 == "..." { name = $3; if (NF > 4 && ended($NF)) close_test($1); next }
+        NF == 2 && ended($2) && name != "" { close_test($1) }
+        /test result:/ { done = 1 }
+        { last = $1 }
+        END {
+          if (name != "") times[name] = (last - prev) "+"
+          else if (!done) times["(next)"] = (last - prev) "+"
+          line = run ":"
+          n = 0
+          for (k in times) order[++n] = k
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+            if (times[order[j]] + 0 > times[order[i]] + 0) { x = order[i]; order[i] = order[j]; order[j] = x }
+          for (i = 1; i <= n; i++) line = line " " order[i] " " times[order[i]] "s"
+          print line
+        }' "$t"
+    done
+  done
+fi
 echo "logs in $out; $([ $status -eq 0 ] && echo 'all clean' || echo 'SOME TOOL FAILED')"
 exit $status

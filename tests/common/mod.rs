@@ -132,6 +132,17 @@ pub fn sized<T>(full: T, small: T) -> T {
     }
 }
 
+/// `sources`, or under [`small_graphs`] the first `small` of them: another source of the same
+/// graph runs the same kernels under the same schedules and loops again (a repeated
+/// configuration), and under a sanitizer each of its levels costs milliseconds a launch.
+pub fn sized_sources(sources: &[u32], small: usize) -> &[u32] {
+    if small_graphs() {
+        &sources[..small.min(sources.len())]
+    } else {
+        sources
+    }
+}
+
 /// A star, then a path: vertex 0 with an out-edge (weight `star_weight(leaf)`) to each of
 /// `leaves` leaves, and the leaves `1..=path` chained (`path_weight(leaf)`): one vertex longer
 /// than any group, then many levels of one vertex. 100,000 leaves all on the path, or under
