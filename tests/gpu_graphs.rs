@@ -8,8 +8,9 @@
 //! Outputs are poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
 //! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`: under compute-sanitizer a launch costs
 //! milliseconds) shrinks the inputs and drops repeated configurations, so that the binary runs whole
-//! under memcheck or racecheck in a few minutes: R-MAT scale 10, grids of 8-12 levels, a star of
-//! 1,500 leaves and a path of 45, a hub of 2,000 edges; one source per graph (the two-component graph: a reaching one and an isolated one); no host
+//! under memcheck or racecheck in a few minutes: R-MAT scale 10, grids of 6-8 levels, 64 vertices
+//! with self-loops and duplicates, a star of 1,500 leaves and a path of 45, a hub of 2,000 edges;
+//! one source per graph (the two-component graph: a reaching one and an isolated one); no host
 //! SSSP on unit weights and no second device BFS per schedule; the hub's 27 walk and grid
 //! configurations each under one of its four schedules in turn. What it keeps: every schedule in
 //! the host loop and in each device loop (push, walking, scanning, queue), on every graph; replays
@@ -505,7 +506,7 @@ fn rmat_scale_16() {
 }
 
 /// One grid of [`grids_road_like_grid`]'s tests from source 0 and a vertex in its middle; with small
-/// inputs (`common::small_graphs`) `small` from the middle only (grids of 8-12 levels: the levels
+/// inputs (`common::small_graphs`) `small` from the middle only (grids of 6-8 levels: the levels
 /// the device loops replay are `device_loop_errors_limits_and_refusals`' and
 /// `device_loop_push_walk_and_grids`' path of 100), else `full`. One test per grid, so a
 /// sanitizer run can take each as its own process.
@@ -528,17 +529,17 @@ fn grids_road_like_grid(full: (usize, usize, u32), small: (usize, usize, u32)) {
 
 #[test]
 fn grids_road_like() {
-    grids_road_like_grid((300, 200, 100), (12, 8, 16));
+    grids_road_like_grid((300, 200, 100), (8, 6, 16));
 }
 
 #[test]
 fn grids_road_like_path() {
-    grids_road_like_grid((1, 500, 7), (1, 24, 7));
+    grids_road_like_grid((1, 500, 7), (1, 16, 7));
 }
 
 #[test]
 fn grids_road_like_unit_weights() {
-    grids_road_like_grid((64, 64, 1), (8, 8, 1));
+    grids_road_like_grid((64, 64, 1), (6, 6, 1));
 }
 
 #[test]
@@ -577,24 +578,26 @@ fn unreachable_vertices_single_vertex_self_loops_duplicates() {
         &Graph::from_edges(1, &[(0, 0, 5)]).unwrap(),
         &[0],
     ));
-    // Self-loops everywhere, each edge repeated with a larger and a smaller weight, in both orders.
+    // Self-loops everywhere, each edge repeated with a larger and a smaller weight, in both orders
+    // (200 vertices, or 64 with small inputs).
+    let n = common::sized(200u32, 64);
     let mut edges = Vec::new();
-    for v in 0..200u32 {
+    for v in 0..n {
         edges.push((v, v, 1));
-        let u = (v * 7 + 3) % 200;
+        let u = (v * 7 + 3) % n;
         edges.extend([
             (v, u, 50),
             (v, u, 5),
             (v, u, 50),
-            (v, (v + 1) % 200, 9),
-            (v, (v + 1) % 200, 9),
+            (v, (v + 1) % n, 9),
+            (v, (v + 1) % n, 9),
         ]);
     }
     failures.extend(check_graph(
         &gpu,
         "self-loops and duplicates",
-        &Graph::from_edges(200, &edges).unwrap(),
-        common::sized_sources(&[0, 199], 1),
+        &Graph::from_edges(n as usize, &edges).unwrap(),
+        common::sized_sources(&[0, n - 1], 1),
     ));
     // A star: one vertex with 100000 out-edges (longer than any group), then a path.
     let (leaves, star) = common::star_and_path(100_000, |u| u % 13 + 1, |_| 1);
