@@ -117,8 +117,9 @@ pub fn filtered<T>(matrices: Vec<(String, CsMat<T>)>) -> Vec<(String, CsMat<T>)>
 
 /// Whether the graph tests take their small inputs: `LOOPS_SMALL_GRAPHS=1`, which
 /// `tests/sanitize.sh` sets (under compute-sanitizer a launch costs milliseconds, and a graph of
-/// thousands of levels, run under every schedule and loop, takes hours). Smaller generated graphs
-/// and fewer levels; every schedule and loop strategy still runs.
+/// thousands of levels, run under every schedule and loop, takes hours). Smaller generated graphs,
+/// fewer levels and sources, repeated configurations dropped; every schedule and loop strategy
+/// still runs (each graph test file's docs say what its small mode keeps).
 pub fn small_graphs() -> bool {
     std::env::var("LOOPS_SMALL_GRAPHS").is_ok_and(|v| !v.is_empty() && v != "0")
 }
