@@ -482,8 +482,8 @@ fn bfs_with_a_direction_runs_on_the_device() {
     }
 }
 
-/// A path over `n` vertices numbered at random, symmetric: its labels take about `log2(n)`
-/// hooking rounds, whatever the order the GPU hooks in.
+/// A path over `n` vertices numbered at random, symmetric: long chains of links for the
+/// union-find of components, whatever the order the GPU links in.
 fn random_path(n: u32, seed: u64) -> Graph {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
@@ -505,8 +505,9 @@ const FULL_SCHEDULES: &[&str] = &["thread", "warp", "block", "auto", "merge_path
 /// iterations within 2 of the host loop's; each run three times on one state (the second records
 /// its first graph for the iterations the first needed, where they are more than 8 or 3 fewer,
 /// the third replays it), on the same graph classes (each symmetrised and directed: a vertex's
-/// out-edges hook both ways) and a path of 20,000 randomly numbered vertices (more than 8
-/// iterations: the first run replays a second graph).
+/// out-edges link both ways) and a path of 20,000 randomly numbered vertices (long chains of
+/// links; stop 51's hooking and jumping took more than 8 iterations there, so that the first run
+/// replayed a second graph; union-find takes 2, and PageRank's test below covers the second graph).
 #[test]
 fn device_components_match_the_cpu() {
     use loops::graph::cc;
@@ -569,7 +570,7 @@ fn device_components_match_the_cpu() {
                         if got[n..].iter().any(|&x| x != POISON) {
                             return Err("wrote past the graph's vertices".into());
                         }
-                        // The hooking races (atomic minima in any order): the count may differ
+                        // The links race (atomic minima in any order): the count may differ
                         // from the host loop's run by a little, never be 0 or past n + 1.
                         if iterations == 0
                             || iterations as usize > n + 1

@@ -207,7 +207,7 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// Connected components (hooking and pointer jumping) on the directed graph.
+    /// Connected components (union-find) on the directed graph.
     fn components_rows(&mut self, case: &Case, g: &Graph) -> Result<(), BoxError> {
         use loops::graph::cc::{hook, run, Components};
         let gpu = self.gpu;

@@ -93,9 +93,10 @@ pub fn cases(args: &Args) -> Vec<Case> {
         }));
     }
     if args.library && args.paths > 0 {
-        // Components' per-iteration cost: paths over randomly numbered vertices, whose labels
-        // take many hooking rounds (about log2 of a path's length), of three lengths on the same
-        // vertices, so that the time against the iterations gives the cost of one.
+        // Components on paths over randomly numbered vertices, of three lengths on the same
+        // vertices: stop 51's hooking and pointer jumping took about log2 of a path's length in
+        // rounds, so that the time against the iterations gave the cost of one; union-find takes
+        // 2 on each (its cost is the whole call's, `results/h200/stop52/cc`).
         let n = args.paths;
         for len in [16, 1024, n] {
             let name = if len == n {

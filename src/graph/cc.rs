@@ -1,26 +1,39 @@
 //! Connected components ([`components`](fn@super::components)) of the undirected view of a graph (an edge either way joins its ends), by
-//! hooking and pointer jumping: every vertex has a parent, at first itself. Each iteration, for
-//! every edge whose ends have different parents, the larger parent is hooked under the smaller
-//! (`atomic_min`), and every vertex jumps to its grandparent. Parents only decrease, so the loop
-//! ends, and when an iteration changes nothing every edge's ends share a parent that is its own
-//! parent: a component's vertices all point to one vertex, the smallest of the component (it
-//! cannot point lower). The label of a vertex is that smallest id.
+//! concurrent union-find: every vertex has a parent, at first itself, never above itself, and
+//! always in its own component. Each iteration, for every edge, the roots of its ends are found
+//! (at most 32 steps up); where they differ, the larger is linked under the smaller
+//! (`atomic_min`), and where that displaced a parent another edge had just set, the displaced one
+//! and the smaller are linked in turn (each step lowers the larger end, so it ends: at most 32);
+//! then each vertex points to its root. A root is the smallest vertex of its tree, so when every
+//! edge's ends share a root, that root is the smallest id of the component: the label.
+//!
+//! **The fixpoint.** An edge whose ends' roots differed, or a vertex whose root was not reached
+//! in 32 steps, marks the iteration as changing. An iteration that marks nothing linked nothing, so
+//! its trees stood still (pointing a vertex at its root moves no vertex to another tree): every
+//! edge's ends were in one tree and every vertex now points to its root, which is the answer. So
+//! a run is two iterations where the first iteration links every edge (it marks), the second finds
+//! every edge's ends under one root and points each vertex at it (it marks nothing), and a third
+//! launch returns at once. Stop 51's hooking and pointer jumping (parents hooked, one jump an
+//! iteration) took about log2 of the longest path's length: 7 to 16 iterations on the 4K-100K
+//! graphs of `bench_graphs --library-small --paths 65536`, against 2 now; the whole call is
+//! 1.4-3.2x faster in the device loop and 1.35-5x in the host loop on an H200, each iteration
+//! dearer: 12-24 us against 7-12 on those graphs but Kronecker's, beside PageRank's 3
+//! (`examples/bench/results/h200/stop52/cc`).
 //!
 //! **One launch an iteration** ([`hook`], under every schedule), the fixpoint test folded in: a
-//! change in iteration `i` stores `i` in `mark[0]` (every writer the same value), and each
-//! iteration reads first the count of iterations before it (`counts`, by parity, written by vertex
-//! 0) and `mark[0]`: where the iteration before changed nothing the state is a fixpoint, so this
-//! one would change nothing either and returns at once, vertex 0 setting the loop's `done`. No
-//! counter is zeroed between iterations, so nothing else is launched: in the loop on the device
-//! ([`run`] in the device queue) the start ([`start`]) and the first 8 iterations are one recorded
-//! graph, replayed with a 4-byte read-back after it (and after each 8 more), the iterations past
-//! the fixpoint returning at once; a later run on the same state records its first graph for the
-//! iterations the run before needed and one more ([`IterationLoop::expect`]: lengths that waver by
-//! one keep it), so a run as long is one graph launch and one read-back. The host loop runs the
-//! same launches, reading the flag after each. Directed inputs need no symmetrising: a vertex's
-//! out-edges hook both ways.
+//! change in iteration `i` stores `i` in `mark[0]` (every writer the same value, one store a
+//! vertex), and each iteration reads first the count of iterations before it (`counts`, by
+//! parity, written by vertex 0) and `mark[0]`: where the iteration before changed nothing the
+//! state is a fixpoint, so this one returns at once, vertex 0 setting the loop's `done`. No counter is zeroed between
+//! iterations, so nothing else is launched: in the loop on the device ([`run`] in the device
+//! queue) the start ([`start`]) and the first 8 iterations are one recorded graph, replayed with a
+//! 4-byte read-back after it (and after each 8 more), the iterations past the fixpoint returning at
+//! once; a later run on the same state records its first graph for the iterations the run before
+//! needed and one more ([`IterationLoop::expect`]: lengths that waver by one keep it), so a run as
+//! long is one graph launch and one read-back. The host loop runs the same launches, reading the
+//! flag after each. Directed inputs need no symmetrising: a vertex's out-edges link both ways.
 
-// The hooking kernel takes the graph, the parents, the loop's counters and the parity.
+// The step kernel takes the graph, the parents, the loop's counters and the parity.
 #![allow(clippy::too_many_arguments)]
 
 use loops_runtime::graph::{DeviceGraph, IterateOn, IterationLoop};
@@ -28,15 +41,17 @@ use loops_runtime::graph::{DeviceGraph, IterateOn, IterationLoop};
 use super::driver::{chunk_offsets, timed, GraphStats, Strategy};
 use crate::prelude::*;
 
-/// The hooking and jumping step, under every schedule.
+/// The hooking and compressing step, under every schedule.
 pub mod hook {
     use super::*;
     /// One iteration, unless the run is over (`done[0]`, or the iteration before, number
     /// `counts[q]`, changed nothing: `mark[0]` below it; vertex 0 then stores that number, the
-    /// run's iterations, in `done[0]`): hooks the
-    /// larger parent of each edge's ends under the smaller, then moves `v` to its grandparent;
-    /// any lowering stores the iteration's number in `mark[0]`; vertex 0 counts the iteration in
-    /// `counts[1 - q]`.
+    /// run's iterations, in `done[0]`): for each edge, the roots of its ends (at most 32 steps
+    /// up from each); where they differ, the larger is linked under the smaller (`atomic_min`),
+    /// following what that displaces until a root is linked or the link is there (at most 32
+    /// links); then `v` points to its root. An edge whose ends' roots differed, or a root not
+    /// reached in 32 steps, stores the iteration's number in `mark[0]` (once a vertex); vertex 0
+    /// counts the iteration in `counts[1 - q]`.
     #[for_schedules(core)]
     pub fn cc_hook(
         g: Offsets,
@@ -50,26 +65,69 @@ pub mod hook {
         for v in g.tiles() {
             let ran = counts[q];
             let go = done[0] == 0 && (ran == 0 || mark[0] >= ran);
-            let pv = parents[v];
+            let mut changed = 0u32;
             for e in g.atoms(v) {
                 if !go {
                     break;
                 }
-                let pu = parents[adj[e] as usize];
-                if pu != pv {
-                    let high = max(pu, pv);
-                    let low = min(pu, pv);
-                    let old = atomic_min(&mut parents[high as usize], low);
-                    if old > low {
-                        mark[0] = ran + 1;
+                // The roots of the edge's ends.
+                let mut a = parents[adj[e] as usize];
+                for step in 0..32 {
+                    let up = parents[a as usize];
+                    if up == a {
+                        break;
+                    }
+                    a = up;
+                }
+                let mut b = parents[v];
+                for step in 0..32 {
+                    let up = parents[b as usize];
+                    if up == b {
+                        break;
+                    }
+                    b = up;
+                }
+                if a != b {
+                    changed |= 1;
+                    // Link the larger under the smaller; where the larger had a parent (another
+                    // edge linked it meanwhile), the one of that parent and the smaller that is
+                    // not its parent now is linked in turn.
+                    let mut high = max(a, b);
+                    let mut low = min(a, b);
+                    for step in 0..32 {
+                        let old = atomic_min(&mut parents[high as usize], low);
+                        if old == high || old == low {
+                            break;
+                        }
+                        if old > low {
+                            high = old;
+                        } else {
+                            high = low;
+                            low = old;
+                        }
                     }
                 }
             }
             if go {
+                // `v` to its root (not a change: the sets stay as they are).
                 let p = parents[v];
-                let grandparent = parents[p as usize];
-                if grandparent < p {
-                    atomic_min(&mut parents[v], grandparent);
+                let mut r = p;
+                let mut rooted = false;
+                for step in 0..32 {
+                    let up = parents[r as usize];
+                    if up == r {
+                        rooted = true;
+                        break;
+                    }
+                    r = up;
+                }
+                if r < p {
+                    atomic_min(&mut parents[v], r);
+                }
+                if !rooted {
+                    changed = 1;
+                }
+                if changed != 0 {
                     mark[0] = ran + 1;
                 }
                 if v == 0 {
@@ -147,7 +205,8 @@ fn run_in(
         counts,
         iterate,
     } = state;
-    // Hooking and jumping needs far fewer than `n + 1` iterations; one more sets `done`.
+    // Union-find needs a few iterations (more only where a find or a link runs past its 32
+    // steps, each such iteration shortening paths); one more sets `done`.
     let limit = n as u64 + 2;
     iterate.run(gpu, on, &key, None, limit, |it, done| {
         let gpu = it.gpu();
@@ -193,8 +252,8 @@ fn run_in(
 /// docs: each run on this very state, the winner's run last) and kept for later calls (where
 /// nothing is measured, `LOOPS_TUNE=off`: the device loop). Returns the loop that ran and the
 /// iterations (the last one changed nothing). Errors if `g` does not have the vertices `state` was
-/// made for, for another strategy, or after `vertices + 2` iterations (more than hooking and
-/// jumping ever need).
+/// made for, for another strategy, or after `vertices + 2` iterations (more than the step ever
+/// needs).
 pub fn run(
     strategy: Strategy,
     schedule: &str,
@@ -291,7 +350,7 @@ pub struct ComponentsResult {
 }
 
 /// The connected components of the undirected view of `graph` (an edge either way joins its
-/// ends) by hooking and pointer jumping, the step under `options.schedule`. The CPU reference is
+/// ends) by union-find, the step under `options.schedule`. The CPU reference is
 /// `loops::graph::reference::components`.
 ///
 /// Each call makes its state, so its device loop records its graphs anew; a caller who runs the

@@ -92,7 +92,7 @@ pub struct GraphStats {
     /// The loop that ran it (never [`Strategy::Auto`]: what `Auto` chose).
     pub strategy: Strategy,
     /// Iterations: BFS levels, SSSP rounds (near-far: relaxation rounds), PageRank iterations,
-    /// components' hooking iterations (the last one changing nothing), k-core passes (host loop)
+    /// components' union-find iterations (the last one changing nothing), k-core passes (host loop)
     /// or peel iterations (device loop), 1 for triangles.
     pub iterations: u32,
     /// The frontiers' sizes added up (the frontier algorithms; 0 for the others).

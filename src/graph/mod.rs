@@ -9,7 +9,7 @@
 //! | [`bfs`](fn@bfs) | levels from a source; direction-optimizing with [`BfsOptions::direction`] | host, device flags/scan/queue (direction-optimizing: host, device queue) |
 //! | [`sssp`](fn@sssp) | distances from a source: near-far delta-stepping or Bellman-Ford ([`SsspMethod`]) | host, device flags (Bellman-Ford: scan too) |
 //! | [`pagerank`](fn@pagerank) | ranks, a fixed count of iterations or to a tolerance | host, device (the convergence test on the device) |
-//! | [`components`](fn@components) | connected components by hooking and pointer jumping | host, device (until no change, on the device) |
+//! | [`components`](fn@components) | connected components by union-find (roots linked, paths compressed) | host, device (until no change, on the device) |
 //! | [`triangles`](fn@triangles) | triangles by sorted adjacency intersections | host |
 //! | [`k_core`](fn@k_core) | every vertex's core number, by peeling | host, device queue (a queue of removed vertices) |
 //!
