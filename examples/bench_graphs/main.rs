@@ -75,6 +75,7 @@ mod graph_app;
 mod algorithms;
 mod auto_set;
 mod cases;
+mod do_profile;
 mod gunrock;
 mod library;
 mod output;
@@ -220,6 +221,10 @@ pub struct Args {
     /// Print each `bfs-do` run's levels: direction, frontier size, microseconds.
     #[arg(long)]
     pub bfs_trace: bool,
+    /// Instead of the rows above: where a direction-optimizing BFS's time goes, level by level,
+    /// each step (and pull variants) timed alone on each level's state (`do_profile.rs`).
+    #[arg(long)]
+    pub do_profile: bool,
     /// PageRank's iterations.
     #[arg(long, default_value_t = 20)]
     pub pagerank_iterations: u32,
@@ -301,6 +306,8 @@ fn main() -> ExitCode {
             })
     } else if args.graphs_auto {
         auto_set::run(&args)
+    } else if args.do_profile {
+        do_profile::run(&args)
     } else if args.library {
         library::run(&args)
     } else {

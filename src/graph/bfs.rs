@@ -226,7 +226,9 @@ pub fn bfs(
             return Ok(run);
         }
     }
-    let mut levels = gpu.zeros(n)?;
+    // Written in full by every run (the device loop's start or finish, the host loop's fill):
+    // a memset here would be a pass over the buffer for nothing.
+    let mut levels = gpu.uninit(n)?;
     if let Some(switch) = options.direction {
         let strategy = match options.strategy {
             Strategy::Auto
@@ -245,7 +247,7 @@ pub fn bfs(
                 ))
             }
         };
-        let mut parents = gpu.zeros(n)?;
+        let mut parents = gpu.uninit(n)?;
         let pull = if strategy == Strategy::DeviceQueue {
             bfs_do::device_pull_schedule_for(schedule)
         } else {

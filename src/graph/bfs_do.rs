@@ -25,8 +25,12 @@
 //! recorded replays of 48 levels. A run of the same key (graph, buffers, schedules, switch) as
 //! the last one replays what that one recorded, and records each batch of 6 levels the second
 //! time it comes: from the third run on, a Kronecker graph's BFS is the start, the first level and
-//! one CUDA graph launch. [`bfs`](fn@super::bfs) keeps that state, and the levels and parents the
-//! runs write, per thread and handle ([`run_kept`]), and copies them out after each run.
+//! one CUDA graph launch. A pull level goes over a pull list: every vertex at the first pull, then
+//! the vertices with edges the last pull left unreached (`bfs_pull_queue` appends them, the loop
+//! makes them the next list), so that a power-law graph's later pulls skip the millions of
+//! vertices the first one reached. [`bfs`](fn@super::bfs) keeps that state, and the levels and
+//! parents the runs write, per thread and handle ([`run_kept`]), and copies them out after each
+//! run.
 
 // Kernels of many parameters: a graph, its arrays, the state, the level.
 #![allow(clippy::too_many_arguments)]
@@ -244,9 +248,9 @@ pub mod start {
     use super::*;
 
     /// Every vertex unreached and without a parent but `source` (level 0, its own parent, and
-    /// `first[0]`: the first level's list of a hub), and, where `write_ids` is not 0,
-    /// `ids[v] = v` for every vertex `v` (the list the pull step goes over; a state kept from an
-    /// earlier run has it).
+    /// `first[0]`: the first level's list of a hub), and `ids[v] = v` for every vertex `v` (the
+    /// pull list, which a run leaves holding the vertices its last pull left:
+    /// `FrontierLoop::run_directed`).
     #[for_schedules(thread)]
     pub fn bfs_do_start(
         g: Offsets,
@@ -255,7 +259,6 @@ pub mod start {
         ids: &mut [u32],
         first: &mut [u32],
         source: u32,
-        write_ids: u32,
     ) {
         for v in g.tiles() {
             let mut level = u32::MAX;
@@ -267,9 +270,7 @@ pub mod start {
             }
             levels[v] = level;
             parents[v] = parent;
-            if write_ids != 0 {
-                ids[v] = v as u32;
-            }
+            ids[v] = v as u32;
         }
     }
 }
@@ -347,15 +348,18 @@ pub mod parents {
     }
 }
 
-/// The pull step of the loop on the device ([`run`] in the device queue), over a list of every vertex whose
-/// length is on the device (0 at the levels that push).
+/// The pull step of the loop on the device ([`run`] in the device queue), over a list of vertices
+/// whose length is on the device (0 at the levels that push).
 pub mod pull_queue {
     use super::*;
 
-    /// One pull level over `vertices` (every vertex id of the graph): each unreached vertex takes
-    /// its first neighbour at level `level[0]` as its parent, gets the next level and is appended
-    /// to `next` at `next_size[0]`. Race-free as [`super::pull::bfs_pull`]: a level only changes
-    /// levels from unreached to `level[0] + 1`, neither of which is `level[0]`.
+    /// One pull level over `vertices` (the pull list: every vertex id of the graph at the first
+    /// pull, then those the last pull left): each unreached vertex takes its first neighbour at
+    /// level `level[0]` as its parent, gets the next level and is appended to `next` at
+    /// `next_size[0]`; each unreached vertex with edges that finds none is appended to `rest` at
+    /// `rest_size[0]` (the next pull's list; a vertex without edges is never reached by a pull,
+    /// and a reached one never needs one). Race-free as [`super::pull::bfs_pull`]: a level only
+    /// changes levels from unreached to `level[0] + 1`, neither of which is `level[0]`.
     #[for_schedules(thread, warp, block, auto)]
     pub fn bfs_pull_queue(
         g: Offsets,
@@ -366,6 +370,8 @@ pub mod pull_queue {
         next: &mut [u32],
         next_size: &mut [u32],
         level: &[u32],
+        rest: &mut [u32],
+        rest_size: &mut [u32],
     ) {
         for v in g.tiles_in(vertices) {
             let depth = level[0];
@@ -385,6 +391,8 @@ pub mod pull_queue {
                 levels[v] = depth + 1;
                 parents[v] = parent;
                 push(&mut next, &mut next_size[0], v as u32);
+            } else if !visited && g.offsets[v + 1] > g.offsets[v] {
+                push(&mut rest, &mut rest_size[0], v as u32);
             }
         }
     }
@@ -438,10 +446,8 @@ fn run_on_device(
         lp,
         ids: vertices,
         first: first_list,
-        ids_written,
     } = device;
     vertices.set_len(n);
-    let write_ids = (*ids_written < n) as u32;
     start::launch(
         "thread",
         gpu,
@@ -451,9 +457,7 @@ fn run_on_device(
         vertices,
         first_list,
         source,
-        write_ids,
     )?;
-    *ids_written = (*ids_written).max(n);
     // The source as a list the host knows the length of (written by the start), for the first
     // level of a hub (`super::bfs::HUB_DEGREE`): level 0 always pushes.
     let stats = g.offsets().stats();
@@ -510,7 +514,7 @@ fn run_on_device(
                 ),
             }
         },
-        |gpu, vertices, next, next_size, level| {
+        |gpu, vertices, next, next_size, level, rest, rest_size| {
             pull_queue::launch(
                 pull_schedule,
                 gpu,
@@ -522,6 +526,8 @@ fn run_on_device(
                 next,
                 next_size,
                 level,
+                rest,
+                rest_size,
             )
         },
     )?;
@@ -587,9 +593,8 @@ pub const DEVICE_LEVELS_PER_REPLAY: usize = 96;
 /// The buffers of [`DoBfs`]'s device runs.
 struct DeviceState {
     lp: FrontierLoop,
-    /// `ids[v] = v` for the first `ids_written` vertices.
+    /// The pull list (`ids[v] = v` from the start of each run).
     ids: DeviceBuffer<u32>,
-    ids_written: usize,
     /// The source (one element), the first level's list of a hub.
     first: DeviceBuffer<u32>,
 }
@@ -620,7 +625,6 @@ impl DoBfs {
             self.device = Some(DeviceState {
                 lp,
                 ids: gpu.zeros(self.vertices.max(1))?,
-                ids_written: 0,
                 first: gpu.zeros(1)?,
             });
         }

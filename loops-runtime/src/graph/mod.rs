@@ -449,14 +449,18 @@ entries! {
     /// Direction-optimizing BFS's choice of a level's direction and its launches' lengths
     /// (`FrontierLoop::run_directed`).
     fn loops_do_decide(
-        count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32,
+        count: *const u32, state: *mut u32, edges: *mut u32, lens: *mut u32, rest_size: *mut u32,
         graph_vertices: u32, alpha: u64, beta: u64,
     );
+    /// After a direction-optimizing level's pull step: the vertices it left unreached become the
+    /// pull list of the next pull.
+    fn loops_do_rest(lens: *mut u32, rest: *const u32, rest_size: *const u32, vertices: *mut u32);
     /// The start of a direction-optimizing run: its decision's state, found edges and lengths,
     /// and the queue run's first frontier (the source), state and level.
     fn loops_do_start(
         state: *mut u32, edges: *mut u32, lens: *mut u32, unexplored: u64, frontier: *mut u32,
         loop_state: *mut u32, state_slots: u32, degree_slot: u32, level: *mut u32, source: u32,
+        pull_list: u32,
     );
     /// After each batch of a direction-optimizing run: what the host reads back to choose the
     /// next, copied into the loop's state.

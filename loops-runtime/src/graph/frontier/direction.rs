@@ -45,7 +45,10 @@ impl<T> DirectedPush for T where
 }
 
 /// The pull step of [`FrontierLoop::run_directed`]: `pull(gpu, vertices, next, next_size,
-/// level)`, over the list of every vertex, appending each unreached vertex it reaches.
+/// level, rest, rest_size)`, over the pull list `vertices` (at first every vertex, then the
+/// vertices the last pull left), appending each unreached vertex it reaches to `next` and each
+/// it leaves unreached (but those without edges, which nothing reaches) to `rest` at
+/// `rest_size[0]`: the next pull's list.
 pub trait DirectedPull:
     FnMut(
     &Gpu,
@@ -53,6 +56,8 @@ pub trait DirectedPull:
     &mut DeviceBuffer<u32>,
     &mut DeviceBuffer<u32>,
     &DeviceBuffer<u32>,
+    &mut DeviceBuffer<u32>,
+    &mut DeviceBuffer<u32>,
 ) -> Result<()>
 {
 }
@@ -63,6 +68,8 @@ impl<T> DirectedPull for T where
         &mut DeviceBuffer<u32>,
         &mut DeviceBuffer<u32>,
         &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
     ) -> Result<()>
 {
 }
@@ -215,15 +222,21 @@ pub fn directed_run_model(
 }
 
 /// The device side of a direction-optimizing run: the decision's state (see `loops_do_decide`),
-/// the push steps' edge count, the two launches' lengths, their start (`loops_do_start`), the
-/// fold of push-only batches (`loops_do_fold`) and the report after every batch
-/// (`loops_do_report`).
+/// the push steps' edge count, the two launches' lengths and the pull list's, the rest of each
+/// pull (`loops_do_rest`), their start (`loops_do_start`), the fold of push-only batches
+/// (`loops_do_fold`) and the report after every batch (`loops_do_report`).
 pub(super) struct DirectedBuffers {
     state: DeviceBuffer<u32>,
     edges: DeviceBuffer<u32>,
+    /// `[0]` the push launch's length, `[1]` the pull launch's, `[2]` the pull list's.
     lens: DeviceBuffer<u32>,
+    /// The vertices a pull left unreached (with edges), and their number: the next pull's list
+    /// (`loops_do_rest`).
+    rest: DeviceBuffer<u32>,
+    rest_size: DeviceBuffer<u32>,
     start: CudaFunction,
     decide: CudaFunction,
+    rest_copy: CudaFunction,
     fold: CudaFunction,
     report: CudaFunction,
     /// The batches recorded by the runs of `key` ([`FrontierLoop::run_directed_kept`]).
@@ -404,6 +417,7 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             queue,
             directed,
             step_blocks,
+            resident_warps,
             ..
         } = &mut *self.lp;
         let q = queue.as_mut().expect("made by run_directed");
@@ -428,6 +442,7 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             &d.state,
             &d.edges,
             &d.lens,
+            &d.rest_size,
             self.rule.vertices,
             self.rule.alpha,
             self.rule.beta,
@@ -440,8 +455,9 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             args,
             plain.programmatic_launch(),
         )?;
-        // The pull step over the graph's vertices (length `lens[1]`), then the push step over the
-        // frontier (length `lens[0]`): one of them runs, the other finds a length of 0.
+        // The pull step over the pull list (length `lens[1]`), its rest made the next pull's
+        // list, then the push step over the frontier (length `lens[0]`): one of the steps runs,
+        // the other finds a length of 0 (and the rest's copy does nothing after a push).
         let lens = d.lens.device_ptr();
         let pull_gpu = gpu.in_device_loop(context(self.vertices, lens + 4));
         (self.pull)(
@@ -450,6 +466,23 @@ impl<P: DirectedPush, Q: DirectedPull> LevelsOnDevice for DirectedLevels<'_, P, 
             next,
             &mut appended[0],
             &q.levels[i],
+            &mut d.rest,
+            &mut d.rest_size,
+        )?;
+        let args = crate::graph::loops_do_rest::args(&d.lens, &d.rest, &d.rest_size, self.vertices);
+        // A quarter of a wave: the rest is a few thousand vertices after a power-law graph's first
+        // pull, and nothing at a level that pushed, where the blocks return at once.
+        let blocks = (*resident_warps / 32).clamp(1, u32::MAX as u64) as u32;
+        plain.launch_function_with(
+            "loops_do_rest",
+            &d.rest_copy,
+            LaunchDims {
+                grid: blocks,
+                block: 256,
+                shared_bytes: 0,
+            },
+            args,
+            plain.programmatic_launch(),
         )?;
         let push_gpu = gpu.in_device_loop(context(current, lens));
         (self.push)(
@@ -565,11 +598,12 @@ impl FrontierLoop {
     /// A direction-optimizing BFS from `source` on a graph of `vertices.len()` vertices (at most
     /// the loop's) and `graph_edges` edges, its levels run as a
     /// [`LoopOn::DeviceQueue`](super::LoopOn::DeviceQueue) run's (recorded, replayed, the state
-    /// read back once per replay). A level that decides is three launches: the choice of its
+    /// read back once per replay). A level that decides is four launches: the choice of its
     /// direction on the device by Beamer's rule with `alpha` and `beta` ([`direction_model`]),
-    /// then `pull(gpu, vertices, next, next_size, level)` and `push(gpu, frontier, next,
-    /// next_size, level, Some(edges))`, of which one goes over its list and the other over a list
-    /// the device says is empty; the first level pushes alone (one launch, no decision), not
+    /// then `pull(gpu, vertices, next, next_size, level, rest, rest_size)`, `loops_do_rest`
+    /// (after a pull, its rest becomes the pull list) and `push(gpu, frontier, next, next_size,
+    /// level, Some(edges))`, of which one step goes over its list and the other over a list the
+    /// device says is empty; the first level pushes alone (one launch, no decision), not
     /// read back before the next batch (6 levels). Past them, a batch, direct or replayed,
     /// that the last read-back finds far from the switch or on a small frontier
     /// (`push_only_next`; every batch, for `alpha` 0) is push-only: each level `push(..., None)`
@@ -578,18 +612,21 @@ impl FrontierLoop {
     /// after every batch `loops_do_report` leaves the rule's report in the loop's state, read
     /// back with it (one read-back a batch, as a plain queue run's).
     /// `push` is a queue step ([`DirectedPush`]) that, given the edges, adds the out-degrees of
-    /// the vertices it appends to `edges[0]`; `pull` goes over `vertices`, which must hold the
-    /// ids `0..vertices.len()` (given to the step with their number on the device), and appends
-    /// each unreached vertex it reaches, as a queue step does. Both launch over their list with
-    /// `g.tiles_in(list)` under a schedule that takes its length from the device. The first
-    /// level pushes. Returns the run's statistics, its pull levels among them. Errors if
+    /// the vertices it appends to `edges[0]`; `pull` ([`DirectedPull`]) goes over `vertices`,
+    /// which must hold the ids `0..vertices.len()` in some order when the run starts (given to
+    /// the step with their number on the device), appends each unreached vertex it reaches, as a
+    /// queue step does, and each unreached vertex with edges it leaves to the rest; after each
+    /// pull, `loops_do_rest` copies the rest into `vertices` as the next pull's list (the run
+    /// leaves `vertices` so: a caller rewrites it before the next run). Both launch over their
+    /// list with `g.tiles_in(list)` under a schedule that takes its length from the device. The
+    /// first level pushes. Returns the run's statistics, its pull levels among them. Errors if
     /// `source` is not a vertex, the graph is larger than the loop or has `u32::MAX` edges or
     /// more (the device counts a level's edges in 32 bits).
     #[allow(clippy::too_many_arguments)]
     pub fn run_directed<P: DirectedPush, Q: DirectedPull>(
         &mut self,
         gpu: &Gpu,
-        vertices: &DeviceBuffer<u32>,
+        vertices: &mut DeviceBuffer<u32>,
         graph_edges: usize,
         source: u32,
         switch: (u64, u64),
@@ -613,7 +650,7 @@ impl FrontierLoop {
     pub fn run_directed_kept<P: DirectedPush, Q: DirectedPull>(
         &mut self,
         gpu: &Gpu,
-        vertices: &DeviceBuffer<u32>,
+        vertices: &mut DeviceBuffer<u32>,
         graph_edges: usize,
         source: u32,
         (alpha, beta): (u64, u64),
@@ -645,9 +682,12 @@ impl FrontierLoop {
             self.directed = Some(DirectedBuffers {
                 state: gpu.uninit(6)?,
                 edges: gpu.uninit(1)?,
-                lens: gpu.uninit(2)?,
+                lens: gpu.uninit(3)?,
+                rest: gpu.uninit(self.vertices.max(1))?,
+                rest_size: gpu.uninit(1)?,
                 start: compile("loops_do_start")?,
                 decide: compile("loops_do_decide")?,
+                rest_copy: compile("loops_do_rest")?,
                 fold: compile("loops_do_fold")?,
                 report: compile("loops_do_report")?,
                 recorded: Recorded::default(),
@@ -698,6 +738,7 @@ impl FrontierLoop {
             DEGREE_SLOTS as u32,
             &self.level,
             source,
+            graph_vertices as u32,
         );
         gpu.launch_function_with(
             "loops_do_start",
