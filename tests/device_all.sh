@@ -169,11 +169,17 @@ for w in "${steps[@]}"; do
       # different GPUs), each cut off at 300 s: the summary's per-binary walls are the 5-minute
       # claim.
       # LOOPS_SANITIZE_SPLIT=1: a process per test (and per real matrix), 2 at a time per GPU.
+      # With fewer GPUs than the runs need in one round (one GPU: 6 runs, 3 at a time), each run
+      # gets its share of the step's limit, so that the second round ends inside the step.
       split=${LOOPS_SANITIZE_SPLIT:-0}
-      LOOPS_SANITIZE_OUT="$logs/sanitize" LOOPS_SANITIZE_SPLIT=$split \
-        LOOPS_SANITIZE_PER_GPU=${LOOPS_SANITIZE_PER_GPU:-$([ "$split" = 1 ] && echo 2 || echo 3)} \
+      per_gpu=${LOOPS_SANITIZE_PER_GPU:-$([ "$split" = 1 ] && echo 2 || echo 3)}
+      ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+      rounds=$(( (6 + ngpus * per_gpu - 1) / (ngpus * per_gpu) ))
+      run_limit=$(( (${LOOPS_STEP_TIMEOUT:-560} - 20) / rounds )); [ "$run_limit" -gt 300 ] && run_limit=300
+      [ "$split" = 1 ] && run_limit=290
+      LOOPS_SANITIZE_OUT="$logs/sanitize" LOOPS_SANITIZE_SPLIT=$split LOOPS_SANITIZE_PER_GPU=$per_gpu \
         LOOPS_MATRIX_FILTER=${LOOPS_MATRIX_FILTER:-karate,west0067} \
-        LOOPS_SANITIZE_TOOLS="memcheck racecheck" LOOPS_SANITIZE_TIMEOUT=${LOOPS_SANITIZE_TIMEOUT:-300} \
+        LOOPS_SANITIZE_TOOLS="memcheck racecheck" LOOPS_SANITIZE_TIMEOUT=${LOOPS_SANITIZE_TIMEOUT:-$run_limit} \
         LOOPS_SANITIZE_GPUS="$(nvidia-smi --query-gpu=index --format=csv,noheader | tr '\n' ' ')" \
         step_limit=${LOOPS_STEP_TIMEOUT:-560} step sanitize bash tests/sanitize.sh \
         .device/tests/gpu_graphs .device/tests/gpu_graph_algos .device/tests/gpu_sssp_near_far ;;

@@ -83,7 +83,7 @@ done
 # Copies its input, each line after the seconds since it began.
 stamp() {
   local t0=$SECONDS line
-  while IFS= read -r line; do printf '%4d %s\n' "$((SECONDS - t0))" "$line"; done
+  while IFS= read -r line || [ -n "$line" ]; do printf '%4d %s\n' "$((SECONDS - t0))" "$line"; done
 }
 
 # One tool on one binary (`slot`: the run's number, which picks its GPU from LOOPS_SANITIZE_GPUS;
@@ -174,6 +174,10 @@ done
 status=0
 pids=()
 index=0
+# Each run's `timeout` leads a process group of its own, out of reach of a signal to this script's
+# group: cut off from outside (tests/device_all.sh's step limit), the script takes the tool's
+# processes down with it instead of leaving them on the GPU.
+trap 'pkill -TERM -f -- "$cs --tool" 2>/dev/null; exit 143' TERM INT
 # "BINARY[<TAB>TEST[<TAB>MATRIX]]" into bin, test and matrix.
 split_unit() {
   IFS=$'\t' read -r bin test matrix <<<"$1"
