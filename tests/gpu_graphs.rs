@@ -506,7 +506,7 @@ fn rmat_scale_16() {
 }
 
 /// One grid of [`grids_road_like_grid`]'s tests from source 0 and a vertex in its middle; with small
-/// inputs (`common::small_graphs`) `small` from the middle only (grids of 6-8 levels: the levels
+/// inputs (`common::small_graphs`) `small` from the middle only (grids of 7-9 levels: the levels
 /// the device loops replay are `device_loop_errors_limits_and_refusals`' and
 /// `device_loop_push_walk_and_grids`' path of 100), else `full`. One test per grid, so a
 /// sanitizer run can take each as its own process.

@@ -7,7 +7,7 @@
 //! (`bfs_pull_queue`), and hand-written pull variants (a frontier bitmap for the membership test,
 //! four edges' loads at once, groups of lanes per vertex, a list of the unvisited vertices with
 //! edges in place of every vertex), with the found vertices of each (which must agree). Also the
-//! fixed costs of the call: the two `Gpu::zeros` of the result and the `bfs_do_finish` copy.
+//! fixed costs of the call: the two allocations of the result and the `bfs_do_finish` copy.
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use loops::graph::bfs_do::{finish, pull_queue, push_queue};

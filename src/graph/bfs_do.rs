@@ -1,6 +1,6 @@
 //! Direction-optimizing BFS (`loops::graph::bfs` with `BfsOptions::direction`; Beamer, Asanović, Patterson, SC'12): level-synchronous, each level
 //! either a push step over the frontier (every unvisited neighbour of a frontier vertex joins the
-//! next level) or a pull step over all vertices (every unvisited vertex looks through its
+//! next level) or a pull step over the unvisited vertices (every one looks through its
 //! neighbours and stops at the first one in the frontier). Push costs the frontier's edges, pull
 //! at most the unvisited vertices' edges and usually far less, since a vertex stops at its first
 //! parent: pull wins while the frontier is a large part of the graph.

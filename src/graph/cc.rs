@@ -14,8 +14,9 @@
 //! a run is two iterations where the first iteration links every edge (it marks), the second finds
 //! every edge's ends under one root and points each vertex at it (it marks nothing), and a third
 //! launch returns at once. Stop 51's hooking and pointer jumping (parents hooked, one jump an
-//! iteration) took about log2 of the longest path's length: 7 to 16 iterations on the 4K-100K
-//! graphs of `bench_graphs --library-small --paths 65536`, against 2 now; the whole call is
+//! iteration) took about log2 of the longest path's length: 7 to 16 iterations on the paths of
+//! `bench_graphs --paths 65536`, 9-11 on the road networks and grids of `--library-small`, 3-4 on
+//! Kronecker, against 2 now; the whole call is
 //! 1.4-3.2x faster in the device loop and 1.35-5x in the host loop on an H200, each iteration
 //! dearer: 12-24 us against 7-12 on those graphs but Kronecker's, beside PageRank's 3
 //! (`examples/bench/results/h200/stop52/cc`).

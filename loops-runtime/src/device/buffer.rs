@@ -79,6 +79,7 @@ impl Gpu {
     /// a kernel writes in full before anything reads it, where the memset of [`Gpu::zeros`] would be
     /// a pass over the buffer for nothing (e.g. the order of [`Gpu::bin_tiles`]). The element types
     /// are plain numbers, valid for any bits, so reading it early gives garbage but is no UB.
+    /// [`LoopsError::OutOfMemory`] if the device has no room.
     pub fn uninit<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         if len == 0 {
             return Ok(DeviceBuffer::empty());

@@ -175,27 +175,25 @@ static __device__ __forceinline__ void loops_walk_rounds(
     loops_warp_max_into(largest, max_degree);
 }
 
-// One level's compaction in the device loop (`FrontierLoopOnDevice`), where no host reads a count
-// between levels. `state` holds the frontier sizes of three consecutive levels in turn: this
-// level's at `state[current]` (what its step read), the next one's at `state[next]` (0, counted
-// here), and `state[after]`, the previous level's, zeroed here for the level after next to count
-// into; the largest out-degrees of the same frontiers rotate the same way through `state[8 + k]`
-// (push runs only). Nothing else of this launch touches `state[after]` or `state[8 + after]`, and
-// no other slot is written by more than one thread, so no launch needs a barrier across blocks.
-// Once a level's frontier is empty, every later level's step and compaction find size 0 and
-// return at once.
-// Then, by one thread, where this level's frontier was not empty: `state[3]` counts the levels
-// run (written to `*level` too, the level the next step sees), `state[4]` and `state[5]` add up
-// the frontiers' sizes (low and high halves of 64 bits), `state[6]` keeps the largest, `state[7]`
-// counts the levels whose compaction walked.
-//
-// With `offsets` (a push run: `in` is this level's frontier, `offsets` and `adj` the graph the
-// step pushes along, every vertex it flags the head of an out-edge of a vertex of `in`), the
-// compaction chooses between its two paths here, the same way in every block (a uniform branch,
-// so the recorded graph is the same whatever it chooses): the neighbour walk, whose work is the
-// frontier's lanes (`size * lanes * chunks`, at least its out-edges), where those are at most
-// `walk_limit` and the frontier's largest degree is known; else the scan of all `n` flags. Without
-// `offsets` it always scans.
+// One level's compaction in the device loop (`FrontierLoop` on `LoopOn::DeviceScan` or
+// `DevicePush`), where no host reads a count between levels. `state` holds the frontier sizes of
+// three consecutive levels in turn: this level's at `state[current]` (what its step read), the next
+// one's at `state[next]` (0, counted here), and `state[after]`, the previous level's, zeroed here
+// for the level after next to count into; the largest out-degrees of the same frontiers rotate the
+// same way through `state[8 + k]` (push runs only). Nothing else of this launch touches
+// `state[after]` or `state[8 + after]`, and no other slot is written by more than one thread, so no
+// launch needs a barrier across blocks. Once a level's frontier is empty, every later level's step
+// and compaction find size 0 and return at once. Then, by one thread, where this level's frontier
+// was not empty: `state[3]` counts the levels run (written to `*level` too, the level the next step
+// sees), `state[4]` and `state[5]` add up the frontiers' sizes (low and high halves of 64 bits),
+// `state[6]` keeps the largest, `state[7]` counts the levels whose compaction walked.  With
+// `offsets` (a push run: `in` is this level's frontier, `offsets` and `adj` the graph the step
+// pushes along, every vertex it flags the head of an out-edge of a vertex of `in`), the compaction
+// chooses between its two paths here, the same way in every block (a uniform branch, so the
+// recorded graph is the same whatever it chooses): the neighbour walk, whose work is the frontier's
+// lanes (`size * lanes * chunks`, at least its out-edges), where those are at most `walk_limit` and
+// the frontier's largest degree is known; else the scan of all `n` flags. Without `offsets` it
+// always scans.
 template <typename Offset>
 static __device__ __forceinline__ void loops_compact_level_body(
     unsigned int* __restrict__ flags, const unsigned int n, unsigned int* __restrict__ out,
@@ -284,7 +282,7 @@ extern "C" __global__ void __launch_bounds__(256) loops_compact_walk(
                       counters + 2);
 }
 
-// The device loop's queue runs (`FrontierLoopOnDevice::run_queue`): the step appends the next
+// The device loop's queue runs (`FrontierLoop` on `LoopOn::DeviceQueue`): the step appends the next
 // frontier itself, at the index an `atomicAdd` on a count returns, so a level is the step's one
 // launch. The counts and the level numbers live in one-element buffers per level of a batch (a
 // recorded replay, or a level launched alone): `counts[i]` is the size of the frontier level `i`
@@ -339,9 +337,9 @@ extern "C" __global__ void __launch_bounds__(32) loops_queue_end(
     state[7] = overflow;
 }
 
-// Direction-optimizing BFS in the queue run (`FrontierLoopOnDevice::run_queue_directed`): before
+// Direction-optimizing BFS in the queue run (`FrontierLoop::run_directed`): before
 // each level, one thread chooses the level's direction by Beamer's rule from the device counters,
-// as `loops::graph::next_direction` does on the host (`direction_model` in `device_loop/direction.rs`
+// as `loops::graph::next_direction` does on the host (`direction_model` in `graph/frontier/direction/model.rs`
 // is this kernel on the CPU), and sizes the level's two launches: the push step over the frontier
 // (`lens[0]`: the frontier's size, or 0) and the pull step over the pull list (`lens[1]`: its
 // length `lens[2]`, or 0; a pull zeroes `*rest_size`, see `loops_do_rest`). `state`: [0] the

@@ -1,5 +1,5 @@
 //! [`IterationLoop`]: the one driver of an iterative algorithm whose iterations do the same work
-//! whatever the data (PageRank, components' hooking, k-core's peel over a queue the step keeps
+//! whatever the data (PageRank, components' union-find, k-core's peel over a queue the step keeps
 //! itself), its loop strategy a parameter of the run ([`IterateOn`]): on the host (each iteration
 //! launched, a 4-byte flag read back after it) or on the device (the iterations recorded once as
 //! CUDA graphs and replayed until the step says on the device that it is done).
