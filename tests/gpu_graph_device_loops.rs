@@ -18,8 +18,8 @@ mod common;
 use common::Tally;
 use loops::graph::reference::bfs_levels;
 use loops::graph::{
-    bfs_do, compare, directed_run_model, BfsOptions, FrontierLoop, Graph, LoopOn, Strategy, Switch,
-    UNREACHED,
+    bfs_do, compare, directed_run_model, BfsOptions, DirectionState, FrontierLoop, Graph, LoopOn,
+    Strategy, Switch, UNREACHED,
 };
 use loops::prelude::*;
 
@@ -29,7 +29,13 @@ const POISON: u32 = 0xDEAD_BEEF;
 /// the device decides them over the reference's levels (`directed_run_model`: Beamer's rule level
 /// by level, and the push-only batches a run of many levels takes far from the switch) in a loop
 /// of `per_replay` levels a replay stopping at `max` levels.
-fn expected(g: &Graph, levels: &[u32], switch: Switch, per_replay: u64, max: u64) -> (u32, u32) {
+fn expected(
+    g: &Graph,
+    levels: &[u32],
+    switch: Switch,
+    per_replay: u64,
+    max: u64,
+) -> (DirectionState, u32) {
     let depth = levels
         .iter()
         .filter(|&&l| l != UNREACHED)
@@ -52,7 +58,7 @@ fn expected(g: &Graph, levels: &[u32], switch: Switch, per_replay: u64, max: u64
         per_replay,
         max,
     );
-    (state.pull_levels, depth)
+    (state, depth)
 }
 
 fn check_run(
@@ -83,7 +89,8 @@ fn check_run(
     let want = bfs_levels(s, source);
     let lp = state.device_loop(gpu)?;
     let replay = lp.levels_per_replay() as u64;
-    let (want_pulls, want_depth) = expected(s, &want, switch, replay, lp.vertices() as u64 + 1);
+    let (model, want_depth) = expected(s, &want, switch, replay, lp.vertices() as u64 + 1);
+    let want_pulls = model.pull_levels;
     Ok(compare("levels", &want, &got_levels[..n])
         .and_then(|()| loops::graph::check_bfs_tree(s, source, &got_levels[..n], &got_parents[..n]))
         .and_then(|()| {
@@ -148,7 +155,43 @@ fn graphs(seed: u64) -> Vec<(String, Graph)> {
         Graph::from_edges(10, &edges).unwrap().symmetric(),
     ));
     out.push(("one vertex".to_string(), Graph::from_edges(1, &[]).unwrap()));
+    out.push((PULL_PUSH_PULL.to_string(), pull_push_pull(seed)));
     out
+}
+
+/// The name of [`pull_push_pull`]'s graph in [`graphs`].
+const PULL_PUSH_PULL: &str = "pull, push, pull";
+
+/// A graph whose direction-optimizing BFS from vertex 0 pulls, pushes, then pulls again by
+/// Beamer's rule (levels of 1, 100, 3,000, 1, 100, 3,000 vertices: vertex 0 joined to 100
+/// vertices, each to 30 of 3,000 that link among themselves; one of those to a bridge vertex,
+/// and the bridge to a copy of the same), all within the first direct batch: the second pull goes
+/// over the pull list the first left (every unreached vertex with edges, the bridge's side among
+/// them), after a push level.
+fn pull_push_pull(seed: u64) -> Graph {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5050_5550);
+    let (fan, bulk) = (100u32, 3_000u32);
+    let mut edges = Vec::new();
+    let mut next = 1u32;
+    let mut tree = |root: u32, next: &mut u32, edges: &mut Vec<(u32, u32, u32)>| {
+        let (first, second) = (*next, *next + fan);
+        *next += fan + bulk;
+        edges.extend((0..fan).map(|i| (root, first + i, 1)));
+        for j in 0..bulk {
+            edges.push((first + j * fan / bulk, second + j, 1));
+            edges.extend((0..5).map(|_| (second + j, second + rng.random_range(0..bulk), 1)));
+        }
+        second
+    };
+    let bulk_start = tree(0, &mut next, &mut edges);
+    let bridge = next;
+    next += 1;
+    edges.push((bulk_start, bridge, 1));
+    tree(bridge, &mut next, &mut edges);
+    Graph::from_edges(next as usize, &edges)
+        .unwrap()
+        .symmetric()
 }
 
 /// A hub of more than `bfs::HUB_DEGREE` edges (vertex 0, joined to 1..=5000) in a sparse random
@@ -287,6 +330,16 @@ fn device_direction_optimizing_bfs_matches_the_cpu() {
             }
         }
     }
+    // The graph built for it pulls, pushes, then pulls by the rule on the CPU, so the runs above
+    // (whose pull levels match the rule's) took that turn.
+    let (_, g) = graphs.iter().find(|(n, _)| n == PULL_PUSH_PULL).unwrap();
+    let replay = state.device_loop(&gpu).unwrap().levels_per_replay() as u64;
+    let (model, _) = expected(g, &bfs_levels(g, 0), Switch::BEAMER, replay, u64::MAX);
+    assert!(
+        model.pull_phases >= 2,
+        "{PULL_PUSH_PULL}: {} pull phases by the rule",
+        model.pull_phases
+    );
     // A loop of few levels a replay: the decision state carries across replays.
     state.device_loop(&gpu).unwrap().set_levels_per_replay(6);
     for (name, s) in &graphs[3..5] {
@@ -357,8 +410,9 @@ fn kept_direction_optimizing_runs_replay_their_recordings() {
                 let want = bfs_levels(s, source);
                 let lp = state.device_loop(&gpu)?;
                 let per_replay = lp.levels_per_replay() as u64;
-                let (want_pulls, want_depth) =
+                let (model, want_depth) =
                     expected(s, &want, Switch::BEAMER, per_replay, n as u64 + 1);
+                let want_pulls = model.pull_levels;
                 let replays = lp.directed_replays();
                 Ok(compare("levels", &want, &got[..n])
                     .and_then(|()| {
@@ -439,13 +493,14 @@ fn bfs_with_a_direction_runs_on_the_device() {
     let source = s.max_degree_vertex().unwrap_or(0);
     let want = bfs_levels(&s, source);
     let per_replay = bfs_do::DEVICE_LEVELS_PER_REPLAY as u64;
-    let (want_pulls, _) = expected(
+    let (model, _) = expected(
         &s,
         &want,
         Switch::BEAMER,
         per_replay,
         s.vertices() as u64 + 1,
     );
+    let want_pulls = model.pull_levels;
     for (schedule, strategy, ran) in [
         // `Auto` measures the device queue and the host loop (either may win).
         ("auto", Strategy::Auto, Strategy::Auto),
@@ -494,6 +549,12 @@ fn random_path(n: u32, seed: u64) -> Graph {
     Graph::from_edges(n as usize, &edges).unwrap().symmetric()
 }
 
+/// A path through `ids` in their order, symmetric.
+fn path_over(ids: &[u32]) -> Graph {
+    let edges: Vec<(u32, u32, u32)> = ids.windows(2).map(|w| (w[0], w[1], 1)).collect();
+    Graph::from_edges(ids.len(), &edges).unwrap().symmetric()
+}
+
 /// The schedules the loops on the device of PageRank and components run their step under (any:
 /// the step runs over every vertex): grid-stride ones, `auto`, and ones that keep preprocessing
 /// with the tile set (merge path's block starts, LRB's bins), which the recorded replay bakes in.
@@ -507,7 +568,8 @@ const FULL_SCHEDULES: &[&str] = &["thread", "warp", "block", "auto", "merge_path
 /// the third replays it), on the same graph classes (each symmetrised and directed: a vertex's
 /// out-edges link both ways) and a path of 20,000 randomly numbered vertices (long chains of
 /// links; stop 51's hooking and jumping took more than 8 iterations there, so that the first run
-/// replayed a second graph; union-find takes 2, and PageRank's test below covers the second graph).
+/// replayed a second graph; union-find takes 2, and PageRank's test below covers the second graph),
+/// and paths of 1,000 numbered in order and zigzag (chains past the step's 32-step finds).
 #[test]
 fn device_components_match_the_cpu() {
     use loops::graph::cc;
@@ -525,6 +587,13 @@ fn device_components_match_the_cpu() {
         Graph::from_pattern(&m, 1, seed).unwrap(),
     ));
     all.push(("random path 20000".to_string(), random_path(20_000, seed)));
+    // Paths numbered in order and zigzag (0, n-1, 1, n-2, ...): the first links can make chains
+    // of hundreds of parents, past the step's 32-step finds and links, so that later iterations
+    // start from vertices whose root a find does not reach.
+    let ordered: Vec<u32> = (0..1000).collect();
+    let zigzag: Vec<u32> = (0..500).flat_map(|i| [i, 999 - i]).collect();
+    all.push(("path 1000 in order".to_string(), path_over(&ordered)));
+    all.push(("path 1000 zigzag".to_string(), path_over(&zigzag)));
     for (name, g) in &all {
         let n = g.vertices();
         let dg = gpu.upload_graph(g).expect("upload");

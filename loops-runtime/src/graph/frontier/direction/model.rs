@@ -17,6 +17,9 @@ pub struct DirectionState {
     pub last_frontier: u32,
     /// The levels that pulled.
     pub pull_levels: u32,
+    /// The runs of consecutive pull levels: 2 or more where a run pulled, pushed, then pulled
+    /// again (the pull list must then still hold every unreached vertex; `loops_do_rest`).
+    pub pull_phases: u32,
 }
 
 impl DirectionState {
@@ -55,6 +58,7 @@ pub fn direction_model(
         let large = beta > 0 && frontier as u64 > graph_vertices as u64 / beta;
         growing || large
     };
+    state.pull_phases += (pull && !state.last_pull) as u32;
     state.last_pull = pull;
     state.last_frontier = frontier;
     state.pull_levels += pull as u32;

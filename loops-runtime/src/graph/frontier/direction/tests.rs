@@ -107,7 +107,7 @@ fn the_device_rule_is_beamers() {
         let edges: u64 = rng.random_range(0..2_000_000);
         let mut state = DirectionState::start(edges);
         let (mut unexplored, mut last_pull, mut last_frontier) = (edges, false, 0u64);
-        let mut pulls = 0;
+        let (mut pulls, mut phases) = (0, 0);
         for _ in 0..30 {
             let frontier = rng.random_range(0..=n);
             let found = if last_pull {
@@ -135,9 +135,11 @@ fn the_device_rule_is_beamers() {
             );
             assert_eq!(got, Some(want), "case {case}");
             pulls += want as u32;
+            phases += (want && !last_pull) as u32;
             (last_pull, last_frontier) = (want, frontier as u64);
             assert_eq!(state.unexplored, unexplored);
             assert_eq!(state.pull_levels, pulls);
+            assert_eq!(state.pull_phases, phases);
         }
     }
     // Push only never pulls; the paper's switch pulls on a frontier of many edges.
@@ -148,4 +150,14 @@ fn the_device_rule_is_beamers() {
     // Then back to push once the frontier shrinks to n / beta or below.
     assert_eq!(direction_model(&mut s, 10, 0, 100, 14, 24), Some(true));
     assert_eq!(direction_model(&mut s, 4, 0, 100, 14, 24), Some(false));
+}
+
+/// Two bursts apart (levels of 1, 100, 3,000, 1, 100, 3,000 vertices, the bursts' vertices of
+/// degree 11): the run pulls, pushes across the bridge, then pulls again, all in its first batch.
+#[test]
+fn two_bursts_pull_twice() {
+    let frontiers = [1u32, 100, 3000, 1, 100, 3000];
+    let edges = [100u64, 3100, 33_000, 101, 3100, 33_000];
+    let run = directed_run_model(&frontiers, &edges, 6202, 72_401, (14, 24), 96, u64::MAX);
+    assert_eq!((run.pull_levels, run.pull_phases), (3, 2));
 }
