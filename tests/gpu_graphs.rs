@@ -8,7 +8,7 @@
 //! Outputs are poisoned before each run. A printed seed replays a failure (`LOOPS_SEED`).
 //! `LOOPS_SMALL_GRAPHS=1` (`tests/sanitize.sh`: under compute-sanitizer a launch costs
 //! milliseconds) shrinks the inputs and drops repeated configurations, so that the binary runs whole
-//! under memcheck or racecheck in a few minutes: R-MAT scale 10, grids of 6-8 levels, 64 vertices
+//! under memcheck or racecheck in a few minutes: R-MAT scale 10, grids of 7-9 levels, 64 vertices
 //! with self-loops and duplicates, a star of 1,500 leaves and a path of 45, a hub of 2,000 edges;
 //! one source per graph (the two-component graph: a reaching one and an isolated one); no host
 //! SSSP on unit weights and no second device BFS per schedule; the hub's 27 walk and grid
