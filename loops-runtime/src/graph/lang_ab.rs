@@ -1,6 +1,7 @@
 //! Same-process A/B timing of the graph room's language kernels ([`super::lang`]) against the
-//! hand-written ones they would replace (`compact.cuh`, `near_far.cuh`), on the GPU. Not run by
-//! default:
+//! hand-written ones they would replace (`compact.cuh`, `near_far.cuh`), on the GPU, and a test
+//! that they agree (`lang_kernels_agree_with_the_hand_written`, run with the `gpu` feature). The
+//! timing is not run by default:
 //!
 //! ```text
 //! LOOPS_AB_CSV=ab.csv cargo test -p loops-runtime --release --features gpu --lib lang_ab -- --ignored --nocapture
@@ -296,6 +297,153 @@ fn lang_ab() {
             });
             assert_eq!(sums, [expected_degrees; 2], "frontier degree sums");
             row(&mut line, "frontier_degree_sum", times);
+        }
+    }
+}
+
+/// The language kernels give what the hand-written ones give (run by default with the `gpu`
+/// feature): the same set of ids appended and counted, the flags cleared, the same largest degree
+/// where the frontier stays below `degrees_below`, and the CPU's degree sum; sizes from one vertex
+/// to past a block, no flag to all, ids past the graph in the frontier (skipped by the language's
+/// `tiles_in`; not given to the hand-written sum, which does not skip them).
+#[test]
+fn lang_kernels_agree_with_the_hand_written() {
+    let gpu = Gpu::new(0).unwrap();
+    let compact = gpu
+        .function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")
+        .unwrap();
+    let compact_degrees = gpu
+        .function(
+            "loops_compact_flags",
+            COMPACT_SOURCE,
+            "loops_compact_flags_degrees",
+        )
+        .unwrap();
+    let degree_sum = gpu
+        .function("loops_near_far", NEAR_FAR_SOURCE, "loops_frontier_degrees")
+        .unwrap();
+    for n in [1usize, 31, 33, 1000, 70_000] {
+        let host_offsets = offsets(n);
+        let g = gpu.upload_offsets(&host_offsets).unwrap();
+        let degree = |v: u32| (host_offsets[v as usize + 1] - host_offsets[v as usize]) as u32;
+        for fraction in [0.0, 0.3, 1.0] {
+            let mut host_flags = flags(n, fraction);
+            if fraction == 0.0 {
+                host_flags.fill(0);
+            }
+            let ids: Vec<u32> = (0..n as u32)
+                .filter(|&v| host_flags[v as usize] != 0)
+                .collect();
+            let largest = ids.iter().map(|&v| degree(v)).max().unwrap_or(0);
+            for degrees_below in [u32::MAX, 7] {
+                for language in [false, true] {
+                    for with_degrees in [false, true] {
+                        let mut fl = gpu.upload(&host_flags).unwrap();
+                        let mut list: DeviceBuffer<u32> = gpu.upload(&vec![u32::MAX; n]).unwrap();
+                        let mut counters: DeviceBuffer<u32> = gpu.zeros(3).unwrap();
+                        let dims = compact_dims(&gpu, n);
+                        match (language, with_degrees) {
+                            (true, false) => lang::compaction::thread::compact_flags(
+                                &gpu,
+                                &g,
+                                &mut fl,
+                                &mut list,
+                                &mut counters,
+                            )
+                            .unwrap(),
+                            (true, true) => {
+                                lang::compaction_degrees::thread::compact_flags_degrees(
+                                    &gpu,
+                                    &g,
+                                    &mut fl,
+                                    &mut list,
+                                    &mut counters,
+                                    degrees_below,
+                                )
+                                .unwrap()
+                            }
+                            (false, false) => {
+                                let args =
+                                    loops_compact_flags::args(&fl, n as u32, &list, &counters);
+                                gpu.launch_function("loops_compact_flags", &compact, dims, args)
+                                    .unwrap()
+                            }
+                            (false, true) => {
+                                let args = loops_compact_flags_degrees::args(
+                                    &fl,
+                                    n as u32,
+                                    &list,
+                                    &counters,
+                                    g.offsets(),
+                                    n as u32,
+                                    degrees_below,
+                                );
+                                gpu.launch_function(
+                                    "loops_compact_flags_degrees",
+                                    &compact_degrees,
+                                    dims,
+                                    args,
+                                )
+                                .unwrap()
+                            }
+                        }
+                        let c = gpu.download(&counters).unwrap();
+                        let what = format!("n {n}, {fraction} set, language {language}, degrees {with_degrees}, below {degrees_below}");
+                        assert_eq!(c[0] as usize, ids.len(), "{what}: count");
+                        assert!(
+                            gpu.download(&fl).unwrap().iter().all(|&f| f == 0),
+                            "{what}: flags cleared"
+                        );
+                        let mut got = gpu.download(&list).unwrap();
+                        assert!(
+                            got[ids.len()..].iter().all(|&x| x == u32::MAX),
+                            "{what}: nothing past the count"
+                        );
+                        got.truncate(ids.len());
+                        got.sort_unstable();
+                        assert_eq!(got, ids, "{what}: ids");
+                        if with_degrees {
+                            if degrees_below == u32::MAX {
+                                assert_eq!(c[2], largest, "{what}: largest degree");
+                            } else {
+                                assert!(c[2] <= largest, "{what}: a lower bound");
+                            }
+                        }
+                    }
+                }
+            }
+
+            // The degree sum: the hand-written over the ids, the language's over them and ids past
+            // the graph.
+            let expected: u64 = ids.iter().map(|&v| degree(v) as u64).sum();
+            let mut with_outside = ids.clone();
+            with_outside.extend([n as u32, u32::MAX]);
+            let frontier = gpu.upload(&with_outside).unwrap();
+            let mut total: DeviceBuffer<u64> = gpu.zeros(1).unwrap();
+            lang::degree_sum::thread::frontier_degree_sum(&gpu, &g, &frontier, &mut total).unwrap();
+            assert_eq!(
+                gpu.download(&total).unwrap(),
+                [expected],
+                "n {n}, {fraction}: language sum"
+            );
+            if !ids.is_empty() {
+                let frontier = gpu.upload(&ids).unwrap();
+                let total: DeviceBuffer<u64> = gpu.zeros(1).unwrap();
+                let dims = kernels_gen::schedule::LaunchDims {
+                    grid: ids.len().div_ceil(256) as u32,
+                    block: 256,
+                    shared_bytes: 0,
+                };
+                let args =
+                    loops_frontier_degrees::args(&frontier, ids.len() as u32, g.offsets(), &total);
+                gpu.launch_function("loops_frontier_degrees", &degree_sum, dims, args)
+                    .unwrap();
+                assert_eq!(
+                    gpu.download(&total).unwrap(),
+                    [expected],
+                    "n {n}, {fraction}: hand-written sum"
+                );
+            }
         }
     }
 }
