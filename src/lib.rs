@@ -163,13 +163,7 @@ pub mod prelude {
     };
 }
 
-/// Used by the code `#[load_balanced]` expands to; not a stable API.
+/// Used by the code `#[load_balanced]` expands to; not a stable API. The runtime's own: it writes
+/// some of its kernels in the language, and the expansion names the same paths there.
 #[doc(hidden)]
-pub mod __private {
-    pub use loops_macros::{device_check, load_balanced_with};
-    pub use loops_runtime::compile::{CHECKED_PRELUDE, PRELUDE};
-    pub use loops_runtime::formats::TileSet;
-    pub use loops_runtime::launch::run::{check_wide, Call, KernelDesc};
-    pub use loops_runtime::launch::{check_len, KernelArgs};
-    pub use loops_runtime::schedule::{Schedule, ScheduleConfig, Variant};
-}
+pub use loops_runtime::__private;

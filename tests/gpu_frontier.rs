@@ -189,7 +189,7 @@ fn a_push_past_the_list_is_counted_not_written_and_checked_mode_reports_it() {
             assert!(
                 e.contains("kernel `compact_flags` indexed `list` at ")
                     && e.contains(&format!("out of bounds for length {room}"))
-                    && e.contains("src/ops/frontier.rs:"),
+                    && e.contains("loops-runtime/src/graph/lang.rs:"),
                 "{e}"
             );
         } else {

@@ -54,3 +54,28 @@ pub use kernels_gen::schedule;
 
 pub use element::{Element, Float};
 pub use error::{LoopsError, Result};
+
+// The runtime writes some of its own kernels in the language (`graph::lang`), with
+// `#[load_balanced]` / `#[for_schedules]` as a user crate does. Their expansion names `::loops`
+// (the facade crate, above this one): here `::loops` is this crate, which gives the expansion the
+// names below at the same paths the facade does. The facade re-exports `__private` as its own.
+extern crate self as loops;
+
+#[doc(hidden)]
+pub use device::{DeviceBuffer, Gpu};
+#[doc(hidden)]
+pub use formats::{DeviceCoo, DeviceCsc, DeviceCsr, DeviceOffsets};
+#[doc(hidden)]
+pub use loops_macros::load_balanced;
+
+/// Used by the code `#[load_balanced]` expands to (here and in the facade crate `loops`, which
+/// re-exports this module); not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::compile::{CHECKED_PRELUDE, PRELUDE};
+    pub use crate::formats::TileSet;
+    pub use crate::launch::run::{check_wide, Call, KernelDesc};
+    pub use crate::launch::{check_len, KernelArgs};
+    pub use crate::schedule::{Schedule, ScheduleConfig, Variant};
+    pub use loops_macros::{device_check, load_balanced_with};
+}

@@ -12,54 +12,16 @@
 //! the calls here run the `thread` one.
 //!
 //! These compute what `compact.cuh`'s `loops_compact_flags` and the degree reads of
-//! `loops_compact_flags_degrees` compute in the runtime's graph room, which keeps its hand-written
-//! kernels: the runtime sits below this crate, and a kernel of the language lives in a crate that
-//! depends on `loops` (its expansion names `::loops`), so the runtime's loops cannot call these
-//! (see `tests/gpu_frontier.rs` for the comparison of the two on the GPU).
+//! `loops_compact_flags_degrees` compute in the runtime's graph room. The kernels are written in
+//! the runtime (`loops-runtime/src/graph/lang.rs`), which uses the attributes as a user crate does,
+//! so the runtime's own loops can call them; they are re-exported here (see
+//! `tests/gpu_frontier.rs` for the comparison with the hand-written kernels on the GPU).
 
 use crate::{DeviceBuffer, DeviceOffsets, Gpu, LoopsError, Result, TileSet};
 
-/// The frontier-degree kernel, stamped under every schedule.
-pub mod degrees {
-    use crate::prelude::*;
-
-    /// `degrees[v]` = the out-degree of each vertex `v` listed in `frontier` (ids outside the graph
-    /// are skipped), and the largest max-ed into `largest[0]` (read first, so that most vertices
-    /// cost no atomic).
-    #[for_schedules(all)]
-    pub fn frontier_degrees(
-        g: Offsets,
-        frontier: &[u32],
-        degrees: &mut [u32],
-        largest: &mut [u32],
-    ) {
-        for v in g.tiles_in(frontier) {
-            let d = (g.offsets[v + 1] - g.offsets[v]) as u32;
-            degrees[v] = d;
-            if d > largest[0] {
-                atomic_max(&mut largest[0], d);
-            }
-        }
-    }
-}
-
-/// The flag compaction kernel, stamped under every schedule.
-pub mod compaction {
-    use crate::prelude::*;
-
-    /// The ids of the vertices of `g` whose flag is set, appended to `list` at `count[0]` (one
-    /// atomic per warp), their flags cleared. Every set flag is counted; a list too short for
-    /// them gets the first ones only (the count tells).
-    #[for_schedules(all)]
-    pub fn compact_flags(g: Offsets, flags: &mut [u32], list: &mut [u32], count: &mut [u32]) {
-        for v in g.tiles() {
-            if flags[v] != 0 {
-                flags[v] = 0;
-                push(&mut list, &mut count[0], v as u32);
-            }
-        }
-    }
-}
+/// The kernels, written in the language inside the runtime (`loops-runtime/src/graph/lang.rs`),
+/// stamped under every schedule.
+pub use loops_runtime::graph::lang::{compaction, degrees};
 
 /// The CUDA of the kernels above (under `thread`, what the calls run), for the NVRTC compile
 /// test: (name, plain, bounds-checked).

@@ -34,6 +34,10 @@
 
 mod frontier;
 mod iterate;
+#[doc(hidden)] // reached as `loops::ops::frontier`
+pub mod lang;
+#[cfg(all(test, feature = "gpu"))]
+mod lang_ab;
 pub use frontier::{
     compaction_walks, default_walk_limit, directed_run_model, direction_model, Compaction,
     DirectedPull, DirectedPush, DirectionState, FrontierLoop, FrontierStep, Level, LoopOn,

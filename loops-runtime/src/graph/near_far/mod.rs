@@ -90,7 +90,7 @@ entries! {
         counts: *mut u32,
     );
     /// The out-degrees of `frontier` added to `*total`.
-    fn loops_frontier_degrees(
+    pub(crate) fn loops_frontier_degrees(
         frontier: *const u32, len: u32, offsets: *const i32, total: *mut u64,
     );
     /// [`loops_frontier_degrees`] over 64-bit offsets.
