@@ -6,6 +6,11 @@
 //!     cargo run --release --features gpu --example bench_sort -- --quick
 //!     cargo run --release --features gpu --example bench_sort -- --cub examples/bench/cub/segsort
 //!     cargo run --release --features gpu --example bench_sort -- --f64 --reps 100 --corpus DIR
+//!     cargo run --release --features gpu --example bench_sort -- --transpose-only --interleave 300
+//!
+//! `--interleave` times the transpose's implementations in rounds of one call each, in an order
+//! shuffled every round, the hand-written transpose twice (the A/A control), and writes every
+//! call's time (`examples/bench/results/h200/stop53/tr/ratios.py` reads them).
 //!
 //! Every result is checked against its CPU reference, exactly, before it is timed. Timing: CUDA
 //! events around each call after a warm-up, the median of `--reps` calls. The sort is timed
@@ -91,6 +96,16 @@ struct Args {
     /// The schedules of the `loops_lang_<schedule>` transposes (comma-separated).
     #[arg(long, default_value = "thread,warp,merge_path,work_oriented,auto")]
     lang_schedules: String,
+    /// With `--transpose-only`: time the implementations interleaved, this many rounds of one
+    /// call each of the loops implementations (in an order shuffled every round), instead of each
+    /// one's `--reps` calls in a block; cuSPARSE's calls follow in a block. The hand-written
+    /// transpose runs twice per round (`loops_handwritten`, `loops_handwritten_again`): their
+    /// ratio is the run's A/A noise; `loops_lang_<pass>_only` runs that pass of the language's
+    /// and the others hand-written.
+    /// Every call's time goes to `transpose_samples_<prec>.csv` (matrix, implementation, round,
+    /// ms); the CSV's medians are of the rounds.
+    #[arg(long)]
+    interleave: Option<usize>,
 }
 
 /// One timed figure.
@@ -489,6 +504,223 @@ fn transpose_rows<T: Float>(
     out
 }
 
+/// Which passes a `transpose_with` call runs: each of count, scatter, statistics hand-written
+/// (`false`) or in the language under its default schedule (`true`).
+struct Mixed([bool; 3]);
+
+impl<T: Float> loops::ops::transpose::TransposePasses<T> for Mixed {
+    fn count(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceCsr<T>,
+        counts: &mut loops::DeviceBuffer<i32>,
+    ) -> loops::Result<()> {
+        use loops::ops::transpose::{HandWritten, TransposePasses};
+        if self.0[0] {
+            TransposePasses::<T>::count(
+                &loops::ops::transpose_lang::LanguagePasses::default(),
+                gpu,
+                a,
+                counts,
+            )
+        } else {
+            TransposePasses::<T>::count(&HandWritten, gpu, a, counts)
+        }
+    }
+
+    fn scatter(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceCsr<T>,
+        cursors: &mut loops::DeviceBuffer<i32>,
+        keys: &mut loops::DeviceBuffer<u64>,
+    ) -> loops::Result<()> {
+        use loops::ops::transpose::{HandWritten, TransposePasses};
+        if self.0[1] {
+            TransposePasses::<T>::scatter(
+                &loops::ops::transpose_lang::LanguagePasses::default(),
+                gpu,
+                a,
+                cursors,
+                keys,
+            )
+        } else {
+            TransposePasses::<T>::scatter(&HandWritten, gpu, a, cursors, keys)
+        }
+    }
+
+    fn stats(
+        &self,
+        gpu: &Gpu,
+        columns: &loops::DeviceOffsets,
+        state: &mut loops::DeviceBuffer<u32>,
+    ) -> loops::Result<()> {
+        use loops::ops::transpose::{HandWritten, TransposePasses};
+        if self.0[2] {
+            TransposePasses::<T>::stats(
+                &loops::ops::transpose_lang::LanguagePasses::default(),
+                gpu,
+                columns,
+                state,
+            )
+        } else {
+            TransposePasses::<T>::stats(&HandWritten, gpu, columns, state)
+        }
+    }
+}
+
+/// The transpose's implementations timed interleaved (see `--interleave`): each checked once
+/// against the CPU's CSC, exactly, then `warmup` rounds untimed and `rounds` timed, one call of
+/// each loops implementation per round in an order shuffled every round (so that no
+/// implementation always follows the same one: a call after cuSPARSE's ran about 4% slower, a
+/// first run found), then cuSPARSE's `rounds` calls in a block of their own. Returns the median ms
+/// of each implementation, cuSPARSE's status, and every timed call (ms, by round).
+#[allow(clippy::type_complexity)]
+fn transpose_interleaved<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    warmup: usize,
+    rounds: usize,
+    schedules: &[&'static str],
+    seed: u64,
+) -> Result<(Vec<(String, f64)>, String, Vec<(String, Vec<f64>)>), String> {
+    use loops::ops::transpose_lang::LanguagePasses;
+    use rand::seq::SliceRandom;
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let want = transpose_reference(m.rows, m.cols, &m.offsets, &m.indices, &m.values);
+    let a = upload(gpu, m).map_err(|e| err(&e))?;
+    // None: `Mixed`'s passes; Some(p): the language's under p.
+    let mut impls: Vec<(String, Option<LanguagePasses>, [bool; 3])> = vec![
+        ("loops_handwritten".into(), None, [false; 3]),
+        ("loops_handwritten_again".into(), None, [false; 3]),
+        (
+            "loops_lang".into(),
+            Some(LanguagePasses::default()),
+            [true; 3],
+        ),
+        ("loops_lang_count_only".into(), None, [true, false, false]),
+        ("loops_lang_scatter_only".into(), None, [false, true, false]),
+        ("loops_lang_stats_only".into(), None, [false, false, true]),
+    ];
+    for &s in schedules {
+        let passes = LanguagePasses {
+            count: s,
+            scatter: s,
+            stats: "thread",
+        };
+        impls.push((format!("loops_lang_{s}"), Some(passes), [true; 3]));
+    }
+    // The language's passes launched without programmatic dependent launch (the hand-written
+    // kernels never use it).
+    impls.push((
+        "loops_lang_no_programmatic".into(),
+        Some(LanguagePasses::default()),
+        [true; 3],
+    ));
+    let call = |which: &(String, Option<LanguagePasses>, [bool; 3])| match which.1 {
+        Some(p) if which.0 == "loops_lang_no_programmatic" => {
+            gpu.set_programmatic_launch(false);
+            let t = loops::ops::transpose_lang::transpose_under(gpu, &a, p);
+            gpu.set_programmatic_launch(true);
+            t
+        }
+        Some(p) => loops::ops::transpose_lang::transpose_under(gpu, &a, p),
+        None => loops::ops::transpose::transpose_with(gpu, &a, &Mixed(which.2)),
+    };
+    for which in &impls {
+        let t = call(which).map_err(|e| err(&e))?;
+        if gpu.download(t.col_offsets()).map_err(|e| err(&e))? != want.col_offsets
+            || gpu.download(t.row_indices()).map_err(|e| err(&e))? != want.row_indices
+            || !same_bits(
+                &gpu.download(t.values()).map_err(|e| err(&e))?,
+                &want.values,
+            )
+        {
+            return Err(format!("WRONG: {} differs from the CPU transpose", which.0));
+        }
+    }
+    let timer = gpu.timer().map_err(|e| err(&e))?;
+    let n = impls.len();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); n];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    for round in 0..warmup + rounds {
+        order.shuffle(&mut rng);
+        for &i in &order {
+            timer.start().map_err(|e| err(&e))?;
+            let t = call(&impls[i]).map_err(|e| err(&e))?;
+            timer.stop().map_err(|e| err(&e))?;
+            let ms = timer.elapsed_ms().map_err(|e| err(&e))? as f64;
+            drop(t);
+            if round >= warmup {
+                samples[i].push(ms);
+            }
+        }
+    }
+    let mut names: Vec<String> = impls.into_iter().map(|(name, ..)| name).collect();
+    let (cusparse, status) = time_cusparse_samples(gpu, m, &a, &want, warmup, rounds);
+    let mut status = status;
+    if let Ok(c) = cusparse {
+        names.push("cusparse_csr2csc".into());
+        samples.push(c);
+    } else if let Err(e) = cusparse {
+        status = e;
+    }
+    let medians = names
+        .iter()
+        .zip(&samples)
+        .map(|(name, s)| (name.clone(), median(s.clone())))
+        .collect();
+    Ok((medians, status, names.into_iter().zip(samples).collect()))
+}
+
+/// cuSPARSE's csr2csc on `a` (its scratch allocated first): checked once against the CPU's CSC
+/// (the status says where it differs; it is timed all the same), then `rounds` calls timed
+/// after `warmup`: each call's ms.
+fn time_cusparse_samples<T: Float>(
+    gpu: &Gpu,
+    m: &Csr32<T>,
+    a: &DeviceCsr<T>,
+    want: &loops::io::host::Csc32<T>,
+    warmup: usize,
+    rounds: usize,
+) -> (Result<Vec<f64>, String>, String) {
+    let run = || -> Result<(Vec<f64>, String), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let cs = bench::cusparse::Cusparse::new(gpu).map_err(|e| err(&e))?;
+        let mut plan = bench::cusparse::Csr2Csc::new(&cs, gpu, a).map_err(|e| err(&e))?;
+        plan.run().map_err(|e| err(&e))?;
+        let (o, r, v) = plan.parts();
+        let nnz = m.nnz();
+        let got_r = gpu.download(r).map_err(|e| err(&e))?;
+        let got_v = gpu.download(v).map_err(|e| err(&e))?;
+        let status = if gpu.download(o).map_err(|e| err(&e))? != want.col_offsets
+            || got_r[..nnz] != want.row_indices[..]
+            || !same_bits(&got_v[..nnz], &want.values)
+        {
+            "ok (timed; its result differs from the CPU's CSC)".to_string()
+        } else {
+            "ok".to_string()
+        };
+        let timer = gpu.timer().map_err(|e| err(&e))?;
+        let mut samples = Vec::with_capacity(rounds);
+        for i in 0..warmup + rounds {
+            timer.start().map_err(|e| err(&e))?;
+            plan.run().map_err(|e| err(&e))?;
+            timer.stop().map_err(|e| err(&e))?;
+            let ms = timer.elapsed_ms().map_err(|e| err(&e))? as f64;
+            if i >= warmup {
+                samples.push(ms);
+            }
+        }
+        Ok((samples, status))
+    };
+    match run() {
+        Ok((s, status)) => (Ok(s), status),
+        Err(e) => (Err(e.clone()), e),
+    }
+}
+
 /// Writes the helper's input (see `examples/bench/cub/segsort.cu`).
 fn write_input<T: Float>(path: &Path, m: &Csr32<T>) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -612,6 +844,7 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
     let mut rows: Vec<Row> = Vec::new();
     let mut failures = 0;
     let total = set.len();
+    let mut samples = String::from("matrix,implementation,round,ms\n");
     for (i, (name, build)) in set.into_iter().enumerate() {
         let mut m = build();
         shuffle_rows(
@@ -638,7 +871,35 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
             median_ms: r.as_ref().ok().copied(),
             status: r.err().unwrap_or_else(|| "ok".to_string()),
         };
-        let mut these = if args.transpose_only {
+        let mut these = if let (true, Some(rounds)) = (args.transpose_only, args.interleave) {
+            // The full-size generated matrices take milliseconds a call: fewer rounds there.
+            let rounds = if m.nnz() > 4_000_000 {
+                rounds.min(reps)
+            } else {
+                rounds
+            };
+            match transpose_interleaved(&gpu, &m, warmup, rounds, &schedules, args.seed ^ i as u64)
+            {
+                Ok((medians, status, raw)) => {
+                    for (implementation, ms) in raw {
+                        for (round, t) in ms.iter().enumerate() {
+                            let _ = writeln!(samples, "\"{name}\",{implementation},{round},{t:.6}");
+                        }
+                    }
+                    medians
+                        .into_iter()
+                        .map(|(implementation, ms)| {
+                            let mut x = row("transpose", &implementation, Ok(ms));
+                            if implementation == "cusparse_csr2csc" {
+                                x.status = status.clone();
+                            }
+                            x
+                        })
+                        .collect()
+                }
+                Err(e) => vec![row("transpose", "interleaved", Err(e))],
+            }
+        } else if args.transpose_only {
             transpose_rows(&gpu, &m, warmup, reps, &schedules)
                 .into_iter()
                 .map(|(name, r, status)| {
@@ -703,6 +964,12 @@ fn run<T: Float>(args: &Args) -> Result<usize, BoxError> {
         }
         rows.extend(these);
         write_outputs(&args.out, prec, &rows)?;
+        if args.interleave.is_some() {
+            std::fs::write(
+                args.out.join(format!("transpose_samples_{prec}.csv")),
+                &samples,
+            )?;
+        }
     }
     let summary = summary(&rows);
     println!("{summary}");

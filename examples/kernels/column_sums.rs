@@ -1,4 +1,6 @@
 //! Column sums, atom-major (the paper's Listing 5 shape): every atom adds its value to its column.
+//! The body never asks an atom's row, so every schedule runs it as one flat loop over the entries
+//! (`kernels_gen::schedule::tile_only`): the stamps differ in name only.
 
 use loops::prelude::*;
 

@@ -14,8 +14,8 @@
 //! [`relabel`] a matrix's relabelling by in-degree on the GPU (language passes, the runtime's
 //! transpose as its sort).
 //! [`transpose_lang`] is the transpose's count, scatter and column statistics in the language
-//! (the scan and the sort stay the runtime's); not yet the op: measured slower than the
-//! hand-written passes (`examples/bench/results/h200/transpose_lang/`).
+//! (the scan and the sort stay the runtime's); not yet the op: as fast on large matrices, 3 to 4%
+//! slower on the small real ones (`examples/bench/results/h200/stop53/tr/`).
 
 use crate::{DeviceBuffer, DeviceCsc, DeviceCsr, Float, Gpu, Result};
 

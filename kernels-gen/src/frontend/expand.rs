@@ -101,6 +101,10 @@ fn wrapper(func: &syn::ItemFn, kernel: &Kernel, emitted: &crate::emit::Emitted) 
         // Whatever schedule the attribute names: see `kernels_gen::schedule::tile_only`.
         "schedule \"thread\": a tile-only body runs one thread per tile under every schedule"
             .to_string()
+    } else if kernel.body.flat {
+        "schedule \"thread\": an atom-major body that never asks its tile runs one flat loop \
+         over the atoms under every schedule"
+            .to_string()
     } else {
         format!("schedule \"{}\"", kernel.config.name())
     };

@@ -310,6 +310,12 @@ pub struct TileLoop {
     /// is [`SUBSET_SET`] (its `_rows` is the list's length), `tile` the position in the list, and the
     /// body starts with `let v = list[tile] as usize; if v < a.num_tiles() { .. }`.
     pub subset: Option<Subset>,
+    /// An atom-major loop (`for atom in set.all_atoms()`) whose body never asks its atom's tile
+    /// (no `set.tile_of(atom)`, no `break` out of the atoms, no `return`): every atom once, in any
+    /// order, on any thread. Every schedule lowers it as one flat grid-stride loop over the atoms,
+    /// one atom per thread at a time (`kernels_gen::schedule::tile_only`); the body is one
+    /// [`StmtKind::ForAtoms`] over the tile variable.
+    pub flat: bool,
 }
 
 /// The name the generated CUDA gives a tile subset: the schedules loop over its `_rows` positions.
@@ -406,6 +412,7 @@ impl TileLoop {
             ],
             span: loop_span,
             line,
+            flat: false,
             subset: Some(Subset {
                 set: set.to_string(),
                 list: list.to_string(),

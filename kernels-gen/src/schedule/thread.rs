@@ -80,15 +80,50 @@ pub use lowering::ThreadLowering;
 mod lowering {
     use crate::diag::DResult;
     use crate::emit::{AtomLoop, Cx};
-    use crate::ir::TileLoop;
+    use crate::ir::{Expr, ExprKind, SetProperty, Stmt, StmtKind, TileLoop, Ty};
     use crate::schedule::Lowering;
 
     pub struct ThreadLowering;
+
+    /// A flat atom-major loop (`TileLoop::flat`, `kernels_gen::schedule::tile_only`): every
+    /// atom of the set once, grid-stride, one atom per thread at a time.
+    fn flat_loop(cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
+        let [Stmt {
+            kind: StmtKind::ForAtoms { var, set, body, .. },
+            span,
+            ..
+        }] = &tiles.body[..]
+        else {
+            unreachable!("a flat tile loop is one atom loop");
+        };
+        let atoms = cx.expr(&Expr {
+            kind: ExprKind::SetProperty {
+                set: set.clone(),
+                property: SetProperty::Atoms,
+            },
+            ty: Ty::Usize,
+            span: *span,
+        });
+        // `int`, or `long long` in the 64-bit-offsets instantiation; the counter is 64-bit so
+        // that `a + stride` cannot overflow.
+        let off = cx.offset_type();
+        cx.open(format!(
+            "for (long long loops_a = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_a < (long long)({atoms}); \
+             loops_a += (long long)blockDim.x * gridDim.x)"
+        ));
+        cx.line(format!("const {off} {var} = ({off})loops_a;"));
+        cx.block(body)?;
+        cx.close();
+        Ok(())
+    }
 
     impl Lowering for ThreadLowering {
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
             let set = &tiles.set;
             cx.line_directive(tiles.line);
+            if tiles.flat {
+                return flat_loop(cx, tiles);
+            }
             // 64-bit counter: `t + stride` must not overflow near 2^31 tiles.
             cx.open(format!(
                 "for (long long loops_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_t < {set}_rows; \
@@ -101,6 +136,7 @@ mod lowering {
         }
 
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
+            // (A flat atom loop's own is emitted by `flat_loop`.)
             let (set, var) = (atoms.set, atoms.var);
             let tile = cx.expr(atoms.tile);
             let end = cx.fresh("end");

@@ -75,6 +75,7 @@ impl Lowerer<'_> {
                     span: f.span(),
                     line,
                     subset: None,
+                    flat: false,
                 })
             }
             "all_atoms" => {
@@ -87,6 +88,7 @@ impl Lowerer<'_> {
                 let atom_body =
                     self.with_loop_var(&var, f.pat.span(), Ty::Usize, |me| me.loop_body(&f.body))?;
                 self.atom_var = None;
+                let flat = crate::schedule::tile_only::atoms_are_flat(&atom_body, &tile);
                 let tile_expr = Expr {
                     kind: ExprKind::Var(tile.clone()),
                     ty: Ty::Usize,
@@ -109,6 +111,7 @@ impl Lowerer<'_> {
                     span: f.span(),
                     line,
                     subset: None,
+                    flat,
                 })
             }
             other => bail!(
