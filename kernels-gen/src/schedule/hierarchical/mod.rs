@@ -134,20 +134,27 @@ impl ScheduleUnit for Hierarchical {
         let longest = run.stats().max_tile_atoms;
         if run.variants().first().is_some_and(|v| v.pass_levels) {
             let stats = run.stats();
-            let mdt = level_mdt(
-                match mdt(config.schedule) {
-                    0 => None,
-                    mdt => Some(mdt as u64),
-                },
-                run.tile_set_mdt(),
-                thread_pass_lanes(stats.tiles, stats.atoms),
+            let lanes = thread_pass_lanes(stats.tiles, stats.atoms);
+            let attr = match mdt(config.schedule) {
+                0 => None,
+                mdt => Some(mdt as u64),
+            };
+            let limits = run.limits();
+            let wave = u64::from(limits.sm_count)
+                * u64::from((limits.max_threads_per_sm / config.block_size.max(1)).max(1));
+            let plan = level_plan(
+                longest,
+                level_mdt(attr, run.tile_set_mdt(), lanes),
+                lanes,
+                attr.is_none(),
+                |atoms| tiles_longer_than(&stats.histogram, atoms) <= wave,
             );
-            for pass in 0..level_passes(longest, mdt) {
+            for pass in 0..plan.passes {
                 run.launch(Launch {
                     variant: 0,
                     tiles: Tiles::Call,
-                    pass: Some((pass, level_passes(longest, mdt))),
-                    piece_atoms: Some(mdt),
+                    pass: Some((pass, plan.passes_param())),
+                    piece_atoms: Some(plan.first),
                 })?;
             }
             return Ok(());
@@ -272,8 +279,8 @@ pub const LEVEL_THREAD_ATOMS: u64 = 16;
 /// The atoms of a tile the warp pass runs (8 per lane, `lrb`'s largest warp bin).
 pub const WARP_PASS_ATOMS: u64 = 256;
 
-/// The passes of a call whose passes are levels: 1 where every tile fits the thread pass, 2 where
-/// it fits the warp pass too, else 3.
+/// The passes of a call whose passes are levels with the first pass's `mdt` atoms a tile and a
+/// warp pass: 1 where every tile fits the first pass, 2 where it fits the warp pass too, else 3.
 pub fn level_passes(longest: u64, mdt: u64) -> u32 {
     if longest <= mdt {
         1
@@ -284,22 +291,154 @@ pub fn level_passes(longest: u64, mdt: u64) -> u32 {
     }
 }
 
-/// The atoms of a tile of `begin..end` that pass `pass` of a levels call runs, and how many
-/// lanes share them (`group`, 32, `block`): pass 0 up to `mdt` on a group of `group` lanes
-/// ([`thread_pass_lanes`]), pass 1 up to [`WARP_PASS_ATOMS`] more on a warp, pass 2 the rest on a
-/// block.
+/// The rounds of a group's loads that a launch costs, about: a pass is worth launching for the
+/// tiles longer than the first pass's share only where they take more than this many rounds of
+/// their group past that share. Measured on an H200 (stop 51, `bench_spmv --corpus`): the block
+/// pass walked arrow's hub at about 0.35 us a round of 256 lanes, and a launch with the header's
+/// memset costs 3-4 us of a call (graph-of-20 timing), so about 8-10 rounds; 8 is a warp bin of
+/// `lrb` (8 atoms a lane).
+pub const LAUNCH_ROUNDS: u64 = 8;
+
+/// Added to `loops_passes` where the plan has no warp pass ([`LevelPlan::warpless`]): the pass
+/// after the first is the block pass, and it starts where the first pass stopped.
+pub const WARPLESS_FLAG: u32 = 1 << 16;
+
+/// The launches of a call whose passes are levels ([`level_plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelPlan {
+    /// The atoms of a tile the first pass runs (the kernel's `loops_mdt`).
+    pub first: u64,
+    /// No warp pass: the block pass follows the first pass and runs the rest of each tile.
+    pub warpless: bool,
+    /// The launches, 1 to 3.
+    pub passes: u32,
+}
+
+impl LevelPlan {
+    /// The kernel's `loops_passes`: the passes, with [`WARPLESS_FLAG`] where the second is the
+    /// block pass.
+    pub fn passes_param(&self) -> u32 {
+        if self.warpless && self.passes > 1 {
+            self.passes | WARPLESS_FLAG
+        } else {
+            self.passes
+        }
+    }
+
+    /// The level (0 the group, 1 the warp, 2 the block) of pass `pass`.
+    pub fn level(&self, pass: u32) -> u32 {
+        if self.warpless && pass >= 1 {
+            2
+        } else {
+            pass.min(2)
+        }
+    }
+}
+
+/// An upper bound on the tiles of more than `atoms` atoms, from a set's log2 histogram
+/// ([`crate::schedule::auto::TileStats::histogram`]: bin `b >= 1` holds sizes up to `2^b`, bin
+/// 0 sizes 0 and 1): the tiles of every bin whose largest size is past `atoms`.
+pub fn tiles_longer_than(histogram: &[u64], atoms: u64) -> u64 {
+    histogram
+        .iter()
+        .enumerate()
+        .filter(|&(b, _)| 1u128 << b.min(127) > u128::from(atoms))
+        .map(|(_, &n)| n)
+        .sum()
+}
+
+/// The launches of a levels call whose longest tile has `longest` atoms, whose first pass runs
+/// `mdt` atoms a tile ([`level_mdt`]) on groups of `lanes` ([`thread_pass_lanes`]):
+/// - where the group is a warp, the warp pass would run the same lanes again: the first pass
+///   runs its atoms too (`mdt + WARP_PASS_ATOMS`), and the block pass follows it;
+/// - where `fit` (the attribute gave no `mdt`) and the longest tile is at most
+///   [`LAUNCH_ROUNDS`] rounds of its group past the first pass's share, the first pass runs every
+///   tile whole: one launch (and no memset) instead of two or three;
+/// - where `one_wave(first)` (the tiles longer than the first pass's share take no more blocks
+///   than the device runs at once), there is no warp pass either: the block pass runs them all
+///   in one wave, cutting the long ones into pieces, one launch fewer than a warp pass then a
+///   block pass (a hub among short tiles: arrow).
+///
+/// No list is empty but the first pass's otherwise: the tiles longer than the first pass's
+/// share, or than the warp pass's, are the next passes' lists.
+pub fn level_plan(
+    longest: u64,
+    mdt: u64,
+    lanes: u64,
+    fit: bool,
+    one_wave: impl Fn(u64) -> bool,
+) -> LevelPlan {
+    let warp_group = lanes >= 32;
+    let mut first = if warp_group {
+        mdt + WARP_PASS_ATOMS
+    } else {
+        mdt
+    };
+    if fit && longest > first && longest <= first + LAUNCH_ROUNDS * lanes.max(1) {
+        first = longest;
+    }
+    let first = first.clamp(1, i32::MAX as u64);
+    let warpless = warp_group || (longest > first && one_wave(first));
+    let passes = if longest <= first {
+        1
+    } else if warpless || longest <= first + WARP_PASS_ATOMS {
+        2
+    } else {
+        3
+    };
+    LevelPlan {
+        first,
+        warpless,
+        passes,
+    }
+}
+
+/// The fewest atoms of a piece of a tile that the block pass cuts across blocks: 8 a lane of a
+/// block of 256.
+pub const PIECE_ATOMS: u64 = 2048;
+
+/// The atoms of a piece of a split tile on a set of `tiles` tiles and `atoms` atoms: at least
+/// [`PIECE_ATOMS`], and at least twice the mean tile, so that a set's pieces are at most half its
+/// tiles (the kernel keeps a partial per piece in the tile state's slots of one variable: a
+/// piece that would not fit is not cut, the kernel checks).
+pub fn piece_atoms(tiles: u64, atoms: u64) -> u64 {
+    let mean = if tiles == 0 { 0 } else { atoms.div_ceil(tiles) };
+    PIECE_ATOMS.max(2 * mean)
+}
+
+/// The pieces the block pass cuts a tile of `left` atoms left into: `left / piece` where that is
+/// at least 2 (each piece of `piece` to `2 * piece - 1` atoms), else 1 (the tile whole on a block).
+pub fn split_pieces(left: u64, piece: u64) -> u64 {
+    if left >= 2 * piece {
+        left / piece
+    } else {
+        1
+    }
+}
+
+/// The atoms `lo..hi` of piece `j` of `pieces` of the `left` atoms from `start`: even shares.
+pub fn piece_range(start: u64, left: u64, j: u64, pieces: u64) -> (u64, u64) {
+    (start + left * j / pieces, start + left * (j + 1) / pieces)
+}
+
+/// The atoms of a tile of `begin..end` that pass `pass` of a levels call ([`LevelPlan`]) runs,
+/// and how many lanes share them (`group`, 32, `block`): pass 0 up to `plan.first` on a group of
+/// `group` lanes ([`thread_pass_lanes`]), the warp pass up to [`WARP_PASS_ATOMS`] more on a
+/// warp, the block pass the rest on a block (cut into pieces across blocks where it is long,
+/// [`split_pieces`]).
 pub fn level_range(
+    plan: &LevelPlan,
     pass: u32,
     begin: u64,
     end: u64,
-    mdt: u64,
     group: u64,
     block: u64,
 ) -> (u64, u64, u64) {
-    let (lo, chunk, lanes) = match pass {
-        0 => (begin, mdt, group),
-        1 => (begin + mdt, WARP_PASS_ATOMS, 32),
-        _ => (begin + mdt + WARP_PASS_ATOMS, u64::MAX, block),
+    let warp = if plan.warpless { 0 } else { WARP_PASS_ATOMS };
+    let (lo, chunk, lanes) = match plan.level(pass) {
+        0 => (begin, plan.first, group),
+        1 => (begin + plan.first, WARP_PASS_ATOMS, 32),
+        _ => (begin + plan.first + warp, u64::MAX, block),
     };
     let lo = lo.min(end);
     (lo, end.min(lo.saturating_add(chunk)), lanes)
