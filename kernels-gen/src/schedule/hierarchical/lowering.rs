@@ -205,6 +205,9 @@ impl Lowering for HierarchicalLowering {
                 })?;
             let reduced = reduced_vars_typed(&red.accumulators, &red.selections).len();
             cx.state_slots_per_tile = 1 + (kept + reduced) as u32 + 2;
+            // The block pass's branch must not cost the first pass occupancy (its registers
+            // would: 40 against 32 for SpMV, a quarter fewer blocks an SM).
+            cx.full_sm = true;
             return self.levels_tile_loop(cx, tiles, &parts, kept, reduced);
         }
         // With several atom loops, the call's passes are each loop's in turn: `loops_k` is
@@ -291,13 +294,8 @@ impl HierarchicalLowering {
         cx.line(format!(
             "unsigned long long* const loops_map = loops_part + {reduced} * loops_n;"
         ));
-        cx.line("unsigned int* const loops_done = (unsigned int*)(loops_map + loops_n);");
-        // `piece_atoms` of the atom loop's set.
+        cx.line("unsigned long long* const loops_done = loops_map + loops_n;");
         let aset = parts.loops[0].set;
-        cx.line(format!(
-            "const long long loops_piece = {aset}_rows > 0 && 2 * (((long long){aset}_nnz + {aset}_rows - 1) / {aset}_rows) > {piece} ? 2 * (((long long){aset}_nnz + {aset}_rows - 1) / {aset}_rows) : {piece};",
-            piece = super::PIECE_ATOMS
-        ));
         let levels = [
             (
                 "if (loops_level == 0)",
@@ -349,9 +347,11 @@ impl HierarchicalLowering {
                     cx.line(format!(
                         "const long long loops_long = (long long)loops_counts[{LONG_COUNT}];"
                     ));
+                    // Pieces past the slots were never cut (their tiles are listed).
                     cx.line(format!(
-                        "const long long loops_pieces = (long long)loops_counts[{PIECES}];"
+                        "const long long loops_pieces = (long long)loops_counts[{PIECES}] < loops_n ? (long long)loops_counts[{PIECES}] : loops_n;"
                     ));
+                    cx.line(piece_line(aset));
                     cx.shared("unsigned int", "loops_next", None, false);
                 }
             }
@@ -370,6 +370,8 @@ impl HierarchicalLowering {
                     // A piece: its slot `loops_q`, its tile's first piece `loops_s`.
                     cx.line("const long long loops_q = loops_i < loops_pieces ? loops_i : -1;");
                     cx.line("const unsigned long long loops_m = loops_q >= 0 ? loops_map[loops_q] : 0ull;");
+                    // A slot taken by a tile whose pieces did not all fit: nothing.
+                    cx.line("if (loops_m == 0xffffffffffffffffull) continue;");
                     cx.line("const long long loops_s = (long long)(loops_m >> 32);");
                     cx.line("const long long loops_t = loops_i - loops_pieces;");
                     cx.line(format!(
@@ -429,9 +431,11 @@ impl HierarchicalLowering {
         let red = crate::analysis::reductions(part.atom_body, var, name, &mut |s| cx.fresh(s))?;
         let reduced = reduced_vars_typed(&red.accumulators, &red.selections);
         if level == Level::Block {
-            // Lane 0's start (the kept state), for the block that finishes a cut tile.
+            // Lane 0's start, for the block that finishes a cut tile: the kept state is read
+            // again from its slots; any other reduced variable is kept here.
             for (v, ty) in &reduced {
-                if !red.selections.iter().any(|s| &s.at == v) {
+                let kept = part.state.iter().any(|k| &k.name == v);
+                if !kept && !red.selections.iter().any(|s| &s.at == v) {
                     cx.line(format!("const {ty} loops_kept_{v} = {v};"));
                 }
             }
@@ -468,14 +472,13 @@ impl HierarchicalLowering {
                 cx.line(format!(
                     "const {off} loops_start = loops_e - loops_b > loops_skip ? loops_b + loops_skip : loops_e;"
                 ));
-                cx.line("const long long loops_left = (long long)(loops_e - loops_start);");
-                cx.line("const long long loops_c = loops_q >= 0 ? loops_left / loops_piece : 1;");
+                // A piece: `loops_piece` atoms from its place in the tile, the last to the end.
                 cx.line("const long long loops_j = loops_q >= 0 ? loops_q - loops_s : 0;");
                 cx.line(format!(
-                    "const {off} loops_lo = loops_start + ({off})(loops_left * loops_j / loops_c);"
+                    "const {off} loops_lo = loops_q >= 0 ? loops_start + ({off})(loops_j * loops_piece) : loops_start;"
                 ));
                 cx.line(format!(
-                    "const {off} loops_hi = loops_start + ({off})(loops_left * (loops_j + 1) / loops_c);"
+                    "const {off} loops_hi = loops_q >= 0 && loops_e - loops_lo > ({off})loops_piece ? loops_lo + ({off})loops_piece : loops_e;"
                 ));
             }
         }
@@ -491,7 +494,7 @@ impl HierarchicalLowering {
         cx.close();
         self.reduce(cx, &red, level);
         if level == Level::Block {
-            self.block_finish(cx, parts, &red, &reduced)?;
+            self.block_finish(cx, parts, pos, &red, &reduced)?;
             // The partials' slots are reused by the block's next tile.
             cx.line("__syncthreads();");
             return Ok(());
@@ -508,10 +511,10 @@ impl HierarchicalLowering {
         }
         match level {
             // Before the block pass: cut the long tiles.
-            Level::Warp => list_for_block_pass(cx, pos),
+            Level::Warp => list_for_block_pass(cx, pos, part.set),
             _ => {
                 cx.open("if (loops_warpless)");
-                list_for_block_pass(cx, pos);
+                list_for_block_pass(cx, pos, part.set);
                 cx.close();
                 cx.open("else");
                 cx.line(format!(
@@ -539,6 +542,7 @@ impl HierarchicalLowering {
         &self,
         cx: &mut Cx<'_>,
         parts: &Parts<'_>,
+        pos: &str,
         red: &Reductions,
         reduced: &[(String, String)],
     ) -> DResult<()> {
@@ -553,18 +557,25 @@ impl HierarchicalLowering {
             ));
         }
         cx.line("__threadfence();");
-        cx.line(
-            "loops_finish = atomicAdd(&loops_done[loops_s], 1u) == (unsigned int)(loops_c - 1);",
-        );
+        // The tile's pieces in the high half (the pass before wrote them), the finished in the low.
+        cx.line("const unsigned long long loops_was = atomicAdd(&loops_done[loops_s], 1ull);");
+        cx.line("const unsigned int loops_c = (unsigned int)(loops_was >> 32);");
+        cx.line("loops_finish = (unsigned int)loops_was == loops_c - 1u;");
         cx.open("if (loops_finish)");
         cx.line("__threadfence();");
-        for (v, _) in reduced {
-            match red.selections.iter().find(|s| &s.at == v) {
-                Some(s) => cx.line(format!("{v} = {};", s.none_at())),
-                None => cx.line(format!("{v} = loops_kept_{v};")),
+        let state = &parts.loops[0].state;
+        for (v, ty) in reduced {
+            if let Some(s) = red.selections.iter().find(|s| &s.at == v) {
+                cx.line(format!("{v} = {};", s.none_at()));
+            } else if let Some(i) = state.iter().position(|k| &k.name == v) {
+                cx.line(format!(
+                    "{v} = *reinterpret_cast<const {ty}*>(&loops_state[{i} * loops_n + {pos}]);"
+                ));
+            } else {
+                cx.line(format!("{v} = loops_kept_{v};"));
             }
         }
-        cx.open("for (long long loops_k = 0; loops_k < loops_c; ++loops_k)");
+        cx.open("for (unsigned int loops_k = 0u; loops_k < loops_c; ++loops_k)");
         let other = |v: &str| {
             let (i, (_, ty)) = reduced
                 .iter()
@@ -770,42 +781,27 @@ fn state_header(cx: &mut Cx<'_>, tiles: &TileLoop) {
     cx.line("unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;");
 }
 
-/// Lane 0 of the pass before the block pass, for a tile with atoms left: cut it into pieces
-/// across blocks where it has at least two ([`super::split_pieces`] of `loops_piece`) and they fit
-/// the slots (`loops_n` pieces in all: a compare-and-swap on the count, so a piece never overruns
-/// them), each piece mapped to the tile and its first piece, the tile's count of finished pieces
-/// zeroed; otherwise list it, at the back of the list (taken first) where it has more than
-/// `LONG_TILE` atoms left.
-fn list_for_block_pass(cx: &mut Cx<'_>, pos: &str) {
-    cx.line("const long long loops_left = (long long)(loops_e - loops_hi);");
-    cx.line(
-        "const long long loops_c = loops_left >= 2 * loops_piece ? loops_left / loops_piece : 1;",
-    );
-    cx.line("bool loops_cut = false;");
-    cx.open("if (loops_c > 1)");
-    // From a guess of 0: the first compare-and-swap reads the count (no plain read of a counter
-    // in a pass 0, which a call of one launch does not zero).
-    cx.line("unsigned int loops_old = 0u;");
-    cx.open("while ((long long)loops_old + loops_c <= loops_n)");
+/// Lane 0 of the pass before the block pass, for a tile with atoms left (the prelude's
+/// `loops_hier_list`, out of line): cut it into pieces across blocks where it has at least two
+/// pieces' atoms ([`super::split_pieces`] of `loops_piece`) and they fit the slots (`loops_n`
+/// pieces in all), each piece mapped to the tile and its first piece, the tile's piece count
+/// written and its count of finished pieces zeroed; otherwise list it, at the back of the list
+/// (taken first) where it has more than `LONG_TILE` atoms left. The pieces are taken by one
+/// `atomicAdd` on their count (no retries under contention); a tile whose pieces run past the
+/// slots marks the slots it took empty and is listed whole.
+fn list_for_block_pass(cx: &mut Cx<'_>, pos: &str, aset: &str) {
+    cx.line(piece_line(aset));
     cx.line(format!(
-        "const unsigned int loops_seen = atomicCAS(&loops_counts[{PIECES}], loops_old, loops_old + (unsigned int)loops_c);"
+        "loops_hier_list(loops_counts, loops_out, loops_map, loops_done, loops_n, (long long)(loops_e - loops_hi), loops_piece, (unsigned int){pos}, (loops_pass + 1) % 3, {PIECES}, {LONG_COUNT}, {LONG_TILE});"
     ));
-    cx.line("if (loops_seen == loops_old) { loops_cut = true; break; }");
-    cx.line("loops_old = loops_seen;");
-    cx.close();
-    cx.open("if (loops_cut)");
-    cx.line("loops_done[loops_old] = 0u;");
-    cx.line(format!(
-        "for (long long loops_k = 0; loops_k < loops_c; ++loops_k) loops_map[loops_old + loops_k] = ((unsigned long long)loops_old << 32) | (unsigned long long)(unsigned int){pos};"
-    ));
-    cx.close();
-    cx.close();
-    cx.open("if (!loops_cut)");
-    cx.line(format!(
-        "if (loops_left > {LONG_TILE}) loops_out[loops_n - 1 - atomicAdd(&loops_counts[{LONG_COUNT}], 1u)] = (unsigned int){pos};"
-    ));
-    cx.line(format!(
-        "else loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
-    ));
-    cx.close();
+}
+
+/// `loops_piece`: [`super::piece_atoms`] of the atom loop's set `aset` (at least
+/// [`super::PIECE_ATOMS`], at least twice its mean tile), where a pass needs it.
+fn piece_line(aset: &str) -> String {
+    // In double: no 64-bit integer division (its registers cost the first pass occupancy).
+    format!(
+        "const long long loops_piece = {aset}_rows > 0 && 2.0 * ceil((double){aset}_nnz / (double){aset}_rows) > {piece}.0 ? 2 * (long long)ceil((double){aset}_nnz / (double){aset}_rows) : {piece};",
+        piece = super::PIECE_ATOMS
+    )
 }

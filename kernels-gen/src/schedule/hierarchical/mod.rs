@@ -398,27 +398,31 @@ pub fn level_plan(
 pub const PIECE_ATOMS: u64 = 2048;
 
 /// The atoms of a piece of a split tile on a set of `tiles` tiles and `atoms` atoms: at least
-/// [`PIECE_ATOMS`], and at least twice the mean tile, so that a set's pieces are at most half its
-/// tiles (the kernel keeps a partial per piece in the tile state's slots of one variable: a
+/// [`PIECE_ATOMS`], and at least twice the mean tile, so that a set's pieces are at most 3/4 of its
+/// tiles ([`split_pieces`]) (the kernel keeps a partial per piece in the tile state's slots of one variable: a
 /// piece that would not fit is not cut, the kernel checks).
 pub fn piece_atoms(tiles: u64, atoms: u64) -> u64 {
     let mean = if tiles == 0 { 0 } else { atoms.div_ceil(tiles) };
     PIECE_ATOMS.max(2 * mean)
 }
 
-/// The pieces the block pass cuts a tile of `left` atoms left into: `left / piece` where that is
-/// at least 2 (each piece of `piece` to `2 * piece - 1` atoms), else 1 (the tile whole on a block).
+/// The pieces the block pass cuts a tile of `left` atoms left into: pieces of `piece` atoms, the
+/// last of what remains, where `left` is at least two pieces' atoms (so at most 1.5 pieces per
+/// `piece` atoms, and a set's pieces at most 3/4 of its tiles); else 1 (the tile whole on a
+/// block).
 pub fn split_pieces(left: u64, piece: u64) -> u64 {
     if left >= 2 * piece {
-        left / piece
+        left.div_ceil(piece)
     } else {
         1
     }
 }
 
-/// The atoms `lo..hi` of piece `j` of `pieces` of the `left` atoms from `start`: even shares.
-pub fn piece_range(start: u64, left: u64, j: u64, pieces: u64) -> (u64, u64) {
-    (start + left * j / pieces, start + left * (j + 1) / pieces)
+/// The atoms `lo..hi` of piece `j` of a cut tile whose `left` atoms start at `start`: `piece`
+/// atoms, the last piece to the end.
+pub fn piece_range(start: u64, left: u64, j: u64, piece: u64) -> (u64, u64) {
+    let lo = start + j * piece;
+    (lo, (lo + piece).min(start + left))
 }
 
 /// The atoms of a tile of `begin..end` that pass `pass` of a levels call ([`LevelPlan`]) runs,

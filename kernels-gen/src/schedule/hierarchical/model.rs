@@ -12,8 +12,8 @@ use super::{
 /// atoms, lane 0 from the tile's kept state and the others from zero; the lanes' partials are
 /// added (as the shuffles and the block's shared memory add them), and the sum is kept for the
 /// next pass, or the tile's epilogue runs on it. In the block pass a tile of at least two pieces
-/// ([`piece_atoms`], [`split_pieces`]) left is cut across blocks, while the pieces fit the
-/// positions (as the kernel's slots): each piece's block sums its share from zero, and the last
+/// ([`piece_atoms`], [`split_pieces`]) left is cut across blocks where its pieces fit the
+/// positions (as the kernel's slots, counting the pieces of the tiles before it that did not): each piece's block sums its share from zero, and the last
 /// piece to finish (here: after them all) adds the kept state and the pieces' partials in piece
 /// order and runs the epilogue, once. `fit` is the plan's (no `mdt` in the attribute), and the
 /// device runs `wave` blocks at once (the plan's `one_wave`, from the tiles' exact sizes). Returns
@@ -49,7 +49,7 @@ pub fn model_levels_run(
     let mut state = vec![0u64; positions];
     let mut worklist: Vec<usize> = (0..positions).collect();
     let mut lengths = Vec::new();
-    let mut pieces = 0u64;
+    let (mut pieces, mut counted) = (0u64, 0u64);
     for pass in 0..plan.passes {
         lengths.push(worklist.len());
         let mut next = Vec::new();
@@ -58,11 +58,16 @@ pub fn model_levels_run(
             let end = offsets[t + 1];
             let (lo, hi, lanes) = level_range(&plan, pass, offsets[t], end, group, block);
             let cut = split_pieces(hi - lo, piece);
-            if plan.level(pass) == 2 && cut > 1 && pieces + cut <= positions as u64 {
+            // The kernel's `atomicAdd` on the count: taken even where the pieces do not fit.
+            let fits = counted + cut <= positions as u64;
+            if plan.level(pass) == 2 && cut > 1 {
+                counted += cut;
+            }
+            if plan.level(pass) == 2 && cut > 1 && fits {
                 pieces += cut;
                 let mut total = state[p];
                 for j in 0..cut {
-                    let (a, b) = piece_range(lo, hi - lo, j, cut);
+                    let (a, b) = piece_range(lo, hi - lo, j, piece);
                     let mut partials = vec![0u64; lanes as usize];
                     for (lane, partial) in partials.iter_mut().enumerate() {
                         for atom in (a + lane as u64..b).step_by(lanes as usize) {
