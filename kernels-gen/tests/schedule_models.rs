@@ -653,14 +653,13 @@ fn hierarchical_levels_one_hub() {
         hierarchical::model_levels_run(&offsets, None, 16, 256, true, 0, value);
     assert_eq!(lengths, [60_000, 2, 2]);
     assert_eq!(pieces, (50_000u64 - 16 - 256).div_ceil(2048));
+    assert!(run.atom_visits.iter().all(|&v| v == 1));
     // Where those two fit one wave of blocks, no warp pass: the block pass right after the
     // first, the hub's pieces from atom 16 on.
     let (run, lengths, pieces) =
         hierarchical::model_levels_run(&offsets, None, 16, 256, true, 2, value);
     assert_eq!(lengths, [60_000, 2]);
     assert_eq!(pieces, (50_000u64 - 16).div_ceil(2048));
-    assert!(run.atom_visits.iter().all(|&v| v == 1));
-    assert_eq!(run.epilogues, vec![1; 60_000]);
     assert!(run.atom_visits.iter().all(|&v| v == 1));
     assert_eq!(run.epilogues, vec![1; 60_000]);
     assert_eq!(
