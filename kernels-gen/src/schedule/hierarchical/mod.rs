@@ -37,7 +37,28 @@
 //! group). A call costs a memset of the counters and a launch at least (4-4.5 us), which bounds it
 //! on matrices of a few thousand rows.
 //!
-//! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call):
+//! The launches follow a [`LevelPlan`] ([`level_plan`], from the set's statistics on the host):
+//! where the first pass's group is a warp, it runs the warp pass's atoms too and the block pass
+//! follows it; where the tiles longer than the first pass's share take no more blocks than the
+//! device runs at once ([`tiles_longer_than`] of the size histogram), there is no warp pass either
+//! (arrow: a group pass, then the block pass); where the longest tile is within
+//! [`LAUNCH_ROUNDS`] rounds of its group past the first pass's share, one launch and no memset
+//! (Groebner). The kernel learns which from `loops_passes` ([`WARPLESS_FLAG`]). The block pass
+//! cuts a tile of at least two pieces' atoms left ([`piece_atoms`], [`split_pieces`],
+//! [`piece_range`]) across blocks: the pass before it takes the pieces' slots with one
+//! `atomicAdd` (the prelude's `loops_hier_list`, out of line), maps each slot to the tile and its
+//! first slot, and writes the piece count; each piece's block reduces its share from the identity
+//! into its slots of partials, and the block whose piece completes the tile's count (a fence, an
+//! `atomicAdd` on the count) starts from the kept state, combines the partials in piece order and
+//! runs the epilogue, once. Measured on an H200 (examples/bench/results/h200/stop53/hier): arrow
+//! 65 -> 14 us, Groebner 16 -> 8.5 us, Kronecker 21 and R-MAT 22 6-7% faster; but the one-pass
+//! calls (the small real matrices, banded, grid2d) 5-20% slower than before: the first pass shares
+//! its function with the call of `loops_hier_list`, which with the 32 registers `Cx::full_sm`
+//! asks for makes ptxas spill in the first pass's tile loop (40 registers without it).
+//!
+//! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call;
+//! levels keep besides the state a partial per reduced variable per piece slot, the map from a slot
+//! to its tile, and each cut tile's piece and finished counts, `loops_n` slots each):
 //! three counters (pass `k` reads the length of its list from counter `k % 3`, appends to counter
 //! `(k + 1) % 3`, and zeroes counter `(k + 2) % 3`, which pass `k - 1` read and pass `k + 1` appends
 //! to), two worklists of positions (pass `k` reads list `k % 2`), and one slot per state variable
