@@ -51,8 +51,8 @@
 //! into its slots of partials, and the block whose piece completes the tile's count (a fence, an
 //! `atomicAdd` on the count) starts from the kept state, combines the partials in piece order and
 //! runs the epilogue, once. Measured on an H200 (examples/bench/results/h200/stop53/hier): arrow
-//! 65 -> 14 us, Groebner 16 -> 8.5 us, Kronecker 21 and R-MAT 22 6-7% faster; but the one-pass
-//! calls (the small real matrices, banded, grid2d) 5-20% slower than before: the first pass shares
+//! 65 -> 14 us, Groebner 16 -> 8.5 us, Kronecker 21 and R-MAT 22 6-7% faster, snap_4M 15% slower;
+//! and the one-pass calls (the small real matrices, banded, grid2d) 5-20% slower than before: the first pass shares
 //! its function with the call of `loops_hier_list`, which with the 32 registers `Cx::full_sm`
 //! asks for makes ptxas spill in the first pass's tile loop (40 registers without it).
 //!
