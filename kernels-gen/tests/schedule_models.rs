@@ -568,7 +568,6 @@ proptest! {
         mdt in prop::sample::select(vec![1u64, 3, 16, 33, 1000]),
         block in prop::sample::select(vec![32u64, 64, 256]),
         fit in any::<bool>(),
-        wave in prop::sample::select(vec![0u64, 3, 1000]),
         hubs in prop::collection::vec((0usize..200, 4000u64..20_000), 0..3),
     ) {
         // Hubs long enough for the block pass to cut into pieces.
@@ -578,7 +577,7 @@ proptest! {
         }
         let offsets = offsets_of(&sizes);
         let (run, lengths, pieces) =
-            hierarchical::model_levels_run(&offsets, None, mdt, block, fit, wave, value);
+            hierarchical::model_levels_run(&offsets, None, mdt, block, fit, value);
         prop_assert!(run.atom_visits.iter().all(|&v| v == 1));
         prop_assert!(run.epilogues.iter().all(|&e| e == 1));
         for (t, w) in offsets.windows(2).enumerate() {
@@ -588,20 +587,13 @@ proptest! {
         let longest = sizes.iter().copied().max().unwrap_or(0);
         let atoms: u64 = sizes.iter().sum();
         let lanes = hierarchical::thread_pass_lanes(sizes.len() as u64, atoms);
-        let plan = hierarchical::level_plan(longest, mdt, lanes, fit, |first| {
-            sizes.iter().filter(|&&s| s > first).count() as u64 <= wave
-        });
+        let plan = hierarchical::level_plan(longest, mdt, lanes, fit);
         prop_assert_eq!(lengths.len(), plan.passes as usize);
         prop_assert!(lengths.len() <= 3);
         prop_assert!(plan.first >= mdt);
-        if plan.warpless {
-            prop_assert!(lengths.len() <= 2);
-        }
-        let warp = if plan.warpless { 0 } else { hierarchical::WARP_PASS_ATOMS };
-        let left_after = [0, plan.first, plan.first + warp];
+        let left_after = [0, plan.first, plan.first + hierarchical::WARP_PASS_ATOMS];
         for (k, &len) in lengths.iter().enumerate() {
-            let level = plan.level(k as u32) as usize;
-            let longer = sizes.iter().filter(|&&s| k == 0 || s > left_after[level]).count();
+            let longer = sizes.iter().filter(|&&s| k == 0 || s > left_after[k]).count();
             prop_assert_eq!(len, longer, "pass {}", k);
         }
     }
@@ -615,7 +607,7 @@ proptest! {
     ) {
         let offsets = offsets_of(&sizes);
         let (run, _, _) =
-            hierarchical::model_levels_run(&offsets, Some(&picks), mdt, 64, false, 0, value);
+            hierarchical::model_levels_run(&offsets, Some(&picks), mdt, 64, false, value);
         for t in 0..sizes.len() {
             let listed = picks.iter().filter(|&&p| p == t as u64).count() as u32;
             prop_assert_eq!(run.epilogues[t], listed);
@@ -630,36 +622,27 @@ proptest! {
     }
 }
 
-/// A hub far past the warp pass, among short tiles: the first pass's group is a warp (a small
-/// set of a long mean tile), so it runs the warp pass's atoms too and the block pass follows it,
-/// the hub cut into pieces across blocks.
+/// A hub far past the warp pass, among short tiles: three passes, the hub cut into pieces across
+/// blocks in the last.
 #[test]
 fn hierarchical_levels_one_hub() {
     let offsets = offsets_of(&[0, 10_000, 3, 17, 300, 0]);
     let (run, lengths, pieces) =
-        hierarchical::model_levels_run(&offsets, None, 16, 256, false, 0, value);
-    assert_eq!(lengths, [6, 2]);
+        hierarchical::model_levels_run(&offsets, None, 16, 256, false, value);
+    assert_eq!(lengths, [6, 3, 2]);
     // 10,000 - 272 atoms left, in pieces of 3,440 (twice the mean tile).
     assert_eq!(pieces, 3);
     assert!(run.atom_visits.iter().all(|&v| v == 1));
     assert_eq!(run.epilogues, [1; 6]);
-    // Among many short tiles the group is a thread: a thread pass, a warp pass, then the hub's
-    // pieces of 2048 atoms.
+    // Among many short tiles (the group a thread): the hub's pieces of 2048 atoms.
     let mut sizes = vec![1u64; 60_000];
     sizes[7] = 50_000;
     sizes[9] = 600;
     let offsets = offsets_of(&sizes);
     let (run, lengths, pieces) =
-        hierarchical::model_levels_run(&offsets, None, 16, 256, true, 0, value);
+        hierarchical::model_levels_run(&offsets, None, 16, 256, true, value);
     assert_eq!(lengths, [60_000, 2, 2]);
     assert_eq!(pieces, (50_000u64 - 16 - 256).div_ceil(2048));
-    assert!(run.atom_visits.iter().all(|&v| v == 1));
-    // Where those two fit one wave of blocks, no warp pass: the block pass right after the
-    // first, the hub's pieces from atom 16 on.
-    let (run, lengths, pieces) =
-        hierarchical::model_levels_run(&offsets, None, 16, 256, true, 2, value);
-    assert_eq!(lengths, [60_000, 2]);
-    assert_eq!(pieces, (50_000u64 - 16).div_ceil(2048));
     assert!(run.atom_visits.iter().all(|&v| v == 1));
     assert_eq!(run.epilogues, vec![1; 60_000]);
     assert_eq!(
@@ -670,9 +653,8 @@ fn hierarchical_levels_one_hub() {
     assert_eq!(hierarchical::level_mdt(None, 2, 4), 64);
     assert_eq!(hierarchical::level_mdt(None, 100, 4), 100);
     assert_eq!(hierarchical::level_mdt(Some(3), 2, 4), 3);
-    let plan = hierarchical::level_plan(10_000, 16, 4, false, |_| false);
-    assert_eq!((plan.first, plan.warpless, plan.passes), (16, false, 3));
-    assert_eq!(plan.passes_param(), 3);
+    let plan = hierarchical::level_plan(10_000, 16, 4, false);
+    assert_eq!((plan.first, plan.passes), (16, 3));
     assert_eq!(
         hierarchical::level_range(&plan, 2, 100, 100, 4, 256),
         (100, 100, 256)
@@ -681,46 +663,30 @@ fn hierarchical_levels_one_hub() {
         hierarchical::level_range(&plan, 0, 10, 100, 4, 256),
         (10, 26, 4)
     );
-    // A warp group: no warp pass, the block pass second (flagged for the kernel).
-    let plan = hierarchical::level_plan(10_000, 512, 32, false, |_| false);
-    assert_eq!((plan.first, plan.warpless, plan.passes), (768, true, 2));
-    assert_eq!(plan.passes_param(), 2 | hierarchical::WARPLESS_FLAG);
-    assert_eq!(plan.level(1), 2);
     assert_eq!(
-        hierarchical::level_range(&plan, 1, 0, 10_000, 32, 256),
-        (768, 10_000, 256)
+        hierarchical::level_range(&plan, 2, 0, 10_000, 4, 256),
+        (272, 10_000, 256)
     );
 }
 
 /// Fewer launches: a longest tile at most `LAUNCH_ROUNDS` rounds of its group past the first
 /// pass's share runs whole in the first pass (one launch, no memset), unless the attribute set
-/// `mdt`; the pieces of a cut tile are even shares, at least `PIECE_ATOMS`, and a set's pieces
-/// are at most half its tiles.
+/// `mdt`; the pieces of a cut tile are `piece` atoms (the last what remains), at least
+/// `PIECE_ATOMS` and twice the mean tile.
 #[test]
 fn hierarchical_level_plan_fits_and_pieces() {
     let rounds = hierarchical::LAUNCH_ROUNDS;
-    // Groebner's shape: 4,967 rows, mean 35 (a warp a row), longest 829.
-    let plan = hierarchical::level_plan(829, 512, 32, true, |_| false);
+    // Groebner's shape: 4,967 rows, mean 35 (a warp a row, mdt 512), longest 829.
+    let plan = hierarchical::level_plan(829, 512, 32, true);
     assert_eq!((plan.first, plan.passes), (829, 1));
-    assert_eq!(plan.passes_param(), 1);
-    let plan = hierarchical::level_plan(829, 512, 32, false, |_| false);
-    assert_eq!((plan.first, plan.passes), (768, 2));
-    let plan = hierarchical::level_plan(768 + 32 * rounds + 1, 512, 32, true, |_| false);
-    assert_eq!((plan.first, plan.passes), (768, 2));
-    let plan = hierarchical::level_plan(16 + rounds, 16, 1, true, |_| false);
+    let plan = hierarchical::level_plan(829, 512, 32, false);
+    assert_eq!((plan.first, plan.passes), (512, 3));
+    let plan = hierarchical::level_plan(512 + 256 + 32 * rounds + 1, 512, 32, true);
+    assert_eq!((plan.first, plan.passes), (512, 3));
+    let plan = hierarchical::level_plan(16 + rounds, 16, 1, true);
     assert_eq!((plan.first, plan.passes), (16 + rounds, 1));
-    let plan = hierarchical::level_plan(16 + rounds + 1, 16, 1, true, |_| false);
-    assert_eq!((plan.first, plan.passes, plan.warpless), (16, 2, false));
-    // Arrow's shape: one hub of 46,500 past groups of 4 (mdt 64); one tile longer than 64 fits
-    // a wave of blocks: a group pass, then the block pass.
-    let plan = hierarchical::level_plan(46_500, 64, 4, true, |first| first >= 64);
-    assert_eq!((plan.first, plan.passes, plan.warpless), (64, 2, true));
-    assert_eq!(plan.passes_param(), 2 | hierarchical::WARPLESS_FLAG);
-    let histogram = [10u64, 5, 0, 0, 0, 0, 0, 1];
-    assert_eq!(hierarchical::tiles_longer_than(&histogram, 64), 1);
-    assert_eq!(hierarchical::tiles_longer_than(&histogram, 128), 0);
-    assert_eq!(hierarchical::tiles_longer_than(&histogram, 1), 6);
-    assert_eq!(hierarchical::tiles_longer_than(&histogram, 0), 16);
+    let plan = hierarchical::level_plan(16 + rounds + 1, 16, 1, true);
+    assert_eq!((plan.first, plan.passes), (16, 2));
     assert_eq!(hierarchical::piece_atoms(46_500, 139_498), 2048);
     assert_eq!(hierarchical::piece_atoms(1000, 3_000_000), 6000);
     assert_eq!(hierarchical::piece_atoms(0, 0), 2048);
@@ -757,7 +723,7 @@ fn hierarchical_first_pass_lanes() {
             .map(|t| (t * 7 % 11) * mean / 5 + mean / 2)
             .collect();
         let offsets = offsets_of(&sizes);
-        let (run, _, _) = hierarchical::model_levels_run(&offsets, None, 16, 64, false, 0, value);
+        let (run, _, _) = hierarchical::model_levels_run(&offsets, None, 16, 64, false, value);
         assert!(run.atom_visits.iter().all(|&v| v == 1), "mean {mean}");
         for (t, w) in offsets.windows(2).enumerate() {
             assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());

@@ -280,12 +280,6 @@ impl HierarchicalLowering {
         cx.line(
             "if (blockIdx.x == 0 && threadIdx.x == 0) loops_counts[(loops_pass + 2) % 3] = 0u;",
         );
-        // The plan's levels (`LevelPlan`): without a warp pass, pass 1 is the block pass.
-        let flag = super::WARPLESS_FLAG;
-        cx.line(format!(
-            "const bool loops_warpless = (loops_passes & {flag}) != 0;"
-        ));
-        cx.line("const int loops_level = loops_pass == 0 ? 0 : (loops_warpless || loops_pass >= 2) ? 2 : 1;");
         // After the kept state: the pieces' partials, the map from a piece to its tile and the
         // tile's first piece, and each cut tile's count of finished pieces.
         cx.line(format!(
@@ -298,13 +292,13 @@ impl HierarchicalLowering {
         let aset = parts.loops[0].set;
         let levels = [
             (
-                "if (loops_level == 0)",
+                "if (loops_pass == 0)",
                 Level::Group,
                 "for (long long loops_i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> loops_gs; loops_i < loops_count; \
                  loops_i += ((long long)blockDim.x * gridDim.x) >> loops_gs)",
             ),
             (
-                "else if (loops_level == 1)",
+                "else if (loops_pass == 1)",
                 Level::Warp,
                 "for (long long loops_i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; loops_i < loops_count; \
                  loops_i += ((long long)blockDim.x * gridDim.x) >> 5)",
@@ -467,7 +461,7 @@ impl HierarchicalLowering {
                 // The atoms left after the group (and warp) pass, whole or the piece's share
                 // (`piece_range`; `split_pieces` as the pass before cut it).
                 cx.line(format!(
-                    "const {off} loops_skip = ({off})loops_mdt + (loops_warpless ? 0 : {warp});"
+                    "const {off} loops_skip = ({off})loops_mdt + {warp};"
                 ));
                 cx.line(format!(
                     "const {off} loops_start = loops_e - loops_b > loops_skip ? loops_b + loops_skip : loops_e;"
@@ -510,18 +504,12 @@ impl HierarchicalLowering {
             ));
         }
         match level {
-            // Before the block pass: cut the long tiles.
+            // Before the block pass: cut the long tiles (out of line; the first pass's branch
+            // has no call, so its tile loop keeps its registers).
             Level::Warp => list_for_block_pass(cx, pos, part.set),
-            _ => {
-                cx.open("if (loops_warpless)");
-                list_for_block_pass(cx, pos, part.set);
-                cx.close();
-                cx.open("else");
-                cx.line(format!(
-                    "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
-                ));
-                cx.close();
-            }
+            _ => cx.line(format!(
+                "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
+            )),
         }
         cx.close();
         if !parts.epilogue.is_empty() {

@@ -38,23 +38,18 @@
 //! on matrices of a few thousand rows.
 //!
 //! The launches follow a [`LevelPlan`] ([`level_plan`], from the set's statistics on the host):
-//! where the first pass's group is a warp, it runs the warp pass's atoms too and the block pass
-//! follows it; where the tiles longer than the first pass's share take no more blocks than the
-//! device runs at once ([`tiles_longer_than`] of the size histogram), there is no warp pass either
-//! (arrow: a group pass, then the block pass); where the longest tile is within
-//! [`LAUNCH_ROUNDS`] rounds of its group past the first pass's share, one launch and no memset
-//! (Groebner). The kernel learns which from `loops_passes` ([`WARPLESS_FLAG`]). The block pass
-//! cuts a tile of at least two pieces' atoms left ([`piece_atoms`], [`split_pieces`],
-//! [`piece_range`]) across blocks: the pass before it takes the pieces' slots with one
-//! `atomicAdd` (the prelude's `loops_hier_list`, out of line), maps each slot to the tile and its
-//! first slot, and writes the piece count; each piece's block reduces its share from the identity
-//! into its slots of partials, and the block whose piece completes the tile's count (a fence, an
-//! `atomicAdd` on the count) starts from the kept state, combines the partials in piece order and
-//! runs the epilogue, once. Measured on an H200 (examples/bench/results/h200/stop53/hier): arrow
-//! 65 -> 14 us, Groebner 16 -> 8.5 us, Kronecker 21 and R-MAT 22 6-7% faster, snap_4M 15% slower;
-//! and the one-pass calls (the small real matrices, banded, grid2d) 5-20% slower than before: the first pass shares
-//! its function with the call of `loops_hier_list`, which with the 32 registers `Cx::full_sm`
-//! asks for makes ptxas spill in the first pass's tile loop (40 registers without it).
+//! where the longest tile is within [`LAUNCH_ROUNDS`] rounds of its group past the first pass's
+//! share, one launch and no memset (Groebner). The block pass cuts a tile of at least two
+//! pieces' atoms left ([`piece_atoms`], [`split_pieces`], [`piece_range`]) across blocks: the warp
+//! pass takes the pieces' slots with one `atomicAdd` (the prelude's `loops_hier_list`, out of
+//! line), maps each slot to the tile and its first slot, and writes the piece count; each piece's
+//! block reduces its share from the identity into its slots of partials, and the block whose
+//! piece completes the tile's count (a fence, an `atomicAdd` on the count) starts from the kept
+//! state, combines the partials in piece order and runs the epilogue, once. The kernel asks for a
+//! full SM's blocks (`Cx::full_sm`: 32 registers, as main's SpMV had; the block pass's branch
+//! took it to 40), and the first pass's branch has no call (with the call there, ptxas spilled in
+//! its tile loop: the one-pass calls of the small real matrices, banded and grid2d were 5-20%
+//! slower, examples/bench/results/h200/stop53/hier).
 //!
 //! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call;
 //! levels keep besides the state a partial per reduced variable per piece slot, the map from a slot
@@ -160,21 +155,17 @@ impl ScheduleUnit for Hierarchical {
                 0 => None,
                 mdt => Some(mdt as u64),
             };
-            let limits = run.limits();
-            let wave = u64::from(limits.sm_count)
-                * u64::from((limits.max_threads_per_sm / config.block_size.max(1)).max(1));
             let plan = level_plan(
                 longest,
                 level_mdt(attr, run.tile_set_mdt(), lanes),
                 lanes,
                 attr.is_none(),
-                |atoms| tiles_longer_than(&stats.histogram, atoms) <= wave,
             );
             for pass in 0..plan.passes {
                 run.launch(Launch {
                     variant: 0,
                     tiles: Tiles::Call,
-                    pass: Some((pass, plan.passes_param())),
+                    pass: Some((pass, plan.passes)),
                     piece_atoms: Some(plan.first),
                 })?;
             }
@@ -320,97 +311,34 @@ pub fn level_passes(longest: u64, mdt: u64) -> u32 {
 /// `lrb` (8 atoms a lane).
 pub const LAUNCH_ROUNDS: u64 = 8;
 
-/// Added to `loops_passes` where the plan has no warp pass ([`LevelPlan::warpless`]): the pass
-/// after the first is the block pass, and it starts where the first pass stopped.
-pub const WARPLESS_FLAG: u32 = 1 << 16;
-
 /// The launches of a call whose passes are levels ([`level_plan`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LevelPlan {
     /// The atoms of a tile the first pass runs (the kernel's `loops_mdt`).
     pub first: u64,
-    /// No warp pass: the block pass follows the first pass and runs the rest of each tile.
-    pub warpless: bool,
-    /// The launches, 1 to 3.
+    /// The launches, 1 to 3: the first pass, the warp pass, the block pass.
     pub passes: u32,
 }
 
-impl LevelPlan {
-    /// The kernel's `loops_passes`: the passes, with [`WARPLESS_FLAG`] where the second is the
-    /// block pass.
-    pub fn passes_param(&self) -> u32 {
-        if self.warpless && self.passes > 1 {
-            self.passes | WARPLESS_FLAG
-        } else {
-            self.passes
-        }
-    }
-
-    /// The level (0 the group, 1 the warp, 2 the block) of pass `pass`.
-    pub fn level(&self, pass: u32) -> u32 {
-        if self.warpless && pass >= 1 {
-            2
-        } else {
-            pass.min(2)
-        }
-    }
-}
-
-/// An upper bound on the tiles of more than `atoms` atoms, from a set's log2 histogram
-/// ([`crate::schedule::auto::TileStats::histogram`]: bin `b >= 1` holds sizes up to `2^b`, bin
-/// 0 sizes 0 and 1): the tiles of every bin whose largest size is past `atoms`.
-pub fn tiles_longer_than(histogram: &[u64], atoms: u64) -> u64 {
-    histogram
-        .iter()
-        .enumerate()
-        .filter(|&(b, _)| 1u128 << b.min(127) > u128::from(atoms))
-        .map(|(_, &n)| n)
-        .sum()
-}
-
 /// The launches of a levels call whose longest tile has `longest` atoms, whose first pass runs
-/// `mdt` atoms a tile ([`level_mdt`]) on groups of `lanes` ([`thread_pass_lanes`]):
-/// - where the group is a warp, the warp pass would run the same lanes again: the first pass
-///   runs its atoms too (`mdt + WARP_PASS_ATOMS`), and the block pass follows it;
-/// - where `fit` (the attribute gave no `mdt`) and the longest tile is at most
-///   [`LAUNCH_ROUNDS`] rounds of its group past the first pass's share, the first pass runs every
-///   tile whole: one launch (and no memset) instead of two or three;
-/// - where `one_wave(first)` (the tiles longer than the first pass's share take no more blocks
-///   than the device runs at once), there is no warp pass either: the block pass runs them all
-///   in one wave, cutting the long ones into pieces, one launch fewer than a warp pass then a
-///   block pass (a hub among short tiles: arrow).
-///
-/// No list is empty but the first pass's otherwise: the tiles longer than the first pass's
-/// share, or than the warp pass's, are the next passes' lists.
-pub fn level_plan(
-    longest: u64,
-    mdt: u64,
-    lanes: u64,
-    fit: bool,
-    one_wave: impl Fn(u64) -> bool,
-) -> LevelPlan {
-    let warp_group = lanes >= 32;
-    let mut first = if warp_group {
-        mdt + WARP_PASS_ATOMS
-    } else {
-        mdt
-    };
-    if fit && longest > first && longest <= first + LAUNCH_ROUNDS * lanes.max(1) {
+/// `mdt` atoms a tile ([`level_mdt`]) on groups of `lanes` ([`thread_pass_lanes`]): where `fit`
+/// (the attribute gave no `mdt`) and the longest tile is at most [`LAUNCH_ROUNDS`] rounds of its
+/// group past the first pass's share (and the warp pass's, where the group is a warp), the first
+/// pass runs every tile whole: one launch (and no memset) instead of two or three (Groebner);
+/// otherwise [`level_passes`]. The warp pass stays
+/// even where the group is a warp: it is the pass that cuts the long tiles for the block pass, and
+/// the first pass's code must not (its branch of the kernel would lose registers to it).
+pub fn level_plan(longest: u64, mdt: u64, lanes: u64, fit: bool) -> LevelPlan {
+    let mut first = mdt;
+    // Where the group is a warp, the warp pass's atoms are rounds of the same lanes too.
+    let same_lanes = if lanes >= 32 { WARP_PASS_ATOMS } else { 0 };
+    if fit && longest > first && longest <= first + same_lanes + LAUNCH_ROUNDS * lanes.max(1) {
         first = longest;
     }
     let first = first.clamp(1, i32::MAX as u64);
-    let warpless = warp_group || (longest > first && one_wave(first));
-    let passes = if longest <= first {
-        1
-    } else if warpless || longest <= first + WARP_PASS_ATOMS {
-        2
-    } else {
-        3
-    };
     LevelPlan {
         first,
-        warpless,
-        passes,
+        passes: level_passes(longest, first),
     }
 }
 
@@ -459,11 +387,10 @@ pub fn level_range(
     group: u64,
     block: u64,
 ) -> (u64, u64, u64) {
-    let warp = if plan.warpless { 0 } else { WARP_PASS_ATOMS };
-    let (lo, chunk, lanes) = match plan.level(pass) {
+    let (lo, chunk, lanes) = match pass {
         0 => (begin, plan.first, group),
         1 => (begin + plan.first, WARP_PASS_ATOMS, 32),
-        _ => (begin + plan.first + warp, u64::MAX, block),
+        _ => (begin + plan.first + WARP_PASS_ATOMS, u64::MAX, block),
     };
     let lo = lo.min(end);
     (lo, end.min(lo.saturating_add(chunk)), lanes)

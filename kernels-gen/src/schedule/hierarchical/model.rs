@@ -15,8 +15,7 @@ use super::{
 /// ([`piece_atoms`], [`split_pieces`]) left is cut across blocks where its pieces fit the
 /// positions (as the kernel's slots, counting the pieces of the tiles before it that did not): each piece's block sums its share from zero, and the last
 /// piece to finish (here: after them all) adds the kept state and the pieces' partials in piece
-/// order and runs the epilogue, once. `fit` is the plan's (no `mdt` in the attribute), and the
-/// device runs `wave` blocks at once (the plan's `one_wave`, from the tiles' exact sizes). Returns
+/// order and runs the epilogue, once. `fit` is the plan's (no `mdt` in the attribute). Returns
 /// the run, each pass's list length, and the pieces of the block pass.
 pub fn model_levels_run(
     offsets: &[u64],
@@ -24,7 +23,6 @@ pub fn model_levels_run(
     mdt: u64,
     block: u64,
     fit: bool,
-    wave: u64,
     value: impl Fn(u64) -> u64,
 ) -> (ModelRun, Vec<usize>, u64) {
     let tiles = offsets.len() - 1;
@@ -41,10 +39,7 @@ pub fn model_levels_run(
         .map(|t| offsets[t + 1] - offsets[t])
         .max()
         .unwrap_or(0);
-    let sizes: Vec<u64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
-    let plan = level_plan(longest, mdt, group, fit, |first| {
-        sizes.iter().filter(|&&s| s > first).count() as u64 <= wave
-    });
+    let plan = level_plan(longest, mdt, group, fit);
     let piece = piece_atoms(tiles as u64, atoms);
     let mut state = vec![0u64; positions];
     let mut worklist: Vec<usize> = (0..positions).collect();
@@ -60,10 +55,10 @@ pub fn model_levels_run(
             let cut = split_pieces(hi - lo, piece);
             // The kernel's `atomicAdd` on the count: taken even where the pieces do not fit.
             let fits = counted + cut <= positions as u64;
-            if plan.level(pass) == 2 && cut > 1 {
+            if pass == 2 && cut > 1 {
                 counted += cut;
             }
-            if plan.level(pass) == 2 && cut > 1 && fits {
+            if pass == 2 && cut > 1 && fits {
                 pieces += cut;
                 let mut total = state[p];
                 for j in 0..cut {
