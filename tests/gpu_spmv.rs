@@ -292,10 +292,9 @@ fn rows_of<T: Float>(lengths: &[usize], cols: usize, seed: u64) -> sprs::CsMat<T
 
 /// `hierarchical`'s block pass cuts long tiles into pieces across blocks, and the last piece's
 /// block combines the partials (in piece order) and runs the epilogue once: SpMV (a sum) and an
-/// argmax (a selection: the first largest value), f32 and f64, outputs poisoned, on the three
-/// plans: a warp pass then the block pass (many rows past the first pass's share and a hub), the
-/// block pass right after the first (a hub among short rows: one wave of blocks), and a warp
-/// group (long mean rows) then the block pass; with several hubs whose pieces share the slots.
+/// argmax (a selection: the first largest value), f32 and f64, outputs poisoned, after a first
+/// pass of groups of 4 (many rows past its share, and hubs), of 4 (hubs among rows of 3) and of a
+/// warp (long mean rows, hubs); with several hubs whose pieces share the slots.
 #[test]
 fn hierarchical_cuts_long_tiles_across_blocks() {
     fn run<T: Float>(gpu: &Gpu, seed: u64) -> Vec<String> {
@@ -309,7 +308,7 @@ fn hierarchical_cuts_long_tiles_across_blocks() {
         many[12_345] = 30_000;
         many[69_999] = 9_000;
         shapes.push(("70,000 rows, 2,000 of 100, hubs".into(), many, 70_001));
-        // A hub among rows of 3 (arrow's shape): a group pass, then the block pass.
+        // Hubs among rows of 3 (arrow's shape).
         let mut arrow = vec![3usize; 40_000];
         arrow[0] = 40_000;
         arrow[20_000] = 12_000;
