@@ -245,3 +245,135 @@ fn preprocessing_is_kept_per_tile_set() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The first (largest) value of each row and the position holding it, under `hierarchical`: a
+/// selection, combined across the pieces of a cut tile by value, then position.
+#[load_balanced(schedule = "hierarchical")]
+pub fn row_argmax_hier<T: Float>(a: Csr<T>, best: &mut [T], at: &mut [i32]) {
+    for row in a.tiles() {
+        let mut m = T::NEG_INFINITY;
+        let mut c = -1;
+        for nz in a.atoms(row) {
+            let v = a.values[nz];
+            if v > m {
+                m = v;
+                c = nz as i32;
+            }
+        }
+        best[row] = m;
+        at[row] = c;
+    }
+}
+
+/// `rows` rows of the given lengths, each over distinct columns spread through `cols`, values
+/// from the seed (few distinct values, so that the argmax meets ties).
+fn rows_of<T: Float>(lengths: &[usize], cols: usize, seed: u64) -> sprs::CsMat<T> {
+    let mut indptr = vec![0usize];
+    let mut indices = Vec::new();
+    let mut data = Vec::new();
+    let mut state = seed | 1;
+    for (r, &len) in lengths.iter().enumerate() {
+        let mut row: Vec<usize> = (0..len.min(cols))
+            .map(|k| (r * 7919 + k * 13) % cols)
+            .collect();
+        row.sort_unstable();
+        row.dedup();
+        for c in row {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            indices.push(c);
+            data.push(T::from_f64((state % 64) as f64 / 16.0 - 2.0));
+        }
+        indptr.push(indices.len());
+    }
+    sprs::CsMat::new((lengths.len(), cols), indptr, indices, data)
+}
+
+/// `hierarchical`'s block pass cuts long tiles into pieces across blocks, and the last piece's
+/// block combines the partials (in piece order) and runs the epilogue once: SpMV (a sum) and an
+/// argmax (a selection: the first largest value), f32 and f64, outputs poisoned, after a first
+/// pass of groups of 4 (many rows past its share, and hubs), of 4 (hubs among rows of 3) and of a
+/// warp (long mean rows, hubs); with several hubs whose pieces share the slots.
+#[test]
+fn hierarchical_cuts_long_tiles_across_blocks() {
+    fn run<T: Float>(gpu: &Gpu, seed: u64) -> Vec<String> {
+        let mut shapes: Vec<(String, Vec<usize>, usize)> = Vec::new();
+        // 70,000 rows (a large set: groups of 4), 2,000 rows of 100 (past the first pass's 64,
+        // more than a wave of blocks: a warp pass), hubs of 30,000 and 9,000 atoms.
+        let mut many = vec![16usize; 70_000];
+        for r in (0..70_000).step_by(35) {
+            many[r] = 100;
+        }
+        many[12_345] = 30_000;
+        many[69_999] = 9_000;
+        shapes.push(("70,000 rows, 2,000 of 100, hubs".into(), many, 70_001));
+        // Hubs among rows of 3 (arrow's shape).
+        let mut arrow = vec![3usize; 40_000];
+        arrow[0] = 40_000;
+        arrow[20_000] = 12_000;
+        shapes.push(("40,000 rows of 3, two hubs".into(), arrow, 40_000));
+        // Rows of 40 (a warp a row), hubs of 20,000 and 5,000.
+        let mut wide = vec![40usize; 3_000];
+        wide[1] = 20_000;
+        wide[2_999] = 5_000;
+        shapes.push(("3,000 rows of 40, hubs".into(), wide, 20_011));
+        let mut failures = Vec::new();
+        for (name, lengths, cols) in shapes {
+            let a = rows_of::<T>(&lengths, cols, seed);
+            let da = gpu.upload_csr(&a).expect("upload");
+            for round in 0..2u64 {
+                let x: Vec<T> = loops::io::generate::random_vector(a.cols(), seed ^ round);
+                let dx = gpu.upload(&x).expect("upload");
+                let mut dy = gpu.zeros::<T>(a.rows()).expect("alloc");
+                gpu.fill(&mut dy, T::POISON).expect("fill");
+                match kernels::spmv::hierarchical::spmv(gpu, &da, &dx, &mut dy)
+                    .and_then(|()| gpu.download(&dy))
+                {
+                    Ok(y) => {
+                        let check = check::check_spmv(&a, &x, &y);
+                        if !check.passed() {
+                            failures.push(format!("{name} {} spmv: {check}", T::RUST_NAME));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{name} {} spmv: {e}", T::RUST_NAME)),
+                }
+            }
+            let mut best = gpu.zeros::<T>(a.rows()).expect("alloc");
+            gpu.fill(&mut best, T::POISON).expect("fill");
+            let mut at = gpu.upload(&vec![-7i32; a.rows()]).expect("upload");
+            let got = row_argmax_hier(gpu, &da, &mut best, &mut at)
+                .and_then(|()| Ok((gpu.download(&best)?, gpu.download(&at)?)));
+            match got {
+                Ok((best, at)) => {
+                    for (r, row) in a.outer_iterator().enumerate() {
+                        let (mut m, mut c) = (f64::NEG_INFINITY, -1i32);
+                        for (k, (_, v)) in row.iter().enumerate() {
+                            if v.to_f64() > m {
+                                m = v.to_f64();
+                                c = (a.indptr().outer_inds_sz(r).start + k) as i32;
+                            }
+                        }
+                        if best[r].to_f64() != m || at[r] != c {
+                            failures.push(format!(
+                                "{name} {} argmax row {r}: ({}, {}) for ({m}, {c})",
+                                T::RUST_NAME,
+                                best[r].to_f64(),
+                                at[r]
+                            ));
+                            break;
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("{name} {} argmax: {e}", T::RUST_NAME)),
+            }
+        }
+        failures
+    }
+    let gpu = common::gpu();
+    let seed = common::fresh_seed();
+    println!("seed {seed} (replay with LOOPS_SEED={seed})");
+    let mut failures = run::<f32>(&gpu, seed);
+    failures.extend(run::<f64>(&gpu, seed));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -583,8 +583,9 @@ fn every_stamped_module_is_its_named_schedule() {
 /// A call of one launch of `hierarchical` is not zeroed (the runtime's `tile_state`): its pass 0
 /// must read none of the counters the passes share. In every hierarchical source the only plain
 /// reads of `loops_counts` are guarded by pass 0 (`.. == 0 ? loops_n : ..`) or come in the later
-/// passes' branches; pass 0 only zeroes a counter or appends to one (never, in a call of one pass:
-/// no tile has atoms left).
+/// passes' branches; pass 0 only zeroes a counter or appends to one (an `atomicAdd`, or the
+/// `atomicCAS` that allocates a cut tile's pieces; never, in a call of one pass: no tile has atoms
+/// left).
 #[test]
 fn hierarchical_pass_zero_reads_no_counter() {
     let mut checked = 0;
@@ -595,17 +596,20 @@ fn hierarchical_pass_zero_reads_no_counter() {
             }
             let mut later_pass = false;
             for line in source.lines() {
-                if line.contains("else if (loops_pass == 1)") {
+                if line.contains("else if (loops_pass == 1)")
+                    || line.contains("else if (loops_level == 1)")
+                {
                     later_pass = true;
                 }
-                if line.contains("if (loops_pass == 0)") {
+                if line.contains("if (loops_pass == 0)") || line.contains("if (loops_level == 0)") {
                     later_pass = false;
                 }
                 let Some(at) = line.find("loops_counts[") else {
                     continue;
                 };
                 let guarded = line.contains("== 0 ? loops_n : (long long)loops_counts[");
-                let append = line[..at].ends_with("atomicAdd(&");
+                let append =
+                    line[..at].ends_with("atomicAdd(&") || line[..at].ends_with("atomicCAS(&");
                 let zeroes = line.contains("] = 0u;");
                 assert!(
                     guarded || append || zeroes || later_pass,

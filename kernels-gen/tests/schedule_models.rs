@@ -557,27 +557,41 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// Hierarchical processing where the state reduces (passes as levels: a thread, a warp, a
-    /// block per tile): every atom once, each tile's epilogue once with its whole sum, in at most
-    /// three passes, pass 1 over the tiles of more than `mdt` atoms and pass 2 over those of more
-    /// than `mdt + WARP_PASS_ATOMS`, each lane of a warp or block over its strided share.
+    /// Hierarchical processing where the state reduces (passes as levels: a group, a warp, a
+    /// block per tile, or a piece of a long tile per block): every atom once, each tile's
+    /// epilogue once with its whole sum, in the plan's passes (at most three), pass 1 over the
+    /// tiles longer than the first pass's share and the block pass over those longer than the
+    /// warp pass's too; a tile cut into pieces only where they fit the positions.
     #[test]
     fn hierarchical_levels_visit_every_atom_once_and_finish_every_tile_once(
         sizes in tile_sizes(),
         mdt in prop::sample::select(vec![1u64, 3, 16, 33, 1000]),
         block in prop::sample::select(vec![32u64, 64, 256]),
+        fit in any::<bool>(),
+        hubs in prop::collection::vec((0usize..200, 4000u64..20_000), 0..3),
     ) {
+        // Hubs long enough for the block pass to cut into pieces.
+        let mut sizes = sizes;
+        for (at, hub) in hubs {
+            sizes.insert(at.min(sizes.len()), hub);
+        }
         let offsets = offsets_of(&sizes);
-        let (run, lengths) = hierarchical::model_levels_run(&offsets, None, mdt, block, value);
+        let (run, lengths, pieces) =
+            hierarchical::model_levels_run(&offsets, None, mdt, block, fit, value);
         prop_assert!(run.atom_visits.iter().all(|&v| v == 1));
         prop_assert!(run.epilogues.iter().all(|&e| e == 1));
         for (t, w) in offsets.windows(2).enumerate() {
             prop_assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());
         }
+        prop_assert!(pieces <= sizes.len() as u64);
         let longest = sizes.iter().copied().max().unwrap_or(0);
-        prop_assert_eq!(lengths.len(), hierarchical::level_passes(longest, mdt) as usize);
+        let atoms: u64 = sizes.iter().sum();
+        let lanes = hierarchical::thread_pass_lanes(sizes.len() as u64, atoms);
+        let plan = hierarchical::level_plan(longest, mdt, lanes, fit);
+        prop_assert_eq!(lengths.len(), plan.passes as usize);
         prop_assert!(lengths.len() <= 3);
-        let left_after = [0, mdt, mdt + hierarchical::WARP_PASS_ATOMS];
+        prop_assert!(plan.first >= mdt);
+        let left_after = [0, plan.first, plan.first + hierarchical::WARP_PASS_ATOMS];
         for (k, &len) in lengths.iter().enumerate() {
             let longer = sizes.iter().filter(|&&s| k == 0 || s > left_after[k]).count();
             prop_assert_eq!(len, longer, "pass {}", k);
@@ -592,7 +606,8 @@ proptest! {
         mdt in prop::sample::select(vec![1u64, 4, 33]),
     ) {
         let offsets = offsets_of(&sizes);
-        let (run, _) = hierarchical::model_levels_run(&offsets, Some(&picks), mdt, 64, value);
+        let (run, _, _) =
+            hierarchical::model_levels_run(&offsets, Some(&picks), mdt, 64, false, value);
         for t in 0..sizes.len() {
             let listed = picks.iter().filter(|&&p| p == t as u64).count() as u32;
             prop_assert_eq!(run.epilogues[t], listed);
@@ -607,26 +622,85 @@ proptest! {
     }
 }
 
-/// A hub far past the warp pass, among short tiles: three passes, the hub on a block in the last.
+/// A hub far past the warp pass, among short tiles: three passes, the hub cut into pieces across
+/// blocks in the last.
 #[test]
 fn hierarchical_levels_one_hub() {
     let offsets = offsets_of(&[0, 10_000, 3, 17, 300, 0]);
-    let (run, lengths) = hierarchical::model_levels_run(&offsets, None, 16, 256, value);
+    let (run, lengths, pieces) =
+        hierarchical::model_levels_run(&offsets, None, 16, 256, false, value);
     assert_eq!(lengths, [6, 3, 2]);
+    // 10,000 - 272 atoms left, in pieces of 3,440 (twice the mean tile).
+    assert_eq!(pieces, 3);
     assert!(run.atom_visits.iter().all(|&v| v == 1));
     assert_eq!(run.epilogues, [1; 6]);
+    // Among many short tiles (the group a thread): the hub's pieces of 2048 atoms.
+    let mut sizes = vec![1u64; 60_000];
+    sizes[7] = 50_000;
+    sizes[9] = 600;
+    let offsets = offsets_of(&sizes);
+    let (run, lengths, pieces) =
+        hierarchical::model_levels_run(&offsets, None, 16, 256, true, value);
+    assert_eq!(lengths, [60_000, 2, 2]);
+    assert_eq!(pieces, (50_000u64 - 16 - 256).div_ceil(2048));
+    assert!(run.atom_visits.iter().all(|&v| v == 1));
+    assert_eq!(run.epilogues, vec![1; 60_000]);
+    assert_eq!(
+        run.epilogue_sums[7],
+        (offsets[7]..offsets[8]).map(value).sum::<u64>()
+    );
     assert_eq!(hierarchical::level_mdt(None, 2, 1), 16);
     assert_eq!(hierarchical::level_mdt(None, 2, 4), 64);
     assert_eq!(hierarchical::level_mdt(None, 100, 4), 100);
     assert_eq!(hierarchical::level_mdt(Some(3), 2, 4), 3);
+    let plan = hierarchical::level_plan(10_000, 16, 4, false);
+    assert_eq!((plan.first, plan.passes), (16, 3));
     assert_eq!(
-        hierarchical::level_range(2, 100, 100, 16, 4, 256),
+        hierarchical::level_range(&plan, 2, 100, 100, 4, 256),
         (100, 100, 256)
     );
     assert_eq!(
-        hierarchical::level_range(0, 10, 100, 16, 4, 256),
+        hierarchical::level_range(&plan, 0, 10, 100, 4, 256),
         (10, 26, 4)
     );
+    assert_eq!(
+        hierarchical::level_range(&plan, 2, 0, 10_000, 4, 256),
+        (272, 10_000, 256)
+    );
+}
+
+/// Fewer launches: a longest tile at most `LAUNCH_ROUNDS` rounds of its group past the first
+/// pass's share runs whole in the first pass (one launch, no memset), unless the attribute set
+/// `mdt`; the pieces of a cut tile are `piece` atoms (the last what remains), at least
+/// `PIECE_ATOMS` and twice the mean tile.
+#[test]
+fn hierarchical_level_plan_fits_and_pieces() {
+    let rounds = hierarchical::LAUNCH_ROUNDS;
+    // Groebner's shape: 4,967 rows, mean 35 (a warp a row, mdt 512), longest 829.
+    let plan = hierarchical::level_plan(829, 512, 32, true);
+    assert_eq!((plan.first, plan.passes), (829, 1));
+    let plan = hierarchical::level_plan(829, 512, 32, false);
+    assert_eq!((plan.first, plan.passes), (512, 3));
+    let plan = hierarchical::level_plan(512 + 256 + 32 * rounds + 1, 512, 32, true);
+    assert_eq!((plan.first, plan.passes), (512, 3));
+    let plan = hierarchical::level_plan(16 + rounds, 16, 1, true);
+    assert_eq!((plan.first, plan.passes), (16 + rounds, 1));
+    let plan = hierarchical::level_plan(16 + rounds + 1, 16, 1, true);
+    assert_eq!((plan.first, plan.passes), (16, 2));
+    assert_eq!(hierarchical::piece_atoms(46_500, 139_498), 2048);
+    assert_eq!(hierarchical::piece_atoms(1000, 3_000_000), 6000);
+    assert_eq!(hierarchical::piece_atoms(0, 0), 2048);
+    assert_eq!(hierarchical::split_pieces(4095, 2048), 1);
+    assert_eq!(hierarchical::split_pieces(4096, 2048), 2);
+    assert_eq!(hierarchical::split_pieces(46_228, 2048), 23);
+    let (mut at, left) = (1000u64, 46_228u64);
+    for j in 0..23 {
+        let (lo, hi) = hierarchical::piece_range(1000, left, j, 2048);
+        assert_eq!(lo, at);
+        assert!(hi - lo == 2048 || (j == 22 && hi - lo == 46_228 - 22 * 2048));
+        at = hi;
+    }
+    assert_eq!(at, 1000 + left);
 }
 
 /// The first pass's group: on a large set about 4 atoms of the mean tile per lane (rows of 5 on a
@@ -649,7 +723,7 @@ fn hierarchical_first_pass_lanes() {
             .map(|t| (t * 7 % 11) * mean / 5 + mean / 2)
             .collect();
         let offsets = offsets_of(&sizes);
-        let (run, _) = hierarchical::model_levels_run(&offsets, None, 16, 64, value);
+        let (run, _, _) = hierarchical::model_levels_run(&offsets, None, 16, 64, false, value);
         assert!(run.atom_visits.iter().all(|&v| v == 1), "mean {mean}");
         for (t, w) in offsets.windows(2).enumerate() {
             assert_eq!(run.epilogue_sums[t], (w[0]..w[1]).map(value).sum::<u64>());

@@ -22,6 +22,10 @@ pub struct Cx<'a> {
     /// Set by a schedule that keeps per-tile state across the passes of a call
     /// ([`crate::abi::Hidden::TileState`]).
     pub state_slots_per_tile: u32,
+    /// Set by a schedule whose rare paths (a later pass's branch) must not cost its common one
+    /// occupancy: the entry asks for a full SM's worth of blocks (`__launch_bounds__`), so that
+    /// ptxas holds every branch to the registers that allows.
+    pub full_sm: bool,
     /// The shared memory declared so far ([`Cx::shared`]).
     pub(super) shared: SharedMemory,
     /// Emitting the bounds-checked variant.
@@ -350,6 +354,7 @@ impl<'a> Cx<'a> {
             s if s.carries() => {
                 format!("{}, {blocks}", k.config.block_size)
             }
+            _ if self.full_sm => format!("{}, {full}", k.config.block_size),
             _ => k.config.block_size.to_string(),
         };
         let entry = if self.wide {

@@ -30,6 +30,7 @@ pub(super) fn helpers_source(kernel: &Kernel) -> DResult<String> {
             guard: None,
             scratch_slots_per_block: 0,
             state_slots_per_tile: 0,
+            full_sm: false,
             shared: super::SharedMemory::default(),
             checked: false,
             wide: false,

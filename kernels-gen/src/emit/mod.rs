@@ -140,6 +140,7 @@ fn emit_code(
         guard: None,
         scratch_slots_per_block: 0,
         state_slots_per_tile: 0,
+        full_sm: false,
         shared: SharedMemory {
             dynamic: dynamic_shared,
             ..SharedMemory::default()

@@ -321,5 +321,37 @@ __device__ __forceinline__ void loops_grid_dependency() {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+// `hierarchical`'s levels: lane 0 of the pass before the block pass, for a tile (`pos`) with
+// `left` atoms left. Where they are at least two pieces of `piece` atoms, it takes
+// `ceil(left / piece)` slots from the count `counts[pieces_at]` (one atomicAdd) and, where they
+// fit the `n` slots, maps each to the tile and its first slot and writes the piece count to
+// `done[first]` (high half; the low half counts finished pieces); a tile whose slots run past `n`
+// marks those it took empty. A tile not cut is listed for the block pass, at the back of `out`
+// (counted by `counts[long_at]`, taken first) where it has more than `long_tile` atoms left.
+// Out of line: its registers stay off the first pass's loop, which it shares a function with.
+static __device__ __noinline__ void loops_hier_list(unsigned int* counts, unsigned int* out,
+                                                    unsigned long long* map,
+                                                    unsigned long long* done, long long n,
+                                                    long long left, long long piece,
+                                                    unsigned int pos, int next_at, int pieces_at,
+                                                    int long_at, long long long_tile) {
+    bool cut = false;
+    if (left >= 2 * piece) {
+        const unsigned int c = (unsigned int)((left + piece - 1) / piece);
+        const unsigned int old = atomicAdd(counts + pieces_at, c);
+        cut = (long long)old + c <= n;
+        if (cut) {
+            done[old] = (unsigned long long)c << 32;
+            for (unsigned int k = 0u; k < c; ++k)
+                map[old + k] = ((unsigned long long)old << 32) | (unsigned long long)pos;
+        } else {
+            for (long long k = old; k < n; ++k) map[k] = 0xffffffffffffffffull;
+        }
+    }
+    if (!cut) {
+        if (left > long_tile) out[n - 1 - atomicAdd(counts + long_at, 1u)] = pos;
+        else out[atomicAdd(counts + next_at, 1u)] = pos;
+    }
+}
 // ---- end of prelude ----
 

@@ -39,7 +39,10 @@ const CURSOR: usize = 4;
 const LONG_COUNT: usize = 5;
 /// Tiles with more atoms than this left for the block pass are taken first by it.
 const LONG_TILE: u64 = 4096;
-const _: () = assert!(LONG_COUNT < 2 * STATE_HEADER_SLOTS);
+/// The pieces the block pass's long tiles are cut into, allocated by the pass before it (their
+/// partials' slots and the map from a piece to its tile are indexed by piece).
+const PIECES: usize = 6;
+const _: () = assert!(PIECES < 2 * STATE_HEADER_SLOTS);
 
 /// The lanes that share a tile in a levels pass.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -193,7 +196,19 @@ impl Lowering for HierarchicalLowering {
         let kept: usize = parts.loops.iter().map(|l| l.state.len()).sum();
         cx.state_slots_per_tile = 1 + kept as u32;
         if levels(cx.kernel, tiles.user_body()) {
-            return self.levels_tile_loop(cx, tiles, &parts);
+            // Per position besides the list and the kept state: a partial per reduced variable
+            // and a map entry per piece of a cut tile, and a counter of its finished pieces.
+            let part = &parts.loops[0];
+            let red =
+                crate::analysis::reductions(part.atom_body, part.var, "hierarchical", &mut |s| {
+                    s.to_string()
+                })?;
+            let reduced = reduced_vars_typed(&red.accumulators, &red.selections).len();
+            cx.state_slots_per_tile = 1 + (kept + reduced) as u32 + 2;
+            // The block pass's branch must not cost the first pass occupancy (its registers
+            // would: 40 against 32 for SpMV, a quarter fewer blocks an SM).
+            cx.full_sm = true;
+            return self.levels_tile_loop(cx, tiles, &parts, kept, reduced);
         }
         // With several atom loops, the call's passes are each loop's in turn: `loops_k` is
         // the pass within the loop (its atoms `k * mdt ..`, its list: all tiles at 0), the
@@ -254,6 +269,8 @@ impl HierarchicalLowering {
         cx: &mut Cx<'_>,
         tiles: &TileLoop,
         parts: &Parts<'_>,
+        kept: usize,
+        reduced: usize,
     ) -> DResult<()> {
         let pos = &tiles.tile;
         state_header(cx, tiles);
@@ -263,6 +280,16 @@ impl HierarchicalLowering {
         cx.line(
             "if (blockIdx.x == 0 && threadIdx.x == 0) loops_counts[(loops_pass + 2) % 3] = 0u;",
         );
+        // After the kept state: the pieces' partials, the map from a piece to its tile and the
+        // tile's first piece, and each cut tile's count of finished pieces.
+        cx.line(format!(
+            "unsigned long long* const loops_part = loops_state + {kept} * loops_n;"
+        ));
+        cx.line(format!(
+            "unsigned long long* const loops_map = loops_part + {reduced} * loops_n;"
+        ));
+        cx.line("unsigned long long* const loops_done = loops_map + loops_n;");
+        let aset = parts.loops[0].set;
         let levels = [
             (
                 "if (loops_pass == 0)",
@@ -279,8 +306,9 @@ impl HierarchicalLowering {
             (
                 "else",
                 Level::Block,
-                // Each block takes the next tile of the list when it is done with one (the
-                // list's long tiles first): a hub's block runs it alone, from the start.
+                // Each block takes the next piece or tile of the list when it is done with one
+                // (the pieces of the cut tiles first, then the long tiles): a hub is cut across
+                // blocks.
                 "for (;;)",
             ),
         ];
@@ -290,7 +318,6 @@ impl HierarchicalLowering {
                 Level::Group => {
                     // The group's lanes, as `thread_pass_lanes` counts them from the set's mean
                     // tile: `loops_gs` is their log2.
-                    let aset = parts.loops[0].set;
                     let (small, per_lane) = (super::SMALL_SET_TILES, super::GROUP_LANE_ATOMS);
                     cx.line(format!("const long long loops_rows = {aset}_rows;"));
                     cx.line(format!(
@@ -314,6 +341,11 @@ impl HierarchicalLowering {
                     cx.line(format!(
                         "const long long loops_long = (long long)loops_counts[{LONG_COUNT}];"
                     ));
+                    // Pieces past the slots were never cut (their tiles are listed).
+                    cx.line(format!(
+                        "const long long loops_pieces = (long long)loops_counts[{PIECES}] < loops_n ? (long long)loops_counts[{PIECES}] : loops_n;"
+                    ));
+                    cx.line(piece_line(aset));
                     cx.shared("unsigned int", "loops_next", None, false);
                 }
             }
@@ -328,9 +360,16 @@ impl HierarchicalLowering {
                     cx.line("__syncthreads();");
                     cx.line("const long long loops_i = (long long)loops_next;");
                     cx.line("__syncthreads();");
-                    cx.line("if (loops_i >= loops_count + loops_long) break;");
+                    cx.line("if (loops_i >= loops_pieces + loops_long + loops_count) break;");
+                    // A piece: its slot `loops_q`, its tile's first piece `loops_s`.
+                    cx.line("const long long loops_q = loops_i < loops_pieces ? loops_i : -1;");
+                    cx.line("const unsigned long long loops_m = loops_q >= 0 ? loops_map[loops_q] : 0ull;");
+                    // A slot taken by a tile whose pieces did not all fit: nothing.
+                    cx.line("if (loops_m == 0xffffffffffffffffull) continue;");
+                    cx.line("const long long loops_s = (long long)(loops_m >> 32);");
+                    cx.line("const long long loops_t = loops_i - loops_pieces;");
                     cx.line(format!(
-                        "const int {pos} = (int)(loops_i < loops_long ? loops_in[loops_n - 1 - loops_i] : loops_in[loops_i - loops_long]);"
+                        "const int {pos} = loops_q >= 0 ? (int)(unsigned int)loops_m : (int)(loops_t < loops_long ? loops_in[loops_n - 1 - loops_t] : loops_in[loops_t - loops_long]);"
                     ));
                 }
             }
@@ -384,36 +423,76 @@ impl HierarchicalLowering {
         let warp = super::WARP_PASS_ATOMS;
         let name = cx.kernel.config.name();
         let red = crate::analysis::reductions(part.atom_body, var, name, &mut |s| cx.fresh(s))?;
+        let reduced = reduced_vars_typed(&red.accumulators, &red.selections);
+        if level == Level::Block {
+            // Lane 0's start, for the block that finishes a cut tile: the kept state is read
+            // again from its slots; any other reduced variable is kept here.
+            for (v, ty) in &reduced {
+                let kept = part.state.iter().any(|k| &k.name == v);
+                if !kept && !red.selections.iter().any(|s| &s.at == v) {
+                    cx.line(format!("const {ty} loops_kept_{v} = {v};"));
+                }
+            }
+        }
         // Lane 0 carries the kept state (of atoms before this pass's: at position -1, "before
         // every atom", for a selection), or in the first pass the `let`s' values; the others
-        // start from the identity.
-        start_from_identity(cx, &red.accumulators, &red.selections, "loops_lane != 0u");
-        // The atoms the earlier passes ran, and this pass's bound.
-        let (lo, hi, step) = match level {
-            Level::Group => (
-                "loops_b".to_string(),
-                "loops_e - loops_b > loops_mdt ? loops_b + loops_mdt : loops_e".to_string(),
-                "loops_g",
-            ),
-            Level::Warp => (
-                format!("loops_e - loops_b > ({off})loops_mdt ? loops_b + ({off})loops_mdt : loops_e"),
-                format!("loops_e - loops_lo > {warp} ? loops_lo + {warp} : loops_e"),
-                "32",
-            ),
-            Level::Block => (
-                format!("loops_e - loops_b > ({off})loops_mdt + {warp} ? loops_b + ({off})loops_mdt + {warp} : loops_e"),
-                "loops_e".to_string(),
-                "blockDim.x",
-            ),
+        // start from the identity, and so do all lanes of a piece of a cut tile.
+        let not_first = if level == Level::Block {
+            "loops_lane != 0u || loops_q >= 0"
+        } else {
+            "loops_lane != 0u"
         };
-        cx.line(format!("const {off} loops_lo = {lo};"));
-        cx.line(format!("const {off} loops_hi = {hi};"));
+        start_from_identity(cx, &red.accumulators, &red.selections, not_first);
+        // The atoms the earlier passes ran, and this pass's bound.
+        match level {
+            Level::Group => {
+                cx.line(format!("const {off} loops_lo = loops_b;"));
+                cx.line(format!(
+                    "const {off} loops_hi = loops_e - loops_b > loops_mdt ? loops_b + loops_mdt : loops_e;"
+                ));
+            }
+            Level::Warp => {
+                cx.line(format!("const {off} loops_lo = loops_e - loops_b > ({off})loops_mdt ? loops_b + ({off})loops_mdt : loops_e;"));
+                cx.line(format!(
+                    "const {off} loops_hi = loops_e - loops_lo > {warp} ? loops_lo + {warp} : loops_e;"
+                ));
+            }
+            Level::Block => {
+                // The atoms left after the group (and warp) pass, whole or the piece's share
+                // (`piece_range`; `split_pieces` as the pass before cut it).
+                cx.line(format!(
+                    "const {off} loops_skip = ({off})loops_mdt + {warp};"
+                ));
+                cx.line(format!(
+                    "const {off} loops_start = loops_e - loops_b > loops_skip ? loops_b + loops_skip : loops_e;"
+                ));
+                // A piece: `loops_piece` atoms from its place in the tile, the last to the end.
+                cx.line("const long long loops_j = loops_q >= 0 ? loops_q - loops_s : 0;");
+                cx.line(format!(
+                    "const {off} loops_lo = loops_q >= 0 ? loops_start + ({off})(loops_j * loops_piece) : loops_start;"
+                ));
+                cx.line(format!(
+                    "const {off} loops_hi = loops_q >= 0 && loops_e - loops_lo > ({off})loops_piece ? loops_lo + ({off})loops_piece : loops_e;"
+                ));
+            }
+        }
+        let step = match level {
+            Level::Group => "loops_g",
+            Level::Warp => "32",
+            Level::Block => "blockDim.x",
+        };
         cx.open(format!(
             "for ({off} {var} = loops_lo + ({off})loops_lane; {var} < loops_hi; {var} += {step})"
         ));
         cx.block(&red.body)?;
         cx.close();
         self.reduce(cx, &red, level);
+        if level == Level::Block {
+            self.block_finish(cx, parts, pos, &red, &reduced)?;
+            // The partials' slots are reused by the block's next tile.
+            cx.line("__syncthreads();");
+            return Ok(());
+        }
         cx.open("if (loops_lane == 0u)");
         cx.open("if (loops_hi < loops_e)");
         for (i, v) in part.state.iter().enumerate() {
@@ -424,19 +503,13 @@ impl HierarchicalLowering {
                 v.name
             ));
         }
-        if level == Level::Warp {
-            // A tile of more than LONG_TILE atoms left goes to the back of the block pass's
-            // list, which that pass takes first.
-            cx.line(format!(
-                "if (loops_e - loops_hi > {LONG_TILE}) loops_out[loops_n - 1 - atomicAdd(&loops_counts[{LONG_COUNT}], 1u)] = (unsigned int){pos};"
-            ));
-            cx.line(format!(
-                "else loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
-            ));
-        } else {
-            cx.line(format!(
+        match level {
+            // Before the block pass: cut the long tiles (out of line; the first pass's branch
+            // has no call, so its tile loop keeps its registers).
+            Level::Warp => list_for_block_pass(cx, pos, part.set),
+            _ => cx.line(format!(
                 "loops_out[atomicAdd(&loops_counts[(loops_pass + 1) % 3], 1u)] = (unsigned int){pos};"
-            ));
+            )),
         }
         cx.close();
         if !parts.epilogue.is_empty() {
@@ -446,10 +519,72 @@ impl HierarchicalLowering {
         }
         // The lane 0 guard.
         cx.close();
-        if level == Level::Block {
-            // The partials' slots are reused by the block's next tile.
-            cx.line("__syncthreads();");
+        Ok(())
+    }
+
+    /// The end of a tile's share of the block pass, on thread 0: a whole tile runs its
+    /// epilogue; a piece of a cut tile keeps its partial in its slots, and the block that
+    /// finishes the tile's last piece (by the tile's count of finished pieces) starts again from
+    /// the kept state, combines the pieces' partials in piece order and runs the epilogue, once.
+    fn block_finish(
+        &self,
+        cx: &mut Cx<'_>,
+        parts: &Parts<'_>,
+        pos: &str,
+        red: &Reductions,
+        reduced: &[(String, String)],
+    ) -> DResult<()> {
+        let part_slot = |i: usize, q: &str| format!("loops_part[{i} * loops_n + {q}]");
+        cx.open("if (loops_lane == 0u)");
+        cx.line("bool loops_finish = true;");
+        cx.open("if (loops_q >= 0)");
+        for (i, (v, ty)) in reduced.iter().enumerate() {
+            cx.line(format!(
+                "*reinterpret_cast<{ty}*>(&{}) = {v};",
+                part_slot(i, "loops_q")
+            ));
         }
+        cx.line("__threadfence();");
+        // The tile's pieces in the high half (the pass before wrote them), the finished in the low.
+        cx.line("const unsigned long long loops_was = atomicAdd(&loops_done[loops_s], 1ull);");
+        cx.line("const unsigned int loops_c = (unsigned int)(loops_was >> 32);");
+        cx.line("loops_finish = (unsigned int)loops_was == loops_c - 1u;");
+        cx.open("if (loops_finish)");
+        cx.line("__threadfence();");
+        let state = &parts.loops[0].state;
+        for (v, ty) in reduced {
+            if let Some(s) = red.selections.iter().find(|s| &s.at == v) {
+                cx.line(format!("{v} = {};", s.none_at()));
+            } else if let Some(i) = state.iter().position(|k| &k.name == v) {
+                cx.line(format!(
+                    "{v} = *reinterpret_cast<const {ty}*>(&loops_state[{i} * loops_n + {pos}]);"
+                ));
+            } else {
+                cx.line(format!("{v} = loops_kept_{v};"));
+            }
+        }
+        cx.open("for (unsigned int loops_k = 0u; loops_k < loops_c; ++loops_k)");
+        let other = |v: &str| {
+            let (i, (_, ty)) = reduced
+                .iter()
+                .enumerate()
+                .find(|(_, (n, _))| n == v)
+                .expect("a slot per reduced variable");
+            format!(
+                "*reinterpret_cast<const volatile {ty}*>(&{})",
+                part_slot(i, "loops_s + loops_k")
+            )
+        };
+        combine_all(cx, &red.accumulators, &red.selections, &other);
+        cx.close();
+        cx.close();
+        cx.close();
+        if !parts.epilogue.is_empty() {
+            cx.open("if (loops_finish)");
+            cx.block(parts.epilogue)?;
+            cx.close();
+        }
+        cx.close();
         Ok(())
     }
 
@@ -632,4 +767,29 @@ fn state_header(cx: &mut Cx<'_>, tiles: &TileLoop) {
     ));
     cx.line("const unsigned int* const loops_in = loops_lists + (loops_pass & 1) * loops_n;");
     cx.line("unsigned int* const loops_out = loops_lists + ((loops_pass + 1) & 1) * loops_n;");
+}
+
+/// Lane 0 of the pass before the block pass, for a tile with atoms left (the prelude's
+/// `loops_hier_list`, out of line): cut it into pieces across blocks where it has at least two
+/// pieces' atoms ([`super::split_pieces`] of `loops_piece`) and they fit the slots (`loops_n`
+/// pieces in all), each piece mapped to the tile and its first piece, the tile's piece count
+/// written and its count of finished pieces zeroed; otherwise list it, at the back of the list
+/// (taken first) where it has more than `LONG_TILE` atoms left. The pieces are taken by one
+/// `atomicAdd` on their count (no retries under contention); a tile whose pieces run past the
+/// slots marks the slots it took empty and is listed whole.
+fn list_for_block_pass(cx: &mut Cx<'_>, pos: &str, aset: &str) {
+    cx.line(piece_line(aset));
+    cx.line(format!(
+        "loops_hier_list(loops_counts, loops_out, loops_map, loops_done, loops_n, (long long)(loops_e - loops_hi), loops_piece, (unsigned int){pos}, (loops_pass + 1) % 3, {PIECES}, {LONG_COUNT}, {LONG_TILE});"
+    ));
+}
+
+/// `loops_piece`: [`super::piece_atoms`] of the atom loop's set `aset` (at least
+/// [`super::PIECE_ATOMS`], at least twice its mean tile), where a pass needs it.
+fn piece_line(aset: &str) -> String {
+    // In double: no 64-bit integer division (its registers cost the first pass occupancy).
+    format!(
+        "const long long loops_piece = {aset}_rows > 0 && 2.0 * ceil((double){aset}_nnz / (double){aset}_rows) > {piece}.0 ? 2 * (long long)ceil((double){aset}_nnz / (double){aset}_rows) : {piece};",
+        piece = super::PIECE_ATOMS
+    )
 }

@@ -37,7 +37,23 @@
 //! group). A call costs a memset of the counters and a launch at least (4-4.5 us), which bounds it
 //! on matrices of a few thousand rows.
 //!
-//! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call):
+//! The launches follow a [`LevelPlan`] ([`level_plan`], from the set's statistics on the host):
+//! where the longest tile is within [`LAUNCH_ROUNDS`] rounds of its group past the first pass's
+//! share, one launch and no memset (Groebner). The block pass cuts a tile of at least two
+//! pieces' atoms left ([`piece_atoms`], [`split_pieces`], [`piece_range`]) across blocks: the warp
+//! pass takes the pieces' slots with one `atomicAdd` (the prelude's `loops_hier_list`, out of
+//! line), maps each slot to the tile and its first slot, and writes the piece count; each piece's
+//! block reduces its share from the identity into its slots of partials, and the block whose
+//! piece completes the tile's count (a fence, an `atomicAdd` on the count) starts from the kept
+//! state, combines the partials in piece order and runs the epilogue, once. The kernel asks for a
+//! full SM's blocks (`Cx::full_sm`: 32 registers, as main's SpMV had; the block pass's branch
+//! took it to 40), and the first pass's branch has no call (with the call there, ptxas spilled in
+//! its tile loop: the one-pass calls of the small real matrices, banded and grid2d were 5-20%
+//! slower, examples/bench/results/h200/stop53/hier).
+//!
+//! In global memory (the call's [`Hidden::TileState`], which the runtime allocates per call;
+//! levels keep besides the state a partial per reduced variable per piece slot, the map from a slot
+//! to its tile, and each cut tile's piece and finished counts, `loops_n` slots each):
 //! three counters (pass `k` reads the length of its list from counter `k % 3`, appends to counter
 //! `(k + 1) % 3`, and zeroes counter `(k + 2) % 3`, which pass `k - 1` read and pass `k + 1` appends
 //! to), two worklists of positions (pass `k` reads list `k % 2`), and one slot per state variable
@@ -134,20 +150,23 @@ impl ScheduleUnit for Hierarchical {
         let longest = run.stats().max_tile_atoms;
         if run.variants().first().is_some_and(|v| v.pass_levels) {
             let stats = run.stats();
-            let mdt = level_mdt(
-                match mdt(config.schedule) {
-                    0 => None,
-                    mdt => Some(mdt as u64),
-                },
-                run.tile_set_mdt(),
-                thread_pass_lanes(stats.tiles, stats.atoms),
+            let lanes = thread_pass_lanes(stats.tiles, stats.atoms);
+            let attr = match mdt(config.schedule) {
+                0 => None,
+                mdt => Some(mdt as u64),
+            };
+            let plan = level_plan(
+                longest,
+                level_mdt(attr, run.tile_set_mdt(), lanes),
+                lanes,
+                attr.is_none(),
             );
-            for pass in 0..level_passes(longest, mdt) {
+            for pass in 0..plan.passes {
                 run.launch(Launch {
                     variant: 0,
                     tiles: Tiles::Call,
-                    pass: Some((pass, level_passes(longest, mdt))),
-                    piece_atoms: Some(mdt),
+                    pass: Some((pass, plan.passes)),
+                    piece_atoms: Some(plan.first),
                 })?;
             }
             return Ok(());
@@ -272,8 +291,8 @@ pub const LEVEL_THREAD_ATOMS: u64 = 16;
 /// The atoms of a tile the warp pass runs (8 per lane, `lrb`'s largest warp bin).
 pub const WARP_PASS_ATOMS: u64 = 256;
 
-/// The passes of a call whose passes are levels: 1 where every tile fits the thread pass, 2 where
-/// it fits the warp pass too, else 3.
+/// The passes of a call whose passes are levels with the first pass's `mdt` atoms a tile and a
+/// warp pass: 1 where every tile fits the first pass, 2 where it fits the warp pass too, else 3.
 pub fn level_passes(longest: u64, mdt: u64) -> u32 {
     if longest <= mdt {
         1
@@ -284,22 +303,94 @@ pub fn level_passes(longest: u64, mdt: u64) -> u32 {
     }
 }
 
-/// The atoms of a tile of `begin..end` that pass `pass` of a levels call runs, and how many
-/// lanes share them (`group`, 32, `block`): pass 0 up to `mdt` on a group of `group` lanes
-/// ([`thread_pass_lanes`]), pass 1 up to [`WARP_PASS_ATOMS`] more on a warp, pass 2 the rest on a
-/// block.
+/// The rounds of a group's loads that a launch costs, about: a pass is worth launching for the
+/// tiles longer than the first pass's share only where they take more than this many rounds of
+/// their group past that share. Measured on an H200 (stop 51, `bench_spmv --corpus`): the block
+/// pass walked arrow's hub at about 0.35 us a round of 256 lanes, and a launch with the header's
+/// memset costs 3-4 us of a call (graph-of-20 timing), so about 8-10 rounds; 8 is a warp bin of
+/// `lrb` (8 atoms a lane).
+pub const LAUNCH_ROUNDS: u64 = 8;
+
+/// The launches of a call whose passes are levels ([`level_plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelPlan {
+    /// The atoms of a tile the first pass runs (the kernel's `loops_mdt`).
+    pub first: u64,
+    /// The launches, 1 to 3: the first pass, the warp pass, the block pass.
+    pub passes: u32,
+}
+
+/// The launches of a levels call whose longest tile has `longest` atoms, whose first pass runs
+/// `mdt` atoms a tile ([`level_mdt`]) on groups of `lanes` ([`thread_pass_lanes`]): where `fit`
+/// (the attribute gave no `mdt`) and the longest tile is at most [`LAUNCH_ROUNDS`] rounds of its
+/// group past the first pass's share (and the warp pass's, where the group is a warp), the first
+/// pass runs every tile whole: one launch (and no memset) instead of two or three (Groebner);
+/// otherwise [`level_passes`]. The warp pass stays
+/// even where the group is a warp: it is the pass that cuts the long tiles for the block pass, and
+/// the first pass's code must not (its branch of the kernel would lose registers to it).
+pub fn level_plan(longest: u64, mdt: u64, lanes: u64, fit: bool) -> LevelPlan {
+    let mut first = mdt;
+    // Where the group is a warp, the warp pass's atoms are rounds of the same lanes too.
+    let same_lanes = if lanes >= 32 { WARP_PASS_ATOMS } else { 0 };
+    if fit && longest > first && longest <= first + same_lanes + LAUNCH_ROUNDS * lanes.max(1) {
+        first = longest;
+    }
+    let first = first.clamp(1, i32::MAX as u64);
+    LevelPlan {
+        first,
+        passes: level_passes(longest, first),
+    }
+}
+
+/// The fewest atoms of a piece of a tile that the block pass cuts across blocks: 8 a lane of a
+/// block of 256.
+pub const PIECE_ATOMS: u64 = 2048;
+
+/// The atoms of a piece of a split tile on a set of `tiles` tiles and `atoms` atoms: at least
+/// [`PIECE_ATOMS`], and at least twice the mean tile, so that a set's pieces are at most 3/4 of its
+/// tiles ([`split_pieces`]) (the kernel keeps a partial per piece in the tile state's slots of one variable: a
+/// piece that would not fit is not cut, the kernel checks).
+pub fn piece_atoms(tiles: u64, atoms: u64) -> u64 {
+    let mean = if tiles == 0 { 0 } else { atoms.div_ceil(tiles) };
+    PIECE_ATOMS.max(2 * mean)
+}
+
+/// The pieces the block pass cuts a tile of `left` atoms left into: pieces of `piece` atoms, the
+/// last of what remains, where `left` is at least two pieces' atoms (so at most 1.5 pieces per
+/// `piece` atoms, and a set's pieces at most 3/4 of its tiles); else 1 (the tile whole on a
+/// block).
+pub fn split_pieces(left: u64, piece: u64) -> u64 {
+    if left >= 2 * piece {
+        left.div_ceil(piece)
+    } else {
+        1
+    }
+}
+
+/// The atoms `lo..hi` of piece `j` of a cut tile whose `left` atoms start at `start`: `piece`
+/// atoms, the last piece to the end.
+pub fn piece_range(start: u64, left: u64, j: u64, piece: u64) -> (u64, u64) {
+    let lo = start + j * piece;
+    (lo, (lo + piece).min(start + left))
+}
+
+/// The atoms of a tile of `begin..end` that pass `pass` of a levels call ([`LevelPlan`]) runs,
+/// and how many lanes share them (`group`, 32, `block`): pass 0 up to `plan.first` on a group of
+/// `group` lanes ([`thread_pass_lanes`]), the warp pass up to [`WARP_PASS_ATOMS`] more on a
+/// warp, the block pass the rest on a block (cut into pieces across blocks where it is long,
+/// [`split_pieces`]).
 pub fn level_range(
+    plan: &LevelPlan,
     pass: u32,
     begin: u64,
     end: u64,
-    mdt: u64,
     group: u64,
     block: u64,
 ) -> (u64, u64, u64) {
     let (lo, chunk, lanes) = match pass {
-        0 => (begin, mdt, group),
-        1 => (begin + mdt, WARP_PASS_ATOMS, 32),
-        _ => (begin + mdt + WARP_PASS_ATOMS, u64::MAX, block),
+        0 => (begin, plan.first, group),
+        1 => (begin + plan.first, WARP_PASS_ATOMS, 32),
+        _ => (begin + plan.first + WARP_PASS_ATOMS, u64::MAX, block),
     };
     let lo = lo.min(end);
     (lo, end.min(lo.saturating_add(chunk)), lanes)

@@ -2,22 +2,32 @@
 //! epilogue sees (the CPU model and property tests replay them).
 
 use super::super::carry::ModelRun;
-use super::{effective_mdt, level_passes, level_range, passes, thread_pass_lanes};
+use super::{
+    effective_mdt, level_plan, level_range, passes, piece_atoms, piece_range, split_pieces,
+    thread_pass_lanes,
+};
 
-/// [`model_run`] for a call whose passes are levels ([`level_passes`], [`level_range`]): each lane
-/// of a tile's group ([`thread_pass_lanes`]), warp or block sums its strided share of the pass's atoms, lane 0 from the
-/// tile's kept state and the others from zero; the lanes' partials are added (as the shuffles and
-/// the block's shared memory add them), and the sum is kept for the next pass, or the tile's
-/// epilogue runs on it.
+/// [`model_run`] for a call whose passes are levels ([`level_plan`], [`level_range`]): each lane
+/// of a tile's group ([`thread_pass_lanes`]), warp or block sums its strided share of the pass's
+/// atoms, lane 0 from the tile's kept state and the others from zero; the lanes' partials are
+/// added (as the shuffles and the block's shared memory add them), and the sum is kept for the
+/// next pass, or the tile's epilogue runs on it. In the block pass a tile of at least two pieces
+/// ([`piece_atoms`], [`split_pieces`]) left is cut across blocks where its pieces fit the
+/// positions (as the kernel's slots, counting the pieces of the tiles before it that did not): each piece's block sums its share from zero, and the last
+/// piece to finish (here: after them all) adds the kept state and the pieces' partials in piece
+/// order and runs the epilogue, once. `fit` is the plan's (no `mdt` in the attribute). Returns
+/// the run, each pass's list length, and the pieces of the block pass.
 pub fn model_levels_run(
     offsets: &[u64],
     list: Option<&[u64]>,
     mdt: u64,
     block: u64,
+    fit: bool,
     value: impl Fn(u64) -> u64,
-) -> (ModelRun, Vec<usize>) {
+) -> (ModelRun, Vec<usize>, u64) {
     let tiles = offsets.len() - 1;
-    let group = thread_pass_lanes(tiles as u64, offsets[tiles] - offsets[0]);
+    let atoms = offsets[tiles] - offsets[0];
+    let group = thread_pass_lanes(tiles as u64, atoms);
     let mut run = ModelRun {
         atom_visits: vec![0; offsets[tiles] as usize],
         epilogues: vec![0; tiles],
@@ -29,16 +39,44 @@ pub fn model_levels_run(
         .map(|t| offsets[t + 1] - offsets[t])
         .max()
         .unwrap_or(0);
+    let plan = level_plan(longest, mdt, group, fit);
+    let piece = piece_atoms(tiles as u64, atoms);
     let mut state = vec![0u64; positions];
     let mut worklist: Vec<usize> = (0..positions).collect();
     let mut lengths = Vec::new();
-    for pass in 0..level_passes(longest, mdt) {
+    let (mut pieces, mut counted) = (0u64, 0u64);
+    for pass in 0..plan.passes {
         lengths.push(worklist.len());
         let mut next = Vec::new();
         for &p in &worklist {
             let Some(t) = tile_of(p) else { continue };
             let end = offsets[t + 1];
-            let (lo, hi, lanes) = level_range(pass, offsets[t], end, mdt, group, block);
+            let (lo, hi, lanes) = level_range(&plan, pass, offsets[t], end, group, block);
+            let cut = split_pieces(hi - lo, piece);
+            // The kernel's `atomicAdd` on the count: taken even where the pieces do not fit.
+            let fits = counted + cut <= positions as u64;
+            if pass == 2 && cut > 1 {
+                counted += cut;
+            }
+            if pass == 2 && cut > 1 && fits {
+                pieces += cut;
+                let mut total = state[p];
+                for j in 0..cut {
+                    let (a, b) = piece_range(lo, hi - lo, j, piece);
+                    let mut partials = vec![0u64; lanes as usize];
+                    for (lane, partial) in partials.iter_mut().enumerate() {
+                        for atom in (a + lane as u64..b).step_by(lanes as usize) {
+                            run.atom_visits[atom as usize] += 1;
+                            *partial += value(atom);
+                        }
+                    }
+                    total += partials.iter().sum::<u64>();
+                }
+                state[p] = total;
+                run.epilogues[t] += 1;
+                run.epilogue_sums[t] = total;
+                continue;
+            }
             let mut partials = vec![0u64; lanes as usize];
             partials[0] = state[p];
             for (lane, partial) in partials.iter_mut().enumerate() {
@@ -57,7 +95,7 @@ pub fn model_levels_run(
         }
         worklist = next;
     }
-    (run, lengths)
+    (run, lengths, pieces)
 }
 
 /// Replays a call over the tiles of `offsets` (the positions of `list`, if given: a position
