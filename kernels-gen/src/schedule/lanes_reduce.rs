@@ -260,16 +260,19 @@ mod lowering {
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
     ) -> DResult<()> {
-        group_atom_loop_with_lanes_in(g, cx, atoms, None)
+        group_atom_loop_with_lanes_in(g, cx, atoms, None, None)
     }
 
     /// [`group_atom_loop_with_lanes`] over the atoms `begin..end` (CUDA expressions of the offset
-    /// type: a piece of the tile, `lrb`'s pieces of a long tile) instead of the tile's.
+    /// type: a piece of the tile, `lrb`'s pieces of a long tile; `flat`'s pieces across tiles)
+    /// instead of the tile's; `each_atom`, a CUDA statement run on every lane once its atom is
+    /// set, before the atom loop's body (`flat`: the lane's tile found from its atom).
     pub fn group_atom_loop_with_lanes_in(
         g: &GroupLowering,
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
         range: Option<(&str, &str)>,
+        each_atom: Option<&str>,
     ) -> DResult<()> {
         let at = atoms
             .body
@@ -311,6 +314,7 @@ mod lowering {
             t,
             red: &red,
             range,
+            each_atom,
         };
         match fusion {
             Some(mut f) => {
@@ -350,6 +354,8 @@ mod lowering {
         red: &'a crate::analysis::Reductions,
         /// The atoms run, where not the tile's: `begin..end`.
         range: Option<(&'a str, &'a str)>,
+        /// Run once the lane's atom is set.
+        each_atom: Option<&'a str>,
     }
 
     /// One path: `fusion`'s values per lane (or one).
@@ -401,6 +407,9 @@ mod lowering {
         cx.line(format!(
             "const {off} {var} = loops_rat ? loops_rb + loops_ra : {end} - 1;"
         ));
+        if let Some(line) = p.each_atom {
+            cx.line(line);
+        }
         let outer = cx.guard.replace("loops_rat && loops_rl == 0u".into());
         let result = (|| -> DResult<()> {
             for s in &p.atoms.body[..p.at] {

@@ -219,6 +219,7 @@ impl Lowering for PiecesLowering {
                 cx,
                 atoms,
                 Some(("loops_pb", "loops_pe")),
+                None,
             );
         }
         let Some(split) = cx.lanes.clone() else {
