@@ -51,3 +51,22 @@ fn sddmm_lowers_by_schedule() {
     }
     assert!(!source("thread").contains("__shfl_xor_sync"));
 }
+
+/// `auto` emits `flat` among its candidates for this body (the nonzeros in pieces across rows, a
+/// warp each): a binary search for the piece's first row, then each lane steps its row forward to
+/// its nonzero's.
+#[test]
+fn auto_emits_flat_for_sddmm() {
+    let src = dot::SOURCES
+        .iter()
+        .find(|(s, _)| *s == "auto")
+        .map(|(_, src)| *src)
+        .expect("sddmm under auto");
+    if std::env::var_os("LOOPS_DUMP_FLAT").is_some() {
+        println!("{src}");
+    }
+    let flat = &src[src.find("sddmm_flat_body").expect("the flat candidate")..];
+    assert!(flat.contains("loops_fb = loops_fv * loops_fp"));
+    assert!(flat.contains("while (a_offsets[row + 1] <= nz) ++row;"));
+    assert!(flat.contains("__shfl_xor_sync(0xffffffffu, d, loops_o)"));
+}
