@@ -52,7 +52,7 @@ fn sddmm_lowers_by_schedule() {
     assert!(!source("thread").contains("__shfl_xor_sync"));
 }
 
-/// `auto` emits `flat` among its candidates for this body (the nonzeros in pieces across rows, a
+/// `auto` emits `flat` and `flat16` among its candidates for this body (the nonzeros in pieces across rows, a
 /// warp each): a binary search for the piece's first row, then each lane steps its row forward to
 /// its nonzero's.
 #[test]
@@ -69,4 +69,13 @@ fn auto_emits_flat_for_sddmm() {
     assert!(flat.contains("loops_fb = loops_fv * loops_fp"));
     assert!(flat.contains("while (a_offsets[row + 1] <= nz) ++row;"));
     assert!(flat.contains("__shfl_xor_sync(0xffffffffu, d, loops_o)"));
+    // `flat`: one 16-byte load a lane at most, held to a full SM's blocks; `flat16` the wider
+    // fused paths, unbounded.
+    assert!(src.contains("__launch_bounds__(256, 8) sddmm_flat__f32("));
+    assert!(src.contains("__launch_bounds__(256) sddmm_flat16__f32("));
+    let flat16 = &src[src.find("sddmm_flat16_body").expect("flat16")..];
+    assert!(
+        !flat[..flat.find("sddmm_flat16_body").unwrap_or(flat.len())].contains("loops_rv == 8u")
+    );
+    assert!(flat16.contains("loops_rv == 16u"));
 }

@@ -374,11 +374,11 @@ impl<T: Float> Case<'_, T> {
                 &reference,
                 &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
                 &mut || {
-                    if s == SDDMM_FLAT {
+                    if s.starts_with(SDDMM_FLAT) {
                         use loops::ops::sddmm_lang::dot::auto::sddmm as auto;
                         let c = auto::VARIANTS
                             .iter()
-                            .position(|v| v.config.short_name() == SDDMM_FLAT)
+                            .position(|v| v.config.short_name() == s)
                             .ok_or("auto has no flat candidate")?;
                         let mut args = loops::launch::KernelArgs::new();
                         let mut o = out.borrow_mut();

@@ -78,8 +78,9 @@ const SDDMM_OP_AFTER: &str = "op_after";
 /// The prefix of the language SDDMM's lines (`lang_warp`), under `--op sddmm`.
 const SDDMM_LANG: &str = "lang_";
 /// The schedules of the language SDDMM timed under `--op sddmm`.
-const SDDMM_LANGUAGE: &[&str] = &["warp", "group8", "group16", "lrb", "auto", "flat"];
-/// `auto`'s candidate `flat` launched alone (`Gpu::run_variant`), the `lang_flat` line.
+const SDDMM_LANGUAGE: &[&str] = &["warp", "group8", "group16", "lrb", "auto", "flat", "flat16"];
+/// `auto`'s candidates `flat` and `flat16` launched alone (`Gpu::run_variant`), the `lang_flat`
+/// and `lang_flat16` lines.
 const SDDMM_FLAT: &str = "flat";
 
 #[derive(Parser)]

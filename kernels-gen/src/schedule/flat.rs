@@ -32,6 +32,27 @@ pub const MAX_PIECE: u64 = 8192;
 /// `flat`.
 pub struct Flat;
 
+/// Its settings, each one of `auto`'s candidates: at most 4 values a lane at once (one 16-byte
+/// load of `f32`) in a kernel held to the registers of a full SM (`__launch_bounds__` of 8 blocks
+/// of 256), and up to 16 (the fused paths of [`super::lanes_reduce`]) with the registers they
+/// take. Measured on an H200 (`examples/bench/results/h200/stop53/sd/`): at k = 1..32 on 16.8M
+/// power-law nonzeros the first took 100-720 us against the second's 158-1056 us (44 registers,
+/// 5 blocks an SM); at k = 128 on the small `arrow` and `Groebner` the second took 31-35 us
+/// against the first's 51-55 (a 16-byte spill in the hot loop).
+pub const VECTORS: [u32; 2] = [4, 16];
+
+fn vector(schedule: super::Schedule) -> u32 {
+    match schedule {
+        super::Schedule::Flat { vector } => vector,
+        other => unreachable!("the flat unit asked about {other:?}"),
+    }
+}
+
+/// Whether `schedule` is a `flat` held to a full SM's blocks (the emitter's launch bounds).
+pub fn full_occupancy(schedule: super::Schedule) -> bool {
+    matches!(schedule, super::Schedule::Flat { vector } if vector <= crate::schedule::lanes::VECTOR)
+}
+
 /// Atoms per piece for a set of `atoms` atoms: about two pieces per warp the device holds at once
 /// (a second wave hides the first's tail), at least [`MIN_PIECE`], at most [`MAX_PIECE`], a
 /// multiple of 32. The plan of the hand-written SDDMM (`loops-runtime`'s `sddmm_plan`).
@@ -86,12 +107,19 @@ impl ScheduleUnit for Flat {
         "auto"
     }
 
-    fn describe(&self, _schedule: super::Schedule) -> String {
-        "flat: pieces of consecutive atoms across tiles, a warp each".into()
+    fn describe(&self, schedule: super::Schedule) -> String {
+        format!(
+            "flat: pieces of consecutive atoms across tiles, a warp each, up to {} values a lane",
+            vector(schedule)
+        )
     }
 
-    fn short_name(&self, _schedule: super::Schedule) -> String {
-        "flat".into()
+    /// `flat` (4 values a lane at most), `flat16`.
+    fn short_name(&self, schedule: super::Schedule) -> String {
+        match vector(schedule) {
+            4 => "flat".into(),
+            v => format!("flat{v}"),
+        }
     }
 
     fn fits_block(&self, _schedule: super::Schedule, block_size: u32) -> bool {
@@ -128,6 +156,7 @@ impl ScheduleUnit for Flat {
                 group_size: GROUP,
                 block_size: config.block_size,
             },
+            widest: vector(config.schedule),
         })
     }
 }
@@ -142,6 +171,8 @@ mod lowering {
 
     pub struct FlatLowering {
         pub group: GroupLowering,
+        /// The most values a lane takes at once.
+        pub widest: u32,
     }
 
     impl Lowering for FlatLowering {
@@ -217,6 +248,7 @@ mod lowering {
                 atoms,
                 Some((&first, &last)),
                 Some(&step),
+                self.widest,
             )
         }
     }
@@ -272,7 +304,7 @@ mod tests {
     #[test]
     fn the_launch_piece_is_at_most_the_plan() {
         for atoms in [1u64, 31, 32, 33, 4054, 1 << 16, 5_000_000, 1 << 31] {
-            let config = ScheduleConfig::new(super::super::Schedule::Flat);
+            let config = ScheduleConfig::new(super::super::Schedule::Flat { vector: 4 });
             let shape = TileSetShape { tiles: 10, atoms };
             let blocks = Flat.blocks_wanted(config, shape, H200);
             let warps = blocks * (config.block_size / GROUP) as u64;

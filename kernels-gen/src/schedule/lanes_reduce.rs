@@ -260,19 +260,22 @@ mod lowering {
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
     ) -> DResult<()> {
-        group_atom_loop_with_lanes_in(g, cx, atoms, None, None)
+        group_atom_loop_with_lanes_in(g, cx, atoms, None, None, u32::MAX)
     }
 
     /// [`group_atom_loop_with_lanes`] over the atoms `begin..end` (CUDA expressions of the offset
     /// type: a piece of the tile, `lrb`'s pieces of a long tile; `flat`'s pieces across tiles)
     /// instead of the tile's; `each_atom`, a CUDA statement run on every lane once its atom is
-    /// set, before the atom loop's body (`flat`: the lane's tile found from its atom).
+    /// set, before the atom loop's body (`flat`: the lane's tile found from its atom); `widest`,
+    /// the most values a lane takes at once on the fused paths (`flat`: 4, one 16-byte load of
+    /// `f32`, so that its kernel keeps to the registers of full occupancy).
     pub fn group_atom_loop_with_lanes_in(
         g: &GroupLowering,
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
         range: Option<(&str, &str)>,
         each_atom: Option<&str>,
+        widest: u32,
     ) -> DResult<()> {
         let at = atoms
             .body
@@ -323,13 +326,18 @@ mod lowering {
                 cx.line(format!(
                     "unsigned int loops_rv = loops_rn > 0ull && loops_rn % {VECTOR}ull == 0ull ? {VECTOR}u : 1u;"
                 ));
-                for &wider in &VECTORS[1..] {
+                let vectors: Vec<u32> = VECTORS
+                    .iter()
+                    .copied()
+                    .filter(|&v| v == VECTOR || v <= widest)
+                    .collect();
+                for &wider in &vectors[1..] {
                     cx.line(format!(
                         "if (loops_rv > 1u && loops_rn % {wider}ull == 0ull && {}ull < loops_rn) loops_rv = {wider}u;",
                         (wider / 2) as u64 * lanes as u64
                     ));
                 }
-                for (i, &v) in VECTORS.iter().enumerate() {
+                for (i, &v) in vectors.iter().enumerate() {
                     let kw = if i == 0 { "if" } else { "else if" };
                     cx.open(format!("{kw} (loops_rv == {v}u)"));
                     f.v = v;

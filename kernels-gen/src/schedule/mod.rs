@@ -234,8 +234,9 @@ registry!(
     /// and runs the epilogue ([`pieces`]). No name of its own.
     Pieces { piece_atoms } => pieces::Pieces,
     /// The whole set's atoms in equal pieces of consecutive atoms across tiles, a warp each, for a
-    /// body whose atoms are independent ([`flat`]): one of `auto`'s candidates, no name of its own.
-    Flat => flat::Flat,
+    /// body whose atoms are independent ([`flat`]), at most `vector` values a lane at once: one of
+    /// `auto`'s candidates, no name of its own.
+    Flat { vector } => flat::Flat,
     /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
     Auto => auto::Auto,
 );

@@ -96,10 +96,13 @@ impl ScheduleUnit for Auto {
             }
         }
         // A body whose atoms are independent (SDDMM): also the whole set's atoms in pieces across
-        // tiles ([`super::flat`]), which no tile size unbalances.
-        if super::pieces::atoms_alone(kernel) {
+        // tiles ([`super::flat`]), which no tile size unbalances, in its two settings.
+        for vector in super::flat::VECTORS.iter().copied() {
+            if !super::pieces::atoms_alone(kernel) {
+                break;
+            }
             let config = ScheduleConfig {
-                schedule: Schedule::Flat,
+                schedule: Schedule::Flat { vector },
                 block_size: kernel.config.block_size,
             };
             let mut k = kernel.clone();
@@ -145,9 +148,10 @@ pub fn shortlist(run: &mut dyn Launcher) -> Result<Vec<usize>, Stop> {
         .into_iter()
         .map(|i| pool[i].0)
         .collect();
-    // `flat`, where emitted, is always timed: the model's families do not describe it.
-    if let Some(&(i, _)) = pool.iter().find(|(_, c)| c.schedule == Schedule::Flat) {
-        if !picked.contains(&i) {
+    // `flat`, where emitted, is always timed (both settings): the model's families do not
+    // describe it.
+    for &(i, c) in &pool {
+        if matches!(c.schedule, Schedule::Flat { .. }) && !picked.contains(&i) {
             picked.push(i);
         }
     }

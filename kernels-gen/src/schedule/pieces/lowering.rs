@@ -220,6 +220,7 @@ impl Lowering for PiecesLowering {
                 atoms,
                 Some(("loops_pb", "loops_pe")),
                 None,
+                u32::MAX,
             );
         }
         let Some(split) = cx.lanes.clone() else {
