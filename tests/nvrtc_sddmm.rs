@@ -66,7 +66,7 @@ fn auto_emits_flat_for_sddmm() {
         println!("{src}");
     }
     let flat = &src[src.find("sddmm_flat_body").expect("the flat candidate")..];
-    assert!(flat.contains("loops_fb = loops_fv * loops_fp"));
+    assert!(flat.contains("loops_fb = (int)(loops_fv * loops_fp)"));
     assert!(flat.contains("while (a_offsets[row + 1] <= nz) ++row;"));
     assert!(flat.contains("__shfl_xor_sync(0xffffffffu, d, loops_o)"));
     // `flat`: one 16-byte load a lane at most, held to a full SM's blocks; `flat16` the wider

@@ -71,8 +71,8 @@ pub fn launch_piece(atoms: u64, warps: u64) -> u64 {
     atoms.div_ceil(warps.max(1)).max(1).next_multiple_of(32)
 }
 
-/// The model of the mapping: the atoms warp `warp` of `warps` takes, in order (grid-stride over
-/// pieces of [`launch_piece`] atoms), each with its tile (the last tile whose offset is at or
+/// The model of the mapping: the atoms warp `warp` of `warps` takes, in order (the piece of
+/// [`launch_piece`] atoms of its number: `warps` of them cover the set), each with its tile (the last tile whose offset is at or
 /// before the atom, as the kernel's search and steps find it).
 pub fn model_atoms_of_warp(warp: u64, warps: u64, offsets: &[u64]) -> Vec<(u64, u64)> {
     let atoms = offsets.last().copied().unwrap_or(0);
@@ -201,30 +201,34 @@ mod lowering {
                 super::GROUP - 1
             ));
             cx.line("const unsigned int loops_mask = 0xffffffffu;");
-            cx.line(format!(
-                "const long long loops_fn = (long long){set}_offsets[{set}_rows];"
-            ));
+            let off = cx.offset_type();
+            cx.line(format!("const {off} loops_fn = {set}_offsets[{set}_rows];"));
             cx.line(format!(
                 "const long long loops_fw = (long long)gridDim.x * (blockDim.x / {});",
                 super::GROUP
             ));
-            // `launch_piece`: the atoms over the launch's warps, a multiple of 32.
+            // `launch_piece`: the atoms over the launch's warps, a multiple of 32, so the
+            // launch's warps cover every atom: one piece a warp, no loop.
             cx.line(
-                "const long long loops_fp = ((loops_fn + loops_fw - 1ll) / loops_fw + 31ll) / 32ll * 32ll;",
+                "const long long loops_fp = (((long long)loops_fn + loops_fw - 1ll) / loops_fw + 31ll) / 32ll * 32ll;",
             );
-            cx.open(format!(
-                "for (long long loops_fv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {}; \
-                 loops_fp > 0ll && loops_fv < (loops_fn + loops_fp - 1ll) / loops_fp; loops_fv += loops_fw)",
+            cx.line(format!(
+                "const long long loops_fv = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / {};",
                 super::GROUP
             ));
-            cx.line("const long long loops_fb = loops_fv * loops_fp;");
-            cx.line("const long long loops_fe = min(loops_fb + loops_fp, loops_fn);");
+            cx.open("if (loops_fv * loops_fp < (long long)loops_fn)");
+            cx.line(format!(
+                "const {off} loops_fb = ({off})(loops_fv * loops_fp);"
+            ));
+            cx.line(format!(
+                "const {off} loops_fe = ({off})min((long long)loops_fn, (long long)loops_fb + loops_fp);"
+            ));
             // The tile of the piece's first atom: the last (below the end) starting at or before it.
             cx.line(format!("int loops_lo = 0, loops_hi = (int){set}_rows - 1;"));
             cx.open("while (loops_lo < loops_hi)");
             cx.line("const int loops_mid = loops_lo + (loops_hi - loops_lo + 1) / 2;");
             cx.line(format!(
-                "if ((long long){set}_offsets[loops_mid] <= loops_fb) loops_lo = loops_mid; else loops_hi = loops_mid - 1;"
+                "if ({set}_offsets[loops_mid] <= loops_fb) loops_lo = loops_mid; else loops_hi = loops_mid - 1;"
             ));
             cx.close();
             // Each lane steps it forward to its atom's tile ([`Self::atom_loop`]).
@@ -239,8 +243,8 @@ mod lowering {
             let tile = cx.expr(atoms.tile);
             let off = cx.offset_type();
             let var = atoms.var;
-            let first = format!("({off})loops_fb");
-            let last = format!("({off})loops_fe");
+            let _ = off;
+            let (first, last) = ("loops_fb".to_string(), "loops_fe".to_string());
             let step = format!("while ({set}_offsets[{tile} + 1] <= {var}) ++{tile};");
             crate::schedule::lanes_reduce::group_atom_loop_with_lanes_in(
                 &self.group,
