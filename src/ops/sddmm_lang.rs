@@ -6,14 +6,13 @@
 //! `thread` and the carry schedules each nonzero's dot product is a serial loop.
 //!
 //! Stamped under every named schedule (checked on the GPU under each one, `tests/gpu_spmm.rs`);
-//! [`sddmm`] runs [`SCHEDULE`] (`auto`), whose candidates for this body include `flat`: the
-//! matrix's nonzeros in equal pieces across rows, a warp each (kernels-gen's `schedule::flat`,
-//! the mapping of the hand-written kernel), timed at the first call beside a thread or a group per
-//! row. Not yet the op: `CsrOps::sddmm` runs the hand-written [`crate::ops::sddmm`]. Before
-//! `flat` (`examples/bench/results/h200/lanes_bins/`, two H200, one run), time of the hand-written
-//! over [`sddmm`] (then `auto`, or `lrb` on a matrix with a row of more than 256 nonzeros): 1.38x
-//! geomean on the 23 real matrices (k 1..128, f32), but 0.13-0.56x on `Groebner` and `arrow`, and
-//! 0.81x on the generated set.
+//! [`sddmm`] runs [`SCHEDULE`] (`auto`), whose candidates here include `flat` and `flat16`: the
+//! nonzeros in equal pieces across rows, a warp each (kernels-gen's `schedule::flat`, the
+//! hand-written kernel's mapping), timed at the first call beside a thread or a group per row.
+//! Not yet the op: `CsrOps::sddmm` runs the hand-written [`crate::ops::sddmm`]. Time of the
+//! hand-written over [`sddmm`], two H200, same process (`examples/bench/results/h200/stop53/sd/`):
+//! 1.57x geomean on the 23 real matrices (k 1..128, f32), 7 of 92 below 0.9x (`arrow`,
+//! `delaunay_n15`, `Groebner`: 0.69-0.89x): issue 39's bar (0.97x, none below 0.9x) is not met.
 
 use crate::{DeviceBuffer, DeviceCsr, Float, Gpu, Result};
 
