@@ -149,11 +149,26 @@ fn sddmm_all<T: Float>() {
             // The language's kernel under every schedule it is stamped with (the ks that take
             // each of its paths: one value per lane, 4, 8 and 16, more than a warp's lanes).
             if SDDMM_LANGUAGE_KS.contains(&k) {
-                // As the op would run it: `auto`, or `lrb` (long rows in pieces) on long rows.
+                // As the op would run it: `auto` (its pick among the candidates below).
                 let r = checked(&gpu, &mut out, &reference, "sddmm_lang", |g, o| {
                     loops::ops::sddmm_lang::sddmm(g, &da, &dx, &dy, k, o)
                 });
                 record("lang", r);
+                // Every candidate `auto` may pick, `flat` (nonzeros in pieces across rows)
+                // among them, launched alone.
+                {
+                    use loops::ops::sddmm_lang::dot::auto::sddmm as auto;
+                    for (c, variant) in auto::VARIANTS.iter().enumerate() {
+                        let what = format!("auto/{}", variant.config.short_name());
+                        let r = checked(&gpu, &mut out, &reference, &what, |g, o| {
+                            let mut args = loops::launch::KernelArgs::new();
+                            args.csr(&da).slice(&dx).slice(&dy).scalar(k).slice_mut(o);
+                            let call = loops::__private::Call::new("a", &da, false);
+                            g.run_variant(&auto::KERNEL, c, T::RUST_NAME, call, args, false)
+                        });
+                        record(&what, r);
+                    }
+                }
                 for s in loops::ops::sddmm_lang::dot::SCHEDULES {
                     let r = checked(&gpu, &mut out, &reference, s, |g, o| {
                         loops::ops::sddmm_lang::dot::launch(s, g, &da, &dx, &dy, k, o)

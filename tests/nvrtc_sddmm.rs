@@ -51,3 +51,31 @@ fn sddmm_lowers_by_schedule() {
     }
     assert!(!source("thread").contains("__shfl_xor_sync"));
 }
+
+/// `auto` emits `flat` and `flat16` among its candidates for this body (the nonzeros in pieces across rows, a
+/// warp each): a binary search for the piece's first row, then each lane steps its row forward to
+/// its nonzero's.
+#[test]
+fn auto_emits_flat_for_sddmm() {
+    let src = dot::SOURCES
+        .iter()
+        .find(|(s, _)| *s == "auto")
+        .map(|(_, src)| *src)
+        .expect("sddmm under auto");
+    if std::env::var_os("LOOPS_DUMP_FLAT").is_some() {
+        println!("{src}");
+    }
+    let flat = &src[src.find("sddmm_flat_body").expect("the flat candidate")..];
+    assert!(flat.contains("loops_fb = (int)(loops_fv * loops_fp)"));
+    assert!(flat.contains("while (a_offsets[row + 1] <= nz) ++row;"));
+    assert!(flat.contains("__shfl_xor_sync(0xffffffffu, d, loops_o)"));
+    // `flat`: one 16-byte load a lane at most, held to a full SM's blocks; `flat16` the wider
+    // fused paths, unbounded.
+    assert!(src.contains("__launch_bounds__(256, 8) sddmm_flat__f32("));
+    assert!(src.contains("__launch_bounds__(256) sddmm_flat16__f32("));
+    let flat16 = &src[src.find("sddmm_flat16_body").expect("flat16")..];
+    assert!(
+        !flat[..flat.find("sddmm_flat16_body").unwrap_or(flat.len())].contains("loops_rv == 8u")
+    );
+    assert!(flat16.contains("loops_rv == 16u"));
+}

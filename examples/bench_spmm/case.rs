@@ -338,8 +338,8 @@ impl<T: Float> Case<'_, T> {
             &mut || Ok(gpu.download(&out.borrow())?),
         );
         result.kernels.push(cuda);
-        // The language's SDDMM as the op would run it (`sddmm_lang::sddmm`: `auto`, or `lrb`
-        // where a row is long).
+        // The language's SDDMM as the op would run it (`sddmm_lang::sddmm`: `auto`, `flat`
+        // among its candidates), then the op again.
         let lang = self.measure(
             SDDMM_LANG_OP,
             Kind::Schedule,
@@ -358,6 +358,15 @@ impl<T: Float> Case<'_, T> {
             &mut || Ok(gpu.download(&out.borrow())?),
         );
         result.kernels.push(lang);
+        let again = self.measure(
+            SDDMM_OP_AFTER,
+            Kind::Schedule,
+            &reference,
+            &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
+            &mut || Ok(self.da.sddmm(gpu, &dx, &dy, k, &mut out.borrow_mut())?),
+            &mut || Ok(gpu.download(&out.borrow())?),
+        );
+        result.kernels.push(again);
         for &s in sddmm_language {
             let m = self.measure(
                 &format!("{SDDMM_LANG}{s}"),
@@ -365,6 +374,29 @@ impl<T: Float> Case<'_, T> {
                 &reference,
                 &mut || Ok(gpu.fill(&mut out.borrow_mut(), T::POISON)?),
                 &mut || {
+                    if s.starts_with(SDDMM_FLAT) {
+                        use loops::ops::sddmm_lang::dot::auto::sddmm as auto;
+                        let c = auto::VARIANTS
+                            .iter()
+                            .position(|v| v.config.short_name() == s)
+                            .ok_or("auto has no flat candidate")?;
+                        let mut args = loops::launch::KernelArgs::new();
+                        let mut o = out.borrow_mut();
+                        args.csr(self.da)
+                            .slice(&dx)
+                            .slice(&dy)
+                            .scalar(k)
+                            .slice_mut(&mut o);
+                        let call = loops::__private::Call::new("a", self.da, false);
+                        return Ok(gpu.run_variant(
+                            &auto::KERNEL,
+                            c,
+                            T::RUST_NAME,
+                            call,
+                            args,
+                            false,
+                        )?);
+                    }
                     Ok(loops::ops::sddmm_lang::dot::launch(
                         s,
                         gpu,

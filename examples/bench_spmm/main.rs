@@ -72,10 +72,16 @@ const OP_SPLIT: &str = "op_split";
 const SDDMM_CUDA: &str = "sddmm_cuda";
 /// The language SDDMM as the op would run it (`loops::ops::sddmm_lang::sddmm`), under `--op sddmm`.
 const SDDMM_LANG_OP: &str = "lang_op";
+/// The `sddmm` op timed again after `lang_op` (op, cuda, lang, op again: an A/B/A order, so that
+/// a drift during a case shows as `op` against `op_after`), under `--op sddmm`.
+const SDDMM_OP_AFTER: &str = "op_after";
 /// The prefix of the language SDDMM's lines (`lang_warp`), under `--op sddmm`.
 const SDDMM_LANG: &str = "lang_";
 /// The schedules of the language SDDMM timed under `--op sddmm`.
-const SDDMM_LANGUAGE: &[&str] = &["warp", "group8", "group16", "lrb", "auto"];
+const SDDMM_LANGUAGE: &[&str] = &["warp", "group8", "group16", "lrb", "auto", "flat", "flat16"];
+/// `auto`'s candidates `flat` and `flat16` launched alone (`Gpu::run_variant`), the `lang_flat`
+/// and `lang_flat16` lines.
+const SDDMM_FLAT: &str = "flat";
 
 #[derive(Parser)]
 #[command(about = "SpMM (and SDDMM): the loops op and schedules against cuSPARSE")]

@@ -214,6 +214,7 @@ pub(super) fn kernel_list(
             OP.to_string(),
             SDDMM_CUDA.to_string(),
             SDDMM_LANG_OP.to_string(),
+            SDDMM_OP_AFTER.to_string(),
         ];
         k.extend(lanes.iter().map(|s| format!("{SDDMM_LANG}{s}")));
         k.push(SDDMM_KERNEL.into());

@@ -6,13 +6,13 @@
 //! `thread` and the carry schedules each nonzero's dot product is a serial loop.
 //!
 //! Stamped under every named schedule (checked on the GPU under each one, `tests/gpu_spmm.rs`);
-//! [`sddmm`] runs [`SCHEDULE`], or [`LONG_SCHEDULE`] on a matrix with a row of more than
-//! [`LONG_ROW`] nonzeros (`lrb` cuts such rows in pieces of a warp each). Not yet the op:
-//! `CsrOps::sddmm` runs the hand-written [`crate::ops::sddmm`]. Measured on two H200 in one run
-//! (`examples/bench/results/h200/lanes_bins/`), time of the hand-written over [`sddmm`]: 1.38x
-//! geomean on the 23 real matrices (k 1..128, f32), but 0.13-0.56x on `Groebner` and `arrow`, and
-//! 0.81x on the generated set (0.45x under `auto` alone): issue 39's bar for replacing the op
-//! (0.97x on both sets, no matrix below 0.9) is not met.
+//! [`sddmm`] runs [`SCHEDULE`] (`auto`), whose candidates here include `flat` and `flat16`: the
+//! nonzeros in equal pieces across rows, a warp each (kernels-gen's `schedule::flat`, the
+//! hand-written kernel's mapping), timed at the first call beside a thread or a group per row.
+//! Not yet the op: `CsrOps::sddmm` runs the hand-written [`crate::ops::sddmm`]. Time of the
+//! hand-written over [`sddmm`], two H200, same process (`examples/bench/results/h200/stop53/sd/`):
+//! 1.57x geomean on the 23 real matrices (k 1..128, f32), 7 of 92 below 0.9x (`arrow`,
+//! `delaunay_n15`, `Groebner`: 0.69-0.89x): issue 39's bar (0.97x, none below 0.9x) is not met.
 
 use crate::{DeviceBuffer, DeviceCsr, Float, Gpu, Result};
 
@@ -36,34 +36,20 @@ pub mod dot {
     }
 }
 
-/// The schedule [`sddmm`] runs on a matrix whose rows are at most [`LONG_ROW`] nonzeros: `auto`
-/// (a thread or a group per row, picked by a first-call timing).
+/// The schedule [`sddmm`] runs: `auto`, whose candidates for this body include kernels-gen's
+/// `flat` (the whole matrix's nonzeros in equal pieces of consecutive nonzeros, a warp each,
+/// across rows: no row is too long or too short for it), always timed at the first call on a
+/// matrix beside the model's shortlist of the tile-mapped schedules (a thread or a group per row).
 pub const SCHEDULE: &str = "auto";
 
-/// The schedule [`sddmm`] runs on a matrix with a row of more than [`LONG_ROW`] nonzeros: `lrb`,
-/// whose bins above 256 nonzeros run in pieces of 256 nonzeros, a warp each, independent of one
-/// another (kernels-gen's `schedule::pieces`, `atoms_alone`), its short rows a group of 8.
-pub const LONG_SCHEDULE: &str = "lrb";
-
-/// See [`LONG_SCHEDULE`]: a group per row leaves a row longer than this on one group.
-pub const LONG_ROW: u64 = 256;
-
-pub(super) const SOURCES: &[(&str, &str, &str)] = &[
-    (
-        "sddmm",
-        dot::auto::sddmm::CUDA_SOURCE,
-        dot::auto::sddmm::CUDA_SOURCE_CHECKED,
-    ),
-    (
-        "sddmm_lrb",
-        dot::lrb::sddmm::CUDA_SOURCE,
-        dot::lrb::sddmm::CUDA_SOURCE_CHECKED,
-    ),
-];
+pub(super) const SOURCES: &[(&str, &str, &str)] = &[(
+    "sddmm",
+    dot::auto::sddmm::CUDA_SOURCE,
+    dot::auto::sddmm::CUDA_SOURCE_CHECKED,
+)];
 
 /// The sampled dense-dense product of `CsrOps::sddmm`, in the language: the same checks and
-/// result, the kernel above under [`SCHEDULE`], or [`LONG_SCHEDULE`] where a row is longer than
-/// [`LONG_ROW`].
+/// result, the kernel above under [`SCHEDULE`].
 pub fn sddmm<T: Float>(
     gpu: &Gpu,
     a: &DeviceCsr<T>,
@@ -76,9 +62,5 @@ pub fn sddmm<T: Float>(
     if a.nnz() == 0 {
         return Ok(());
     }
-    if crate::TileSet::stats(a).max_tile_atoms > LONG_ROW {
-        dot::lrb::sddmm(gpu, a, x, y, k, out)
-    } else {
-        dot::auto::sddmm(gpu, a, x, y, k, out)
-    }
+    dot::auto::sddmm(gpu, a, x, y, k, out)
 }

@@ -351,7 +351,9 @@ impl<'a> Cx<'a> {
             blocks = blocks.min(SM_SHARED / per_block).max(1);
         }
         let bounds = match k.config.schedule {
-            s if s.carries() => {
+            // `flat` of one 16-byte load a lane too: a gather of short dot products, bound by the
+            // loads in flight (`schedule::flat`).
+            s if s.carries() || crate::schedule::flat::full_occupancy(s) => {
                 format!("{}, {blocks}", k.config.block_size)
             }
             _ if self.full_sm => format!("{}, {full}", k.config.block_size),

@@ -260,16 +260,22 @@ mod lowering {
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
     ) -> DResult<()> {
-        group_atom_loop_with_lanes_in(g, cx, atoms, None)
+        group_atom_loop_with_lanes_in(g, cx, atoms, None, None, u32::MAX)
     }
 
     /// [`group_atom_loop_with_lanes`] over the atoms `begin..end` (CUDA expressions of the offset
-    /// type: a piece of the tile, `lrb`'s pieces of a long tile) instead of the tile's.
+    /// type: a piece of the tile, `lrb`'s pieces of a long tile; `flat`'s pieces across tiles)
+    /// instead of the tile's; `each_atom`, a CUDA statement run on every lane once its atom is
+    /// set, before the atom loop's body (`flat`: the lane's tile found from its atom); `widest`,
+    /// the most values a lane takes at once on the fused paths (`flat`: 4, one 16-byte load of
+    /// `f32`, so that its kernel keeps to the registers of full occupancy).
     pub fn group_atom_loop_with_lanes_in(
         g: &GroupLowering,
         cx: &mut Cx<'_>,
         atoms: AtomLoop<'_>,
         range: Option<(&str, &str)>,
+        each_atom: Option<&str>,
+        widest: u32,
     ) -> DResult<()> {
         let at = atoms
             .body
@@ -311,6 +317,7 @@ mod lowering {
             t,
             red: &red,
             range,
+            each_atom,
         };
         match fusion {
             Some(mut f) => {
@@ -319,13 +326,18 @@ mod lowering {
                 cx.line(format!(
                     "unsigned int loops_rv = loops_rn > 0ull && loops_rn % {VECTOR}ull == 0ull ? {VECTOR}u : 1u;"
                 ));
-                for &wider in &VECTORS[1..] {
+                let vectors: Vec<u32> = VECTORS
+                    .iter()
+                    .copied()
+                    .filter(|&v| v == VECTOR || v <= widest)
+                    .collect();
+                for &wider in &vectors[1..] {
                     cx.line(format!(
                         "if (loops_rv > 1u && loops_rn % {wider}ull == 0ull && {}ull < loops_rn) loops_rv = {wider}u;",
                         (wider / 2) as u64 * lanes as u64
                     ));
                 }
-                for (i, &v) in VECTORS.iter().enumerate() {
+                for (i, &v) in vectors.iter().enumerate() {
                     let kw = if i == 0 { "if" } else { "else if" };
                     cx.open(format!("{kw} (loops_rv == {v}u)"));
                     f.v = v;
@@ -350,6 +362,8 @@ mod lowering {
         red: &'a crate::analysis::Reductions,
         /// The atoms run, where not the tile's: `begin..end`.
         range: Option<(&'a str, &'a str)>,
+        /// Run once the lane's atom is set.
+        each_atom: Option<&'a str>,
     }
 
     /// One path: `fusion`'s values per lane (or one).
@@ -401,6 +415,9 @@ mod lowering {
         cx.line(format!(
             "const {off} {var} = loops_rat ? loops_rb + loops_ra : {end} - 1;"
         ));
+        if let Some(line) = p.each_atom {
+            cx.line(line);
+        }
         let outer = cx.guard.replace("loops_rat && loops_rl == 0u".into());
         let result = (|| -> DResult<()> {
             for s in &p.atoms.body[..p.at] {

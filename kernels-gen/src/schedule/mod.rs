@@ -16,6 +16,7 @@ pub mod append;
 pub mod auto;
 pub mod block_shared;
 pub mod carry;
+pub mod flat;
 pub mod group;
 pub mod hierarchical;
 #[cfg(feature = "frontend")]
@@ -232,6 +233,10 @@ registry!(
     /// pieces of `piece_atoms` atoms, a warp each; the last piece of a tile combines the partials
     /// and runs the epilogue ([`pieces`]). No name of its own.
     Pieces { piece_atoms } => pieces::Pieces,
+    /// The whole set's atoms in equal pieces of consecutive atoms across tiles, a warp each, for a
+    /// body whose atoms are independent ([`flat`]), at most `vector` values a lane at once: one of
+    /// `auto`'s candidates, no name of its own.
+    Flat { vector } => flat::Flat,
     /// Emitted under each of [`auto::candidates`]; each call runs the one the runtime picks among the model's best ([`auto::model`]).
     Auto => auto::Auto,
 );

@@ -95,6 +95,28 @@ impl ScheduleUnit for Auto {
                 kernels.push(k);
             }
         }
+        // A body whose atoms are independent (SDDMM): also the whole set's atoms in pieces across
+        // tiles ([`super::flat`]), which no tile size unbalances, in its two settings.
+        for vector in super::flat::VECTORS.iter().copied() {
+            if !super::pieces::atoms_alone(kernel) {
+                break;
+            }
+            let config = ScheduleConfig {
+                schedule: Schedule::Flat { vector },
+                block_size: kernel.config.block_size,
+            };
+            let mut k = kernel.clone();
+            k.name = format!("{}_{}", kernel.name, config.short_name());
+            k.config = config;
+            if config
+                .schedule
+                .unit()
+                .fits_block(config.schedule, config.block_size)
+                && config.lowering().check(&k).is_ok()
+            {
+                kernels.push(k);
+            }
+        }
         let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
         Some(super::Variants {
             kernels,
@@ -122,10 +144,18 @@ pub fn shortlist(run: &mut dyn Launcher) -> Result<Vec<usize>, Stop> {
     };
     let configs: Vec<ScheduleConfig> = pool.iter().map(|&(_, c)| c).collect();
     let stats = run.call_stats()?;
-    Ok(model::shortlist(&configs, &stats, setting, SHORTLIST)
+    let mut picked: Vec<usize> = model::shortlist(&configs, &stats, setting, SHORTLIST)
         .into_iter()
         .map(|i| pool[i].0)
-        .collect())
+        .collect();
+    // `flat`, where emitted, is always timed (both settings): the model's families do not
+    // describe it.
+    for &(i, c) in &pool {
+        if matches!(c.schedule, Schedule::Flat { .. }) && !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    Ok(picked)
 }
 
 /// The schedules an `auto` kernel is emitted under, in this order (those the body cannot be lowered

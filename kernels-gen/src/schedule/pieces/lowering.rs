@@ -219,6 +219,8 @@ impl Lowering for PiecesLowering {
                 cx,
                 atoms,
                 Some(("loops_pb", "loops_pe")),
+                None,
+                u32::MAX,
             );
         }
         let Some(split) = cx.lanes.clone() else {
