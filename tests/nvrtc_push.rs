@@ -20,16 +20,11 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
     if nvrtc_or_skip().is_none() {
         return;
     }
-    let sets: [(&str, Sources, Sources); 9] = [
+    let sets: [(&str, Sources, Sources); 8] = [
         (
             "repeat_tiles",
             user::repeat::SOURCES,
             user::repeat::CHECKED_SOURCES,
-        ),
-        (
-            "frontier_degree_sum",
-            degree_sum::SOURCES,
-            degree_sum::CHECKED_SOURCES,
         ),
         (
             "tile_stats",
@@ -67,7 +62,12 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
             user::parity::CHECKED_SOURCES,
         ),
     ];
-    let jobs = stamped_jobs(&sets);
+    let mut jobs = stamped_jobs(&sets);
+    // The runtime's degree sum, stamped under `thread` alone (summed in registers).
+    let sum = degree_sum::thread::frontier_degree_sum::CUDA_SOURCE;
+    let checked = degree_sum::thread::frontier_degree_sum::CUDA_SOURCE_CHECKED;
+    jobs.push(("frontier_degree_sum (plain)".into(), sum));
+    jobs.push(("frontier_degree_sum (checked)".into(), checked));
     compile_and_check(&jobs);
     // The tile-only kernels are one source each; `loud_rows` and `loud_entries` one per schedule.
     let count = |n: &str| jobs.iter().filter(|(j, _)| j.starts_with(n)).count();

@@ -24,7 +24,7 @@ fn push_and_tile_only_kernels() {
         "frontier_degrees__thread",
         degrees::thread::frontier_degrees::CUDA_SOURCE
     );
-    // Tile-only reductions: summed in registers, one atomic per warp after the tile loop.
+    // Tile-only reductions: summed in registers, one atomic per block after the tile loop.
     insta::assert_snapshot!(
         "frontier_degree_sum__thread",
         degree_sum::thread::frontier_degree_sum::CUDA_SOURCE

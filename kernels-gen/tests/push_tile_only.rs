@@ -80,7 +80,10 @@ fn push_is_a_warp_aggregated_append_and_checked_is_a_fault_on_the_list() {
         "push(&mut list, &mut count[0], v as u32);",
         "let at = push(&mut list, &mut count[0], v as u32); if at > 5 { flags2[v] = 1; }",
     );
-    let used = used.replace("count: &mut [u32])", "count: &mut [u32], flags2: &mut [u32])");
+    let used = used.replace(
+        "count: &mut [u32])",
+        "count: &mut [u32], flags2: &mut [u32])",
+    );
     let cuda = lower(r#"schedule = "thread""#, &used).unwrap();
     assert!(
         cuda.contains("loops_push(list, list_len, &count[0ull], ((unsigned int)v));"),

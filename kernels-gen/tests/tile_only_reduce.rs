@@ -1,8 +1,8 @@
 //! Tile-only bodies' aggregated atomics (`kernels_gen::schedule::tile_only::aggregated_atomics`):
 //! an `atomic_add`/`atomic_max`/`atomic_min` statement on a tile-invariant integer slot is summed in
 //! a register over the thread's tiles and flushed once after the tile loop (a warp's shuffles, one
-//! atomic per warp); what keeps an atomic per call; and the CPU model of the flush (the same value
-//! as the atomics, whatever the grid, with one atomic per warp).
+//! atomic per block); what keeps an atomic per call; and the CPU model of the flush (the same
+//! value as the atomics, whatever the grid, with one atomic per block).
 
 use kernels_gen::cuda_for;
 use kernels_gen::schedule::{append, thread};
@@ -22,15 +22,18 @@ const SUM: &str = "fn degree_sum(g: Offsets, frontier: &[u32], total: &mut [u64]
 }";
 
 #[test]
-fn a_tile_invariant_atomic_statement_is_summed_in_a_register_and_flushed_once_per_warp() {
+fn a_tile_invariant_atomic_statement_is_summed_in_a_register_and_flushed_once_per_block() {
     let cuda = lower(SUM);
     assert!(
         cuda.contains("unsigned long long loops_acc0 = 0;"),
         "{cuda}"
     );
-    assert!(cuda.contains("loops_acc0 += (decltype(loops_acc0))("), "{cuda}");
     assert!(
-        cuda.contains("loops_flush_add(&total[(k - 1ull)], loops_acc0, 0);"),
+        cuda.contains("loops_acc0 += (decltype(loops_acc0))("),
+        "{cuda}"
+    );
+    assert!(
+        cuda.contains("loops_flush_add(&total[(k - 1ull)], loops_acc0, 0, loops_partials0);"),
         "{cuda}"
     );
     // Not one atomic per vertex in the plain variant.
@@ -51,7 +54,10 @@ fn max_and_min_start_from_their_identity_in_the_element_type() {
         }
     }";
     let cuda = lower(src);
-    assert!(cuda.contains("int loops_acc0 = (-2147483647 - 1);"), "{cuda}");
+    assert!(
+        cuda.contains("int loops_acc0 = (-2147483647 - 1);"),
+        "{cuda}"
+    );
     assert!(
         cuda.contains("long long loops_acc1 = 9223372036854775807ll;"),
         "{cuda}"
@@ -88,32 +94,35 @@ fn what_keeps_an_atomic_per_call() {
     let config =
         kernels_gen::frontend::parse_attr(r#"schedule = "thread""#.parse().unwrap()).unwrap();
     let kernel = kernels_gen::frontend::lower_kernel(&item, &[], config, "k.rs").unwrap();
-    let checked = kernels_gen::emit::emit_kernel(&kernel).unwrap().checked_source;
+    let checked = kernels_gen::emit::emit_kernel(&kernel)
+        .unwrap()
+        .checked_source;
     assert!(checked.contains("loops_checked_atomic_add("), "{checked}");
     assert!(!checked.contains("loops_flush_"), "{checked}");
 }
 
 proptest! {
     /// The flush's model: each thread sums its tiles (thread's grid-stride mapping), a warp adds
-    /// its 32 sums, one atomic per warp that has any: the total is the sequential sum (wrapping),
-    /// and the atomics at most one per warp.
+    /// its 32 sums and a block its warps', one atomic per block that has any: the total is the
+    /// sequential sum (wrapping), and the atomics at most one per block.
     #[test]
     fn aggregated_add_and_max_equal_the_atomics(
         values in proptest::collection::vec(any::<u32>(), 0..3000),
         threads in 1u64..2000,
         start in any::<u32>(),
+        block in (1usize..=32).prop_map(|w| 32 * w),
     ) {
         let tiles = values.len() as u64;
         let per_thread: Vec<Vec<u32>> = (0..threads)
             .map(|t| thread::model_tiles_of_thread(t, threads, tiles).map(|i| values[i as usize]).collect())
             .collect();
-        let sum = append::model_aggregated(&per_thread, start, append::Combine::Add);
+        let sum = append::model_aggregated(&per_thread, block, start, append::Combine::Add);
         let want = values.iter().fold(start, |a, v| a.wrapping_add(*v));
         prop_assert_eq!(sum.value, want);
-        prop_assert!(sum.atomics as u64 <= threads.div_ceil(32));
-        let max = append::model_aggregated(&per_thread, start, append::Combine::Max);
+        prop_assert!(sum.atomics as u64 <= threads.div_ceil(block as u64));
+        let max = append::model_aggregated(&per_thread, block, start, append::Combine::Max);
         prop_assert_eq!(max.value, values.iter().fold(start, |a, v| a.max(*v)));
-        let min = append::model_aggregated(&per_thread, start, append::Combine::Min);
+        let min = append::model_aggregated(&per_thread, block, start, append::Combine::Min);
         prop_assert_eq!(min.value, values.iter().fold(start, |a, v| a.min(*v)));
         // Each thread's tiles are visited once: every value is counted once.
         prop_assert_eq!(per_thread.iter().map(Vec::len).sum::<usize>(), values.len());

@@ -80,10 +80,10 @@ pub mod reduce {
     use loops::prelude::*;
 
     /// Tile-only reductions into tile-invariant slots, summed in a register over each thread's
-    /// tiles and flushed once per warp (`kernels_gen::schedule::tile_only::aggregated_atomics`):
+    /// tiles and flushed once per block (`kernels_gen::schedule::tile_only::aggregated_atomics`):
     /// the tiles' lengths less 3 added to `sum[k]` (i32, wrapping), the longest max-ed into
     /// `longest[0]` (u64) and the shortest nonempty min-ed into `shortest[0]` (i64).
-    #[for_schedules(thread)]
+    #[for_schedules(all)]
     pub fn tile_stats(
         g: Offsets,
         sum: &mut [i32],
@@ -108,7 +108,7 @@ pub mod repeat {
     /// Tile-only, pushes staged per block past the staging area: tile `t` pushes `t * 16 + j` for
     /// each `j` below its length (a block round of tiles 0-15 long pushes up to 15 per thread, more
     /// than the area holds: the claims past it take the warp's direct push).
-    #[for_schedules(thread)]
+    #[for_schedules(all)]
     pub fn repeat_tiles(g: Offsets, list: &mut [u32], count: &mut [u32]) {
         for t in g.tiles() {
             let len = g.offsets[t + 1] - g.offsets[t];

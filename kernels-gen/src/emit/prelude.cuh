@@ -203,33 +203,38 @@ __device__ __forceinline__ void loops_stage_flush(T* stage, unsigned int* n, C* 
     __syncthreads();
 }
 // A tile-only body's tile-invariant atomic statement, accumulated in a register over the thread's
-// tiles (kernels_gen::schedule::tile_only::aggregated_atomics), flushed once after the tile loop:
-// a full warp reduces by shuffles and its lane 0 adds with one atomic; a warp not all here (never,
-// after the grid-stride loop, but the code does not rely on it) flushes lane by lane. A value still
-// at the operation's identity (nothing to add, no extremum) issues no atomic.
-template <typename T, typename U, typename I>
-__device__ __forceinline__ void loops_flush_add(T* p, U v, I zero) {
-    if (__activemask() == 0xffffffffu) {
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-        if ((threadIdx.x & 31u) != 0u) return;
+// tiles (kernels_gen::schedule::tile_only::aggregated_atomics), flushed once after the tile loop,
+// which every thread of the block reaches: a warp reduces by shuffles, its lane 0 leaves the
+// result in `partials` (one per warp, shared), and after a barrier warp 0 reduces those and its
+// lane 0 issues the block's one atomic, unless the result is still the operation's identity.
+// Blocks are whole warps (the front end's block sizes are multiples of 32).
+template <typename U, typename F>
+__device__ __forceinline__ U loops_block_fold(U v, U identity, U* partials, F f) {
+    for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
+    const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0u) partials[warp] = v;
+    __syncthreads();
+    v = identity;
+    if (warp == 0u) {
+        if (lane < (blockDim.x >> 5)) v = partials[lane];
+        for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
     }
-    if (v != (U)zero) (void)loops_atomic_add(p, (T)v);
+    return v;
 }
 template <typename T, typename U, typename I>
-__device__ __forceinline__ void loops_flush_max(T* p, U v, I lowest) {
-    if (__activemask() == 0xffffffffu) {
-        for (int o = 16; o > 0; o >>= 1) { const U w = __shfl_xor_sync(0xffffffffu, v, o); if (w > v) v = w; }
-        if ((threadIdx.x & 31u) != 0u) return;
-    }
-    if (v != (U)lowest) (void)loops_atomic_max(p, (T)v);
+__device__ __forceinline__ void loops_flush_add(T* p, U v, I zero, U* partials) {
+    v = loops_block_fold(v, (U)zero, partials, [](U a, U b) { return (U)(a + b); });
+    if (threadIdx.x == 0u && v != (U)zero) (void)loops_atomic_add(p, (T)v);
 }
 template <typename T, typename U, typename I>
-__device__ __forceinline__ void loops_flush_min(T* p, U v, I highest) {
-    if (__activemask() == 0xffffffffu) {
-        for (int o = 16; o > 0; o >>= 1) { const U w = __shfl_xor_sync(0xffffffffu, v, o); if (w < v) v = w; }
-        if ((threadIdx.x & 31u) != 0u) return;
-    }
-    if (v != (U)highest) (void)loops_atomic_min(p, (T)v);
+__device__ __forceinline__ void loops_flush_max(T* p, U v, I lowest, U* partials) {
+    v = loops_block_fold(v, (U)lowest, partials, [](U a, U b) { return a > b ? a : b; });
+    if (threadIdx.x == 0u && v != (U)lowest) (void)loops_atomic_max(p, (T)v);
+}
+template <typename T, typename U, typename I>
+__device__ __forceinline__ void loops_flush_min(T* p, U v, I highest, U* partials) {
+    v = loops_block_fold(v, (U)highest, partials, [](U a, U b) { return a < b ? a : b; });
+    if (threadIdx.x == 0u && v != (U)highest) (void)loops_atomic_min(p, (T)v);
 }
 // An atomic on a `#[block_shared]` array that mixes operations records the slot's operation for
 // the flush (kernels_gen::schedule::block_shared); a skipped (out-of-range) target records none.

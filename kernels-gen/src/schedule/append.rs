@@ -80,11 +80,16 @@ pub struct AggregatedRun {
 
 /// The model of a tile-only body's aggregated atomic statement
 /// (`kernels_gen::schedule::tile_only::aggregated_atomics`, the prelude's `loops_flush_*`) on a
-/// `u32` slot starting at `start`: thread `t` (of `per_thread.len()`, warps of 32 in order) folds
-/// the values of its tiles (`per_thread[t]`) into a register from the operation's identity; after
-/// the tile loop each warp combines its lanes' registers (the shuffles) and, unless the result is
-/// still the identity, its lane 0 issues one atomic.
-pub fn model_aggregated(per_thread: &[Vec<u32>], start: u32, op: Combine) -> AggregatedRun {
+/// `u32` slot starting at `start`: thread `t` (of `per_thread.len()`, blocks of `block` in order)
+/// folds the values of its tiles (`per_thread[t]`) into a register from the operation's identity;
+/// after the tile loop each block combines its threads' registers (a warp's shuffles, then the
+/// warps' partials) and, unless the result is still the identity, its thread 0 issues one atomic.
+pub fn model_aggregated(
+    per_thread: &[Vec<u32>],
+    block: usize,
+    start: u32,
+    op: Combine,
+) -> AggregatedRun {
     let (identity, f): (u32, fn(u32, u32) -> u32) = match op {
         Combine::Add => (0, u32::wrapping_add),
         Combine::Max => (0, u32::max),
@@ -94,8 +99,10 @@ pub fn model_aggregated(per_thread: &[Vec<u32>], start: u32, op: Combine) -> Agg
         value: start,
         atomics: 0,
     };
-    for warp in per_thread.chunks(32) {
-        let lanes = warp.iter().map(|tiles| tiles.iter().copied().fold(identity, f));
+    for threads in per_thread.chunks(block.max(1)) {
+        let lanes = threads
+            .iter()
+            .map(|tiles| tiles.iter().copied().fold(identity, f));
         let combined = lanes.fold(identity, f);
         if combined != identity {
             run.value = f(run.value, combined);

@@ -85,14 +85,18 @@ mod lowering {
 
     pub struct ThreadLowering;
 
-    /// After the tile loop, the aggregated atomics' flushes (every thread of the warp reaches
-    /// them: no statement leaves the kernel from the loop).
+    /// After the tile loop, the aggregated atomics' flushes, one atomic per block (every thread of
+    /// the block reaches them: no statement leaves the kernel from the loop).
     fn flush_aggregated(cx: &mut Cx<'_>, aggregated: &[tile_only::Aggregated<'_>]) -> DResult<()> {
         cx.aggregated.clear();
         for (i, a) in aggregated.iter().enumerate() {
-            let (_, init, flush) = tile_only::accumulator(a);
+            let (ty, init, flush) = tile_only::accumulator(a);
             let target = cx.expr(a.target);
-            cx.line(format!("{flush}(&{target}, loops_acc{i}, {init});"));
+            // A warp's partial each (32 warps of 1024 threads at most).
+            cx.shared(ty, &format!("loops_partials{i}"), Some(32), false);
+            cx.line(format!(
+                "{flush}(&{target}, loops_acc{i}, {init}, loops_partials{i});"
+            ));
         }
         Ok(())
     }
@@ -136,7 +140,12 @@ mod lowering {
             let cap = cx.kernel.config.block_size;
             cx.shared(staged.elem.cuda_name(), "loops_stage", Some(cap), false);
             cx.shared("unsigned int", "loops_stage_n", None, false);
-            cx.shared(staged.counter_ty.cuda_name(), "loops_stage_base", None, false);
+            cx.shared(
+                staged.counter_ty.cuda_name(),
+                "loops_stage_base",
+                None,
+                false,
+            );
             cx.line("if (threadIdx.x == 0) loops_stage_n = 0u;");
             cx.line("__syncthreads();");
             cx.staged = staged

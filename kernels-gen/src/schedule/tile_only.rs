@@ -12,9 +12,24 @@
 //! parameters: over `tiles_in(list)` it takes the list's length from the device, so a device loop
 //! can run it). `#[for_schedules(all)]` stamps it under every name; each is the same kernel. The
 //! launch wrapper's documentation says so.
+//!
+//! Two things the `thread` lowering does for a tile-only body alone (plain variant; the checked
+//! one keeps today's code), so that the library's compactions and frontier sums can be written in
+//! the language at the hand-written kernels' cost:
+//! - **aggregated atomics** ([`aggregated_atomics`]): an integer `atomic_add`/`atomic_max`/
+//!   `atomic_min` statement on a tile-invariant slot is folded into a register over the thread's
+//!   tiles (the tile loop is grid-stride over a grid capped at what the device holds) and flushed
+//!   once after the loop: a warp's shuffles, then the block's warps through shared memory, one
+//!   atomic per block (the prelude's `loops_flush_*`);
+//! - **block-staged pushes** ([`staged_pushes`]): `push` statements onto one tile-invariant
+//!   counter claim slots of a per-block area in shared memory (the claim warp-aggregated on a
+//!   shared count); the tile loop runs over rounds of a block, and at each round's end every
+//!   thread of the block reaches the flush: one global atomic per round, the staged values
+//!   written out coalesced (the prelude's `loops_stage_push`/`loops_stage_flush`); a claim past
+//!   the area takes the warp's direct push.
 
-use super::{Schedule, ScheduleConfig};
 use super::Kernel;
+use super::{Schedule, ScheduleConfig};
 use crate::ir::{Block, Builtin, Expr, ExprKind, Indexed, ParamKind, Stmt, StmtKind, TileLoop, Ty};
 
 /// Whether the tile loop's body has no atom loop.
@@ -47,8 +62,8 @@ fn contains_atom_loop(block: &Block) -> bool {
 }
 
 /// An atomic statement of a tile-only body that the `thread` lowering accumulates in a register
-/// over the thread's tiles and flushes once, after the tile loop, warp-reduced by shuffles (one
-/// atomic per warp): see [`aggregated_atomics`].
+/// over the thread's tiles and flushes once, after the tile loop, block-reduced (one atomic per
+/// block): see [`aggregated_atomics`].
 #[derive(Clone, Debug)]
 pub struct Aggregated<'k> {
     /// The call (`atomic_add(&mut total[0], d)`), the statement's expression.
@@ -125,7 +140,12 @@ pub fn aggregated_atomics<'k>(kernel: &Kernel, tiles: &'k TileLoop) -> Vec<Aggre
         .collect()
 }
 
-fn collect<'k>(kernel: &Kernel, block: &'k [Stmt], bound: &[String], out: &mut Vec<Aggregated<'k>>) {
+fn collect<'k>(
+    kernel: &Kernel,
+    block: &'k [Stmt],
+    bound: &[String],
+    out: &mut Vec<Aggregated<'k>>,
+) {
     for s in block {
         match &s.kind {
             StmtKind::Expr(call) => out.extend(candidate(kernel, call, bound)),
@@ -188,10 +208,7 @@ fn invariant(kernel: &Kernel, e: &Expr, bound: &[String]) -> bool {
         | ExprKind::Cast { .. } => {}
         ExprKind::Var(v) => {
             ok &= !bound.contains(v)
-                && matches!(
-                    kernel.param(v).map(|p| &p.kind),
-                    Some(ParamKind::Scalar(_))
-                )
+                && matches!(kernel.param(v).map(|p| &p.kind), Some(ParamKind::Scalar(_)))
         }
         _ => ok = false,
     });
@@ -306,8 +323,7 @@ pub fn staged_pushes<'k>(kernel: &Kernel, tiles: &'k TileLoop) -> Option<Staged<
         let ExprKind::Call { args, .. } = &e.kind else {
             return false;
         };
-        matches!(&args[0].kind, ExprKind::SliceLen(l) if l == list)
-            && same_expr(&args[1], counter)
+        matches!(&args[0].kind, ExprKind::SliceLen(l) if l == list) && same_expr(&args[1], counter)
     };
     if !statements.iter().all(|e| same(e)) {
         return None;
@@ -392,12 +408,21 @@ fn same_expr(a: &Expr, b: &Expr) -> bool {
                     property: p2,
                 },
             ) => set == s2 && format!("{property:?}") == format!("{p2:?}"),
-            (K::Index { base, index }, K::Index { base: b2, index: i2 }) => {
-                base == b2 && same_expr(index, i2)
-            }
-            (K::Binary { op, lhs, rhs }, K::Binary { op: o2, lhs: l2, rhs: r2 }) => {
-                format!("{op:?}") == format!("{o2:?}") && same_expr(lhs, l2) && same_expr(rhs, r2)
-            }
+            (
+                K::Index { base, index },
+                K::Index {
+                    base: b2,
+                    index: i2,
+                },
+            ) => base == b2 && same_expr(index, i2),
+            (
+                K::Binary { op, lhs, rhs },
+                K::Binary {
+                    op: o2,
+                    lhs: l2,
+                    rhs: r2,
+                },
+            ) => format!("{op:?}") == format!("{o2:?}") && same_expr(lhs, l2) && same_expr(rhs, r2),
             (K::Unary { op, expr }, K::Unary { op: o2, expr: e2 }) => {
                 format!("{op:?}") == format!("{o2:?}") && same_expr(expr, e2)
             }

@@ -94,7 +94,7 @@ pub mod degree_sum {
 
     /// Adds the out-degrees of the vertices listed in `frontier` (ids outside the graph are
     /// skipped) to `total[0]`: the tile-only lowering sums a thread's vertices in a register and
-    /// adds a warp's sum with one atomic (`kernels_gen::schedule::tile_only::aggregated_atomics`;
+    /// adds a block's sum with one atomic (`kernels_gen::schedule::tile_only::aggregated_atomics`;
     /// an atomic per vertex on one counter serialises: 3 ms for 4M vertices).
     #[for_schedules(thread)]
     pub fn frontier_degree_sum(g: Offsets, frontier: &[u32], total: &mut [u64]) {
