@@ -309,6 +309,107 @@ fn user_kernels<T: Float>(seed: u64) {
     }
 }
 
+/// A user's tile-only reductions (`tile_stats`: an i32 sum, a u64 largest, an i64 smallest, each
+/// summed in registers and flushed once per block) against the CPU's, from 0 tiles to more than
+/// the grid's threads (several tiles per thread), into slots that start nonzero.
+#[test]
+fn a_users_tile_only_reductions_agree_with_the_cpu() {
+    let gpu = common::gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(common::fresh_seed());
+    for tiles in [0usize, 1, 31, 33, 1000, 70_000, 1_500_000] {
+        let mut offsets = vec![0usize; tiles + 1];
+        for t in 0..tiles {
+            let len = if rng.random_range(0..61) == 0 {
+                rng.random_range(0..999)
+            } else {
+                rng.random_range(0..16)
+            };
+            offsets[t + 1] = offsets[t] + len;
+        }
+        let lens: Vec<i64> = offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect();
+        let g = gpu.upload_offsets(&offsets).unwrap();
+        let k = 2;
+        let mut sum = gpu.upload(&[7i32, 7, -5, 7]).unwrap();
+        let mut longest = gpu.upload(&[3u64]).unwrap();
+        let mut shortest = gpu.upload(&[500i64]).unwrap();
+        user::reduce::thread::tile_stats(&gpu, &g, &mut sum, &mut longest, &mut shortest, k)
+            .unwrap();
+        let want_sum = lens
+            .iter()
+            .fold(-5i32, |a, l| a.wrapping_add(*l as i32 - 3));
+        let want_longest = lens.iter().fold(3u64, |a, l| a.max(*l as u64));
+        let want_shortest = lens
+            .iter()
+            .filter(|l| **l > 0)
+            .fold(500i64, |a, l| a.min(*l));
+        assert_eq!(
+            gpu.download(&sum).unwrap(),
+            [7, 7, want_sum, 7],
+            "{tiles} tiles"
+        );
+        assert_eq!(
+            gpu.download(&longest).unwrap(),
+            [want_longest],
+            "{tiles} tiles"
+        );
+        assert_eq!(
+            gpu.download(&shortest).unwrap(),
+            [want_shortest],
+            "{tiles} tiles"
+        );
+    }
+}
+
+/// A user's tile-only pushes staged per block, past the staging area (`repeat_tiles`: up to 15
+/// pushes per tile, so most rounds overflow into the warp's direct push): every push counted, the
+/// list holding each pushed value once; a list too short holds distinct pushed values up to its
+/// length and the count still counts all.
+#[test]
+fn a_users_staged_pushes_past_the_staging_area() {
+    let gpu = common::gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(common::fresh_seed());
+    for tiles in [0usize, 1, 33, 1000, 70_000, 1_500_000] {
+        let mut offsets = vec![0usize; tiles + 1];
+        for t in 0..tiles {
+            offsets[t + 1] = offsets[t] + rng.random_range(0..16);
+        }
+        let mut want: Vec<u32> = (0..tiles)
+            .flat_map(|t| (0..(offsets[t + 1] - offsets[t]) as u32).map(move |j| t as u32 * 16 + j))
+            .collect();
+        want.sort_unstable();
+        let g = gpu.upload_offsets(&offsets).unwrap();
+        for len in [want.len(), want.len() / 2] {
+            let mut list = gpu.upload(&vec![POISON; len + 1]).unwrap();
+            let mut count = gpu.upload(&[0u32]).unwrap();
+            user::repeat::thread::repeat_tiles(&gpu, &g, &mut list, &mut count).unwrap();
+            assert_eq!(
+                gpu.download(&count).unwrap(),
+                [want.len() as u32],
+                "{tiles} tiles, list {len}"
+            );
+            let mut got = gpu.download(&list).unwrap();
+            // The list as the kernel sees it is `len + 1` long: every slot below both written.
+            let filled = (len + 1).min(want.len());
+            assert!(
+                got[filled..].iter().all(|&x| x == POISON),
+                "{tiles} tiles: past the count"
+            );
+            got.truncate(filled);
+            got.sort_unstable();
+            if filled == want.len() {
+                assert_eq!(got, want, "{tiles} tiles");
+            } else {
+                got.dedup();
+                assert_eq!(got.len(), filled, "{tiles} tiles: distinct");
+                assert!(
+                    got.iter().all(|v| want.binary_search(v).is_ok()),
+                    "{tiles} tiles"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_users_push_kernels_f32() {
     let _mode = checked_mode_unchanged();
@@ -325,10 +426,11 @@ fn a_users_push_kernels_f64() {
     user_kernels::<f64>(seed);
 }
 
-/// The language's flag compaction (`compact_flags`, one atomic per warp) against the runtime's
-/// hand-written one (`loops::graph::Compaction`: a ballot and a block scan, one atomic per block
-/// round), on the same flags in the same run: CUDA events around each launch, 5 warm-up runs, the
-/// median of 30. Prints a CSV (and writes it to `$OUT/frontier_compaction.csv` where `OUT` is set).
+/// The language's flag compaction (`compact_flags`, staged per block: one atomic per block
+/// round) against the runtime's hand-written one (`loops::graph::Compaction`: a ballot and a
+/// block scan, one atomic per block round), on the same flags in the same run: CUDA events
+/// around each launch, 5 warm-up runs, the median of 30. Prints a CSV (and writes it to
+/// `$OUT/frontier_compaction.csv` where `OUT` is set).
 #[test]
 fn compaction_benchmark_language_against_hand_written() {
     let _mode = checked_mode_unchanged();

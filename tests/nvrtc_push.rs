@@ -12,6 +12,7 @@ mod user;
 
 use cubin_check::{compile_and_check, stamped_jobs, Sources};
 use loops::ops::frontier::{compaction, degrees};
+use loops_runtime::graph::lang::degree_sum;
 use nvrtc::nvrtc_or_skip;
 
 #[test]
@@ -19,7 +20,17 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
     if nvrtc_or_skip().is_none() {
         return;
     }
-    let sets: [(&str, Sources, Sources); 6] = [
+    let sets: [(&str, Sources, Sources); 8] = [
+        (
+            "repeat_tiles",
+            user::repeat::SOURCES,
+            user::repeat::CHECKED_SOURCES,
+        ),
+        (
+            "tile_stats",
+            user::reduce::SOURCES,
+            user::reduce::CHECKED_SOURCES,
+        ),
         (
             "frontier_degrees",
             degrees::SOURCES,
@@ -51,7 +62,12 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
             user::parity::CHECKED_SOURCES,
         ),
     ];
-    let jobs = stamped_jobs(&sets);
+    let mut jobs = stamped_jobs(&sets);
+    // The runtime's degree sum, stamped under `thread` alone (summed in registers).
+    let sum = degree_sum::thread::frontier_degree_sum::CUDA_SOURCE;
+    let checked = degree_sum::thread::frontier_degree_sum::CUDA_SOURCE_CHECKED;
+    jobs.push(("frontier_degree_sum (plain)".into(), sum));
+    jobs.push(("frontier_degree_sum (checked)".into(), checked));
     compile_and_check(&jobs);
     // The tile-only kernels are one source each; `loud_rows` and `loud_entries` one per schedule.
     let count = |n: &str| jobs.iter().filter(|(j, _)| j.starts_with(n)).count();
@@ -59,5 +75,8 @@ fn push_and_tile_only_kernels_compile_for_sm90_under_every_schedule() {
     assert_eq!(count("compact_flags"), 2);
     assert_eq!(count("first_above"), 2);
     assert_eq!(count("parity"), 2);
+    assert_eq!(count("frontier_degree_sum"), 2);
+    assert_eq!(count("tile_stats"), 2);
+    assert_eq!(count("repeat_tiles"), 2);
     assert_eq!(count("loud_rows"), 2 * loops::SCHEDULES.len());
 }

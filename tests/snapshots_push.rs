@@ -8,6 +8,7 @@
 mod user;
 
 use loops::ops::frontier::{compaction, degrees};
+use loops_runtime::graph::lang::degree_sum;
 
 #[test]
 fn push_and_tile_only_kernels() {
@@ -22,6 +23,19 @@ fn push_and_tile_only_kernels() {
     insta::assert_snapshot!(
         "frontier_degrees__thread",
         degrees::thread::frontier_degrees::CUDA_SOURCE
+    );
+    // Tile-only reductions: summed in registers, one atomic per block after the tile loop.
+    insta::assert_snapshot!(
+        "frontier_degree_sum__thread",
+        degree_sum::thread::frontier_degree_sum::CUDA_SOURCE
+    );
+    insta::assert_snapshot!(
+        "tile_stats__thread",
+        user::reduce::thread::tile_stats::CUDA_SOURCE
+    );
+    insta::assert_snapshot!(
+        "repeat_tiles__thread",
+        user::repeat::thread::repeat_tiles::CUDA_SOURCE
     );
     insta::assert_snapshot!(
         "first_above__warp",

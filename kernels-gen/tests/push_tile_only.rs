@@ -36,8 +36,16 @@ fn a_tile_only_body_runs_one_thread_per_tile_under_every_schedule() {
         thread.contains("schedule thread, block size 256"),
         "{thread}"
     );
+    // Grid-stride over rounds of a block (its pushes staged per block: every thread reaches the
+    // round's flush); without a staged push over threads.
     assert!(
-        thread.contains("loops_t += (long long)blockDim.x * gridDim.x"),
+        thread.contains("loops_r += (long long)blockDim.x * gridDim.x"),
+        "{thread}"
+    );
+    assert!(
+        lower(r#"schedule = "thread""#, DEGREES)
+            .unwrap()
+            .contains("loops_t += (long long)blockDim.x * gridDim.x"),
         "{thread}"
     );
     for named in SCHEDULES {
@@ -67,11 +75,21 @@ fn a_tile_only_subset_kernel_reads_the_list_length_on_the_device() {
 
 #[test]
 fn push_is_a_warp_aggregated_append_and_checked_is_a_fault_on_the_list() {
-    let cuda = lower(r#"schedule = "thread""#, FLAGS).unwrap();
+    // A push whose position is used: the warp's append.
+    let used = FLAGS.replace(
+        "push(&mut list, &mut count[0], v as u32);",
+        "let at = push(&mut list, &mut count[0], v as u32); if at > 5 { flags2[v] = 1; }",
+    );
+    let used = used.replace(
+        "count: &mut [u32])",
+        "count: &mut [u32], flags2: &mut [u32])",
+    );
+    let cuda = lower(r#"schedule = "thread""#, &used).unwrap();
     assert!(
-        cuda.contains("(void)loops_push(list, list_len, &count[0ull], ((unsigned int)v));"),
+        cuda.contains("loops_push(list, list_len, &count[0ull], ((unsigned int)v));"),
         "{cuda}"
     );
+    assert!(!cuda.contains("loops_stage"), "{cuda}");
     let prelude = kernels_gen::abi::PRELUDE;
     for part in [
         "__activemask()",

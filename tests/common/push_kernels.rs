@@ -75,3 +75,46 @@ pub mod parity {
         }
     }
 }
+
+pub mod reduce {
+    use loops::prelude::*;
+
+    /// Tile-only reductions into tile-invariant slots, summed in a register over each thread's
+    /// tiles and flushed once per block (`kernels_gen::schedule::tile_only::aggregated_atomics`):
+    /// the tiles' lengths less 3 added to `sum[k]` (i32, wrapping), the longest max-ed into
+    /// `longest[0]` (u64) and the shortest nonempty min-ed into `shortest[0]` (i64).
+    #[for_schedules(all)]
+    pub fn tile_stats(
+        g: Offsets,
+        sum: &mut [i32],
+        longest: &mut [u64],
+        shortest: &mut [i64],
+        k: usize,
+    ) {
+        for t in g.tiles() {
+            let len = g.offsets[t + 1] - g.offsets[t];
+            atomic_add(&mut sum[k], len as i32 - 3);
+            atomic_max(&mut longest[0], len as u64);
+            if len > 0 {
+                atomic_min(&mut shortest[0], len as i64);
+            }
+        }
+    }
+}
+
+pub mod repeat {
+    use loops::prelude::*;
+
+    /// Tile-only, pushes staged per block past the staging area: tile `t` pushes `t * 16 + j` for
+    /// each `j` below its length (a block round of tiles 0-15 long pushes up to 15 per thread, more
+    /// than the area holds: the claims past it take the warp's direct push).
+    #[for_schedules(all)]
+    pub fn repeat_tiles(g: Offsets, list: &mut [u32], count: &mut [u32]) {
+        for t in g.tiles() {
+            let len = g.offsets[t + 1] - g.offsets[t];
+            for j in 0..len {
+                push(&mut list, &mut count[0], (t * 16) as u32 + j as u32);
+            }
+        }
+    }
+}

@@ -61,6 +61,37 @@ impl Cx<'_> {
                 self.line(format!("{guard}{place} {op}= {value};"));
             }
             StmtKind::Expr(e) => {
+                let at = e as *const Expr as usize;
+                if let Some((_, acc, op)) = self.aggregated.iter().find(|a| a.0 == at).cloned() {
+                    let ExprKind::Call { args, .. } = &e.kind else {
+                        unreachable!("an aggregated statement is an atomic call")
+                    };
+                    let value = self.expr(&args[1]);
+                    self.line(match op {
+                        // The accumulator is unsigned (wrapping, as the atomic does).
+                        Builtin::AtomicAdd => format!("{acc} += (decltype({acc}))({value});"),
+                        Builtin::AtomicMax => {
+                            format!("{{ const decltype({acc}) loops_v = {value}; if (loops_v > {acc}) {acc} = loops_v; }}")
+                        }
+                        _ => format!("{{ const decltype({acc}) loops_v = {value}; if (loops_v < {acc}) {acc} = loops_v; }}"),
+                    });
+                    return Ok(());
+                }
+                if self.staged.contains(&at) {
+                    let ExprKind::Call { args, .. } = &e.kind else {
+                        unreachable!("a staged statement is a push")
+                    };
+                    let ExprKind::SliceLen(list) = &args[0].kind else {
+                        unreachable!("the front end names `push`'s list whole")
+                    };
+                    let counter = self.expr(&args[1]);
+                    let value = self.expr(&args[2]);
+                    let cap = self.kernel.config.block_size;
+                    self.line(format!(
+                        "loops_stage_push(loops_stage, &loops_stage_n, {cap}u, {list}, {list}_len, &{counter}, {value});"
+                    ));
+                    return Ok(());
+                }
                 let guard = self.guard_prefix();
                 let e = self.expr(e);
                 self.line(format!("{guard}(void){e};"));

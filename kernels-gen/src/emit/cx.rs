@@ -54,6 +54,13 @@ pub struct Cx<'a> {
     pub streamed_atom: Option<String>,
     /// Inside a `lanes` loop spread over a group's lanes: how the lanes are split.
     pub lanes: Option<LanesSplit>,
+    /// The atomic statements accumulated in registers by a tile-only body's lowering
+    /// ([`crate::schedule::tile_only::aggregated_atomics`]): each call's address, the
+    /// accumulator's name and its operation. Empty elsewhere.
+    pub aggregated: Vec<(usize, String, crate::ir::Builtin)>,
+    /// The `push` statements a tile-only body's lowering stages per block
+    /// ([`crate::schedule::tile_only::staged_pushes`]): each call's address. Empty elsewhere.
+    pub staged: Vec<usize>,
 }
 
 /// The shared memory of the kernel being emitted: declared as `__shared__` variables, or (past

@@ -42,6 +42,8 @@ pub(super) fn helpers_source(kernel: &Kernel) -> DResult<String> {
             force_rust_directive: false,
             streamed_atom: None,
             lanes: None,
+            aggregated: Vec::new(),
+            staged: Vec::new(),
         };
         if !helper.type_params.is_empty() {
             let tps: Vec<String> = helper

@@ -155,6 +155,8 @@ fn emit_code(
         force_rust_directive: false,
         streamed_atom: None,
         lanes: None,
+        aggregated: Vec::new(),
+        staged: Vec::new(),
     };
     cx.body_template()?;
     for inst in kernel.instantiations() {

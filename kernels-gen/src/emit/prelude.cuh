@@ -176,6 +176,66 @@ __device__ __forceinline__ unsigned long long loops_push(T* list, unsigned long 
     if (pos < len) list[pos] = (T)v;
     return pos;
 }
+// A tile-only body's `push` statements onto one tile-invariant counter, staged per block
+// (kernels_gen::schedule::tile_only::staged_pushes): a push claims a slot of the block's staging
+// area (`stage`, `cap` values; the claim warp-aggregated on the shared count `n`); a claim past
+// `cap` falls back to the warp's direct push. Once per block round every thread of the block
+// reaches `loops_stage_flush`: one global atomic claims the staged values' positions and the block
+// writes them out coalesced (a position at or past `len` claimed, not written, as `loops_push`).
+template <typename T, typename C, typename V>
+__device__ __forceinline__ void loops_stage_push(T* stage, unsigned int* n, unsigned int cap, T* list, unsigned long long len, C* count, V v) {
+    const unsigned long long at = loops_push_slot(n);
+    if (at < cap) stage[at] = (T)v;
+    else (void)loops_push(list, len, count, v);
+}
+template <typename T, typename C>
+__device__ __forceinline__ void loops_stage_flush(T* stage, unsigned int* n, C* base, unsigned int cap, T* list, unsigned long long len, C* count) {
+    __syncthreads();
+    const unsigned int m = min(*n, cap);
+    if (threadIdx.x == 0 && m != 0u) *base = atomicAdd(count, (C)m);
+    __syncthreads();
+    // Every thread has read `n`: the next round starts from an empty area.
+    if (threadIdx.x == 0) *n = 0u;
+    for (unsigned int i = threadIdx.x; i < m; i += blockDim.x) {
+        const unsigned long long p = (unsigned long long)*base + i;
+        if (p < len) list[p] = stage[i];
+    }
+    __syncthreads();
+}
+// A tile-only body's tile-invariant atomic statement, accumulated in a register over the thread's
+// tiles (kernels_gen::schedule::tile_only::aggregated_atomics), flushed once after the tile loop,
+// which every thread of the block reaches: a warp reduces by shuffles, its lane 0 leaves the
+// result in `partials` (one per warp, shared), and after a barrier warp 0 reduces those and its
+// lane 0 issues the block's one atomic, unless the result is still the operation's identity.
+// Blocks are whole warps (the front end's block sizes are multiples of 32).
+template <typename U, typename F>
+__device__ __forceinline__ U loops_block_fold(U v, U identity, U* partials, F f) {
+    for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
+    const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0u) partials[warp] = v;
+    __syncthreads();
+    v = identity;
+    if (warp == 0u) {
+        if (lane < (blockDim.x >> 5)) v = partials[lane];
+        for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, o));
+    }
+    return v;
+}
+template <typename T, typename U, typename I>
+__device__ __forceinline__ void loops_flush_add(T* p, U v, I zero, U* partials) {
+    v = loops_block_fold(v, (U)zero, partials, [](U a, U b) { return (U)(a + b); });
+    if (threadIdx.x == 0u && v != (U)zero) (void)loops_atomic_add(p, (T)v);
+}
+template <typename T, typename U, typename I>
+__device__ __forceinline__ void loops_flush_max(T* p, U v, I lowest, U* partials) {
+    v = loops_block_fold(v, (U)lowest, partials, [](U a, U b) { return a > b ? a : b; });
+    if (threadIdx.x == 0u && v != (U)lowest) (void)loops_atomic_max(p, (T)v);
+}
+template <typename T, typename U, typename I>
+__device__ __forceinline__ void loops_flush_min(T* p, U v, I highest, U* partials) {
+    v = loops_block_fold(v, (U)highest, partials, [](U a, U b) { return a < b ? a : b; });
+    if (threadIdx.x == 0u && v != (U)highest) (void)loops_atomic_min(p, (T)v);
+}
 // An atomic on a `#[block_shared]` array that mixes operations records the slot's operation for
 // the flush (kernels_gen::schedule::block_shared); a skipped (out-of-range) target records none.
 template <typename T>

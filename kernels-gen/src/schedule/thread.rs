@@ -81,7 +81,7 @@ mod lowering {
     use crate::diag::DResult;
     use crate::emit::{AtomLoop, Cx};
     use crate::ir::{Expr, ExprKind, SetProperty, Stmt, StmtKind, TileLoop, Ty};
-    use crate::schedule::Lowering;
+    use crate::schedule::{tile_only, Lowering};
 
     pub struct ThreadLowering;
 
@@ -117,22 +117,96 @@ mod lowering {
         Ok(())
     }
 
+    /// After the tile loop, the aggregated atomics' flushes, one atomic per block (every thread of
+    /// the block reaches them: no statement leaves the kernel from the loop).
+    fn flush_aggregated(cx: &mut Cx<'_>, aggregated: &[tile_only::Aggregated<'_>]) -> DResult<()> {
+        cx.aggregated.clear();
+        for (i, a) in aggregated.iter().enumerate() {
+            let (ty, init, flush) = tile_only::accumulator(a);
+            let target = cx.expr(a.target);
+            // A warp's partial each (32 warps of 1024 threads at most).
+            cx.shared(ty, &format!("loops_partials{i}"), Some(32), false);
+            cx.line(format!(
+                "{flush}(&{target}, loops_acc{i}, {init}, loops_partials{i});"
+            ));
+        }
+        Ok(())
+    }
+
     impl Lowering for ThreadLowering {
         fn tile_loop(&self, cx: &mut Cx<'_>, tiles: &TileLoop) -> DResult<()> {
-            let set = &tiles.set;
-            cx.line_directive(tiles.line);
             if tiles.flat {
+                cx.line_directive(tiles.line);
                 return flat_loop(cx, tiles);
             }
-            // 64-bit counter: `t + stride` must not overflow near 2^31 tiles.
+            let set = &tiles.set;
+            // A tile-only body's tile-invariant atomic statements: a register each, flushed after
+            // the loop (`tile_only::aggregated_atomics`); the checked variant keeps the atomics.
+            let aggregated = if cx.is_checked() {
+                Vec::new()
+            } else {
+                tile_only::aggregated_atomics(cx.kernel, tiles)
+            };
+            for (i, a) in aggregated.iter().enumerate() {
+                let (ty, init, _) = tile_only::accumulator(a);
+                let acc = format!("loops_acc{i}");
+                cx.line(format!("{ty} {acc} = {init};"));
+                cx.aggregated
+                    .push((a.call as *const Expr as usize, acc, a.op));
+            }
+            // A tile-only body's `push` statements onto one tile-invariant counter: staged in
+            // shared memory, one atomic per block round (`tile_only::staged_pushes`).
+            let staged = if cx.is_checked() {
+                None
+            } else {
+                tile_only::staged_pushes(cx.kernel, tiles)
+            };
+            let Some(staged) = staged else {
+                cx.line_directive(tiles.line);
+                // 64-bit counter: `t + stride` must not overflow near 2^31 tiles.
+                cx.open(format!(
+                    "for (long long loops_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_t < {set}_rows; \
+                     loops_t += (long long)blockDim.x * gridDim.x)"
+                ));
+                cx.line(format!("const int {} = (int)loops_t;", tiles.tile));
+                cx.block(&tiles.body)?;
+                cx.close();
+                return flush_aggregated(cx, &aggregated);
+            };
+            let cap = cx.kernel.config.block_size;
+            cx.shared(staged.elem.cuda_name(), "loops_stage", Some(cap), false);
+            cx.shared("unsigned int", "loops_stage_n", None, false);
+            cx.shared(
+                staged.counter_ty.cuda_name(),
+                "loops_stage_base",
+                None,
+                false,
+            );
+            cx.line("if (threadIdx.x == 0) loops_stage_n = 0u;");
+            cx.line("__syncthreads();");
+            cx.staged = staged
+                .calls
+                .iter()
+                .map(|c| *c as *const Expr as usize)
+                .collect();
+            cx.line_directive(tiles.line);
+            // Rounds of a block (the bound tested inside): every thread reaches each flush.
             cx.open(format!(
-                "for (long long loops_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; loops_t < {set}_rows; \
-                 loops_t += (long long)blockDim.x * gridDim.x)"
+                "for (long long loops_r = (long long)blockIdx.x * blockDim.x; loops_r < {set}_rows; \
+                 loops_r += (long long)blockDim.x * gridDim.x)"
             ));
+            cx.line("const long long loops_t = loops_r + threadIdx.x;");
+            cx.open(format!("if (loops_t < {set}_rows)"));
             cx.line(format!("const int {} = (int)loops_t;", tiles.tile));
             cx.block(&tiles.body)?;
             cx.close();
-            Ok(())
+            let (list, counter) = (&staged.list, cx.expr(staged.counter));
+            cx.line(format!(
+                "loops_stage_flush(loops_stage, &loops_stage_n, &loops_stage_base, {cap}u, {list}, {list}_len, &{counter});"
+            ));
+            cx.close();
+            cx.staged.clear();
+            flush_aggregated(cx, &aggregated)
         }
 
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
