@@ -8,9 +8,8 @@
 //!   `loops_compact_flags`);
 //! - [`compaction_degrees`]: the same, and the largest out-degree of the vertices appended below
 //!   a position (`loops_compact_flags_degrees`);
-//! - [`degree_sum`]: the out-degrees of a frontier added to a 64-bit count: the near-far loop's
-//!   relaxed-edge count (it replaced `near_far.cuh`'s hand-written `loops_frontier_degrees` after
-//!   stop 53 rt2's A/B: geomean 0.994, min 0.911).
+//! - [`degree_sum`]: the out-degrees of a frontier added to a 64-bit count (`near_far.cuh`'s
+//!   `loops_frontier_degrees`).
 //!
 //! A tile-only body runs one thread per tile under every schedule, so each kernel is stamped
 //! under every named schedule (`#[for_schedules(all)]`, for the tests) or under `thread` alone

@@ -1,6 +1,6 @@
 //! Same-process A/B timing of the graph room's language kernels ([`super::lang`]) against the
-//! hand-written ones they would replace (`compact.cuh`), on the GPU, and a test that they
-//! agree (`lang_kernels_agree_with_the_hand_written`, run with the `gpu` feature). The
+//! hand-written ones they would replace (`compact.cuh`, `near_far.cuh`), on the GPU, and a test
+//! that they agree (`lang_kernels_agree_with_the_hand_written`, run with the `gpu` feature). The
 //! timing is not run by default:
 //!
 //! ```text
@@ -12,17 +12,17 @@
 //! timed, CUDA events, `LOOPS_AB_REPS` rounds (default 51) alternating the two, the flags restored
 //! from a template before each launch, outside the events), once hand-written first and once
 //! language first. Reports the microseconds and hand / language (above 1: the language kernel is
-//! faster). The frontier degree sum, whose hand-written kernel (`near_far.cuh`'s
-//! `loops_frontier_degrees`) the language's replaced after stop 53 rt2's A/B
-//! (`examples/bench/results/h200/stop53/rt2/`), is checked against the CPU only.
+//! faster).
 
 use std::io::Write;
 
 use super::lang;
+use super::near_far::NEAR_FAR_SOURCE;
 use super::{loops_compact_flags, loops_compact_flags_degrees, COMPACT_SOURCE};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
 use crate::graph::frontier::compact_dims;
+use crate::graph::near_far::loops_frontier_degrees;
 use crate::tune::measure::{medians, Candidates, Rounds, Settings};
 
 /// A seeded offsets array: most vertices 0..16 out-edges, one in 61 up to 1,000.
@@ -152,6 +152,9 @@ fn lang_ab() {
             "loops_compact_flags_degrees",
         )
         .unwrap();
+    let degree_sum = gpu
+        .function("loops_near_far", NEAR_FAR_SOURCE, "loops_frontier_degrees")
+        .unwrap();
     let limits = gpu.limits();
     // What the direction-optimizing BFS passes: the resident warps, plus one.
     let degrees_below = limits.sm_count * (limits.max_threads_per_sm / 32) + 1;
@@ -164,10 +167,16 @@ fn lang_ab() {
             let ids: Vec<u32> = (0..n as u32)
                 .filter(|&v| host_flags[v as usize] != 0)
                 .collect();
+            let expected_degrees: u64 = ids
+                .iter()
+                .map(|&v| (host_offsets[v as usize + 1] - host_offsets[v as usize]) as u64)
+                .sum();
             let template = gpu.upload(&host_flags).unwrap();
+            let frontier = gpu.upload(&ids).unwrap();
             let mut fl: DeviceBuffer<u32> = gpu.zeros(n).unwrap();
             let mut list: DeviceBuffer<u32> = gpu.zeros(n).unwrap();
             let mut counters: DeviceBuffer<u32> = gpu.zeros(3).unwrap();
+            let mut total: DeviceBuffer<u64> = gpu.zeros(1).unwrap();
             let (tp, fp, bytes) = (template.device_ptr(), fl.device_ptr(), 4 * n);
             let row = |line: &mut dyn FnMut(String), name: &str, (a, b): (f64, f64)| {
                 line(format!(
@@ -262,6 +271,32 @@ fn lang_ab() {
                 );
             }
             row(&mut line, "compact_flags_degrees", times);
+
+            // The frontier's degree sum.
+            let mut sums = [0u64; 2];
+            let len = ids.len();
+            let full = (limits.sm_count * (limits.max_threads_per_sm / 256)) as usize;
+            let dims = kernels_gen::schedule::LaunchDims {
+                grid: len.div_ceil(256).clamp(1, full) as u32,
+                block: 256,
+                shared_bytes: 0,
+            };
+            let times = ab(&gpu, reps, &mut |gpu, phase, language| match phase {
+                Phase::Reset => gpu.fill(&mut total, 0).unwrap(),
+                Phase::Run if language => {
+                    lang::degree_sum::thread::frontier_degree_sum(gpu, &g, &frontier, &mut total)
+                        .unwrap();
+                }
+                Phase::Run => {
+                    let args =
+                        loops_frontier_degrees::args(&frontier, len as u32, g.offsets(), &total);
+                    gpu.launch_function("loops_frontier_degrees", &degree_sum, dims, args)
+                        .unwrap();
+                }
+                Phase::Check => sums[language as usize] = gpu.download(&total).unwrap()[0],
+            });
+            assert_eq!(sums, [expected_degrees; 2], "frontier degree sums");
+            row(&mut line, "frontier_degree_sum", times);
         }
     }
 }
@@ -270,7 +305,7 @@ fn lang_ab() {
 /// feature): the same set of ids appended and counted, the flags cleared, the same largest degree
 /// where the frontier stays below `degrees_below`, and the CPU's degree sum; sizes from one vertex
 /// to past a block, no flag to all, ids past the graph in the frontier (skipped by the language's
-/// `tiles_in`).
+/// `tiles_in`; not given to the hand-written sum, which does not skip them).
 #[test]
 fn lang_kernels_agree_with_the_hand_written() {
     let gpu = Gpu::new(0).unwrap();
@@ -283,6 +318,9 @@ fn lang_kernels_agree_with_the_hand_written() {
             COMPACT_SOURCE,
             "loops_compact_flags_degrees",
         )
+        .unwrap();
+    let degree_sum = gpu
+        .function("loops_near_far", NEAR_FAR_SOURCE, "loops_frontier_degrees")
         .unwrap();
     for n in [1usize, 31, 33, 1000, 70_000] {
         let host_offsets = offsets(n);
@@ -375,8 +413,8 @@ fn lang_kernels_agree_with_the_hand_written() {
                 }
             }
 
-            // The degree sum (the runtime's: the hand-written one is gone), over the ids and ids
-            // past the graph, against the CPU's.
+            // The degree sum: the hand-written over the ids, the language's over them and ids past
+            // the graph.
             let expected: u64 = ids.iter().map(|&v| degree(v) as u64).sum();
             let mut with_outside = ids.clone();
             with_outside.extend([n as u32, u32::MAX]);
@@ -388,6 +426,24 @@ fn lang_kernels_agree_with_the_hand_written() {
                 [expected],
                 "n {n}, {fraction}: language sum"
             );
+            if !ids.is_empty() {
+                let frontier = gpu.upload(&ids).unwrap();
+                let total: DeviceBuffer<u64> = gpu.zeros(1).unwrap();
+                let dims = kernels_gen::schedule::LaunchDims {
+                    grid: ids.len().div_ceil(256) as u32,
+                    block: 256,
+                    shared_bytes: 0,
+                };
+                let args =
+                    loops_frontier_degrees::args(&frontier, ids.len() as u32, g.offsets(), &total);
+                gpu.launch_function("loops_frontier_degrees", &degree_sum, dims, args)
+                    .unwrap();
+                assert_eq!(
+                    gpu.download(&total).unwrap(),
+                    [expected],
+                    "n {n}, {fraction}: hand-written sum"
+                );
+            }
         }
     }
 }

@@ -35,6 +35,39 @@ extern "C" __global__ void __launch_bounds__(256) loops_near_far_split(
     }
 }
 
+// The out-degrees of the frontier's `len` vertices, added to `*total`.
+template <typename Offset>
+static __device__ __forceinline__ void loops_add_frontier_degrees(
+    const unsigned int* __restrict__ frontier, const unsigned int len,
+    const Offset* __restrict__ offsets, unsigned long long* __restrict__ total)
+{
+    unsigned long long sum = 0ull;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * 256ull + threadIdx.x; i < len;
+         i += (unsigned long long)gridDim.x * 256ull) {
+        const unsigned int v = frontier[i];
+        sum += (unsigned long long)(offsets[v + 1] - offsets[v]);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    }
+    if ((threadIdx.x & 31u) == 0u && sum != 0ull) atomicAdd(total, sum);
+}
+
+extern "C" __global__ void __launch_bounds__(256) loops_frontier_degrees(
+    const unsigned int* __restrict__ frontier, const unsigned int len,
+    const int* __restrict__ offsets, unsigned long long* __restrict__ total)
+{
+    loops_add_frontier_degrees(frontier, len, offsets, total);
+}
+
+// The same over the 64-bit offsets of a graph of more than 2^31 - 1 edges.
+extern "C" __global__ void __launch_bounds__(256) loops_frontier_degrees_wide(
+    const unsigned int* __restrict__ frontier, const unsigned int len,
+    const long long* __restrict__ offsets, unsigned long long* __restrict__ total)
+{
+    loops_add_frontier_degrees(frontier, len, offsets, total);
+}
+
 // The device loop's state (`device.rs` of the near_far room, where the slots are mirrored):
 // three rotating slots each (a level's `current`, `next`, `after`, as in `loops_compact_level`)
 // of the near frontier's size, and of what an advance at the previous level left: the far vertices

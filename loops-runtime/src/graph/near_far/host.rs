@@ -2,8 +2,12 @@
 //! bucket advance.
 
 use cudarc::driver::CudaFunction;
+use kernels_gen::schedule::LaunchDims;
 
-use super::{loops_near_far_split, Hops, NearFarStats, NearFarStep, Settings, NEAR_FAR_SOURCE};
+use super::{
+    loops_frontier_degrees, loops_frontier_degrees_wide, loops_near_far_split, Hops, NearFarStats,
+    NearFarStep, Settings, NEAR_FAR_SOURCE,
+};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{LoopsError, Result};
 use crate::graph::frontier::compact_dims;
@@ -11,7 +15,7 @@ use crate::graph::{DeviceGraph, COMPACT_SOURCE, UNREACHED};
 
 /// The host loop ([`NearFarOn::Host`](super::NearFarOn::Host)): it owns the near frontier (current
 /// and next), the near and far flags (a slot per vertex each), the counters, and the compaction,
-/// bucket-advance kernels (the edge count is the language's `degree_sum`).
+/// bucket-advance and edge-count kernels.
 ///
 /// A round: the step, then the near flags compacted into the next near frontier and its 4-byte
 /// count read back. A bucket advance (when the near frontier is empty): the split kernel over the
@@ -32,6 +36,8 @@ pub(crate) struct HostNearFar {
     relaxed_edges: DeviceBuffer<u64>,
     compact: CudaFunction,
     split: CudaFunction,
+    degrees: CudaFunction,
+    degrees_wide: CudaFunction,
 }
 
 impl HostNearFar {
@@ -50,6 +56,8 @@ impl HostNearFar {
             relaxed_edges: gpu.zeros(1)?,
             compact: gpu.function("loops_compact_flags", COMPACT_SOURCE, "loops_compact_flags")?,
             split: near_far("loops_near_far_split")?,
+            degrees: near_far("loops_frontier_degrees")?,
+            degrees_wide: near_far("loops_frontier_degrees_wide")?,
         })
     }
 
@@ -231,22 +239,37 @@ impl HostNearFar {
     }
 
     /// Adds the out-degrees of `frontier`'s vertices in `g` to the relaxed-edge count, on the
-    /// device: the language's degree sum ([`crate::graph::lang::degree_sum`]: a thread's vertices
-    /// summed in a register, one atomic per block).
+    /// device.
     pub(crate) fn count_frontier_edges(
         &mut self,
         gpu: &Gpu,
         g: &DeviceGraph,
         frontier: &DeviceBuffer<u32>,
     ) -> Result<()> {
-        if frontier.is_empty() {
+        let len = frontier.len();
+        if len == 0 {
             return Ok(());
         }
-        crate::graph::lang::degree_sum::thread::frontier_degree_sum(
-            gpu,
-            g.offsets(),
-            frontier,
-            &mut self.relaxed_edges,
-        )
+        let limits = gpu.limits();
+        let full = (limits.sm_count as usize * (limits.max_threads_per_sm as usize / 256)).max(1);
+        let dims = LaunchDims {
+            grid: len.div_ceil(256).clamp(1, full) as u32,
+            block: 256,
+            shared_bytes: 0,
+        };
+        let (len, total) = (len as u32, &self.relaxed_edges);
+        let (name, func, args) = match g.offsets().wide_offsets() {
+            Some(wide) => (
+                "loops_frontier_degrees_wide",
+                &self.degrees_wide,
+                loops_frontier_degrees_wide::args(frontier, len, wide, total),
+            ),
+            None => (
+                "loops_frontier_degrees",
+                &self.degrees,
+                loops_frontier_degrees::args(frontier, len, g.offsets().offsets(), total),
+            ),
+        };
+        gpu.launch_function(name, func, dims, args)
     }
 }

@@ -70,11 +70,10 @@ pub use driver::{NearFarLoop, NearFarOn, NearFarStep};
 pub use model::{near_far_model, near_far_model_hops, Hops};
 pub use relax::NearFarRelax;
 
-/// The host loop's bucket advance (`loops_near_far_split`) and the device loop's level
-/// (`loops_near_far_level`), after the compaction it builds on
-/// ([`COMPACT_SOURCE`](crate::graph::COMPACT_SOURCE)); the relaxed-edge count is the language's
-/// ([`crate::graph::lang::degree_sum`]). The near-far CUDA text is kept in `near_far.cuh`, next
-/// to this file.
+/// The host loop's bucket advance (`loops_near_far_split`), the relaxed-edge count
+/// (`loops_frontier_degrees`, `_wide`) and the device loop's level (`loops_near_far_level`), after
+/// the compaction it builds on ([`COMPACT_SOURCE`](crate::graph::COMPACT_SOURCE)). The near-far
+/// CUDA text is kept in `near_far.cuh`, next to this file.
 pub const NEAR_FAR_SOURCE: &str = concat!(
     include_str!("../compact.cuh"),
     "\n",
@@ -89,6 +88,14 @@ entries! {
     fn loops_near_far_split(
         far: *mut u32, near: *mut u32, dist: *const u32, n: u32, settled: u32, below: u32,
         counts: *mut u32,
+    );
+    /// The out-degrees of `frontier` added to `*total`.
+    pub(crate) fn loops_frontier_degrees(
+        frontier: *const u32, len: u32, offsets: *const i32, total: *mut u64,
+    );
+    /// [`loops_frontier_degrees`] over 64-bit offsets.
+    fn loops_frontier_degrees_wide(
+        frontier: *const u32, len: u32, offsets: *const i64, total: *mut u64,
     );
     /// The device loop's level: the near flags compacted, or the buckets advanced.
     fn loops_near_far_level(
