@@ -98,7 +98,8 @@ pub fn frontier_degrees(
 
 /// The flag compaction: the ids of the vertices of `graph` (its tiles) whose flag in `flags` is
 /// non-zero are appended to `list` in no given order, starting at `count[0]`, which they
-/// advance; their flags are cleared. One thread per vertex, one atomic per warp on the counter.
+/// advance; their flags are cleared. One thread per vertex, the appends staged per block: one
+/// atomic per block round on the counter.
 /// Errors (before anything runs) if `flags` is shorter than the vertices, `list` shorter than
 /// them (then every flagged vertex fits), or `count` is empty.
 ///

@@ -1,4 +1,7 @@
 //! `thread`: one tile per thread, grid-stride over tiles; each thread runs its tile's atoms in order.
+//! Also what tile-only bodies and flat atom-major loops are lowered under (`tile_only`): a flat
+//! loop is grid-stride over the atoms; a tile-only body's staged pushes run the tiles in rounds
+//! of a block.
 
 use super::{resident_grid, DeviceLimits, ScheduleConfig, ScheduleUnit, TileSetShape};
 

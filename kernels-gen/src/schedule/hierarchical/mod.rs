@@ -26,9 +26,9 @@
 //! pass 2 the rest of each tile left on a block, the warps' totals combined through shared
 //! memory. Lane 0 starts from the kept state (a selection's at position -1: its atoms come before
 //! the pass's), the others from the identity; lane 0 keeps the total or runs the epilogue, once. So
-//! a hub is no longer walked by one thread: at most three launches, the last a block per long tile.
-//! The block pass takes its tiles dynamically, the tiles with over 4096 atoms left first (the warp
-//! pass lists them from the back of the list). Measured on an H200 (`bench_spmv --powerlaw`, f32,
+//! a hub is no longer walked by one thread: at most three launches, the last cutting each long
+//! tile across blocks (below). The block pass takes its work dynamically, the cut tiles' pieces
+//! first. Measured on an H200 (`bench_spmv --powerlaw`, f32,
 //! examples/bench/README.md): against the best schedule, from 0.019-0.023 to 0.71-0.83 on the
 //! Kronecker and R-MAT graphs, as fast as `lrb`. The first pass's group (against a thread, same
 //! H200 run, examples/bench/results/h200/hierarchical): banded rows of 16 from 0.56 to 0.90 of the
