@@ -241,9 +241,7 @@ mod lowering {
         fn atom_loop(&self, cx: &mut Cx<'_>, atoms: AtomLoop<'_>) -> DResult<()> {
             let set = atoms.set;
             let tile = cx.expr(atoms.tile);
-            let off = cx.offset_type();
             let var = atoms.var;
-            let _ = off;
             let (first, last) = ("loops_fb".to_string(), "loops_fe".to_string());
             let step = format!("while ({set}_offsets[{tile} + 1] <= {var}) ++{tile};");
             crate::schedule::lanes_reduce::group_atom_loop_with_lanes_in(

@@ -127,16 +127,7 @@ pub fn aggregated_atomics<'k>(kernel: &Kernel, tiles: &'k TileLoop) -> Vec<Aggre
     if !is_tile_only(tiles) {
         return Vec::new();
     }
-    // Names the body binds (its own `let`s and loop variables shadow parameters).
-    let mut bound = vec![tiles.tile.clone()];
-    let _ = visit_stmts(&tiles.body, &mut |s| {
-        match &s.kind {
-            StmtKind::Let { name, .. } => bound.push(name.clone()),
-            StmtKind::ForRange { var, .. } => bound.push(var.clone()),
-            _ => {}
-        }
-        Ok(())
-    });
+    let bound = bound_names(tiles);
     let mut candidates: Vec<Aggregated<'k>> = Vec::new();
     collect(kernel, &tiles.body, &bound, &mut candidates);
     // Every mention of each candidate's slice, by expression address: all must be candidates'
@@ -230,6 +221,21 @@ fn candidate<'k>(kernel: &Kernel, call: &'k Expr, bound: &[String]) -> Option<Ag
     })
 }
 
+/// The names the tile loop binds: its tile, and the body's own `let`s and loop variables (which
+/// shadow parameters): what a tile-invariant index may not mention.
+fn bound_names(tiles: &TileLoop) -> Vec<String> {
+    let mut bound = vec![tiles.tile.clone()];
+    let _ = crate::analysis::visit_stmts(&tiles.body, &mut |s| {
+        match &s.kind {
+            StmtKind::Let { name, .. } => bound.push(name.clone()),
+            StmtKind::ForRange { var, .. } => bound.push(var.clone()),
+            _ => {}
+        }
+        Ok(())
+    });
+    bound
+}
+
 /// Whether `e` has the same value at every tile: built of literals, constants, scalar parameters
 /// (not shadowed by the body), slice lengths and set properties.
 fn invariant(kernel: &Kernel, e: &Expr, bound: &[String]) -> bool {
@@ -315,15 +321,7 @@ pub fn staged_pushes<'k>(kernel: &Kernel, tiles: &'k TileLoop) -> Option<Staged<
     if !is_tile_only(tiles) || leaves_the_tile_loop(&tiles.body) {
         return None;
     }
-    let mut bound = vec![tiles.tile.clone()];
-    let _ = visit_stmts(&tiles.body, &mut |s| {
-        match &s.kind {
-            StmtKind::Let { name, .. } => bound.push(name.clone()),
-            StmtKind::ForRange { var, .. } => bound.push(var.clone()),
-            _ => {}
-        }
-        Ok(())
-    });
+    let bound = bound_names(tiles);
     let mut statements = Vec::new();
     push_statements(&tiles.body, &mut statements);
     // Every push a statement (none whose position is used).

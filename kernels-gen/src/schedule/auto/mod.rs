@@ -85,36 +85,32 @@ impl ScheduleUnit for Auto {
     /// (`spmv_group4`).
     #[cfg(feature = "frontend")]
     fn variants(&self, kernel: &crate::schedule::Kernel) -> Option<super::Variants> {
-        let mut kernels = Vec::new();
-        for config in candidates(kernel.config.block_size) {
+        let under = |config: ScheduleConfig| {
             let mut k = kernel.clone();
             k.name = format!("{}_{}", kernel.name, config.short_name());
             k.config = config;
-            // `thread` lowers every body, so there is always a candidate.
-            if config.lowering().check(&k).is_ok() {
-                kernels.push(k);
-            }
-        }
+            config.lowering().check(&k).is_ok().then_some(k)
+        };
+        // `thread` lowers every body, so there is always a candidate.
+        let mut kernels: Vec<_> = candidates(kernel.config.block_size)
+            .into_iter()
+            .filter_map(under)
+            .collect();
         // A body whose atoms are independent (SDDMM): also the whole set's atoms in pieces across
         // tiles ([`super::flat`]), which no tile size unbalances, in its two settings.
-        for vector in super::flat::VECTORS.iter().copied() {
-            if !super::pieces::atoms_alone(kernel) {
-                break;
-            }
-            let config = ScheduleConfig {
-                schedule: Schedule::Flat { vector },
-                block_size: kernel.config.block_size,
-            };
-            let mut k = kernel.clone();
-            k.name = format!("{}_{}", kernel.name, config.short_name());
-            k.config = config;
-            if config
-                .schedule
-                .unit()
-                .fits_block(config.schedule, config.block_size)
-                && config.lowering().check(&k).is_ok()
-            {
-                kernels.push(k);
+        if super::pieces::atoms_alone(kernel) {
+            for vector in super::flat::VECTORS.iter().copied() {
+                let config = ScheduleConfig {
+                    schedule: Schedule::Flat { vector },
+                    block_size: kernel.config.block_size,
+                };
+                if config
+                    .schedule
+                    .unit()
+                    .fits_block(config.schedule, config.block_size)
+                {
+                    kernels.extend(under(config));
+                }
             }
         }
         let names: Vec<String> = kernels.iter().map(|k| k.config.short_name()).collect();
