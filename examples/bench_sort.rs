@@ -508,6 +508,17 @@ fn transpose_rows<T: Float>(
 /// (`false`) or in the language under its default schedule (`true`).
 struct Mixed([bool; 3]);
 
+impl Mixed {
+    /// The passes that run pass `i` (0 count, 1 scatter, 2 statistics).
+    fn pick<T: Float>(&self, i: usize) -> &'static dyn loops::ops::transpose::TransposePasses<T> {
+        if self.0[i] {
+            &loops::ops::transpose_lang::LanguagePasses::DEFAULT
+        } else {
+            &loops::ops::transpose::HandWritten
+        }
+    }
+}
+
 impl<T: Float> loops::ops::transpose::TransposePasses<T> for Mixed {
     fn count(
         &self,
@@ -515,17 +526,7 @@ impl<T: Float> loops::ops::transpose::TransposePasses<T> for Mixed {
         a: &DeviceCsr<T>,
         counts: &mut loops::DeviceBuffer<i32>,
     ) -> loops::Result<()> {
-        use loops::ops::transpose::{HandWritten, TransposePasses};
-        if self.0[0] {
-            TransposePasses::<T>::count(
-                &loops::ops::transpose_lang::LanguagePasses::default(),
-                gpu,
-                a,
-                counts,
-            )
-        } else {
-            TransposePasses::<T>::count(&HandWritten, gpu, a, counts)
-        }
+        self.pick::<T>(0).count(gpu, a, counts)
     }
 
     fn scatter(
@@ -535,18 +536,7 @@ impl<T: Float> loops::ops::transpose::TransposePasses<T> for Mixed {
         cursors: &mut loops::DeviceBuffer<i32>,
         keys: &mut loops::DeviceBuffer<u64>,
     ) -> loops::Result<()> {
-        use loops::ops::transpose::{HandWritten, TransposePasses};
-        if self.0[1] {
-            TransposePasses::<T>::scatter(
-                &loops::ops::transpose_lang::LanguagePasses::default(),
-                gpu,
-                a,
-                cursors,
-                keys,
-            )
-        } else {
-            TransposePasses::<T>::scatter(&HandWritten, gpu, a, cursors, keys)
-        }
+        self.pick::<T>(1).scatter(gpu, a, cursors, keys)
     }
 
     fn stats(
@@ -555,17 +545,7 @@ impl<T: Float> loops::ops::transpose::TransposePasses<T> for Mixed {
         columns: &loops::DeviceOffsets,
         state: &mut loops::DeviceBuffer<u32>,
     ) -> loops::Result<()> {
-        use loops::ops::transpose::{HandWritten, TransposePasses};
-        if self.0[2] {
-            TransposePasses::<T>::stats(
-                &loops::ops::transpose_lang::LanguagePasses::default(),
-                gpu,
-                columns,
-                state,
-            )
-        } else {
-            TransposePasses::<T>::stats(&HandWritten, gpu, columns, state)
-        }
+        self.pick::<T>(2).stats(gpu, columns, state)
     }
 }
 

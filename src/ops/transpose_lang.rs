@@ -148,13 +148,18 @@ pub struct LanguagePasses {
     pub stats: &'static str,
 }
 
+impl LanguagePasses {
+    /// The passes [`transpose`] runs: [`COUNT_SCHEDULE`], [`SCATTER_SCHEDULE`], `thread`.
+    pub const DEFAULT: LanguagePasses = LanguagePasses {
+        count: COUNT_SCHEDULE,
+        scatter: SCATTER_SCHEDULE,
+        stats: "thread",
+    };
+}
+
 impl Default for LanguagePasses {
     fn default() -> Self {
-        LanguagePasses {
-            count: COUNT_SCHEDULE,
-            scatter: SCATTER_SCHEDULE,
-            stats: "thread",
-        }
+        Self::DEFAULT
     }
 }
 
